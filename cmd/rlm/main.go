@@ -1,0 +1,131 @@
+// Command rlm runs Recursive Language Model tasks: rlm run answers a query over
+// externalized context with a root model exploring it through code, rlm exec
+// runs exploration code offline, rlm bench compares externalized against
+// direct prompting, and rlm store manages the persistent variable store.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one rlm subcommand. run parses args itself (with a FlagSet
+// whose output goes to stderr) and returns an error; errUsage-wrapped errors
+// exit 2.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+// cliEnv is the process environment seen by a command, swappable in tests.
+type cliEnv struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// errUsage marks bad invocations (exit status 2).
+var errUsage = errors.New("usage")
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// commands is filled by each subcommand's file in init.
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: rlm <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'rlm <command> -h' for a command's flags.")
+}
+
+// runMain is main without os.Exit, for tests. It returns the exit status.
+func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "rlm: unknown command %q\n\n", args[0])
+		usage(env.stderr)
+		return 2
+	}
+	err := c.run(ctx, env, args[1:])
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(env.stderr, "rlm %s: %v\n", c.name, ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(env.stderr, "rlm %s: %v\n", c.name, err)
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	os.Exit(runMain(ctx, env, os.Args[1:]))
+}
+
+// newFlagSet returns a FlagSet for a subcommand that reports errors to
+// stderr and leaves exiting to runMain.
+func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("rlm "+name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "usage: rlm %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping flag errors to errUsage (exit 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &exitError{code: 2, err: errors.New("")}
+	}
+	return nil
+}
