@@ -1,10 +1,3 @@
-// Package rlmctx (folder context/) turns user data into externalized context
-// variables: typed values with deterministic summaries and size limits, and
-// the persistent variable store that keeps them across processes and runs.
-//
-// Import it under the alias rlmctx everywhere:
-//
-//	import rlmctx "github.com/rlmhq/rlm/context"
 package rlmctx
 
 // Values held by variables are plain Go values of these kinds only:
@@ -47,3 +40,9 @@ func (d *Dict) Keys() []string { return d.keys }
 
 // Len is the number of entries.
 func (d *Dict) Len() int { return len(d.keys) }
+
+// Has reports whether k is present.
+func (d *Dict) Has(k string) bool {
+	_, ok := d.m[k]
+	return ok
+}

@@ -3,11 +3,288 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
 )
 
-// TODO(issue): placeholder until the store subcommand lands; replace this file.
 func init() {
-	register(&command{name: "store", summary: "manage the persistent variable store", run: func(ctx context.Context, env *cliEnv, args []string) error {
-		return errors.New("not implemented yet")
-	}})
+	register(&command{name: "store", summary: "manage the persistent variable store", run: runStore})
+}
+
+const storeSynopsis = `[--store DIR] <subcommand> [flags] [args]
+
+subcommands:
+  put KEY SOURCE [--scope S] [--type T] [--persist]   store a file, directory, - (stdin) or store:KEY
+  ls [--scope S] [--type T]                           list variables (scope "agent:*" matches by prefix)
+  show KEY                                            print the ref and a summary
+  cat KEY                                             print the value (text raw, others as JSON)
+  rm KEY...                                           delete variables
+  clear                                               delete every variable`
+
+func runStore(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "store", storeSynopsis)
+	dir := storeDirFlag(fs, env)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return &exitError{code: 2, err: errors.New("")}
+	}
+	sub, rest := fs.Arg(0), fs.Args()[1:]
+	run, ok := storeSubcommands[sub]
+	if !ok {
+		fs.Usage()
+		return fmt.Errorf("%w: unknown store subcommand %q (use put, ls, show, cat, rm or clear)", errUsage, sub)
+	}
+	return run(ctx, env, *dir, rest)
+}
+
+var storeSubcommands = map[string]func(ctx context.Context, env *cliEnv, dir string, args []string) error{
+	"put":   storePut,
+	"ls":    storeLs,
+	"show":  storeShow,
+	"cat":   storeCat,
+	"rm":    storeRm,
+	"clear": storeClear,
+}
+
+// parseInterleaved parses flags that may come before, between or after
+// positional arguments (rlm store put KEY SOURCE --scope S).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if len(args) > 0 && args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// openCLIStore opens the store and reports its warnings on stderr.
+func openCLIStore(env *cliEnv, dir string) (*rlmctx.Store, error) {
+	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range st.Warnings() {
+		fmt.Fprintln(env.stderr, "warning:", w)
+	}
+	return st, nil
+}
+
+func subFlags(env *cliEnv, dir *string, name, synopsis string) *flag.FlagSet {
+	fs := newFlagSet(env, "store "+name, synopsis)
+	fs.StringVar(dir, "store", *dir, "variable store `DIR` (default $RLM_STORE, else .rlm/store)")
+	return fs
+}
+
+func wantArgs(fs *flag.FlagSet, pos []string, n int, what string) error {
+	if len(pos) != n {
+		fs.Usage()
+		return fmt.Errorf("%w: expected %s, got %d argument(s)", errUsage, what, len(pos))
+	}
+	return nil
+}
+
+func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "put", "KEY SOURCE [--scope S] [--type T] [--persist]")
+	scope := fs.String("scope", rlmctx.ScopeGlobal, "scope: global, agent:ID or session:ID")
+	typ := fs.String("type", "", "type (default inferred): text, json, conversation, files, tool_outputs, working_memory, custom:NAME")
+	fs.Bool("persist", true, "persist the value (always on for the command line, which exits after storing)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 2, "KEY SOURCE"); err != nil {
+		return err
+	}
+	key, source := pos[0], pos[1]
+	t, err := rlmctx.ParseVarType(*typ)
+	if err != nil {
+		return fmt.Errorf("%w: --type: %v", errUsage, err)
+	}
+	if err := rlmctx.ValidateScope(*scope); err != nil {
+		return fmt.Errorf("%w: --scope: %v", errUsage, err)
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	l, err := rlmctx.LoadSource(ctx, source, rlmctx.LoadOptions{Type: t, Stdin: env.stdin, Store: st})
+	if err != nil {
+		return err
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintln(env.stderr, "warning:", w)
+	}
+	ref, err := st.Set(key, l.Value, rlmctx.WithScope(*scope), rlmctx.WithStoreType(l.Type), rlmctx.WithPersist())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "stored %s\n", ref)
+	return nil
+}
+
+func storeLs(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "ls", "[--scope S] [--type T]")
+	scope := fs.String("scope", "", "only this scope (a trailing * matches by prefix, e.g. agent:*)")
+	typ := fs.String("type", "", "only this type")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0, "no arguments"); err != nil {
+		return err
+	}
+	t, err := rlmctx.ParseVarType(*typ)
+	if err != nil {
+		return fmt.Errorf("%w: --type: %v", errUsage, err)
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list := st.List(rlmctx.Filter{Scope: *scope, Type: t})
+	tw := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tTYPE\tSCOPE\tSIZE\tVERSION\tUPDATED")
+	for _, m := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", quoteKey(m.Key), m.Type, m.Scope, m.SizeBytes, m.Version, m.UpdatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+// quoteKey quotes keys that would garble a table.
+func quoteKey(k string) string {
+	if k == "" || strings.ContainsAny(k, " \t\n\r\"") {
+		return fmt.Sprintf("%q", k)
+	}
+	return k
+}
+
+func storeShow(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "show", "KEY")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 1, "KEY"); err != nil {
+		return err
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := st.Describe(pos[0])
+	if err != nil {
+		return err
+	}
+	ref, err := st.Ref(pos[0])
+	if err != nil {
+		return err
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "key:     %s\n", ref.Key)
+	fmt.Fprintf(w, "id:      %s\n", ref.ID)
+	fmt.Fprintf(w, "type:    %s\n", ref.Type)
+	fmt.Fprintf(w, "scope:   %s\n", ref.Scope)
+	fmt.Fprintf(w, "size:    %d bytes\n", ref.SizeBytes)
+	fmt.Fprintf(w, "version: %d\n", ref.Version)
+	fmt.Fprintf(w, "created: %s\n", ref.CreatedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "summary: %s\n", v.Summary)
+	return nil
+}
+
+func storeCat(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "cat", "KEY")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 1, "KEY"); err != nil {
+		return err
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	v, err := st.Get(pos[0])
+	if err != nil {
+		return err
+	}
+	if s, ok := v.(string); ok {
+		_, err = io.WriteString(env.stdout, s)
+		return err
+	}
+	if err := rlmctx.EncodeJSON(env.stdout, v); err != nil {
+		return err
+	}
+	_, err = io.WriteString(env.stdout, "\n")
+	return err
+}
+
+func storeRm(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "rm", "KEY...")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: expected at least one KEY", errUsage)
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, k := range pos {
+		if err := st.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func storeClear(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "clear", "")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0, "no arguments"); err != nil {
+		return err
+	}
+	st, err := openCLIStore(env, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n := len(st.List(rlmctx.Filter{}))
+	if err := st.Clear(); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "removed %d variables from %s\n", n, dir)
+	return nil
 }

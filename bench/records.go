@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Categories of record texts (the TREC coarse question classes). Each text
+// is a question whose class is plain from its wording.
+var categories = []string{"abbreviation", "entity", "description", "human", "location", "numeric"}
+
+var (
+	slotAbbr    = []string{"NASA", "UNESCO", "HTML", "GDP", "DNA", "RSVP", "ASAP", "NATO", "CPU", "FAQ", "PIN", "UFO", "LED", "ATM", "VAT", "IQ"}
+	slotThing   = []string{"telescope", "bicycle", "printing press", "compass", "steam engine", "thermometer", "piano", "microscope", "lighthouse", "parachute", "barometer", "typewriter"}
+	slotThings  = []string{"bones in the human body", "moons around Jupiter", "keys on a piano", "players on a rugby team", "stars on the flag", "islands in the archipelago", "steps in the tower", "lakes in the region"}
+	slotPlace   = []string{"the Eiffel Tower", "Lake Titicaca", "the Great Barrier Reef", "Machu Picchu", "the Sahara", "Mount Kilimanjaro", "the Danube delta", "Angkor Wat", "the Atacama desert", "Easter Island"}
+	slotAnimal  = []string{"bird", "fish", "insect", "mammal", "reptile", "spider"}
+	slotAbility = []string{"can sleep standing up", "lives the longest", "migrates the farthest", "can change colour", "builds the largest nest", "survives without water"}
+	slotNature  = []string{"leaves change colour in autumn", "the sky looks blue", "cats purr", "bread rises", "ice floats on water", "tides rise and fall", "volcanoes erupt", "bees dance"}
+	slotBook    = []string{"the first dictionary", "the national anthem", "the theory of evolution", "the oldest surviving novel", "the declaration of rights", "the famous travel diary"}
+	slotFeat    = []string{"climb the highest mountain", "fly across the ocean alone", "reach the south pole", "swim the channel", "sail around the world", "walk on the moon"}
+	slotShop    = []string{"bookshop", "bakery", "bicycle repair shop", "flower market", "public library", "night market"}
+	slotEvent   = []string{"the first moon landing", "the fall of the wall", "the great fire", "the first modern olympics", "the opening of the canal", "the founding of the university"}
+	slotCity    = []string{"Lisbon", "Nairobi", "Osaka", "Quito", "Oslo", "Perth", "Lima", "Hanoi"}
+)
+
+// categoryText appends a question of category c.
+func categoryText(r *rand.Rand, c int, b *strings.Builder) {
+	switch categories[c] {
+	case "abbreviation":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "What does the abbreviation %s stand for?", pick(r, slotAbbr))
+		case 1:
+			fmt.Fprintf(b, "What is %s short for?", pick(r, slotAbbr))
+		default:
+			fmt.Fprintf(b, "What is the full form of the acronym %s?", pick(r, slotAbbr))
+		}
+	case "entity":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "Which %s %s?", pick(r, slotAnimal), pick(r, slotAbility))
+		case 1:
+			fmt.Fprintf(b, "What colour is the paint used on the old %s?", pick(r, slotThing))
+		default:
+			fmt.Fprintf(b, "What instrument is played at the start of the %s?", pick(r, slotEvent)[4:])
+		}
+	case "description":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "Why is it that %s?", pick(r, slotNature))
+		case 1:
+			fmt.Fprintf(b, "How does a %s work?", pick(r, slotThing))
+		default:
+			fmt.Fprintf(b, "Can you explain the purpose of a %s?", pick(r, slotThing))
+		}
+	case "human":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "Who invented the %s?", pick(r, slotThing))
+		case 1:
+			fmt.Fprintf(b, "Who was the first person to %s?", pick(r, slotFeat))
+		default:
+			fmt.Fprintf(b, "Who wrote %s?", pick(r, slotBook))
+		}
+	case "location":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "Where is %s located?", pick(r, slotPlace))
+		case 1:
+			fmt.Fprintf(b, "In which country can you find %s?", pick(r, slotPlace))
+		default:
+			fmt.Fprintf(b, "Where is the best %s in %s?", pick(r, slotShop), pick(r, slotCity))
+		}
+	case "numeric":
+		switch r.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "How many %s are there?", pick(r, slotThings))
+		case 1:
+			fmt.Fprintf(b, "In what year did %s happen?", pick(r, slotEvent))
+		default:
+			fmt.Fprintf(b, "How far is %s from %s in kilometres?", pick(r, slotCity), pick(r, slotCity))
+		}
+	}
+}
+
+// record is one line "date | user_id | text".
+type record struct {
+	day  int // days since recordEpoch
+	user int
+	cat  int
+}
+
+// Records span recordDays days from recordEpoch (two years, 24 months).
+var recordEpoch = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const (
+	recordDays   = 731
+	recordMonths = 24
+)
+
+func dayString(d int) string { return recordEpoch.AddDate(0, 0, d).Format("2006-01-02") }
+
+func dayMonth(d int) int {
+	t := recordEpoch.AddDate(0, 0, d)
+	return (t.Year()-2023)*12 + int(t.Month()) - 1
+}
+
+func monthName(m int) string {
+	return time.Date(2023+m/12, time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC).Format("January 2006")
+}
+
+const recordHeader = "date | user_id | text\n"
+
+// writeRecord appends rec as a line, generating its text.
+func writeRecord(r *rand.Rand, rec record, b *strings.Builder) {
+	b.WriteString(dayString(rec.day))
+	fmt.Fprintf(b, " | %d | ", rec.user)
+	categoryText(r, rec.cat, b)
+	b.WriteByte('\n')
+}
+
+var (
+	recStatsOnce sync.Once
+	recBytes     float64 // mean bytes per record line
+)
+
+func sampleRecord(r *rand.Rand, b *strings.Builder) {
+	writeRecord(r, record{day: r.IntN(recordDays), user: 100000 + r.IntN(900000), cat: r.IntN(len(categories))}, b)
+}
+
+// genRecords makes about size tokens of records with their texts: the
+// header line, then one line per record in random order.
+func genRecords(size int, r *rand.Rand) ([]record, []int, string) {
+	recStatsOnce.Do(func() {
+		rr := rand.New(rand.NewPCG(3, 4))
+		var b strings.Builder
+		n := 0
+		for b.Len() < 64<<10 {
+			sampleRecord(rr, &b)
+			n++
+		}
+		recBytes = float64(b.Len()) / float64(n)
+	})
+	budget := byteBudget("records", size, sampleRecord) - len(recordHeader)
+	nrec := max(int(float64(budget)/recBytes), 20)
+	nusers := max(nrec/8, 10)
+	users := distinctInts(r, nusers, 100000, 999999)
+	recs := make([]record, 0, nrec)
+	var b strings.Builder
+	b.Grow(budget + 256)
+	b.WriteString(recordHeader)
+	for len(recs) < 20 || b.Len() < budget {
+		rec := record{day: r.IntN(recordDays), user: users[r.IntN(len(users))], cat: r.IntN(len(categories))}
+		writeRecord(r, rec, &b)
+		recs = append(recs, rec)
+	}
+	return recs, users, b.String()
+}
+
+// distinctInts returns n distinct ints in [lo, hi] in random order.
+func distinctInts(r *rand.Rand, n, lo, hi int) []int {
+	if n > hi-lo+1 {
+		n = hi - lo + 1
+	}
+	seen := make(map[int]bool, n)
+	out := make([]int, 0, n)
+	for len(out) < n {
+		x := lo + r.IntN(hi-lo+1)
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// recordsQueryPreamble describes the records for every records question.
+func recordsQueryPreamble() string {
+	return "The variable `records` holds lines \"date | user_id | text\" (after a header line). Each text is a question belonging to exactly one of these categories: " +
+		"abbreviation (asks what an abbreviation stands for), entity (asks which thing, animal, colour or instrument), description (asks why or how something works), " +
+		"human (asks who did something), location (asks where something is), numeric (asks how many, how far or what year). "
+}

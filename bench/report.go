@@ -1,0 +1,369 @@
+package bench
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Summary aggregates the results of one task × size × mode.
+type Summary struct {
+	Task string `json:"task"`
+	Size int    `json:"size"`
+	Mode string `json:"mode"`
+	N    int    `json:"n"`
+	// MeanScore with its 95% confidence interval (Student's t, clipped to
+	// [0, 1]; equal to the mean for n = 1).
+	MeanScore float64 `json:"mean_score"`
+	CILow     float64 `json:"ci_low"`
+	CIHigh    float64 `json:"ci_high"`
+	// Means per item.
+	ContextTokens    float64 `json:"context_tokens"`
+	RootPromptTokens float64 `json:"root_prompt_tokens"`
+	SubPromptTokens  float64 `json:"sub_prompt_tokens"`
+	TotalTokens      float64 `json:"total_tokens"`
+	Calls            float64 `json:"calls"`
+	Iterations       float64 `json:"iterations"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	// CostUSD is the total over the items; CostKnown is false if any
+	// item's cost was unknown (unpriced model).
+	CostUSD   float64 `json:"cost_usd"`
+	CostKnown bool    `json:"cost_known"`
+	// Failures counts items by failure kind.
+	Failures map[string]int `json:"failures,omitempty"`
+}
+
+// Summarize groups results by task, size and mode, sorted that way (modes
+// in the order rlm, direct, then by name).
+func Summarize(results []Result) []Summary {
+	type gk struct {
+		task string
+		size int
+		mode string
+	}
+	groups := map[gk][]Result{}
+	for _, r := range results {
+		k := gk{r.Task, r.Size, r.Mode}
+		groups[k] = append(groups[k], r)
+	}
+	out := make([]Summary, 0, len(groups))
+	for k, rs := range groups {
+		s := Summary{Task: k.task, Size: k.size, Mode: k.mode, N: len(rs), CostKnown: true}
+		scores := make([]float64, len(rs))
+		for i, r := range rs {
+			scores[i] = r.Score
+			s.ContextTokens += float64(r.ContextTokens)
+			s.RootPromptTokens += float64(r.RootPromptTokens)
+			s.SubPromptTokens += float64(r.SubPromptTokens)
+			s.TotalTokens += float64(r.TotalTokens)
+			s.Calls += float64(r.Calls)
+			s.Iterations += float64(r.Iterations)
+			s.WallSeconds += r.WallSeconds
+			s.CostUSD += r.CostUSD
+			if r.Calls > 0 && !r.CostKnown {
+				s.CostKnown = false
+			}
+			if r.Failure != "" {
+				if s.Failures == nil {
+					s.Failures = map[string]int{}
+				}
+				s.Failures[r.Failure]++
+			}
+		}
+		n := float64(len(rs))
+		for _, p := range []*float64{&s.ContextTokens, &s.RootPromptTokens, &s.SubPromptTokens, &s.TotalTokens, &s.Calls, &s.Iterations, &s.WallSeconds} {
+			*p /= n
+		}
+		s.MeanScore, s.CILow, s.CIHigh = meanCI(scores)
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		if a.Size != b.Size {
+			return a.Size < b.Size
+		}
+		return modeRank(a.Mode) < modeRank(b.Mode) || modeRank(a.Mode) == modeRank(b.Mode) && a.Mode < b.Mode
+	})
+	return out
+}
+
+func modeRank(m string) int {
+	switch m {
+	case ModeRLM:
+		return 0
+	case ModeDirect:
+		return 1
+	}
+	return 2
+}
+
+// tQuantile975 are Student's t 0.975 quantiles for 1..30 degrees of freedom.
+var tQuantile975 = []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// meanCI is the mean of xs and its 95% confidence interval, clipped to [0, 1].
+func meanCI(xs []float64) (mean, lo, hi float64) {
+	n := len(xs)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	if n == 1 {
+		return mean, mean, mean
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	df := n - 1
+	t := 1.96 + 2.4/float64(df) // within 0.3% of the exact quantile beyond 30
+	if df <= len(tQuantile975) {
+		t = tQuantile975[df-1]
+	}
+	half := t * sd / math.Sqrt(float64(n))
+	return mean, math.Max(0, mean-half), math.Min(1, mean+half)
+}
+
+// ReportFiles are the files [WriteReport] writes.
+const (
+	ReportMarkdown = "report.md"
+	ResultsFile    = "results.jsonl"
+)
+
+// WriteReport writes report.md (a Markdown table per task) and one SVG
+// chart per task (chart-TASK.svg: score and tokens against context size,
+// one line per mode) to dir. It returns the paths written.
+func WriteReport(dir string, results []Result, title string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: report: %w", err)
+	}
+	sums := Summarize(results)
+	var written []string
+	var b strings.Builder
+	if title == "" {
+		title = "rlm bench"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "%d results. Scores are means with 95%% confidence intervals; token, call, iteration and time columns are means per item; cost is the total. Raw results: [%s](%s).\n", len(results), ResultsFile, ResultsFile)
+	for _, task := range summaryTasks(sums) {
+		fmt.Fprintf(&b, "\n## %s\n\n", task)
+		b.WriteString("| size | mode | n | score (95% CI) | root prompt tok | sub prompt tok | total tok | LLM calls | cost USD | wall s | iterations | failures |\n")
+		b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, s := range sums {
+			if s.Task != task {
+				continue
+			}
+			cost := fmt.Sprintf("%.4f", s.CostUSD)
+			if !s.CostKnown {
+				cost = "unknown"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3f [%.3f, %.3f] | %.0f | %.0f | %.0f | %.1f | %s | %.1f | %.1f | %s |\n",
+				FormatSize(s.Size), s.Mode, s.N, s.MeanScore, s.CILow, s.CIHigh, s.RootPromptTokens, s.SubPromptTokens,
+				s.TotalTokens, s.Calls, cost, s.WallSeconds, s.Iterations, formatFailures(s.Failures))
+		}
+		chart := "chart-" + task + ".svg"
+		if err := writeChart(filepath.Join(dir, chart), task, sums); err != nil {
+			return written, err
+		}
+		written = append(written, filepath.Join(dir, chart))
+		fmt.Fprintf(&b, "\n![%s: score and tokens against context size](%s)\n", task, chart)
+	}
+	path := filepath.Join(dir, ReportMarkdown)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return written, fmt.Errorf("bench: report: %w", err)
+	}
+	return append(written, path), nil
+}
+
+func summaryTasks(sums []Summary) []string {
+	var out []string
+	for _, s := range sums {
+		if len(out) == 0 || out[len(out)-1] != s.Task {
+			out = append(out, s.Task)
+		}
+	}
+	return out
+}
+
+func formatFailures(f map[string]int) string {
+	if len(f) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, k := range sortedKeys(f) {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, f[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var modeColors = map[string]color.Color{
+	ModeRLM:    color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	ModeDirect: color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+}
+
+// writeChart draws score (top) and mean total tokens per item (bottom)
+// against context size (log scale), one line per mode.
+func writeChart(path, task string, sums []Summary) error {
+	score := plot.New()
+	score.Title.Text = task + ": score against context size"
+	score.X.Label.Text = "context tokens"
+	score.Y.Label.Text = "mean score"
+	score.X.Scale = plot.LogScale{}
+	score.X.Tick.Marker = sizeTicks{}
+	score.Y.Min, score.Y.Max = 0, 1.05
+	score.Legend.Top = true
+
+	tokens := plot.New()
+	tokens.Title.Text = task + ": tokens per item"
+	tokens.X.Label.Text = "context tokens"
+	tokens.Y.Label.Text = "total tokens (prompt + completion)"
+	tokens.X.Scale = plot.LogScale{}
+	tokens.X.Tick.Marker = sizeTicks{}
+	tokens.Y.Scale = plot.LogScale{}
+	tokens.Y.Tick.Marker = sizeTicks{}
+	tokens.Legend.Top = true
+	tokens.Legend.Left = true
+
+	modes := map[string]bool{}
+	for _, s := range sums {
+		if s.Task == task {
+			modes[s.Mode] = true
+		}
+	}
+	names := sortedKeys(modes)
+	sort.SliceStable(names, func(i, j int) bool { return modeRank(names[i]) < modeRank(names[j]) })
+	hasTokens := false
+	for i, m := range names {
+		var sxy, txy plotter.XYs
+		var errs plotter.YErrors
+		for _, s := range sums {
+			if s.Task != task || s.Mode != m {
+				continue
+			}
+			sxy = append(sxy, plotter.XY{X: float64(s.Size), Y: s.MeanScore})
+			errs = append(errs, struct{ Low, High float64 }{s.MeanScore - s.CILow, s.CIHigh - s.MeanScore})
+			if s.TotalTokens > 0 {
+				txy = append(txy, plotter.XY{X: float64(s.Size), Y: s.TotalTokens})
+			}
+		}
+		c, ok := modeColors[m]
+		if !ok {
+			c = color.Gray{Y: uint8(60 + 40*i%160)}
+		}
+		if err := addLine(score, m, sxy, c); err != nil {
+			return err
+		}
+		if len(errs) == len(sxy) {
+			eb := &plotter.YErrorBars{XYs: sxy, YErrors: errs}
+			eb.LineStyle.Color = c
+			eb.LineStyle.Width = vg.Points(1)
+			score.Add(eb)
+		}
+		if len(txy) > 0 {
+			hasTokens = true
+			if err := addLine(tokens, m, txy, c); err != nil {
+				return err
+			}
+		}
+	}
+	// Pad log axes so a single size or an equal value still has a range.
+	for _, p := range []*plot.Plot{score, tokens} {
+		p.X.Min, p.X.Max = p.X.Min/1.5, p.X.Max*1.5
+	}
+	tokens.Y.Min, tokens.Y.Max = tokens.Y.Min/2, tokens.Y.Max*2
+	rows := [][]*plot.Plot{{score}}
+	if hasTokens {
+		rows = append(rows, []*plot.Plot{tokens})
+	}
+	img := vgsvg.New(7*vg.Inch, vg.Length(len(rows))*3.5*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 8,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	canvases := plot.Align(rows, tiles, dc)
+	for i := range rows {
+		rows[i][0].Draw(canvases[i][0])
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	return f.Close()
+}
+
+func addLine(p *plot.Plot, name string, xy plotter.XYs, c color.Color) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	l, pts, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	pts.Color = c
+	pts.Shape = draw.CircleGlyph{}
+	pts.Radius = vg.Points(3)
+	p.Add(l, pts)
+	p.Legend.Add(name, l, pts)
+	return nil
+}
+
+// sizeTicks puts ticks at powers of ten and labels them 1k, 10k, 1m...
+type sizeTicks struct{}
+
+func (sizeTicks) Ticks(min, max float64) []plot.Tick {
+	if min <= 0 {
+		min = 1
+	}
+	if max < min {
+		max = min
+	}
+	var ticks []plot.Tick
+	lo := math.Floor(math.Log10(min))
+	hi := math.Ceil(math.Log10(max))
+	if lo == hi {
+		hi++
+	}
+	for e := lo; e <= hi; e++ {
+		v := math.Pow(10, e)
+		ticks = append(ticks, plot.Tick{Value: v, Label: shortNumber(v)})
+		for k := 2.0; k < 10 && e < hi; k++ {
+			ticks = append(ticks, plot.Tick{Value: k * v})
+		}
+	}
+	return ticks
+}
+
+func shortNumber(v float64) string {
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%gb", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%gm", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%gk", v/1e3)
+	}
+	return fmt.Sprintf("%g", v)
+}

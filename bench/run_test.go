@@ -1,0 +1,374 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/llm/llmtest"
+)
+
+// oracle answers a request by finding which generated task's query it
+// contains and replying with that task's gold answer (or wrong for the
+// queries in wrong).
+type oracle struct {
+	mu    sync.Mutex
+	golds map[string]string
+}
+
+func newOracle(t *testing.T, kinds []string, sizes []int, n int, seed uint64) *oracle {
+	o := &oracle{golds: map[string]string{}}
+	for _, k := range kinds {
+		for _, s := range sizes {
+			for i := 0; i < n; i++ {
+				tk, err := Generate(k, s, seed, i)
+				require.NoError(t, err)
+				o.golds[tk.Query] = tk.Gold.Answer
+			}
+		}
+	}
+	return o
+}
+
+func (o *oracle) step(req llm.Request) (*llm.Response, error) {
+	last := req.Messages[len(req.Messages)-1].Content
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for q, a := range o.golds {
+		if strings.HasSuffix(last, q) {
+			return llmtest.Say(a)(req)
+		}
+	}
+	return nil, fmt.Errorf("oracle: unknown query in %q", last[max(0, len(last)-100):])
+}
+
+// fakeRLM stands in for the orchestrator: two small root calls that carry
+// only the query, never the context.
+type fakeRLM struct {
+	model llm.ChatModel
+}
+
+func (f *fakeRLM) FirstRequest(t *Task) (llm.Request, error) {
+	return llm.Request{Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: "Explore the variables with code."},
+		{Role: llm.RoleUser, Content: "Variables: " + t.Vars[0].Name + "\n\nQuery: " + t.Query},
+	}}, nil
+}
+
+func (f *fakeRLM) Run(ctx context.Context, t *Task) (*Outcome, error) {
+	req, _ := f.FirstRequest(t)
+	ledger := llm.NewLedger(llm.LedgerConfig{})
+	m := llm.Metered(f.model, ledger)
+	var resp *llm.Response
+	for i := 0; i < 2; i++ {
+		var err error
+		if resp, err = m.Chat(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	tot := ledger.Totals()
+	return &Outcome{Answer: resp.Content, RootPromptTokens: tot.PromptTokens, CompletionTokens: tot.CompletionTokens,
+		Calls: tot.Calls, Iterations: 2, StopReason: "submit"}, nil
+}
+
+func TestDirectAnswers(t *testing.T) {
+	o := newOracle(t, []string{KindNIAH}, []int{8000}, 1, 1)
+	m := llmtest.NewScripted().Default(o.step)
+	d := &Direct{Model: m, ModelName: "gpt-4o-mini", Window: 128000}
+	tk, err := Generate(KindNIAH, 8000, 1, 0)
+	require.NoError(t, err)
+	out, err := d.Run(context.Background(), tk)
+	require.NoError(t, err)
+	assert.Equal(t, tk.Gold.Answer, out.Answer)
+	require.Equal(t, 1, m.Calls())
+	req := m.Requests()[0]
+	assert.Contains(t, req.Messages[1].Content, tk.Vars[0].Value.(string), "the whole context is pasted")
+	assert.Equal(t, RequestTokens(req), out.RootPromptTokens)
+	assert.Equal(t, 1, out.Calls)
+	assert.True(t, out.CostKnown, "gpt-4o-mini is priced")
+	assert.Greater(t, out.CostUSD, 0.0)
+}
+
+func TestDirectContextOverflow(t *testing.T) {
+	tk, err := Generate(KindAggregate, 8000, 1, 0)
+	require.NoError(t, err)
+	t.Run("over the window: not sent", func(t *testing.T) {
+		m := llmtest.NewScripted()
+		d := &Direct{Model: m, Window: 4000}
+		out, err := d.Run(context.Background(), tk)
+		require.ErrorIs(t, err, ErrContextOverflow)
+		assert.Equal(t, FailContextOverflow, FailureKind(err))
+		assert.Equal(t, FailContextOverflow, out.Failure)
+		assert.Zero(t, m.Calls(), "an overflowing prompt is never sent")
+	})
+	t.Run("reply reserve counts", func(t *testing.T) {
+		req, _ := (&Direct{}).FirstRequest(tk)
+		n := RequestTokens(req)
+		m := llmtest.NewScripted()
+		_, err := (&Direct{Model: m, Window: n + 10, MaxOutputTokens: 11}).Run(context.Background(), tk)
+		require.ErrorIs(t, err, ErrContextOverflow)
+		_, err = (&Direct{Model: m.Default(llmtest.Say("1")), Window: n + 10, MaxOutputTokens: 10}).Run(context.Background(), tk)
+		require.NoError(t, err)
+	})
+	t.Run("server context-length error", func(t *testing.T) {
+		m := llmtest.NewScripted(llmtest.Fail(&llm.Error{Kind: llm.KindContextLength, StatusCode: 400, Message: "maximum context length exceeded"}))
+		r, ok := runItem(context.Background(), &Direct{Model: m}, tk, ModeDirect, 8000)
+		require.True(t, ok)
+		assert.Equal(t, FailContextOverflow, r.Failure)
+		assert.Zero(t, r.Score)
+		assert.Contains(t, r.Error, "context_length")
+		assert.Equal(t, 1, m.Calls())
+	})
+}
+
+func TestRequestTokensExact(t *testing.T) {
+	tk, err := Generate(KindNIAH, 700_000, 2, 0)
+	require.NoError(t, err)
+	req, _ := (&Direct{ModelName: "gpt-4o"}).FirstRequest(tk)
+	require.Greater(t, len(req.Messages[1].Content), 2<<20, "large enough to be counted in chunks")
+	assert.Equal(t, llm.CountRequestTokens(req), RequestTokens(req))
+	small := llm.Request{Model: "gpt-4", Messages: []llm.Message{{Role: "user", Content: "hello there", Name: "x"}}}
+	assert.Equal(t, llm.CountRequestTokens(small), RequestTokens(small))
+}
+
+func TestFailureKind(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{fmt.Errorf("x: %w", ErrContextOverflow), FailContextOverflow},
+		{&llm.Error{Kind: llm.KindContextLength}, FailContextOverflow},
+		{&llm.Error{Kind: llm.KindBudget}, "budget"},
+		{&llm.Error{Kind: llm.KindRateLimit}, "rate_limit"},
+		{fmt.Errorf("step: %w", context.DeadlineExceeded), FailTimeout},
+		{errors.New("boom"), FailError},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, FailureKind(tt.err), "%v", tt.err)
+	}
+}
+
+// keyRecorder wraps a runner and records the items it ran.
+type keyRecorder struct {
+	inner Runner
+	mode  string
+	mu    *sync.Mutex
+	ran   *[]Key
+}
+
+func (k keyRecorder) Run(ctx context.Context, t *Task) (*Outcome, error) {
+	k.mu.Lock()
+	*k.ran = append(*k.ran, Key{Task: t.Kind, Size: t.Size, Seed: t.Seed, Index: t.Index, Mode: k.mode})
+	k.mu.Unlock()
+	return k.inner.Run(ctx, t)
+}
+
+func runners(o *oracle, mu *sync.Mutex, ran *[]Key) map[string]Runner {
+	m := llmtest.NewScripted().Default(o.step)
+	return map[string]Runner{
+		ModeRLM:    keyRecorder{&fakeRLM{model: m}, ModeRLM, mu, ran},
+		ModeDirect: keyRecorder{&Direct{Model: m, Window: 1 << 20}, ModeDirect, mu, ran},
+	}
+}
+
+func TestRunPipelineAndReport(t *testing.T) {
+	kinds := Kinds()
+	o := newOracle(t, kinds, []int{8000}, 2, 9)
+	var mu sync.Mutex
+	var ran []Key
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	results, err := Run(context.Background(), Config{
+		Tasks: kinds, Sizes: []int{8000}, N: 2, Seed: 9, Modes: []string{ModeRLM, ModeDirect},
+		Runners: runners(o, &mu, &ran), Parallel: 3, Results: filepath.Join(dir, ResultsFile), Progress: &progress,
+	})
+	require.NoError(t, err)
+	require.Len(t, results, 16)
+	assert.Len(t, ran, 16)
+	for _, r := range results {
+		assert.Equal(t, 1.0, r.Score, "%s answered %q, gold %q", r.Key, r.Answer, r.Gold)
+		assert.Empty(t, r.Failure)
+		assert.Greater(t, r.TotalTokens, 0)
+		assert.InDelta(t, 8000, r.ContextTokens, 400)
+		if r.Mode == ModeDirect {
+			assert.Greater(t, r.RootPromptTokens, r.ContextTokens, "direct pastes the context")
+			assert.Equal(t, 1, r.Calls)
+		} else {
+			assert.Less(t, r.RootPromptTokens, 2000, "rlm root prompts carry no context")
+			assert.Equal(t, 2, r.Calls)
+		}
+	}
+	onDisk, err := ReadResults(filepath.Join(dir, ResultsFile))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, results, onDisk)
+	assert.Contains(t, progress.String(), "16/16")
+
+	paths, err := WriteReport(dir, results, "test run")
+	require.NoError(t, err)
+	assert.Len(t, paths, 5, "four charts and the report")
+	md, err := os.ReadFile(filepath.Join(dir, ReportMarkdown))
+	require.NoError(t, err)
+	for _, k := range kinds {
+		assert.Contains(t, string(md), "## "+k)
+		assert.Contains(t, string(md), "chart-"+k+".svg")
+	}
+	assert.Contains(t, string(md), "| 8k | rlm | 2 | 1.000 [1.000, 1.000] |")
+	assert.Contains(t, string(md), "| 8k | direct | 2 | 1.000 [1.000, 1.000] |")
+	svg, err := os.ReadFile(filepath.Join(dir, "chart-niah.svg"))
+	require.NoError(t, err)
+	assertSVG(t, svg)
+	assert.Contains(t, string(svg), "direct")
+	assert.Contains(t, string(svg), "rlm")
+}
+
+func assertSVG(t *testing.T, b []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	assert.Equal(t, "svg", root, "chart is an SVG document")
+}
+
+func TestRunResume(t *testing.T) {
+	kinds := []string{KindNIAH, KindAggregate}
+	o := newOracle(t, kinds, []int{8000}, 3, 4)
+	path := filepath.Join(t.TempDir(), ResultsFile)
+	cfg := Config{Tasks: kinds, Sizes: []int{8000}, N: 3, Seed: 4, Modes: []string{ModeRLM, ModeDirect}, Results: path}
+
+	// First run: interrupted after k items.
+	const k = 5
+	var mu sync.Mutex
+	var first []Key
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c1 := cfg
+	c1.Runners = runners(o, &mu, &first)
+	c1.OnResult = func(r Result) {
+		if got, _ := ReadResults(path); len(got) >= k {
+			cancel()
+		}
+	}
+	res1, err := Run(ctx, c1)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Len(t, res1, k)
+	require.Len(t, first, k)
+
+	// Without --resume an existing results file is refused.
+	c2 := cfg
+	var none []Key
+	c2.Runners = runners(o, &mu, &none)
+	_, err = Run(context.Background(), c2)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--resume")
+	assert.Empty(t, none)
+
+	// A torn last line (crash mid-write) is ignored and its item reruns.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"task":"niah","si`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	// Resume: only the missing items run.
+	var second []Key
+	c3 := cfg
+	c3.Resume = true
+	c3.Runners = runners(o, &mu, &second)
+	res3, err := Run(context.Background(), c3)
+	require.NoError(t, err)
+	assert.Len(t, second, 12-k)
+	for _, key := range second {
+		assert.NotContains(t, first, key, "item %s ran twice", key)
+	}
+	onDisk, err := ReadResults(path)
+	require.NoError(t, err)
+	require.Len(t, onDisk, 12)
+	assert.ElementsMatch(t, res3, onDisk)
+	seen := map[Key]bool{}
+	for _, r := range onDisk {
+		assert.False(t, seen[r.Key], "duplicate %s", r.Key)
+		seen[r.Key] = true
+	}
+	for _, kind := range kinds {
+		for i := 0; i < 3; i++ {
+			for _, m := range cfg.Modes {
+				assert.True(t, seen[Key{Task: kind, Size: 8000, Seed: 4, Index: i, Mode: m}], "%s %d %s present", kind, i, m)
+			}
+		}
+	}
+
+	// Resuming a finished run runs nothing.
+	var third []Key
+	c3.Runners = runners(o, &mu, &third)
+	_, err = Run(context.Background(), c3)
+	require.NoError(t, err)
+	assert.Empty(t, third)
+}
+
+func TestRunErrors(t *testing.T) {
+	_, err := Run(context.Background(), Config{Modes: []string{ModeRLM}})
+	require.ErrorIs(t, err, ErrNoRunner)
+	_, err = Run(context.Background(), Config{Tasks: []string{"x"}, Modes: []string{ModeDirect}, Runners: map[string]Runner{ModeDirect: &Direct{}}})
+	require.ErrorIs(t, err, ErrUnknownTask)
+}
+
+func TestDryRunFlatRoot(t *testing.T) {
+	rows, err := DryRun(context.Background(), DryRunConfig{
+		Tasks: []string{KindNIAH, KindFiles}, Sizes: []int{8000, 64000}, Seed: 1,
+		Direct: &Direct{}, RLM: &fakeRLM{},
+	}, nil)
+	require.NoError(t, err)
+	require.Len(t, rows, 4)
+	for i := 0; i < 4; i += 2 {
+		small, big := rows[i], rows[i+1]
+		assert.InDelta(t, 8.0, float64(big.DirectTokens)/float64(small.DirectTokens), 0.6, "direct grows with the context")
+		assert.InDelta(t, small.RLMTokens, big.RLMTokens, 30, "rlm root prompt stays flat")
+	}
+	table := FormatDryRun(rows)
+	assert.Contains(t, table, "| niah | 64k | 0 |")
+}
+
+func TestSummarize(t *testing.T) {
+	rs := []Result{
+		{Key: Key{Task: "niah", Size: 8000, Mode: ModeDirect}, Score: 1, TotalTokens: 100, Calls: 1, CostKnown: true, CostUSD: 0.5},
+		{Key: Key{Task: "niah", Size: 8000, Mode: ModeDirect}, Score: 0, TotalTokens: 300, Calls: 1, CostKnown: true, CostUSD: 0.25, Failure: "context_overflow"},
+		{Key: Key{Task: "niah", Size: 8000, Mode: ModeRLM}, Score: 1, Calls: 3},
+	}
+	s := Summarize(rs)
+	require.Len(t, s, 2)
+	assert.Equal(t, ModeRLM, s[0].Mode, "rlm sorts first")
+	assert.False(t, s[0].CostKnown)
+	d := s[1]
+	assert.Equal(t, 0.5, d.MeanScore)
+	assert.Equal(t, 0.0, d.CILow, "clipped at 0")
+	assert.Equal(t, 1.0, d.CIHigh, "clipped at 1")
+	assert.Equal(t, 200.0, d.TotalTokens)
+	assert.Equal(t, 0.75, d.CostUSD)
+	assert.Equal(t, map[string]int{"context_overflow": 1}, d.Failures)
+
+	m, lo, hi := meanCI([]float64{0.5, 0.6, 0.7, 0.8})
+	assert.InDelta(t, 0.65, m, 1e-12)
+	half := 3.182 * 0.12909944487358055 / 2
+	assert.InDelta(t, 0.65-half, lo, 1e-9)
+	assert.InDelta(t, 0.65+half, hi, 1e-9)
+}

@@ -1,0 +1,163 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"go.starlark.net/starlark"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// SUBMIT(outputs=None, **kwargs)
+// Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.
+func submit(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var rest []starlark.Tuple
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "outputs", opt: true}}, &rest)
+	if err != nil {
+		return nil, err
+	}
+	out := rlmctx.NewDict(len(rest) + 1)
+	switch v := a[0].(type) {
+	case starlark.NoneType:
+		if len(rest) == 0 && len(args) == 0 {
+			return nil, typeErr("%s: no outputs given; call %s(answer=...) or %s({'answer': ...})", name, name, name)
+		}
+		if len(args) > 0 {
+			if err := setOutput(thread, name, out, "answer", v); err != nil {
+				return nil, err
+			}
+		}
+	case starlark.IterableMapping:
+		for _, kv := range v.Items() {
+			k, ok := kv[0].(starlark.String)
+			if !ok {
+				return nil, typeErr("%s: output names must be str, got %s key %s", name, pyTypeName(kv[0]), sandbox.Repr(kv[0]))
+			}
+			if err := setOutput(thread, name, out, string(k), kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		// A bare value is taken as the answer, as models often write SUBMIT(x).
+		if err := setOutput(thread, name, out, "answer", v); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range rest {
+		if err := setOutput(thread, name, out, string(kv[0].(starlark.String)), kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return nil, &SubmitError{Outputs: out, Alias: name}
+}
+
+// FINAL(answer)
+// Finish the run with answer as the output 'answer'.
+func final(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "answer"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := rlmctx.NewDict(1)
+	if err := setOutput(thread, name, out, "answer", a[0]); err != nil {
+		return nil, err
+	}
+	return nil, &SubmitError{Outputs: out, Alias: name}
+}
+
+// FINAL_VAR(name)
+// Finish the run with the value of the variable called name as the output 'answer'.
+func finalVar(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "name"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	v := a[0]
+	if s, ok := v.(starlark.String); ok {
+		if found, ok := lookupVar(h, thread, string(s)); ok {
+			v = found
+		} else if isIdentifier(string(s)) {
+			var names []string
+			for _, nv := range userVars(h, thread) {
+				names = append(names, nv.name)
+			}
+			return nil, sandbox.Errorf("NameError", "%s: no variable named '%s' (defined: %s); pass the variable's name as a string, e.g. FINAL_VAR(\"answer\")", name, s, strings.Join(names, ", "))
+		}
+		// Otherwise the string is not a name: take it as the answer itself.
+	}
+	out := rlmctx.NewDict(1)
+	if err := setOutput(thread, name, out, "answer", v); err != nil {
+		return nil, err
+	}
+	return nil, &SubmitError{Outputs: out, Alias: name}
+}
+
+// setOutput resolves futures in v (raising the error of a failed one) and
+// stores its Go form under key.
+func setOutput(thread *starlark.Thread, helper string, out *rlmctx.Dict, key string, v starlark.Value) error {
+	if err := checkFutures(thread, v, 0); err != nil {
+		return fmt.Errorf("%s: output '%s': %w", helper, key, err)
+	}
+	g, err := sandbox.ToGo(v)
+	if err != nil {
+		return typeErr("%s: output '%s' cannot be submitted: %v", helper, key, err)
+	}
+	out.Set(key, g)
+	return nil
+}
+
+// checkFutures waits for the futures inside v and returns the error of the
+// first that failed.
+func checkFutures(thread *starlark.Thread, v starlark.Value, depth int) error {
+	if depth > 50 {
+		return nil
+	}
+	switch v := v.(type) {
+	case *deferred.Future:
+		got, err := v.Wait(deferred.ThreadContext(thread))
+		if err != nil {
+			return fmt.Errorf("%s failed: %w", v.Label(), err)
+		}
+		return checkFutures(thread, got, depth+1)
+	case *starlark.List, starlark.Tuple:
+		seq := v.(starlark.Indexable)
+		for i := 0; i < seq.Len(); i++ {
+			if err := checkFutures(thread, seq.Index(i), depth+1); err != nil {
+				return err
+			}
+		}
+	case starlark.IterableMapping:
+		for _, kv := range v.Items() {
+			if err := checkFutures(thread, kv[1], depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Outputs returns the outputs carried by err if it wraps a *SubmitError.
+func Outputs(err error) (*rlmctx.Dict, bool) {
+	var se *SubmitError
+	if errors.As(err, &se) {
+		return se.Outputs, true
+	}
+	return nil, false
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,37 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+)
+
+// Sentinel errors.
+var (
+	// ErrSubmit is wrapped by the *SubmitError that SUBMIT, FINAL and
+	// FINAL_VAR raise to end a run.
+	ErrSubmit = errors.New("submitted")
+	// ErrDepthLimit is raised by rlm_query when no child runner is
+	// available (the recursion depth limit is reached).
+	ErrDepthLimit = errors.New("recursion depth limit reached")
+	// ErrContextWindow is raised when a sub-call's prompt exceeds the
+	// sub-model's context window.
+	ErrContextWindow = errors.New("prompt exceeds the model's context window")
+)
+
+// SubmitError ends a run with the model's outputs. It is raised by SUBMIT
+// (Alias "SUBMIT"), FINAL and FINAL_VAR; errors.Is(err, ErrSubmit) holds.
+type SubmitError struct {
+	// Outputs are the submitted values (plain Go values, see rlmctx).
+	Outputs *rlmctx.Dict
+	// Alias is the helper that was called: "SUBMIT", "FINAL" or "FINAL_VAR".
+	Alias string
+}
+
+func (e *SubmitError) Error() string {
+	return fmt.Sprintf("%s called with %d output(s)", e.Alias, e.Outputs.Len())
+}
+
+// Is reports whether target is ErrSubmit.
+func (e *SubmitError) Is(target error) bool { return target == ErrSubmit }

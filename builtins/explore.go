@@ -1,0 +1,387 @@
+package builtins
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// peek(var, start=0, end=10)
+// Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.
+func peek(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "start", opt: true, def: starlark.MakeInt(0)}, {name: "end", opt: true, def: starlark.MakeInt(10)}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	start, err := argOptInt(name, "start", a[1], 0)
+	if err != nil {
+		return nil, err
+	}
+	v := a[0]
+	n, ok := lengthOf(v)
+	if !ok {
+		return nil, typeErr("%s: cannot peek into %s; var must be a list, tuple, dict or str", name, pyTypeName(v))
+	}
+	end, err := argOptInt(name, "end", a[2], n)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := sliceBounds(start, end, n)
+	switch v := v.(type) {
+	case starlark.String:
+		return v[lo:hi], nil
+	case starlark.Tuple:
+		return v[lo:hi], nil
+	case *starlark.List:
+		elems := make([]starlark.Value, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			elems = append(elems, v.Index(i))
+		}
+		return starlark.NewList(elems), nil
+	case starlark.IterableMapping:
+		items := v.Items()
+		d := starlark.NewDict(hi - lo)
+		for _, kv := range items[lo:hi] {
+			if err := d.SetKey(kv[0], kv[1]); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	}
+	return nil, typeErr("%s: cannot peek into %s", name, pyTypeName(v))
+}
+
+// lengthOf is the Python len of a str, list, tuple or dict.
+func lengthOf(v starlark.Value) (int, bool) {
+	switch v := v.(type) {
+	case starlark.String:
+		return len(v), true
+	case *starlark.List, starlark.Tuple:
+		return v.(starlark.Sequence).Len(), true
+	case starlark.IterableMapping:
+		if s, ok := v.(starlark.Sequence); ok {
+			return s.Len(), true
+		}
+		return len(v.Items()), true
+	}
+	return 0, false
+}
+
+// sliceBounds applies Python's slice rules for [start:end] on length n.
+func sliceBounds(start, end, n int) (int, int) {
+	norm := func(i int) int {
+		if i < 0 {
+			i += n
+			if i < 0 {
+				i = 0
+			}
+		}
+		if i > n {
+			i = n
+		}
+		return i
+	}
+	lo, hi := norm(start), norm(end)
+	if hi < lo {
+		hi = lo
+	}
+	return lo, hi
+}
+
+// chunk(var, size, overlap=0)
+// Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.
+func chunk(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "size"}, {name: "overlap", opt: true, def: starlark.MakeInt(0)}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	size, err := argInt(name, "size", a[1])
+	if err != nil {
+		return nil, err
+	}
+	overlap, err := argInt(name, "overlap", a[2])
+	if err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, valueErr("%s: size must be positive, got %d", name, size)
+	}
+	if overlap < 0 || overlap >= size {
+		return nil, valueErr("%s: overlap must be at least 0 and less than size (%d), got %d", name, size, overlap)
+	}
+	switch v := a[0].(type) {
+	case starlark.String:
+		pieces := chunkText(string(v), size, overlap)
+		elems := make([]starlark.Value, len(pieces))
+		for i, p := range pieces {
+			elems[i] = starlark.String(p.text)
+		}
+		return starlark.NewList(elems), nil
+	case *starlark.List, starlark.Tuple:
+		seq := v.(starlark.Indexable)
+		var out []starlark.Value
+		for lo := 0; lo < seq.Len(); lo += size - overlap {
+			hi := min(lo+size, seq.Len())
+			elems := make([]starlark.Value, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				elems = append(elems, seq.Index(i))
+			}
+			out = append(out, starlark.NewList(elems))
+			if hi == seq.Len() {
+				break
+			}
+		}
+		return starlark.NewList(out), nil
+	case starlark.IterableMapping:
+		items := v.Items()
+		var out []starlark.Value
+		for lo := 0; lo < len(items); lo += size - overlap {
+			hi := min(lo+size, len(items))
+			d := starlark.NewDict(hi - lo)
+			for _, kv := range items[lo:hi] {
+				if err := d.SetKey(kv[0], kv[1]); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, d)
+			if hi == len(items) {
+				break
+			}
+		}
+		return starlark.NewList(out), nil
+	}
+	return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(a[0]))
+}
+
+// textPiece is a piece of a string and its byte offset and 1-based line.
+type textPiece struct {
+	text   string
+	offset int
+	line   int
+}
+
+// chunkText splits s into pieces of at most size bytes that end at line
+// boundaries where possible (a line longer than size is cut at a rune
+// boundary). Each piece after the first starts about overlap bytes before
+// the end of the previous one, at a line start where possible.
+func chunkText(s string, size, overlap int) []textPiece {
+	var out []textPiece
+	line := 1
+	lineAt := 0 // byte offset whose line number is `line`
+	start := 0
+	for start < len(s) {
+		end := start + size
+		if end >= len(s) {
+			end = len(s)
+		} else if nl := strings.LastIndexByte(s[start:end], '\n'); nl >= 0 {
+			end = start + nl + 1
+		} else {
+			for end > start+1 && !utf8.RuneStart(s[end]) {
+				end--
+			}
+		}
+		line += strings.Count(s[lineAt:start], "\n")
+		lineAt = start
+		out = append(out, textPiece{text: s[start:end], offset: start, line: line})
+		if end == len(s) {
+			break
+		}
+		next := end
+		if overlap > 0 {
+			next = max(end-overlap, start+1)
+			// Move forward to a line start inside the overlap, if any.
+			if nl := strings.IndexByte(s[next:end], '\n'); nl >= 0 && next+nl+1 < end {
+				next += nl + 1
+			} else {
+				for next < end && !utf8.RuneStart(s[next]) {
+					next++
+				}
+			}
+		}
+		start = next
+	}
+	return out
+}
+
+// show_vars()
+// Print the names, types and sizes of the variables defined so far.
+func showVars(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := noArgs(name, args, kwargs); err != nil {
+		return nil, err
+	}
+	vars := userVars(h, thread)
+	if len(vars) == 0 {
+		printOut(thread, "(no variables defined)")
+		return starlark.None, nil
+	}
+	rows := [][3]string{{"name", "type", "size"}}
+	for _, nv := range vars {
+		rows = append(rows, [3]string{nv.name, typeLabel(nv.value), sizeLabel(nv.value)})
+	}
+	w0, w1 := 0, 0
+	for _, r := range rows {
+		w0 = max(w0, len(r[0]))
+		w1 = max(w1, len(r[1]))
+	}
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%-*s  %-*s  %s", w0, r[0], w1, r[1], r[2])
+	}
+	printOut(thread, strings.TrimRight(b.String(), " "))
+	return starlark.None, nil
+}
+
+func printOut(thread *starlark.Thread, msg string) {
+	if thread.Print != nil {
+		thread.Print(thread, msg)
+	} else {
+		fmt.Println(msg)
+	}
+}
+
+func typeLabel(v starlark.Value) string {
+	switch v := v.(type) {
+	case *starlark.List:
+		if v.Len() > 0 {
+			t := pyTypeName(v.Index(0))
+			for i := 1; i < v.Len(); i++ {
+				if pyTypeName(v.Index(i)) != t {
+					return "list"
+				}
+			}
+			return "list[" + t + "]"
+		}
+	case *starlark.Builtin, *starlark.Function:
+		return "function"
+	}
+	return pyTypeName(v)
+}
+
+func sizeLabel(v starlark.Value) string {
+	switch v := v.(type) {
+	case starlark.String:
+		return fmt.Sprintf("%s chars, %s lines", commas(len(v)), commas(strings.Count(string(v), "\n")+1))
+	case *starlark.List, starlark.Tuple:
+		return commas(v.(starlark.Sequence).Len()) + " items"
+	case starlark.IterableMapping:
+		n, _ := lengthOf(v)
+		return commas(n) + " keys"
+	case *starlark.Builtin, *starlark.Function:
+		return ""
+	}
+	s := sandbox.Repr(v)
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+type namedValue struct {
+	name  string
+	value starlark.Value
+}
+
+// userVars returns the user's variables: the session's (from previous
+// steps) overlaid with those bound so far in the running step.
+func userVars(h *Host, thread *starlark.Thread) []namedValue {
+	var out []namedValue
+	idx := map[string]int{}
+	add := func(name string, v starlark.Value) {
+		if strings.HasPrefix(name, "_") {
+			return
+		}
+		if i, ok := idx[name]; ok {
+			out[i].value = v
+			return
+		}
+		idx[name] = len(out)
+		out = append(out, namedValue{name, v})
+	}
+	if h.Session != nil {
+		for _, n := range h.Session.UserGlobals() {
+			if v, ok := h.Session.Global(n); ok {
+				add(n, v)
+			}
+		}
+	}
+	if g := stepGlobals(thread); g != nil {
+		names := make([]string, 0, len(g))
+		for n, v := range g {
+			if _, isHelper := helperNames[n]; isHelper {
+				continue
+			}
+			if _, seen := idx[n]; seen || !isBuiltinValue(v) {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			add(n, g[n])
+		}
+	}
+	return out
+}
+
+func isBuiltinValue(v starlark.Value) bool {
+	switch v.(type) {
+	case *starlark.Builtin:
+		return true
+	}
+	return false
+}
+
+var helperNames map[string]bool
+
+func init() {
+	helperNames = map[string]bool{}
+	for _, hp := range helpers {
+		helperNames[hp.Name] = true
+	}
+}
+
+// stepGlobals returns the current values of the globals of the chunk the
+// thread is running (nil outside a Starlark function).
+func stepGlobals(thread *starlark.Thread) starlark.StringDict {
+	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
+		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
+			return fn.Globals()
+		}
+	}
+	return nil
+}
+
+// lookupVar finds a user variable by name.
+func lookupVar(h *Host, thread *starlark.Thread, name string) (starlark.Value, bool) {
+	if g := stepGlobals(thread); g != nil {
+		if v, ok := g[name]; ok && v != nil {
+			return v, true
+		}
+	}
+	if h.Session != nil {
+		return h.Session.Global(name)
+	}
+	return nil, false
+}

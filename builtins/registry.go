@@ -1,0 +1,100 @@
+package builtins
+
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+// Doc documents one helper for the root prompt.
+type Doc struct {
+	Name      string // e.g. "peek"
+	Signature string // Python-style, e.g. "peek(var, start=0, end=10)"
+	Summary   string // one line
+	Module    string // "explore", "llm" or "control"
+}
+
+// helperFunc is the Go implementation of a helper; h is never nil.
+type helperFunc func(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+type helper struct {
+	Doc
+	fn helperFunc // nil for helpers provided by the sandbox (len)
+}
+
+// The registry. Signature and Summary of each entry must equal the doc
+// comment of its Go function (checked by TestDocCommentsMatchRegistry).
+var helpers = []helper{
+	{Doc{"peek", "peek(var, start=0, end=10)", "Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.", "explore"}, peek},
+	{Doc{"search", "search(var, pattern, regex=False, max_results=10)", "Find pattern (literal, or a Python regex if regex=True) in a string, list or dict; returns a list of dicts: {line, offset, match, preview} for a string (^ and $ match at line ends), {index, preview} for a list (plus field for a list of dicts), {key, preview} for a dict.", "explore"}, search},
+	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
+	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
+	{Doc{"len", "len(var)", "Number of characters of a string or items of a list or dict.", "explore"}, nil},
+	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str that runs in the background and prints as the answer once done (.value waits for it). Prompts larger than the model's context window are refused unless truncate=True.", "llm"}, llmQuery},
+	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt.", "llm"}, llmQueryBatched},
+	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.", "llm"}, summarize},
+	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
+	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context; returns a future str.", "llm"}, rlmQuery},
+	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
+	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
+	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
+}
+
+// Docs returns the documentation of every helper, in prompt order.
+func Docs() []Doc {
+	out := make([]Doc, len(helpers))
+	for i, hp := range helpers {
+		out[i] = hp.Doc
+	}
+	return out
+}
+
+var moduleTitles = []struct{ name, title string }{
+	{"explore", "Explore the variables"},
+	{"llm", "Sub-calls (run in the background; results are futures, resolved before your next step)"},
+	{"control", "Finish"},
+}
+
+// PromptHelp renders the helper list for the root prompt from the same text
+// as the helpers' doc comments.
+func PromptHelp() string {
+	var b strings.Builder
+	for i, m := range moduleTitles {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s:\n", m.title)
+		for _, hp := range helpers {
+			if hp.Module == m.name {
+				fmt.Fprintf(&b, "- %s: %s\n", hp.Signature, hp.Summary)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Predeclared returns the helpers as Starlark builtins for
+// sandbox.Config.Predeclared. If h is nil, each call uses the host attached
+// to the calling thread ([Attach]) and fails if there is none.
+func Predeclared(h *Host) starlark.StringDict {
+	d := make(starlark.StringDict, len(helpers))
+	for _, hp := range helpers {
+		if hp.fn == nil {
+			continue
+		}
+		fn, name := hp.fn, hp.Name
+		d[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			host := h
+			if host == nil {
+				host = HostFrom(thread)
+				if host == nil {
+					return nil, fmt.Errorf("%s: no host attached to this thread", name)
+				}
+			}
+			host.init()
+			return fn(host, thread, name, args, kwargs)
+		})
+	}
+	return d
+}

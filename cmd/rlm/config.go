@@ -1,0 +1,228 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// defaultOpenAIModel is the chat model used when OPENAI_API_KEY is set for
+// OpenAI's own API (no base URL) and no model is named.
+const defaultOpenAIModel = "gpt-4o-mini"
+
+// noModelHelp is the message for commands that need a model and have none.
+const noModelHelp = `set OPENAI_BASE_URL (or --base-url), OPENAI_API_KEY (or --api-key) and RLM_MODEL (or --model); ` +
+	`e.g. for a local Ollama: --base-url http://localhost:11434/v1 --model llama3.1 ` +
+	`(with only OPENAI_API_KEY set, OpenAI's API and ` + defaultOpenAIModel + ` are used)`
+
+// optFloat is a float flag that remembers whether it was set.
+type optFloat struct {
+	v   float32
+	set bool
+}
+
+func (f *optFloat) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.FormatFloat(float64(f.v), 'g', -1, 32)
+}
+
+func (f *optFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 32)
+	if err != nil || v < 0 || v > 2 {
+		return fmt.Errorf("want a number between 0 and 2, got %q", s)
+	}
+	f.v, f.set = float32(v), true
+	return nil
+}
+
+// modelFlags are the model endpoint flags shared by the commands that call
+// models. Flags override the environment.
+type modelFlags struct {
+	baseURL, apiKey                 string
+	model, subModel, embeddingModel string
+	temperature                     optFloat
+	maxOutputTokens                 int
+	requestTimeout                  time.Duration
+	maxRetries                      int
+	maxConcurrency                  int
+	requestsPerMinute, tokensPerMin int
+	embedBatchSize                  int
+	cacheDir                        string
+	record, replay                  string
+	prices                          string
+}
+
+// register adds the model flags to fs.
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default $OPENAI_BASE_URL, else OpenAI's API)")
+	fs.StringVar(&m.apiKey, "api-key", "", "API key (default $OPENAI_API_KEY; prefer the variable: flags show up in process lists)")
+	fs.StringVar(&m.model, "model", "", "root chat model (default $RLM_MODEL; "+defaultOpenAIModel+" when only OPENAI_API_KEY is set)")
+	fs.StringVar(&m.subModel, "sub-model", "", "model for sub-calls such as llm_query (default $RLM_SUB_MODEL, else the root model)")
+	fs.StringVar(&m.embeddingModel, "embedding-model", "", "embedding model for find_relevant (default $RLM_EMBEDDING_MODEL; none disables embeddings)")
+	fs.Var(&m.temperature, "temperature", "sampling temperature 0-2 (default: the server's)")
+	fs.IntVar(&m.maxOutputTokens, "max-output-tokens", 0, "max output tokens per model call (0 = server default)")
+	fs.DurationVar(&m.requestTimeout, "request-timeout", llm.DefaultTimeout, "timeout of one model request attempt")
+	fs.IntVar(&m.maxRetries, "max-retries", llm.DefaultMaxRetries, "retries of a failed request (429, 5xx, timeouts); 0 = none")
+	fs.IntVar(&m.maxConcurrency, "max-concurrency", llm.DefaultMaxConcurrency, "model requests in flight at once (chat and embeddings)")
+	fs.IntVar(&m.requestsPerMinute, "rpm", 0, "requests per minute limit (0 = unlimited)")
+	fs.IntVar(&m.tokensPerMin, "tpm", 0, "tokens per minute limit (0 = unlimited)")
+	fs.IntVar(&m.embedBatchSize, "embed-batch-size", llm.DefaultEmbedBatchSize, "inputs per embeddings request")
+	fs.StringVar(&m.cacheDir, "cache-dir", "", "directory for the on-disk embedding cache (default: memory only)")
+	fs.StringVar(&m.record, "record", "", "record all model traffic to this JSONL `file` (no API key is stored)")
+	fs.StringVar(&m.replay, "replay", "", "answer model calls from a recording `file` made with --record, offline")
+	fs.StringVar(&m.prices, "prices", "", "JSON `file` overriding model prices (USD per 1M tokens: {\"model\": {\"input\": 2.5, \"cached_input\": 1.25, \"output\": 10}})")
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// config resolves flags and environment into an llm.Config. It fails,
+// wrapping llm.ErrNoModel, when no usable endpoint is configured (unless
+// --replay supplies the answers).
+func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
+	getenv := env.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	cfg := llm.Config{
+		BaseURL:           firstNonEmpty(m.baseURL, getenv("OPENAI_BASE_URL")),
+		APIKey:            firstNonEmpty(m.apiKey, getenv("OPENAI_API_KEY")),
+		Model:             firstNonEmpty(m.model, getenv("RLM_MODEL")),
+		SubModel:          firstNonEmpty(m.subModel, getenv("RLM_SUB_MODEL")),
+		EmbeddingModel:    firstNonEmpty(m.embeddingModel, getenv("RLM_EMBEDDING_MODEL")),
+		MaxOutputTokens:   m.maxOutputTokens,
+		Timeout:           m.requestTimeout,
+		MaxRetries:        m.maxRetries,
+		MaxConcurrency:    m.maxConcurrency,
+		RequestsPerMinute: m.requestsPerMinute,
+		TokensPerMinute:   m.tokensPerMin,
+		EmbedBatchSize:    m.embedBatchSize,
+		CacheDir:          m.cacheDir,
+	}
+	if m.maxRetries == 0 {
+		cfg.MaxRetries = -1 // the flag's 0 means none; Config's 0 means default
+	}
+	if m.temperature.set {
+		t := m.temperature.v
+		cfg.Temperature = &t
+	}
+	switch {
+	case m.maxOutputTokens < 0:
+		return cfg, fmt.Errorf("%w: --max-output-tokens must be >= 0", errUsage)
+	case m.maxConcurrency < 1:
+		return cfg, fmt.Errorf("%w: --max-concurrency must be >= 1", errUsage)
+	case m.embedBatchSize < 1:
+		return cfg, fmt.Errorf("%w: --embed-batch-size must be >= 1", errUsage)
+	case m.requestsPerMinute < 0 || m.tokensPerMin < 0:
+		return cfg, fmt.Errorf("%w: --rpm and --tpm must be >= 0", errUsage)
+	case m.record != "" && m.replay != "":
+		return cfg, fmt.Errorf("%w: --record and --replay cannot be used together", errUsage)
+	}
+
+	if m.replay != "" {
+		// The recording names the models it was made with, so requests
+		// carry the same model names and hash to the same keys.
+		meta, err := llm.ReadRecordingMeta(m.replay)
+		if err != nil {
+			return cfg, err
+		}
+		if cfg.Model == "" {
+			cfg.Model = meta.Model
+		}
+		if cfg.SubModel == "" {
+			cfg.SubModel = meta.SubModel
+		}
+		if cfg.EmbeddingModel == "" {
+			cfg.EmbeddingModel = meta.EmbeddingModel
+		}
+		return cfg, nil
+	}
+
+	if cfg.Model == "" {
+		switch {
+		case cfg.BaseURL == "" && cfg.APIKey != "":
+			cfg.Model = defaultOpenAIModel
+		case cfg.BaseURL != "":
+			return cfg, fmt.Errorf("%w: endpoint %s has no model: set RLM_MODEL (or --model), e.g. --model llama3.1", llm.ErrNoModel, cfg.BaseURL)
+		default:
+			return cfg, fmt.Errorf("%w: %s", llm.ErrNoModel, noModelHelp)
+		}
+	}
+	if cfg.BaseURL == "" && cfg.APIKey == "" {
+		return cfg, fmt.Errorf("%w: model %s would use OpenAI's API but OPENAI_API_KEY (or --api-key) is not set; "+
+			"for a local server set OPENAI_BASE_URL (or --base-url), e.g. --base-url http://localhost:11434/v1", llm.ErrNoModel, cfg.Model)
+	}
+	return cfg, nil
+}
+
+// priceTable returns the built-in prices, overridden by --prices.
+func (m *modelFlags) priceTable() (*llm.PriceTable, error) {
+	if m.prices == "" {
+		return llm.DefaultPrices(), nil
+	}
+	return llm.LoadPrices(m.prices)
+}
+
+// chatModel builds the run's model stack: the client (or the replay),
+// wrapped by the recorder when --record is set and metered on ledger when
+// ledger is non-nil. The embedder is nil when no embedding model is
+// configured. The returned func closes the recorder; call it once at the
+// end of the run (it is never nil).
+func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, llm.Embedder, func() error, error) {
+	noop := func() error { return nil }
+	cfg, err := m.config(env)
+	if err != nil {
+		return nil, nil, noop, err
+	}
+	var (
+		chat  llm.ChatModel
+		emb   llm.Embedder
+		close = noop
+	)
+	if m.replay != "" {
+		r, err := llm.OpenReplay(m.replay)
+		if err != nil {
+			return nil, nil, noop, err
+		}
+		chat = r
+		if r.HasEmbeddings() {
+			emb = r
+		}
+	} else {
+		cfg.EmbedLedger = ledger
+		c, err := llm.New(cfg)
+		if err != nil {
+			return nil, nil, noop, err
+		}
+		chat = c
+		if cfg.EmbeddingModel != "" {
+			emb = c
+		}
+		if m.record != "" {
+			rec, err := llm.NewRecorder(c, m.record)
+			if err != nil {
+				return nil, nil, noop, err
+			}
+			chat = rec
+			if emb != nil {
+				emb = rec.Embedder(emb)
+			}
+			close = rec.Close
+		}
+	}
+	if ledger != nil {
+		chat = llm.Metered(chat, ledger)
+	}
+	return chat, emb, close, nil
+}

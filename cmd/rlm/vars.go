@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+)
+
+// varFlags collects repeated --var NAME[:TYPE]=SOURCE flags.
+type varFlags []string
+
+func (v *varFlags) String() string { return strings.Join(*v, " ") }
+
+// Set validates the spec's syntax (sources are read by loadContext).
+func (v *varFlags) Set(s string) error {
+	if _, err := rlmctx.ParseVarSpec(s); err != nil {
+		return err
+	}
+	*v = append(*v, s)
+	return nil
+}
+
+// varFlagUsage documents --var for every command that takes it.
+const varFlagUsage = "context variable `NAME[:TYPE]=SOURCE` (repeatable): SOURCE is a text file, .json, .jsonl, .csv, a directory, - (stdin) or store:KEY; TYPE overrides inference (text, json, conversation, files, tool_outputs, working_memory, custom:NAME)"
+
+// defaultStoreDir is the store used when neither --store nor RLM_STORE is set.
+var defaultStoreDir = filepath.Join(".rlm", "store")
+
+// storeDirFlag registers --store (default $RLM_STORE, else .rlm/store).
+func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
+	def := ""
+	if env.getenv != nil {
+		def = env.getenv("RLM_STORE")
+	}
+	if def == "" {
+		def = defaultStoreDir
+	}
+	return fs.String("store", def, "variable store `DIR` (default $RLM_STORE, else .rlm/store)")
+}
+
+// loadContext builds the externalized context for rlm run and rlm exec:
+// the session's variables (if sessionFile is set), then each --var in
+// order. It applies the default size limits: size warnings are returned
+// with the loaders' warnings, and text variables over the chunk threshold
+// get a NAME_chunks companion. The store is opened only for store:KEY.
+func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir string) (*rlmctx.ExternalizedContext, []string, error) {
+	ctx := context.Background()
+	c := rlmctx.NewContext(query)
+	var warns []string
+	if sessionFile != "" {
+		s, err := rlmctx.LoadSession(sessionFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--session: %w", err)
+		}
+		warns = append(warns, s.Warnings...)
+		if err := c.AddSession(s); err != nil {
+			return nil, nil, fmt.Errorf("--session %s: %w", sessionFile, err)
+		}
+	}
+	var store *rlmctx.Store
+	defer func() {
+		if store != nil {
+			store.Close()
+		}
+	}()
+	stdinUsed := ""
+	for _, raw := range vars {
+		spec, err := rlmctx.ParseVarSpec(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		if spec.Source == "-" {
+			if stdinUsed != "" {
+				return nil, nil, fmt.Errorf("--var %s and --var %s both read stdin (-): only one variable can", stdinUsed, spec.Name)
+			}
+			stdinUsed = spec.Name
+		}
+		opts := rlmctx.LoadOptions{Stdin: env.stdin}
+		if strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
+			if store == nil {
+				if storeDir == "" {
+					return nil, nil, fmt.Errorf("--var %s: %w (pass --store DIR or set RLM_STORE)", spec.Name, rlmctx.ErrNoStore)
+				}
+				store, err = rlmctx.OpenStore(rlmctx.StoreConfig{Dir: storeDir})
+				if err != nil {
+					return nil, nil, err
+				}
+				warns = append(warns, store.Warnings()...)
+			}
+			opts.Store = store
+		}
+		if _, dup := c.Get(spec.Name); dup {
+			return nil, nil, fmt.Errorf("--var %s: %w: the name is used twice (session variables are conversation, files, tool_outputs, working_memory)", spec.Name, rlmctx.ErrDuplicateVar)
+		}
+		v, w, err := rlmctx.LoadVar(ctx, spec, opts)
+		if err != nil {
+			if errors.Is(err, rlmctx.ErrNotFound) && store != nil {
+				return nil, nil, fmt.Errorf("%w (store %s; see rlm store ls)", err, storeDir)
+			}
+			return nil, nil, err
+		}
+		warns = append(warns, w...)
+		if err := c.AddVariable(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	cfg := rlmctx.DefaultSizeConfig()
+	for _, w := range c.CheckSizeLimits(cfg) {
+		warns = append(warns, w.String())
+	}
+	for _, name := range c.AutoChunk(cfg) {
+		warns = append(warns, fmt.Sprintf("added %s: the pieces of the large text variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)))
+	}
+	return c, warns, nil
+}

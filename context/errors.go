@@ -1,0 +1,34 @@
+package rlmctx
+
+import "errors"
+
+// Sentinel errors. Errors returned by this package wrap one of these.
+var (
+	// ErrInvalidName: a variable name is not a valid Python identifier.
+	ErrInvalidName = errors.New("invalid variable name")
+	// ErrDuplicateVar: a variable with this name already exists.
+	ErrDuplicateVar = errors.New("duplicate variable")
+	// ErrBadSpec: a --var NAME=SOURCE spec could not be parsed.
+	ErrBadSpec = errors.New("bad variable spec")
+	// ErrBadType: an unknown type name, or a value that does not fit its type.
+	ErrBadType = errors.New("bad variable type")
+	// ErrInvalidUTF8: text input is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrSyntax: malformed JSON, JSON Lines or CSV input (see *SyntaxError).
+	ErrSyntax = errors.New("malformed input")
+	// ErrUnsupportedValue: a Go value that cannot be a variable value.
+	ErrUnsupportedValue = errors.New("unsupported value")
+	// ErrNotFound: no variable or store key with this name.
+	ErrNotFound = errors.New("not found")
+	// ErrVersionMismatch: SetIfVersion saw a different version than expected.
+	ErrVersionMismatch = errors.New("version mismatch")
+	// ErrNoStore: a store:KEY source was used without a store.
+	ErrNoStore = errors.New("no variable store")
+	// ErrStoreClosed: the store was used after Close.
+	ErrStoreClosed = errors.New("store closed")
+	// ErrBadKey: an empty store key.
+	ErrBadKey = errors.New("bad store key")
+)
+
+// ErrBadScope: a scope other than global, agent:ID or session:ID.
+var ErrBadScope = errors.New("bad scope")

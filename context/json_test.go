@@ -1,0 +1,162 @@
+package rlmctx
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeJSON(t *testing.T) {
+	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{`1`, int64(1)},
+		{`-0`, int64(0)},
+		{`9223372036854775807`, int64(math.MaxInt64)},
+		{`123456789012345678901234567890`, big1},
+		{`1.0`, 1.0},
+		{`1e3`, 1000.0},
+		{`1E-2`, 0.01},
+		{`-2.5`, -2.5},
+		{`1e400`, math.Inf(1)},
+		{`"a\"b\\c\/d\n\t\u00e9\ud83d\ude00"`, "a\"b\\c/d\n\té😀"},
+		{`"\ud800x"`, "\uFFFDx"},
+		{`true`, true},
+		{`false`, false},
+		{`null`, nil},
+		{`Infinity`, math.Inf(1)},
+		{`-Infinity`, math.Inf(-1)},
+		{` [ ] `, []any{}},
+		{`[1, "a", [null]]`, []any{int64(1), "a", []any{nil}}},
+		{`{}`, NewDict(0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := DecodeJSON([]byte(tt.in))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	v, err := DecodeJSON([]byte(`NaN`))
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(v.(float64)))
+}
+
+func TestDecodeJSONOrderAndDuplicates(t *testing.T) {
+	v, err := DecodeJSON([]byte(`{"z": 1, "a": 2, "m": {"y": 1, "b": 2}, "z": 3}`))
+	require.NoError(t, err)
+	d := v.(*Dict)
+	assert.Equal(t, []string{"z", "a", "m"}, d.Keys())
+	z, _ := d.Get("z")
+	assert.Equal(t, int64(3), z, "last value wins, first position kept (like Python)")
+	m, _ := d.Get("m")
+	assert.Equal(t, []string{"y", "b"}, m.(*Dict).Keys())
+}
+
+func TestDecodeJSONErrors(t *testing.T) {
+	tests := []struct {
+		in        string
+		line, col int
+		msg       string
+	}{
+		{``, 1, 1, "empty file"},
+		{`{"a": 1,}`, 1, 9, "property name"},
+		{"{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3, "expecting ',' or '}'"},
+		{"[1, 2", 1, 6, "unterminated array"},
+		{`[1 2]`, 1, 4, "expecting ',' or ']'"},
+		{`{"a" 1}`, 1, 6, "':'"},
+		{`"abc`, 1, 1, "unterminated string"},
+		{"\"a\nb\"", 1, 3, "control character"},
+		{`01`, 1, 2, "extra data"},
+		{`1.`, 1, 3, "digits expected after '.'"},
+		{`-`, 1, 2, "invalid number"},
+		{`tru`, 1, 1, "expecting a value"},
+		{`{"a": 1} {"b": 2}`, 1, 10, "jsonl"},
+		{`"\x"`, 1, 2, "invalid escape"},
+		{"[\"日本\", x]", 1, 8, "expecting a value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := DecodeJSON([]byte(tt.in))
+			require.ErrorIs(t, err, ErrSyntax)
+			var se *SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.line, se.Line, "line")
+			assert.Equal(t, tt.col, se.Column, "column")
+			assert.Contains(t, se.Error(), tt.msg)
+			assert.Contains(t, se.Error(), "line")
+		})
+	}
+	_, err := DecodeJSON([]byte("[\"ok\", \"\xff\"]"))
+	require.ErrorIs(t, err, ErrInvalidUTF8)
+	assert.Contains(t, err.Error(), "byte offset 8")
+
+	deep := strings.Repeat("[", maxDepth+2)
+	_, err = DecodeJSON([]byte(deep))
+	require.ErrorIs(t, err, ErrSyntax)
+	assert.Contains(t, err.Error(), "nesting")
+}
+
+func TestEncodeJSON(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{1.0, `1.0`},
+		{0.1, `0.1`},
+		{1e16, `1e+16`},
+		{1e-5, `1e-05`},
+		{123456.5, `123456.5`},
+		{math.NaN(), `NaN`},
+		{math.Inf(-1), `-Infinity`},
+		{int64(-7), `-7`},
+		{"é\"\\\n\x01", `"é\"\\\n\u0001"`},
+		{"bad\xffutf8", `"bad\ufffdutf8"`},
+		{dict("b", int64(1), "a", []any{true, nil}), `{"b": 1, "a": [true, null]}`},
+		{[]any{}, `[]`},
+		{NewDict(0), `{}`},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		require.NoError(t, EncodeJSON(&buf, tt.v))
+		assert.Equal(t, tt.want, buf.String())
+		if _, isStr := tt.v.(string); !isStr { // strings count raw bytes
+			assert.EqualValues(t, len(tt.want), JSONSize(tt.v))
+		}
+	}
+	b, err := dict("k", "v").MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, `{"k": "v"}`, string(b))
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	src := `{"ints": [0, -1, 9223372036854775807, 99999999999999999999], "floats": [1.0, 0.5, -2.25, 1e+100, 5e-324], "s": "tab\there \u2028 😀", "nested": {"z": {"y": [null, true, false]}, "a": {}}}`
+	v, err := DecodeJSON([]byte(src))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, EncodeJSON(&buf, v))
+	v2, err := DecodeJSON(buf.Bytes())
+	require.NoError(t, err)
+	assert.Equal(t, v, v2)
+	var buf2 bytes.Buffer
+	require.NoError(t, EncodeJSON(&buf2, v2))
+	assert.Equal(t, buf.String(), buf2.String())
+}
+
+func TestDecodeOwnedSharesMemory(t *testing.T) {
+	data := []byte(`["abcdef", "x\ny"]`)
+	v, err := decodeOwned(data, "f.json")
+	require.NoError(t, err)
+	l := v.([]any)
+	assert.Equal(t, "abcdef", l[0])
+	assert.Equal(t, "x\ny", l[1])
+	// Not copied: the string points into data.
+	assert.Equal(t, &data[2], unsafeStringData(l[0].(string)))
+}

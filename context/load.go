@@ -1,0 +1,450 @@
+package rlmctx
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// VarSpec is a parsed --var NAME[:TYPE]=SOURCE.
+type VarSpec struct {
+	Name   string
+	Type   VarType // "" = infer
+	Source string
+}
+
+// StorePrefix marks a store source: store:KEY.
+const StorePrefix = "store:"
+
+// ParseVarSpec parses "NAME=SOURCE" or "NAME:TYPE=SOURCE", where SOURCE is
+// a file, a directory, "-" (stdin) or "store:KEY".
+func ParseVarSpec(spec string) (VarSpec, error) {
+	lhs, src, ok := strings.Cut(spec, "=")
+	if !ok || strings.TrimSpace(lhs) == "" {
+		return VarSpec{}, fmt.Errorf("%w %q: expected NAME=SOURCE (e.g. --var doc=notes.txt, --var data:json=-, --var ctx=store:KEY)", ErrBadSpec, spec)
+	}
+	if src == "" {
+		return VarSpec{}, fmt.Errorf("%w %q: empty SOURCE after '=' (give a file, a directory, - for stdin, or store:KEY)", ErrBadSpec, spec)
+	}
+	name, typ, _ := strings.Cut(lhs, ":")
+	vs := VarSpec{Name: strings.TrimSpace(name), Source: src}
+	if err := ValidateName(vs.Name); err != nil {
+		return VarSpec{}, fmt.Errorf("--var %q: %w", spec, err)
+	}
+	t, err := ParseVarType(typ)
+	if err != nil {
+		return VarSpec{}, fmt.Errorf("--var %q: %w", spec, err)
+	}
+	vs.Type = t
+	return vs, nil
+}
+
+// LoadOptions configures [LoadSource].
+type LoadOptions struct {
+	// Type is the requested variable type ("" = infer). Text loads any file
+	// as raw text (even .json); a structured type (json, conversation,
+	// tool_outputs, working_memory) parses stdin and unknown extensions as
+	// JSON.
+	Type VarType
+	// Format overrides the extension: "text", "json", "jsonl" or "csv".
+	Format string
+	// Stdin is read for the source "-".
+	Stdin io.Reader
+	// Store serves "store:KEY" sources.
+	Store *Store
+}
+
+// Loaded is a value read by [LoadSource].
+type Loaded struct {
+	Value    any
+	Type     VarType // requested type, or inferred
+	Source   string
+	Warnings []string
+}
+
+// Source formats.
+const (
+	FormatText  = "text"
+	FormatJSON  = "json"
+	FormatJSONL = "jsonl"
+	FormatCSV   = "csv"
+)
+
+// LoadSource reads one source: a text file (any extension not below) is a
+// str; .json a parsed value; .jsonl/.ndjson a list (one value per line);
+// .csv/.tsv a list of dicts (first row = header); a directory a files dict
+// of relative path -> content (binary files skipped with a warning, symlinks
+// leaving the directory not followed); "-" stdin; "store:KEY" a store
+// value. On error nothing is returned. Text is held without copying (peak
+// memory ~1x the file).
+func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var l *Loaded
+	var err error
+	switch {
+	case strings.HasPrefix(source, StorePrefix):
+		l, err = loadStore(source, opts)
+	case source == "-":
+		l, err = loadStdin(opts)
+	default:
+		l, err = loadPath(ctx, source, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Type != "" {
+		if err := checkType(opts.Type, l.Value); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		l.Type = opts.Type
+	} else if l.Type == "" {
+		l.Type = InferType(l.Value)
+	}
+	return l, nil
+}
+
+// LoadVar loads spec's source and makes the variable.
+func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []string, error) {
+	if spec.Type != "" {
+		opts.Type = spec.Type
+	}
+	l, err := LoadSource(ctx, spec.Source, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--var %s: %w", spec.Name, err)
+	}
+	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source))
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, l.Warnings, nil
+}
+
+func loadStore(source string, opts LoadOptions) (*Loaded, error) {
+	key := strings.TrimPrefix(source, StorePrefix)
+	if opts.Store == nil {
+		return nil, fmt.Errorf("%s: %w (pass --store DIR or set RLM_STORE)", source, ErrNoStore)
+	}
+	ref, err := opts.Store.Ref(key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	v, err := opts.Store.Get(key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return &Loaded{Value: v, Type: ref.Type, Source: source}, nil
+}
+
+func structured(t VarType) bool {
+	switch t {
+	case JSON, Conversation, ToolOutputs, WorkingMemory, Files:
+		return true
+	}
+	return false
+}
+
+func loadStdin(opts LoadOptions) (*Loaded, error) {
+	if opts.Stdin == nil {
+		return nil, errors.New("-: no standard input available")
+	}
+	data, err := io.ReadAll(opts.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	format := opts.Format
+	if format == "" {
+		format = FormatText
+		if structured(opts.Type) {
+			format = FormatJSON
+		}
+	}
+	v, err := decodeFormat(data, format, "stdin")
+	if err != nil {
+		return nil, err
+	}
+	return &Loaded{Value: v, Source: "stdin"}, nil
+}
+
+// formatOf picks the format from the extension.
+func formatOf(path string, t VarType) string {
+	if t == Text {
+		return FormatText
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		return FormatJSON
+	case ".jsonl", ".ndjson":
+		return FormatJSONL
+	case ".csv", ".tsv":
+		return FormatCSV
+	}
+	if structured(t) {
+		return FormatJSON
+	}
+	return FormatText
+}
+
+func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	if fi.IsDir() {
+		d, warns, err := loadDir(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return &Loaded{Value: d, Type: Files, Source: path, Warnings: warns}, nil
+	}
+	data, err := readFileExact(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	format := opts.Format
+	if format == "" {
+		format = formatOf(path, opts.Type)
+	}
+	v, err := decodeFormat(data, format, path)
+	if err != nil {
+		return nil, err
+	}
+	return &Loaded{Value: v, Source: path}, nil
+}
+
+func pathError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file or directory (check the path; use - for stdin or store:KEY for the store)", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: permission denied (make it readable)", path)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// readFileExact reads a whole file into a buffer of exactly its size, so a
+// string made from it with unsafe.String costs 1x the file.
+func readFileExact(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return io.ReadAll(f)
+	}
+	buf := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	buf = buf[:n]
+	// The file may have grown since Stat.
+	var one [1]byte
+	if m, _ := f.Read(one[:]); m > 0 {
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(buf, one[0]), rest...)
+	}
+	return buf, nil
+}
+
+// bytesToString converts without copying; b must never change afterwards.
+func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// decodeFormat turns raw bytes (owned by the callee) into a value.
+func decodeFormat(data []byte, format, source string) (any, error) {
+	switch format {
+	case FormatText:
+		if !utf8.Valid(data) {
+			return nil, utf8Error(source, data, 0)
+		}
+		return bytesToString(data), nil
+	case FormatJSON:
+		return decodeOwned(trimBOM(data), source)
+	case FormatJSONL:
+		return decodeJSONL(trimBOM(data), source)
+	case FormatCSV:
+		return decodeCSV(trimBOM(data), source)
+	}
+	return nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
+}
+
+func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+
+// decodeJSONL parses one JSON value per non-blank line.
+func decodeJSONL(data []byte, source string) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, utf8Error(source, data, 0)
+	}
+	out := []any{}
+	line := 0
+	var off int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var ln []byte
+		if i < 0 {
+			ln, data = data, nil
+		} else {
+			ln, data = data[:i], data[i+1:]
+		}
+		line++
+		if len(bytes.TrimSpace(ln)) > 0 {
+			d := &decoder{data: ln, owned: true, source: source, lineBase: line - 1, offBase: off}
+			v, err := d.document()
+			if err != nil {
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					se.Msg = fmt.Sprintf("JSON Lines record %d: %s", line, se.Msg)
+				}
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		off += int64(len(ln)) + 1
+	}
+	return out, nil
+}
+
+// decodeCSV parses a CSV (or, for tabs, TSV) file with a header row into a
+// list of dicts with str values.
+func decodeCSV(data []byte, source string) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, utf8Error(source, data, 0)
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	if strings.EqualFold(filepath.Ext(source), ".tsv") {
+		r.Comma = '\t'
+	}
+	header, err := r.Read()
+	if err == io.EOF {
+		return []any{}, nil
+	}
+	if err != nil {
+		return nil, csvError(source, err)
+	}
+	header = append([]string(nil), header...)
+	out := []any{}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, csvError(source, err)
+		}
+		d := NewDict(len(header))
+		for i, h := range header {
+			d.Set(h, rec[i])
+		}
+		out = append(out, d)
+	}
+}
+
+func csvError(source string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg += " (every row needs as many fields as the header row)"
+		}
+		return &SyntaxError{Source: source, Line: pe.Line, Column: pe.Column, Msg: msg}
+	}
+	return fmt.Errorf("%s: %w", source, err)
+}
+
+// skippedDirs are version-control directories a directory load ignores.
+var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
+
+// loadDir reads a directory tree into a files dict, sorted by path.
+func loadDir(ctx context.Context, root string) (*Dict, []string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, pathError(root, err)
+	}
+	realRoot, _ = filepath.Abs(realRoot)
+	out := NewDict(0)
+	var warns []string
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root {
+				return pathError(path, err)
+			}
+			warns = append(warns, fmt.Sprintf("%s: skipped: %v", path, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if path != root && skippedDirs[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		readPath := path
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				warns = append(warns, fmt.Sprintf("%s: skipped broken symlink", rel))
+				return nil
+			}
+			target, _ = filepath.Abs(target)
+			if r, err := filepath.Rel(realRoot, target); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				warns = append(warns, fmt.Sprintf("%s: skipped symlink pointing outside the directory", rel))
+				return nil
+			}
+			fi, err := os.Stat(target)
+			if err != nil || !fi.Mode().IsRegular() {
+				warns = append(warns, fmt.Sprintf("%s: skipped symlink to a non-regular file (directory symlinks are not followed)", rel))
+				return nil
+			}
+			readPath = target
+		} else if !d.Type().IsRegular() {
+			warns = append(warns, fmt.Sprintf("%s: skipped non-regular file", rel))
+			return nil
+		}
+		data, err := readFileExact(readPath)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s: skipped unreadable file: %v", rel, err))
+			return nil
+		}
+		if isBinary(data) {
+			warns = append(warns, fmt.Sprintf("%s: skipped binary file (%s)", rel, humanBytes(int64(len(data)))))
+			return nil
+		}
+		out.Set(rel, bytesToString(data))
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, warns, nil
+}
+
+// isBinary: a NUL byte in the first 8000 bytes (as git decides) or invalid
+// UTF-8.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data)
+}

@@ -1,0 +1,202 @@
+package rlmctx
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Default size limits (spec SPEC-25.04).
+const (
+	DefaultWarnThreshold  = 100 << 10
+	DefaultChunkThreshold = 1 << 20
+	DefaultMaxTotalSize   = 10 << 20
+)
+
+// SizeConfig holds the size limits. Zero fields take the defaults.
+type SizeConfig struct {
+	// WarnThreshold: a variable larger than this gets a LargeVariable warning.
+	WarnThreshold int64
+	// ChunkThreshold: a variable larger than this needs chunking.
+	ChunkThreshold int64
+	// MaxTotalSize: the total size above which TotalSizeExceeded is reported.
+	MaxTotalSize int64
+	// ChunkSize is the maximum piece size AutoChunk cuts (default
+	// WarnThreshold, so the spec's suggested chunk count matches).
+	ChunkSize int64
+}
+
+// DefaultSizeConfig returns the spec's defaults: warn 100 KB, chunk 1 MB,
+// total 10 MB.
+func DefaultSizeConfig() SizeConfig { return SizeConfig{}.withDefaults() }
+
+func (c SizeConfig) withDefaults() SizeConfig {
+	if c.WarnThreshold <= 0 {
+		c.WarnThreshold = DefaultWarnThreshold
+	}
+	if c.ChunkThreshold <= 0 {
+		c.ChunkThreshold = DefaultChunkThreshold
+	}
+	if c.MaxTotalSize <= 0 {
+		c.MaxTotalSize = DefaultMaxTotalSize
+	}
+	if c.ChunkSize <= 0 {
+		c.ChunkSize = min(c.WarnThreshold, c.ChunkThreshold)
+	}
+	return c
+}
+
+// SizeWarningKind is one of the spec's three warning kinds.
+type SizeWarningKind int
+
+// Size warning kinds.
+const (
+	LargeVariable     SizeWarningKind = iota + 1 // size > WarnThreshold
+	RequiresChunking                             // size > ChunkThreshold
+	TotalSizeExceeded                            // total > MaxTotalSize
+)
+
+func (k SizeWarningKind) String() string {
+	switch k {
+	case LargeVariable:
+		return "large_variable"
+	case RequiresChunking:
+		return "requires_chunking"
+	case TotalSizeExceeded:
+		return "total_size_exceeded"
+	}
+	return fmt.Sprintf("SizeWarningKind(%d)", int(k))
+}
+
+// SizeWarning reports a size limit issue.
+type SizeWarning struct {
+	Kind SizeWarningKind
+	// Name and Size: the variable (LargeVariable, RequiresChunking).
+	Name string
+	Size int64
+	// Threshold crossed (LargeVariable: WarnThreshold; RequiresChunking:
+	// ChunkThreshold).
+	Threshold int64
+	// SuggestedChunks = Size/ChunkSize + 1 (RequiresChunking).
+	SuggestedChunks int
+	// Total and Max (TotalSizeExceeded).
+	Total, Max int64
+}
+
+func (w SizeWarning) String() string {
+	switch w.Kind {
+	case LargeVariable:
+		return fmt.Sprintf("variable %s is large: %s (warning threshold %s)", w.Name, humanBytes(w.Size), humanBytes(w.Threshold))
+	case RequiresChunking:
+		return fmt.Sprintf("variable %s needs chunking: %s is over %s; suggested %d chunks", w.Name, humanBytes(w.Size), humanBytes(w.Threshold), w.SuggestedChunks)
+	case TotalSizeExceeded:
+		return fmt.Sprintf("total context size %s exceeds the maximum %s", humanBytes(w.Total), humanBytes(w.Max))
+	}
+	return w.Kind.String()
+}
+
+// CheckSizeLimits returns a warning for each variable over the warning or
+// chunk threshold (the larger applies) and one if the total is over the
+// maximum, in variable order.
+func (c *ExternalizedContext) CheckSizeLimits(cfg SizeConfig) []SizeWarning {
+	cfg = cfg.withDefaults()
+	var out []SizeWarning
+	for _, v := range c.Vars {
+		switch {
+		case v.SizeBytes > cfg.ChunkThreshold:
+			out = append(out, SizeWarning{Kind: RequiresChunking, Name: v.Name, Size: v.SizeBytes, Threshold: cfg.ChunkThreshold,
+				SuggestedChunks: int(v.SizeBytes/cfg.ChunkSize) + 1})
+		case v.SizeBytes > cfg.WarnThreshold:
+			out = append(out, SizeWarning{Kind: LargeVariable, Name: v.Name, Size: v.SizeBytes, Threshold: cfg.WarnThreshold})
+		}
+	}
+	if c.TotalSizeBytes > cfg.MaxTotalSize {
+		out = append(out, SizeWarning{Kind: TotalSizeExceeded, Total: c.TotalSizeBytes, Max: cfg.MaxTotalSize})
+	}
+	return out
+}
+
+// ChunkSuffix names the companion variable AutoChunk adds: NAME_chunks.
+const ChunkSuffix = "_chunks"
+
+// AutoChunk gives every text variable over cfg.ChunkThreshold a companion
+// list variable NAME_chunks holding its pieces (each at most cfg.ChunkSize
+// bytes, cut at line boundaries, else word boundaries, else between
+// characters; joined they equal the original exactly; they share its
+// memory). The original's summary mentions the chunks. A name already taken
+// is left alone. It returns the names added.
+func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
+	cfg = cfg.withDefaults()
+	var added []string
+	for _, v := range c.Vars {
+		s, ok := v.Value.(string)
+		if !ok || v.SizeBytes <= cfg.ChunkThreshold || strings.HasSuffix(v.Name, ChunkSuffix) {
+			continue
+		}
+		name := v.Name + ChunkSuffix
+		if _, taken := c.Get(name); taken {
+			continue
+		}
+		pieces := ChunkText(s, int(cfg.ChunkSize))
+		list := make([]any, len(pieces))
+		for i, p := range pieces {
+			list[i] = p
+		}
+		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
+			Tokens: v.Tokens, TokensEstimated: v.TokensEstimated, Source: v.Name,
+			Note: fmt.Sprintf("the pieces of %s (each <= %s, cut at line boundaries; ''.join(%s) == %s)", v.Name, humanBytes(cfg.ChunkSize), name, v.Name)}
+		cv.Summary = chunkSummary(cv, len(pieces))
+		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, plural(len(pieces), "chunk")))
+		v.Summary = summarize(v)
+		c.add(cv, false)
+		added = append(added, name)
+	}
+	return added
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func chunkSummary(cv *Variable, n int) string {
+	s := fmt.Sprintf("json list of %s (str), %s; %s", plural(n, "chunk"), sizeText(cv), cv.Note)
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+// ChunkText cuts s into consecutive pieces of at most max bytes (max >= 4),
+// preferring to cut after a newline, else after a space or tab, else
+// between UTF-8 characters. strings.Join(pieces, "") == s.
+func ChunkText(s string, max int) []string {
+	if max < utf8.UTFMax {
+		max = utf8.UTFMax
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(s)/max+1)
+	for len(s) > max {
+		w := s[:max]
+		cut := strings.LastIndexByte(w, '\n') + 1
+		if cut <= 0 {
+			cut = strings.LastIndexAny(w, " \t") + 1
+		}
+		if cut <= 0 {
+			cut = max
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				cut = max
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
+}

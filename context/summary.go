@@ -1,0 +1,347 @@
+package rlmctx
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// MaxSummaryTokens is the token cap of one rendered summary line
+// ("- NAME: SUMMARY"), whatever the variable's size.
+const MaxSummaryTokens = 60
+
+// summary levels, most detailed first: preview runes and listed keys.
+var summaryLevels = []struct{ preview, keys int }{
+	{80, 8}, {60, 6}, {40, 5}, {28, 4}, {20, 3}, {12, 2}, {0, 2}, {0, 1}, {0, 0},
+}
+
+// summarize builds v's deterministic summary, shrinking the preview and the
+// structure lists until the line fits MaxSummaryTokens.
+func summarize(v *Variable) string {
+	tok := llm.DefaultTokenizer()
+	var s string
+	for _, lv := range summaryLevels {
+		s = describe(v, lv.preview, lv.keys)
+		if tok.Count(summaryLine(v.Name, s)) <= MaxSummaryTokens {
+			return s
+		}
+	}
+	return s
+}
+
+func describe(v *Variable, previewRunes, maxKeys int) string {
+	var parts []string
+	head := string(v.Type)
+	switch x := v.Value.(type) {
+	case string:
+		parts = append(parts, head)
+		parts = append(parts, sizeText(v))
+		lines := strings.Count(x, "\n")
+		if len(x) > 0 && !strings.HasSuffix(x, "\n") {
+			lines++
+		}
+		parts = append(parts, plural(lines, "line"))
+	case []any:
+		parts = append(parts, head+" list of "+plural(len(x), itemWord(v.Type)))
+		parts = append(parts, sizeText(v))
+		if st := listStructure(v.Type, x, maxKeys); st != "" {
+			parts = append(parts, st)
+		}
+	case *Dict:
+		switch v.Type {
+		case Files:
+			parts = append(parts, head+" dict of "+plural(x.Len(), "file"))
+			parts = append(parts, sizeText(v))
+			if maxKeys > 0 && x.Len() > 0 {
+				parts = append(parts, "paths "+pathList(x.Keys(), maxKeys))
+			}
+			previewRunes = 0 // the paths say more than a JSON excerpt
+		default:
+			parts = append(parts, head+" dict of "+plural(x.Len(), "key"))
+			parts = append(parts, sizeText(v))
+			if maxKeys > 0 && x.Len() > 0 {
+				parts = append(parts, "keys "+keyList(x.Keys(), maxKeys))
+			}
+		}
+	default:
+		parts = append(parts, head+" "+kindName(v.Value))
+		parts = append(parts, sizeText(v))
+	}
+	s := strings.Join(parts, ", ")
+	if p := preview(v, previewRunes); p != "" {
+		s += "; preview " + p
+	}
+	if v.Note != "" {
+		s += "; " + v.Note
+	}
+	return s
+}
+
+func itemWord(t VarType) string {
+	switch t {
+	case Conversation:
+		return "message"
+	}
+	return "item"
+}
+
+// listStructure describes the items of a list: message roles, tool names,
+// or the key set of the first dict items, or the item kinds.
+func listStructure(t VarType, list []any, maxKeys int) string {
+	if len(list) == 0 || maxKeys == 0 {
+		return ""
+	}
+	n := min(len(list), inferSample)
+	switch t {
+	case Conversation:
+		counts := map[string]int{}
+		var order []string
+		for _, it := range list {
+			d, ok := it.(*Dict)
+			if !ok {
+				continue
+			}
+			r, _ := d.Get("role")
+			rs, _ := r.(string)
+			if counts[rs] == 0 {
+				order = append(order, rs)
+			}
+			counts[rs]++
+		}
+		var b []string
+		for i, r := range order {
+			if i >= maxKeys {
+				b = append(b, "…")
+				break
+			}
+			b = append(b, fmt.Sprintf("%s %d", r, counts[r]))
+		}
+		return "roles " + strings.Join(b, " ")
+	case ToolOutputs:
+		seen := map[string]bool{}
+		var names []string
+		for _, it := range list[:n] {
+			if d, ok := it.(*Dict); ok {
+				for _, k := range []string{"tool", "tool_name"} {
+					if x, ok := d.Get(k); ok {
+						if s, ok := x.(string); ok && !seen[s] {
+							seen[s] = true
+							names = append(names, s)
+						}
+					}
+				}
+			}
+		}
+		if len(names) > 0 {
+			return "tools " + keyList(names, maxKeys)
+		}
+	}
+	// Key set of the first dict items, else the item kinds.
+	var keys []string
+	seen := map[string]bool{}
+	allDict := true
+	kinds := map[string]bool{}
+	for _, it := range list[:n] {
+		kinds[kindName(it)] = true
+		d, ok := it.(*Dict)
+		if !ok {
+			allDict = false
+			continue
+		}
+		if len(keys) < 4*maxKeys+1 {
+			for _, k := range d.Keys() {
+				if !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	if allDict {
+		return "items are dicts with keys " + keyList(keys, maxKeys)
+	}
+	ks := make([]string, 0, len(kinds))
+	for k := range kinds {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return "items " + strings.Join(ks, "/")
+}
+
+// keyList renders up to max keys, escaped and shortened.
+func keyList(keys []string, max int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, k := range keys {
+		if i >= max {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(escapeShort(k, 24))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// escapeShort quotes nothing but escapes control characters and cuts s to
+// max runes with an ellipsis.
+func escapeShort(s string, max int) string {
+	q := strconv.Quote(truncRunes(s, max))
+	q = q[1 : len(q)-1]
+	if utf8.RuneCountInString(s) > max || len(s) > 4*max {
+		q += "…"
+	}
+	return q
+}
+
+func truncRunes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// preview is a short escaped excerpt of the beginning of the value.
+func preview(v *Variable, runes int) string {
+	if runes <= 0 {
+		return ""
+	}
+	var src string
+	switch x := v.Value.(type) {
+	case string:
+		if x == "" {
+			return `""`
+		}
+		src = truncRunes(x, runes)
+	case []any:
+		if v.Type == Conversation && len(x) > 0 {
+			if d, ok := x[0].(*Dict); ok {
+				c, _ := d.Get("content")
+				r, _ := d.Get("role")
+				rs, _ := r.(string)
+				cs, ok := c.(string)
+				if !ok {
+					cs = jsonString(c, runes*4)
+				}
+				p := strconv.Quote(truncRunes(cs, runes))
+				if len(cs) > len(truncRunes(cs, runes)) {
+					p += "…"
+				}
+				return "first " + escapeShort(rs, 16) + ": " + p
+			}
+		}
+		src = jsonString(x, runes*4)
+	case *Dict:
+		src = jsonString(x, runes*4)
+	default:
+		return jsonString(x, 64)
+	}
+	cut := trimUTF8(truncRunes(src, runes)) // drop a sequence split by a byte limit
+	var p string
+	if _, ok := v.Value.(string); ok {
+		p = strconv.Quote(cut)
+	} else {
+		p = cut // compact JSON: already escaped, one line
+	}
+	if int64(len(cut)) < v.SizeBytes {
+		p += "…"
+	}
+	return p
+}
+
+// sizeText renders bytes and tokens.
+func sizeText(v *Variable) string {
+	t := groupDigits(int64(v.Tokens)) + " tokens"
+	if v.TokensEstimated {
+		t = "~" + t + " (est.)"
+	}
+	return humanBytes(v.SizeBytes) + ", " + t
+}
+
+// humanBytes renders a size exactly below 10 KB, else with one decimal.
+func humanBytes(n int64) string {
+	switch {
+	case n < 10<<10:
+		return plural(int(n), "byte")
+	case n < 10<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	case n < 10<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return groupDigits(int64(n)) + " " + word + "s"
+}
+
+// groupDigits renders n with thousands separators.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// utf8ValidTail reports whether s does not end inside a UTF-8 sequence.
+func utf8ValidTail(s string) bool {
+	if s == "" {
+		return true
+	}
+	r, size := utf8.DecodeLastRuneInString(s)
+	return r != utf8.RuneError || size > 1
+}
+
+// pathList renders up to max paths, long ones shortened in the middle so
+// the file name stays visible.
+func pathList(paths []string, max int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, p := range paths {
+		if i >= max {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		const limit = 36
+		if utf8.RuneCountInString(p) > limit {
+			r := []rune(p)
+			p = string(r[:limit/3]) + "…" + string(r[len(r)-(2*limit/3):])
+		}
+		q := strconv.Quote(p)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	b.WriteByte(']')
+	return b.String()
+}

@@ -1,0 +1,140 @@
+package rlmctx
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// summaryCases are values of every type and shape, small and awkward.
+func summaryCases() []struct {
+	name string
+	v    any
+	typ  VarType
+} {
+	longKeys := NewDict(0)
+	for i := 0; i < 50; i++ {
+		longKeys.Set(strings.Repeat(fmt.Sprintf("key%d_", i), 20), int64(i))
+	}
+	files := NewDict(0)
+	for i := 0; i < 30; i++ {
+		files.Set(fmt.Sprintf("src/pkg%d/very/deep/path/file_%d.go", i, i), "package x\n")
+	}
+	return []struct {
+		name string
+		v    any
+		typ  VarType
+	}{
+		{"text", "The quick brown fox.\nJumps over the lazy dog.\n", ""},
+		{"empty_text", "", ""},
+		{"control_chars", "a\x00b\x1b[31mred\tTAB\r\n\"quoted\" \\ back", ""},
+		{"unicode", strings.Repeat("日本語のテキスト🙂", 40), ""},
+		{"one_long_line", strings.Repeat("x", 1024), ""},
+		{"list_of_dicts", []any{dict("id", int64(1), "name", "a"), dict("id", int64(2), "tags", []any{"x"})}, ""},
+		{"list_of_scalars", []any{int64(1), 2.5, "three", nil, true}, ""},
+		{"dict", dict("alpha", int64(1), "beta", "two", "gamma", []any{}), ""},
+		{"dict_long_keys", longKeys, ""},
+		{"files", files, Files},
+		{"conversation", []any{dict("role", "system", "content", "Be brief."), dict("role", "user", "content", "Hi there, what's up?"), dict("role", "assistant", "content", "Not much.")}, ""},
+		{"tool_outputs", []any{dict("tool", "grep", "output", "a:1"), dict("tool", "ls", "output", "b")}, ""},
+		{"working_memory", dict("memories", []any{"likes tea"}, "goal", "ship"), ""},
+		{"scalar", 3.25, ""},
+		{"custom", []any{"a", "b"}, Custom("ids")},
+	}
+}
+
+func TestSummariesGolden(t *testing.T) {
+	c := NewContext("q")
+	for _, tc := range summaryCases() {
+		var opts []VarOption
+		if tc.typ != "" {
+			opts = append(opts, WithType(tc.typ))
+		}
+		_, err := c.Add(tc.name, tc.v, opts...)
+		require.NoError(t, err, tc.name)
+	}
+	got := c.VariableSummaries()
+	for _, ln := range strings.Split(got, "\n") {
+		assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+		assert.NotContains(t, ln, "\x00")
+		assert.NotContains(t, ln, "\x1b")
+	}
+	// Deterministic: the same values give the same text.
+	c2 := NewContext("q")
+	for _, tc := range summaryCases() {
+		var opts []VarOption
+		if tc.typ != "" {
+			opts = append(opts, WithType(tc.typ))
+		}
+		_, err := c2.Add(tc.name, tc.v, opts...)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, got, c2.VariableSummaries())
+
+	golden := filepath.Join("testdata", "summaries.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got+"\n"), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run go test -run TestSummariesGolden -update")
+	assert.Equal(t, string(want), got+"\n")
+}
+
+func TestSummaryTokenCap(t *testing.T) {
+	sizes := []int{1 << 10, 100 << 20}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	line := "2026-01-02T03:04:05Z INFO request id=42 path=/api/v1/items status=200 took=3ms\n"
+	for _, size := range sizes {
+		t.Run(humanBytes(int64(size)), func(t *testing.T) {
+			text := strings.Repeat(line, size/len(line)+1)[:size]
+			v, err := NewVariable("server_log", text)
+			require.NoError(t, err)
+			ln := summaryLine(v.Name, v.Summary)
+			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+			assert.EqualValues(t, size, v.SizeBytes)
+			assert.Equal(t, size > llm.DefaultEstimateThreshold, v.TokensEstimated)
+			assert.Less(t, len(ln), 400, "a summary is never more than a preview")
+
+			// A list of as many records, too.
+			n := size / 100
+			recs := make([]any, n)
+			for i := range recs {
+				recs[i] = dict("id", int64(i), "msg", "hello world", "level", "info")
+			}
+			lv, err := NewVariable("records", recs)
+			require.NoError(t, err)
+			ln = summaryLine(lv.Name, lv.Summary)
+			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+			assert.Equal(t, n, lv.ItemCount)
+		})
+	}
+}
+
+func TestSummaryLongName(t *testing.T) {
+	name := strings.Repeat("very_long_variable_name_", 3)
+	v, err := NewVariable(name, strings.Repeat("word ", 1000))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, llm.CountTokens(summaryLine(name, v.Summary)), MaxSummaryTokens)
+}
+
+func TestGroupDigitsAndBytes(t *testing.T) {
+	assert.Equal(t, "0", groupDigits(0))
+	assert.Equal(t, "999", groupDigits(999))
+	assert.Equal(t, "1,000", groupDigits(1000))
+	assert.Equal(t, "-1,234,567", groupDigits(-1234567))
+	assert.Equal(t, "1 byte", humanBytes(1))
+	assert.Equal(t, "10,239 bytes", humanBytes(10239))
+	assert.Equal(t, "10.0 KB", humanBytes(10240))
+	assert.Equal(t, "100.0 MB", humanBytes(100<<20))
+}

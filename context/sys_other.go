@@ -1,0 +1,17 @@
+//go:build !unix
+
+package rlmctx
+
+import "os"
+
+func mmapString(path string) (string, bool, error) {
+	b, err := readFileExact(path)
+	if err != nil {
+		return "", false, err
+	}
+	return bytesToString(b), false, nil
+}
+
+func flock(f *os.File) error   { return nil }
+func funlock(f *os.File) error { return nil }
+func pidAlive(pid int) bool    { return true }

@@ -1,0 +1,61 @@
+//go:build unix
+
+package rlmctx
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// mmapString maps a whole file read-only and returns it as a string. The
+// mapping is never unmapped (the string may be held anywhere); it costs
+// address space, and page cache that the kernel can reclaim. Files in the
+// store are replaced by rename, never modified in place, so the mapped
+// contents cannot change underneath.
+func mmapString(path string) (string, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return "", false, nil
+	}
+	if int64(int(size)) != size {
+		return "", false, errors.New("file too large to map")
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return "", false, err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), true, nil
+}
+
+// flock takes an exclusive advisory lock on f, blocking.
+func flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// funlock releases flock.
+func funlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// pidAlive reports whether a process with this id exists.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

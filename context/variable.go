@@ -1,0 +1,256 @@
+package rlmctx
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// Variable is one externalized context variable: a value the root model can
+// reach only through code, described by a short summary.
+type Variable struct {
+	// Name is a valid Python identifier.
+	Name string
+	// Type is the declared or inferred type.
+	Type VarType
+	// Value is the data: string, bool, nil, int64, *big.Int, float64, []any
+	// or *Dict.
+	Value any
+	// SizeBytes is the size of a string, or of the JSON encoding of other values.
+	SizeBytes int64
+	// Tokens is the token count (default tokenizer); TokensEstimated is true
+	// when it was sampled rather than counted exactly.
+	Tokens          int
+	TokensEstimated bool
+	// ItemCount is the length of a list or dict, -1 for other values.
+	ItemCount int
+	// Summary is the deterministic description shown to the root model
+	// (at most ~60 tokens with the name).
+	Summary string
+	// Source says where the value came from (a path, "stdin", "store:KEY",
+	// "session"), or "".
+	Source string
+	// Note is extra text appended to the summary (e.g. that chunks exist).
+	Note string
+}
+
+// VarOption configures [NewVariable] and [ExternalizedContext.Add].
+type VarOption func(*varOptions)
+
+type varOptions struct {
+	typ    VarType
+	source string
+	note   string
+}
+
+// WithType overrides type inference. The value must fit the type.
+func WithType(t VarType) VarOption { return func(o *varOptions) { o.typ = t } }
+
+// WithSource records where the value came from.
+func WithSource(src string) VarOption { return func(o *varOptions) { o.source = src } }
+
+// WithNote appends a note to the summary.
+func WithNote(note string) VarOption { return func(o *varOptions) { o.note = note } }
+
+// NewVariable validates name, normalizes value (see [Normalize]), infers or
+// checks its type, and computes size, tokens, item count and summary.
+func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
+	var o varOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	v, err := Normalize(value)
+	if err != nil {
+		return nil, fmt.Errorf("variable %s: %w", name, err)
+	}
+	t := o.typ
+	if t == "" {
+		t = InferType(v)
+	} else if err := checkType(t, v); err != nil {
+		return nil, fmt.Errorf("variable %s: %w", name, err)
+	}
+	vr := &Variable{Name: name, Type: t, Value: v, Source: o.source, Note: o.note}
+	vr.measure()
+	vr.Summary = summarize(vr)
+	return vr, nil
+}
+
+// measure fills SizeBytes, Tokens, TokensEstimated and ItemCount.
+func (v *Variable) measure() {
+	tok := llm.DefaultTokenizer()
+	v.ItemCount = -1
+	switch x := v.Value.(type) {
+	case string:
+		v.SizeBytes = int64(len(x))
+		v.Tokens, v.TokensEstimated = tok.CountLarge(x)
+		return
+	case []any:
+		v.ItemCount = len(x)
+	case *Dict:
+		v.ItemCount = x.Len()
+	}
+	v.SizeBytes = JSONSize(v.Value)
+	limit := int64(tok.EstimateThreshold)
+	if limit <= 0 || v.SizeBytes <= limit {
+		v.Tokens = tok.Count(jsonString(v.Value, -1))
+		return
+	}
+	head := jsonString(v.Value, int(limit))
+	if len(head) == 0 {
+		return
+	}
+	v.Tokens = int(float64(tok.Count(head)) * float64(v.SizeBytes) / float64(len(head)))
+	v.TokensEstimated = true
+}
+
+// pythonKeywords are reserved words that cannot name a variable.
+var pythonKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true,
+	"async": true, "await": true, "break": true, "class": true, "continue": true,
+	"def": true, "del": true, "elif": true, "else": true, "except": true,
+	"finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true,
+	"not": true, "or": true, "pass": true, "raise": true, "return": true,
+	"try": true, "while": true, "with": true, "yield": true,
+}
+
+// ValidateName checks that name is a valid Python identifier and not a
+// keyword.
+func ValidateName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty name (use a Python identifier such as data or my_file)", ErrInvalidName)
+	}
+	for i, r := range name {
+		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)))
+		if !ok {
+			what := fmt.Sprintf("character %q at position %d", r, i)
+			if i == 0 && unicode.IsDigit(r) {
+				what = "it starts with a digit"
+			}
+			return fmt.Errorf("%w %q: %s; use letters, digits and underscores, not starting with a digit (e.g. %s)", ErrInvalidName, name, what, suggestName(name))
+		}
+	}
+	if pythonKeywords[name] {
+		return fmt.Errorf("%w %q: it is a Python keyword; choose another name (e.g. %s_)", ErrInvalidName, name, name)
+	}
+	return nil
+}
+
+// suggestName turns an arbitrary string into a plausible identifier.
+func suggestName(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			if i == 0 && unicode.IsDigit(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "data"
+	}
+	return b.String()
+}
+
+// ExternalizedContext is the query plus the named variables the root model
+// explores through code (spec SPEC-25.01).
+type ExternalizedContext struct {
+	// Query is the task text, the only content sent to the root model.
+	Query string
+	// Vars are the variables in the order they were added.
+	Vars []*Variable
+	// TotalSizeBytes is the sum of the variables' SizeBytes (chunk companion
+	// lists made by AutoChunk are not counted twice).
+	TotalSizeBytes int64
+}
+
+// NewContext returns an empty context for query.
+func NewContext(query string) *ExternalizedContext { return &ExternalizedContext{Query: query} }
+
+// Add makes a variable with [NewVariable] and appends it. Names must be
+// unique.
+func (c *ExternalizedContext) Add(name string, value any, opts ...VarOption) (*Variable, error) {
+	if _, ok := c.Get(name); ok {
+		return nil, fmt.Errorf("%w %q: each --var needs its own name", ErrDuplicateVar, name)
+	}
+	v, err := NewVariable(name, value, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.add(v, true)
+	return v, nil
+}
+
+// AddVariable appends an already built variable.
+func (c *ExternalizedContext) AddVariable(v *Variable) error {
+	if err := ValidateName(v.Name); err != nil {
+		return err
+	}
+	if _, ok := c.Get(v.Name); ok {
+		return fmt.Errorf("%w %q", ErrDuplicateVar, v.Name)
+	}
+	c.add(v, true)
+	return nil
+}
+
+func (c *ExternalizedContext) add(v *Variable, count bool) {
+	c.Vars = append(c.Vars, v)
+	if count {
+		c.TotalSizeBytes += v.SizeBytes
+	}
+}
+
+// Get returns the variable called name.
+func (c *ExternalizedContext) Get(name string) (*Variable, bool) {
+	for _, v := range c.Vars {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the variable names in order.
+func (c *ExternalizedContext) Names() []string {
+	out := make([]string, len(c.Vars))
+	for i, v := range c.Vars {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// Values maps each variable name to its value.
+func (c *ExternalizedContext) Values() map[string]any {
+	out := make(map[string]any, len(c.Vars))
+	for _, v := range c.Vars {
+		out[v.Name] = v.Value
+	}
+	return out
+}
+
+// VariableSummaries renders one line per variable for the root prompt:
+// "- NAME: SUMMARY". It never includes more than a short preview of a value.
+func (c *ExternalizedContext) VariableSummaries() string {
+	if len(c.Vars) == 0 {
+		return "(no context variables)"
+	}
+	var b strings.Builder
+	for i, v := range c.Vars {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(summaryLine(v.Name, v.Summary))
+	}
+	return b.String()
+}
+
+func summaryLine(name, summary string) string { return "- " + name + ": " + summary }

@@ -1,0 +1,218 @@
+package deferred
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.starlark.net/starlark"
+)
+
+// Config configures a [Group]. The zero value is ready to use.
+type Config struct {
+	// MaxConcurrency caps the operations of this group running at once
+	// (0 = no cap of its own; the LLM client's limiter still applies).
+	MaxConcurrency int
+}
+
+// Group tracks the deferred operations of one run. It is safe for
+// concurrent use.
+type Group struct {
+	sem chan struct{} // nil when uncapped
+
+	// base is canceled by Close or by a canceled Wait; every operation's
+	// context derives from it.
+	base   context.Context
+	cancel context.CancelCauseFunc
+
+	mu       sync.Mutex
+	memo     map[string]*Future
+	pending  map[*Future]struct{}
+	failures []*Future // failed since the last Failures call
+	started  int
+}
+
+// New returns an empty Group.
+func New(cfg Config) *Group {
+	g := &Group{
+		memo:    map[string]*Future{},
+		pending: map[*Future]struct{}{},
+	}
+	if cfg.MaxConcurrency > 0 {
+		g.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	g.base, g.cancel = context.WithCancelCause(context.Background())
+	return g
+}
+
+// Go starts fn on a new goroutine and returns its future. If key is not
+// empty and an operation with the same key was already started in this
+// group and has not failed, that operation's future is returned and fn is
+// not called (memoization by content hash).
+//
+// fn runs with ctx's values but not its cancellation: an operation outlives
+// the step that started it and is canceled only by [Group.Close] or by a
+// canceled [Group.Wait].
+func (g *Group) Go(ctx context.Context, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
+	return g.GoLabel(ctx, "", key, fn)
+}
+
+// GoLabel is like Go and names the operation (e.g. "llm_query") in its
+// rendering and errors.
+func (g *Group) GoLabel(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
+	g.mu.Lock()
+	if key != "" {
+		if f, ok := g.memo[key]; ok {
+			g.mu.Unlock()
+			return f
+		}
+	}
+	f := &Future{label: label, key: key, done: make(chan struct{})}
+	if key != "" {
+		g.memo[key] = f
+	}
+	g.pending[f] = struct{}{}
+	g.started++
+	g.mu.Unlock()
+
+	opCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(g.base, func() { cancel(context.Cause(g.base)) })
+	go func() {
+		defer cancel(nil)
+		defer stop()
+		v, err := g.run(opCtx, fn)
+		g.settle(f, v, err)
+	}()
+	return f
+}
+
+// Resolved returns a future that is already done with v, for helpers whose
+// offline fallback computes the result synchronously.
+func Resolved(label string, v starlark.Value) *Future {
+	f := &Future{label: label, done: make(chan struct{}), val: v}
+	close(f.done)
+	return f
+}
+
+// Failed returns a future that is already done with err.
+func Failed(label string, err error) *Future {
+	f := &Future{label: label, done: make(chan struct{}), err: err}
+	close(f.done)
+	return f
+}
+
+func (g *Group) run(ctx context.Context, fn func(ctx context.Context) (starlark.Value, error)) (v starlark.Value, err error) {
+	if g.sem != nil {
+		select {
+		case g.sem <- struct{}{}:
+			defer func() { <-g.sem }()
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("%w: %v", ErrPanic, r)
+		}
+	}()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	v, err = fn(ctx)
+	if err == nil && v == nil {
+		v = starlark.None
+	}
+	return v, err
+}
+
+func (g *Group) settle(f *Future, v starlark.Value, err error) {
+	f.val, f.err = v, err
+	if v != nil {
+		v.Freeze() // shared by every holder of a memoized future
+	}
+	g.mu.Lock()
+	delete(g.pending, f)
+	if err != nil {
+		if f.key != "" && g.memo[f.key] == f {
+			delete(g.memo, f.key) // a failed operation may be retried
+		}
+		g.failures = append(g.failures, f)
+	}
+	g.mu.Unlock()
+	close(f.done)
+}
+
+// Pending is the number of operations not yet settled.
+func (g *Group) Pending() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.pending)
+}
+
+// Started is the number of operations started (memoized calls excluded).
+func (g *Group) Started() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.started
+}
+
+// Wait is the barrier between steps: it returns when every operation
+// started so far has settled. A failed operation is not an error of Wait
+// (see [Group.Failures]). If ctx is canceled first, Wait cancels all pending
+// operations, waits for them to return and reports ctx's error.
+func (g *Group) Wait(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		var f *Future
+		for p := range g.pending {
+			f = p
+			break
+		}
+		g.mu.Unlock()
+		if f == nil {
+			return nil
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			err := context.Cause(ctx)
+			g.cancel(err)
+			g.drain()
+			return err
+		}
+	}
+}
+
+// Close cancels every pending operation and waits for them to return.
+// Operations started after Close fail at once with ErrClosed.
+func (g *Group) Close() {
+	g.cancel(ErrClosed)
+	g.drain()
+}
+
+func (g *Group) drain() {
+	for {
+		g.mu.Lock()
+		fs := make([]*Future, 0, len(g.pending))
+		for p := range g.pending {
+			fs = append(fs, p)
+		}
+		g.mu.Unlock()
+		if len(fs) == 0 {
+			return
+		}
+		for _, f := range fs {
+			<-f.done
+		}
+	}
+}
+
+// Failures returns the operations that failed since the previous call, in
+// the order they settled, for the orchestrator to report to the model.
+func (g *Group) Failures() []*Future {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	fs := g.failures
+	g.failures = nil
+	return fs
+}

@@ -1,0 +1,169 @@
+package deferred
+
+import (
+	"context"
+	"fmt"
+
+	"go.starlark.net/starlark"
+)
+
+// Future is the Starlark value of a deferred operation. It is done once its
+// operation has settled with a value or an error.
+type Future struct {
+	label string
+	key   string
+	done  chan struct{}
+	val   starlark.Value // set before done is closed
+	err   error
+}
+
+var (
+	_ starlark.Value    = (*Future)(nil)
+	_ starlark.HasAttrs = (*Future)(nil)
+)
+
+// ThreadContext returns the context a Starlark thread runs under, used when
+// a future is waited for from a thread. The default reads the thread-local
+// "context" (a context.Context) and falls back to context.Background.
+var ThreadContext = func(thread *starlark.Thread) context.Context {
+	if thread != nil {
+		if ctx, ok := thread.Local("context").(context.Context); ok {
+			return ctx
+		}
+	}
+	return context.Background()
+}
+
+// Label names the operation, e.g. "llm_query".
+func (f *Future) Label() string { return f.label }
+
+// Key is the memoization key the future was started with.
+func (f *Future) Key() string { return f.key }
+
+// Done reports whether the operation has settled.
+func (f *Future) Done() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// DoneChan is closed when the operation settles.
+func (f *Future) DoneChan() <-chan struct{} { return f.done }
+
+// Wait waits for the operation and returns its result or error. If ctx is
+// canceled first, Wait returns ctx's error; the operation keeps running.
+func (f *Future) Wait(ctx context.Context) (starlark.Value, error) {
+	select {
+	case <-f.done:
+		return f.val, f.err
+	default:
+	}
+	select {
+	case <-f.done:
+		return f.val, f.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// Err returns the operation's error, or nil if it succeeded or is pending.
+func (f *Future) Err() error {
+	if !f.Done() {
+		return nil
+	}
+	return f.err
+}
+
+// ProxyTarget waits for the operation and returns the value it stands for
+// (sandbox.Proxy): its result, or, when the operation failed, a string
+// describing the failure so that printing a failed future reports the error
+// instead of failing the step.
+func (f *Future) ProxyTarget(thread *starlark.Thread) (starlark.Value, error) {
+	v, err := f.Wait(ThreadContext(thread))
+	if err != nil {
+		if !f.Done() { // the thread was canceled while waiting
+			return nil, err
+		}
+		return starlark.String(f.failureNote()), nil
+	}
+	return v, nil
+}
+
+func (f *Future) name() string {
+	if f.label == "" {
+		return "operation"
+	}
+	return f.label
+}
+
+func (f *Future) failureNote() string {
+	return fmt.Sprintf("<%s failed: %v>", f.name(), f.err)
+}
+
+// String renders the result if the operation has settled (without waiting),
+// else a pending marker.
+func (f *Future) String() string {
+	if !f.Done() {
+		return fmt.Sprintf("<%s pending>", f.name())
+	}
+	if f.err != nil {
+		return f.failureNote()
+	}
+	if s, ok := f.val.(starlark.String); ok {
+		return string(s)
+	}
+	return f.val.String()
+}
+
+// Type returns "future".
+func (f *Future) Type() string { return "future" }
+
+// Freeze is a no-op: the result is frozen when it is set.
+func (f *Future) Freeze() {}
+
+// Truth is always true, like any Python object without __bool__.
+func (f *Future) Truth() starlark.Bool { return starlark.True }
+
+// Hash fails: futures are not hashable.
+func (f *Future) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: future") }
+
+// AttrNames lists the attributes.
+func (f *Future) AttrNames() []string { return []string{"done", "error", "result", "value"} }
+
+// Attr returns .value (waits; raises the operation's error), .done (bool),
+// .error (None or the error message) and .result() (like .value).
+func (f *Future) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "value":
+		return f.value(nil)
+	case "done":
+		return starlark.Bool(f.Done()), nil
+	case "error":
+		if err := f.Err(); err != nil {
+			return starlark.String(err.Error()), nil
+		}
+		return starlark.None, nil
+	case "result":
+		return starlark.NewBuiltin("result", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs("result", args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			return f.value(thread)
+		}), nil
+	}
+	return nil, nil
+}
+
+func (f *Future) value(thread *starlark.Thread) (starlark.Value, error) {
+	v, err := f.Wait(ThreadContext(thread))
+	if err != nil {
+		if !f.Done() {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s failed: %w", f.name(), err)
+	}
+	return v, nil
+}

@@ -1,0 +1,229 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Embed returns one embedding per text, in order. Texts are deduplicated,
+// looked up in the cache (memory, then CacheDir), and the rest sent in
+// batches of at most EmbedBatchSize inputs, concurrently within the
+// client's limits.
+func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	model := c.cfg.EmbeddingModel
+	if model == "" {
+		return nil, &Error{Kind: KindBadRequest, Message: "no embedding model configured (set --embedding-model or RLM_EMBEDDING_MODEL)", Err: ErrNoModel}
+	}
+	out := make([][]float32, len(texts))
+	// Unique uncached texts, each with the positions it fills.
+	var todo []string
+	where := map[string][]int{}
+	for i, t := range texts {
+		key := embedKey(model, t)
+		if v, ok := c.cache.get(key); ok {
+			out[i] = v
+			continue
+		}
+		if _, seen := where[t]; !seen {
+			todo = append(todo, t)
+		}
+		where[t] = append(where[t], i)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	bs := c.cfg.embedBatchSize()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for start := 0; start < len(todo); start += bs {
+		batch := todo[start:min(start+bs, len(todo))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vecs, err := c.embedBatch(ctx, model, batch)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			for j, t := range batch {
+				c.cache.put(embedKey(model, t), vecs[j])
+				for _, i := range where[t] {
+					out[i] = vecs[j]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+func (c *Client) embedBatch(ctx context.Context, model string, batch []string) ([][]float32, error) {
+	var res *Reservation
+	tokens := 0
+	if c.cfg.EmbedLedger != nil || c.sched.tpm != nil {
+		t := TokenizerForModel(model)
+		for _, s := range batch {
+			tokens += t.Count(s)
+		}
+	}
+	if c.cfg.EmbedLedger != nil {
+		var err error
+		if res, err = c.cfg.EmbedLedger.Reserve(model, tokens, 0); err != nil {
+			return nil, err
+		}
+	}
+	var resp openai.EmbeddingResponse
+	err := c.do(ctx, tokens, func(ctx context.Context) error {
+		var err error
+		resp, err = c.api.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: batch, Model: openai.EmbeddingModel(model)})
+		return err
+	})
+	if err != nil {
+		if res != nil {
+			res.Cancel()
+		}
+		return nil, err
+	}
+	if len(resp.Data) != len(batch) {
+		if res != nil {
+			res.Cancel()
+		}
+		return nil, &Error{Kind: KindTransient, Message: fmt.Sprintf("embeddings: server returned %d vectors for %d inputs", len(resp.Data), len(batch))}
+	}
+	vecs := make([][]float32, len(batch))
+	for k, d := range resp.Data {
+		i := d.Index
+		if i < 0 || i >= len(batch) || vecs[i] != nil {
+			i = k // servers that omit or garble index: trust order
+		}
+		vecs[i] = d.Embedding
+	}
+	for i, v := range vecs {
+		if v == nil {
+			return nil, &Error{Kind: KindTransient, Message: fmt.Sprintf("embeddings: no vector for input %d", i)}
+		}
+	}
+	if res != nil {
+		u := Usage{PromptTokens: resp.Usage.PromptTokens}
+		if u.PromptTokens == 0 {
+			u.PromptTokens = tokens
+		}
+		res.Commit(u)
+	}
+	return vecs, nil
+}
+
+func embedKey(model, text string) string {
+	h := sha256.New()
+	h.Write([]byte(model))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// embedCache caches vectors by content hash in memory and, if dir is set,
+// on disk (one little-endian float32 file per vector, written atomically).
+type embedCache struct {
+	dir string
+	mu  sync.RWMutex
+	mem map[string][]float32
+}
+
+func newEmbedCache(dir string) *embedCache {
+	if dir != "" {
+		dir = filepath.Join(dir, "embeddings")
+	}
+	return &embedCache{dir: dir, mem: map[string][]float32{}}
+}
+
+func (c *embedCache) path(key string) string {
+	return filepath.Join(c.dir, key[:2], key+".f32")
+}
+
+func (c *embedCache) get(key string) ([]float32, bool) {
+	c.mu.RLock()
+	v, ok := c.mem[key]
+	c.mu.RUnlock()
+	if ok || c.dir == "" {
+		return v, ok
+	}
+	b, err := os.ReadFile(c.path(key))
+	if err != nil || len(b)%4 != 0 || len(b) == 0 {
+		return nil, false
+	}
+	v = make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	c.mu.Lock()
+	c.mem[key] = v
+	c.mu.Unlock()
+	return v, true
+}
+
+func (c *embedCache) put(key string, v []float32) {
+	c.mu.Lock()
+	c.mem[key] = v
+	c.mu.Unlock()
+	if c.dir == "" {
+		return
+	}
+	// Disk caching is best effort: a failure only costs a re-embed later.
+	_ = writeAtomic(c.path(key), encodeF32(v))
+}
+
+func encodeF32(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// writeAtomic writes data to path via a temporary file and rename.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		if werr != nil {
+			return werr
+		}
+		return cerr
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Recording file format: JSON Lines, one entry per answered request.
+//
+//	{"type":"meta","model":"gpt-4o-mini"}
+//	{"type":"chat","key":"…","request":{…},"response":{…}}
+//	{"type":"chat","key":"…","request":{…},"error":{"kind":"context_length","status":400,"message":"…"}}
+//	{"type":"embed","key":"…","text":"first words…","vector":[…]}
+//
+// Keys are content hashes (see [RequestKey]), so concurrent calls replay
+// correctly whatever order they arrive in. Recordings never hold the API
+// key: requests and responses carry none, and error messages are redacted.
+type recEntry struct {
+	Type     string    `json:"type"`
+	Key      string    `json:"key,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	SubModel string    `json:"sub_model,omitempty"`
+	EmbModel string    `json:"embedding_model,omitempty"`
+	Request  *Request  `json:"request,omitempty"`
+	Response *Response `json:"response,omitempty"`
+	Error    *recError `json:"error,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	Vector   []float32 `json:"vector,omitempty"`
+}
+
+type recError struct {
+	Kind    string `json:"kind"`
+	Status  int    `json:"status,omitempty"`
+	Message string `json:"message"`
+}
+
+// RequestKey is the content hash identifying a chat request for
+// record/replay: SHA-256 over model, messages, tools and parameters.
+func RequestKey(req Request) string {
+	r := req
+	r.Tools = make([]Tool, len(req.Tools))
+	for i, t := range req.Tools {
+		if len(t.Parameters) > 0 {
+			var b bytes.Buffer
+			if json.Compact(&b, t.Parameters) == nil {
+				t.Parameters = b.Bytes()
+			}
+		}
+		r.Tools[i] = t
+	}
+	b, _ := json.Marshal(r)
+	h := sha256.Sum256(append([]byte("chat\x00"), b...))
+	return hex.EncodeToString(h[:])
+}
+
+func embedRecKey(text string) string {
+	h := sha256.Sum256([]byte("embed\x00" + text))
+	return hex.EncodeToString(h[:])
+}
+
+// firstWords returns up to n words of s, for naming requests in errors.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		return strings.Join(f[:n], " ") + " …"
+	}
+	return strings.Join(f, " ")
+}
+
+// Recorder is a [ChatModel] that forwards to an inner model and appends
+// every answer (or final error) to a JSONL recording. Safe for concurrent
+// use.
+type Recorder struct {
+	inner ChatModel
+	path  string
+
+	mu      sync.Mutex
+	f       *os.File
+	w       *bufio.Writer
+	embeds  map[string]bool
+	err     error
+	entries int
+}
+
+// NewRecorder creates (or truncates) the recording at path and returns a
+// recorder forwarding to inner.
+func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: create recording: %w", err)
+	}
+	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}}
+	var meta RecordingMeta
+	if d, ok := inner.(interface{ Model() string }); ok {
+		meta.Model = d.Model()
+	}
+	if d, ok := inner.(interface{ SubModel() string }); ok {
+		meta.SubModel = d.SubModel()
+	}
+	if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
+		meta.EmbeddingModel = d.EmbeddingModel()
+	}
+	r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
+	return r, nil
+}
+
+// RecordingMeta is what a recording says about the client that made it.
+type RecordingMeta struct {
+	Model, SubModel, EmbeddingModel string
+}
+
+// ReadRecordingMeta reads the model names from a recording's first line
+// (zero if the recording has none), without loading the whole file.
+func ReadRecordingMeta(path string) (RecordingMeta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return RecordingMeta{}, fmt.Errorf("llm: open replay: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return RecordingMeta{}, nil
+	}
+	var e recEntry
+	if json.Unmarshal(line, &e) != nil || e.Type != "meta" {
+		return RecordingMeta{}, nil
+	}
+	return RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}, nil
+}
+
+// SubModel is the inner model's sub-call model name, if it has one.
+func (r *Recorder) SubModel() string { return SubModelOf(r.inner) }
+
+// Model is the inner model's default model name, if it has one.
+func (r *Recorder) Model() string {
+	if d, ok := r.inner.(interface{ Model() string }); ok {
+		return d.Model()
+	}
+	return ""
+}
+
+func (r *Recorder) write(e recEntry) {
+	b, err := json.Marshal(e)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		_, err = r.w.Write(append(b, '\n'))
+	}
+	if err == nil {
+		// Flush per entry so a crashed run keeps what it recorded.
+		err = r.w.Flush()
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	r.entries++
+}
+
+// Chat forwards req and records the answer under its content hash.
+// Errors of the classified kinds are recorded too (so a replay meets the
+// same context-length error); cancellations and budget refusals are not.
+func (r *Recorder) Chat(ctx context.Context, req Request) (*Response, error) {
+	resp, err := r.inner.Chat(ctx, req)
+	e := recEntry{Type: "chat", Key: RequestKey(req), Request: &req}
+	if err != nil {
+		var le *Error
+		if !errors.As(err, &le) || le.Kind == KindBudget || le.Kind == KindReplayMiss || le.Kind == KindUnknown {
+			return nil, err
+		}
+		e.Error = &recError{Kind: le.Kind.String(), Status: le.StatusCode, Message: redactKey(le.Message, "")}
+	} else {
+		e.Response = resp
+	}
+	r.write(e)
+	return resp, err
+}
+
+// Embedder returns an Embedder that forwards to inner and records every
+// vector under the hash of its text.
+func (r *Recorder) Embedder(inner Embedder) Embedder {
+	return &recEmbedder{r: r, inner: inner}
+}
+
+type recEmbedder struct {
+	r     *Recorder
+	inner Embedder
+}
+
+func (e *recEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := e.inner.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range texts {
+		k := embedRecKey(t)
+		e.r.mu.Lock()
+		done := e.r.embeds[k]
+		e.r.embeds[k] = true
+		e.r.mu.Unlock()
+		if !done {
+			e.r.write(recEntry{Type: "embed", Key: k, Text: firstWords(t, 8), Vector: vecs[i]})
+		}
+	}
+	return vecs, nil
+}
+
+// Close flushes and closes the recording, reporting any write error.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return r.err
+	}
+	err := r.w.Flush()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	r.f = nil
+	if r.err != nil {
+		return fmt.Errorf("llm: write recording %s: %w", r.path, r.err)
+	}
+	if err != nil {
+		return fmt.Errorf("llm: write recording %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// Replay answers chat and embedding requests from a recording made by
+// [Recorder], offline. Identical requests recorded several times are
+// answered in recorded order, the last answer repeating. A request with no
+// recorded answer fails with an *Error of KindReplayMiss naming it. Safe
+// for concurrent use.
+type Replay struct {
+	path string
+	meta RecordingMeta
+
+	mu     sync.Mutex
+	chats  map[string][]recEntry
+	next   map[string]int
+	embeds map[string][]float32
+}
+
+var (
+	_ ChatModel = (*Replay)(nil)
+	_ Embedder  = (*Replay)(nil)
+)
+
+// OpenReplay loads a recording.
+func OpenReplay(path string) (*Replay, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: open replay: %w", err)
+	}
+	defer f.Close()
+	r := &Replay{path: path, chats: map[string][]recEntry{}, next: map[string]int{}, embeds: map[string][]float32{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var e recEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, fmt.Errorf("llm: replay %s line %d: %w (is it a recording made with --record?)", path, line, err)
+		}
+		switch e.Type {
+		case "meta":
+			if line == 1 {
+				r.meta = RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}
+			}
+		case "chat":
+			e.Request = nil // not needed any more
+			r.chats[e.Key] = append(r.chats[e.Key], e)
+		case "embed":
+			r.embeds[e.Key] = e.Vector
+		default:
+			return nil, fmt.Errorf("llm: replay %s line %d: unknown entry type %q", path, line, e.Type)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("llm: read replay %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Model is the default model of the recorded client, if recorded.
+func (r *Replay) Model() string { return r.meta.Model }
+
+// SubModel is the sub-call model of the recorded client, if recorded.
+func (r *Replay) SubModel() string { return r.meta.SubModel }
+
+// Meta returns the recorded client's model names.
+func (r *Replay) Meta() RecordingMeta { return r.meta }
+
+// HasEmbeddings reports whether the recording holds embeddings or was
+// made with an embedding model configured.
+func (r *Replay) HasEmbeddings() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.embeds) > 0 || r.meta.EmbeddingModel != ""
+}
+
+// Chat returns the recorded answer for req.
+func (r *Replay) Chat(ctx context.Context, req Request) (*Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	key := RequestKey(req)
+	r.mu.Lock()
+	list := r.chats[key]
+	i := r.next[key]
+	if i < len(list)-1 {
+		r.next[key] = i + 1
+	}
+	r.mu.Unlock()
+	if len(list) == 0 {
+		last := ""
+		if n := len(req.Messages); n > 0 {
+			last = req.Messages[n-1].Content
+		}
+		model := req.Model
+		if model == "" {
+			model = "(default model)"
+		}
+		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no answer for request model=%s key=%s last message %q (the run diverged from the recording; re-record with --record)",
+			r.path, model, key[:12], firstWords(last, 12))}
+	}
+	e := list[min(i, len(list)-1)]
+	if e.Error != nil {
+		return nil, &Error{Kind: parseKind(e.Error.Kind), StatusCode: e.Error.Status, Message: e.Error.Message}
+	}
+	resp := *e.Response
+	resp.ToolCalls = append([]ToolCall(nil), e.Response.ToolCalls...)
+	return &resp, nil
+}
+
+// Embed returns the recorded vectors for texts.
+func (r *Replay) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	out := make([][]float32, len(texts))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, t := range texts {
+		k := embedRecKey(t)
+		v, ok := r.embeds[k]
+		if !ok {
+			return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no embedding for text %d key=%s %q (re-record with --record)", r.path, i, k[:12], firstWords(t, 8))}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func parseKind(s string) Kind {
+	for k := KindUnknown; k <= KindReplayMiss; k++ {
+		if k.String() == s {
+			return k
+		}
+	}
+	return KindUnknown
+}

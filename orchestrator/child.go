@@ -1,0 +1,158 @@
+package orchestrator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// childID is deterministic for a given parent, step and query, so a
+// replayed run names its children the same even when they run concurrently.
+func (r *run) childID(step int, query string, names []string) string {
+	h := sha256.Sum256([]byte(query + "\x00" + strings.Join(names, ",")))
+	base := fmt.Sprintf("%s.%d.%s", r.id, step, hex.EncodeToString(h[:])[:6])
+	r.childMu.Lock()
+	defer r.childMu.Unlock()
+	if r.childUsed == nil {
+		r.childUsed = map[string]bool{}
+	}
+	id := base
+	for i := 2; r.childUsed[id]; i++ {
+		id = fmt.Sprintf("%s~%d", base, i)
+	}
+	r.childUsed[id] = true
+	return id
+}
+
+// RunChild implements builtins.ChildRunner for rlm_query. Below the depth
+// limit it runs a child RLM whose variables are the given values (shared,
+// not copied); at the limit it makes a plain sub-model call. The child uses
+// the tree's model, ledger and trajectory, so budgets hold across the tree.
+func (r *run) RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error) {
+	t := r.t
+	cfg := t.cfg
+	names := make([]string, 0, len(vars))
+	for n := range vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	step := r.curStep
+	id := r.childID(step, query, names)
+	t.pending.Add(1)
+	defer t.pending.Add(-1)
+	t.addMetrics(func(m *Metrics) { m.SubCalls++ })
+	if r.depth+1 >= cfg.MaxDepth {
+		t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "llm"})
+		ans, err := r.plainSubCall(ctx, query, names, vars)
+		ce := childEndData{Child: id, Answer: ans}
+		if err != nil {
+			ce.Error = err.Error()
+		}
+		t.traj.emit(EventChildEnd, r.id, step, ce)
+		return ans, err
+	}
+	t.addMetrics(func(m *Metrics) { m.ChildRuns++ })
+	t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "rlm"})
+	cvars := make([]Var, 0, len(names))
+	infos := make([]varInfo, 0, len(names))
+	var sums []string
+	for _, n := range names {
+		v := vars[n]
+		cvars = append(cvars, Var{Name: n, Value: v})
+		infos = append(infos, varInfo{Name: n, Type: v.Type(), SizeBytes: valueSize(v)})
+		sums = append(sums, "- "+n+": "+starSummary(v))
+	}
+	if len(sums) == 0 {
+		sums = []string{"(no context variables)"}
+	}
+	child, err := newRun(ctx, t, runSpec{
+		id: id, parent: r.id, depth: r.depth + 1, query: query, schema: DefaultSchema,
+		maxIter: cfg.ChildMaxIterations, vars: cvars, summaries: strings.Join(sums, "\n"), infos: infos,
+	})
+	if err != nil {
+		t.traj.emit(EventChildEnd, r.id, step, childEndData{Child: id, Error: err.Error()})
+		return "", err
+	}
+	defer child.exec.Close()
+	res := child.loop(ctx, ctx)
+	child.emitEnd(res)
+	ce := childEndData{Child: id, Answer: res.Answer, StopReason: string(res.StopReason)}
+	if res.Err != nil {
+		ce.Error = res.Err.Error()
+	}
+	t.traj.emit(EventChildEnd, r.id, step, ce)
+	if res.Answer == "" && res.Err != nil {
+		return "", fmt.Errorf("rlm_query: child run stopped (%s) without an answer: %w", res.StopReason, res.Err)
+	}
+	return res.Answer, nil
+}
+
+// plainSubCall answers rlm_query at the depth limit with one sub-model call
+// over the query and the variables' text.
+func (r *run) plainSubCall(ctx context.Context, query string, names []string, vars map[string]starlark.Value) (string, error) {
+	cfg := r.t.cfg
+	var b strings.Builder
+	b.WriteString(query)
+	for _, n := range names {
+		b.WriteString("\n\n--- ")
+		b.WriteString(n)
+		b.WriteString(" ---\n")
+		v, err := unproxy(vars[n])
+		if err != nil {
+			return "", fmt.Errorf("rlm_query: variable %s: %w", n, err)
+		}
+		if s, ok := v.(starlark.String); ok {
+			b.WriteString(string(s))
+		} else {
+			b.WriteString(strOf(v))
+		}
+	}
+	resp, err := cfg.Model.Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}}})
+	if err != nil {
+		return "", err
+	}
+	return resp.Content, nil
+}
+
+// starSummary describes a Starlark value for a child's meta section: type,
+// size and a short preview, never the content.
+func starSummary(v starlark.Value) string {
+	switch x := v.(type) {
+	case starlark.String:
+		s := string(x)
+		lines := strings.Count(s, "\n") + 1
+		return fmt.Sprintf("str, %d chars, %d lines; starts %s", len(s), lines, quoteShort(s, 80))
+	case starlark.Indexable:
+		prev := ""
+		if x.Len() > 0 {
+			prev = "; first item " + quoteShort(reprOf(x.Index(0)), 80)
+		}
+		return fmt.Sprintf("%s of %d items%s", x.Type(), x.Len(), prev)
+	case starlark.IterableMapping:
+		items := x.Items()
+		keys := make([]string, 0, 8)
+		for i, kv := range items {
+			if i == 8 {
+				keys = append(keys, "…")
+				break
+			}
+			keys = append(keys, reprOf(kv[0]))
+		}
+		return fmt.Sprintf("dict of %d keys: %s", len(items), quoteShort(strings.Join(keys, ", "), 100))
+	}
+	return fmt.Sprintf("%s %s", v.Type(), quoteShort(reprOf(v), 80))
+}
+
+func valueSize(v starlark.Value) int64 {
+	if s, ok := v.(starlark.String); ok {
+		return int64(len(s))
+	}
+	return 0
+}

@@ -1,0 +1,148 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// StepDigest is what the rolling summary keeps of one compressed step.
+type StepDigest struct {
+	Step        int      `json:"step"`
+	NoCode      bool     `json:"no_code,omitempty"`
+	Code        string   `json:"code,omitempty"` // first line of the first block
+	Blocks      int      `json:"blocks,omitempty"`
+	Defined     []string `json:"defined,omitempty"` // names first defined in this step
+	OutputChars int      `json:"output_chars"`
+	OutputHead  string   `json:"output_head,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Reply       string   `json:"reply,omitempty"` // head of a reply without code
+}
+
+type stepDigest = StepDigest
+
+// Ref is the variable holding the step's full output.
+func (d StepDigest) Ref() string { return fmt.Sprintf("outputs[%d]", d.Step) }
+
+func (d StepDigest) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- step %d: ", d.Step)
+	if d.NoCode {
+		fmt.Fprintf(&b, "no code (reply: %s)", quoteShort(d.Reply, 80))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "ran %s", quoteShort(d.Code, 80))
+	if d.Blocks > 1 {
+		fmt.Fprintf(&b, " (+%d blocks)", d.Blocks-1)
+	}
+	if len(d.Defined) > 0 {
+		fmt.Fprintf(&b, "; defined %s", joinCapped(d.Defined, 8))
+	}
+	if d.OutputChars > 0 {
+		fmt.Fprintf(&b, "; printed %d chars, first line %s -> %s", d.OutputChars, quoteShort(d.OutputHead, 80), d.Ref())
+	}
+	if d.Error != "" {
+		fmt.Fprintf(&b, "; error %s", quoteShort(d.Error, 100))
+	}
+	return b.String()
+}
+
+func quoteShort(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > n {
+		cut := n
+		for cut > 0 && (s[cut]&0xC0) == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return "`" + s + "`"
+}
+
+func joinCapped(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}
+
+// summaryEntry is one line of the deterministic rolling summary: one step,
+// or a merged range of steps once the summary passes its own budget.
+type summaryEntry struct {
+	from, to int
+	errors   int
+	defined  []string
+	text     string // for single steps
+}
+
+func (e summaryEntry) render() string {
+	if e.from == e.to && e.text != "" {
+		return e.text
+	}
+	s := fmt.Sprintf("- steps %d-%d: condensed", e.from, e.to)
+	if len(e.defined) > 0 {
+		s += "; defined " + joinCapped(e.defined, 10)
+	}
+	if e.errors > 0 {
+		s += fmt.Sprintf("; %d failed", e.errors)
+	}
+	return s + fmt.Sprintf("; full outputs in outputs[%d]..outputs[%d]", e.from, e.to)
+}
+
+const summaryHeader = "[engine] Summary of earlier steps (compressed by the engine; every name they defined is still in the REPL, and outputs[N] holds step N's full output):"
+
+// Summarizer writes the rolling summary of compressed steps. prev is the
+// current summary body (without header), steps the newly compressed steps;
+// the result replaces prev. The engine caps it to its budget and falls back
+// to the deterministic summary on error.
+type Summarizer interface {
+	Summarize(ctx context.Context, prev string, steps []StepDigest) (string, error)
+}
+
+// LLMSummarizer writes the rolling summary with a model.
+type LLMSummarizer struct {
+	Model     llm.ChatModel
+	ModelName string
+	MaxTokens int // of the summary (default 400)
+}
+
+// Summarize implements Summarizer.
+func (s *LLMSummarizer) Summarize(ctx context.Context, prev string, steps []StepDigest) (string, error) {
+	max := s.MaxTokens
+	if max <= 0 {
+		max = 400
+	}
+	var b strings.Builder
+	b.WriteString("Update the running summary of an exploration session. Keep decision-critical facts (numbers, names, locations found, dead ends). Write short bullets; every bullet must cite its step numbers and the variable holding the full output, e.g. (step 4, outputs[4]). Do not alter quoted text.\n\nCurrent summary:\n")
+	if prev == "" {
+		prev = "(empty)"
+	}
+	b.WriteString(prev)
+	b.WriteString("\n\nNew steps:\n")
+	for _, d := range steps {
+		b.WriteString(d.line())
+		b.WriteByte('\n')
+	}
+	b.WriteString(fmt.Sprintf("\nReply with the updated summary only, under %d tokens.", max))
+	resp, err := s.Model.Chat(ctx, llm.Request{Model: s.ModelName, MaxTokens: max, Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(resp.Content), nil
+}
+
+// CompressionArtifact records one compression pass (seed 003).
+type CompressionArtifact struct {
+	Section    string   `json:"section"`
+	PreTokens  int      `json:"pre_tokens"`
+	PostTokens int      `json:"post_tokens"`
+	Steps      []int    `json:"steps"`
+	Losses     []string `json:"losses"`
+	KeptRefs   []string `json:"kept_refs"`
+	Summarizer string   `json:"summarizer"`
+}

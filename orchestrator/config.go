@@ -1,0 +1,253 @@
+package orchestrator
+
+import (
+	"context"
+	"io"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+	"go.starlark.net/starlark"
+)
+
+// Protocol is how the root model writes code and submits.
+type Protocol string
+
+// Protocols.
+const (
+	// ProtocolText: code in fenced blocks, SUBMIT({...}) called in code.
+	ProtocolText Protocol = "text"
+	// ProtocolTools: execute_code and submit as OpenAI tool calls.
+	ProtocolTools Protocol = "tools"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxIterations        = 30
+	DefaultChildMaxIterations   = 10
+	DefaultMaxDepth             = 1
+	DefaultMaxConsecutiveErrors = 5
+	DefaultSystemBudget         = 1100
+	DefaultMetaBudget           = 380
+	DefaultDynamicBudget        = 12000
+	DefaultCompressAt           = 0.8
+	DefaultObservationTokens    = 1000
+)
+
+// Config configures an [Engine]. Zero fields take the defaults above.
+type Config struct {
+	// Model answers every chat call of the run: root, sub-calls and child
+	// RLMs. Wrap it with llm.Metered over Ledger so budgets hold.
+	Model llm.ChatModel
+	// RootModel and SubModel name the models for root requests and for
+	// sub-calls (llm_query, summarize, plain rlm_query); empty means the
+	// client's default.
+	RootModel string
+	SubModel  string
+	// Embedder serves find_relevant; nil falls back to BM25.
+	Embedder llm.Embedder
+	// Ledger is the one budget ledger of the run tree; it reports usage in
+	// the Result. Nil creates an unlimited ledger (usage still counted
+	// only if Model is metered over it).
+	Ledger *llm.Ledger
+	// Tokenizer counts prompt sections; nil picks one for RootModel.
+	Tokenizer *llm.Tokenizer
+
+	Protocol Protocol
+	// Outputs is the declared output schema; nil means DefaultSchema.
+	Outputs Schema
+
+	// MaxIterations bounds the root's iterations (default 30); children
+	// get ChildMaxIterations (default 10).
+	MaxIterations      int
+	ChildMaxIterations int
+	// MaxDepth is the number of RLM levels: 1 (default) makes rlm_query a
+	// plain sub-model call; 2 lets the root start child RLMs, and so on.
+	MaxDepth int
+	// MaxConsecutiveErrors stops the run after that many failed steps in a
+	// row (default 5).
+	MaxConsecutiveErrors int
+	// Timeout bounds the wall time of the whole tree; 0 means none.
+	Timeout time.Duration
+	// MaxOutputTokens caps each root reply (0 = client default).
+	MaxOutputTokens int
+	// Temperature for root requests (nil = client default).
+	Temperature *float32
+
+	// Section token budgets. The system section is static (its budget is
+	// only reported); meta is cut to fit its budget; when the dynamic
+	// section passes CompressAt (0.8) of its budget, old turns are
+	// compressed into the rolling summary.
+	SystemBudget  int
+	MetaBudget    int
+	DynamicBudget int
+	CompressAt    float64
+	// Summarizer writes the rolling summary; nil uses the deterministic one.
+	Summarizer Summarizer
+
+	// ObservationTokens is the size of the output excerpt the model sees
+	// per step (default 1,000 tokens).
+	ObservationTokens int
+	// StepTimeout bounds one code step (default: the sandbox's, 60 s).
+	StepTimeout time.Duration
+	// HelperDocs overrides the helper list of the system prompt (default
+	// builtins.PromptHelp()).
+	HelperDocs string
+
+	// Executors creates the REPL of each RLM in the tree; nil uses the
+	// sandbox with the builtins.
+	Executors ExecutorFactory
+
+	// Trajectory, if set, receives the JSONL trajectory (see TRAJECTORY.md).
+	Trajectory io.Writer
+	// RunConfig is recorded in the trajectory's run_start event (redact
+	// secrets before passing it).
+	RunConfig any
+	// OnStatus, if set, is called after every root event with live counters.
+	OnStatus func(Status)
+}
+
+// Option adjusts one Run.
+type Option func(*runOptions)
+
+type runOptions struct {
+	outputs   Schema
+	maxIter   int
+	trajWrite io.Writer
+	onStatus  func(Status)
+}
+
+// WithOutputs declares the output schema of this run.
+func WithOutputs(s Schema) Option { return func(o *runOptions) { o.outputs = s } }
+
+// WithMaxIterations overrides Config.MaxIterations for this run.
+func WithMaxIterations(n int) Option { return func(o *runOptions) { o.maxIter = n } }
+
+// WithTrajectory writes this run's trajectory to w.
+func WithTrajectory(w io.Writer) Option { return func(o *runOptions) { o.trajWrite = w } }
+
+// WithStatus sets the live status callback of this run.
+func WithStatus(f func(Status)) Option { return func(o *runOptions) { o.onStatus = f } }
+
+func (c Config) withDefaults() Config {
+	if c.Protocol == "" {
+		c.Protocol = ProtocolText
+	}
+	if len(c.Outputs) == 0 {
+		c.Outputs = DefaultSchema
+	}
+	if c.MaxIterations <= 0 {
+		c.MaxIterations = DefaultMaxIterations
+	}
+	if c.ChildMaxIterations <= 0 {
+		c.ChildMaxIterations = DefaultChildMaxIterations
+	}
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxConsecutiveErrors <= 0 {
+		c.MaxConsecutiveErrors = DefaultMaxConsecutiveErrors
+	}
+	if c.SystemBudget <= 0 {
+		c.SystemBudget = DefaultSystemBudget
+	}
+	if c.MetaBudget <= 0 {
+		c.MetaBudget = DefaultMetaBudget
+	}
+	if c.DynamicBudget <= 0 {
+		c.DynamicBudget = DefaultDynamicBudget
+	}
+	if c.CompressAt <= 0 || c.CompressAt >= 1 {
+		c.CompressAt = DefaultCompressAt
+	}
+	if c.ObservationTokens <= 0 {
+		c.ObservationTokens = DefaultObservationTokens
+	}
+	if c.Tokenizer == nil {
+		c.Tokenizer = llm.TokenizerForModel(c.RootModel)
+	}
+	if c.Ledger == nil {
+		c.Ledger = llm.NewLedger(llm.LedgerConfig{})
+	}
+	if c.Executors == nil {
+		c.Executors = defaultExecutors
+	}
+	return c
+}
+
+// Var is one variable handed to an executor: a context value (the Go kinds
+// of rlmctx) or a starlark.Value shared by reference with a parent RLM.
+type Var struct {
+	Name  string
+	Value any
+}
+
+// ExecSpec describes the REPL an executor must build for one RLM.
+type ExecSpec struct {
+	RunID string
+	Depth int
+	Vars  []Var
+	// Child runs rlm_query; it is the builtins.ChildRunner of this RLM.
+	Child ChildRunner
+	// Model (metered) and SubModel serve llm_query and summarize.
+	Model    llm.ChatModel
+	SubModel string
+	Embedder llm.Embedder
+	Ledger   *llm.Ledger
+	// ObservationTokens is the size of the model-visible output excerpt.
+	ObservationTokens int
+	StepTimeout       time.Duration
+}
+
+// ChildRunner runs rlm_query(query, **variables). It has the method set of
+// builtins.ChildRunner.
+type ChildRunner interface {
+	RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error)
+}
+
+// ExecutorFactory creates the REPL of one RLM.
+type ExecutorFactory func(ctx context.Context, spec ExecSpec) (Executor, error)
+
+// Executor is the REPL of one RLM: a sandbox session with the helpers bound.
+type Executor interface {
+	// Exec runs one code block. Errors raised by the code are reported in
+	// the result; the error return is for host failures only.
+	Exec(ctx context.Context, code string) (*ExecResult, error)
+	// Settle is the barrier: it waits for every pending deferred operation
+	// and reports what settled since the last call.
+	Settle(ctx context.Context) (DeferredReport, error)
+	// SetOutput stores the full output of a step as outputs[step].
+	SetOutput(step int, output string)
+	// Globals lists the user-visible names, in definition order.
+	Globals() []string
+	// Lookup renders a global with str(), if defined.
+	Lookup(name string) (string, bool)
+	Close() error
+}
+
+// ExecResult is the outcome of one code block.
+type ExecResult struct {
+	Output    string // full captured output
+	Excerpt   string // head+tail excerpt for the model
+	Truncated bool
+	// Err is the error raised by the code (nil on success); ErrText is
+	// its short traceback for the model.
+	Err     error
+	ErrText string
+	// Submitted is set when the code called SUBMIT (or FINAL/FINAL_VAR).
+	Submitted bool
+	Outputs   *rlmctx.Dict // outputs of the SUBMIT call
+}
+
+// DeferredReport describes the deferred operations settled at a barrier.
+type DeferredReport struct {
+	Started int          `json:"started"` // operations started since the last barrier
+	Failed  []DeferredOp `json:"failed,omitempty"`
+}
+
+// DeferredOp describes one deferred operation for the trajectory.
+type DeferredOp struct {
+	Key   string `json:"key"`
+	Kind  string `json:"kind,omitempty"`
+	Error string `json:"error,omitempty"`
+}

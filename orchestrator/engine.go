@@ -1,0 +1,250 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopSubmit        StopReason = "submit"         // a valid SUBMIT
+	StopMaxIterations StopReason = "max_iterations" // iteration limit, then the final extraction turn
+	StopBudget        StopReason = "budget"         // a ledger limit refused a root call
+	StopErrors        StopReason = "errors"         // too many consecutive failed steps
+	StopTimeout       StopReason = "timeout"        // Config.Timeout elapsed
+	StopCanceled      StopReason = "canceled"       // the caller's context was canceled
+	StopModelError    StopReason = "model_error"    // the root model failed (not retryable)
+)
+
+// Result is the outcome of a run.
+type Result struct {
+	// Answer is the primary output as text: the "answer" field, else the
+	// first declared field.
+	Answer string
+	// Outputs are the SUBMIT outputs (validated unless Partial).
+	Outputs *rlmctx.Dict
+	// StopReason says why the run ended; Err is the matching error (nil
+	// for StopSubmit).
+	StopReason StopReason
+	Err        error
+	// Partial marks a best partial answer (no valid SUBMIT).
+	Partial bool
+	// Extracted marks outputs that came from the final extraction turn
+	// after the iteration limit.
+	Extracted bool
+	// Iterations of the root run (including the final extraction turn).
+	Iterations int
+	// Usage of the whole tree, from the ledger.
+	Usage   llm.Totals
+	ByModel map[string]llm.Totals
+	// Duration is the wall time of the run.
+	Duration time.Duration
+	Metrics  Metrics
+	RunID    string
+}
+
+// Metrics are the counters of a run tree (seed 003 observability).
+type Metrics struct {
+	Requests int `json:"requests"`
+	// TokensBySection sums each section over all root-level requests of
+	// the tree; LastRequest is the latest root request.
+	TokensBySection SectionTokens `json:"tokens_by_section"`
+	LastRequest     SectionTokens `json:"last_request"`
+	// MaxRequestTokens is the largest request sent (prompt tokens).
+	MaxRequestTokens int `json:"max_request_tokens"`
+	// FirstPrefixTokens is the system+meta size of the first root request.
+	FirstPrefixTokens int `json:"first_prefix_tokens"`
+	Compressions      int `json:"compressions"`
+	// PrefixChanges counts requests whose system+meta prefix differed from
+	// the previous request of the same RLM (prompt-cache misses).
+	PrefixChanges int `json:"prefix_changes"`
+	SubCalls      int `json:"sub_calls"`  // rlm_query calls
+	ChildRuns     int `json:"child_runs"` // child RLMs started
+	Nudges        int `json:"nudges"`
+	Iterations    int `json:"iterations"` // tree-wide
+}
+
+// Status is the live state reported to Config.OnStatus.
+type Status struct {
+	RunID      string
+	Iteration  int
+	MaxIter    int
+	Tokens     int
+	CostUSD    float64
+	CostKnown  bool
+	Pending    int // child runs and sub-calls in flight
+	Elapsed    time.Duration
+	Phase      string // "model", "exec", "done"
+	StopReason StopReason
+}
+
+// Engine runs RLM tasks with one configuration.
+type Engine struct {
+	cfg Config
+}
+
+// New returns an Engine; zero Config fields take their defaults.
+func New(cfg Config) *Engine { return &Engine{cfg: cfg.withDefaults()} }
+
+// Config returns the engine's configuration with defaults applied.
+func (e *Engine) Config() Config { return e.cfg }
+
+// tree is the state shared by every RLM of one Run.
+type tree struct {
+	cfg      Config
+	traj     *trajectory
+	start    time.Time
+	onStatus func(Status)
+	pending  atomic.Int64
+
+	mu      sync.Mutex
+	metrics Metrics
+}
+
+func (t *tree) addMetrics(f func(m *Metrics)) {
+	t.mu.Lock()
+	f(&t.metrics)
+	t.mu.Unlock()
+}
+
+func (t *tree) snapshot() Metrics {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.metrics
+}
+
+// Run answers c.Query over c's variables. The error is non-nil only when
+// the run could not start (bad configuration); a run that stops on a limit
+// returns a Result with its StopReason, Err and best partial answer.
+func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ...Option) (*Result, error) {
+	cfg := e.cfg
+	if cfg.Model == nil {
+		return nil, ErrNoModel
+	}
+	if c == nil {
+		return nil, errors.New("orchestrator: nil context")
+	}
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.outputs) > 0 {
+		cfg.Outputs = o.outputs
+	}
+	if o.maxIter > 0 {
+		cfg.MaxIterations = o.maxIter
+	}
+	if o.trajWrite != nil {
+		cfg.Trajectory = o.trajWrite
+	}
+	if o.onStatus != nil {
+		cfg.OnStatus = o.onStatus
+	}
+	start := time.Now()
+	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, onStatus: cfg.OnStatus}
+	parent := ctx
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	vars := make([]Var, 0, len(c.Vars))
+	infos := make([]varInfo, 0, len(c.Vars))
+	for _, v := range c.Vars {
+		vars = append(vars, Var{Name: v.Name, Value: v.Value})
+		infos = append(infos, varInfo{Name: v.Name, Type: v.Type.String(), SizeBytes: v.SizeBytes})
+	}
+	r, err := newRun(ctx, t, runSpec{
+		id: "0", depth: 0, query: c.Query, schema: cfg.Outputs, maxIter: cfg.MaxIterations,
+		vars: vars, summaries: c.VariableSummaries(), infos: infos,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer r.exec.Close()
+	res := r.loop(ctx, parent)
+	res.Duration = time.Since(start)
+	res.Usage = cfg.Ledger.Totals()
+	res.ByModel = cfg.Ledger.ByModel()
+	res.Metrics = t.snapshot()
+	r.emitEnd(res)
+	t.status(r, "done", res.StopReason)
+	return res, nil
+}
+
+// RootPrompt returns the messages of the first root request for c, and
+// their tokens by section, without calling a model (rlm bench --dry-run).
+func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext, opts ...Option) ([]llm.Message, SectionTokens) {
+	cfg := e.cfg
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.outputs) > 0 {
+		cfg.Outputs = o.outputs
+	}
+	if o.maxIter > 0 {
+		cfg.MaxIterations = o.maxIter
+	}
+	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), cfg.Outputs, cfg.MaxIterations, 0)
+	return env.Messages(), env.tokens(cfg.Tokenizer)
+}
+
+// RootPrompt is New(cfg).RootPrompt(c).
+func RootPrompt(cfg Config, c *rlmctx.ExternalizedContext) ([]llm.Message, SectionTokens) {
+	return New(cfg).RootPrompt(c)
+}
+
+func (t *tree) status(r *run, phase string, stop StopReason) {
+	if t.onStatus == nil || r.depth > 0 {
+		return
+	}
+	tot := t.cfg.Ledger.Totals()
+	t.onStatus(Status{
+		RunID: r.id, Iteration: r.iterations, MaxIter: r.maxIter,
+		Tokens: tot.Tokens(), CostUSD: tot.CostUSD, CostKnown: tot.CostKnown,
+		Pending: int(t.pending.Load()), Elapsed: time.Since(t.start), Phase: phase, StopReason: stop,
+	})
+}
+
+func (r *run) emitEnd(res *Result) {
+	d := runEndData{
+		StopReason: res.StopReason, Answer: res.Answer, Partial: res.Partial, Extracted: res.Extracted,
+		Iterations: res.Iterations, DurationMS: res.Duration.Milliseconds(),
+	}
+	if res.Err != nil {
+		d.Error = res.Err.Error()
+	}
+	if res.Outputs != nil {
+		d.Outputs, _ = MarshalValue(res.Outputs)
+	}
+	if r.depth == 0 {
+		d.Usage = res.Usage
+		d.ByModel = res.ByModel
+		d.CostUSD = res.Usage.CostUSD
+		d.CostKnown = res.Usage.CostKnown
+		m := res.Metrics
+		d.Metrics = &m
+	}
+	r.t.traj.emit(EventRunEnd, r.id, 0, d)
+}
+
+// stopFor maps a context error to a stop reason.
+func stopFor(ctx, parent context.Context) (StopReason, error) {
+	if parent.Err() != nil {
+		return StopCanceled, parent.Err()
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return StopTimeout, ErrTimeout
+	}
+	return StopCanceled, ctx.Err()
+}

@@ -1,0 +1,22 @@
+package orchestrator
+
+import "errors"
+
+// Sentinel errors. A [Result]'s Err wraps one of them when the run did not
+// end with a valid SUBMIT.
+var (
+	// ErrMaxIterations reports that the run used Config.MaxIterations iterations.
+	ErrMaxIterations = errors.New("iteration limit reached")
+	// ErrTooManyErrors reports Config.MaxConsecutiveErrors failed steps in a row.
+	ErrTooManyErrors = errors.New("too many consecutive errors")
+	// ErrTimeout reports that the run exceeded Config.Timeout.
+	ErrTimeout = errors.New("run time limit reached")
+	// ErrBadSchema reports an output schema that cannot be parsed.
+	ErrBadSchema = errors.New("bad output schema")
+	// ErrInvalidSubmit reports SUBMIT outputs that do not match the declared schema.
+	ErrInvalidSubmit = errors.New("invalid SUBMIT")
+	// ErrMaxDepth reports an rlm_query beyond Config.MaxDepth.
+	ErrMaxDepth = errors.New("recursion depth limit reached")
+	// ErrNoModel reports a Config without a root model.
+	ErrNoModel = errors.New("orchestrator: no model configured")
+)

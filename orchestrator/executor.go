@@ -1,0 +1,131 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/builtins"
+	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// defaultHelperDocs is the helper list of the system prompt.
+func defaultHelperDocs() string { return builtins.PromptHelp() }
+
+func unproxy(v starlark.Value) (starlark.Value, error) { return sandbox.Unproxy(nil, v) }
+func strOf(v starlark.Value) string                    { return sandbox.Str(v) }
+func reprOf(v starlark.Value) string                   { return sandbox.Repr(v) }
+
+// sandboxExecutor is the Executor over a sandbox.Session with the builtins
+// bound and a deferred.Group for the barrier.
+type sandboxExecutor struct {
+	sess    *sandbox.Session
+	host    *builtins.Host
+	group   *deferred.Group
+	outputs *starlark.Dict
+	started int
+}
+
+// defaultExecutors builds a sandbox session with the helpers for one RLM.
+func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
+	group := deferred.New(deferred.Config{})
+	host := &builtins.Host{
+		Model:    spec.Model,
+		SubModel: spec.SubModel,
+		Embedder: spec.Embedder,
+		Group:    group,
+		Context:  ctx,
+	}
+	if spec.Child != nil {
+		host.Child = spec.Child
+	}
+	sess := sandbox.New(sandbox.Config{
+		MaxOutputTokens: spec.ObservationTokens,
+		Timeout:         spec.StepTimeout,
+		Predeclared:     builtins.Predeclared(host),
+		ThreadHook:      func(th *starlark.Thread) { builtins.Attach(th, host) },
+	})
+	host.Session = sess
+	for _, v := range spec.Vars {
+		sv, ok := v.Value.(starlark.Value)
+		if !ok {
+			var err error
+			sv, err = sandbox.FromGo(v.Value)
+			if err != nil {
+				group.Close()
+				return nil, fmt.Errorf("variable %s: %w", v.Name, err)
+			}
+		}
+		sess.SetGlobal(v.Name, sv)
+	}
+	ex := &sandboxExecutor{sess: sess, host: host, group: group, outputs: starlark.NewDict(8)}
+	sess.SetGlobal("outputs", ex.outputs)
+	return ex, nil
+}
+
+func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, error) {
+	res, err := e.sess.Exec(ctx, code)
+	out := &ExecResult{Output: res.Output, Excerpt: res.Excerpt, Truncated: res.Truncated}
+	if err == nil {
+		return out, nil
+	}
+	if outs, ok := builtins.Outputs(err); ok {
+		out.Submitted = true
+		out.Outputs = outs
+		return out, nil
+	}
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	out.Err = err
+	var se *sandbox.ScriptError
+	if errors.As(err, &se) && se.Traceback != "" {
+		out.ErrText = se.Traceback
+	} else {
+		out.ErrText = err.Error()
+	}
+	return out, nil
+}
+
+func (e *sandboxExecutor) Settle(ctx context.Context) (DeferredReport, error) {
+	err := e.group.Wait(ctx)
+	n := e.group.Started()
+	rep := DeferredReport{Started: n - e.started}
+	e.started = n
+	for _, f := range e.group.Failures() {
+		op := DeferredOp{Key: f.Key(), Kind: f.Label()}
+		if ferr := f.Err(); ferr != nil {
+			op.Error = ferr.Error()
+		}
+		rep.Failed = append(rep.Failed, op)
+	}
+	return rep, err
+}
+
+func (e *sandboxExecutor) SetOutput(step int, output string) {
+	_ = e.outputs.SetKey(starlark.MakeInt(step), starlark.String(output))
+	if v, ok := e.sess.Global("outputs"); !ok || v != starlark.Value(e.outputs) {
+		e.sess.SetGlobal("outputs", e.outputs)
+	}
+}
+
+func (e *sandboxExecutor) Globals() []string { return e.sess.UserGlobals() }
+
+func (e *sandboxExecutor) Lookup(name string) (string, bool) {
+	v, ok := e.sess.Global(name)
+	if !ok || v == starlark.None {
+		return "", false
+	}
+	if s, ok := v.(starlark.String); ok {
+		return string(s), true
+	}
+	return sandbox.Str(v), true
+}
+
+func (e *sandboxExecutor) Close() error {
+	e.group.Close()
+	return nil
+}

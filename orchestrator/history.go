@@ -1,0 +1,88 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// maybeCompress compresses the oldest turns into the rolling summary when
+// the dynamic section passes CompressAt of its budget. The last turn is
+// always kept verbatim.
+func (r *run) maybeCompress(ctx context.Context) {
+	cfg := r.t.cfg
+	tok := cfg.Tokenizer
+	pre := r.env.dynamicTokens(tok)
+	limit := int(cfg.CompressAt * float64(cfg.DynamicBudget))
+	if pre <= limit || len(r.env.Turns) < 2 {
+		return
+	}
+	target := cfg.DynamicBudget / 2
+	// Choose how many of the oldest turns to fold: enough to get under the
+	// target, never the last one.
+	n := 0
+	rest := pre
+	for n < len(r.env.Turns)-1 && rest > target {
+		rest -= r.env.Turns[n].count(tok)
+		n++
+	}
+	folded := r.env.Turns[:n]
+	art := CompressionArtifact{Section: SectionDynamic, PreTokens: pre, Summarizer: "deterministic"}
+	digests := make([]StepDigest, 0, n)
+	for _, t := range folded {
+		d := t.digest
+		digests = append(digests, d)
+		art.Steps = append(art.Steps, t.Step)
+		if t.NoCode {
+			art.Losses = append(art.Losses, fmt.Sprintf("step %d: reply without code (%d tokens)", t.Step, t.count(tok)))
+			continue
+		}
+		art.Losses = append(art.Losses, fmt.Sprintf("step %d: reply and observation excerpt (%d tokens)", t.Step, t.count(tok)))
+		art.KeptRefs = append(art.KeptRefs, d.Ref())
+	}
+	r.env.Turns = append([]*Turn(nil), r.env.Turns[n:]...)
+
+	summaryBudget := cfg.DynamicBudget / 4
+	body := ""
+	if cfg.Summarizer != nil {
+		prev := r.summaryBody()
+		s, err := cfg.Summarizer.Summarize(ctx, prev, digests)
+		if err == nil && strings.TrimSpace(s) != "" {
+			art.Summarizer = "llm"
+			body = truncateToTokens(tok, strings.TrimSpace(s), summaryBudget, "- … (summary cut to its budget)")
+			// Keep the deterministic entries too, so a later fallback
+			// still has them.
+		} else if err != nil {
+			art.Losses = append(art.Losses, "llm summarizer failed, deterministic summary used: "+err.Error())
+		}
+	}
+	for _, d := range digests {
+		e := summaryEntry{from: d.Step, to: d.Step, text: d.line(), defined: d.Defined}
+		if d.Error != "" || d.NoCode {
+			e.errors = 1
+		}
+		r.summary = append(r.summary, e)
+	}
+	if body == "" {
+		// Merge the oldest entries while the summary is over its budget.
+		for len(r.summary) > 1 && tok.Count(r.summaryBody()) > summaryBudget {
+			a, b := r.summary[0], r.summary[1]
+			m := summaryEntry{from: a.from, to: b.to, errors: a.errors + b.errors, defined: append(append([]string(nil), a.defined...), b.defined...)}
+			r.summary = append([]summaryEntry{m}, r.summary[2:]...)
+			art.Losses = append(art.Losses, fmt.Sprintf("steps %d-%d: per-step lines condensed", m.from, m.to))
+		}
+		body = r.summaryBody()
+	}
+	r.env.Summary = summaryHeader + "\n" + body
+	art.PostTokens = r.env.dynamicTokens(tok)
+	r.t.addMetrics(func(m *Metrics) { m.Compressions++ })
+	r.t.traj.emit(EventCompression, r.id, r.iterations, art)
+}
+
+func (r *run) summaryBody() string {
+	lines := make([]string, len(r.summary))
+	for i, e := range r.summary {
+		lines[i] = e.render()
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,111 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/llm/llmtest"
+)
+
+// TestLongRunStaysUnderBudget runs 60 iterations that each print a large
+// output: every request stays bounded, compressions are recorded as
+// artifacts, and the last raw turn is always verbatim.
+func TestLongRunStaysUnderBudget(t *testing.T) {
+	const iters = 60
+	cfg := Config{MaxIterations: iters + 5, DynamicBudget: 4000}
+	var steps []llmtest.Step
+	for i := 1; i <= iters; i++ {
+		steps = append(steps, llmtest.Say(fmt.Sprintf("Step %d: looking further.\n```python\nPRINT %d\n```", i, 2500+i)))
+	}
+	steps = append(steps, llmtest.Say(submitReply("found")))
+	h := newHarness(t, cfg, steps...)
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	require.Equal(t, iters+1, res.Iterations)
+
+	tok := llm.DefaultTokenizer()
+	reqs := h.model.Requests()
+	first := 0
+	for _, m := range reqs[0].Messages {
+		first += tok.Count(m.Content)
+	}
+	bound := first + cfg.DynamicBudget + 200
+	for i, req := range reqs {
+		n := 0
+		for _, m := range req.Messages {
+			n += tok.Count(m.Content)
+		}
+		assert.LessOrEqual(t, n, bound, "request %d is %d tokens", i+1, n)
+		if i > 0 {
+			// The previous reply is present verbatim, followed by its observation.
+			prev := fmt.Sprintf("Step %d: looking further.\n```python\nPRINT %d\n```", i, 2500+i)
+			msgs := req.Messages
+			assert.Equal(t, prev, msgs[len(msgs)-2].Content, "last raw turn verbatim in request %d", i+1)
+		}
+	}
+	assert.Greater(t, res.Metrics.Compressions, 3)
+	assert.LessOrEqual(t, res.Metrics.MaxRequestTokens, bound+200)
+
+	var arts []map[string]any
+	for _, ev := range h.events(t) {
+		if ev.Type == EventCompression {
+			arts = append(arts, ev.Data.(map[string]any))
+		}
+	}
+	require.Len(t, arts, res.Metrics.Compressions)
+	for _, a := range arts {
+		assert.Equal(t, SectionDynamic, a["section"])
+		assert.Greater(t, a["pre_tokens"].(float64), a["post_tokens"].(float64))
+		assert.NotEmpty(t, a["losses"])
+		refs := a["kept_refs"].([]any)
+		require.NotEmpty(t, refs)
+		assert.True(t, strings.HasPrefix(refs[0].(string), "outputs["))
+	}
+	// The rolling summary cites steps and the variables holding their output.
+	last := reqs[len(reqs)-1]
+	summary := last.Messages[2].Content
+	assert.True(t, strings.HasPrefix(summary, "[engine] Summary of earlier steps"))
+	assert.Contains(t, summary, "outputs[")
+	assert.Contains(t, summary, "steps 1-")
+	// Every step's full output is still stored.
+	assert.Len(t, h.exec.outputs[1], 2501)
+	assert.Len(t, h.exec.outputs[iters], 2500+iters)
+}
+
+type failingSummarizer struct{ calls int }
+
+func (f *failingSummarizer) Summarize(ctx context.Context, prev string, steps []StepDigest) (string, error) {
+	f.calls++
+	return "", fmt.Errorf("summarizer down")
+}
+
+func TestLLMSummarizerIsUsedAndFallsBack(t *testing.T) {
+	var steps []llmtest.Step
+	for i := 1; i <= 12; i++ {
+		steps = append(steps, llmtest.Say(code(fmt.Sprintf("PRINT %d", 3000+i))))
+	}
+	steps = append(steps, llmtest.Say(submitReply("x")))
+	fs := &failingSummarizer{}
+	h := newHarness(t, Config{DynamicBudget: 3000, Summarizer: fs}, steps...)
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	assert.Greater(t, fs.calls, 0)
+	assert.Greater(t, res.Metrics.Compressions, 0)
+	last := h.model.Requests()[len(h.model.Requests())-1]
+	assert.Contains(t, last.Messages[2].Content, "- step 1: ran", "deterministic fallback summary")
+
+	// A working LLM summarizer's text is used.
+	sumModel := llmtest.NewScripted().Default(llmtest.Say("- found nothing yet (steps 1-3, outputs[1]..outputs[3])"))
+	h2 := newHarness(t, Config{DynamicBudget: 3000, Summarizer: &LLMSummarizer{Model: sumModel}}, steps...)
+	res = h2.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	last = h2.model.Requests()[len(h2.model.Requests())-1]
+	assert.Contains(t, last.Messages[2].Content, "found nothing yet")
+	assert.Greater(t, sumModel.Calls(), 0)
+}

@@ -1,0 +1,559 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+)
+
+// run is one RLM of the tree (the root or a child).
+type run struct {
+	t       *tree
+	id      string
+	depth   int
+	maxIter int
+	schema  Schema
+	env     *Envelope
+	exec    Executor
+
+	iterations int
+	curStep    int
+	consecErrs int
+	lastHash   string
+	childMu    sync.Mutex
+	childUsed  map[string]bool
+
+	summary []summaryEntry
+	known   map[string]bool // globals seen so far
+
+	lastRejected *rlmctx.Dict
+	lastText     string
+}
+
+type runSpec struct {
+	id, parent string
+	depth      int
+	query      string
+	schema     Schema
+	maxIter    int
+	vars       []Var
+	summaries  string
+	infos      []varInfo
+}
+
+func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
+	cfg := t.cfg
+	r := &run{t: t, id: s.id, depth: s.depth, maxIter: s.maxIter, schema: s.schema, known: map[string]bool{}}
+	r.env = buildEnvelope(cfg, s.query, s.summaries, s.schema, s.maxIter, s.depth)
+	ex, err := cfg.Executors(ctx, ExecSpec{
+		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
+		Model: cfg.Model, SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
+		ObservationTokens: cfg.ObservationTokens, StepTimeout: cfg.StepTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: creating the REPL: %w", err)
+	}
+	r.exec = ex
+	for _, g := range ex.Globals() {
+		r.known[g] = true
+	}
+	lim := cfg.Ledger.Limits()
+	t.traj.emit(EventRunStart, r.id, 0, runStartData{
+		Query: s.query, Depth: s.depth, Parent: s.parent, Protocol: cfg.Protocol, Outputs: s.schema.String(),
+		Variables: s.infos, Config: configFor(cfg, s.depth),
+		Limits: limitsInfo{MaxIterations: s.maxIter, MaxDepth: cfg.MaxDepth, MaxCalls: lim.MaxCalls, MaxTokens: lim.MaxTokens,
+			MaxCostUSD: lim.MaxCostUSD, TimeoutMS: cfg.Timeout.Milliseconds()},
+		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.MetaBudget, Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
+	})
+	return r, nil
+}
+
+func configFor(cfg Config, depth int) any {
+	if depth > 0 {
+		return nil
+	}
+	return cfg.RunConfig
+}
+
+// buildEnvelope renders the stable sections of an RLM's prompt.
+func buildEnvelope(cfg Config, query, summaries string, schema Schema, maxIter, depth int) *Envelope {
+	helpers := cfg.HelperDocs
+	if helpers == "" {
+		helpers = defaultHelperDocs()
+	}
+	env := &Envelope{System: systemPrompt(cfg.Protocol, helpers), Query: query, nudge: nudgeText}
+	if cfg.Protocol == ProtocolTools {
+		env.nudge = nudgeTool
+	}
+	env.Meta = fitMeta(cfg, summaries, schema, maxIter, depth)
+	return env
+}
+
+// fitMeta renders the meta section, cutting the variable summaries to the
+// meta budget.
+func fitMeta(cfg Config, summaries string, schema Schema, maxIter, depth int) string {
+	tok := cfg.Tokenizer
+	meta := metaPrompt(summaries, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
+	if tok.Count(meta) <= cfg.MetaBudget {
+		return meta
+	}
+	rest := tok.Count(metaPrompt("", schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth))
+	room := cfg.MetaBudget - rest
+	if room < 40 {
+		room = 40
+	}
+	cut := truncateToTokens(tok, summaries, room, "- … more variables not listed: call show_vars()")
+	return metaPrompt(cut, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
+}
+
+// loop runs iterations until a stop condition and returns the result.
+func (r *run) loop(ctx, parent context.Context) *Result {
+	cfg := r.t.cfg
+	for {
+		if ctx.Err() != nil {
+			reason, err := stopFor(ctx, parent)
+			return r.partial(reason, err)
+		}
+		final := r.iterations >= r.maxIter
+		if final {
+			r.env.Directive = finalDirective(cfg.Protocol, r.schema)
+		}
+		r.maybeCompress(ctx)
+		resp, err := r.call(ctx, final)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				reason, cerr := stopFor(ctx, parent)
+				return r.partial(reason, cerr)
+			case llm.KindOf(err) == llm.KindBudget || errors.Is(err, llm.ErrBudgetExceeded):
+				return r.partial(StopBudget, err)
+			default:
+				return r.partial(StopModelError, err)
+			}
+		}
+		r.iterations++
+		r.curStep = r.iterations
+		r.t.addMetrics(func(m *Metrics) { m.Iterations++ })
+		out, err := r.handle(ctx, resp, final)
+		if err != nil { // host failure: cancellation or a broken REPL
+			if ctx.Err() != nil {
+				reason, cerr := stopFor(ctx, parent)
+				return r.partial(reason, cerr)
+			}
+			return r.partial(StopModelError, err)
+		}
+		r.t.status(r, "exec", "")
+		if out.submitted != nil {
+			res := &Result{StopReason: StopSubmit, Outputs: out.submitted, Answer: answerText(out.submitted), Iterations: r.iterations, RunID: r.id}
+			if final {
+				res.StopReason = StopMaxIterations
+				res.Extracted = true
+				res.Err = ErrMaxIterations
+			}
+			return res
+		}
+		if final {
+			return r.partial(StopMaxIterations, ErrMaxIterations)
+		}
+		if out.failed {
+			r.consecErrs++
+			if r.consecErrs >= cfg.MaxConsecutiveErrors {
+				return r.partial(StopErrors, fmt.Errorf("%w: %d in a row", ErrTooManyErrors, r.consecErrs))
+			}
+		} else {
+			r.consecErrs = 0
+		}
+	}
+}
+
+// partial ends the run with the best partial answer: the last rejected
+// SUBMIT, else a REPL variable named answer (or the first declared
+// field), else the last reply text without code.
+func (r *run) partial(reason StopReason, err error) *Result {
+	res := &Result{StopReason: reason, Err: err, Partial: true, Iterations: r.iterations, RunID: r.id}
+	switch {
+	case r.lastRejected != nil:
+		res.Outputs = r.lastRejected
+	default:
+		d := rlmctx.NewDict(1)
+		for _, name := range []string{"answer", r.schema[0].Name} {
+			if s, ok := r.exec.Lookup(name); ok {
+				d.Set(r.schema[0].Name, s)
+				break
+			}
+		}
+		if d.Len() == 0 && strings.TrimSpace(r.lastText) != "" {
+			d.Set(r.schema[0].Name, strings.TrimSpace(r.lastText))
+		}
+		if d.Len() > 0 {
+			res.Outputs = d
+		}
+	}
+	res.Answer = answerText(res.Outputs)
+	return res
+}
+
+// call sends the envelope to the root model.
+func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
+	cfg := r.t.cfg
+	msgs := r.env.Messages()
+	toks := r.env.tokens(cfg.Tokenizer)
+	hash := r.env.PrefixHash()
+	changed := r.lastHash != "" && hash != r.lastHash
+	r.lastHash = hash
+	last := r.env.Turns
+	nudge := len(last) > 0 && last[len(last)-1].NoCode && r.env.Directive == ""
+	r.t.addMetrics(func(m *Metrics) {
+		m.Requests++
+		m.TokensBySection.System += toks.System
+		m.TokensBySection.Meta += toks.Meta
+		m.TokensBySection.Query += toks.Query
+		m.TokensBySection.Dynamic += toks.Dynamic
+		m.LastRequest = toks
+		if toks.Total() > m.MaxRequestTokens {
+			m.MaxRequestTokens = toks.Total()
+		}
+		if m.FirstPrefixTokens == 0 {
+			m.FirstPrefixTokens = toks.Prefix()
+		}
+		if changed {
+			m.PrefixChanges++
+		}
+		if nudge {
+			m.Nudges++
+		}
+	})
+	req := llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
+	if cfg.Protocol == ProtocolTools {
+		req.Tools = toolsFor(r.schema)
+	}
+	r.t.traj.emit(EventRequest, r.id, r.iterations+1, requestData{
+		Model: cfg.RootModel, Messages: len(msgs), Tokens: toks, Total: toks.Total(), PrefixHash: hash, Final: final, Nudge: nudge,
+	})
+	r.t.status(r, "model", "")
+	resp, err := cfg.Model.Chat(ctx, req)
+	rd := replyData{}
+	if err != nil {
+		rd.Error = err.Error()
+	} else {
+		rd.Content, rd.FinishReason, rd.Usage = resp.Content, resp.FinishReason, resp.Usage
+		for _, tc := range resp.ToolCalls {
+			rd.ToolCalls = append(rd.ToolCalls, toolInfo(tc))
+		}
+	}
+	r.t.traj.emit(EventReply, r.id, r.iterations+1, rd)
+	return resp, err
+}
+
+// outcome of handling one reply.
+type outcome struct {
+	submitted *rlmctx.Dict // valid SUBMIT outputs
+	failed    bool         // the step counts as an error (no code, script error, rejected SUBMIT)
+}
+
+// handle runs the code of a reply and appends the turn.
+func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outcome, error) {
+	step := r.iterations
+	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls}}
+	turn.digest = StepDigest{Step: step}
+	if len(resp.ToolCalls) > 0 {
+		out, err := r.handleTools(ctx, turn, resp.ToolCalls, final)
+		if err != nil {
+			return out, err
+		}
+		r.env.Turns = append(r.env.Turns, turn)
+		r.env.Directive = ""
+		return out, nil
+	}
+	blocks := ExtractCode(resp.Content)
+	if len(blocks) == 0 {
+		turn.NoCode = true
+		turn.digest.NoCode = true
+		turn.digest.Reply = resp.Content
+		r.lastText = resp.Content
+		r.env.Turns = append(r.env.Turns, turn)
+		if final {
+			r.env.Directive = ""
+		}
+		return outcome{failed: true}, nil
+	}
+	var sr stepRun
+	for i, code := range blocks {
+		if err := r.runBlock(ctx, &sr, step, i+1, code, ""); err != nil {
+			return outcome{}, err
+		}
+		if sr.stopped {
+			if i+1 < len(blocks) {
+				sr.parts = append(sr.parts, fmt.Sprintf("[engine] blocks %d-%d not run.", i+2, len(blocks)))
+			}
+			break
+		}
+	}
+	out, err := r.settle(ctx, &sr, step)
+	if err != nil {
+		return out, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[engine] Step %d output:\n", step)
+	b.WriteString(strings.Join(sr.parts, "\n"))
+	if out.submitted == nil {
+		b.WriteString("\n" + r.remaining())
+	}
+	turn.Engine = b.String()
+	turn.digest = sr.digest(step)
+	r.env.Turns = append(r.env.Turns, turn)
+	r.env.Directive = ""
+	return out, nil
+}
+
+func (r *run) remaining() string {
+	left := r.maxIter - r.iterations
+	if left <= 0 {
+		return "[engine] No iterations left."
+	}
+	return fmt.Sprintf("[engine] %d iterations left.", left)
+}
+
+// stepRun accumulates the blocks of one step.
+type stepRun struct {
+	full      strings.Builder
+	parts     []string
+	code      string
+	blocks    int
+	errText   string
+	failed    bool
+	stopped   bool
+	submitted *rlmctx.Dict
+	rejected  bool
+	submitRaw bool
+	defined   []string
+	nOut      int
+}
+
+func (s *stepRun) digest(step int) StepDigest {
+	out := s.full.String()
+	head := out
+	if i := strings.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return StepDigest{Step: step, Code: s.code, Blocks: s.blocks, Defined: s.defined, OutputChars: len(out), OutputHead: head, Error: s.errText}
+}
+
+// runBlock runs one code block, appending its observation part.
+func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, callID string) error {
+	if sr.code == "" {
+		sr.code = code
+	}
+	sr.blocks++
+	res, err := r.exec.Exec(ctx, code)
+	if err != nil {
+		return err
+	}
+	sr.full.WriteString(res.Output)
+	for _, g := range r.exec.Globals() {
+		if !r.known[g] {
+			r.known[g] = true
+			sr.defined = append(sr.defined, g)
+		}
+	}
+	ed := execData{Block: block, Code: code, Output: res.Output, Truncated: res.Truncated, Submitted: res.Submitted, ToolCall: callID}
+	if res.Err != nil && !res.Submitted {
+		ed.Error = res.ErrText
+		if ed.Error == "" {
+			ed.Error = res.Err.Error()
+		}
+	}
+	r.t.traj.emit(EventExec, r.id, step, ed)
+	part := res.Excerpt
+	if part == "" && !res.Truncated {
+		part = res.Output
+	}
+	part = strings.TrimRight(part, "\n")
+	if res.Truncated {
+		part += fmt.Sprintf("\n[engine] output truncated: %d chars printed, head and tail shown; the full output is in outputs[%d]", len(res.Output), step)
+	}
+	if res.Submitted {
+		sr.submitRaw = true
+		sr.stopped = true
+		sr.submitted = res.Outputs
+		if sr.submitted == nil {
+			sr.submitted = rlmctx.NewDict(0)
+		}
+	} else if res.Err != nil {
+		msg := ed.Error
+		sr.errText = msg
+		sr.failed = true
+		sr.stopped = true
+		if part != "" {
+			part += "\n"
+		}
+		part += msg
+	}
+	if part == "" {
+		part = "(no output)"
+	}
+	sr.parts = append(sr.parts, part)
+	return nil
+}
+
+// settle runs the barrier, stores the step's full output and validates a
+// SUBMIT.
+func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error) {
+	rep, err := r.exec.Settle(ctx)
+	if rep.Started > 0 || len(rep.Failed) > 0 {
+		r.t.traj.emit(EventDeferred, r.id, step, rep)
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	r.exec.SetOutput(step, sr.full.String())
+	out := outcome{failed: sr.failed}
+	if sr.submitRaw {
+		raw, _ := MarshalValue(sr.submitted)
+		if verr := r.schema.Validate(sr.submitted); verr != nil {
+			r.lastRejected = sr.submitted
+			sr.parts = append(sr.parts, "[engine] SUBMIT rejected: "+strings.TrimPrefix(verr.Error(), ErrInvalidSubmit.Error()+": "))
+			sr.errText = "SUBMIT rejected"
+			out.failed = true
+			r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: r.env.Directive != ""})
+		} else {
+			out.submitted = sr.submitted
+			r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: true, Final: r.env.Directive != ""})
+		}
+	}
+	return out, nil
+}
+
+// handleTools answers every tool call of a reply (one result per call id,
+// in order) and adds the engine directive after them.
+func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall, final bool) (outcome, error) {
+	step := turn.Step
+	var sr stepRun
+	ended := false
+	var out outcome
+	for i, tc := range calls {
+		var content string
+		switch {
+		case ended:
+			content = "[engine] not run: the run already ended with submit."
+		case tc.Name == toolExecute:
+			var args struct {
+				Code string `json:"code"`
+			}
+			if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil || strings.TrimSpace(args.Code) == "" {
+				content = `[engine] error: execute_code needs JSON arguments {"code": "<python code>"}`
+				sr.failed = true
+				break
+			}
+			n := len(sr.parts)
+			if err := r.runBlock(ctx, &sr, step, i+1, args.Code, tc.ID); err != nil {
+				return out, err
+			}
+			content = strings.Join(sr.parts[n:], "\n")
+			if sr.submitRaw {
+				so, err := r.settle(ctx, &sr, step)
+				if err != nil {
+					return so, err
+				}
+				out = so
+				content = strings.Join(sr.parts[n:], "\n")
+				if out.submitted != nil {
+					ended = true
+				} else {
+					sr.submitRaw = false
+				}
+			}
+			sr.stopped = false
+		case tc.Name == toolSubmit:
+			v, err := valueFromJSON([]byte(tc.Arguments))
+			d, ok := v.(*rlmctx.Dict)
+			if err != nil || !ok {
+				content = "[engine] error: submit needs a JSON object with the declared outputs: " + r.schema.String()
+				sr.failed = true
+				break
+			}
+			if o, ok := d.Get("outputs"); ok && d.Len() == 1 {
+				if od, ok := o.(*rlmctx.Dict); ok {
+					d = od
+				}
+			}
+			raw, _ := MarshalValue(d)
+			if verr := r.schema.Validate(d); verr != nil {
+				r.lastRejected = d
+				content = "[engine] submit rejected: " + strings.TrimPrefix(verr.Error(), ErrInvalidSubmit.Error()+": ")
+				sr.failed = true
+				sr.errText = "submit rejected"
+				r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: final, ToolCall: tc.ID})
+			} else {
+				out.submitted = d
+				ended = true
+				content = "[engine] submitted."
+				r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: true, Final: final, ToolCall: tc.ID})
+			}
+		default:
+			content = fmt.Sprintf("[engine] error: unknown tool %q; use %s or %s.", tc.Name, toolExecute, toolSubmit)
+			sr.failed = true
+		}
+		turn.ToolResults = append(turn.ToolResults, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: content})
+	}
+	if out.submitted == nil {
+		so, err := r.settle(ctx, &sr, step)
+		if err != nil {
+			return so, err
+		}
+		sr.failed = sr.failed || so.failed
+	} else {
+		r.exec.SetOutput(step, sr.full.String())
+	}
+	out.failed = sr.failed && out.submitted == nil
+	turn.digest = sr.digest(step)
+	if out.submitted == nil {
+		turn.Engine = fmt.Sprintf("[engine] Step %d done. %s", step, strings.TrimPrefix(r.remaining(), "[engine] "))
+	} else {
+		turn.Engine = fmt.Sprintf("[engine] Step %d done: submitted.", step)
+	}
+	return out, nil
+}
+
+const (
+	toolExecute = "execute_code"
+	toolSubmit  = "submit"
+)
+
+func toolsFor(s Schema) []llm.Tool {
+	props := map[string]any{}
+	req := []string{}
+	for _, f := range s {
+		var p map[string]any
+		switch f.Type {
+		case TypeStr:
+			p = map[string]any{"type": "string"}
+		case TypeInt:
+			p = map[string]any{"type": "integer"}
+		case TypeFloat:
+			p = map[string]any{"type": "number"}
+		case TypeBool:
+			p = map[string]any{"type": "boolean"}
+		case TypeList:
+			p = map[string]any{"type": "array"}
+		case TypeDict:
+			p = map[string]any{"type": "object"}
+		default:
+			p = map[string]any{}
+		}
+		props[f.Name] = p
+		req = append(req, f.Name)
+	}
+	submit, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": req})
+	exec := json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"Python code to run in the persistent REPL"}},"required":["code"]}`)
+	return []llm.Tool{
+		{Name: toolExecute, Description: "Run Python code in the REPL that holds the context variables; returns what it prints (an excerpt when long; the full output is kept in outputs[step]).", Parameters: exec},
+		{Name: toolSubmit, Description: "Finish the run with the declared outputs.", Parameters: submit},
+	}
+}

@@ -1,0 +1,80 @@
+package orchestrator
+
+import (
+	"fmt"
+	"strings"
+)
+
+const systemIntroText = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by writing Python code, read what the code prints, and finish by calling SUBMIT.
+
+How it works:
+- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps.
+- You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
+- Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
+- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
+- When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run.`
+
+const systemIntroTools = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by running Python code, read what the code prints, and finish by submitting.
+
+How it works:
+- Call the execute_code tool with Python code; it runs in a persistent REPL, so names you define stay for later steps. Several calls in one reply run in order.
+- You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
+- Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
+- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
+- When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run.`
+
+const dialectNotes = `Python dialect (a Starlark-based Python subset):
+- Supported: def, lambda, comprehensions, f-strings, % and str.format specs, slicing, if/for/while, try/except, recursion, str/list/dict/set methods, sorted/enumerate/zip/sum/min/max/any/all/isinstance. import re, json, math, collections (Counter, defaultdict), itertools, string, statistics.
+- Not supported: class, with, yield/generators, async, global/nonlocal, decorators, other imports, files, network, os. No bytes type. re is RE2: no lookaround or backreferences.`
+
+// systemPrompt renders the system section: stable instructions, the
+// helper list and the dialect notes.
+func systemPrompt(p Protocol, helpers string) string {
+	intro := systemIntroText
+	if p == ProtocolTools {
+		intro = systemIntroTools
+	}
+	var b strings.Builder
+	b.WriteString(intro)
+	b.WriteString("\n\nHelpers available in the REPL:\n")
+	b.WriteString(strings.TrimSpace(helpers))
+	b.WriteString("\n\n")
+	b.WriteString(dialectNotes)
+	return b.String()
+}
+
+// metaPrompt renders the meta section: variable summaries, the output
+// schema and the run's limits. summaries must already fit the budget.
+func metaPrompt(summaries string, schema Schema, p Protocol, maxIter, depth, maxDepth int) string {
+	var b strings.Builder
+	b.WriteString("Context variables in the REPL (summaries only; explore them with code):\n")
+	b.WriteString(strings.TrimSpace(summaries))
+	b.WriteString("\n\nDeclared outputs: ")
+	b.WriteString(schema.String())
+	if p == ProtocolTools {
+		b.WriteString("\nFinish with the submit tool, or in code: ")
+	} else {
+		b.WriteString("\nFinish with: ")
+	}
+	b.WriteString(schema.example())
+	fmt.Fprintf(&b, "\nLimits: %d iterations.", maxIter)
+	if depth+1 < maxDepth {
+		b.WriteString(" rlm_query starts a child RLM over the variables you pass.")
+	} else {
+		b.WriteString(" rlm_query is a plain sub-model call here.")
+	}
+	return b.String()
+}
+
+// Directive texts (engine-authored).
+const (
+	nudgeText = "[engine] Your reply had no code block, so nothing ran. Write a ```python block to continue exploring, or call SUBMIT({...}) in a code block to finish."
+	nudgeTool = "[engine] Your reply had no tool call, so nothing ran. Call execute_code to continue exploring, or submit to finish."
+)
+
+func finalDirective(p Protocol, schema Schema) string {
+	if p == ProtocolTools {
+		return "[engine] The iteration limit is reached. Do not explore further: call the submit tool now with your best answer from what you already know (" + schema.String() + ")."
+	}
+	return "[engine] The iteration limit is reached. Do not explore further: reply with one ```python block that calls " + schema.example() + " with your best answer from what you already know."
+}

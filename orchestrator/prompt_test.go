@@ -1,0 +1,61 @@
+package orchestrator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+)
+
+func TestRootPromptSizeIndependentOfContextSize(t *testing.T) {
+	sizes := []int{1 << 10, 10 << 20}
+	if !testing.Short() {
+		sizes = append(sizes, 100<<20)
+	}
+	var prefixes []int
+	for _, size := range sizes {
+		text := needleText(size, 0.5)
+		c := rlmctx.NewContext("What is the magic number?")
+		_, err := c.Add("context", text)
+		require.NoError(t, err)
+		msgs, toks := RootPrompt(Config{}, c)
+		require.Len(t, msgs, 2)
+		assert.Equal(t, llm.RoleSystem, msgs[0].Role)
+		assert.Less(t, toks.Prefix(), 1500, "size %d", size)
+		prefixes = append(prefixes, toks.Prefix())
+		all := msgs[0].Content + msgs[1].Content
+		for _, must := range []string{"SUBMIT(", "peek(", "search(", "llm_query(", "rlm_query(", "outputs[N]", "Not supported", "Declared outputs: answer:str", "Query: What is the magic number?"} {
+			assert.Contains(t, all, must)
+		}
+		assert.NotContains(t, all, needle, "the prompt never holds the content")
+	}
+	for _, p := range prefixes[1:] {
+		assert.InDelta(t, prefixes[0], p, 12, "same prompt size whatever the context size (± the summary's digits): %v", prefixes)
+	}
+}
+
+func TestMetaCutToBudget(t *testing.T) {
+	c := rlmctx.NewContext("q")
+	for i := 0; i < 60; i++ {
+		_, err := c.Add("var_"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+string(rune('a'+i/26)), strings.Repeat("word ", 100+i))
+		require.NoError(t, err)
+	}
+	cfg := Config{}.withDefaults()
+	msgs, toks := RootPrompt(Config{}, c)
+	assert.LessOrEqual(t, toks.Meta, cfg.MetaBudget+msgOverhead)
+	assert.Contains(t, msgs[1].Content, "call show_vars()")
+	assert.Less(t, toks.Prefix(), 1500)
+}
+
+func TestToolsPromptMentionsTools(t *testing.T) {
+	c := rlmctx.NewContext("q")
+	_, err := c.Add("context", "hello")
+	require.NoError(t, err)
+	msgs, _ := RootPrompt(Config{Protocol: ProtocolTools}, c)
+	assert.Contains(t, msgs[0].Content, "execute_code")
+	assert.Contains(t, msgs[1].Content, "submit tool")
+}

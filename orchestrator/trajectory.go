@@ -1,0 +1,175 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// TrajectoryVersion is the schema version written in every trajectory
+// event ("v"). See TRAJECTORY.md.
+const TrajectoryVersion = 1
+
+// Event types of the trajectory.
+const (
+	EventRunStart    = "run_start"
+	EventRequest     = "request"
+	EventReply       = "reply"
+	EventExec        = "exec"
+	EventDeferred    = "deferred"
+	EventCompression = "compression"
+	EventChildStart  = "child_start"
+	EventChildEnd    = "child_end"
+	EventSubmit      = "submit"
+	EventRunEnd      = "run_end"
+)
+
+// Event is one line of the JSONL trajectory.
+type Event struct {
+	V         int    `json:"v"`
+	Type      string `json:"type"`
+	Run       string `json:"run"`
+	Step      int    `json:"step,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+	Data      any    `json:"data,omitempty"`
+}
+
+// trajectory serialises events from every RLM of the tree to one writer.
+type trajectory struct {
+	mu    sync.Mutex
+	enc   *json.Encoder
+	start time.Time
+	err   error
+}
+
+func newTrajectory(w io.Writer, start time.Time) *trajectory {
+	if w == nil {
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &trajectory{enc: enc, start: start}
+}
+
+func (t *trajectory) emit(typ, run string, step int, data any) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	ev := Event{V: TrajectoryVersion, Type: typ, Run: run, Step: step, ElapsedMS: time.Since(t.start).Milliseconds(), Data: data}
+	t.err = t.enc.Encode(ev)
+}
+
+// Payloads.
+
+type runStartData struct {
+	Query     string      `json:"query"`
+	Depth     int         `json:"depth"`
+	Parent    string      `json:"parent,omitempty"`
+	Protocol  Protocol    `json:"protocol"`
+	Outputs   string      `json:"outputs"`
+	Variables []varInfo   `json:"variables"`
+	Limits    limitsInfo  `json:"limits"`
+	Config    any         `json:"config,omitempty"`
+	Budgets   budgetsInfo `json:"budgets"`
+}
+
+type varInfo struct {
+	Name      string `json:"name"`
+	Type      string `json:"type,omitempty"`
+	SizeBytes int64  `json:"size_bytes"`
+}
+
+type limitsInfo struct {
+	MaxIterations int     `json:"max_iterations"`
+	MaxDepth      int     `json:"max_depth"`
+	MaxCalls      int     `json:"max_llm_calls,omitempty"`
+	MaxTokens     int     `json:"max_tokens,omitempty"`
+	MaxCostUSD    float64 `json:"max_cost_usd,omitempty"`
+	TimeoutMS     int64   `json:"timeout_ms,omitempty"`
+}
+
+type budgetsInfo struct {
+	System     int     `json:"system"`
+	Meta       int     `json:"meta"`
+	Dynamic    int     `json:"dynamic"`
+	CompressAt float64 `json:"compress_at"`
+}
+
+type requestData struct {
+	Model      string        `json:"model,omitempty"`
+	Messages   int           `json:"messages"`
+	Tokens     SectionTokens `json:"tokens"`
+	Total      int           `json:"total_tokens"`
+	PrefixHash string        `json:"prefix_hash"`
+	Final      bool          `json:"final_extraction,omitempty"`
+	Nudge      bool          `json:"nudge,omitempty"`
+}
+
+type replyData struct {
+	Content      string     `json:"content"`
+	ToolCalls    []toolInfo `json:"tool_calls,omitempty"`
+	FinishReason string     `json:"finish_reason,omitempty"`
+	Usage        any        `json:"usage"`
+	Error        string     `json:"error,omitempty"`
+}
+
+type toolInfo struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type execData struct {
+	Block     int    `json:"block"`
+	Code      string `json:"code"`
+	Output    string `json:"output"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Submitted bool   `json:"submitted,omitempty"`
+	ToolCall  string `json:"tool_call_id,omitempty"`
+}
+
+type childStartData struct {
+	Child string   `json:"child"`
+	Query string   `json:"query"`
+	Vars  []string `json:"vars"`
+	Depth int      `json:"depth"`
+	Mode  string   `json:"mode"` // "rlm" or "llm"
+}
+
+type childEndData struct {
+	Child      string `json:"child"`
+	Answer     string `json:"answer"`
+	StopReason string `json:"stop_reason,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+type submitData struct {
+	Outputs  json.RawMessage `json:"outputs"`
+	Valid    bool            `json:"valid"`
+	Error    string          `json:"error,omitempty"`
+	Final    bool            `json:"final_extraction,omitempty"`
+	ToolCall string          `json:"tool_call_id,omitempty"`
+}
+
+type runEndData struct {
+	StopReason StopReason      `json:"stop_reason"`
+	Error      string          `json:"error,omitempty"`
+	Answer     string          `json:"answer"`
+	Outputs    json.RawMessage `json:"outputs,omitempty"`
+	Partial    bool            `json:"partial,omitempty"`
+	Extracted  bool            `json:"final_extraction,omitempty"`
+	Iterations int             `json:"iterations"`
+	Usage      any             `json:"usage,omitempty"`
+	ByModel    any             `json:"usage_by_model,omitempty"`
+	CostUSD    float64         `json:"cost_usd,omitempty"`
+	CostKnown  bool            `json:"cost_known,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+	Metrics    *Metrics        `json:"metrics,omitempty"`
+}

@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"errors"
+
+	"go.starlark.net/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/pyfront"
+)
+
+// compileProgram turns the model's Python code into Starlark chunks.
+func compileProgram(code string) (*pyfront.Program, error) {
+	prog, err := pyfront.Compile(srcFile, code, pyfront.Options{StarImports: starImports()})
+	if err != nil {
+		var pe *pyfront.Error
+		if errors.As(err, &pe) {
+			var cause error = err
+			if pe.Unsupported {
+				cause = &multiError{errs: []error{ErrUnsupported, err}}
+			}
+			return nil, newScriptError("SyntaxError", pe.Msg, pe.Line, cause, code, nil)
+		}
+		return nil, syntaxError(err, code)
+	}
+	return prog, nil
+}
+
+// starImports lists the names `from m import *` binds for each module.
+func starImports() map[string][]string {
+	out := map[string][]string{}
+	for _, name := range []string{"math", "collections", "itertools", "string", "statistics", "re", "json", "functools"} {
+		if m, err := importModule(name); err == nil {
+			out[name] = m.members.Keys()
+		}
+	}
+	return out
+}
+
+// splitFile splits a file into one chunk per top-level statement.
+func splitFile(f *syntax.File) []*syntax.File {
+	out := make([]*syntax.File, len(f.Stmts))
+	for i, s := range f.Stmts {
+		out[i] = &syntax.File{Path: f.Path, Stmts: []syntax.Stmt{s}, Options: f.Options}
+	}
+	return out
+}
+
+// multiError unwraps to several errors.
+type multiError struct {
+	errs []error
+}
+
+func (e *multiError) Error() string   { return e.errs[len(e.errs)-1].Error() }
+func (e *multiError) Unwrap() []error { return e.errs }

@@ -1,0 +1,176 @@
+package sandbox
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"go.starlark.net/starlark"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+)
+
+// Proxy is a value that stands for another value, such as a deferred
+// future. print, str, repr, [ToGo] and the Python builtins use its target.
+// ProxyTarget waits for the target if it is pending; thread may be nil
+// (then it waits without cancellation) and is otherwise the calling thread.
+type Proxy interface {
+	starlark.Value
+	ProxyTarget(thread *starlark.Thread) (starlark.Value, error)
+}
+
+// Unproxy returns v's target if v is a Proxy (recursively), else v.
+func Unproxy(thread *starlark.Thread, v starlark.Value) (starlark.Value, error) {
+	for i := 0; i < 100; i++ {
+		p, ok := v.(Proxy)
+		if !ok {
+			return v, nil
+		}
+		t, err := p.ProxyTarget(thread)
+		if err != nil {
+			return nil, err
+		}
+		v = t
+	}
+	return nil, fmt.Errorf("proxy chain too long")
+}
+
+// FromGo converts a Go value of the rlmctx value kinds (string, bool, nil,
+// int, int64, *big.Int, float64, []any, *rlmctx.Dict, plus []string,
+// map[string]any with sorted keys, and starlark.Value) to a Starlark value.
+// Strings are not copied; dict order is kept.
+func FromGo(v any) (starlark.Value, error) {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None, nil
+	case starlark.Value:
+		return v, nil
+	case string:
+		return starlark.String(v), nil
+	case bool:
+		return starlark.Bool(v), nil
+	case int:
+		return starlark.MakeInt(v), nil
+	case int64:
+		return starlark.MakeInt64(v), nil
+	case int32:
+		return starlark.MakeInt64(int64(v)), nil
+	case uint64:
+		return starlark.MakeUint64(v), nil
+	case *big.Int:
+		return starlark.MakeBigInt(v), nil
+	case float64:
+		return starlark.Float(v), nil
+	case float32:
+		return starlark.Float(v), nil
+	case []any:
+		elems := make([]starlark.Value, len(v))
+		for i, x := range v {
+			e, err := FromGo(x)
+			if err != nil {
+				return nil, err
+			}
+			elems[i] = e
+		}
+		return starlark.NewList(elems), nil
+	case []string:
+		elems := make([]starlark.Value, len(v))
+		for i, x := range v {
+			elems[i] = starlark.String(x)
+		}
+		return starlark.NewList(elems), nil
+	case *rlmctx.Dict:
+		d := starlark.NewDict(v.Len())
+		for _, k := range v.Keys() {
+			x, _ := v.Get(k)
+			e, err := FromGo(x)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.SetKey(starlark.String(k), e); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		d := starlark.NewDict(len(v))
+		for _, k := range keys {
+			e, err := FromGo(v[k])
+			if err != nil {
+				return nil, err
+			}
+			if err := d.SetKey(starlark.String(k), e); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("sandbox: cannot convert Go value of type %T to a Starlark value", v)
+}
+
+// ToGo converts a Starlark value to the rlmctx value kinds: None -> nil,
+// bool, int -> int64 (or *big.Int), float64, str -> string, list/tuple/set
+// -> []any, dict -> *rlmctx.Dict (keys rendered with str() when not
+// strings). Proxies convert their target.
+func ToGo(v starlark.Value) (any, error) {
+	v, err := Unproxy(nil, v)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case starlark.Bool:
+		return bool(v), nil
+	case starlark.Int:
+		if i, ok := v.Int64(); ok {
+			return i, nil
+		}
+		return v.BigInt(), nil
+	case starlark.Float:
+		return float64(v), nil
+	case starlark.String:
+		return string(v), nil
+	case starlark.Bytes:
+		return string(v), nil
+	case *starlark.Dict:
+		d := rlmctx.NewDict(v.Len())
+		for _, kv := range v.Items() {
+			x, err := ToGo(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			d.Set(Str(kv[0]), x)
+		}
+		return d, nil
+	case pyDictLike:
+		return ToGo(v.underlyingDict())
+	case starlark.Iterable:
+		var out []any
+		it := v.Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			g, err := ToGo(x)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("sandbox: cannot convert %s value to a Go value", pyType(v))
+}
+
+// pyDictLike is implemented by dict subclasses (Counter, defaultdict).
+type pyDictLike interface {
+	underlyingDict() *starlark.Dict
+}

@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors for the limits of a step. A [*ScriptError] caused by a
+// limit wraps the matching sentinel, so errors.Is(err, ErrStepLimit) works.
+var (
+	// ErrStepLimit reports that a step executed more than Config.MaxSteps steps.
+	ErrStepLimit = errors.New("step limit exceeded")
+	// ErrTimeout reports that a step ran longer than Config.Timeout.
+	ErrTimeout = errors.New("time limit exceeded")
+	// ErrMemoryLimit reports that a step allocated more than Config.MaxMemory bytes.
+	ErrMemoryLimit = errors.New("memory limit exceeded")
+	// ErrRecursionLimit reports that calls nested deeper than Config.MaxRecursion.
+	ErrRecursionLimit = errors.New("maximum recursion depth exceeded")
+	// ErrOutputLimit reports that a step printed more than Config.MaxOutputBytes.
+	ErrOutputLimit = errors.New("output limit exceeded")
+	// ErrUnsupported reports a Python construct or module the sandbox does not provide.
+	ErrUnsupported = errors.New("unsupported")
+	// ErrCanceled reports that the caller's context was canceled during a step.
+	ErrCanceled = errors.New("step canceled")
+)
+
+// ScriptError is an error raised by the model's code: a syntax error, a
+// Python exception, or a limit. Its Unwrap chain includes the Go error
+// raised by a builtin, so errors.Is/As see through it.
+type ScriptError struct {
+	// Kind is the Python exception name, e.g. "KeyError", "SyntaxError".
+	Kind string
+	// Msg is the exception message, without the kind.
+	Msg string
+	// Line is the 1-based line of the model's code where the error happened (0 if unknown).
+	Line int
+	// Traceback is a short Python-style traceback ending with "Kind: Msg".
+	Traceback string
+	// Err is the underlying error.
+	Err error
+}
+
+// Error returns "Kind: Msg" with the line, e.g. "line 3: KeyError: 'x'".
+func (e *ScriptError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	b.WriteString(e.Kind)
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// PyError is an error raised by a builtin with an explicit Python
+// exception kind. Builtins (including other packages' helpers) may return
+// one to control the Kind of the resulting [*ScriptError].
+type PyError struct {
+	Kind string // Python exception name, e.g. "ValueError"
+	Msg  string
+	Err  error // optional wrapped cause (e.g. a sentinel)
+
+	exc *exception // the raised Python value, when raised by code
+}
+
+func (e *PyError) Error() string { return e.Kind + ": " + e.Msg }
+
+// Unwrap returns the wrapped cause.
+func (e *PyError) Unwrap() error { return e.Err }
+
+// Errorf returns a [*PyError] of the given Python kind.
+func Errorf(kind, format string, args ...any) error {
+	return &PyError{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}

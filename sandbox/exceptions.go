@@ -1,0 +1,185 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+// exception is a Python exception instance, e.g. ValueError("bad").
+type exception struct {
+	typ   *typeObj
+	args  starlark.Tuple
+	cause error // the Go error it was built from, if any
+}
+
+var (
+	_ starlark.HasAttrs = (*exception)(nil)
+	_ pyReprer          = (*exception)(nil)
+)
+
+func (e *exception) String() string        { return e.msg() }
+func (e *exception) Type() string          { return e.typ.name }
+func (e *exception) Freeze()               {}
+func (e *exception) Truth() starlark.Bool  { return true }
+func (e *exception) Hash() (uint32, error) { return starlark.String(e.typ.name).Hash() }
+func (e *exception) pyTypeObj() *typeObj   { return e.typ }
+func (e *exception) pyTypeName() string    { return e.typ.name }
+func (e *exception) pyStr() string         { return e.msg() }
+
+func (e *exception) msg() string {
+	switch len(e.args) {
+	case 0:
+		return ""
+	case 1:
+		if e.typ.isSubtype(excTypes["KeyError"]) {
+			return Repr(e.args[0])
+		}
+		return Str(e.args[0])
+	}
+	return Repr(e.args)
+}
+
+func (e *exception) writeRepr(r *renderer) {
+	r.b.WriteString(e.typ.name)
+	if len(e.args) == 1 {
+		r.b.WriteByte('(')
+		r.repr(e.args[0])
+		r.b.WriteByte(')')
+		return
+	}
+	r.repr(e.args)
+}
+
+func (e *exception) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "args":
+		return e.args, nil
+	case "msg", "message":
+		return starlark.String(e.msg()), nil
+	}
+	return nil, nil
+}
+
+func (e *exception) AttrNames() []string { return []string{"args"} }
+
+// excTypes holds the exception classes by name.
+var excTypes = map[string]*typeObj{}
+
+// exceptionHierarchy lists each exception class with its base.
+var exceptionHierarchy = [][2]string{
+	{"BaseException", ""},
+	{"Exception", "BaseException"},
+	{"KeyboardInterrupt", "BaseException"},
+	{"ArithmeticError", "Exception"},
+	{"ZeroDivisionError", "ArithmeticError"},
+	{"OverflowError", "ArithmeticError"},
+	{"LookupError", "Exception"},
+	{"KeyError", "LookupError"},
+	{"IndexError", "LookupError"},
+	{"ValueError", "Exception"},
+	{"UnicodeError", "ValueError"},
+	{"UnicodeDecodeError", "UnicodeError"},
+	{"UnicodeEncodeError", "UnicodeError"},
+	{"JSONDecodeError", "ValueError"},
+	{"TypeError", "Exception"},
+	{"AttributeError", "Exception"},
+	{"NameError", "Exception"},
+	{"RuntimeError", "Exception"},
+	{"RecursionError", "RuntimeError"},
+	{"NotImplementedError", "RuntimeError"},
+	{"AssertionError", "Exception"},
+	{"StopIteration", "Exception"},
+	{"ImportError", "Exception"},
+	{"ModuleNotFoundError", "ImportError"},
+	{"MemoryError", "Exception"},
+	{"OSError", "Exception"},
+	{"TimeoutError", "OSError"},
+	{"FileNotFoundError", "OSError"},
+	{"PermissionError", "OSError"},
+	{"SyntaxError", "Exception"},
+	{"re.error", "Exception"},
+	{"Error", "Exception"}, // unclassified interpreter errors
+}
+
+func init() {
+	for _, h := range exceptionHierarchy {
+		t := &typeObj{name: h[0]}
+		if h[1] != "" {
+			t.base = excTypes[h[1]]
+		}
+		t.check = func(v starlark.Value) bool {
+			e, ok := v.(*exception)
+			return ok && e.typ.isSubtype(t)
+		}
+		t.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return &exception{typ: t, args: append(starlark.Tuple(nil), args...)}, nil
+		}
+		excTypes[h[0]] = t
+	}
+}
+
+// exceptionFromError returns the Python exception value for a step error.
+func exceptionFromError(se *ScriptError) *exception {
+	var pe *PyError
+	if errors.As(se.Err, &pe) && pe.exc != nil {
+		return pe.exc
+	}
+	t := excTypes[se.Kind]
+	if t == nil {
+		t = excTypes["Error"]
+	}
+	var arg starlark.Value = starlark.String(se.Msg)
+	if se.Kind == "KeyError" {
+		// The message is the repr of the key; recover the key when it is a string.
+		if k, ok := unquotePy(se.Msg); ok {
+			arg = starlark.String(k)
+		}
+	}
+	return &exception{typ: t, args: starlark.Tuple{arg}, cause: se}
+}
+
+// unquotePy undoes a simple Python string repr ('abc').
+func unquotePy(s string) (string, bool) {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] && !strings.Contains(s, "\\") {
+		return s[1 : len(s)-1], true
+	}
+	return "", false
+}
+
+// excMatches reports whether an exception of kind matches a handler type
+// name as written in Python ("ValueError", "json.JSONDecodeError", "re.error").
+func excMatches(kind, handler string) bool {
+	if i := strings.LastIndexByte(handler, '.'); i >= 0 && handler != "re.error" {
+		handler = handler[i+1:]
+	}
+	h := excTypes[handler]
+	if h == nil {
+		return false
+	}
+	t := excTypes[kind]
+	if t == nil {
+		t = excTypes["Error"]
+	}
+	return t.isSubtype(h)
+}
+
+// raiseValue turns the argument of raise into an error.
+func raiseValue(v starlark.Value) error {
+	switch x := v.(type) {
+	case *typeObj:
+		if excTypes[x.name] == x {
+			v = &exception{typ: x}
+		}
+	}
+	e, ok := v.(*exception)
+	if !ok {
+		return Errorf("TypeError", "exceptions must derive from BaseException")
+	}
+	if se, ok := e.cause.(*ScriptError); ok && se.Err != nil {
+		// Re-raising a caught error keeps its chain (e.g. SUBMIT, limits).
+		return &PyError{Kind: e.typ.name, Msg: e.msg(), Err: se.Err, exc: e}
+	}
+	return &PyError{Kind: e.typ.name, Msg: e.msg(), exc: e}
+}

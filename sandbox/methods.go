@@ -1,0 +1,835 @@
+package sandbox
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// pyMethod implements _py_method(recv, name, *args, **kwargs).
+func pyMethod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 2 {
+		return nil, argErr("_py_method", "needs a receiver and a name")
+	}
+	name, ok := args[1].(starlark.String)
+	if !ok {
+		return nil, argErr("_py_method", "name must be a str")
+	}
+	return callMethod(thread, args[0], string(name), args[2:], kwargs)
+}
+
+// callMethod calls recv.name(*args, **kwargs) with Python semantics for
+// builtin types, falling back to the value's own attribute.
+func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if p, ok := recv.(Proxy); ok {
+		if ha, ok := recv.(starlark.HasAttrs); !ok || !hasAttr(ha, name) {
+			t, err := p.ProxyTarget(thread)
+			if err != nil {
+				return nil, err
+			}
+			recv = t
+		}
+	}
+	var v starlark.Value
+	var err error
+	handled := true
+	switch r := recv.(type) {
+	case starlark.String:
+		v, handled, err = strMethod(thread, string(r), name, args, kwargs)
+	case *starlark.List:
+		v, handled, err = listMethod(thread, r, name, args, kwargs)
+	case *starlark.Dict:
+		v, handled, err = dictMethod(thread, r, name, args, kwargs)
+	case *starlark.Set:
+		v, handled, err = setMethod(thread, r, name, args, kwargs)
+	case starlark.Tuple:
+		if name == "count" {
+			v, err = countEq(r, args, kwargs)
+		} else {
+			handled = false
+		}
+	case starlark.Bytes:
+		switch name {
+		case "decode":
+			v = starlark.String(r)
+		case "hex":
+			v = starlark.String(fmt.Sprintf("%x", string(r)))
+		default:
+			handled = false
+		}
+	default:
+		handled = false
+	}
+	if handled {
+		if err != nil {
+			return nil, withMethodName(name, err)
+		}
+		return v, nil
+	}
+	if dl, ok := recv.(pyDictLike); ok {
+		switch name {
+		case "items", "keys", "values":
+			if ha, ok := recv.(starlark.HasAttrs); !ok || !hasAttr(ha, name) {
+				return dictMethodValue(thread, dl.underlyingDict(), name, args, kwargs)
+			}
+		}
+	}
+	ha, ok := recv.(starlark.HasAttrs)
+	if !ok {
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
+	}
+	fn, err := ha.Attr(name)
+	if err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
+	}
+	return starlark.Call(thread, fn, args, kwargs)
+}
+
+func hasAttr(ha starlark.HasAttrs, name string) bool {
+	v, err := ha.Attr(name)
+	return err == nil && v != nil
+}
+
+func withMethodName(name string, err error) error { return err }
+
+func dictMethodValue(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	v, _, err := dictMethod(thread, d, name, args, kwargs)
+	return v, err
+}
+
+func noArgs(name string, args starlark.Tuple, kwargs []starlark.Tuple) error {
+	if len(args) > 0 || len(kwargs) > 0 {
+		return Errorf("TypeError", "%s() takes no arguments (%d given)", name, len(args)+len(kwargs))
+	}
+	return nil
+}
+
+func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	switch name {
+	case "format":
+		out, err := strFormat(thread, s, args, kwargs)
+		return starlark.String(out), true, err
+	case "format_map":
+		var m starlark.Value
+		if err := starlark.UnpackPositionalArgs("format_map", args, kwargs, 1, &m); err != nil {
+			return nil, true, err
+		}
+		if dl, ok := m.(pyDictLike); ok {
+			m = dl.underlyingDict()
+		}
+		im, ok := m.(starlark.IterableMapping)
+		if !ok {
+			return nil, true, Errorf("TypeError", "format_map() argument must be a mapping")
+		}
+		out, err := strFormat(thread, s, nil, im.Items())
+		return starlark.String(out), true, err
+	case "zfill":
+		var w int
+		if err := starlark.UnpackPositionalArgs("zfill", args, kwargs, 1, &w); err != nil {
+			return nil, true, err
+		}
+		n := utf8.RuneCountInString(s)
+		if n >= w {
+			return starlark.String(s), true, nil
+		}
+		sign := ""
+		if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+			sign, s = s[:1], s[1:]
+		}
+		return starlark.String(sign + strings.Repeat("0", w-n) + s), true, nil
+	case "ljust", "rjust", "center":
+		var w int
+		fill := " "
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &w, &fill); err != nil {
+			return nil, true, err
+		}
+		if utf8.RuneCountInString(fill) != 1 {
+			return nil, true, Errorf("TypeError", "The fill character must be exactly one character long")
+		}
+		if err := checkAlloc(thread, int64(w)*int64(len(fill))); err != nil {
+			return nil, true, err
+		}
+		n := utf8.RuneCountInString(s)
+		if n >= w {
+			return starlark.String(s), true, nil
+		}
+		padN := w - n
+		switch name {
+		case "ljust":
+			return starlark.String(s + strings.Repeat(fill, padN)), true, nil
+		case "rjust":
+			return starlark.String(strings.Repeat(fill, padN) + s), true, nil
+		}
+		left := padN/2 + (padN & w & 1)
+		return starlark.String(strings.Repeat(fill, left) + s + strings.Repeat(fill, padN-left)), true, nil
+	case "casefold":
+		return starlark.String(strings.ToLower(s)), true, noArgs(name, args, kwargs)
+	case "swapcase":
+		return starlark.String(strings.Map(func(r rune) rune {
+			if unicode.IsUpper(r) {
+				return unicode.ToLower(r)
+			}
+			return unicode.ToUpper(r)
+		}, s)), true, noArgs(name, args, kwargs)
+	case "isnumeric", "isdecimal", "isdigit":
+		if s == "" {
+			return starlark.False, true, nil
+		}
+		for _, r := range s {
+			ok := unicode.IsDigit(r)
+			if name == "isnumeric" {
+				ok = unicode.IsNumber(r)
+			}
+			if !ok {
+				return starlark.False, true, nil
+			}
+		}
+		return starlark.True, true, nil
+	case "isidentifier":
+		if s == "" {
+			return starlark.False, true, nil
+		}
+		for i, r := range s {
+			if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+				return starlark.False, true, nil
+			}
+		}
+		return starlark.True, true, nil
+	case "isprintable":
+		for _, r := range s {
+			if !unicode.IsPrint(r) {
+				return starlark.False, true, nil
+			}
+		}
+		return starlark.True, true, nil
+	case "isascii":
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return starlark.False, true, nil
+			}
+		}
+		return starlark.True, true, nil
+	case "expandtabs":
+		tab := 8
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &tab); err != nil {
+			return nil, true, err
+		}
+		var b strings.Builder
+		col := 0
+		for _, r := range s {
+			switch r {
+			case '\t':
+				if tab > 0 {
+					n := tab - col%tab
+					b.WriteString(strings.Repeat(" ", n))
+					col += n
+				}
+			case '\n', '\r':
+				b.WriteRune(r)
+				col = 0
+			default:
+				b.WriteRune(r)
+				col++
+			}
+		}
+		return starlark.String(b.String()), true, nil
+	case "maketrans":
+		v, err := strMaketrans(args, kwargs)
+		return v, true, err
+	case "translate":
+		var table starlark.Value
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &table); err != nil {
+			return nil, true, err
+		}
+		m, ok := table.(starlark.Mapping)
+		if !ok {
+			return nil, true, Errorf("TypeError", "translate() table must be a mapping")
+		}
+		var b strings.Builder
+		for _, r := range s {
+			v, found, _ := m.Get(starlark.MakeInt(int(r)))
+			if !found {
+				b.WriteRune(r)
+				continue
+			}
+			switch x := v.(type) {
+			case starlark.NoneType:
+			case starlark.String:
+				b.WriteString(string(x))
+			case starlark.Int:
+				i, _ := x.Int64()
+				b.WriteRune(rune(i))
+			}
+		}
+		return starlark.String(b.String()), true, nil
+	case "encode":
+		return starlark.Bytes(s), true, nil
+	case "split", "rsplit":
+		var sep starlark.Value = starlark.None
+		maxsplit := -1
+		if err := starlark.UnpackArgs(name, args, kwargs, "sep?", &sep, "maxsplit?", &maxsplit); err != nil {
+			return nil, true, err
+		}
+		v, err := pySplit(thread, s, sep, maxsplit, name == "rsplit")
+		return v, true, err
+	case "splitlines":
+		keep := false
+		if err := starlark.UnpackArgs(name, args, kwargs, "keepends?", &keep); err != nil {
+			return nil, true, err
+		}
+		return splitLines(s, keep), true, nil
+	case "count":
+		var sub string
+		var start, end starlark.Value = starlark.None, starlark.None
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &sub, &start, &end); err != nil {
+			return nil, true, err
+		}
+		if start != starlark.None || end != starlark.None {
+			v, err := sliceValue(starlark.String(s), start, end, starlark.None)
+			if err != nil {
+				return nil, true, err
+			}
+			s = string(v.(starlark.String))
+		}
+		if sub == "" {
+			return starlark.MakeInt(utf8.RuneCountInString(s) + 1), true, nil
+		}
+		return starlark.MakeInt(strings.Count(s, sub)), true, nil
+	}
+	return nil, false, nil
+}
+
+func strMaketrans(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := starlark.NewDict(0)
+	switch len(args) {
+	case 1:
+		m, ok := args[0].(starlark.IterableMapping)
+		if !ok {
+			return nil, Errorf("TypeError", "if you give only one argument to maketrans it must be a dict")
+		}
+		for _, kv := range m.Items() {
+			k := kv[0]
+			if s, ok := k.(starlark.String); ok {
+				r, _ := utf8.DecodeRuneInString(string(s))
+				k = starlark.MakeInt(int(r))
+			}
+			d.SetKey(k, kv[1])
+		}
+	case 2, 3:
+		x, ok1 := args[0].(starlark.String)
+		y, ok2 := args[1].(starlark.String)
+		if !ok1 || !ok2 || utf8.RuneCountInString(string(x)) != utf8.RuneCountInString(string(y)) {
+			return nil, Errorf("ValueError", "the first two maketrans arguments must have equal length")
+		}
+		yr := []rune(string(y))
+		for i, r := range []rune(string(x)) {
+			d.SetKey(starlark.MakeInt(int(r)), starlark.String(string(yr[i])))
+		}
+		if len(args) == 3 {
+			z, _ := args[2].(starlark.String)
+			for _, r := range string(z) {
+				d.SetKey(starlark.MakeInt(int(r)), starlark.None)
+			}
+		}
+	default:
+		return nil, Errorf("TypeError", "maketrans() takes 1 to 3 arguments")
+	}
+	return d, nil
+}
+
+func stringList(parts []string) *starlark.List {
+	elems := make([]starlark.Value, len(parts))
+	for i, p := range parts {
+		elems[i] = starlark.String(p)
+	}
+	return starlark.NewList(elems)
+}
+
+// pySplit implements str.split / str.rsplit.
+func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int, right bool) (starlark.Value, error) {
+	if sep == starlark.None {
+		if maxsplit < 0 {
+			return stringList(strings.Fields(s)), nil
+		}
+		var parts []string
+		if !right {
+			rest := strings.TrimLeftFunc(s, unicode.IsSpace)
+			for rest != "" {
+				if maxsplit == 0 {
+					parts = append(parts, rest)
+					break
+				}
+				i := strings.IndexFunc(rest, unicode.IsSpace)
+				if i < 0 {
+					parts = append(parts, rest)
+					break
+				}
+				parts = append(parts, rest[:i])
+				rest = strings.TrimLeftFunc(rest[i:], unicode.IsSpace)
+				maxsplit--
+			}
+			return stringList(parts), nil
+		}
+		rest := strings.TrimRightFunc(s, unicode.IsSpace)
+		for rest != "" {
+			if maxsplit == 0 {
+				parts = append(parts, rest)
+				break
+			}
+			i := strings.LastIndexFunc(rest, unicode.IsSpace)
+			if i < 0 {
+				parts = append(parts, rest)
+				break
+			}
+			_, n := utf8.DecodeRuneInString(rest[i:])
+			parts = append(parts, rest[i+n:])
+			rest = strings.TrimRightFunc(rest[:i], unicode.IsSpace)
+			maxsplit--
+		}
+		for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+			parts[i], parts[j] = parts[j], parts[i]
+		}
+		return stringList(parts), nil
+	}
+	sp, ok := sep.(starlark.String)
+	if !ok {
+		return nil, Errorf("TypeError", "must be str or None, not %s", pyType(sep))
+	}
+	if sp == "" {
+		return nil, Errorf("ValueError", "empty separator")
+	}
+	if maxsplit < 0 {
+		if err := checkAlloc(thread, int64(strings.Count(s, string(sp)))*32); err != nil {
+			return nil, err
+		}
+		return stringList(strings.Split(s, string(sp))), nil
+	}
+	if !right {
+		return stringList(strings.SplitN(s, string(sp), maxsplit+1)), nil
+	}
+	var parts []string
+	rest := s
+	for maxsplit > 0 {
+		i := strings.LastIndex(rest, string(sp))
+		if i < 0 {
+			break
+		}
+		parts = append(parts, rest[i+len(sp):])
+		rest = rest[:i]
+		maxsplit--
+	}
+	parts = append(parts, rest)
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return stringList(parts), nil
+}
+
+// splitLines implements str.splitlines.
+func splitLines(s string, keep bool) *starlark.List {
+	var elems []starlark.Value
+	simple := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\r' || c == '\v' || c == '\f' || c == 0x1c || c == 0x1d || c == 0x1e || c >= 0x80 {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		elems = make([]starlark.Value, 0, strings.Count(s, "\n")+1)
+		for len(s) > 0 {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				elems = append(elems, starlark.String(s))
+				break
+			}
+			if keep {
+				elems = append(elems, starlark.String(s[:i+1]))
+			} else {
+				elems = append(elems, starlark.String(s[:i]))
+			}
+			s = s[i+1:]
+		}
+		return starlark.NewList(elems)
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		brk := 0
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			brk = n
+		case '\r':
+			brk = 1
+			if i+1 < len(s) && s[i+1] == '\n' {
+				brk = 2
+			}
+		}
+		if brk == 0 {
+			i += n
+			continue
+		}
+		end := i
+		if keep {
+			end = i + brk
+		}
+		elems = append(elems, starlark.String(s[start:end]))
+		i += brk
+		start = i
+	}
+	if start < len(s) {
+		elems = append(elems, starlark.String(s[start:]))
+	}
+	return starlark.NewList(elems)
+}
+
+func countEq(seq starlark.Indexable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs("count", args, kwargs, 1, &x); err != nil {
+		return nil, err
+	}
+	n := 0
+	for i := 0; i < seq.Len(); i++ {
+		if eq, err := starlark.Equal(seq.Index(i), x); err == nil && eq {
+			n++
+		}
+	}
+	return starlark.MakeInt(n), nil
+}
+
+func listMethod(thread *starlark.Thread, l *starlark.List, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	switch name {
+	case "sort":
+		var key starlark.Value = starlark.None
+		var reverse starlark.Value = starlark.False
+		if len(args) > 0 {
+			return nil, true, Errorf("TypeError", "sort() takes no positional arguments")
+		}
+		if err := starlark.UnpackArgs("sort", nil, kwargs, "key?", &key, "reverse?", &reverse); err != nil {
+			return nil, true, err
+		}
+		return starlark.None, true, sortList(thread, l, key, bool(reverse.Truth()))
+	case "copy":
+		elems := make([]starlark.Value, l.Len())
+		for i := range elems {
+			elems[i] = l.Index(i)
+		}
+		return starlark.NewList(elems), true, noArgs(name, args, kwargs)
+	case "count":
+		v, err := countEq(l, args, kwargs)
+		return v, true, err
+	case "reverse":
+		n := l.Len()
+		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+			a, b := l.Index(i), l.Index(j)
+			if err := l.SetIndex(i, b); err != nil {
+				return nil, true, err
+			}
+			l.SetIndex(j, a)
+		}
+		return starlark.None, true, noArgs(name, args, kwargs)
+	}
+	return nil, false, nil
+}
+
+// sortList sorts l in place, stably, with Python's key/reverse semantics.
+func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, reverse bool) error {
+	n := l.Len()
+	elems := make([]starlark.Value, n)
+	for i := range elems {
+		elems[i] = l.Index(i)
+	}
+	keys := elems
+	if key != nil && key != starlark.None {
+		keys = make([]starlark.Value, n)
+		for i, x := range elems {
+			k, err := starlark.Call(thread, key, starlark.Tuple{x}, nil)
+			if err != nil {
+				return err
+			}
+			keys[i] = k
+		}
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	var cmpErr error
+	sort.SliceStable(idx, func(a, b int) bool {
+		if cmpErr != nil {
+			return false
+		}
+		x, y := keys[idx[a]], keys[idx[b]]
+		if reverse {
+			x, y = y, x
+		}
+		less, err := pyCompare(syntax.LT, x, y)
+		if err != nil {
+			cmpErr = err
+		}
+		return less
+	})
+	if cmpErr != nil {
+		return cmpErr
+	}
+	sorted := make([]starlark.Value, n)
+	for i, j := range idx {
+		sorted[i] = elems[j]
+	}
+	for i, x := range sorted {
+		if err := l.SetIndex(i, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	switch name {
+	case "copy":
+		c := starlark.NewDict(d.Len())
+		for _, kv := range d.Items() {
+			c.SetKey(kv[0], kv[1])
+		}
+		return c, true, noArgs(name, args, kwargs)
+	case "fromkeys":
+		var it starlark.Value
+		var v starlark.Value = starlark.None
+		if err := starlark.UnpackPositionalArgs("fromkeys", args, kwargs, 1, &it, &v); err != nil {
+			return nil, true, err
+		}
+		out := starlark.NewDict(0)
+		err := forEach(thread, it, func(k starlark.Value) error { return out.SetKey(k, v) })
+		return out, true, err
+	case "items", "keys", "values":
+		return &dictView{kind: name, d: d}, true, noArgs(name, args, kwargs)
+	}
+	return nil, false, nil
+}
+
+// dictView is dict.keys()/values()/items(): iterable, sized, printable as
+// CPython prints it (dict_keys(['a'])), and indexable for convenience.
+type dictView struct {
+	kind string
+	d    *starlark.Dict
+}
+
+var (
+	_ starlark.Iterable  = (*dictView)(nil)
+	_ starlark.Container = (*dictView)(nil)
+	_ starlark.Indexable = (*dictView)(nil)
+)
+
+func (v *dictView) String() string        { return Repr(v) }
+func (v *dictView) Type() string          { return "dict_" + v.kind }
+func (v *dictView) pyTypeName() string    { return "dict_" + v.kind }
+func (v *dictView) Freeze()               {}
+func (v *dictView) Truth() starlark.Bool  { return v.d.Len() > 0 }
+func (v *dictView) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: '%s'", v.Type()) }
+func (v *dictView) Len() int              { return v.d.Len() }
+func (v *dictView) elems() []starlark.Value {
+	items := v.d.Items()
+	out := make([]starlark.Value, len(items))
+	for i, kv := range items {
+		switch v.kind {
+		case "keys":
+			out[i] = kv[0]
+		case "values":
+			out[i] = kv[1]
+		default:
+			out[i] = kv
+		}
+	}
+	return out
+}
+func (v *dictView) Index(i int) starlark.Value { return v.elems()[i] }
+func (v *dictView) Iterate() starlark.Iterator {
+	if v.kind == "keys" {
+		return v.d.Iterate()
+	}
+	return starlark.NewList(v.elems()).Iterate()
+}
+func (v *dictView) Has(x starlark.Value) (bool, error) {
+	switch v.kind {
+	case "keys":
+		_, found, err := v.d.Get(x)
+		return found, err
+	case "items":
+		t, ok := x.(starlark.Tuple)
+		if !ok || len(t) != 2 {
+			return false, nil
+		}
+		y, found, err := v.d.Get(t[0])
+		if err != nil || !found {
+			return false, err
+		}
+		return starlark.Equal(y, t[1])
+	}
+	for _, y := range v.elems() {
+		if eq, err := starlark.Equal(x, y); err == nil && eq {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+func (v *dictView) writeRepr(r *renderer) {
+	r.b.WriteString("dict_" + v.kind + "(")
+	r.repr(starlark.NewList(v.elems()))
+	r.b.WriteByte(')')
+}
+
+func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	others := func() ([]*starlark.Set, error) {
+		var out []*starlark.Set
+		for _, a := range args {
+			o, err := builtinSet(thread, starlark.Tuple{a}, nil)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o.(*starlark.Set))
+		}
+		return out, nil
+	}
+	copySet := func() *starlark.Set {
+		c := new(starlark.Set)
+		it := s.Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			c.Insert(x)
+		}
+		return c
+	}
+	elems := func(x *starlark.Set) []starlark.Value {
+		var out []starlark.Value
+		it := x.Iterate()
+		defer it.Done()
+		var v starlark.Value
+		for it.Next(&v) {
+			out = append(out, v)
+		}
+		return out
+	}
+	switch name {
+	case "add":
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs("add", args, kwargs, 1, &x); err != nil {
+			return nil, true, err
+		}
+		return starlark.None, true, s.Insert(x)
+	case "discard":
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs("discard", args, kwargs, 1, &x); err != nil {
+			return nil, true, err
+		}
+		_, err := s.Delete(x)
+		return starlark.None, true, err
+	case "update", "union":
+		os, err := others()
+		if err != nil {
+			return nil, true, err
+		}
+		target := s
+		if name == "union" {
+			target = copySet()
+		}
+		for _, o := range os {
+			for _, x := range elems(o) {
+				if err := target.Insert(x); err != nil {
+					return nil, true, err
+				}
+			}
+		}
+		if name == "update" {
+			return starlark.None, true, nil
+		}
+		return target, true, nil
+	case "intersection", "intersection_update", "difference", "difference_update", "symmetric_difference", "symmetric_difference_update":
+		os, err := others()
+		if err != nil {
+			return nil, true, err
+		}
+		result := copySet()
+		for _, o := range os {
+			next := new(starlark.Set)
+			switch {
+			case strings.HasPrefix(name, "intersection"):
+				for _, x := range elems(result) {
+					if ok, _ := o.Has(x); ok {
+						next.Insert(x)
+					}
+				}
+			case strings.HasPrefix(name, "difference"):
+				for _, x := range elems(result) {
+					if ok, _ := o.Has(x); !ok {
+						next.Insert(x)
+					}
+				}
+			default:
+				for _, x := range elems(result) {
+					if ok, _ := o.Has(x); !ok {
+						next.Insert(x)
+					}
+				}
+				for _, x := range elems(o) {
+					if ok, _ := result.Has(x); !ok {
+						next.Insert(x)
+					}
+				}
+			}
+			result = next
+		}
+		if strings.HasSuffix(name, "_update") {
+			s.Clear()
+			for _, x := range elems(result) {
+				s.Insert(x)
+			}
+			return starlark.None, true, nil
+		}
+		return result, true, nil
+	case "issubset", "issuperset", "isdisjoint":
+		os, err := others()
+		if err != nil {
+			return nil, true, err
+		}
+		if len(os) != 1 {
+			return nil, true, Errorf("TypeError", "%s() takes exactly one argument", name)
+		}
+		o := os[0]
+		switch name {
+		case "issubset":
+			for _, x := range elems(s) {
+				if ok, _ := o.Has(x); !ok {
+					return starlark.False, true, nil
+				}
+			}
+			return starlark.True, true, nil
+		case "issuperset":
+			for _, x := range elems(o) {
+				if ok, _ := s.Has(x); !ok {
+					return starlark.False, true, nil
+				}
+			}
+			return starlark.True, true, nil
+		default:
+			for _, x := range elems(o) {
+				if ok, _ := s.Has(x); ok {
+					return starlark.False, true, nil
+				}
+			}
+			return starlark.True, true, nil
+		}
+	case "copy":
+		return copySet(), true, noArgs(name, args, kwargs)
+	}
+	return nil, false, nil
+}

@@ -1,0 +1,430 @@
+package sandbox
+
+import (
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// dictSub is a dict subclass: Counter or defaultdict.
+type dictSub struct {
+	kind    string // "Counter" or "defaultdict"
+	d       *starlark.Dict
+	factory starlark.Value // defaultdict default_factory (None if unset)
+	sess    *Session       // to call a Starlark factory from Get
+}
+
+var (
+	_ starlark.HasSetKey       = (*dictSub)(nil)
+	_ starlark.IterableMapping = (*dictSub)(nil)
+	_ starlark.Container       = (*dictSub)(nil)
+	_ starlark.Sequence        = (*dictSub)(nil)
+	_ starlark.HasAttrs        = (*dictSub)(nil)
+	_ starlark.HasBinary       = (*dictSub)(nil)
+	_ starlark.Comparable      = (*dictSub)(nil)
+)
+
+var typeCounter, typeDefaultdict *typeObj
+
+func init() {
+	typeCounter = &typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
+		d, ok := v.(*dictSub)
+		return ok && d.kind == "Counter"
+	}}
+	typeDefaultdict = &typeObj{name: "defaultdict", base: typeDict, check: func(v starlark.Value) bool {
+		d, ok := v.(*dictSub)
+		return ok && d.kind == "defaultdict"
+	}}
+	typeCounter.call = newCounter
+	typeDefaultdict.call = newDefaultdict
+}
+
+func (c *dictSub) String() string                 { return Repr(c) }
+func (c *dictSub) Type() string                   { return c.kind }
+func (c *dictSub) pyTypeObj() *typeObj            { return c.typ() }
+func (c *dictSub) pyTypeName() string             { return c.kind }
+func (c *dictSub) Freeze()                        { c.d.Freeze() }
+func (c *dictSub) Truth() starlark.Bool           { return c.d.Len() > 0 }
+func (c *dictSub) Hash() (uint32, error)          { return 0, fmt.Errorf("unhashable type: '%s'", c.kind) }
+func (c *dictSub) Len() int                       { return c.d.Len() }
+func (c *dictSub) Iterate() starlark.Iterator     { return c.d.Iterate() }
+func (c *dictSub) Items() []starlark.Tuple        { return c.d.Items() }
+func (c *dictSub) underlyingDict() *starlark.Dict { return c.d }
+func (c *dictSub) SetKey(k, v starlark.Value) error {
+	return c.d.SetKey(k, v)
+}
+func (c *dictSub) typ() *typeObj {
+	if c.kind == "Counter" {
+		return typeCounter
+	}
+	return typeDefaultdict
+}
+
+func (c *dictSub) Has(k starlark.Value) (bool, error) {
+	_, found, err := c.d.Get(k)
+	return found, err
+}
+
+// Get returns the value for k; a missing key counts 0 in a Counter and
+// is created with the factory in a defaultdict.
+func (c *dictSub) Get(k starlark.Value) (starlark.Value, bool, error) {
+	v, found, err := c.d.Get(k)
+	if err != nil || found {
+		return v, found, err
+	}
+	if c.kind == "Counter" {
+		return starlark.MakeInt(0), true, nil
+	}
+	if c.factory == nil || c.factory == starlark.None {
+		return nil, false, nil
+	}
+	var thread *starlark.Thread
+	if c.sess != nil {
+		thread = c.sess.current
+	}
+	if thread == nil {
+		thread = &starlark.Thread{Name: "defaultdict"}
+	}
+	v, err = starlark.Call(thread, c.factory, nil, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := c.d.SetKey(k, v); err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+func (c *dictSub) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	return starlark.CompareDepth(op, c.d, y.(*dictSub).d, depth)
+}
+
+func (c *dictSub) writeRepr(r *renderer) {
+	if c.kind == "Counter" {
+		if c.d.Len() == 0 {
+			r.b.WriteString("Counter()")
+			return
+		}
+		r.b.WriteString("Counter(")
+		d := starlark.NewDict(c.d.Len())
+		for _, kv := range c.mostCommon() {
+			d.SetKey(kv[0], kv[1])
+		}
+		r.writeDictItems(d)
+		r.b.WriteByte(')')
+		return
+	}
+	r.b.WriteString("defaultdict(")
+	if c.factory == nil {
+		r.b.WriteString("None")
+	} else {
+		r.repr(c.factory)
+	}
+	r.b.WriteString(", ")
+	r.writeDictItems(c.d)
+	r.b.WriteByte(')')
+}
+
+// mostCommon returns the items by decreasing count, ties in insertion order.
+func (c *dictSub) mostCommon() []starlark.Tuple {
+	items := c.d.Items()
+	var sortErr error
+	sort.SliceStable(items, func(i, j int) bool {
+		gt, err := pyCompare(syntax.GT, items[i][1], items[j][1])
+		if err != nil {
+			sortErr = err
+		}
+		return gt
+	})
+	_ = sortErr
+	return items
+}
+
+func (c *dictSub) AttrNames() []string {
+	return []string{"clear", "copy", "default_factory", "elements", "get", "items", "keys", "most_common", "pop", "popitem", "setdefault", "subtract", "total", "update", "values"}
+}
+
+func (c *dictSub) Attr(name string) (starlark.Value, error) {
+	method := func(fn builtinFn) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, fn).BindReceiver(c), nil
+	}
+	switch name {
+	case "default_factory":
+		if c.factory == nil {
+			return starlark.None, nil
+		}
+		return c.factory, nil
+	case "items", "keys", "values":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return &dictView{kind: name, d: c.d}, noArgs(name, args, kwargs)
+		})
+	case "copy":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return c.copy(), nil
+		})
+	case "most_common":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n starlark.Value = starlark.None
+			if err := starlark.UnpackPositionalArgs("most_common", args, kwargs, 0, &n); err != nil {
+				return nil, err
+			}
+			items := c.mostCommon()
+			if n != starlark.None {
+				k, err := starlark.AsInt32(n)
+				if err != nil {
+					return nil, err
+				}
+				if k < 0 {
+					k = 0
+				}
+				if k < len(items) {
+					items = items[:k]
+				}
+			}
+			out := make([]starlark.Value, len(items))
+			for i, kv := range items {
+				out[i] = kv
+			}
+			return starlark.NewList(out), nil
+		})
+	case "elements":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var out []starlark.Value
+			for _, kv := range c.d.Items() {
+				n, _ := starlark.AsInt32(kv[1])
+				if err := checkAlloc(thread, int64(len(out)+n)*16); err != nil {
+					return nil, err
+				}
+				for i := 0; i < n; i++ {
+					out = append(out, kv[0])
+				}
+			}
+			return starlark.NewList(out), nil
+		})
+	case "total":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var acc starlark.Value = starlark.MakeInt(0)
+			for _, kv := range c.d.Items() {
+				var err error
+				if acc, err = add(acc, kv[1]); err != nil {
+					return nil, err
+				}
+			}
+			return acc, nil
+		})
+	case "update", "subtract":
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if c.kind != "Counter" {
+				if name == "subtract" {
+					return nil, Errorf("AttributeError", "'defaultdict' object has no attribute 'subtract'")
+				}
+				_, err := starlark.Call(thread, mustAttr(c.d, "update"), args, kwargs)
+				return starlark.None, err
+			}
+			sign := 1
+			if name == "subtract" {
+				sign = -1
+			}
+			if len(args) > 1 {
+				return nil, Errorf("TypeError", "expected at most 1 argument, got %d", len(args))
+			}
+			if len(args) == 1 {
+				if err := c.count(thread, args[0], sign); err != nil {
+					return nil, err
+				}
+			}
+			for _, kv := range kwargs {
+				if err := c.addCount(kv[0], kv[1], sign); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.None, nil
+		})
+	}
+	// Plain dict methods: get, pop, setdefault, clear, popitem.
+	v, err := c.d.Attr(name)
+	if err != nil || v == nil {
+		return v, err
+	}
+	if name == "get" && c.kind == "Counter" {
+		return v, nil
+	}
+	return v, nil
+}
+
+func (c *dictSub) copy() *dictSub {
+	d := starlark.NewDict(c.d.Len())
+	for _, kv := range c.d.Items() {
+		d.SetKey(kv[0], kv[1])
+	}
+	return &dictSub{kind: c.kind, d: d, factory: c.factory, sess: c.sess}
+}
+
+func (c *dictSub) addCount(k, n starlark.Value, sign int) error {
+	old, found, err := c.d.Get(k)
+	if err != nil {
+		return err
+	}
+	if !found {
+		old = starlark.MakeInt(0)
+	}
+	if sign < 0 {
+		n, err = binary(syntax.MINUS, starlark.MakeInt(0), n)
+		if err != nil {
+			return err
+		}
+	}
+	sum, err := add(old, n)
+	if err != nil {
+		return err
+	}
+	return c.d.SetKey(k, sum)
+}
+
+// count adds the elements of an iterable (or a mapping's counts).
+func (c *dictSub) count(thread *starlark.Thread, src starlark.Value, sign int) error {
+	src, err := Unproxy(thread, src)
+	if err != nil {
+		return err
+	}
+	if dl, ok := src.(pyDictLike); ok {
+		src = dl.underlyingDict()
+	}
+	if m, ok := src.(starlark.IterableMapping); ok {
+		for _, kv := range m.Items() {
+			if err := c.addCount(kv[0], kv[1], sign); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	one := starlark.MakeInt(1)
+	return forEach(thread, src, func(x starlark.Value) error {
+		if sign > 0 {
+			old, found, err := c.d.Get(x)
+			if err != nil {
+				return err
+			}
+			if found {
+				if i, ok := old.(starlark.Int); ok {
+					return c.d.SetKey(x, i.Add(one))
+				}
+			} else {
+				return c.d.SetKey(x, one)
+			}
+		}
+		return c.addCount(x, one, sign)
+	})
+}
+
+// Binary implements Counter arithmetic: + - | &.
+func (c *dictSub) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	o, ok := y.(*dictSub)
+	if !ok || c.kind != "Counter" || o.kind != "Counter" {
+		return nil, nil
+	}
+	a, b := c, o
+	if side == starlark.Right {
+		a, b = o, c
+	}
+	out := &dictSub{kind: "Counter", d: starlark.NewDict(0)}
+	keys := append(a.d.Keys(), b.d.Keys()...)
+	for _, k := range keys {
+		if ok, _ := out.Has(k); ok {
+			continue
+		}
+		x, _, _ := a.Get(k)
+		z, _, _ := b.Get(k)
+		var r starlark.Value
+		var err error
+		switch op {
+		case syntax.PLUS:
+			r, err = add(x, z)
+		case syntax.MINUS:
+			r, err = binary(syntax.MINUS, x, z)
+		case syntax.PIPE:
+			if gt, _ := pyCompare(syntax.GT, z, x); gt {
+				r = z
+			} else {
+				r = x
+			}
+		case syntax.AMP:
+			if lt, _ := pyCompare(syntax.LT, z, x); lt {
+				r = z
+			} else {
+				r = x
+			}
+		default:
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if pos, _ := pyCompare(syntax.GT, r, starlark.MakeInt(0)); pos {
+			out.d.SetKey(k, r)
+		}
+	}
+	return out, nil
+}
+
+func newCounter(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c := &dictSub{kind: "Counter", d: starlark.NewDict(0)}
+	if len(args) > 1 {
+		return nil, Errorf("TypeError", "expected at most 1 argument, got %d", len(args))
+	}
+	if len(args) == 1 && args[0] != starlark.None {
+		if err := c.count(thread, args[0], 1); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range kwargs {
+		if err := c.addCount(kv[0], kv[1], 1); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func newDefaultdict(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c := &dictSub{kind: "defaultdict", d: starlark.NewDict(0), factory: starlark.None}
+	if thread != nil {
+		if st := stepOf(thread); st != nil {
+			c.sess = st.sess
+		}
+	}
+	if len(args) > 0 {
+		if args[0] != starlark.None {
+			if _, ok := args[0].(starlark.Callable); !ok {
+				return nil, Errorf("TypeError", "first argument must be callable or None")
+			}
+		}
+		c.factory = args[0]
+		if len(args) > 1 || len(kwargs) > 0 {
+			d, err := builtinDict(thread, args[1:], kwargs)
+			if err != nil {
+				return nil, err
+			}
+			c.d = d.(*starlark.Dict)
+		}
+	}
+	return c, nil
+}
+
+func collectionsModule() *module {
+	return newModule("collections", map[string]builtinFn{
+		"OrderedDict": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return builtinDict(thread, args, kwargs)
+		},
+		"namedtuple": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return nil, &PyError{Kind: "NotImplementedError", Msg: "collections.namedtuple is not supported in the sandbox; use a dict or a tuple", Err: ErrUnsupported}
+		},
+		"deque": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return nil, &PyError{Kind: "NotImplementedError", Msg: "collections.deque is not supported in the sandbox; use a list (append / pop(0))", Err: ErrUnsupported}
+		},
+	}, starlark.StringDict{
+		"Counter":     typeCounter,
+		"defaultdict": typeDefaultdict,
+	})
+}

@@ -1,0 +1,324 @@
+package sandbox
+
+import (
+	"math"
+	"math/big"
+
+	"go.starlark.net/starlark"
+)
+
+func floatArg(name string, v starlark.Value) (float64, error) {
+	if b, ok := v.(starlark.Bool); ok {
+		v = boolInt(b)
+	}
+	f, ok := starlark.AsFloat(v)
+	if !ok || !isNumber(v) {
+		return 0, Errorf("TypeError", "must be real number, not %s", pyType(v))
+	}
+	return f, nil
+}
+
+func math1(name string, fn func(float64) (float64, error)) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg("math."+name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		f, err := floatArg(name, x)
+		if err != nil {
+			return nil, err
+		}
+		r, err := fn(f)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Float(r), nil
+	}
+}
+
+func domain(f float64, ok bool) (float64, error) {
+	if !ok {
+		return 0, Errorf("ValueError", "math domain error")
+	}
+	return f, nil
+}
+
+func mathModule() *module {
+	plain := func(fn func(float64) float64) func(float64) (float64, error) {
+		return func(x float64) (float64, error) { return fn(x), nil }
+	}
+	fns := map[string]builtinFn{
+		"sqrt":  math1("sqrt", func(x float64) (float64, error) { return domain(math.Sqrt(x), x >= 0) }),
+		"exp":   math1("exp", plain(math.Exp)),
+		"log2":  math1("log2", func(x float64) (float64, error) { return domain(math.Log2(x), x > 0) }),
+		"log10": math1("log10", func(x float64) (float64, error) { return domain(math.Log10(x), x > 0) }),
+		"log1p": math1("log1p", func(x float64) (float64, error) { return domain(math.Log1p(x), x > -1) }),
+		"sin":   math1("sin", plain(math.Sin)),
+		"cos":   math1("cos", plain(math.Cos)),
+		"tan":   math1("tan", plain(math.Tan)),
+		"asin":  math1("asin", func(x float64) (float64, error) { return domain(math.Asin(x), x >= -1 && x <= 1) }),
+		"acos":  math1("acos", func(x float64) (float64, error) { return domain(math.Acos(x), x >= -1 && x <= 1) }),
+		"atan":  math1("atan", plain(math.Atan)),
+		"sinh":  math1("sinh", plain(math.Sinh)),
+		"cosh":  math1("cosh", plain(math.Cosh)),
+		"tanh":  math1("tanh", plain(math.Tanh)),
+		"fabs":  math1("fabs", plain(math.Abs)),
+		"degrees": math1("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil }),
+		"radians": math1("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil }),
+		"log": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x, base starlark.Value
+			if err := starlark.UnpackPositionalArgs("math.log", args, kwargs, 1, &x, &base); err != nil {
+				return nil, err
+			}
+			var f float64
+			if i, ok := x.(starlark.Int); ok && i.Sign() > 0 {
+				// Exact for big ints: log(m * 2**e) = log(m) + e*log(2).
+				b := i.BigInt()
+				e := b.BitLen() - 53
+				if e < 0 {
+					e = 0
+				}
+				m, _ := new(big.Float).SetInt(new(big.Int).Rsh(b, uint(e))).Float64()
+				f = math.Log(m) + float64(e)*math.Ln2
+			} else {
+				v, err := floatArg("log", x)
+				if err != nil {
+					return nil, err
+				}
+				if v <= 0 {
+					return nil, Errorf("ValueError", "math domain error")
+				}
+				f = math.Log(v)
+			}
+			if base != nil {
+				b, err := floatArg("log", base)
+				if err != nil {
+					return nil, err
+				}
+				if b <= 0 || b == 1 {
+					return nil, Errorf("ValueError", "math domain error")
+				}
+				return starlark.Float(f / math.Log(b)), nil
+			}
+			return starlark.Float(f), nil
+		},
+		"pow": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x, y starlark.Value
+			if err := starlark.UnpackPositionalArgs("math.pow", args, kwargs, 2, &x, &y); err != nil {
+				return nil, err
+			}
+			a, err := floatArg("pow", x)
+			if err != nil {
+				return nil, err
+			}
+			b, err := floatArg("pow", y)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Float(math.Pow(a, b)), nil
+		},
+		"atan2": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var y, x float64
+			if err := starlark.UnpackPositionalArgs("math.atan2", args, kwargs, 2, &y, &x); err != nil {
+				return nil, err
+			}
+			return starlark.Float(math.Atan2(y, x)), nil
+		},
+		"hypot": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			s := 0.0
+			for _, a := range args {
+				f, err := floatArg("hypot", a)
+				if err != nil {
+					return nil, err
+				}
+				s = math.Hypot(s, f)
+			}
+			return starlark.Float(s), nil
+		},
+		"floor": mathRound("floor", math.Floor),
+		"ceil":  mathRound("ceil", math.Ceil),
+		"trunc": mathRound("trunc", math.Trunc),
+		"isnan": mathPred("isnan", math.IsNaN),
+		"isinf": mathPred("isinf", func(f float64) bool { return math.IsInf(f, 0) }),
+		"isfinite": mathPred("isfinite", func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }),
+		"isclose": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var a, b starlark.Value
+			relTol, absTol := 1e-9, 0.0
+			if err := starlark.UnpackArgs("math.isclose", args, kwargs, "a", &a, "b", &b, "rel_tol?", &relTol, "abs_tol?", &absTol); err != nil {
+				return nil, err
+			}
+			x, err := floatArg("isclose", a)
+			if err != nil {
+				return nil, err
+			}
+			y, err := floatArg("isclose", b)
+			if err != nil {
+				return nil, err
+			}
+			if x == y {
+				return starlark.True, nil
+			}
+			if math.IsInf(x, 0) || math.IsInf(y, 0) {
+				return starlark.False, nil
+			}
+			d := math.Abs(x - y)
+			return starlark.Bool(d <= math.Abs(relTol*y) || d <= math.Abs(relTol*x) || d <= absTol), nil
+		},
+		"fsum": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("math.fsum", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			// Shewchuk's algorithm (as CPython) for an exactly rounded sum.
+			var partials []float64
+			err = forEach(thread, x, func(v starlark.Value) error {
+				f, err := floatArg("fsum", v)
+				if err != nil {
+					return err
+				}
+				i := 0
+				for _, y := range partials {
+					if math.Abs(f) < math.Abs(y) {
+						f, y = y, f
+					}
+					hi := f + y
+					lo := y - (hi - f)
+					if lo != 0 {
+						partials[i] = lo
+						i++
+					}
+					f = hi
+				}
+				partials = append(partials[:i], f)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			sum := 0.0
+			for _, p := range partials {
+				sum += p
+			}
+			return starlark.Float(sum), nil
+		},
+		"gcd": mathGcdLcm(true),
+		"lcm": mathGcdLcm(false),
+		"factorial": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n int
+			if err := starlark.UnpackPositionalArgs("math.factorial", args, kwargs, 1, &n); err != nil {
+				return nil, err
+			}
+			if n < 0 {
+				return nil, Errorf("ValueError", "factorial() not defined for negative values")
+			}
+			if n > 20000 {
+				return nil, &PyError{Kind: "MemoryError", Msg: "factorial argument too large for the sandbox", Err: ErrMemoryLimit}
+			}
+			return starlark.MakeBigInt(new(big.Int).MulRange(1, int64(n))), nil
+		},
+		"comb": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n, k int
+			if err := starlark.UnpackPositionalArgs("math.comb", args, kwargs, 2, &n, &k); err != nil {
+				return nil, err
+			}
+			if n < 0 || k < 0 {
+				return nil, Errorf("ValueError", "n and k must be non-negative integers")
+			}
+			if k > n {
+				return starlark.MakeInt(0), nil
+			}
+			return starlark.MakeBigInt(new(big.Int).Binomial(int64(n), int64(k))), nil
+		},
+		"prod": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it starlark.Value
+			var start starlark.Value = starlark.MakeInt(1)
+			if err := starlark.UnpackArgs("math.prod", args, kwargs, "iterable", &it, "start?", &start); err != nil {
+				return nil, err
+			}
+			acc := start
+			err := forEach(thread, it, func(v starlark.Value) error {
+				var err error
+				acc, err = pyMulHelper(thread, nil, starlark.Tuple{acc, v}, nil)
+				return err
+			})
+			return acc, err
+		},
+	}
+	return newModule("math", fns, starlark.StringDict{
+		"pi":  starlark.Float(math.Pi),
+		"e":   starlark.Float(math.E),
+		"tau": starlark.Float(2 * math.Pi),
+		"inf": starlark.Float(math.Inf(1)),
+		"nan": starlark.Float(math.NaN()),
+	})
+}
+
+func mathRound(name string, fn func(float64) float64) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg("math."+name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if i, ok := x.(starlark.Int); ok {
+			return i, nil
+		}
+		f, err := floatArg(name, x)
+		if err != nil {
+			return nil, err
+		}
+		if math.IsInf(f, 0) {
+			return nil, Errorf("OverflowError", "cannot convert float infinity to integer")
+		}
+		if math.IsNaN(f) {
+			return nil, Errorf("ValueError", "cannot convert float NaN to integer")
+		}
+		return starlark.NumberToInt(starlark.Float(fn(f)))
+	}
+}
+
+func mathPred(name string, fn func(float64) bool) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg("math."+name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		f, err := floatArg(name, x)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Bool(fn(f)), nil
+	}
+}
+
+func mathGcdLcm(gcd bool) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var acc *big.Int
+		for _, a := range args {
+			i, ok := a.(starlark.Int)
+			if !ok {
+				return nil, Errorf("TypeError", "'%s' object cannot be interpreted as an integer", pyType(a))
+			}
+			b := new(big.Int).Abs(i.BigInt())
+			switch {
+			case acc == nil:
+				acc = b
+			case gcd:
+				acc = new(big.Int).GCD(nil, nil, acc, b)
+			default:
+				if acc.Sign() == 0 || b.Sign() == 0 {
+					acc = big.NewInt(0)
+				} else {
+					g := new(big.Int).GCD(nil, nil, acc, b)
+					acc = new(big.Int).Mul(acc, new(big.Int).Quo(b, g))
+				}
+			}
+		}
+		if acc == nil {
+			if gcd {
+				return starlark.MakeInt(0), nil
+			}
+			return starlark.MakeInt(1), nil
+		}
+		return starlark.MakeBigInt(acc), nil
+	}
+}

@@ -1,0 +1,250 @@
+package sandbox
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+// percentFormat implements Python's printf-style "format % args".
+func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (string, error) {
+	arg, err := Unproxy(thread, arg)
+	if err != nil {
+		return "", err
+	}
+	var args []starlark.Value
+	var mapping starlark.Mapping
+	if t, ok := arg.(starlark.Tuple); ok {
+		args = t
+	} else {
+		args = []starlark.Value{arg}
+		if dl, ok := arg.(pyDictLike); ok {
+			mapping = dl.underlyingDict()
+		} else if m, ok := arg.(starlark.Mapping); ok {
+			if _, isStr := arg.(starlark.String); !isStr {
+				mapping = m
+			}
+		}
+	}
+	next := 0
+	usedMapping := false
+	nextArg := func() (starlark.Value, error) {
+		if next >= len(args) {
+			return nil, Errorf("TypeError", "not enough arguments for format string")
+		}
+		next++
+		return args[next-1], nil
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(format) {
+		j := strings.IndexByte(format[i:], '%')
+		if j < 0 {
+			b.WriteString(format[i:])
+			break
+		}
+		b.WriteString(format[i : i+j])
+		i += j + 1
+		if i >= len(format) {
+			return "", Errorf("ValueError", "incomplete format")
+		}
+		var v starlark.Value
+		if format[i] == '(' {
+			k := strings.IndexByte(format[i:], ')')
+			if k < 0 {
+				return "", Errorf("ValueError", "incomplete format key")
+			}
+			if mapping == nil {
+				return "", Errorf("TypeError", "format requires a mapping")
+			}
+			key := format[i+1 : i+k]
+			i += k + 1
+			x, found, err := mapping.Get(starlark.String(key))
+			if err != nil {
+				return "", err
+			}
+			if !found {
+				return "", &PyError{Kind: "KeyError", Msg: Repr(starlark.String(key))}
+			}
+			v = x
+			usedMapping = true
+		}
+		s := fmtSpec{fill: ' ', precision: -1}
+		left := false
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			switch format[i] {
+			case '-':
+				left = true
+			case '+':
+				s.sign = '+'
+			case ' ':
+				if s.sign == 0 {
+					s.sign = ' '
+				}
+			case '#':
+				s.alt = true
+			case '0':
+				s.zero = true
+			}
+			i++
+		}
+		readNum := func() (int, error) {
+			if i < len(format) && format[i] == '*' {
+				i++
+				x, err := nextArg()
+				if err != nil {
+					return 0, err
+				}
+				n, err := starlark.AsInt32(x)
+				if err != nil {
+					return 0, Errorf("TypeError", "* wants int")
+				}
+				return n, nil
+			}
+			j := i
+			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+				i++
+			}
+			if i == j {
+				return -1, nil
+			}
+			return strconv.Atoi(format[j:i])
+		}
+		w, err := readNum()
+		if err != nil {
+			return "", err
+		}
+		if w < 0 && w != -1 {
+			left, w = true, -w
+		}
+		if w > 0 {
+			s.width = w
+		}
+		if i < len(format) && format[i] == '.' {
+			i++
+			p, err := readNum()
+			if err != nil {
+				return "", err
+			}
+			if p < 0 {
+				p = 0
+			}
+			s.precision = p
+		}
+		for i < len(format) && (format[i] == 'l' || format[i] == 'h' || format[i] == 'L') {
+			i++
+		}
+		if i >= len(format) {
+			return "", Errorf("ValueError", "incomplete format")
+		}
+		c := format[i]
+		i++
+		if c == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		if v == nil {
+			if v, err = nextArg(); err != nil {
+				return "", err
+			}
+		}
+		if v, err = Unproxy(thread, v); err != nil {
+			return "", err
+		}
+		if left {
+			s.align = '<'
+			s.zero = false
+		}
+		out, err := percentOne(thread, c, v, s)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(out)
+	}
+	if next < len(args) && !usedMapping && mapping == nil {
+		return "", Errorf("TypeError", "not all arguments converted during string formatting")
+	}
+	return b.String(), nil
+}
+
+func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (string, error) {
+	switch c {
+	case 's', 'r', 'a':
+		var str string
+		switch c {
+		case 's':
+			str = Str(v)
+		case 'r':
+			str = Repr(v)
+		default:
+			a, err := pyASCII(thread, nil, starlark.Tuple{v}, nil)
+			if err != nil {
+				return "", err
+			}
+			str = string(a.(starlark.String))
+		}
+		s.sign, s.alt, s.zero = 0, false, false
+		return formatString(str, s)
+	case 'd', 'i', 'u', 'x', 'X', 'o':
+		var n *big.Int
+		switch x := v.(type) {
+		case starlark.Int:
+			n = x.BigInt()
+		case starlark.Bool:
+			n = boolInt(x).BigInt()
+		case starlark.Float:
+			i, err := starlark.NumberToInt(x)
+			if err != nil {
+				return "", Errorf("OverflowError", "cannot convert float to integer")
+			}
+			if c != 'd' && c != 'i' && c != 'u' {
+				return "", Errorf("TypeError", "%%%c format: an integer is required, not float", c)
+			}
+			n = i.BigInt()
+		default:
+			return "", Errorf("TypeError", "%%%c format: a real number is required, not %s", c, pyType(v))
+		}
+		if c == 'i' || c == 'u' {
+			c = 'd'
+		}
+		s.typ = c
+		if s.precision >= 0 {
+			// %.3d pads the digits with zeros.
+			prec := s.precision
+			s.precision = -1
+			neg := n.Sign() < 0
+			digits := new(big.Int).Abs(n).Text(map[byte]int{'d': 10, 'x': 16, 'X': 16, 'o': 8}[c])
+			if c == 'X' {
+				digits = strings.ToUpper(digits)
+			}
+			for len(digits) < prec {
+				digits = "0" + digits
+			}
+			body := signPrefix(neg, s.sign) + digits
+			return pad(body, s, '>', 0), nil
+		}
+		return formatInt(n, s)
+	case 'f', 'F', 'e', 'E', 'g', 'G':
+		f, ok := starlark.AsFloat(v)
+		if !ok || !isNumber(v) {
+			return "", Errorf("TypeError", "must be real number, not %s", pyType(v))
+		}
+		s.typ = c
+		if s.precision < 0 {
+			s.precision = 6
+		}
+		return formatFloat(f, s)
+	case 'c':
+		switch x := v.(type) {
+		case starlark.Int:
+			s.typ = 'c'
+			return formatInt(x.BigInt(), s)
+		case starlark.String:
+			return formatString(string(x), s)
+		}
+		return "", Errorf("TypeError", "%%c requires int or char")
+	}
+	return "", Errorf("ValueError", "unsupported format character '%c' (0x%x)", c, c)
+}

@@ -1,0 +1,1305 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+type builtinFn = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+func typeFn(t *typeObj) *typeObj { return t }
+
+// pyBuiltins returns the predeclared Python builtins and _py_* helpers.
+func pyBuiltins() starlark.StringDict {
+	d := starlark.StringDict{
+		"__name__":  starlark.String("__main__"),
+		"int":       typeInt,
+		"float":     typeFloat,
+		"str":       typeStr,
+		"bool":      typeBool,
+		"list":      typeList,
+		"dict":      typeDict,
+		"tuple":     typeTuple,
+		"set":       typeSet,
+		"frozenset": typeFrozenset,
+		"type":      typeType,
+		"object":    typeObject,
+		"range":     typeRange,
+		"bytes":     typeBytes,
+	}
+	fns := map[string]builtinFn{
+		"print":      pyPrint,
+		"repr":       pyRepr,
+		"ascii":      pyASCII,
+		"format":     pyFormatBuiltin,
+		"len":        pyLen,
+		"isinstance": pyIsInstance,
+		"issubclass": pyIsSubclass,
+		"callable":   pyCallable,
+		"sum":        pySum,
+		"round":      pyRound,
+		"map":        pyMap,
+		"filter":     pyFilter,
+		"divmod":     pyDivmod,
+		"pow":        pyPowBuiltin,
+		"hex":        pyRadix("hex", 16, "0x"),
+		"bin":        pyRadix("bin", 2, "0b"),
+		"oct":        pyRadix("oct", 8, "0o"),
+		"abs":        pyAbs,
+		"min":        pyMinMax("min", syntax.LT),
+		"max":        pyMinMax("max", syntax.GT),
+		"sorted":     pySorted,
+		"reversed":   pyReversed,
+		"zip":        pyZip,
+		"enumerate":  pyEnumerate,
+		"any":        pyAnyAll("any", true),
+		"all":        pyAnyAll("all", false),
+		"iter":       pyIterBuiltin,
+		"next":       pyNext,
+		"id":         pyID,
+
+		"open":    unavailable("open", "file access is not available in the sandbox; the data is already in variables (see show_vars())"),
+		"input":   unavailable("input", "input() is not available in the sandbox"),
+		"exec":    unavailable("exec", "exec() is not available in the sandbox; write the code directly"),
+		"eval":    unavailable("eval", "eval() is not available in the sandbox; parse values with int(), float() or json.loads()"),
+		"compile": unavailable("compile", "compile() is not available in the sandbox"),
+		"globals": unavailable("globals", "globals() is not available; use show_vars()"),
+		"locals":  unavailable("locals", "locals() is not available"),
+		"vars":    unavailable("vars", "vars() is not available; use show_vars()"),
+		"exit":    unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),
+		"quit":    unavailable("quit", "quit() is not available; end the run with SUBMIT(...)"),
+		"__import__": unavailable("__import__", "use an import statement: import re, json, math, collections"),
+
+		"_py_enter":       pyEnter,
+		"_py_format":      pyFormatHelper,
+		"_py_repr":        pyRepr,
+		"_py_str":         func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return builtinStr(t, a, k) },
+		"_py_ascii":       pyASCII,
+		"_py_pow":         pyPowHelper,
+		"_py_mul":         pyMulHelper,
+		"_py_mod":         pyModHelper,
+		"_py_is":          pyIs,
+		"_py_chain":       pyChain,
+		"_py_method":      pyMethod,
+		"_py_iter":        pyIterHelper,
+		"_py_import":      pyImport,
+		"_py_raise":       pyRaise,
+		"_py_assert_fail": pyAssertFail,
+		"_py_del":         pyDel,
+		"_py_delslice":    pyDelSlice,
+		"_py_unpack":      pyUnpack,
+		"_py_list":        func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return typeList.call(t, a, k) },
+		"_py_tuple":       func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return typeTuple.call(t, a, k) },
+		"_py_set":         func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return builtinSet(t, a, k) },
+		"_py_dict_merge":  pyDictMerge,
+	}
+	for name, fn := range fns {
+		d[name] = starlark.NewBuiltin(name, fn)
+	}
+	for _, name := range []string{"chr", "ord", "hash", "getattr", "hasattr", "dir"} {
+		d[name] = starlark.Universe[name]
+	}
+	for name, t := range excTypes {
+		if !strings.Contains(name, ".") && name != "Error" {
+			d[name] = t
+		}
+	}
+	return d
+}
+
+func unavailable(name, msg string) builtinFn {
+	return func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return nil, &PyError{Kind: "NotImplementedError", Msg: name + ": " + msg, Err: ErrUnsupported}
+	}
+}
+
+// pyEnter is called at the top of every def body; it enforces MaxRecursion.
+func pyEnter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	st := stepOf(thread)
+	limit := DefaultMaxRecursion
+	if st != nil {
+		limit = st.depth
+	}
+	// Each Python call is one Starlark frame plus this builtin's frame.
+	if thread.CallStackDepth() > limit+1 {
+		if st != nil {
+			st.limit.CompareAndSwap(nil, &ErrRecursionLimit)
+		}
+		return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
+	}
+	return starlark.None, nil
+}
+
+func argErr(fn string, format string, args ...any) error {
+	return Errorf("TypeError", fn+"() "+format, args...)
+}
+
+func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sep, end := " ", "\n"
+	for _, kv := range kwargs {
+		k, _ := starlark.AsString(kv[0])
+		switch k {
+		case "sep", "end":
+			var s string
+			switch v := kv[1].(type) {
+			case starlark.NoneType:
+				s = map[string]string{"sep": " ", "end": "\n"}[k]
+			case starlark.String:
+				s = string(v)
+			default:
+				return nil, Errorf("TypeError", "%s must be None or a string, not %s", k, pyType(v))
+			}
+			if k == "sep" {
+				sep = s
+			} else {
+				end = s
+			}
+		case "file", "flush":
+		default:
+			return nil, argErr("print", "got an unexpected keyword argument '%s'", k)
+		}
+	}
+	r := renderer{thread: thread}
+	for i, a := range args {
+		if i > 0 {
+			r.b.WriteString(sep)
+		}
+		r.str(a)
+	}
+	r.b.WriteString(end)
+	if st := stepOf(thread); st != nil {
+		if err := st.write(r.b.String()); err != nil {
+			st.limit.CompareAndSwap(nil, &ErrOutputLimit)
+			return nil, &PyError{Kind: "OutputLimitError", Msg: strings.TrimPrefix(err.Error(), ErrOutputLimit.Error()+": "), Err: err}
+		}
+	} else if thread.Print != nil {
+		thread.Print(thread, strings.TrimSuffix(r.b.String(), "\n"))
+	}
+	return starlark.None, nil
+}
+
+func oneArg(fn string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return nil, argErr(fn, "takes exactly one argument (%d given)", len(args)+len(kwargs))
+	}
+	return args[0], nil
+}
+
+func pyRepr(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("repr", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	r := renderer{thread: thread}
+	r.repr(x)
+	return starlark.String(r.b.String()), nil
+}
+
+func pyASCII(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("ascii", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	r := renderer{thread: thread}
+	r.repr(x)
+	var out strings.Builder
+	for _, c := range r.b.String() {
+		switch {
+		case c < 0x80:
+			out.WriteRune(c)
+		case c <= 0xff:
+			fmt.Fprintf(&out, `\x%02x`, c)
+		case c <= 0xffff:
+			fmt.Fprintf(&out, `\u%04x`, c)
+		default:
+			fmt.Fprintf(&out, `\U%08x`, c)
+		}
+	}
+	return starlark.String(out.String()), nil
+}
+
+func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("len", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	x, err = Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if dl, ok := x.(pyDictLike); ok {
+		x = dl.underlyingDict()
+	}
+	if n := starlark.Len(x); n >= 0 {
+		return starlark.MakeInt(n), nil
+	}
+	return nil, Errorf("TypeError", "object of type '%s' has no len()", pyType(x))
+}
+
+func pyIsInstance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, t starlark.Value
+	if err := starlark.UnpackPositionalArgs("isinstance", args, kwargs, 2, &x, &t); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := isInstance(x, t)
+	return starlark.Bool(ok), err
+}
+
+func pyIsSubclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, t starlark.Value
+	if err := starlark.UnpackPositionalArgs("issubclass", args, kwargs, 2, &x, &t); err != nil {
+		return nil, err
+	}
+	xt, ok := x.(*typeObj)
+	if !ok {
+		return nil, Errorf("TypeError", "issubclass() arg 1 must be a class")
+	}
+	ts := starlark.Tuple{t}
+	if tup, ok := t.(starlark.Tuple); ok {
+		ts = tup
+	}
+	for _, u := range ts {
+		if ut, ok := u.(*typeObj); ok && (xt.isSubtype(ut) || ut == typeObject || (ut == typeInt && xt == typeBool)) {
+			return starlark.True, nil
+		}
+	}
+	return starlark.False, nil
+}
+
+func pyCallable(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("callable", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	_, ok := x.(starlark.Callable)
+	return starlark.Bool(ok), nil
+}
+
+func pyID(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("id", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	h := fmt.Sprintf("%p", x)
+	n, _ := strconv.ParseUint(strings.TrimPrefix(h, "0x"), 16, 64)
+	return starlark.MakeUint64(n), nil
+}
+
+// add returns x + y with Python semantics.
+func add(x, y starlark.Value) (starlark.Value, error) {
+	if a, ok := x.(starlark.Int); ok {
+		if b, ok := y.(starlark.Int); ok {
+			return a.Add(b), nil
+		}
+	}
+	return binary(syntax.PLUS, x, y)
+}
+
+// binary applies a Starlark binary operator treating bools as ints.
+func binary(op syntax.Token, x, y starlark.Value) (starlark.Value, error) {
+	if b, ok := x.(starlark.Bool); ok {
+		x = boolInt(b)
+	}
+	if b, ok := y.(starlark.Bool); ok {
+		y = boolInt(b)
+	}
+	return starlark.Binary(op, x, y)
+}
+
+func boolInt(b starlark.Bool) starlark.Int {
+	if b {
+		return starlark.MakeInt(1)
+	}
+	return starlark.MakeInt(0)
+}
+
+func pySum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it starlark.Value
+	var start starlark.Value = starlark.MakeInt(0)
+	if err := starlark.UnpackArgs("sum", args, kwargs, "iterable", &it, "start?", &start); err != nil {
+		return nil, err
+	}
+	if _, ok := start.(starlark.String); ok {
+		return nil, Errorf("TypeError", "sum() can't sum strings [use ''.join(seq) instead]")
+	}
+	acc := start
+	// Fast path for int and float accumulation.
+	var iacc int64
+	var fast = true
+	if i, ok := start.(starlark.Int); ok {
+		if v, ok := i.Int64(); ok {
+			iacc = v
+		} else {
+			fast = false
+		}
+	} else {
+		fast = false
+	}
+	err := forEach(thread, it, func(x starlark.Value) error {
+		var err error
+		if p, ok := x.(Proxy); ok {
+			if x, err = p.ProxyTarget(thread); err != nil {
+				return err
+			}
+		}
+		if fast {
+			if i, ok := x.(starlark.Int); ok {
+				if v, ok := i.Int64(); ok && (v >= 0 && iacc <= math.MaxInt64-v || v < 0 && iacc >= math.MinInt64-v) {
+					iacc += v
+					return nil
+				}
+			}
+			fast = false
+			acc = starlark.MakeInt64(iacc)
+		}
+		acc, err = add(acc, x)
+		if err != nil {
+			return Errorf("TypeError", "unsupported operand type(s) for +: '%s' and '%s'", pyType(acc), pyType(x))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fast {
+		return starlark.MakeInt64(iacc), nil
+	}
+	return acc, nil
+}
+
+func pyRound(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, nd starlark.Value = nil, starlark.None
+	if err := starlark.UnpackArgs("round", args, kwargs, "number", &x, "ndigits?", &nd); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := x.(starlark.Bool); ok {
+		x = boolInt(b)
+	}
+	if nd == starlark.None {
+		switch v := x.(type) {
+		case starlark.Int:
+			return v, nil
+		case starlark.Float:
+			f := float64(v)
+			if math.IsInf(f, 0) {
+				return nil, Errorf("OverflowError", "cannot convert float infinity to integer")
+			}
+			if math.IsNaN(f) {
+				return nil, Errorf("ValueError", "cannot convert float NaN to integer")
+			}
+			return starlark.NumberToInt(starlark.Float(math.RoundToEven(f)))
+		}
+		return nil, Errorf("TypeError", "type %s doesn't define __round__ method", pyType(x))
+	}
+	n, err := starlark.AsInt32(nd)
+	if err != nil {
+		return nil, Errorf("TypeError", "'%s' object cannot be interpreted as an integer", pyType(nd))
+	}
+	switch v := x.(type) {
+	case starlark.Int:
+		if n >= 0 {
+			return v, nil
+		}
+		// Round to 10**-n with ties to even.
+		p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-n)), nil)
+		q, r := new(big.Int).QuoRem(v.BigInt(), p, new(big.Int))
+		r2 := new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2))
+		if c := r2.Cmp(p); c > 0 || c == 0 && q.Bit(0) == 1 {
+			if v.Sign() < 0 {
+				q.Sub(q, big.NewInt(1))
+			} else {
+				q.Add(q, big.NewInt(1))
+			}
+		}
+		return starlark.MakeBigInt(q.Mul(q, p)), nil
+	case starlark.Float:
+		return starlark.Float(roundFloat(float64(v), n)), nil
+	}
+	return nil, Errorf("TypeError", "type %s doesn't define __round__ method", pyType(x))
+}
+
+// roundFloat rounds f to n decimal digits as CPython does (correctly
+// rounded from the exact binary value, ties to even).
+func roundFloat(f float64, n int) float64 {
+	if math.IsInf(f, 0) || math.IsNaN(f) || f == 0 {
+		return f
+	}
+	if n > 300 {
+		return f
+	}
+	if n >= 0 {
+		s := strconv.FormatFloat(f, 'f', n, 64)
+		r, _ := strconv.ParseFloat(s, 64)
+		return r
+	}
+	p := math.Pow(10, float64(-n))
+	q := f / p
+	r := math.RoundToEven(q) * p
+	if math.IsInf(r, 0) {
+		return f
+	}
+	if r == 0 {
+		return math.Copysign(0, f)
+	}
+	return r
+}
+
+func pyMap(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 2 || len(kwargs) > 0 {
+		return nil, argErr("map", "must have at least two arguments")
+	}
+	fn := args[0]
+	lists := make([][]starlark.Value, len(args)-1)
+	n := -1
+	for i, a := range args[1:] {
+		elems, err := collect(thread, a)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = elems
+		if n < 0 || len(elems) < n {
+			n = len(elems)
+		}
+	}
+	out := make([]starlark.Value, n)
+	callArgs := make(starlark.Tuple, len(lists))
+	for i := 0; i < n; i++ {
+		for j := range lists {
+			callArgs[j] = lists[j][i]
+		}
+		v, err := starlark.Call(thread, fn, append(starlark.Tuple(nil), callArgs...), nil)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return starlark.NewList(out), nil
+}
+
+func pyFilter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn, it starlark.Value
+	if err := starlark.UnpackPositionalArgs("filter", args, kwargs, 2, &fn, &it); err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	err := forEach(thread, it, func(x starlark.Value) error {
+		keep := x
+		if fn != starlark.None {
+			v, err := starlark.Call(thread, fn, starlark.Tuple{x}, nil)
+			if err != nil {
+				return err
+			}
+			keep = v
+		}
+		if keep.Truth() {
+			out = append(out, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+func pyDivmod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var a, b starlark.Value
+	if err := starlark.UnpackPositionalArgs("divmod", args, kwargs, 2, &a, &b); err != nil {
+		return nil, err
+	}
+	q, err := binary(syntax.SLASHSLASH, a, b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := binary(syntax.PERCENT, a, b)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.Tuple{q, r}, nil
+}
+
+func pyPowBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var a, b, m starlark.Value
+	if err := starlark.UnpackArgs("pow", args, kwargs, "base", &a, "exp", &b, "mod?", &m); err != nil {
+		return nil, err
+	}
+	if m == nil || m == starlark.None {
+		return pyPow(thread, a, b)
+	}
+	ai, ok1 := a.(starlark.Int)
+	bi, ok2 := b.(starlark.Int)
+	mi, ok3 := m.(starlark.Int)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, Errorf("TypeError", "pow() 3rd argument not allowed unless all arguments are integers")
+	}
+	if mi.Sign() == 0 {
+		return nil, Errorf("ValueError", "pow() 3rd argument cannot be 0")
+	}
+	base, exp, mod := ai.BigInt(), bi.BigInt(), mi.BigInt()
+	if exp.Sign() < 0 {
+		inv := new(big.Int).ModInverse(new(big.Int).Mod(base, new(big.Int).Abs(mod)), new(big.Int).Abs(mod))
+		if inv == nil {
+			return nil, Errorf("ValueError", "base is not invertible for the given modulus")
+		}
+		base, exp = inv, new(big.Int).Neg(exp)
+	}
+	r := new(big.Int).Exp(base, exp, new(big.Int).Abs(mod))
+	if mod.Sign() < 0 && r.Sign() != 0 {
+		r.Add(r, mod)
+	}
+	return starlark.MakeBigInt(r), nil
+}
+
+func pyPowHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, argErr("_py_pow", "takes 2 arguments")
+	}
+	return pyPow(thread, args[0], args[1])
+}
+
+// pyPow implements a ** b.
+func pyPow(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error) {
+	a, err := Unproxy(thread, a)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := a.(starlark.Bool); ok {
+		a = boolInt(x)
+	}
+	if x, ok := b.(starlark.Bool); ok {
+		b = boolInt(x)
+	}
+	ai, aInt := a.(starlark.Int)
+	bi, bInt := b.(starlark.Int)
+	if aInt && bInt && bi.Sign() >= 0 {
+		base := ai.BigInt()
+		e, ok := bi.Int64()
+		bits := int64(base.BitLen())
+		if base.CmpAbs(big.NewInt(1)) <= 0 {
+			if base.Sign() == 0 && bi.Sign() == 0 {
+				return starlark.MakeInt(1), nil
+			}
+			if base.Sign() < 0 && bi.BigInt().Bit(0) == 0 {
+				return starlark.MakeInt(1), nil
+			}
+			return ai, nil
+		}
+		if !ok || bits*e/8 > 1<<40 {
+			return nil, &PyError{Kind: "MemoryError", Msg: "integer result of ** is too large", Err: ErrMemoryLimit}
+		}
+		if err := checkAlloc(thread, (bits-1)*e/8); err != nil {
+			return nil, err
+		}
+		if (bits-1)*e > 1<<22 {
+			// Huge powers take long; keep the step cancelable by refusing the absurd ones.
+			if (bits-1)*e > 1<<28 {
+				return nil, &PyError{Kind: "MemoryError", Msg: "integer result of ** is too large", Err: ErrMemoryLimit}
+			}
+		}
+		return starlark.MakeBigInt(new(big.Int).Exp(base, big.NewInt(e), nil)), nil
+	}
+	af, ok1 := starlark.AsFloat(a)
+	bf, ok2 := starlark.AsFloat(b)
+	if !ok1 || !ok2 || !isNumber(a) || !isNumber(b) {
+		return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): '%s' and '%s'", pyType(a), pyType(b))
+	}
+	if af == 0 && bf < 0 {
+		return nil, Errorf("ZeroDivisionError", "0.0 cannot be raised to a negative power")
+	}
+	if af < 0 && bf != math.Trunc(bf) {
+		return nil, Errorf("ValueError", "negative number cannot be raised to a fractional power (complex numbers are not supported)")
+	}
+	r := math.Pow(af, bf)
+	if math.IsInf(r, 0) && !math.IsInf(af, 0) && !math.IsInf(bf, 0) {
+		return nil, Errorf("OverflowError", "(34, 'Numerical result out of range')")
+	}
+	return starlark.Float(r), nil
+}
+
+func isNumber(v starlark.Value) bool {
+	switch v.(type) {
+	case starlark.Int, starlark.Float, starlark.Bool:
+		return true
+	}
+	return false
+}
+
+func pyMulHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, argErr("_py_mul", "takes 2 arguments")
+	}
+	a, b := args[0], args[1]
+	if x, ok := a.(starlark.Int); ok {
+		if y, ok := b.(starlark.Int); ok {
+			return x.Mul(y), nil
+		}
+	}
+	var err error
+	if a, err = Unproxy(thread, a); err != nil {
+		return nil, err
+	}
+	if b, err = Unproxy(thread, b); err != nil {
+		return nil, err
+	}
+	seq, n := a, b
+	if _, ok := a.(starlark.Int); ok {
+		seq, n = b, a
+	}
+	if k, ok := n.(starlark.Int); ok {
+		count, ok := k.Int64()
+		var unit int64
+		switch s := seq.(type) {
+		case starlark.String:
+			unit = int64(len(s))
+		case *starlark.List:
+			unit = int64(s.Len()) * 16
+		case starlark.Tuple:
+			unit = int64(len(s)) * 16
+		}
+		if unit > 0 && count > 0 {
+			if !ok || count > math.MaxInt64/unit {
+				return nil, &PyError{Kind: "MemoryError", Msg: "repeated sequence is too large", Err: ErrMemoryLimit}
+			}
+			if err := checkAlloc(thread, unit*count); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return binary(syntax.STAR, a, b)
+}
+
+func pyModHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, argErr("_py_mod", "takes 2 arguments")
+	}
+	a, b := args[0], args[1]
+	if x, ok := a.(starlark.Int); ok {
+		if y, ok := b.(starlark.Int); ok {
+			if y.Sign() == 0 {
+				return nil, Errorf("ZeroDivisionError", "integer modulo by zero")
+			}
+			return starlark.Binary(syntax.PERCENT, x, y)
+		}
+	}
+	var err error
+	if a, err = Unproxy(thread, a); err != nil {
+		return nil, err
+	}
+	if s, ok := a.(starlark.String); ok {
+		out, err := percentFormat(thread, string(s), b)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.String(out), nil
+	}
+	if b, err = Unproxy(thread, b); err != nil {
+		return nil, err
+	}
+	return binary(syntax.PERCENT, a, b)
+}
+
+func pyIs(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, argErr("_py_is", "takes 2 arguments")
+	}
+	return starlark.Bool(identical(args[0], args[1])), nil
+}
+
+func identical(a, b starlark.Value) bool {
+	switch x := a.(type) {
+	case starlark.NoneType, starlark.Bool, starlark.String, starlark.Float:
+		return a == b
+	case starlark.Int:
+		y, ok := b.(starlark.Int)
+		return ok && x.BigInt().Cmp(y.BigInt()) == 0
+	case starlark.Tuple:
+		y, ok := b.(starlark.Tuple)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case *typeObj:
+		y, ok := b.(*typeObj)
+		return ok && x.name == y.name
+	}
+	defer func() { recover() }()
+	return a == b
+}
+
+func pyChain(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 3 || len(args)%2 != 1 {
+		return nil, argErr("_py_chain", "bad arguments")
+	}
+	x := args[0]
+	for i := 1; i < len(args); i += 2 {
+		op, _ := starlark.AsString(args[i])
+		y, err := starlark.Call(thread, args[i+1], nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := compareOp(thread, op, x, y)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return starlark.False, nil
+		}
+		x = y
+	}
+	return starlark.True, nil
+}
+
+func compareOp(thread *starlark.Thread, op string, x, y starlark.Value) (bool, error) {
+	var tok syntax.Token
+	switch op {
+	case "<":
+		tok = syntax.LT
+	case "<=":
+		tok = syntax.LE
+	case ">":
+		tok = syntax.GT
+	case ">=":
+		tok = syntax.GE
+	case "==":
+		tok = syntax.EQL
+	case "!=":
+		tok = syntax.NEQ
+	case "is":
+		return identical(x, y), nil
+	case "is not":
+		return !identical(x, y), nil
+	case "in", "not in":
+		v, err := starlark.Binary(syntax.IN, x, y)
+		if err != nil {
+			return false, err
+		}
+		return bool(v.Truth()) == (op == "in"), nil
+	default:
+		return false, fmt.Errorf("unknown comparison %q", op)
+	}
+	return starlark.Compare(tok, x, y)
+}
+
+func pyIterHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 {
+		return nil, argErr("_py_iter", "takes 1 argument")
+	}
+	switch x := args[0].(type) {
+	case *starlark.List, starlark.Tuple, *starlark.Dict:
+		return x, nil
+	case starlark.String:
+		return strChars{string(x)}, nil
+	}
+	x, err := Unproxy(thread, args[0])
+	if err != nil {
+		return nil, err
+	}
+	if dl, ok := x.(pyDictLike); ok {
+		return dl.underlyingDict(), nil
+	}
+	it, err := iterable(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+func pyAbs(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("abs", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	x, err = Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case starlark.Int:
+		if v.Sign() < 0 {
+			return starlark.MakeInt(0).Sub(v), nil
+		}
+		return v, nil
+	case starlark.Float:
+		return starlark.Float(math.Abs(float64(v))), nil
+	case starlark.Bool:
+		return boolInt(v), nil
+	}
+	return nil, Errorf("TypeError", "bad operand type for abs(): '%s'", pyType(x))
+}
+
+func pyRadix(name string, base int, prefix string) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg(name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if b, ok := x.(starlark.Bool); ok {
+			x = boolInt(b)
+		}
+		i, ok := x.(starlark.Int)
+		if !ok {
+			return nil, Errorf("TypeError", "'%s' object cannot be interpreted as an integer", pyType(x))
+		}
+		n := i.BigInt()
+		sign := ""
+		if n.Sign() < 0 {
+			sign = "-"
+			n.Neg(n)
+		}
+		return starlark.String(sign + prefix + n.Text(base)), nil
+	}
+}
+
+func pyMinMax(name string, op syntax.Token) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var key, dflt starlark.Value
+		for _, kv := range kwargs {
+			switch k, _ := starlark.AsString(kv[0]); k {
+			case "key":
+				key = kv[1]
+			case "default":
+				dflt = kv[1]
+			default:
+				return nil, argErr(name, "got an unexpected keyword argument '%s'", k)
+			}
+		}
+		if key == starlark.None {
+			key = nil
+		}
+		var elems []starlark.Value
+		switch len(args) {
+		case 0:
+			return nil, Errorf("TypeError", "%s expected at least 1 argument, got 0", name)
+		case 1:
+			var err error
+			if elems, err = collect(thread, args[0]); err != nil {
+				return nil, err
+			}
+		default:
+			if dflt != nil {
+				return nil, Errorf("TypeError", "Cannot specify a default for %s() with multiple positional arguments", name)
+			}
+			elems = args
+		}
+		if len(elems) == 0 {
+			if dflt != nil {
+				return dflt, nil
+			}
+			return nil, Errorf("ValueError", "%s() arg is an empty sequence", name)
+		}
+		best := elems[0]
+		bestKey := best
+		if key != nil {
+			k, err := starlark.Call(thread, key, starlark.Tuple{best}, nil)
+			if err != nil {
+				return nil, err
+			}
+			bestKey = k
+		}
+		for _, x := range elems[1:] {
+			xk := x
+			if key != nil {
+				k, err := starlark.Call(thread, key, starlark.Tuple{x}, nil)
+				if err != nil {
+					return nil, err
+				}
+				xk = k
+			}
+			better, err := pyCompare(op, xk, bestKey)
+			if err != nil {
+				return nil, err
+			}
+			if better {
+				best, bestKey = x, xk
+			}
+		}
+		return best, nil
+	}
+}
+
+// pyCompare compares with Python's cross-type rules for numbers and bools.
+func pyCompare(op syntax.Token, x, y starlark.Value) (bool, error) {
+	if b, ok := x.(starlark.Bool); ok {
+		x = boolInt(b)
+	}
+	if b, ok := y.(starlark.Bool); ok {
+		y = boolInt(b)
+	}
+	ok, err := starlark.Compare(op, x, y)
+	if err != nil {
+		return false, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, pyType(x), pyType(y))
+	}
+	return ok, nil
+}
+
+func pySorted(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it starlark.Value
+	var key starlark.Value = starlark.None
+	var reverse starlark.Value = starlark.False
+	if err := starlark.UnpackArgs("sorted", args, kwargs, "iterable", &it, "key?", &key, "reverse?", &reverse); err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, it)
+	if err != nil {
+		return nil, err
+	}
+	l := starlark.NewList(elems)
+	if err := sortList(thread, l, key, bool(reverse.Truth())); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func pyReversed(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("reversed", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(elems)-1; i < j; i, j = i+1, j-1 {
+		elems[i], elems[j] = elems[j], elems[i]
+	}
+	return starlark.NewList(elems), nil
+}
+
+func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	for _, kv := range kwargs {
+		if k, _ := starlark.AsString(kv[0]); k != "strict" {
+			return nil, argErr("zip", "got an unexpected keyword argument '%s'", k)
+		}
+	}
+	if len(args) == 0 {
+		return starlark.NewList(nil), nil
+	}
+	lists := make([][]starlark.Value, len(args))
+	n := -1
+	for i, a := range args {
+		elems, err := collect(thread, a)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = elems
+		if n < 0 || len(elems) < n {
+			n = len(elems)
+		}
+	}
+	out := make([]starlark.Value, n)
+	for i := range out {
+		t := make(starlark.Tuple, len(lists))
+		for j := range lists {
+			t[j] = lists[j][i]
+		}
+		out[i] = t
+	}
+	return starlark.NewList(out), nil
+}
+
+// enumerateObj is Python's lazy enumerate.
+type enumerateObj struct {
+	it    starlark.Iterable
+	start starlark.Int
+}
+
+func (e *enumerateObj) String() string        { return "<enumerate object>" }
+func (e *enumerateObj) Type() string          { return "enumerate" }
+func (e *enumerateObj) Freeze()               {}
+func (e *enumerateObj) Truth() starlark.Bool  { return true }
+func (e *enumerateObj) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'enumerate'") }
+func (e *enumerateObj) Iterate() starlark.Iterator {
+	return &enumerateIter{inner: e.it.Iterate(), i: e.start}
+}
+
+type enumerateIter struct {
+	inner starlark.Iterator
+	i     starlark.Int
+}
+
+func (it *enumerateIter) Next(p *starlark.Value) bool {
+	var x starlark.Value
+	if !it.inner.Next(&x) {
+		return false
+	}
+	*p = starlark.Tuple{it.i, x}
+	it.i = it.i.Add(starlark.MakeInt(1))
+	return true
+}
+func (it *enumerateIter) Done() { it.inner.Done() }
+
+func pyEnumerate(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	start := starlark.MakeInt(0)
+	if err := starlark.UnpackArgs("enumerate", args, kwargs, "iterable", &x, "start?", &start); err != nil {
+		return nil, err
+	}
+	it, err := iterable(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if dl, ok := it.(pyDictLike); ok {
+		it = dl.underlyingDict()
+	}
+	return &enumerateObj{it: it, start: start}, nil
+}
+
+func pyAnyAll(name string, isAny bool) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg(name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		found := false
+		stop := errors.New("stop")
+		err = forEach(thread, x, func(v starlark.Value) error {
+			if bool(v.Truth()) == isAny {
+				found = true
+				return stop
+			}
+			return nil
+		})
+		if err != nil && err != stop {
+			return nil, err
+		}
+		if isAny {
+			return starlark.Bool(found), nil
+		}
+		return starlark.Bool(!found), nil
+	}
+}
+
+// pyIterator is the value returned by iter().
+type pyIterator struct {
+	elems []starlark.Value
+	i     int
+}
+
+func (p *pyIterator) String() string        { return "<iterator>" }
+func (p *pyIterator) Type() string          { return "iterator" }
+func (p *pyIterator) Freeze()               {}
+func (p *pyIterator) Truth() starlark.Bool  { return true }
+func (p *pyIterator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'iterator'") }
+func (p *pyIterator) Iterate() starlark.Iterator {
+	return &pyIteratorIter{p}
+}
+
+type pyIteratorIter struct{ p *pyIterator }
+
+func (it *pyIteratorIter) Next(v *starlark.Value) bool {
+	if it.p.i >= len(it.p.elems) {
+		return false
+	}
+	*v = it.p.elems[it.p.i]
+	it.p.i++
+	return true
+}
+func (it *pyIteratorIter) Done() {}
+
+func pyIterBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("iter", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := x.(*pyIterator); ok {
+		return p, nil
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	return &pyIterator{elems: elems}, nil
+}
+
+func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, dflt starlark.Value
+	if err := starlark.UnpackPositionalArgs("next", args, kwargs, 1, &x, &dflt); err != nil {
+		return nil, err
+	}
+	p, ok := x.(*pyIterator)
+	if !ok {
+		return nil, Errorf("TypeError", "'%s' object is not an iterator", pyType(x))
+	}
+	if p.i >= len(p.elems) {
+		if dflt != nil {
+			return dflt, nil
+		}
+		return nil, Errorf("StopIteration", "")
+	}
+	p.i++
+	return p.elems[p.i-1], nil
+}
+
+func pyRaise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 0 {
+		if st := stepOf(thread); st != nil && st.handling != nil {
+			return nil, raiseValue(st.handling)
+		}
+		return nil, Errorf("RuntimeError", "No active exception to reraise")
+	}
+	return nil, raiseValue(args[0])
+}
+
+func pyAssertFail(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	msg := ""
+	if len(args) > 0 {
+		msg = Str(args[0])
+	}
+	return nil, &PyError{Kind: "AssertionError", Msg: msg, exc: &exception{typ: excTypes["AssertionError"], args: args}}
+}
+
+func pyDel(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, argErr("_py_del", "takes 2 arguments")
+	}
+	c, key := args[0], args[1]
+	if dl, ok := c.(pyDictLike); ok {
+		c = dl.underlyingDict()
+	}
+	switch x := c.(type) {
+	case *starlark.Dict:
+		_, found, err := x.Delete(key)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, &PyError{Kind: "KeyError", Msg: Repr(key)}
+		}
+		return starlark.None, nil
+	case *starlark.List:
+		i, err := starlark.AsInt32(key)
+		if err != nil {
+			return nil, Errorf("TypeError", "list indices must be integers or slices, not %s", pyType(key))
+		}
+		n := x.Len()
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return nil, Errorf("IndexError", "list assignment index out of range")
+		}
+		return starlark.Call(thread, mustAttr(x, "pop"), starlark.Tuple{starlark.MakeInt(i)}, nil)
+	}
+	return nil, Errorf("TypeError", "'%s' object doesn't support item deletion", pyType(c))
+}
+
+func mustAttr(v starlark.HasAttrs, name string) starlark.Value {
+	a, _ := v.Attr(name)
+	return a
+}
+
+func pyDelSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 4 {
+		return nil, argErr("_py_delslice", "takes 4 arguments")
+	}
+	l, ok := args[0].(*starlark.List)
+	if !ok {
+		return nil, Errorf("TypeError", "'%s' object doesn't support item deletion", pyType(args[0]))
+	}
+	n := l.Len()
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sl := make([]starlark.Value, n)
+	for i := range sl {
+		sl[i] = starlark.MakeInt(i)
+	}
+	// Compute the deleted indices by slicing the index list.
+	sel, err := starlark.Call(thread, starlark.NewBuiltin("slice", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.None, nil
+	}), nil, nil)
+	_ = sel
+	if err != nil {
+		return nil, err
+	}
+	lo, hi, step := args[1], args[2], args[3]
+	v, err := sliceValue(starlark.NewList(sl), lo, hi, step)
+	if err != nil {
+		return nil, err
+	}
+	del := map[int]bool{}
+	it := starlark.Iterate(v)
+	var x starlark.Value
+	for it.Next(&x) {
+		i, _ := starlark.AsInt32(x)
+		del[i] = true
+	}
+	it.Done()
+	var keep []starlark.Value
+	for i := 0; i < n; i++ {
+		if !del[i] {
+			keep = append(keep, l.Index(i))
+		}
+	}
+	if _, err := starlark.Call(thread, mustAttr(l, "clear"), nil, nil); err != nil {
+		return nil, err
+	}
+	for _, x := range keep {
+		if err := l.Append(x); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.None, nil
+}
+
+// sliceValue evaluates x[lo:hi:step] via a tiny Starlark expression.
+func sliceValue(x, lo, hi, step starlark.Value) (starlark.Value, error) {
+	thread := &starlark.Thread{Name: "slice"}
+	return starlark.Eval(thread, "<slice>", "x[lo:hi:step]", starlark.StringDict{"x": x, "lo": lo, "hi": hi, "step": step})
+}
+
+func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var seq starlark.Value
+	var before, after int
+	if err := starlark.UnpackPositionalArgs("_py_unpack", args, kwargs, 3, &seq, &before, &after); err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, seq)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) < before+after {
+		return nil, Errorf("ValueError", "not enough values to unpack (expected at least %d, got %d)", before+after, len(elems))
+	}
+	out := make(starlark.Tuple, 0, before+after+1)
+	out = append(out, elems[:before]...)
+	out = append(out, starlark.NewList(append([]starlark.Value(nil), elems[before:len(elems)-after]...)))
+	out = append(out, elems[len(elems)-after:]...)
+	return out, nil
+}
+
+func pyDictMerge(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := starlark.NewDict(0)
+	for _, a := range args {
+		a, err := Unproxy(thread, a)
+		if err != nil {
+			return nil, err
+		}
+		if dl, ok := a.(pyDictLike); ok {
+			a = dl.underlyingDict()
+		}
+		m, ok := a.(starlark.IterableMapping)
+		if !ok {
+			return nil, Errorf("TypeError", "'%s' object is not a mapping", pyType(a))
+		}
+		for _, kv := range m.Items() {
+			if err := d.SetKey(kv[0], kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}

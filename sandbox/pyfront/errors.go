@@ -1,0 +1,33 @@
+package pyfront
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnsupported is wrapped by errors for valid Python that the sandbox
+// does not support (class, with, yield, ...).
+var ErrUnsupported = errors.New("unsupported Python construct")
+
+// ErrSyntax is wrapped by errors for source that is not valid Python.
+var ErrSyntax = errors.New("invalid syntax")
+
+// An Error is a compile error at a position of the model's code.
+type Error struct {
+	Pos         Position // position of the offending token
+	Line, Col   int      // 1-based line and column (copies of Pos)
+	Msg         string   // what is wrong and, where possible, what to write instead
+	Unsupported bool     // valid Python that is not supported here
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Pos.Filename(), e.Line, e.Col, e.Msg)
+}
+
+// Unwrap returns ErrUnsupported or ErrSyntax.
+func (e *Error) Unwrap() error {
+	if e.Unsupported {
+		return ErrUnsupported
+	}
+	return ErrSyntax
+}

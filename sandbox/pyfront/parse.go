@@ -1,0 +1,1754 @@
+// Copyright 2017 The Bazel Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file (LICENSE.starlark).
+// Modified for pyfront: parses Python and lowers Python-only constructs
+// while building upstream go.starlark.net/syntax nodes.
+
+package pyfront
+
+// A recursive-descent parser for the Python that models write, forked
+// from go.starlark.net/syntax.
+
+import (
+	"fmt"
+	"strings"
+)
+
+type parser struct {
+	in     *scanner
+	file   *string
+	opts   Options
+	tok    Token
+	tokval tokenValue
+	depth  int
+	temps  *int     // counter for temporaries, shared with f-string sub-parsers
+	block  int      // nesting of suites inside def/if/for/while/inner try
+	inDef  int      // nesting of def bodies
+	prog   *Program // receives InnerTry ranges
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > 1000 {
+		p.in.errorf(p.in.pos, "excessive nesting")
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// nextToken advances the scanner and returns the position of the
+// previous token.
+func (p *parser) nextToken() Position {
+	oldpos := p.tokval.pos
+	p.tok = p.in.nextToken(&p.tokval)
+	return oldpos
+}
+
+func (p *parser) newTemp() string {
+	*p.temps++
+	return fmt.Sprintf("_py_t%d", *p.temps)
+}
+
+func (p *parser) unsupported(pos Position, format string, args ...any) {
+	p.in.unsupported(pos, format, args...)
+}
+
+// parseChunks parses module-level statements until done reports true,
+// keeping module-level try statements as structure.
+func (p *parser) parseChunks(done func() bool) []Chunk {
+	var chunks []Chunk
+	var cur []Stmt
+	flush := func() {
+		if len(cur) > 0 {
+			chunks = append(chunks, Chunk{File: &File{Path: *p.file, Stmts: cur, Options: FileOptions}})
+			cur = nil
+		}
+	}
+	for !done() {
+		if p.tok == NEWLINE {
+			p.nextToken()
+			continue
+		}
+		if p.tok == TRY {
+			flush()
+			chunks = append(chunks, Chunk{Try: p.parseTopTry()})
+			continue
+		}
+		cur = p.parseStmt(cur)
+	}
+	flush()
+	return chunks
+}
+
+// parseChunkSuite parses the suite of a module-level try clause.
+func (p *parser) parseChunkSuite() []Chunk {
+	p.enter()
+	defer p.leave()
+	if p.tok == NEWLINE {
+		p.nextToken()
+		p.consume(INDENT)
+		chunks := p.parseChunks(func() bool { return p.tok == OUTDENT || p.tok == EOF })
+		p.consume(OUTDENT)
+		return chunks
+	}
+	stmts := p.parseSimpleStmt(nil)
+	return []Chunk{{File: &File{Path: *p.file, Stmts: stmts, Options: FileOptions}}}
+}
+
+func (p *parser) parseTopTry() *Try {
+	pos := p.nextToken() // consume TRY
+	p.consume(COLON)
+	t := &Try{Line: int(pos.Line)}
+	t.Body = p.parseChunkSuite()
+	for p.tok == EXCEPT {
+		epos := p.nextToken()
+		types, name := p.parseExceptClause(epos)
+		p.consume(COLON)
+		t.Handlers = append(t.Handlers, Handler{Line: int(epos.Line), Types: types, Name: name, Body: p.parseChunkSuite()})
+	}
+	if p.tok == ELSE {
+		p.nextToken()
+		p.consume(COLON)
+		t.Else = p.parseChunkSuite()
+	}
+	if p.tok == FINALLY {
+		p.nextToken()
+		p.consume(COLON)
+		t.Finally = p.parseChunkSuite()
+	}
+	if len(t.Handlers) == 0 && t.Finally == nil {
+		p.in.errorf(p.tokval.pos, "expected 'except' or 'finally' block")
+	}
+	return t
+}
+
+// parseExceptClause parses what follows 'except' up to the colon.
+func (p *parser) parseExceptClause(pos Position) (types []string, name string) {
+	if p.tok == STAR {
+		p.unsupported(pos, "except* is not supported here")
+	}
+	if p.tok == COLON {
+		return nil, ""
+	}
+	x := p.parseTest()
+	var add func(e Expr)
+	add = func(e Expr) {
+		switch e := e.(type) {
+		case *ParenExpr:
+			add(e.X)
+		case *TupleExpr:
+			for _, x := range e.List {
+				add(x)
+			}
+		default:
+			s, ok := dottedName(e)
+			if !ok {
+				start, _ := e.Span()
+				p.in.errorf(start, "except clause must name exception classes, e.g. `except (KeyError, ValueError) as e:`")
+			}
+			types = append(types, s)
+		}
+	}
+	add(x)
+	if p.tok == COMMA {
+		p.in.errorf(p.tokval.pos, "multiple exception types must be parenthesized")
+	}
+	if p.tok == AS {
+		p.nextToken()
+		name = p.parseIdent().Name
+	}
+	return types, name
+}
+
+func dottedName(e Expr) (string, bool) {
+	switch e := e.(type) {
+	case *Ident:
+		return e.Name, true
+	case *DotExpr:
+		s, ok := dottedName(e.X)
+		return s + "." + e.Name.Name, ok
+	}
+	return "", false
+}
+
+func (p *parser) parseStmt(stmts []Stmt) []Stmt {
+	switch p.tok {
+	case DEF:
+		return append(stmts, p.parseDefStmt())
+	case IF:
+		return append(stmts, p.parseIfStmt()...)
+	case FOR:
+		return append(stmts, p.parseForStmt()...)
+	case WHILE:
+		return append(stmts, p.parseWhileStmt()...)
+	case TRY:
+		return append(stmts, p.parseInnerTry()...)
+	case CLASS:
+		p.unsupported(p.tokval.pos, "class definitions are not supported here: use a dict per record and plain functions")
+	case WITH:
+		p.unsupported(p.tokval.pos, "with statements are not supported here (there are no files or resources to open): work on the variables directly")
+	case AT:
+		p.unsupported(p.tokval.pos, "decorators are not supported here: call the wrapper function explicitly")
+	case ASYNC, AWAIT:
+		p.unsupported(p.tokval.pos, "async/await is not supported here: call functions directly (llm_query_batched runs prompts concurrently)")
+	case IDENT:
+		if p.tokval.raw == "match" && p.looksLikeMatch() {
+			p.unsupported(p.tokval.pos, "match statements are not supported here: use if/elif/else")
+		}
+	}
+	return p.parseSimpleStmt(stmts)
+}
+
+// looksLikeMatch reports whether the current line is a match statement
+// header ("match x:" at the end of the line).
+func (p *parser) looksLikeMatch() bool {
+	rest := p.in.rest
+	if i := strings.IndexByte(string(rest[:min(len(rest), 200)]), '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	line := strings.TrimSpace(string(rest))
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = strings.TrimSpace(line[:i])
+	}
+	if !strings.HasSuffix(line, ":") || line == ":" {
+		return false
+	}
+	c := line[0]
+	return c == ' ' || c == '(' || c == '[' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// parseSuite parses an indented block (or a simple statement on the same line).
+func (p *parser) parseSuite() []Stmt {
+	p.enter()
+	defer p.leave()
+	p.block++
+	defer func() { p.block-- }()
+
+	if p.tok == NEWLINE {
+		p.nextToken() // consume NEWLINE
+		p.consume(INDENT)
+		var stmts []Stmt
+		for p.tok != OUTDENT && p.tok != EOF {
+			if p.tok == NEWLINE {
+				p.nextToken()
+				continue
+			}
+			stmts = p.parseStmt(stmts)
+		}
+		p.consume(OUTDENT)
+		return p.nonEmpty(stmts)
+	}
+	return p.nonEmpty(p.parseSimpleStmt(nil))
+}
+
+// nonEmpty makes sure a body has a statement (a suite of only `global x`
+// may lower to nothing).
+func (p *parser) nonEmpty(stmts []Stmt) []Stmt {
+	if len(stmts) == 0 {
+		return []Stmt{&BranchStmt{Token: PASS, TokenPos: p.tokval.pos}}
+	}
+	return stmts
+}
+
+// parseInnerTry parses a try statement that is not at module level: the
+// body (then else, then finally) is inlined and the handlers are kept
+// under `if False:` so that the names they bind stay defined.
+func (p *parser) parseInnerTry() []Stmt {
+	pos := p.nextToken() // consume TRY
+	p.consume(COLON)
+	body := p.parseSuite()
+	_, end := body[len(body)-1].Span()
+	p.prog.InnerTry = append(p.prog.InnerTry, TryRange{Line: int(pos.Line), EndLine: int(end.Line)})
+	stmts := body
+	var dead []Stmt
+	nhandlers := 0
+	for p.tok == EXCEPT {
+		epos := p.nextToken()
+		_, name := p.parseExceptClause(epos)
+		p.consume(COLON)
+		hb := p.parseSuite()
+		if name != "" {
+			dead = append(dead, &AssignStmt{OpPos: epos, Op: EQ, LHS: ident(name, epos), RHS: ident("None", epos)})
+		}
+		dead = append(dead, hb...)
+		nhandlers++
+	}
+	if p.tok == ELSE {
+		p.nextToken()
+		p.consume(COLON)
+		stmts = append(stmts, p.parseSuite()...)
+	}
+	hasFinally := false
+	if p.tok == FINALLY {
+		p.nextToken()
+		p.consume(COLON)
+		stmts = append(stmts, p.parseSuite()...)
+		hasFinally = true
+	}
+	if nhandlers == 0 && !hasFinally {
+		p.in.errorf(p.tokval.pos, "expected 'except' or 'finally' block")
+	}
+	if len(dead) > 0 {
+		stmts = append(stmts, &IfStmt{If: pos, Cond: ident("False", pos), True: dead})
+	}
+	return stmts
+}
+
+func (p *parser) parseDefStmt() Stmt {
+	defpos := p.nextToken() // consume DEF
+	id := p.parseIdent()
+	lparen := p.consume(LPAREN)
+	params := p.parseParams(true)
+	rparen := p.consume(RPAREN)
+	if p.tok == ARROW {
+		p.nextToken()
+		p.parseTest() // return annotation: ignored
+	}
+	p.consume(COLON)
+	p.inDef++
+	body := p.parseSuite()
+	p.inDef--
+	enter := &ExprStmt{X: call("_py_enter", defpos)}
+	return &DefStmt{
+		Def:    defpos,
+		Name:   id,
+		Lparen: lparen,
+		Params: params,
+		Rparen: rparen,
+		Body:   append([]Stmt{enter}, body...),
+	}
+}
+
+func (p *parser) parseIfStmt() []Stmt {
+	ifpos := p.nextToken() // consume IF
+	pre, cond := p.lowerWalrus(p.parseTest())
+	p.consume(COLON)
+	body := p.parseSuite()
+	ifStmt := &IfStmt{If: ifpos, Cond: cond, True: body}
+	tail := ifStmt
+	for p.tok == ELIF {
+		elifpos := p.nextToken() // consume ELIF
+		epre, cond := p.lowerWalrus(p.parseTest())
+		p.consume(COLON)
+		body := p.parseSuite()
+		elif := &IfStmt{If: elifpos, Cond: cond, True: body}
+		tail.ElsePos = elifpos
+		tail.False = append(epre, elif)
+		tail = elif
+	}
+	if p.tok == ELSE {
+		tail.ElsePos = p.nextToken() // consume ELSE
+		p.consume(COLON)
+		tail.False = p.parseSuite()
+	}
+	return append(pre, ifStmt)
+}
+
+func (p *parser) parseForStmt() []Stmt {
+	forpos := p.nextToken() // consume FOR
+	vars := p.parseForLoopVariables()
+	p.consume(IN)
+	x := p.fixStars(p.parseExpr(false))
+	p.consume(COLON)
+	body := p.parseSuite()
+	loop := &ForStmt{For: forpos, Vars: vars, X: iterOf(x), Body: body}
+	if p.tok == ELSE {
+		p.nextToken()
+		p.consume(COLON)
+		elseBody := p.parseSuite()
+		flag := p.newTemp()
+		loop.Body = replaceBreaks(loop.Body, flag)
+		return p.loopElse(forpos, flag, loop, elseBody)
+	}
+	return []Stmt{loop}
+}
+
+func (p *parser) parseWhileStmt() []Stmt {
+	whilepos := p.nextToken() // consume WHILE
+	pre, cond := p.lowerWalrus(p.parseTest())
+	p.consume(COLON)
+	body := p.parseSuite()
+	loop := &WhileStmt{While: whilepos, Cond: cond, Body: body}
+	if len(pre) > 0 {
+		// while (x := f()) ...: -> while True: x = f(); if not cond: break; ...
+		brk := &IfStmt{If: whilepos, Cond: &UnaryExpr{OpPos: whilepos, Op: NOT, X: paren(cond)},
+			True: []Stmt{&BranchStmt{Token: BREAK, TokenPos: whilepos}}}
+		loop.Cond = ident("True", whilepos)
+		loop.Body = append(append(pre, brk), body...)
+	}
+	if p.tok == ELSE {
+		p.nextToken()
+		p.consume(COLON)
+		elseBody := p.parseSuite()
+		if len(pre) > 0 {
+			p.unsupported(whilepos, "while/else with an assignment expression in the condition is not supported here")
+		}
+		flag := p.newTemp()
+		loop.Body = replaceBreaks(loop.Body, flag)
+		return p.loopElse(whilepos, flag, loop, elseBody)
+	}
+	return []Stmt{loop}
+}
+
+// loopElse lowers `loop ... else: E` into a flag that a break clears.
+func (p *parser) loopElse(pos Position, flag string, loop Stmt, elseBody []Stmt) []Stmt {
+	set := &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(flag, pos), RHS: ident("True", pos)}
+	check := &IfStmt{If: pos, Cond: ident(flag, pos), True: elseBody}
+	return []Stmt{set, loop, check}
+}
+
+// replaceBreaks precedes each break of the loop (not of nested loops)
+// with `flag = False`.
+func replaceBreaks(stmts []Stmt, flag string) []Stmt {
+	var out []Stmt
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *BranchStmt:
+			if s.Token == BREAK {
+				out = append(out, &AssignStmt{OpPos: s.TokenPos, Op: EQ, LHS: ident(flag, s.TokenPos), RHS: ident("False", s.TokenPos)})
+			}
+		case *IfStmt:
+			s.True = replaceBreaks(s.True, flag)
+			if s.False != nil {
+				s.False = replaceBreaks(s.False, flag)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// iterOf wraps the iterable of a for loop or comprehension in
+// _py_iter(x) (Python strings are iterable); range(...) needs nothing.
+func iterOf(x Expr) Expr {
+	if c, ok := x.(*CallExpr); ok {
+		if id, ok := c.Fn.(*Ident); ok && id.Name == "range" {
+			return x
+		}
+	}
+	start, _ := x.Span()
+	return call("_py_iter", start, x)
+}
+
+// parseForLoopVariables parses the targets of a for loop or clause.
+func (p *parser) parseForLoopVariables() Expr {
+	v := p.parsePrimaryWithSuffix()
+	if p.tok != COMMA {
+		p.checkTarget(v)
+		return v
+	}
+	list := []Expr{v}
+	for p.tok == COMMA {
+		p.nextToken()
+		if p.tok == IN {
+			break
+		}
+		list = append(list, p.parsePrimaryWithSuffix())
+	}
+	t := &TupleExpr{List: list}
+	p.checkTarget(t)
+	return t
+}
+
+// parseSimpleStmt parses simple statements separated by semicolons up
+// to the end of the line.
+func (p *parser) parseSimpleStmt(stmts []Stmt) []Stmt {
+	for {
+		stmts = append(stmts, p.parseSmallStmt()...)
+		if p.tok != SEMI {
+			break
+		}
+		p.nextToken() // consume SEMI
+		if p.tok == NEWLINE || p.tok == EOF {
+			break
+		}
+	}
+	if p.tok != EOF {
+		p.consume(NEWLINE)
+	}
+	return stmts
+}
+
+func (p *parser) parseSmallStmt() []Stmt {
+	pos := p.tokval.pos
+	switch p.tok {
+	case RETURN:
+		p.nextToken()
+		var result Expr
+		var pre []Stmt
+		if p.tok != EOF && p.tok != NEWLINE && p.tok != SEMI {
+			pre, result = p.lowerWalrus(p.fixStars(p.parseExpr(false)))
+		}
+		return append(pre, &ReturnStmt{Return: pos, Result: result})
+
+	case BREAK, CONTINUE, PASS:
+		tok := p.tok
+		p.nextToken()
+		return []Stmt{&BranchStmt{Token: tok, TokenPos: pos}}
+
+	case IMPORT:
+		return p.parseImport()
+	case FROM:
+		return p.parseFromImport()
+	case RAISE:
+		return p.parseRaise()
+	case ASSERT:
+		return p.parseAssert()
+	case DEL:
+		return p.parseDel()
+	case GLOBAL, NONLOCAL:
+		kw := p.tokval.raw
+		p.nextToken()
+		p.parseIdent()
+		for p.tok == COMMA {
+			p.nextToken()
+			p.parseIdent()
+		}
+		if p.inDef == 0 && kw == "global" {
+			return nil // a no-op at module level
+		}
+		p.unsupported(pos, "%s statements are not supported here: return the new value from the function, or keep shared state in a dict or list (e.g. state = {'total': 0}; state['total'] += x)", kw)
+	case YIELD:
+		p.unsupported(pos, "generators (yield) are not supported here: build and return a list")
+	case AWAIT, ASYNC:
+		p.unsupported(pos, "async/await is not supported here")
+	}
+
+	x := p.parseExpr(false)
+	switch p.tok {
+	case COLON:
+		// annotated assignment: x: T = v
+		p.nextToken()
+		p.parseTest()
+		if p.tok != EQ {
+			return nil
+		}
+		fallthrough
+	case EQ:
+		targets := []Expr{x}
+		var rhs Expr
+		for p.tok == EQ {
+			p.nextToken()
+			if p.tok == YIELD {
+				p.unsupported(p.tokval.pos, "generators (yield) are not supported here: build and return a list")
+			}
+			rhs = p.parseExpr(false)
+			if p.tok == EQ {
+				targets = append(targets, rhs)
+			}
+		}
+		pre, rhs := p.lowerWalrus(p.fixStars(rhs))
+		return append(pre, p.assignMany(targets, rhs)...)
+
+	case PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ, SLASHSLASH_EQ, PERCENT_EQ, AMP_EQ, PIPE_EQ, CIRCUMFLEX_EQ, LTLT_EQ, GTGT_EQ, STARSTAR_EQ, AT_EQ:
+		op := p.tok
+		opPos := p.nextToken()
+		pre, rhs := p.lowerWalrus(p.fixStars(p.parseExpr(false)))
+		switch x.(type) {
+		case *Ident, *IndexExpr, *DotExpr:
+		default:
+			start, _ := x.Span()
+			p.in.errorf(start, "'%s' is an illegal expression for augmented assignment", exprKind(x))
+		}
+		switch op {
+		case STARSTAR_EQ:
+			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_pow", opPos, x, rhs)})
+		case PERCENT_EQ:
+			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_mod", opPos, x, rhs)})
+		case STAR_EQ:
+			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_mul", opPos, x, rhs)})
+		case AT_EQ:
+			p.unsupported(opPos, "the @ operator is not supported here")
+		}
+		return append(pre, &AssignStmt{OpPos: opPos, Op: op, LHS: x, RHS: rhs})
+	}
+
+	// Expression statement (e.g. function call, doc string).
+	pre, x := p.lowerWalrus(p.fixStars(x))
+	return append(pre, &ExprStmt{X: x})
+}
+
+// assignMany lowers `t1 = t2 = ... = v`.
+func (p *parser) assignMany(targets []Expr, v Expr) []Stmt {
+	if len(targets) == 1 {
+		return p.assign(targets[0], v)
+	}
+	var stmts []Stmt
+	src := v
+	simple := false
+	switch v := v.(type) {
+	case *Ident:
+		simple = true
+	case *Literal:
+		simple = v.Token == STRING || v.Token == BYTES || v.Token == INT || v.Token == FLOAT
+	}
+	if !simple {
+		start, _ := v.Span()
+		t := p.newTemp()
+		stmts = append(stmts, &AssignStmt{OpPos: start, Op: EQ, LHS: ident(t, start), RHS: v})
+		src = ident(t, start)
+	}
+	for _, target := range targets {
+		stmts = append(stmts, p.assign(target, src)...)
+	}
+	return stmts
+}
+
+// assign lowers `target = v`, including star-unpacking.
+func (p *parser) assign(target, v Expr) []Stmt {
+	start, _ := target.Span()
+	p.checkTarget(target)
+	if list, paren, ok := starTargets(target); ok {
+		star := -1
+		elems := make([]Expr, len(list))
+		for i, e := range list {
+			elems[i] = e
+			if u, ok := e.(*UnaryExpr); ok && u.Op == STAR {
+				if star >= 0 {
+					p.in.errorf(u.OpPos, "multiple starred expressions in assignment")
+				}
+				star = i
+				elems[i] = u.X
+			}
+		}
+		if star >= 0 {
+			before := len(list) - 1 - (len(list) - 1 - star)
+			after := len(list) - 1 - star
+			rhs := call("_py_unpack", start, v, intLit(int64(before), start), intLit(int64(after), start))
+			lhs := &TupleExpr{Lparen: paren, List: elems, Rparen: paren}
+			return []Stmt{&AssignStmt{OpPos: start, Op: EQ, LHS: lhs, RHS: rhs}}
+		}
+	}
+	return []Stmt{&AssignStmt{OpPos: start, Op: EQ, LHS: target, RHS: v}}
+}
+
+// starTargets returns the elements of a tuple or list target.
+func starTargets(e Expr) ([]Expr, Position, bool) {
+	switch e := e.(type) {
+	case *ParenExpr:
+		if t, ok := e.X.(*TupleExpr); ok {
+			return t.List, e.Lparen, true
+		}
+	case *TupleExpr:
+		return e.List, e.Lparen, true
+	case *ListExpr:
+		return e.List, e.Lbrack, true
+	}
+	return nil, Position{}, false
+}
+
+// checkTarget reports targets that cannot be assigned.
+func (p *parser) checkTarget(e Expr) {
+	switch e := e.(type) {
+	case *Ident:
+		if e.Name == "None" || e.Name == "True" || e.Name == "False" {
+			p.in.errorf(e.NamePos, "cannot assign to %s", e.Name)
+		}
+	case *IndexExpr, *DotExpr:
+	case *SliceExpr:
+		p.unsupported(e.Lbrack, "slice assignment is not supported here: build a new list, e.g. xs = xs[:i] + new + xs[j:]")
+	case *ParenExpr:
+		p.checkTarget(e.X)
+	case *TupleExpr:
+		for _, x := range e.List {
+			p.checkTarget(x)
+		}
+	case *ListExpr:
+		for _, x := range e.List {
+			p.checkTarget(x)
+		}
+	case *UnaryExpr:
+		if e.Op == STAR && e.X != nil {
+			p.checkTarget(e.X)
+			return
+		}
+		p.in.errorf(e.OpPos, "cannot assign to expression")
+	default:
+		start, _ := e.Span()
+		p.in.errorf(start, "cannot assign to %s", exprKind(e))
+	}
+}
+
+func exprKind(e Expr) string {
+	switch e := e.(type) {
+	case *CallExpr:
+		return "function call"
+	case *Literal:
+		return "literal"
+	case *BinaryExpr:
+		return "expression"
+	case *Comprehension:
+		return "comprehension"
+	case *LambdaExpr:
+		return "lambda"
+	case *CondExpr:
+		return "conditional expression"
+	case *ParenExpr:
+		return exprKind(e.X)
+	}
+	return "expression"
+}
+
+// import a.b [as c], d
+func (p *parser) parseImport() []Stmt {
+	p.nextToken() // consume IMPORT
+	var stmts []Stmt
+	for {
+		pos := p.tokval.pos
+		name, first := p.parseDottedName()
+		bind := first
+		if p.tok == AS {
+			p.nextToken()
+			bind = p.parseIdent().Name
+		}
+		stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(bind, pos), RHS: call("_py_import", pos, strLit(name, pos))})
+		if p.tok != COMMA {
+			return stmts
+		}
+		p.nextToken()
+	}
+}
+
+func (p *parser) parseDottedName() (name, first string) {
+	if p.tok == DOT || p.tok == ELLIPSIS {
+		p.unsupported(p.tokval.pos, "relative imports are not supported here")
+	}
+	first = p.parseIdent().Name
+	name = first
+	for p.tok == DOT {
+		p.nextToken()
+		name += "." + p.parseIdent().Name
+	}
+	return name, first
+}
+
+// from m import a [as b], ... | from m import (a, b) | from m import *
+func (p *parser) parseFromImport() []Stmt {
+	pos := p.nextToken() // consume FROM
+	mod, _ := p.parseDottedName()
+	p.consume(IMPORT)
+	if p.tok == STAR {
+		spos := p.nextToken()
+		names, ok := p.opts.StarImports[mod]
+		if !ok {
+			p.unsupported(spos, "`from %s import *` is not supported here: use `import %s` and `%s.name`, or import the names you need", mod, mod, mod)
+		}
+		var stmts []Stmt
+		for _, n := range names {
+			stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(n, pos), RHS: call("_py_import", pos, strLit(mod, pos), strLit(n, pos))})
+		}
+		return stmts
+	}
+	parens := p.tok == LPAREN
+	if parens {
+		p.nextToken()
+	}
+	var stmts []Stmt
+	for {
+		npos := p.tokval.pos
+		name := p.parseIdent().Name
+		bind := name
+		if p.tok == AS {
+			p.nextToken()
+			bind = p.parseIdent().Name
+		}
+		if mod != "__future__" {
+			stmts = append(stmts, &AssignStmt{OpPos: npos, Op: EQ, LHS: ident(bind, npos), RHS: call("_py_import", npos, strLit(mod, npos), strLit(name, npos))})
+		}
+		if p.tok != COMMA {
+			break
+		}
+		p.nextToken()
+		if parens && p.tok == RPAREN {
+			break
+		}
+	}
+	if parens {
+		p.consume(RPAREN)
+	}
+	return stmts
+}
+
+// raise | raise E | raise E from C
+func (p *parser) parseRaise() []Stmt {
+	pos := p.nextToken() // consume RAISE
+	var args []Expr
+	if p.tok != NEWLINE && p.tok != EOF && p.tok != SEMI {
+		args = append(args, p.parseTest())
+		if p.tok == FROM {
+			p.nextToken()
+			args = append(args, p.parseTest())
+		}
+	}
+	return []Stmt{&ExprStmt{X: call("_py_raise", pos, args...)}}
+}
+
+// assert c[, msg] -> if not c: _py_assert_fail(msg)
+func (p *parser) parseAssert() []Stmt {
+	pos := p.nextToken() // consume ASSERT
+	pre, cond := p.lowerWalrus(p.parseTest())
+	var args []Expr
+	if p.tok == COMMA {
+		p.nextToken()
+		args = append(args, p.parseTest())
+	}
+	fail := &ExprStmt{X: call("_py_assert_fail", pos, args...)}
+	return append(pre, &IfStmt{If: pos, Cond: &UnaryExpr{OpPos: pos, Op: NOT, X: paren(cond)}, True: []Stmt{fail}})
+}
+
+// del x, d[k], xs[i:j]
+func (p *parser) parseDel() []Stmt {
+	p.nextToken() // consume DEL
+	x := p.parseExpr(false)
+	var stmts []Stmt
+	var del func(e Expr)
+	del = func(e Expr) {
+		switch e := e.(type) {
+		case *Ident:
+			stmts = append(stmts, &AssignStmt{OpPos: e.NamePos, Op: EQ, LHS: e, RHS: ident("None", e.NamePos)})
+		case *IndexExpr:
+			stmts = append(stmts, &ExprStmt{X: call("_py_del", e.Lbrack, e.X, e.Y)})
+		case *SliceExpr:
+			none := func(x Expr) Expr {
+				if x == nil {
+					return ident("None", e.Lbrack)
+				}
+				return x
+			}
+			stmts = append(stmts, &ExprStmt{X: call("_py_delslice", e.Lbrack, e.X, none(e.Lo), none(e.Hi), none(e.Step))})
+		case *ParenExpr:
+			del(e.X)
+		case *TupleExpr:
+			for _, x := range e.List {
+				del(x)
+			}
+		case *ListExpr:
+			for _, x := range e.List {
+				del(x)
+			}
+		case *DotExpr:
+			p.unsupported(e.Dot, "del of an attribute is not supported here")
+		default:
+			start, _ := e.Span()
+			p.in.errorf(start, "cannot delete %s", exprKind(e))
+		}
+	}
+	del(x)
+	return stmts
+}
+
+func (p *parser) parseIdent() *Ident {
+	if p.tok != IDENT {
+		if name := tokStr(p.tok); p.tok > WHILE && isKeywordName(name) {
+			p.in.errorf(p.tokval.pos, "invalid syntax: %q is a keyword", name)
+		}
+		p.in.errorf(p.tokval.pos, "invalid syntax: got %s, want identifier", tokName(p.tok))
+	}
+	id := &Ident{NamePos: p.tokval.pos, Name: p.tokval.raw}
+	p.nextToken()
+	return id
+}
+
+func isKeywordName(s string) bool {
+	_, ok := keywordToken[s]
+	return ok
+}
+
+func (p *parser) consume(t Token) Position {
+	if p.tok != t {
+		switch {
+		case t == INDENT:
+			p.in.errorf(p.tokval.pos, "expected an indented block")
+		case t == NEWLINE && p.tok == EQ:
+			p.in.errorf(p.tokval.pos, "invalid syntax: cannot assign here (use == to compare)")
+		}
+		p.in.errorf(p.tokval.pos, "invalid syntax: got %s, want %s", tokName(p.tok), tokName(t))
+	}
+	return p.nextToken()
+}
+
+// parseParams parses a def or lambda parameter list (annotations and
+// the positional-only marker / are dropped).
+func (p *parser) parseParams(isDef bool) []Expr {
+	var params []Expr
+	for p.tok != RPAREN && p.tok != COLON && p.tok != EOF {
+		if len(params) > 0 {
+			p.consume(COMMA)
+		}
+		if p.tok == RPAREN || p.tok == COLON {
+			break
+		}
+		if p.tok == SLASH {
+			p.nextToken()
+			if len(params) == 0 {
+				p.in.errorf(p.tokval.pos, "at least one argument must precede /")
+			}
+			// Keep a placeholder so the comma logic above works.
+			params = append(params, nil)
+			continue
+		}
+		if p.tok == STAR || p.tok == STARSTAR {
+			op := p.tok
+			pos := p.nextToken()
+			var x Expr
+			if op == STARSTAR || p.tok == IDENT {
+				x = p.parseIdent()
+				if isDef && p.tok == COLON {
+					p.nextToken()
+					p.parseTest()
+				}
+			}
+			params = append(params, &UnaryExpr{OpPos: pos, Op: op, X: x})
+			continue
+		}
+		id := p.parseIdent()
+		if isDef && p.tok == COLON {
+			p.nextToken()
+			p.parseTest()
+		}
+		if p.tok == EQ {
+			eq := p.nextToken()
+			dflt := p.parseTest()
+			params = append(params, &BinaryExpr{X: id, OpPos: eq, Op: EQ, Y: dflt})
+			continue
+		}
+		params = append(params, id)
+	}
+	out := params[:0]
+	for _, x := range params {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// parseExpr parses a comma-separated list of tests (a tuple if there
+// is a comma). Elements may be starred; fixStars or assign lowers them.
+func (p *parser) parseExpr(inParens bool) Expr {
+	x := p.parseTestOrStar()
+	if p.tok != COMMA {
+		return x
+	}
+	exprs := p.parseExprs([]Expr{x}, inParens)
+	return &TupleExpr{List: exprs}
+}
+
+// parseExprs parses a comma-separated list of expressions, starting with the comma.
+func (p *parser) parseExprs(exprs []Expr, allowTrailingComma bool) []Expr {
+	for p.tok == COMMA {
+		p.nextToken()
+		if terminatesExprList(p.tok) {
+			break
+		}
+		exprs = append(exprs, p.parseTestOrStar())
+	}
+	return exprs
+}
+
+func (p *parser) parseTestOrStar() Expr {
+	if p.tok == STAR {
+		pos := p.nextToken()
+		return &UnaryExpr{OpPos: pos, Op: STAR, X: p.parseTestPrec(cmpLevel + 1)}
+	}
+	return p.parseTest()
+}
+
+// parseTest parses a 'test': a single-component expression, including
+// conditional expressions, lambdas and (marked) assignment expressions.
+func (p *parser) parseTest() Expr {
+	p.enter()
+	defer p.leave()
+
+	if p.tok == LAMBDA {
+		return p.parseLambda(true)
+	}
+	if p.tok == YIELD {
+		p.unsupported(p.tokval.pos, "generators (yield) are not supported here: build and return a list")
+	}
+
+	x := p.parseTestPrec(0)
+
+	if p.tok == IF {
+		ifpos := p.nextToken()
+		cond := p.parseTestPrec(0)
+		if p.tok != ELSE {
+			p.in.error(ifpos, "invalid syntax: conditional expression without else clause")
+		}
+		elsepos := p.nextToken()
+		else_ := p.parseTest()
+		return &CondExpr{If: ifpos, Cond: cond, True: x, ElsePos: elsepos, False: else_}
+	}
+
+	if p.tok == COLONEQ {
+		pos := p.nextToken()
+		if _, ok := x.(*Ident); !ok {
+			p.in.errorf(pos, "cannot use assignment expressions with %s", exprKind(x))
+		}
+		y := p.parseTest()
+		return &BinaryExpr{X: x, OpPos: pos, Op: COLONEQ, Y: y}
+	}
+	return x
+}
+
+// parseTestNoCond parses a test without a trailing 'if cond else x'.
+func (p *parser) parseTestNoCond() Expr {
+	if p.tok == LAMBDA {
+		return p.parseLambda(false)
+	}
+	return p.parseTestPrec(0)
+}
+
+func (p *parser) parseLambda(allowCond bool) Expr {
+	p.enter()
+	defer p.leave()
+
+	lambda := p.nextToken()
+	var params []Expr
+	if p.tok != COLON {
+		params = p.parseParams(false)
+	}
+	p.consume(COLON)
+
+	var body Expr
+	if allowCond {
+		body = p.parseTest()
+	} else {
+		body = p.parseTestNoCond()
+	}
+	return &LambdaExpr{Lambda: lambda, Params: params, Body: body}
+}
+
+func (p *parser) parseTestPrec(prec int) Expr {
+	p.enter()
+	defer p.leave()
+
+	if prec >= len(preclevels) {
+		return p.parseFactor()
+	}
+
+	// expr = NOT expr
+	if p.tok == NOT && prec == notLevel {
+		pos := p.nextToken()
+		x := p.parseTestPrec(prec)
+		return &UnaryExpr{OpPos: pos, Op: NOT, X: x}
+	}
+	if prec == cmpLevel {
+		return p.parseComparison()
+	}
+	return p.parseBinopExpr(prec)
+}
+
+// parseBinopExpr parses left-associative binary operators by precedence climbing.
+func (p *parser) parseBinopExpr(prec int) Expr {
+	x := p.parseTestPrec(prec + 1)
+	for {
+		opprec := int(precedence[p.tok])
+		if opprec < prec || p.tok == NOT {
+			return x
+		}
+		op := p.tok
+		pos := p.nextToken()
+		y := p.parseTestPrec(opprec + 1)
+		x = p.binary(pos, op, x, y)
+	}
+}
+
+func (p *parser) binary(pos Position, op Token, x, y Expr) Expr {
+	switch op {
+	case PERCENT:
+		return call("_py_mod", pos, x, y)
+	case STAR:
+		return call("_py_mul", pos, x, y)
+	case AT:
+		p.unsupported(pos, "the @ operator is not supported here")
+	}
+	return &BinaryExpr{OpPos: pos, Op: op, X: x, Y: y}
+}
+
+// parseComparison parses comparisons, including chains (a < b <= c),
+// 'is', 'is not' and 'not in'.
+func (p *parser) parseComparison() Expr {
+	x := p.parseTestPrec(cmpLevel + 1)
+	operands := []Expr{x}
+	var ops []Token
+	var poss []Position
+	for {
+		op := p.tok
+		switch op {
+		case NOT:
+			p.nextToken()
+			if p.tok != IN {
+				p.in.errorf(p.tokval.pos, "invalid syntax: got %s after 'not', want 'in'", tokName(p.tok))
+			}
+			op = NOT_IN
+		case IS:
+			p.nextToken()
+			if p.tok == NOT {
+				op = IS_NOT
+			} else {
+				op = IS
+				poss = append(poss, p.tokval.pos)
+				ops = append(ops, op)
+				operands = append(operands, p.parseTestPrec(cmpLevel+1))
+				continue
+			}
+		}
+		if int(precedence[op]) != cmpLevel {
+			break
+		}
+		pos := p.nextToken()
+		poss = append(poss, pos)
+		ops = append(ops, op)
+		operands = append(operands, p.parseTestPrec(cmpLevel+1))
+	}
+	if len(ops) == 0 {
+		return x
+	}
+	if len(ops) == 1 {
+		return compare(poss[0], ops[0], operands[0], operands[1])
+	}
+	pure := true
+	for _, e := range operands[1 : len(operands)-1] {
+		if !isPure(e) {
+			pure = false
+		}
+	}
+	if pure {
+		// (a < b) and (b < c)
+		var out Expr
+		for i, op := range ops {
+			c := compare(poss[i], op, operands[i], operands[i+1])
+			if out == nil {
+				out = c
+			} else {
+				out = &BinaryExpr{OpPos: poss[i], Op: AND, X: out, Y: c}
+			}
+		}
+		return out
+	}
+	// _py_chain(a, "<", lambda: b, "<=", lambda: c)
+	args := []Expr{operands[0]}
+	for i, op := range ops {
+		e := operands[i+1]
+		start, _ := e.Span()
+		args = append(args, strLit(tokStr(op), poss[i]), &LambdaExpr{Lambda: start, Body: e})
+	}
+	return call("_py_chain", poss[0], args...)
+}
+
+func compare(pos Position, op Token, x, y Expr) Expr {
+	switch op {
+	case IS:
+		return call("_py_is", pos, x, y)
+	case IS_NOT:
+		return &UnaryExpr{OpPos: pos, Op: NOT, X: call("_py_is", pos, x, y)}
+	}
+	return &BinaryExpr{OpPos: pos, Op: op, X: x, Y: y}
+}
+
+// isPure reports whether evaluating e twice is harmless (no calls).
+func isPure(e Expr) bool {
+	switch e := e.(type) {
+	case *Ident, *Literal:
+		return true
+	case *DotExpr:
+		return isPure(e.X)
+	case *IndexExpr:
+		return isPure(e.X) && isPure(e.Y)
+	case *ParenExpr:
+		return isPure(e.X)
+	case *UnaryExpr:
+		return e.X != nil && isPure(e.X)
+	case *BinaryExpr:
+		return isPure(e.X) && isPure(e.Y)
+	}
+	return false
+}
+
+const (
+	notLevel = 2
+	cmpLevel = 3
+)
+
+// precedence maps each binary operator to its precedence, or -1.
+var precedence [maxToken]int8
+
+// preclevels groups operators of equal precedence, lowest first.
+// Unary operators and ** are handled by parseFactor.
+var preclevels = [...][]Token{
+	{OR},  // or
+	{AND}, // and
+	{},    // not (unary)
+	{EQL, NEQ, LT, GT, LE, GE, IN, NOT_IN, IS, IS_NOT}, // comparisons
+	{PIPE},                                 // |
+	{CIRCUMFLEX},                           // ^
+	{AMP},                                  // &
+	{LTLT, GTGT},                           // << >>
+	{MINUS, PLUS},                          // + -
+	{STAR, PERCENT, SLASH, SLASHSLASH, AT}, // * % / // @
+}
+
+func init() {
+	for i := range precedence {
+		precedence[i] = -1
+	}
+	for level, tokens := range preclevels {
+		for _, tok := range tokens {
+			precedence[tok] = int8(level)
+		}
+	}
+}
+
+// factor = ('+'|'-'|'~') factor | power ; power = primary ['**' factor]
+func (p *parser) parseFactor() Expr {
+	p.enter()
+	defer p.leave()
+	switch p.tok {
+	case MINUS, PLUS, TILDE:
+		tok := p.tok
+		pos := p.nextToken()
+		x := p.parseFactor()
+		return &UnaryExpr{OpPos: pos, Op: tok, X: x}
+	case AWAIT:
+		p.unsupported(p.tokval.pos, "async/await is not supported here")
+	}
+	x := p.parsePrimaryWithSuffix()
+	if p.tok == STARSTAR {
+		pos := p.nextToken()
+		y := p.parseFactor()
+		return call("_py_pow", pos, x, y)
+	}
+	return x
+}
+
+// methods lists the method names whose calls go through _py_method (see RUNTIME.md).
+var methods = map[string]bool{}
+
+func init() {
+	for _, m := range strings.Fields(`format format_map zfill ljust rjust center casefold swapcase
+		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
+		split rsplit splitlines count sort copy reverse fromkeys items keys values decode hex
+		add discard union intersection difference symmetric_difference issubset issuperset
+		isdisjoint intersection_update difference_update`) {
+		methods[m] = true
+	}
+}
+
+// MethodNames returns the method names whose calls Compile routes through _py_method.
+func MethodNames() []string {
+	out := make([]string, 0, len(methods))
+	for m := range methods {
+		out = append(out, m)
+	}
+	return out
+}
+
+func (p *parser) parsePrimaryWithSuffix() Expr {
+	x := p.parsePrimary()
+	for {
+		switch p.tok {
+		case DOT:
+			dot := p.nextToken()
+			id := p.parseIdent()
+			if p.tok == LPAREN && methods[id.Name] {
+				c := p.parseCallSuffix(id).(*CallExpr)
+				c.Fn = ident("_py_method", dot)
+				c.Args = append([]Expr{x, strLit(id.Name, id.NamePos)}, c.Args...)
+				x = c
+				continue
+			}
+			x = &DotExpr{Dot: dot, X: x, NamePos: id.NamePos, Name: id}
+		case LBRACK:
+			x = p.parseSliceSuffix(x)
+		case LPAREN:
+			x = p.parseCallSuffix(x)
+		default:
+			return x
+		}
+	}
+}
+
+// slice_suffix = '[' expr? ':' expr?  ':' expr? ']'
+func (p *parser) parseSliceSuffix(x Expr) Expr {
+	lbrack := p.nextToken()
+	var lo, hi, step Expr
+	if p.tok != COLON {
+		y := p.fixStars(p.parseExpr(false))
+		if p.tok == RBRACK {
+			rbrack := p.nextToken()
+			return &IndexExpr{X: x, Lbrack: lbrack, Y: y, Rbrack: rbrack}
+		}
+		lo = y
+	}
+	if p.tok == COLON {
+		p.nextToken()
+		if p.tok != COLON && p.tok != RBRACK {
+			hi = p.parseTest()
+		}
+	}
+	if p.tok == COLON {
+		p.nextToken()
+		if p.tok != RBRACK {
+			step = p.parseTest()
+		}
+	}
+	if p.tok == COMMA {
+		p.unsupported(p.tokval.pos, "multi-dimensional slicing is not supported here")
+	}
+	rbrack := p.consume(RBRACK)
+	return &SliceExpr{X: x, Lbrack: lbrack, Lo: lo, Hi: hi, Step: step, Rbrack: rbrack}
+}
+
+// call_suffix = '(' arg_list? ')'
+func (p *parser) parseCallSuffix(fn Expr) Expr {
+	lparen := p.consume(LPAREN)
+	var rparen Position
+	var args []Expr
+	if p.tok == RPAREN {
+		rparen = p.nextToken()
+	} else {
+		args = p.parseArgs(lparen)
+		rparen = p.consume(RPAREN)
+	}
+	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
+}
+
+// parseArgs parses call arguments; a lone generator expression argument
+// becomes a list comprehension.
+func (p *parser) parseArgs(lparen Position) []Expr {
+	var args []Expr
+	for p.tok != RPAREN && p.tok != EOF {
+		if len(args) > 0 {
+			p.consume(COMMA)
+		}
+		if p.tok == RPAREN {
+			break
+		}
+		if p.tok == STAR || p.tok == STARSTAR {
+			op := p.tok
+			pos := p.nextToken()
+			x := p.parseTest()
+			args = append(args, &UnaryExpr{OpPos: pos, Op: op, X: x})
+			continue
+		}
+		x := p.parseTest()
+		if p.tok == FOR {
+			if len(args) > 0 {
+				p.in.errorf(p.tokval.pos, "generator expression must be parenthesized")
+			}
+			x = p.parseComprehension(lparen, x, RPAREN)
+			if p.tok == COMMA {
+				p.in.errorf(p.tokval.pos, "generator expression must be parenthesized")
+			}
+		}
+		if p.tok == EQ {
+			id, ok := x.(*Ident)
+			if !ok {
+				p.in.errorf(p.tokval.pos, "invalid syntax: expression cannot contain assignment, perhaps you meant \"==\"?")
+			}
+			eq := p.nextToken()
+			y := p.parseTest()
+			x = &BinaryExpr{X: id, OpPos: eq, Op: EQ, Y: y}
+		}
+		args = append(args, x)
+	}
+	return orderArgs(args)
+}
+
+// orderArgs moves *args before keyword arguments (Python allows
+// f(k=1, *xs); Starlark requires f(*xs, k=1) order-wise equivalent).
+func orderArgs(args []Expr) []Expr {
+	var pos, kw, star, starstar []Expr
+	for _, a := range args {
+		switch a := a.(type) {
+		case *UnaryExpr:
+			switch a.Op {
+			case STARSTAR:
+				starstar = append(starstar, a)
+			case STAR:
+				star = append(star, a)
+			default:
+				pos = append(pos, a)
+			}
+		case *BinaryExpr:
+			if a.Op == EQ {
+				kw = append(kw, a)
+			} else {
+				pos = append(pos, a)
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	out := append(pos, kw...)
+	out = append(out, star...)
+	return append(out, starstar...)
+}
+
+// parsePrimary parses an atom.
+func (p *parser) parsePrimary() Expr {
+	p.enter()
+	defer p.leave()
+
+	switch p.tok {
+	case IDENT:
+		return p.parseIdent()
+
+	case INT, FLOAT:
+		var val any
+		tok := p.tok
+		switch tok {
+		case INT:
+			if p.tokval.bigInt != nil {
+				val = p.tokval.bigInt
+			} else {
+				val = p.tokval.int
+			}
+		case FLOAT:
+			val = p.tokval.float
+		}
+		raw := p.tokval.raw
+		pos := p.nextToken()
+		return &Literal{Token: tok, TokenPos: pos, Raw: raw, Value: val}
+
+	case STRING, BYTES, FSTRING:
+		return p.parseStrings()
+
+	case ELLIPSIS:
+		pos := p.nextToken()
+		return ident("None", pos)
+
+	case LBRACK:
+		return p.parseList()
+
+	case LBRACE:
+		return p.parseDict()
+
+	case LPAREN:
+		lparen := p.nextToken()
+		if p.tok == RPAREN {
+			rparen := p.nextToken()
+			return &TupleExpr{Lparen: lparen, Rparen: rparen}
+		}
+		if p.tok == YIELD {
+			p.unsupported(p.tokval.pos, "generators (yield) are not supported here: build and return a list")
+		}
+		if p.tok != STAR {
+			x := p.parseTest()
+			if p.tok == FOR {
+				// generator expression -> list comprehension
+				c := p.parseComprehension(lparen, x, RPAREN)
+				rparen := p.consume(RPAREN)
+				return &ParenExpr{Lparen: lparen, X: c, Rparen: rparen}
+			}
+			if p.tok == COMMA {
+				x = &TupleExpr{List: p.parseExprs([]Expr{x}, true)}
+			}
+			rparen := p.consume(RPAREN)
+			return &ParenExpr{Lparen: lparen, X: x, Rparen: rparen}
+		}
+		e := p.parseExpr(true)
+		rparen := p.consume(RPAREN)
+		if _, ok := e.(*TupleExpr); !ok {
+			e = &TupleExpr{List: []Expr{e}}
+		}
+		return p.fixStars(&ParenExpr{Lparen: lparen, X: e, Rparen: rparen})
+
+	case MINUS, PLUS, TILDE:
+		tok := p.tok
+		pos := p.nextToken()
+		x := p.parsePrimaryWithSuffix()
+		return &UnaryExpr{OpPos: pos, Op: tok, X: x}
+
+	case YIELD:
+		p.unsupported(p.tokval.pos, "generators (yield) are not supported here: build and return a list")
+	case AWAIT, ASYNC:
+		p.unsupported(p.tokval.pos, "async/await is not supported here")
+	case LAMBDA:
+		return p.parseLambda(true)
+	}
+
+	if p.tok == NEWLINE || p.tok == EOF {
+		p.in.errorf(p.tokval.pos, "invalid syntax: unexpected end of line")
+	}
+	if p.tok == INDENT {
+		p.in.errorf(p.tokval.pos, "unexpected indent")
+	}
+	if p.tok == OUTDENT {
+		p.in.errorf(p.tokval.pos, "unexpected unindent")
+	}
+	p.in.errorf(p.tokval.pos, "invalid syntax: got %s, want an expression", tokName(p.tok))
+	panic("unreachable")
+}
+
+// parseStrings parses adjacent string literals (implicit concatenation)
+// including f-strings.
+func (p *parser) parseStrings() Expr {
+	start := p.tokval.pos
+	var parts []Expr
+	sawBytes, sawStr := false, false
+	var raw strings.Builder
+	for p.tok == STRING || p.tok == BYTES || p.tok == FSTRING {
+		raw.WriteString(p.tokval.raw)
+		switch p.tok {
+		case STRING, BYTES:
+			if p.tok == BYTES {
+				sawBytes = true
+			} else {
+				sawStr = true
+			}
+			parts = append(parts, &Literal{Token: p.tok, TokenPos: p.tokval.pos, Raw: p.tokval.raw, Value: p.tokval.string})
+		case FSTRING:
+			sawStr = true
+			parts = append(parts, p.parseFString(p.tokval.fstr)...)
+		}
+		p.nextToken()
+	}
+	if sawBytes && sawStr {
+		p.in.errorf(start, "cannot mix bytes and nonbytes literals")
+	}
+	// Merge adjacent literals.
+	var merged []Expr
+	for _, e := range parts {
+		if lit, ok := e.(*Literal); ok && len(merged) > 0 {
+			if prev, ok := merged[len(merged)-1].(*Literal); ok {
+				s := prev.Value.(string) + lit.Value.(string)
+				merged[len(merged)-1] = &Literal{Token: prev.Token, TokenPos: prev.TokenPos, Raw: prev.Raw, Value: s}
+				continue
+			}
+		}
+		merged = append(merged, e)
+	}
+	if len(merged) == 0 {
+		return strLit("", start)
+	}
+	if len(merged) == 1 {
+		if lit, ok := merged[0].(*Literal); ok && len(parts) > 1 {
+			lit.Raw = raw.String()
+		}
+		return merged[0]
+	}
+	out := merged[0]
+	for _, e := range merged[1:] {
+		out = &BinaryExpr{OpPos: start, Op: PLUS, X: out, Y: e}
+	}
+	return out
+}
+
+// list = '[' ']' | '[' expr_list ']' | '[' test comp_for ']'
+func (p *parser) parseList() Expr {
+	lbrack := p.nextToken()
+	if p.tok == RBRACK {
+		rbrack := p.nextToken()
+		return &ListExpr{Lbrack: lbrack, Rbrack: rbrack}
+	}
+	x := p.parseTestOrStar()
+	if p.tok == FOR {
+		c := p.parseComprehension(lbrack, x, RBRACK)
+		c.Rbrack = p.consume(RBRACK)
+		return c
+	}
+	exprs := []Expr{x}
+	if p.tok == COMMA {
+		exprs = p.parseExprs(exprs, true)
+	}
+	rbrack := p.consume(RBRACK)
+	return p.listOf(lbrack, exprs, rbrack)
+}
+
+// listOf builds a list display, lowering starred elements:
+// [a, *b, c] -> [a] + _py_list(b) + [c].
+func (p *parser) listOf(lbrack Position, exprs []Expr, rbrack Position) Expr {
+	hasStar := false
+	for _, e := range exprs {
+		if u, ok := e.(*UnaryExpr); ok && u.Op == STAR {
+			hasStar = true
+		}
+	}
+	if !hasStar {
+		return &ListExpr{Lbrack: lbrack, List: exprs, Rbrack: rbrack}
+	}
+	var out Expr
+	var seg []Expr
+	add := func(e Expr) {
+		if out == nil {
+			out = e
+		} else {
+			out = &BinaryExpr{OpPos: lbrack, Op: PLUS, X: out, Y: e}
+		}
+	}
+	for _, e := range exprs {
+		if u, ok := e.(*UnaryExpr); ok && u.Op == STAR {
+			if len(seg) > 0 {
+				add(&ListExpr{Lbrack: lbrack, List: seg, Rbrack: rbrack})
+				seg = nil
+			}
+			add(call("_py_list", u.OpPos, u.X))
+			continue
+		}
+		seg = append(seg, e)
+	}
+	if len(seg) > 0 {
+		add(&ListExpr{Lbrack: lbrack, List: seg, Rbrack: rbrack})
+	}
+	return out
+}
+
+// fixStars lowers a tuple with starred elements (outside assignment
+// targets): (a, *b) -> _py_tuple([a] + _py_list(b)).
+func (p *parser) fixStars(e Expr) Expr {
+	var t *TupleExpr
+	switch x := e.(type) {
+	case *TupleExpr:
+		t = x
+	case *ParenExpr:
+		if tt, ok := x.X.(*TupleExpr); ok {
+			t = tt
+		}
+	case *UnaryExpr:
+		if x.Op == STAR {
+			p.in.errorf(x.OpPos, "can't use starred expression here")
+		}
+	}
+	if t == nil {
+		return e
+	}
+	for _, el := range t.List {
+		if u, ok := el.(*UnaryExpr); ok && u.Op == STAR {
+			start, _ := e.Span()
+			return call("_py_tuple", start, p.listOf(start, t.List, start))
+		}
+	}
+	return e
+}
+
+// dict = '{' '}' | '{' dict_entries '}' | '{' dict_entry comp_for '}'
+// set = '{' expr_list '}' | '{' test comp_for '}'
+func (p *parser) parseDict() Expr {
+	lbrace := p.nextToken()
+	if p.tok == RBRACE {
+		rbrace := p.nextToken()
+		return &DictExpr{Lbrace: lbrace, Rbrace: rbrace}
+	}
+	if p.tok == STARSTAR {
+		return p.parseDictEntries(lbrace, nil)
+	}
+	x := p.parseTestOrStar()
+	if p.tok == COLON {
+		if _, ok := x.(*UnaryExpr); ok {
+			p.in.errorf(p.tokval.pos, "invalid syntax: starred expression in dict")
+		}
+		colon := p.nextToken()
+		v := p.parseTest()
+		entry := &DictEntry{Key: x, Colon: colon, Value: v}
+		if p.tok == FOR {
+			c := p.parseComprehension(lbrace, entry, RBRACE)
+			c.Curly = true
+			c.Rbrack = p.consume(RBRACE)
+			return c
+		}
+		return p.parseDictEntries(lbrace, entry)
+	}
+	// set display or comprehension
+	if p.tok == FOR {
+		c := p.parseComprehension(lbrace, x, RBRACE)
+		c.Rbrack = p.consume(RBRACE)
+		return call("_py_set", lbrace, c)
+	}
+	exprs := []Expr{x}
+	if p.tok == COMMA {
+		exprs = p.parseExprs(exprs, true)
+	}
+	rbrace := p.consume(RBRACE)
+	return call("_py_set", lbrace, p.listOf(lbrace, exprs, rbrace))
+}
+
+// parseDictEntries parses the rest of a dict display whose first entry
+// (nil if it starts with **) has been read.
+func (p *parser) parseDictEntries(lbrace Position, first *DictEntry) Expr {
+	var segs []Expr // DictExpr or unpacked mapping expressions
+	var cur []Expr
+	if first != nil {
+		cur = append(cur, first)
+	}
+	for {
+		if first == nil || p.tok == COMMA {
+			if first != nil {
+				p.nextToken()
+			}
+			first = &DictEntry{} // only to skip the first comma check
+			if p.tok == RBRACE {
+				break
+			}
+			if p.tok == STARSTAR {
+				pos := p.nextToken()
+				if len(cur) > 0 {
+					segs = append(segs, &DictExpr{Lbrace: lbrace, List: cur, Rbrace: pos})
+					cur = nil
+				}
+				segs = append(segs, p.parseTestPrec(cmpLevel+1))
+				continue
+			}
+			k := p.parseTest()
+			colon := p.consume(COLON)
+			v := p.parseTest()
+			cur = append(cur, &DictEntry{Key: k, Colon: colon, Value: v})
+			continue
+		}
+		break
+	}
+	rbrace := p.consume(RBRACE)
+	if len(segs) == 0 {
+		return &DictExpr{Lbrace: lbrace, List: cur, Rbrace: rbrace}
+	}
+	if len(cur) > 0 {
+		segs = append(segs, &DictExpr{Lbrace: lbrace, List: cur, Rbrace: rbrace})
+	}
+	return call("_py_dict_merge", lbrace, segs...)
+}
+
+// parseComprehension parses the for/if clauses after body, up to (not
+// including) the end token. The result is a list comprehension (the
+// caller sets Curly for dicts).
+func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comprehension {
+	if u, ok := body.(*UnaryExpr); ok && u.Op == STAR {
+		p.in.errorf(u.OpPos, "iterable unpacking cannot be used in comprehension")
+	}
+	var clauses []Node
+	for p.tok != end {
+		switch p.tok {
+		case FOR:
+			pos := p.nextToken()
+			vars := p.parseForLoopVariables()
+			in := p.consume(IN)
+			x := p.parseTestPrec(0)
+			clauses = append(clauses, &ForClause{For: pos, Vars: vars, In: in, X: iterOf(x)})
+		case IF:
+			pos := p.nextToken()
+			cond := p.parseTestNoCond()
+			pre, cond := p.lowerWalrus(cond)
+			for _, s := range pre {
+				a, ok := s.(*AssignStmt)
+				if !ok {
+					p.unsupported(pos, "an assignment expression (:=) after and/or in a comprehension filter is not supported here: use a loop")
+				}
+				clauses = append(clauses, &ForClause{For: pos, Vars: a.LHS, In: pos, X: &ListExpr{Lbrack: pos, List: []Expr{a.RHS}, Rbrack: pos}})
+			}
+			clauses = append(clauses, &IfClause{If: pos, Cond: cond})
+		case ASYNC:
+			p.unsupported(p.tokval.pos, "async comprehensions are not supported here")
+		default:
+			p.in.errorf(p.tokval.pos, "invalid syntax: got %s, want %s, for, or if", tokName(p.tok), tokName(end))
+		}
+	}
+	return &Comprehension{Lbrack: lbrack, Body: body, Clauses: clauses, Rbrack: p.tokval.pos}
+}
+
+func terminatesExprList(tok Token) bool {
+	switch tok {
+	case EOF, NEWLINE, EQ, RBRACE, RBRACK, RPAREN, SEMI, COLON:
+		return true
+	}
+	return false
+}

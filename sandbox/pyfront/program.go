@@ -1,0 +1,132 @@
+package pyfront
+
+import (
+	"go.starlark.net/syntax"
+)
+
+// FileOptions are the options of every file Compile produces: Python
+// allows sets, while loops, top-level control flow, reassignment of
+// globals and recursion.
+var FileOptions = &syntax.FileOptions{
+	Set:             true,
+	While:           true,
+	TopLevelControl: true,
+	GlobalReassign:  true,
+	Recursion:       true,
+}
+
+// Options configures Compile.
+type Options struct {
+	// StarImports lists, per module, the names `from module import *`
+	// binds. A star import of a module not listed is an error.
+	StarImports map[string][]string
+}
+
+// A Program is compiled Python: chunks to run in order against the same
+// globals, as starlark.ExecREPLChunk does.
+type Program struct {
+	Chunks []Chunk
+	// InnerTry lists the try statements that are not at module level
+	// (inside def/for/while/if). Their bodies are inlined and their
+	// handlers never run: an error raised inside such a body must fail
+	// the step with a message saying so.
+	InnerTry []TryRange
+}
+
+// A Chunk is either plain code (File) or a module-level try statement
+// (Try); exactly one field is non-nil.
+type Chunk struct {
+	File *syntax.File
+	Try  *Try
+}
+
+// A Try is a module-level try statement.
+type Try struct {
+	Line     int       // line of the try keyword
+	Body     []Chunk   // the try suite
+	Handlers []Handler // except clauses in source order; the first match wins
+	Else     []Chunk   // runs when Body raised nothing (may be nil)
+	Finally  []Chunk   // always runs (may be nil)
+}
+
+// A Handler is one except clause.
+type Handler struct {
+	Line  int      // line of the except keyword
+	Types []string // exception names as written ("ValueError", "json.JSONDecodeError"); empty for a bare except
+	Name  string   // the `as` name, or ""
+	Body  []Chunk
+}
+
+// A TryRange is the body of a try statement that is not at module level.
+type TryRange struct {
+	Line    int // line of the try keyword
+	EndLine int // last line of the try body
+}
+
+// Contains reports whether line lies within the try statement's body.
+func (r TryRange) Contains(line int) bool { return line >= r.Line && line <= r.EndLine }
+
+// Compile parses Python source and lowers it to Starlark syntax trees.
+// Errors are *Error values naming the line and column.
+func Compile(filename, src string, opts Options) (prog *Program, err error) {
+	file := new(string)
+	*file = filename
+	in := newScanner(file, []byte(src), 1, 1)
+	p := &parser{in: in, file: file, opts: opts, temps: new(int), prog: &Program{}}
+	defer in.recover(&err)
+	p.nextToken()
+	p.prog.Chunks = p.parseChunks(func() bool { return p.tok == EOF })
+	for _, c := range p.prog.Chunks {
+		p.validateChunk(c)
+	}
+	return p.prog, nil
+}
+
+func (p *parser) validateChunk(c Chunk) {
+	if c.File != nil {
+		p.validate(c.File)
+		return
+	}
+	t := c.Try
+	for _, list := range [][]Chunk{t.Body, t.Else, t.Finally} {
+		for _, c := range list {
+			p.validateChunk(c)
+		}
+	}
+	for _, h := range t.Handlers {
+		for _, c := range h.Body {
+			p.validateChunk(c)
+		}
+	}
+}
+
+// validate rejects any Python-only marker left in the tree.
+func (p *parser) validate(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *BinaryExpr:
+			if n.Op == COLONEQ {
+				p.in.unsupported(n.OpPos, "assignment expression (:=) is only supported in if/elif/while conditions, comprehension filters and simple statements: assign the value on its own line first")
+			}
+		case *ListExpr:
+			p.checkNoStar(n.List)
+		case *TupleExpr:
+			p.checkNoStar(n.List)
+		case *DictExpr:
+			for _, e := range n.List {
+				if u, ok := e.(*UnaryExpr); ok {
+					p.in.unsupported(u.OpPos, "dict unpacking (**) is not supported here")
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (p *parser) checkNoStar(list []Expr) {
+	for _, e := range list {
+		if u, ok := e.(*UnaryExpr); ok && (u.Op == STAR || u.Op == STARSTAR) {
+			p.in.unsupported(u.OpPos, "starred expression (*x) is not supported here: build the list with + or list(...)")
+		}
+	}
+}

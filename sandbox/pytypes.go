@@ -1,0 +1,513 @@
+package sandbox
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// typeObj is a Python type object such as int or str: callable as a
+// constructor, returned by type(x), accepted by isinstance.
+type typeObj struct {
+	name  string
+	call  func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+	check func(v starlark.Value) bool
+	base  *typeObj // for exception classes and bool <: int
+	attrs starlark.StringDict
+}
+
+var (
+	_ starlark.Callable   = (*typeObj)(nil)
+	_ starlark.HasAttrs   = (*typeObj)(nil)
+	_ starlark.Comparable = (*typeObj)(nil)
+)
+
+func (t *typeObj) String() string        { return "<class '" + t.name + "'>" }
+func (t *typeObj) Type() string          { return "type" }
+func (t *typeObj) Freeze()               {}
+func (t *typeObj) Truth() starlark.Bool  { return true }
+func (t *typeObj) Hash() (uint32, error) { return starlark.String(t.name).Hash() }
+func (t *typeObj) Name() string          { return t.name }
+func (t *typeObj) writeRepr(r *renderer) { r.b.WriteString(t.String()) }
+func (t *typeObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	u := y.(*typeObj)
+	switch op {
+	case syntax.EQL:
+		return t.name == u.name, nil
+	case syntax.NEQ:
+		return t.name != u.name, nil
+	}
+	return false, fmt.Errorf("'%s' not supported between instances of 'type' and 'type'", op)
+}
+
+func (t *typeObj) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if t.call == nil {
+		return nil, Errorf("TypeError", "cannot create '%s' instances", t.name)
+	}
+	return t.call(thread, args, kwargs)
+}
+
+func (t *typeObj) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "__name__", "__qualname__":
+		return starlark.String(t.name), nil
+	}
+	if v, ok := t.attrs[name]; ok {
+		return v, nil
+	}
+	// Unbound methods: str.lower(s), list.append(xs, v), dict.get(d, k).
+	return starlark.NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) == 0 {
+			return nil, Errorf("TypeError", "unbound method %s.%s() needs an argument", t.name, name)
+		}
+		return callMethod(thread, args[0], name, args[1:], kwargs)
+	}), nil
+}
+
+func (t *typeObj) AttrNames() []string { return []string{"__name__"} }
+
+// isSubtype reports whether t is u or derives from u.
+func (t *typeObj) isSubtype(u *typeObj) bool {
+	for x := t; x != nil; x = x.base {
+		if x.name == u.name {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	typeInt, typeFloat, typeStr, typeBool, typeList, typeDict, typeTuple, typeSet,
+	typeFrozenset, typeNone, typeType, typeObject, typeRange, typeFunction, typeBuiltin, typeBytes *typeObj
+)
+
+func init() {
+	typeObject = &typeObj{name: "object", check: func(starlark.Value) bool { return true }}
+	typeInt = &typeObj{name: "int", call: builtinInt, check: func(v starlark.Value) bool {
+		switch v.(type) {
+		case starlark.Int, starlark.Bool:
+			return true
+		}
+		return false
+	}}
+	typeBool = &typeObj{name: "bool", base: typeInt, call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value = starlark.False
+		if err := starlark.UnpackPositionalArgs("bool", args, kwargs, 0, &x); err != nil {
+			return nil, err
+		}
+		x, err := Unproxy(thread, x)
+		if err != nil {
+			return nil, err
+		}
+		return x.Truth(), nil
+	}, check: isType[starlark.Bool]}
+	typeFloat = &typeObj{name: "float", call: builtinFloat, check: isType[starlark.Float]}
+	typeStr = &typeObj{name: "str", call: builtinStr, check: isType[starlark.String]}
+	typeList = &typeObj{name: "list", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs("list", args, kwargs, 0, &x); err != nil {
+			return nil, err
+		}
+		if x == nil {
+			return starlark.NewList(nil), nil
+		}
+		elems, err := collect(thread, x)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.NewList(elems), nil
+	}, check: isType[*starlark.List]}
+	typeTuple = &typeObj{name: "tuple", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs("tuple", args, kwargs, 0, &x); err != nil {
+			return nil, err
+		}
+		if x == nil {
+			return starlark.Tuple(nil), nil
+		}
+		elems, err := collect(thread, x)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Tuple(elems), nil
+	}, check: isType[starlark.Tuple]}
+	typeSet = &typeObj{name: "set", call: builtinSet, check: isType[*starlark.Set]}
+	typeFrozenset = &typeObj{name: "frozenset", call: builtinSet, check: isType[*starlark.Set]}
+	typeDict = &typeObj{name: "dict", call: builtinDict, check: func(v starlark.Value) bool {
+		switch v.(type) {
+		case *starlark.Dict, pyDictLike:
+			return true
+		}
+		return false
+	}}
+	typeNone = &typeObj{name: "NoneType", check: isType[starlark.NoneType], call: func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.None, nil
+	}}
+	typeType = &typeObj{name: "type", call: builtinType, check: isType[*typeObj]}
+	typeRange = &typeObj{name: "range", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.Call(thread, starlark.Universe["range"], args, kwargs)
+	}, check: func(v starlark.Value) bool { return v.Type() == "range" }}
+	typeFunction = &typeObj{name: "function", check: isType[*starlark.Function]}
+	typeBuiltin = &typeObj{name: "builtin_function_or_method", check: isType[*starlark.Builtin]}
+	typeBytes = &typeObj{name: "bytes", check: isType[starlark.Bytes], call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.Call(thread, starlark.Universe["bytes"], args, kwargs)
+	}}
+	for _, t := range []*typeObj{typeInt, typeFloat, typeStr, typeBool, typeList, typeDict, typeTuple, typeSet, typeNone, typeType, typeRange, typeFunction, typeBuiltin, typeBytes} {
+		typeByName[t.name] = t
+	}
+}
+
+func isType[T starlark.Value](v starlark.Value) bool { _, ok := v.(T); return ok }
+
+var (
+	typeByName = map[string]*typeObj{}
+	typeMu     sync.Mutex
+)
+
+// typeOf returns the type object of v.
+func typeOf(v starlark.Value) *typeObj {
+	switch v := v.(type) {
+	case *exception:
+		return v.typ
+	case typeOwner:
+		return v.pyTypeObj()
+	}
+	name := pyType(v)
+	typeMu.Lock()
+	defer typeMu.Unlock()
+	if t, ok := typeByName[name]; ok {
+		return t
+	}
+	t := &typeObj{name: name, check: func(x starlark.Value) bool { return pyType(x) == name }}
+	typeByName[name] = t
+	return t
+}
+
+// typeOwner is implemented by sandbox values with their own type object.
+type typeOwner interface {
+	pyTypeObj() *typeObj
+}
+
+func builtinType(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs("type", args, kwargs, 1, &x); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	return typeOf(x), nil
+}
+
+// isInstance implements isinstance(v, t) where t is a type or a tuple of types.
+func isInstance(v, t starlark.Value) (bool, error) {
+	switch t := t.(type) {
+	case *typeObj:
+		if t.check != nil {
+			return t.check(v), nil
+		}
+		return typeOf(v).isSubtype(t), nil
+	case starlark.Tuple:
+		for _, x := range t {
+			ok, err := isInstance(v, x)
+			if err != nil || ok {
+				return ok, err
+			}
+		}
+		return false, nil
+	case *starlark.Builtin:
+		// Starlark universe callables used as types (e.g. a shadowed name).
+		return pyType(v) == t.Name(), nil
+	}
+	return false, Errorf("TypeError", "isinstance() arg 2 must be a type or tuple of types, not %s", pyType(t))
+}
+
+func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 0 && len(kwargs) == 0 {
+		return starlark.String(""), nil
+	}
+	if len(args) != 1 || len(kwargs) > 0 {
+		if len(args) >= 1 {
+			if b, ok := args[0].(starlark.Bytes); ok { // str(b, "utf-8")
+				return starlark.String(b), nil
+			}
+		}
+		return nil, Errorf("TypeError", "str() takes at most 1 argument (%d given)", len(args))
+	}
+	r := renderer{thread: thread}
+	r.str(args[0])
+	return starlark.String(r.b.String()), nil
+}
+
+func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value = starlark.MakeInt(0)
+	var base starlark.Value
+	if err := starlark.UnpackPositionalArgs("int", args, kwargs, 0, &x, &base); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case starlark.String:
+		s := strings.TrimSpace(string(v))
+		s = strings.ReplaceAll(s, "_", "")
+		b := 10
+		if base != nil {
+			bi, err := starlark.AsInt32(base)
+			if err != nil {
+				return nil, err
+			}
+			b = bi
+		}
+		neg := false
+		t := s
+		if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+			neg = t[0] == '-'
+			t = t[1:]
+		}
+		if b == 0 || b == 16 || b == 8 || b == 2 {
+			lt := strings.ToLower(t)
+			switch {
+			case strings.HasPrefix(lt, "0x") && (b == 0 || b == 16):
+				t, b = t[2:], 16
+			case strings.HasPrefix(lt, "0o") && (b == 0 || b == 8):
+				t, b = t[2:], 8
+			case strings.HasPrefix(lt, "0b") && (b == 0 || b == 2):
+				t, b = t[2:], 2
+			case b == 0:
+				b = 10
+			}
+		}
+		n, ok := new(big.Int).SetString(t, b)
+		if !ok || t == "" || strings.ContainsAny(t, "+- ") {
+			return nil, Errorf("ValueError", "invalid literal for int() with base %d: %s", b, Repr(v))
+		}
+		if neg {
+			n.Neg(n)
+		}
+		return starlark.MakeBigInt(n), nil
+	case starlark.Float:
+		f := float64(v)
+		if math.IsNaN(f) {
+			return nil, Errorf("ValueError", "cannot convert float NaN to integer")
+		}
+		if math.IsInf(f, 0) {
+			return nil, Errorf("OverflowError", "cannot convert float infinity to integer")
+		}
+		return starlark.NumberToInt(v)
+	case starlark.Int:
+		return v, nil
+	case starlark.Bool:
+		if v {
+			return starlark.MakeInt(1), nil
+		}
+		return starlark.MakeInt(0), nil
+	}
+	return nil, Errorf("TypeError", "int() argument must be a string, a bytes-like object or a real number, not '%s'", pyType(x))
+}
+
+func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value = starlark.Float(0)
+	if err := starlark.UnpackPositionalArgs("float", args, kwargs, 0, &x); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case starlark.String:
+		s := strings.ToLower(strings.TrimSpace(string(v)))
+		s = strings.ReplaceAll(s, "_", "")
+		switch strings.TrimLeft(s, "+-") {
+		case "inf", "infinity":
+			if strings.HasPrefix(s, "-") {
+				return starlark.Float(math.Inf(-1)), nil
+			}
+			return starlark.Float(math.Inf(1)), nil
+		case "nan":
+			return starlark.Float(math.NaN()), nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !strings.Contains(err.Error(), "range") || strings.HasPrefix(s, "0x") {
+			return nil, Errorf("ValueError", "could not convert string to float: %s", Repr(v))
+		}
+		return starlark.Float(f), nil
+	case starlark.Float:
+		return v, nil
+	case starlark.Int:
+		f, ok := starlark.AsFloat(v)
+		if !ok {
+			return nil, Errorf("OverflowError", "int too large to convert to float")
+		}
+		return starlark.Float(f), nil
+	case starlark.Bool:
+		if v {
+			return starlark.Float(1), nil
+		}
+		return starlark.Float(0), nil
+	}
+	return nil, Errorf("TypeError", "float() argument must be a string or a real number, not '%s'", pyType(x))
+}
+
+func builtinSet(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs("set", args, kwargs, 0, &x); err != nil {
+		return nil, err
+	}
+	s := new(starlark.Set)
+	if x == nil {
+		return s, nil
+	}
+	err := forEach(thread, x, func(v starlark.Value) error { return s.Insert(v) })
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func builtinDict(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) > 1 {
+		return nil, Errorf("TypeError", "dict expected at most 1 argument, got %d", len(args))
+	}
+	d := starlark.NewDict(len(kwargs))
+	if len(args) == 1 {
+		x, err := Unproxy(thread, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if dl, ok := x.(pyDictLike); ok {
+			x = dl.underlyingDict()
+		}
+		if m, ok := x.(starlark.IterableMapping); ok {
+			for _, kv := range m.Items() {
+				if err := d.SetKey(kv[0], kv[1]); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			i := 0
+			err := forEach(thread, x, func(v starlark.Value) error {
+				pair, err := collect(thread, v)
+				if err != nil || len(pair) != 2 {
+					return Errorf("ValueError", "dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
+				}
+				i++
+				return d.SetKey(pair[0], pair[1])
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, kv := range kwargs {
+		if err := d.SetKey(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// strChars is a Python-style iterable over the characters of a string.
+type strChars struct{ s string }
+
+func (c strChars) String() string        { return "<str_iterator>" }
+func (c strChars) Type() string          { return "str_iterator" }
+func (c strChars) Freeze()               {}
+func (c strChars) Truth() starlark.Bool  { return c.s != "" }
+func (c strChars) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: str_iterator") }
+func (c strChars) Iterate() starlark.Iterator {
+	return &strCharsIter{s: c.s}
+}
+
+type strCharsIter struct{ s string }
+
+func (it *strCharsIter) Next(p *starlark.Value) bool {
+	if it.s == "" {
+		return false
+	}
+	_, n := utf8.DecodeRuneInString(it.s)
+	*p = starlark.String(it.s[:n])
+	it.s = it.s[n:]
+	return true
+}
+func (it *strCharsIter) Done() {}
+
+// iterable returns v as a Python-style iterable (strings iterate by
+// character, proxies by their target).
+func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, error) {
+	v, err := Unproxy(thread, v)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case starlark.String:
+		return strChars{string(x)}, nil
+	case starlark.Iterable:
+		return x, nil
+	}
+	return nil, Errorf("TypeError", "'%s' object is not iterable", pyType(v))
+}
+
+// forEach calls fn on each element of the Python iterable v.
+func forEach(thread *starlark.Thread, v starlark.Value, fn func(starlark.Value) error) error {
+	it, err := iterable(thread, v)
+	if err != nil {
+		return err
+	}
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for iter.Next(&x) {
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect returns the elements of the Python iterable v.
+func collect(thread *starlark.Thread, v starlark.Value) ([]starlark.Value, error) {
+	v, err := Unproxy(thread, v)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case starlark.Tuple:
+		return append([]starlark.Value(nil), x...), nil
+	case *starlark.List:
+		out := make([]starlark.Value, x.Len())
+		for i := range out {
+			out[i] = x.Index(i)
+		}
+		return out, nil
+	case starlark.String:
+		if err := checkAlloc(thread, int64(len(x))*16); err != nil {
+			return nil, err
+		}
+		out := make([]starlark.Value, 0, len(x))
+		for _, r := range string(x) {
+			out = append(out, starlark.String(string(r)))
+		}
+		return out, nil
+	}
+	var out []starlark.Value
+	if s, ok := v.(starlark.Sequence); ok {
+		out = make([]starlark.Value, 0, s.Len())
+	}
+	err = forEach(thread, v, func(x starlark.Value) error {
+		out = append(out, x)
+		return nil
+	})
+	return out, err
+}

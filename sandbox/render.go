@@ -1,0 +1,367 @@
+package sandbox
+
+import (
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.starlark.net/starlark"
+)
+
+// Repr returns the CPython repr() of v: strings in single quotes with
+// CPython's escapes, floats in shortest round-trip form, containers
+// rendered recursively ([1, 'a'], {'k': (1,)}, True, None). Proxies render
+// their target, waiting for it if pending.
+func Repr(v starlark.Value) string {
+	var r renderer
+	r.repr(v)
+	return r.b.String()
+}
+
+// Str returns the CPython str() of v: strings unquoted, other values as Repr.
+func Str(v starlark.Value) string {
+	var r renderer
+	r.str(v)
+	return r.b.String()
+}
+
+// renderer writes CPython renderings, detecting cycles.
+type renderer struct {
+	b      strings.Builder
+	thread *starlark.Thread
+	path   []starlark.Value
+}
+
+// pyReprer is implemented by sandbox values with their own Python repr.
+type pyReprer interface {
+	starlark.Value
+	writeRepr(r *renderer)
+}
+
+// pyStrer is implemented by sandbox values whose str() differs from repr().
+type pyStrer interface {
+	pyStr() string
+}
+
+func (r *renderer) str(v starlark.Value) {
+	v = r.resolve(v)
+	switch v := v.(type) {
+	case starlark.String:
+		r.b.WriteString(string(v))
+		return
+	case pyStrer:
+		r.b.WriteString(v.pyStr())
+		return
+	}
+	r.repr(v)
+}
+
+func (r *renderer) resolve(v starlark.Value) starlark.Value {
+	for i := 0; i < 10; i++ {
+		p, ok := v.(Proxy)
+		if !ok {
+			return v
+		}
+		t, err := p.ProxyTarget(r.thread)
+		if err != nil || t == nil {
+			return v
+		}
+		v = t
+	}
+	return v
+}
+
+func (r *renderer) enter(v starlark.Value) bool {
+	for _, p := range r.path {
+		if p == v {
+			return false
+		}
+	}
+	r.path = append(r.path, v)
+	return true
+}
+
+func (r *renderer) leave() { r.path = r.path[:len(r.path)-1] }
+
+func (r *renderer) repr(v starlark.Value) {
+	v = r.resolve(v)
+	switch v := v.(type) {
+	case nil:
+		r.b.WriteString("None")
+	case starlark.NoneType:
+		r.b.WriteString("None")
+	case starlark.Bool:
+		if v {
+			r.b.WriteString("True")
+		} else {
+			r.b.WriteString("False")
+		}
+	case starlark.Int:
+		r.b.WriteString(v.String())
+	case starlark.Float:
+		r.b.WriteString(formatFloatRepr(float64(v)))
+	case starlark.String:
+		writeStringRepr(&r.b, string(v))
+	case starlark.Bytes:
+		r.b.WriteString(v.String())
+	case *starlark.List:
+		if !r.enter(v) {
+			r.b.WriteString("[...]")
+			return
+		}
+		r.b.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				r.b.WriteString(", ")
+			}
+			r.repr(v.Index(i))
+		}
+		r.b.WriteByte(']')
+		r.leave()
+	case starlark.Tuple:
+		r.b.WriteByte('(')
+		for i, x := range v {
+			if i > 0 {
+				r.b.WriteString(", ")
+			}
+			r.repr(x)
+		}
+		if len(v) == 1 {
+			r.b.WriteByte(',')
+		}
+		r.b.WriteByte(')')
+	case *starlark.Dict:
+		if !r.enter(v) {
+			r.b.WriteString("{...}")
+			return
+		}
+		r.writeDictItems(v)
+		r.leave()
+	case *starlark.Set:
+		if v.Len() == 0 {
+			r.b.WriteString("set()")
+			return
+		}
+		r.b.WriteByte('{')
+		for i, x := range setOrder(v) {
+			if i > 0 {
+				r.b.WriteString(", ")
+			}
+			r.repr(x)
+		}
+		r.b.WriteByte('}')
+	case pyReprer:
+		if !r.enter(v) {
+			r.b.WriteString("...")
+			return
+		}
+		v.writeRepr(r)
+		r.leave()
+	case *starlark.Function:
+		r.b.WriteString("<function ")
+		r.b.WriteString(v.Name())
+		r.b.WriteByte('>')
+	case *starlark.Builtin:
+		if v.Receiver() != nil {
+			r.b.WriteString("<built-in method ")
+			r.b.WriteString(v.Name())
+			r.b.WriteString(" of ")
+			r.b.WriteString(pyType(v.Receiver()))
+			r.b.WriteString(" object>")
+			return
+		}
+		r.b.WriteString("<built-in function ")
+		r.b.WriteString(v.Name())
+		r.b.WriteByte('>')
+	default:
+		r.b.WriteString(v.String())
+	}
+}
+
+func (r *renderer) writeDictItems(d *starlark.Dict) {
+	r.b.WriteByte('{')
+	for i, kv := range d.Items() {
+		if i > 0 {
+			r.b.WriteString(", ")
+		}
+		r.repr(kv[0])
+		r.b.WriteString(": ")
+		r.repr(kv[1])
+	}
+	r.b.WriteByte('}')
+}
+
+// setOrder approximates CPython's iteration order for sets: small
+// non-negative ints come out sorted (they hash to themselves); other
+// elements keep insertion order.
+func setOrder(s *starlark.Set) []starlark.Value {
+	elems := make([]starlark.Value, 0, s.Len())
+	allInts := true
+	it := s.Iterate()
+	defer it.Done()
+	var x starlark.Value
+	for it.Next(&x) {
+		elems = append(elems, x)
+		if i, ok := x.(starlark.Int); !ok || i.Sign() < 0 {
+			allInts = false
+		} else if _, ok := i.Int64(); !ok {
+			allInts = false
+		}
+	}
+	if allInts {
+		slices.SortFunc(elems, func(a, b starlark.Value) int {
+			x, _ := a.(starlark.Int).Int64()
+			y, _ := b.(starlark.Int).Int64()
+			return int(x - y)
+		})
+	}
+	return elems
+}
+
+// formatFloatRepr formats f as CPython's repr(float).
+func formatFloatRepr(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, expStr, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expStr)
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	digits := strings.Replace(mant, ".", "", 1)
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	if exp < -4 || exp >= 16 {
+		b.WriteByte(digits[0])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if exp < 0 {
+			b.WriteByte('-')
+			exp = -exp
+		} else {
+			b.WriteByte('+')
+		}
+		if exp < 10 {
+			b.WriteByte('0')
+		}
+		b.WriteString(strconv.Itoa(exp))
+		return b.String()
+	}
+	if exp < 0 {
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -exp-1))
+		b.WriteString(digits)
+		return b.String()
+	}
+	if len(digits) <= exp+1 {
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", exp+1-len(digits)))
+		b.WriteString(".0")
+		return b.String()
+	}
+	b.WriteString(digits[:exp+1])
+	b.WriteByte('.')
+	b.WriteString(digits[exp+1:])
+	return b.String()
+}
+
+// writeStringRepr writes CPython's repr of s.
+func writeStringRepr(b *strings.Builder, s string) {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	b.Grow(len(s) + 2)
+	b.WriteByte(quote)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == quote || c == '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c < 0x20 || c == 0x7f:
+				b.WriteString(`\x`)
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&15])
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+size])
+		case r <= 0xff:
+			b.WriteString(`\x`)
+			b.WriteString(leftPad(strconv.FormatInt(int64(r), 16), 2))
+		case r <= 0xffff:
+			b.WriteString(`\u`)
+			b.WriteString(leftPad(strconv.FormatInt(int64(r), 16), 4))
+		default:
+			b.WriteString(`\U`)
+			b.WriteString(leftPad(strconv.FormatInt(int64(r), 16), 8))
+		}
+		i += size
+	}
+	b.WriteByte(quote)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func leftPad(s string, n int) string {
+	if len(s) >= n {
+		return s
+	}
+	return strings.Repeat("0", n-len(s)) + s
+}
+
+// pyType returns the Python type name of v.
+func pyType(v starlark.Value) string {
+	switch v := v.(type) {
+	case starlark.String:
+		return "str"
+	case starlark.NoneType:
+		return "NoneType"
+	case *starlark.Builtin:
+		return "builtin_function_or_method"
+	case *starlark.Function:
+		return "function"
+	case pyTyped:
+		return v.pyTypeName()
+	}
+	return v.Type()
+}
+
+// pyTyped is implemented by sandbox values with a Python type name.
+type pyTyped interface {
+	pyTypeName() string
+}
+
+var _ = big.NewInt

@@ -1,0 +1,393 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/pyfront"
+)
+
+// Result is the outcome of one [Session.Exec] call. It is always non-nil.
+type Result struct {
+	// Output is the full captured output (up to Config.MaxOutputBytes).
+	Output string
+	// Excerpt is what the model sees: the output, or its head and tail with
+	// a line saying how much was cut.
+	Excerpt string
+	// Truncated reports whether Excerpt is shorter than Output.
+	Truncated bool
+	// Steps is the number of Starlark execution steps used.
+	Steps uint64
+	// Duration is the wall time of the step.
+	Duration time.Duration
+}
+
+// Session is a Python-style REPL whose top-level variables persist across
+// Exec calls. Exec calls are serialized.
+type Session struct {
+	cfg Config
+
+	mu      sync.Mutex
+	globals starlark.StringDict
+	system  map[string]starlark.Value // predeclared values, hidden from UserGlobals
+	order   []string                  // user globals in definition order
+	known   map[string]bool
+	current *starlark.Thread // thread of the running step (for defaultdict factories)
+}
+
+// New returns a session with the given configuration.
+func New(cfg Config) *Session {
+	cfg = cfg.withDefaults()
+	s := &Session{
+		cfg:     cfg,
+		globals: starlark.StringDict{},
+		system:  map[string]starlark.Value{},
+		known:   map[string]bool{},
+	}
+	for name, v := range pyBuiltins() {
+		s.globals[name] = v
+		s.system[name] = v
+	}
+	for name, v := range cfg.Predeclared {
+		s.globals[name] = v
+		s.system[name] = v
+	}
+	return s
+}
+
+// Config returns the session's effective configuration (defaults applied).
+func (s *Session) Config() Config { return s.cfg }
+
+// SetGlobal binds name to v as a user-visible global.
+func (s *Session) SetGlobal(name string, v starlark.Value) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.globals[name] = v
+	delete(s.system, name)
+	s.noteName(name)
+}
+
+// Global returns the value bound to name.
+func (s *Session) Global(name string) (starlark.Value, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.globals[name]
+	return v, ok
+}
+
+// UserGlobals returns the user-visible global names (variables set by the
+// host or defined by code), in definition order.
+func (s *Session) UserGlobals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for _, name := range s.order {
+		v, ok := s.globals[name]
+		if !ok {
+			continue
+		}
+		if sys, isSys := s.system[name]; isSys && sys == v {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+func (s *Session) noteName(name string) {
+	if strings.HasPrefix(name, "_py_") {
+		return
+	}
+	if !s.known[name] {
+		s.known[name] = true
+		s.order = append(s.order, name)
+	}
+}
+
+// Exec runs code as one REPL step. The returned Result is always non-nil;
+// the error, if any, is a *ScriptError.
+func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	start := time.Now()
+	res := &Result{}
+	st := newStep(s, ctx)
+	defer func() {
+		res.Duration = time.Since(start)
+		res.Output = st.out.String()
+		res.Excerpt, res.Truncated = excerpt(res.Output, s.cfg.MaxOutputTokens)
+	}()
+
+	prog, err := compileProgram(code)
+	if err != nil {
+		return res, err
+	}
+
+	thread := st.newThread()
+	s.current = thread
+	defer func() { s.current = nil }()
+	stop := st.watch(thread)
+	st.prog, st.code = prog, code
+	err = s.run(st, thread, prog)
+	stop()
+	res.Steps = thread.ExecutionSteps()
+	if err != nil {
+		return res, st.scriptError(err, code)
+	}
+	return res, nil
+}
+
+// run executes the program's chunks on thread.
+func (s *Session) run(st *step, thread *starlark.Thread, prog *pyfront.Program) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errInternal, r)
+		}
+	}()
+	return s.runChunks(st, thread, prog.Chunks)
+}
+
+func (s *Session) runChunks(st *step, thread *starlark.Thread, chunks []pyfront.Chunk) error {
+	for _, c := range chunks {
+		var err error
+		if c.Try != nil {
+			err = s.runTry(st, thread, c.Try)
+		} else if c.File != nil {
+			err = s.execFile(thread, c.File)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runTry runs a module-level try statement with Python semantics.
+func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) error {
+	err := s.runChunks(st, thread, t.Body)
+	if err != nil && st.catchable(err) {
+		se := st.scriptError(err, "")
+		for _, h := range t.Handlers {
+			if !handlerMatches(h.Types, se.Kind) {
+				continue
+			}
+			exc := exceptionFromError(se)
+			if h.Name != "" {
+				s.globals[h.Name] = exc
+				s.noteName(h.Name)
+			}
+			prev := st.handling
+			st.handling = exc
+			err = s.runChunks(st, thread, h.Body)
+			st.handling = prev
+			break
+		}
+	} else if err == nil {
+		err = s.runChunks(st, thread, t.Else)
+	}
+	if len(t.Finally) > 0 {
+		if ferr := s.runChunks(st, thread, t.Finally); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+func handlerMatches(types []string, kind string) bool {
+	if len(types) == 0 {
+		return true
+	}
+	for _, t := range types {
+		if excMatches(kind, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Uncatchable is implemented by errors that Python code must not be able
+// to catch with try/except (e.g. the host's SUBMIT signal). Limits and
+// cancellation are never catchable either.
+type Uncatchable interface {
+	Uncatchable() bool
+}
+
+func (st *step) catchable(err error) bool {
+	if st.limitErr() != nil {
+		return false
+	}
+	if errors.Is(err, errInternal) {
+		return false
+	}
+	for e := err; e != nil; {
+		if u, ok := e.(Uncatchable); ok && u.Uncatchable() {
+			return false
+		}
+		switch x := e.(type) {
+		case interface{ Unwrap() error }:
+			e = x.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				if !st.catchable(inner) {
+					return false
+				}
+			}
+			return true
+		default:
+			e = nil
+		}
+	}
+	return true
+}
+
+// execFile runs one chunk; when it fails to resolve (an undefined name),
+// it runs statement by statement so that earlier statements take effect
+// and the error names the right line, as in Python.
+func (s *Session) execFile(thread *starlark.Thread, f *syntax.File) error {
+	err := s.execChunk(thread, f)
+	var rerr resolve.ErrorList
+	if err == nil || !errors.As(err, &rerr) || len(f.Stmts) < 2 {
+		return err
+	}
+	for _, part := range splitFile(f) {
+		if err := s.execChunk(thread, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
+	err := starlark.ExecREPLChunk(f, thread, s.globals)
+	if m, ok := f.Module.(*resolve.Module); ok {
+		for _, b := range m.Globals {
+			if b.First == nil {
+				continue
+			}
+			name := b.First.Name
+			if v, ok := s.globals[name]; ok {
+				if sys, isSys := s.system[name]; !isSys || sys != v {
+					s.noteName(name)
+				}
+			}
+		}
+	}
+	return err
+}
+
+// step is the per-Exec state reachable from the thread.
+type step struct {
+	sess  *Session
+	ctx   context.Context
+	out   *outBuf
+	limit atomic.Pointer[error] // first limit that stopped the step
+	depth int                   // recursion limit (frames)
+	handling *exception         // exception being handled (for bare raise)
+	prog     *pyfront.Program
+	code     string
+}
+
+const stepKey = "rlm.sandbox.step"
+
+func newStep(s *Session, ctx context.Context) *step {
+	return &step{
+		sess:  s,
+		ctx:   ctx,
+		out:   &outBuf{max: s.cfg.MaxOutputBytes},
+		depth: s.cfg.MaxRecursion,
+	}
+}
+
+func stepOf(thread *starlark.Thread) *step {
+	st, _ := thread.Local(stepKey).(*step)
+	return st
+}
+
+func (st *step) newThread() *starlark.Thread {
+	thread := &starlark.Thread{
+		Name: "rlm-step",
+		Print: func(thread *starlark.Thread, msg string) {
+			if err := st.write(msg + "\n"); err != nil {
+				st.stop(thread, err, err.Error())
+			}
+		},
+		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
+			return nil, &PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: ErrUnsupported}
+		},
+	}
+	thread.SetLocal(stepKey, st)
+	thread.SetMaxExecutionSteps(st.sess.cfg.MaxSteps)
+	thread.OnMaxSteps = func(thread *starlark.Thread) {
+		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.MaxSteps))
+	}
+	if h := st.sess.cfg.ThreadHook; h != nil {
+		h(thread)
+	}
+	return thread
+}
+
+// write appends printed text to the step's output.
+func (st *step) write(s string) error {
+	return st.out.write(s)
+}
+
+// stop records the limit that ended the step and cancels the thread.
+func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
+	st.limit.CompareAndSwap(nil, &limit)
+	thread.Cancel(reason)
+}
+
+func (st *step) limitErr() error {
+	if p := st.limit.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// watch starts the goroutines enforcing the timeout, cancellation and
+// memory limits; the returned func stops them.
+func (st *step) watch(thread *starlark.Thread) func() {
+	cfg := st.sess.cfg
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var timeout <-chan time.Time
+		if cfg.Timeout > 0 {
+			t := time.NewTimer(cfg.Timeout)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-done:
+		case <-timeout:
+			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Timeout))
+		case <-st.ctx.Done():
+			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
+		}
+	}()
+	if cfg.MaxMemory > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.watchMemory(thread, done)
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+var errInternal = errors.New("internal error")

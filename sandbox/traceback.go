@@ -1,0 +1,288 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// srcFile is the file name of the model's code in positions.
+const srcFile = "<stdin>"
+
+// syntaxError converts a parse or resolve error into a *ScriptError.
+func syntaxError(err error, code string) *ScriptError {
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return newScriptError("SyntaxError", se.Msg, int(se.Pos.Line), err, code, nil)
+	}
+	var re resolve.ErrorList
+	if errors.As(err, &re) && len(re) > 0 {
+		e := re[0]
+		kind, msg := "SyntaxError", e.Msg
+		if name, ok := strings.CutPrefix(e.Msg, "undefined: "); ok {
+			kind = "NameError"
+			if i := strings.Index(name, " (did you mean "); i >= 0 {
+				msg = fmt.Sprintf("name '%s' is not defined. Did you mean: '%s'?", name[:i], strings.TrimSuffix(name[i+len(" (did you mean "):], "?)"))
+			} else {
+				msg = fmt.Sprintf("name '%s' is not defined", name)
+			}
+		}
+		return newScriptError(kind, msg, int(e.Pos.Line), err, code, nil)
+	}
+	var pe *PyError
+	if errors.As(err, &pe) {
+		return newScriptError(pe.Kind, pe.Msg, 0, err, code, nil)
+	}
+	return newScriptError("SyntaxError", err.Error(), 0, err, code, nil)
+}
+
+// frame is one traceback entry.
+type tbFrame struct {
+	line int
+	name string
+}
+
+func newScriptError(kind, msg string, line int, err error, code string, frames []tbFrame) *ScriptError {
+	if len(frames) == 0 && line > 0 {
+		frames = []tbFrame{{line: line, name: "<module>"}}
+	}
+	lines := strings.Split(code, "\n")
+	var b strings.Builder
+	if kind == "SyntaxError" {
+		if line > 0 && line <= len(lines) {
+			fmt.Fprintf(&b, "  line %d\n    %s\n", line, strings.TrimSpace(lines[line-1]))
+		}
+	} else {
+		b.WriteString("Traceback (most recent call last):\n")
+		for _, f := range frames {
+			if f.line < 0 {
+				fmt.Fprintf(&b, "  %s\n", f.name)
+				continue
+			}
+			fmt.Fprintf(&b, "  line %d, in %s\n", f.line, f.name)
+			if f.line > 0 && f.line <= len(lines) {
+				if src := strings.TrimSpace(lines[f.line-1]); src != "" {
+					fmt.Fprintf(&b, "    %s\n", src)
+				}
+			}
+		}
+	}
+	b.WriteString(kind)
+	if msg != "" {
+		b.WriteString(": ")
+		b.WriteString(msg)
+	}
+	return &ScriptError{Kind: kind, Msg: msg, Line: line, Traceback: b.String(), Err: err}
+}
+
+// scriptError converts an execution error into a *ScriptError.
+func (st *step) scriptError(err error, code string) *ScriptError {
+	var se *ScriptError
+	if errors.As(err, &se) {
+		return se
+	}
+	if code == "" {
+		code = st.code
+	}
+	var rerr resolve.ErrorList
+	if errors.As(err, &rerr) {
+		return syntaxError(err, code)
+	}
+	var frames []tbFrame
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		for _, fr := range ee.CallStack {
+			if fr.Pos.Filename() != srcFile {
+				continue
+			}
+			name := fr.Name
+			if name == "<toplevel>" {
+				name = "<module>"
+			}
+			frames = append(frames, tbFrame{line: int(fr.Pos.Line), name: name})
+		}
+	}
+	var kind, msg string
+	if limit := st.limitErr(); limit != nil {
+		kind, msg = limitKind(limit, err)
+		err = &limitError{limit: limit, err: err}
+	} else {
+		kind, msg = classify(err)
+	}
+	if kind == "RecursionError" && len(frames) > 1 {
+		frames = frames[:len(frames)-1] // the _py_enter check at the def line
+	}
+	line := 0
+	if len(frames) > 0 {
+		line = frames[len(frames)-1].line
+	}
+	frames = collapseFrames(frames)
+	if st.prog != nil && line > 0 {
+		for _, r := range st.prog.InnerTry {
+			if r.Contains(line) && st.catchable(err) {
+				msg += fmt.Sprintf(" (raised inside the try at line %d: exception handling inside functions and loops is not supported here, so the handler did not run; check before the risky call instead, e.g. `if key in d:` or `if s.isdigit():`)", r.Line)
+				break
+			}
+		}
+	}
+	return newScriptError(kind, msg, line, err, code, frames)
+}
+
+// collapseFrames replaces runs of identical frames (deep recursion) with
+// CPython's "[Previous line repeated N more times]" marker.
+func collapseFrames(frames []tbFrame) []tbFrame {
+	var out []tbFrame
+	for i := 0; i < len(frames); {
+		j := i
+		for j < len(frames) && frames[j] == frames[i] {
+			j++
+		}
+		n := j - i
+		if n > 3 {
+			out = append(out, frames[i], frames[i], frames[i], tbFrame{line: -1, name: fmt.Sprintf("[Previous line repeated %d more times]", n-3)})
+		} else {
+			out = append(out, frames[i:j]...)
+		}
+		i = j
+	}
+	if len(out) > 12 {
+		out = append(append(out[:4:4], tbFrame{line: -1, name: fmt.Sprintf("[%d frames omitted]", len(out)-8)}), out[len(out)-4:]...)
+	}
+	return out
+}
+
+// limitError wraps the cancellation error with the limit sentinel.
+type limitError struct {
+	limit error
+	err   error
+}
+
+func (e *limitError) Error() string   { return e.err.Error() }
+func (e *limitError) Unwrap() []error { return []error{e.limit, e.err} }
+
+func limitKind(limit, err error) (string, string) {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "Starlark computation cancelled: ")
+	switch limit {
+	case ErrMemoryLimit:
+		return "MemoryError", strings.TrimPrefix(msg, "MemoryError: ")
+	case ErrRecursionLimit:
+		return "RecursionError", "maximum recursion depth exceeded"
+	case ErrTimeout, ErrStepLimit:
+		return "TimeoutError", msg
+	case ErrCanceled:
+		return "KeyboardInterrupt", msg
+	case ErrOutputLimit:
+		return "OutputLimitError", strings.TrimPrefix(msg, ErrOutputLimit.Error()+": ")
+	}
+	return "RuntimeError", msg
+}
+
+var (
+	reKeyNotIn    = regexp.MustCompile(`^key (.*) not in (dict|mapping)$`)
+	reIndexRange  = regexp.MustCompile(`index (-?\d+) out of range`)
+	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
+	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)
+	reNotCallable = regexp.MustCompile(`^invalid call of non-function \((\w+)\)$`)
+)
+
+// classify maps a Starlark error message to a Python exception kind and message.
+func classify(err error) (string, string) {
+	var pe *PyError
+	if errors.As(err, &pe) {
+		return pe.Kind, pe.Msg
+	}
+	msg := err.Error()
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		msg = ee.Msg
+	}
+	// Builtin errors are prefixed with the builtin name: "int: invalid literal".
+	inner := msg
+	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
+		inner = msg[i+2:]
+	}
+	switch {
+	case reKeyNotIn.MatchString(inner):
+		m := reKeyNotIn.FindStringSubmatch(inner)
+		key := m[1]
+		if s, err := strconv.Unquote(key); err == nil && strings.HasPrefix(key, `"`) {
+			key = Repr(starlark.String(s))
+		}
+		return "KeyError", key
+	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
+		return "IndexError", pyIndexMsg(inner)
+	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
+		if strings.Contains(inner, "floating") {
+			return "ZeroDivisionError", "float division by zero"
+		}
+		if strings.Contains(inner, "modulo") {
+			return "ZeroDivisionError", "integer modulo by zero"
+		}
+		return "ZeroDivisionError", "division by zero"
+	case reUnknownBin.MatchString(inner):
+		m := reUnknownBin.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("unsupported operand type(s) for %s: '%s' and '%s'", m[2], pyTypeName(m[1]), pyTypeName(m[3]))
+	case reNoAttr.MatchString(inner):
+		m := reNoAttr.FindStringSubmatch(inner)
+		return "AttributeError", fmt.Sprintf("'%s' object has no attribute '%s'", pyTypeName(m[1]), m[2])
+	case reNotCallable.MatchString(inner):
+		m := reNotCallable.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("'%s' object is not callable", pyTypeName(m[1]))
+	case strings.Contains(inner, "invalid literal"), strings.Contains(inner, "could not convert"),
+		strings.Contains(inner, "not in list"), strings.Contains(inner, "substring not found"),
+		strings.Contains(inner, "empty separator"), strings.Contains(inner, "arg is an empty sequence"),
+		strings.Contains(inner, "too many values to unpack"), strings.Contains(inner, "too few values to unpack"),
+		strings.Contains(inner, "not enough values"):
+		return "ValueError", inner
+	case strings.Contains(inner, "too many steps"):
+		return "TimeoutError", inner
+	case strings.Contains(inner, "frozen"), strings.Contains(inner, "during iteration"):
+		return "RuntimeError", inner
+	case strings.Contains(inner, "not iterable"), strings.Contains(inner, "not callable"),
+		strings.Contains(inner, "missing argument"), strings.Contains(inner, "unexpected keyword"),
+		strings.Contains(inner, "got multiple values"), strings.Contains(inner, "accepts no"),
+		strings.Contains(inner, "takes exactly"), strings.Contains(inner, "takes at most"),
+		strings.Contains(inner, "takes at least"), strings.Contains(inner, "got ") && strings.Contains(inner, "want "),
+		strings.Contains(inner, "unhashable"), strings.Contains(inner, "not supported"),
+		strings.Contains(inner, "unknown unary op"), strings.Contains(inner, "not subscriptable"),
+		strings.Contains(inner, "for parameter"), strings.Contains(inner, "unsupported"),
+		strings.HasPrefix(inner, "cannot "), strings.Contains(inner, "non-function"):
+		return "TypeError", msg
+	case strings.Contains(inner, "has no ") && strings.Contains(inner, "field or method"):
+		return "AttributeError", inner
+	}
+	return "Error", msg
+}
+
+func pyIndexMsg(msg string) string {
+	switch {
+	case strings.Contains(msg, "string"):
+		return "string index out of range"
+	case strings.Contains(msg, "tuple"):
+		return "tuple index out of range"
+	}
+	if strings.Contains(msg, "pop") {
+		return "pop index out of range"
+	}
+	return "list index out of range"
+}
+
+// pyTypeName maps a Starlark type name to the Python one.
+func pyTypeName(t string) string {
+	switch t {
+	case "string":
+		return "str"
+	case "NoneType", "int", "float", "bool", "list", "dict", "tuple", "set", "bytes":
+		return t
+	case "builtin_function_or_method":
+		return t
+	}
+	return t
+}

@@ -1,0 +1,25 @@
+xs = [5, 3, 9, 1, 3]
+print(xs.count(3), xs.index(9), len(xs), sum(xs), min(xs), max(xs))
+ys = xs.copy()
+ys.append(7)
+ys.extend([0, 0])
+ys.insert(1, 100)
+print(xs, ys)
+print(ys.pop(), ys.pop(0), ys)
+ys.remove(3)
+print(ys)
+ys.reverse()
+print(ys)
+print(xs + ys, xs * 2, [0] * 4)
+print(xs[1:3], xs[-2:], xs[::2], xs[::-1])
+print(sorted(set(xs)), list(enumerate("ab", start=1)))
+print(list(zip([1, 2, 3], "abc")), list(map(str, xs)), list(filter(lambda v: v > 3, xs)))
+print(any(v > 8 for v in xs), all(v > 0 for v in xs))
+matrix = [[1, 2, 3], [4, 5, 6]]
+print([list(r) for r in zip(*matrix)])
+print([[r[i] for r in matrix] for i in range(3)])
+nested = [[0] * 3 for _ in range(2)]
+nested[0][1] = 5
+print(nested)
+print(list(range(10, 0, -3)), list(range(3)))
+print(xs == [5, 3, 9, 1, 3], [1, 2] < [1, 3], (1, "a") < (1, "b"))
