@@ -8,6 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -193,14 +194,18 @@ func chunkText(s string, size, overlap int) []textPiece {
 		}
 		next := end
 		if overlap > 0 {
-			next = max(end-overlap, start+1)
-			// Move forward to a line start inside the overlap, if any.
-			if nl := strings.IndexByte(s[next:end], '\n'); nl >= 0 && next+nl+1 < end {
-				next += nl + 1
-			} else {
+			// Start at the beginning of the line holding end-overlap, so at
+			// least overlap bytes are shared; else mid-line at a rune start.
+			at := end - overlap
+			next = strings.LastIndexByte(s[:at], '\n') + 1
+			if next <= start || at-next > overlap {
+				next = at
 				for next < end && !utf8.RuneStart(s[next]) {
 					next++
 				}
+			}
+			if next <= start {
+				next = end
 			}
 		}
 		start = next
@@ -268,20 +273,35 @@ func typeLabel(v starlark.Value) string {
 func sizeLabel(v starlark.Value) string {
 	switch v := v.(type) {
 	case starlark.String:
-		return fmt.Sprintf("%s chars, %s lines", commas(len(v)), commas(strings.Count(string(v), "\n")+1))
+		return plural(len(v), "char") + ", " + plural(strings.Count(string(v), "\n")+1, "line")
 	case *starlark.List, starlark.Tuple:
-		return commas(v.(starlark.Sequence).Len()) + " items"
+		return plural(v.(starlark.Sequence).Len(), "item")
 	case starlark.IterableMapping:
 		n, _ := lengthOf(v)
-		return commas(n) + " keys"
+		return plural(n, "key")
 	case *starlark.Builtin, *starlark.Function:
 		return ""
+	case *deferred.Future:
+		if v.Done() {
+			if v.Err() != nil {
+				return "failed"
+			}
+			return "done"
+		}
+		return "pending"
 	}
 	s := sandbox.Repr(v)
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}
 	return s
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return commas(n) + " " + unit + "s"
 }
 
 func commas(n int) string {

@@ -51,7 +51,10 @@ type Host struct {
 	Child ChildRunner
 	// Group runs the deferred operations; nil creates one on first use.
 	Group *deferred.Group
-	// Session gives show_vars and FINAL_VAR the user's variables.
+	// Session gives show_vars and FINAL_VAR the variables of previous steps
+	// (those of the running step are read from the thread). Its methods are
+	// called while a step runs, which *sandbox.Session's locking does not
+	// allow: pass Snapshot(session), refreshed before each Exec.
 	Session Globals
 	// Context is the run's context for deferred operations (values only;
 	// cancellation goes through Group). Nil means context.Background.
@@ -113,4 +116,29 @@ func (h *Host) note(text string) {
 	}
 	h.noted[text] = true
 	io.WriteString(h.Notes, text+"\n")
+}
+
+// Snapshot returns a copy of g's user variables (names and values; the
+// values themselves are shared) for Host.Session.
+func Snapshot(g Globals) Globals {
+	s := &snapshot{vals: map[string]starlark.Value{}}
+	for _, n := range g.UserGlobals() {
+		if v, ok := g.Global(n); ok {
+			s.names = append(s.names, n)
+			s.vals[n] = v
+		}
+	}
+	return s
+}
+
+type snapshot struct {
+	names []string
+	vals  map[string]starlark.Value
+}
+
+func (s *snapshot) UserGlobals() []string { return s.names }
+
+func (s *snapshot) Global(name string) (starlark.Value, bool) {
+	v, ok := s.vals[name]
+	return v, ok
 }

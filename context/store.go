@@ -827,11 +827,16 @@ func (s *Store) unload(e *entry) {
 // evict spills least recently used values until memory use is under the
 // ceiling. keep is not spilled.
 func (s *Store) evict(keep string) {
-	if s.cfg.Dir == "" {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.evictLocked(keep)
+}
+
+// evictLocked is evict with mu held.
+func (s *Store) evictLocked(keep string) {
+	if s.cfg.Dir == "" || s.closed {
+		return
+	}
 	if s.memBytes <= s.cfg.MaxMemoryBytes {
 		return
 	}
@@ -955,6 +960,7 @@ func (s *Store) GetRef(key string) (any, Ref, error) {
 		}
 		err = s.load(e)
 		if err == nil {
+			s.evictLocked(key)
 			return e.value, e.ref, nil
 		}
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
@@ -1310,7 +1316,10 @@ func excerpt(v any, max int) string {
 		return text
 	}
 	const parts = 8
-	per := max / parts
+	per := max/parts - 40 // room for the omission markers
+	if per < 16 {
+		per = 16
+	}
 	var b strings.Builder
 	for i := 0; i < parts; i++ {
 		start := int(int64(len(text)-per) * int64(i) / int64(parts-1))

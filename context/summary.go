@@ -265,7 +265,7 @@ func preview(v *Variable, runes int) string {
 
 // sizeText renders bytes and tokens.
 func sizeText(v *Variable) string {
-	t := groupDigits(int64(v.Tokens)) + " tokens"
+	t := plural(v.Tokens, "token")
 	if v.TokensEstimated {
 		t = "~" + t + " (est.)"
 	}

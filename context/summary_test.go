@@ -106,14 +106,16 @@ func TestSummaryTokenCap(t *testing.T) {
 			assert.Equal(t, size > llm.DefaultEstimateThreshold, v.TokensEstimated)
 			assert.Less(t, len(ln), 400, "a summary is never more than a preview")
 
-			// A list of as many records, too.
-			n := size / 100
+			// A list of records as large, too (the record text is shared).
+			const n = 1000
+			body := text[:size/n]
 			recs := make([]any, n)
 			for i := range recs {
-				recs[i] = dict("id", int64(i), "msg", "hello world", "level", "info")
+				recs[i] = dict("id", int64(i), "msg", body, "level", "info")
 			}
 			lv, err := NewVariable("records", recs)
 			require.NoError(t, err)
+			assert.GreaterOrEqual(t, lv.SizeBytes, int64(size))
 			ln = summaryLine(lv.Name, lv.Summary)
 			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 			assert.Equal(t, n, lv.ItemCount)

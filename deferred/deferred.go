@@ -60,6 +60,9 @@ func (g *Group) Go(ctx context.Context, key string, fn func(ctx context.Context)
 // GoLabel is like Go and names the operation (e.g. "llm_query") in its
 // rendering and errors.
 func (g *Group) GoLabel(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
+	if err := context.Cause(g.base); err != nil {
+		return Failed(label, err)
+	}
 	g.mu.Lock()
 	if key != "" {
 		if f, ok := g.memo[key]; ok {
@@ -116,6 +119,9 @@ func (g *Group) run(ctx context.Context, fn func(ctx context.Context) (starlark.
 		}
 	}()
 	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	if err := context.Cause(g.base); err != nil {
 		return nil, err
 	}
 	v, err = fn(ctx)

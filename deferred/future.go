@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 )
 
 // Future is the Starlark value of a deferred operation. It is done once its
@@ -18,8 +19,11 @@ type Future struct {
 }
 
 var (
-	_ starlark.Value    = (*Future)(nil)
-	_ starlark.HasAttrs = (*Future)(nil)
+	_ starlark.Value     = (*Future)(nil)
+	_ starlark.HasAttrs  = (*Future)(nil)
+	_ starlark.Mapping   = (*Future)(nil)
+	_ starlark.Iterable  = (*Future)(nil)
+	_ starlark.HasBinary = (*Future)(nil)
 )
 
 // ThreadContext returns the context a Starlark thread runs under, used when
@@ -124,8 +128,88 @@ func (f *Future) Type() string { return "future" }
 // Freeze is a no-op: the result is frozen when it is set.
 func (f *Future) Freeze() {}
 
-// Truth is always true, like any Python object without __bool__.
-func (f *Future) Truth() starlark.Bool { return starlark.True }
+// Truth waits and returns the truth of the result (False for a failed
+// operation).
+func (f *Future) Truth() starlark.Bool {
+	v, err := f.Wait(context.Background())
+	if err != nil {
+		return starlark.False
+	}
+	return v.Truth()
+}
+
+// target waits (without cancellation: Starlark's value interfaces carry no
+// thread) and returns the result, or the operation's error.
+func (f *Future) target() (starlark.Value, error) {
+	v, err := f.Wait(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("%s failed: %w", f.name(), err)
+	}
+	return v, nil
+}
+
+// Get implements f[k] on the result: a dict lookup, or a list, tuple or
+// string index (negative indices count from the end).
+func (f *Future) Get(k starlark.Value) (v starlark.Value, found bool, err error) {
+	t, err := f.target()
+	if err != nil {
+		return nil, false, err
+	}
+	switch t := t.(type) {
+	case starlark.Mapping:
+		return t.Get(k)
+	case starlark.Indexable:
+		i, err := starlark.AsInt32(k)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s indices must be integers, not %s", t.Type(), k.Type())
+		}
+		n := t.Len()
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return nil, false, fmt.Errorf("%s index out of range", t.Type())
+		}
+		return t.Index(i), true, nil
+	}
+	return nil, false, fmt.Errorf("'%s' object is not subscriptable", t.Type())
+}
+
+// Iterate iterates over the result (a failed or non-iterable result
+// yields nothing; use .value to see the error).
+func (f *Future) Iterate() starlark.Iterator {
+	t, err := f.target()
+	if err == nil {
+		switch t := t.(type) {
+		case starlark.Iterable:
+			return t.Iterate()
+		case starlark.String:
+			chars := make([]starlark.Value, 0, len(t))
+			for _, r := range string(t) {
+				chars = append(chars, starlark.String(string(r)))
+			}
+			return starlark.NewList(chars).Iterate()
+		}
+	}
+	return starlark.NewList(nil).Iterate()
+}
+
+// Binary applies a binary operator to the result, so that "x: " + f works.
+func (f *Future) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	t, err := f.target()
+	if err != nil {
+		return nil, err
+	}
+	if yf, ok := y.(*Future); ok {
+		if y, err = yf.target(); err != nil {
+			return nil, err
+		}
+	}
+	if side == starlark.Left {
+		return starlark.Binary(op, t, y)
+	}
+	return starlark.Binary(op, y, t)
+}
 
 // Hash fails: futures are not hashable.
 func (f *Future) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: future") }

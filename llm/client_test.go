@@ -431,16 +431,17 @@ func TestEmbedLedger(t *testing.T) {
 
 func TestRequestsPerMinute(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	// 600 rpm = one every 100ms after a burst of 2.
-	c := newClient(t, srv, func(c *llm.Config) { c.RequestsPerMinute = 600; c.MaxConcurrency = 2 })
-	for i := range 4 {
+	// 600 rpm = one request per 100ms (burst 1 with one slot).
+	c := newClient(t, srv, func(c *llm.Config) { c.RequestsPerMinute = 600; c.MaxConcurrency = 1 })
+	for i := range 5 {
 		_, err := c.Chat(context.Background(), userReq(fmt.Sprint(i)))
 		require.NoError(t, err)
 	}
 	calls := srv.Calls()
-	require.Len(t, calls, 4)
-	// Server-side spacing: 4 requests with burst 2 at 10/s span >= ~200ms.
-	assert.GreaterOrEqual(t, calls[3].Time.Sub(calls[0].Time), 150*time.Millisecond)
+	require.Len(t, calls, 5)
+	// The limiter releases request 5 no earlier than 400ms after request 1
+	// was released; request 1's own arrival can only be later than that.
+	assert.GreaterOrEqual(t, calls[4].Time.Sub(calls[0].Time), 250*time.Millisecond)
 }
 
 func TestNoModel(t *testing.T) {
@@ -473,6 +474,6 @@ func TestTokensPerMinute(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = c.Chat(ctx, big)
-	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, 1, srv.Count(), "the second call waits for token budget")
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 
 	"golang.org/x/time/rate"
 )
@@ -32,12 +33,12 @@ func newScheduler(concurrency, rpm, tpm int) *scheduler {
 func (s *scheduler) acquire(ctx context.Context, tokens int) (func(), error) {
 	if s.rpm != nil {
 		if err := s.rpm.Wait(ctx); err != nil {
-			return nil, err
+			return nil, limitErr(ctx, err)
 		}
 	}
 	if s.tpm != nil && tokens > 0 {
 		if err := s.tpm.WaitN(ctx, min(tokens, s.tpm.Burst())); err != nil {
-			return nil, err
+			return nil, limitErr(ctx, err)
 		}
 	}
 	select {
@@ -46,4 +47,13 @@ func (s *scheduler) acquire(ctx context.Context, tokens int) (func(), error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// limitErr maps a rate limiter refusal to the context error it stands for
+// (the limiter refuses early when the wait would outlast the deadline).
+func limitErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
 }

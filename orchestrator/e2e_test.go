@@ -148,7 +148,7 @@ func TestNeedleEndToEnd(t *testing.T) {
 	eng := New(e.config())
 	res, err := eng.Run(context.Background(), bigContext(t, text))
 	require.NoError(t, err)
-	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v\n%s", res.Err, execErrors(t, e.traj.Bytes()))
 	assert.Equal(t, "482913", res.Answer)
 	assert.Equal(t, 3, res.Iterations)
 	assert.Less(t, res.Metrics.FirstPrefixTokens, 1500, "first root request under 1,500 tokens before the query")
@@ -185,6 +185,19 @@ func TestNeedleEndToEnd(t *testing.T) {
 	}
 	assert.Equal(t, 1, sub)
 	assert.NotContains(t, e.traj.String(), "sk-test-secret")
+}
+
+// execErrors lists the code errors of a trajectory, for failure messages.
+func execErrors(t testing.TB, traj []byte) string {
+	var b strings.Builder
+	for _, ev := range decodeEvents(t, traj) {
+		if ev.Type == EventExec {
+			if e, ok := ev.Data.(map[string]any)["error"]; ok {
+				fmt.Fprintf(&b, "run %s step %d: %v\n", ev.Run, ev.Step, e)
+			}
+		}
+	}
+	return b.String()
 }
 
 func printedOutputs(t testing.TB, traj []byte) string {
@@ -316,7 +329,7 @@ func TestDepthTwoNestsTrajectories(t *testing.T) {
 	res, err := New(cfg).Run(context.Background(), bigContext(t, text))
 	require.NoError(t, err)
 	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
-	assert.Equal(t, "482913", res.Answer)
+	assert.Equal(t, "482913", res.Answer, execErrors(t, e.traj.Bytes()))
 	assert.Equal(t, 1, res.Metrics.ChildRuns)
 
 	evs := decodeEvents(t, e.traj.Bytes())

@@ -41,7 +41,7 @@ func compatOutput(stdout, errLine string) string {
 func TestCompatCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(compatDir, "*.py"))
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(files), 60, "the corpus must hold at least 60 snippets")
+	require.NotEmpty(t, files)
 
 	if *updateCompat {
 		for _, f := range files {
@@ -84,6 +84,9 @@ func TestCompatCorpus(t *testing.T) {
 				errLine = "Go error: " + err.Error()
 			}
 		}
+		if res.Duration > time.Second {
+			t.Logf("slow snippet %s: %v", name, res.Duration)
+		}
 		got := compatOutput(res.Output, errLine)
 		if got == string(want) {
 			passed++
@@ -94,6 +97,9 @@ func TestCompatCorpus(t *testing.T) {
 	}
 	rate := float64(passed) / float64(len(files))
 	t.Logf("compat corpus: %d/%d snippets match CPython (%.1f%%); failing: %s", passed, len(files), 100*rate, strings.Join(failed, ", "))
+	if len(files) < 60 {
+		t.Errorf("the corpus holds %d snippets, want at least 60", len(files))
+	}
 	if rate < compatThreshold {
 		t.Errorf("compat pass rate %.1f%% is below the %.0f%% threshold", 100*rate, 100*compatThreshold)
 	}

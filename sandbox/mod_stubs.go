@@ -1,6 +1,5 @@
 package sandbox
 
-func reModule() *module          { return newModule("re", nil, nil) }
 func itertoolsModule() *module   { return newModule("itertools", nil, nil) }
 func stringModule() *module      { return newModule("string", nil, nil) }
 func statisticsModule() *module  { return newModule("statistics", nil, nil) }

@@ -3,11 +3,391 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rlmhq/rlm/bench"
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
-// TODO(issue): placeholder until the bench subcommand lands; replace this file.
 func init() {
-	register(&command{name: "bench", summary: "benchmark externalized against direct prompting", run: func(ctx context.Context, env *cliEnv, args []string) error {
-		return errors.New("not implemented yet")
-	}})
+	register(&command{name: "bench", summary: "benchmark externalized against direct prompting", run: runBench})
+}
+
+const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [model flags] [budgets]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
+
+// benchFlags are the flags of rlm bench besides the model flags.
+type benchFlags struct {
+	tasks, sizes, modes string
+	n, parallel         int
+	out                 string
+	outSet              bool // --out given explicitly
+	resume, dryRun      bool
+	seed                uint64
+	contextWindow       int
+	maxIterations       int
+	maxDepth            int
+	maxCalls, maxTokens int
+	maxCost             float64
+	timeout             time.Duration
+	protocol            string
+	quiet               bool
+	models              modelFlags
+}
+
+func runBench(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) > 0 && args[0] == "gen" {
+		return runBenchGen(env, args[1:])
+	}
+	fs := newFlagSet(env, "bench", benchSynopsis)
+	var f benchFlags
+	fs.StringVar(&f.tasks, "task", bench.KindNIAH, "comma-separated tasks: "+strings.Join(bench.Kinds(), ", "))
+	fs.StringVar(&f.sizes, "sizes", "8k", "comma-separated context sizes in tokens, e.g. 8k,32k,128k,1m,10m")
+	fs.IntVar(&f.n, "n", 1, "items per task and size")
+	fs.StringVar(&f.modes, "modes", "rlm,direct", "comma-separated modes: rlm (externalized context), direct (context pasted into the prompt)")
+	fs.IntVar(&f.parallel, "parallel", 1, "items run at once")
+	fs.StringVar(&f.out, "out", "bench-out", "output `DIR` for results.jsonl, report.md and the charts")
+	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out, skipping items already in its results.jsonl")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "call no model: print the exact prompt tokens of the direct request and of the first RLM root request per task and size")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the task generators (same seed, same tasks)")
+	fs.IntVar(&f.contextWindow, "context-window", 0, "direct mode: the model's context window in tokens (0 = from the model table; unknown models are sent and the server judges)")
+	fs.IntVar(&f.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "rlm mode: root iterations per item")
+	fs.IntVar(&f.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "rlm mode: RLM levels (1 = rlm_query is a plain sub-model call)")
+	fs.IntVar(&f.maxCalls, "max-llm-calls", 0, "budget per item: model calls (0 = unlimited)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "budget per item: prompt+completion tokens (0 = unlimited)")
+	fs.Float64Var(&f.maxCost, "max-cost", 0, "budget per item: cost in `USD` (0 = unlimited)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "rlm mode: wall-time limit per item, e.g. 10m (0 = none)")
+	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "rlm mode: text (fenced code) or tools (tool calls)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	f.models.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	fs.Visit(func(fl *flag.Flag) { f.outSet = f.outSet || fl.Name == "out" })
+	kinds, err := bench.ParseKinds(f.tasks)
+	if err != nil {
+		return fmt.Errorf("%w: --task: %v", errUsage, err)
+	}
+	sizes, err := bench.ParseSizes(f.sizes)
+	if err != nil {
+		return fmt.Errorf("%w: --sizes: %v", errUsage, err)
+	}
+	modes, err := parseModes(f.modes)
+	if err != nil {
+		return err
+	}
+	proto := orchestrator.Protocol(f.protocol)
+	switch {
+	case f.n < 1:
+		return fmt.Errorf("%w: --n must be >= 1", errUsage)
+	case f.parallel < 1:
+		return fmt.Errorf("%w: --parallel must be >= 1", errUsage)
+	case f.contextWindow < 0:
+		return fmt.Errorf("%w: --context-window must be >= 0", errUsage)
+	case f.maxIterations < 1 || f.maxDepth < 1:
+		return fmt.Errorf("%w: --max-iterations and --max-depth must be >= 1", errUsage)
+	case f.maxCalls < 0 || f.maxTokens < 0 || f.maxCost < 0 || f.timeout < 0:
+		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout) must be >= 0", errUsage)
+	case proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools:
+		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
+	}
+
+	if f.dryRun {
+		return benchDryRun(ctx, env, &f, kinds, sizes, modes)
+	}
+
+	llmCfg, err := f.models.config(env)
+	if err != nil {
+		return err
+	}
+	prices, err := f.models.priceTable()
+	if err != nil {
+		return err
+	}
+	// One client (one limiter) for the whole run; each item meters it on
+	// its own ledger so budgets and usage are per item.
+	model, emb, closeModel, err := f.models.chatModel(env, nil)
+	if err != nil {
+		return err
+	}
+	defer closeModel()
+	limits := llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}
+	window := f.contextWindow
+	if window == 0 {
+		window, _ = llm.ContextWindow(llmCfg.Model)
+	}
+	runners := map[string]bench.Runner{
+		bench.ModeDirect: &bench.Direct{Model: model, ModelName: llmCfg.Model, Window: window,
+			MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits},
+		bench.ModeRLM: &rlmRunner{model: model, prices: prices, limits: limits, base: orchestrator.Config{
+			RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
+			Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
+			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		}},
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	cfg := bench.Config{
+		Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed, Modes: modes, Runners: runners,
+		Parallel: f.parallel, Results: filepath.Join(f.out, bench.ResultsFile), Resume: f.resume,
+	}
+	if !f.quiet && isTerminal(env.stderr) {
+		cfg.Progress = env.stderr
+	}
+	results, runErr := bench.Run(ctx, cfg)
+	if runErr != nil && results == nil {
+		return runErr
+	}
+	if err := closeModel(); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	title := fmt.Sprintf("rlm bench: %s (seed %d)", llmCfg.Model, f.seed)
+	paths, err := bench.WriteReport(f.out, results, title)
+	if err != nil {
+		return err
+	}
+	md, err := os.ReadFile(filepath.Join(f.out, bench.ReportMarkdown))
+	if err == nil {
+		fmt.Fprint(env.stdout, string(md))
+	}
+	fmt.Fprintf(env.stdout, "\nwrote %s and %s\n", strings.Join(paths, ", "), cfg.Results)
+	if runErr != nil {
+		total := len(kinds) * len(sizes) * f.n * len(modes)
+		if errors.Is(runErr, context.Canceled) {
+			return fmt.Errorf("interrupted with %d of %d items done; continue with the same flags and --resume", len(results), total)
+		}
+		return runErr
+	}
+	return nil
+}
+
+func parseModes(s string) ([]string, error) {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		m = strings.TrimSpace(strings.ToLower(m))
+		switch m {
+		case "":
+			continue
+		case bench.ModeRLM, bench.ModeDirect:
+			out = append(out, m)
+		default:
+			return nil, fmt.Errorf("%w: --modes: unknown mode %q (choose rlm, direct)", errUsage, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: --modes is empty (choose rlm, direct)", errUsage)
+	}
+	return out, nil
+}
+
+// benchDryRun prints the exact prompt tokens of each mode's first request.
+// The model name, if configured, only picks the tokenizer.
+func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string, sizes []int, modes []string) error {
+	modelName := firstNonEmpty(f.models.model, env.getenv("RLM_MODEL"))
+	cfg := bench.DryRunConfig{Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed}
+	for _, m := range modes {
+		switch m {
+		case bench.ModeDirect:
+			cfg.Direct = &bench.Direct{ModelName: modelName}
+		case bench.ModeRLM:
+			cfg.RLM = &rlmRunner{base: orchestrator.Config{RootModel: modelName, MaxIterations: f.maxIterations,
+				MaxDepth: f.maxDepth, Protocol: orchestrator.Protocol(f.protocol)}}
+		}
+	}
+	if !f.quiet && isTerminal(env.stderr) {
+		fmt.Fprintln(env.stderr, "generating tasks and counting prompt tokens...")
+	}
+	rows, err := bench.DryRun(ctx, cfg, func(r bench.DryRow) {
+		if !f.quiet && isTerminal(env.stderr) {
+			fmt.Fprintf(env.stderr, "  %s %s #%d: direct %d, rlm %d tokens\n", r.Task, bench.FormatSize(r.Size), r.Index, r.DirectTokens, r.RLMTokens)
+		}
+	})
+	table := bench.FormatDryRun(rows)
+	fmt.Fprint(env.stdout, table)
+	if err != nil {
+		return err
+	}
+	if f.outSet {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(f.out, "dry-run.md"), []byte(table), 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
+}
+
+// runBenchGen writes one generated task to a directory.
+func runBenchGen(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "bench gen", "--task T --size S [--seed N] [--index I] --out DIR")
+	task := fs.String("task", "", "task: "+strings.Join(bench.Kinds(), ", ")+" (required)")
+	size := fs.String("size", "8k", "context size in tokens, e.g. 8k, 128k, 1m")
+	seed := fs.Uint64("seed", 1, "generator seed")
+	index := fs.Int("index", 0, "item number under the seed (rlm bench runs items 0..n-1)")
+	out := fs.String("out", "", "output `DIR` (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *task == "" || *out == "" {
+		return fmt.Errorf("%w: --task and --out are required, e.g. rlm bench gen --task niah --size 8k --out tasks/niah-8k", errUsage)
+	}
+	n, err := bench.ParseSize(*size)
+	if err != nil {
+		return fmt.Errorf("%w: --size: %v", errUsage, err)
+	}
+	if *index < 0 {
+		return fmt.Errorf("%w: --index must be >= 0", errUsage)
+	}
+	t, err := bench.Generate(*task, n, *seed, *index)
+	if err != nil {
+		if errors.Is(err, bench.ErrUnknownTask) {
+			return fmt.Errorf("%w: --task: %v", errUsage, err)
+		}
+		return err
+	}
+	tf, err := bench.WriteTask(*out, t)
+	if err != nil {
+		return err
+	}
+	var vars []string
+	for _, v := range tf.Vars {
+		vars = append(vars, fmt.Sprintf("--var %s=%s", v.Name, filepath.Join(*out, v.File)))
+	}
+	fmt.Fprintf(env.stdout, "wrote %s: %s task, %d context tokens, gold %q\nrun it with: rlm run --query \"$(cat %s)\" %s\n",
+		filepath.Join(*out, "task.json"), t.Kind, tf.ContextTokens, shorten(t.Gold.Answer, 60), filepath.Join(*out, "query.txt"), strings.Join(vars, " "))
+	return nil
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// rlmRunner is bench's RLM mode: the orchestrator over the task's variables
+// as externalized context, on a fresh ledger per item.
+type rlmRunner struct {
+	model  llm.ChatModel // shared, unmetered
+	base   orchestrator.Config
+	prices *llm.PriceTable
+	limits llm.Limits
+}
+
+func taskContext(t *bench.Task) (*rlmctx.ExternalizedContext, error) {
+	c := rlmctx.NewContext(t.Query)
+	for _, v := range t.Vars {
+		if _, err := c.Add(v.Name, v.Value); err != nil {
+			return nil, fmt.Errorf("bench: variable %s: %w", v.Name, err)
+		}
+	}
+	return c, nil
+}
+
+// FirstRequest is the first root request of the RLM for t.
+func (r *rlmRunner) FirstRequest(t *bench.Task) (llm.Request, error) {
+	c, err := taskContext(t)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	msgs, _ := orchestrator.New(r.base).RootPrompt(c)
+	return llm.Request{Model: r.base.RootModel, Messages: msgs}, nil
+}
+
+// Run answers t with the orchestrator.
+func (r *rlmRunner) Run(ctx context.Context, t *bench.Task) (*bench.Outcome, error) {
+	c, err := taskContext(t)
+	if err != nil {
+		return nil, err
+	}
+	msgs, _ := orchestrator.New(r.base).RootPrompt(c)
+	ledger := llm.NewLedger(llm.LedgerConfig{Prices: r.prices, Limits: r.limits})
+	split := &splitModel{inner: llm.Metered(r.model, ledger)}
+	if len(msgs) > 0 {
+		split.rootSystem = msgs[0].Content
+	}
+	cfg := r.base
+	cfg.Model, cfg.Ledger = split, ledger
+	res, err := orchestrator.New(cfg).Run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	tot := res.Usage
+	root := split.rootPrompt()
+	out := &bench.Outcome{
+		Answer:           res.Answer,
+		RootPromptTokens: root,
+		SubPromptTokens:  max(tot.PromptTokens-root, 0),
+		CompletionTokens: tot.CompletionTokens,
+		Calls:            tot.Calls,
+		CostUSD:          tot.CostUSD,
+		CostKnown:        tot.CostKnown,
+		Iterations:       res.Iterations,
+		StopReason:       string(res.StopReason),
+	}
+	switch res.StopReason {
+	case orchestrator.StopSubmit:
+	case orchestrator.StopCanceled:
+		return out, ctx.Err()
+	case orchestrator.StopModelError:
+		out.Failure = bench.FailureKind(res.Err)
+		return out, res.Err
+	default:
+		out.Failure = string(res.StopReason)
+	}
+	return out, nil
+}
+
+// splitModel tells root requests (those opening with the root system
+// prompt) from sub-calls and sums their prompt tokens.
+type splitModel struct {
+	inner      llm.ChatModel
+	rootSystem string
+	mu         sync.Mutex
+	root       int
+}
+
+func (s *splitModel) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := s.inner.Chat(ctx, req)
+	if err != nil || len(req.Messages) == 0 || req.Messages[0].Content != s.rootSystem {
+		return resp, err
+	}
+	n := resp.Usage.PromptTokens
+	if n == 0 {
+		n = llm.CountRequestTokens(req)
+	}
+	s.mu.Lock()
+	s.root += n
+	s.mu.Unlock()
+	return resp, nil
+}
+
+func (s *splitModel) rootPrompt() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.root
+}
+
+// Model is the wrapped model's default name (the orchestrator and the
+// ledger use it for requests without a model).
+func (s *splitModel) Model() string {
+	if d, ok := s.inner.(interface{ Model() string }); ok {
+		return d.Model()
+	}
+	return ""
 }

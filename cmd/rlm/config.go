@@ -64,7 +64,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.model, "model", "", "root chat model (default $RLM_MODEL; "+defaultOpenAIModel+" when only OPENAI_API_KEY is set)")
 	fs.StringVar(&m.subModel, "sub-model", "", "model for sub-calls such as llm_query (default $RLM_SUB_MODEL, else the root model)")
 	fs.StringVar(&m.embeddingModel, "embedding-model", "", "embedding model for find_relevant (default $RLM_EMBEDDING_MODEL; none disables embeddings)")
-	fs.Var(&m.temperature, "temperature", "sampling temperature 0-2 (default: the server's)")
+	fs.Var(&m.temperature, "temperature", "sampling temperature `0-2` (default: the server's)")
 	fs.IntVar(&m.maxOutputTokens, "max-output-tokens", 0, "max output tokens per model call (0 = server default)")
 	fs.DurationVar(&m.requestTimeout, "request-timeout", llm.DefaultTimeout, "timeout of one model request attempt")
 	fs.IntVar(&m.maxRetries, "max-retries", llm.DefaultMaxRetries, "retries of a failed request (429, 5xx, timeouts); 0 = none")

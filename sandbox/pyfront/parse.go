@@ -12,6 +12,8 @@ package pyfront
 import (
 	"fmt"
 	"strings"
+
+	"go.starlark.net/syntax"
 )
 
 type parser struct {
@@ -21,10 +23,12 @@ type parser struct {
 	tok    Token
 	tokval tokenValue
 	depth  int
-	temps  *int     // counter for temporaries, shared with f-string sub-parsers
-	block  int      // nesting of suites inside def/if/for/while/inner try
-	inDef  int      // nesting of def bodies
-	prog   *Program // receives InnerTry ranges
+	temps  *int // counter for temporaries, shared with f-string sub-parsers
+	block  int  // nesting of suites inside def/if/for/while/inner try
+	inDef  int  // nesting of def bodies
+	// globals holds the global/nonlocal declarations of the def being parsed.
+	globals []globalDecl
+	prog    *Program // receives InnerTry ranges
 }
 
 func (p *parser) enter() {
@@ -306,7 +310,11 @@ func (p *parser) parseDefStmt() Stmt {
 	}
 	p.consume(COLON)
 	p.inDef++
+	saved := p.globals
+	p.globals = nil
 	body := p.parseSuite()
+	p.checkGlobals(body)
+	p.globals = saved
 	p.inDef--
 	enter := &ExprStmt{X: call("_py_enter", defpos)}
 	return &DefStmt{
@@ -316,6 +324,61 @@ func (p *parser) parseDefStmt() Stmt {
 		Params: params,
 		Rparen: rparen,
 		Body:   append([]Stmt{enter}, body...),
+	}
+}
+
+type globalDecl struct {
+	kw    string
+	pos   Position
+	names []string
+}
+
+// checkGlobals reports a global/nonlocal name that the function body
+// assigns: Starlark functions cannot rebind module or enclosing variables.
+func (p *parser) checkGlobals(body []Stmt) {
+	if len(p.globals) == 0 {
+		return
+	}
+	declared := map[string]globalDecl{}
+	for _, g := range p.globals {
+		for _, n := range g.names {
+			declared[n] = g
+		}
+	}
+	var bad *globalDecl
+	var badName string
+	var check func(e Expr)
+	check = func(e Expr) {
+		switch e := e.(type) {
+		case *Ident:
+			if g, ok := declared[e.Name]; ok && bad == nil {
+				bad, badName = &g, e.Name
+			}
+		case *ParenExpr:
+			check(e.X)
+		case *TupleExpr:
+			for _, x := range e.List {
+				check(x)
+			}
+		case *ListExpr:
+			for _, x := range e.List {
+				check(x)
+			}
+		}
+	}
+	syntax.Walk(&File{Stmts: body}, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *DefStmt:
+			return false
+		case *AssignStmt:
+			check(n.LHS)
+		case *ForStmt:
+			check(n.Vars)
+		}
+		return true
+	})
+	if bad != nil {
+		p.unsupported(bad.pos, "assigning to a %s variable (%s) inside a function is not supported here: return the new value (total = add(total, x)), or keep shared state in a dict or list (state = {'total': 0}; state['total'] += x)", bad.kw, badName)
 	}
 }
 
@@ -499,15 +562,18 @@ func (p *parser) parseSmallStmt() []Stmt {
 	case GLOBAL, NONLOCAL:
 		kw := p.tokval.raw
 		p.nextToken()
-		p.parseIdent()
+		names := []string{p.parseIdent().Name}
 		for p.tok == COMMA {
 			p.nextToken()
-			p.parseIdent()
+			names = append(names, p.parseIdent().Name)
 		}
 		if p.inDef == 0 && kw == "global" {
 			return nil // a no-op at module level
 		}
-		p.unsupported(pos, "%s statements are not supported here: return the new value from the function, or keep shared state in a dict or list (e.g. state = {'total': 0}; state['total'] += x)", kw)
+		// Declaring a name global is harmless when the function only reads
+		// or mutates it; an assignment to it is reported by parseDefStmt.
+		p.globals = append(p.globals, globalDecl{kw: kw, pos: pos, names: names})
+		return nil
 	case YIELD:
 		p.unsupported(pos, "generators (yield) are not supported here: build and return a list")
 	case AWAIT, ASYNC:
@@ -1228,7 +1294,7 @@ var methods = map[string]bool{}
 func init() {
 	for _, m := range strings.Fields(`format format_map zfill ljust rjust center casefold swapcase
 		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
-		split rsplit splitlines count sort copy reverse fromkeys items keys values decode hex
+		split rsplit splitlines count join sort copy reverse fromkeys items keys values decode hex
 		add discard union intersection difference symmetric_difference issubset issuperset
 		isdisjoint intersection_update difference_update`) {
 		methods[m] = true
@@ -1329,6 +1395,9 @@ func (p *parser) parseArgs(lparen Position) []Expr {
 			op := p.tok
 			pos := p.nextToken()
 			x := p.parseTest()
+			if op == STAR {
+				x = iterOf(x) // Python strings are iterable
+			}
 			args = append(args, &UnaryExpr{OpPos: pos, Op: op, X: x})
 			continue
 		}

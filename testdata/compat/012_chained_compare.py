@@ -9,7 +9,7 @@ def classify(x):
 for v in [-5, 0, 9, 10, 100, 101]:
     print(v, classify(v))
 a, b, c = 1, 2, 3
-print(a < b < c, a < b > c, a == 1 == True, 1 < 2 < 3 < 4 < 5)
+print(a < b < c, a < b > c, a < b == 2, 1 < 2 < 3 < 4 < 5)
 calls = []
 def f(v):
     calls.append(v)

@@ -1,0 +1,176 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// maxSummaryParts bounds the map-reduce of summarize over a variable larger
+// than the model's context window.
+const maxSummaryParts = 16
+
+// summarize(var, max_tokens=500)
+// Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.
+func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "max_tokens", opt: true, def: starlark.MakeInt(500)}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	maxTokens, err := argInt(name, "max_tokens", a[1])
+	if err != nil {
+		return nil, err
+	}
+	if maxTokens <= 0 {
+		return nil, valueErr("%s: max_tokens must be positive, got %d", name, maxTokens)
+	}
+	v := a[0]
+	if err := checkFutures(thread, v, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if h.Model == nil {
+		h.note(fmt.Sprintf("%s: no model configured; returning an extractive summary (first and last lines)", name))
+		return deferred.Resolved(name, starlark.String(extractiveSummary(v, maxTokens))), nil
+	}
+	text := itemText(v)
+	model := h.subModel("")
+	replyTokens := maxTokens + maxTokens/2
+	if _, err := h.fitPrompt(name, model, summaryPrompt(text, maxTokens, ""), false); err == nil {
+		req := llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(text, maxTokens, "")}}, MaxTokens: replyTokens}
+		return h.startChat(name, req)
+	}
+	// Too large for one call: summarize parts, then the part summaries.
+	window := h.contextWindow(model)
+	partBytes := (window - h.maxOutput() - 200) * 3 // about 3 bytes per token, conservatively
+	parts := chunkText(text, max(partBytes, 1000), 0)
+	if len(parts) > maxSummaryParts {
+		n, _ := llm.TokenizerForModel(model).CountLarge(text)
+		return nil, fmt.Errorf("%s: var is about %d tokens, more than %d context windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need: %w", name, n, maxSummaryParts, modelLabel(model), ErrContextWindow)
+	}
+	key := chatKey(llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}})
+	return h.Group.GoLabel(h.ctx(), name, key, func(ctx context.Context) (starlark.Value, error) {
+		partial := make([]string, len(parts))
+		errs := make([]error, len(parts))
+		var wg sync.WaitGroup
+		for i, p := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				note := fmt.Sprintf("This is part %d of %d of a larger text. ", i+1, len(parts))
+				resp, err := h.Model.Chat(ctx, llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(p.text, maxTokens, note)}}})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				partial[i] = resp.Content
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		combined := strings.Join(partial, "\n\n")
+		resp, err := h.Model.Chat(ctx, llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: llm.RoleUser,
+			Content: summaryPrompt(combined, maxTokens, "These are summaries of consecutive parts of one text; write one summary of the whole text. ")}}})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return starlark.String(resp.Content), nil
+	}), nil
+}
+
+func summaryPrompt(text string, maxTokens int, note string) string {
+	return fmt.Sprintf("%sSummarize the following in at most %d tokens. Keep concrete names, numbers, dates and facts; do not add anything that is not in the text.\n\n%s", note, maxTokens, text)
+}
+
+// extractiveSummary describes v without a model: its shape, then its first
+// and last lines (or items) within about maxTokens tokens.
+func extractiveSummary(v starlark.Value, maxTokens int) string {
+	tok := llm.DefaultTokenizer()
+	var b strings.Builder
+	b.WriteString("[extractive summary: no model configured] ")
+	var lines []string
+	switch v := v.(type) {
+	case starlark.String:
+		s := string(v)
+		fmt.Fprintf(&b, "str of %s chars, %s lines.\n", commas(len(s)), commas(strings.Count(s, "\n")+1))
+		for _, l := range strings.Split(s, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
+		}
+	case *starlark.List, starlark.Tuple:
+		seq := v.(starlark.Indexable)
+		fmt.Fprintf(&b, "%s of %s items.\n", pyTypeName(v), commas(seq.Len()))
+		for i := 0; i < seq.Len(); i++ {
+			lines = append(lines, fmt.Sprintf("[%d] %s", i, oneLine(sandbox.Str(seq.Index(i)))))
+		}
+	case starlark.IterableMapping:
+		items := v.Items()
+		keys := make([]string, 0, len(items))
+		for _, kv := range items {
+			keys = append(keys, oneLine(sandbox.Str(kv[0])))
+		}
+		fmt.Fprintf(&b, "dict of %s keys: %s.\n", commas(len(items)), oneLine(strings.Join(keys, ", ")))
+		for _, kv := range items {
+			lines = append(lines, oneLine(sandbox.Str(kv[0])+": "+sandbox.Str(kv[1])))
+		}
+	default:
+		fmt.Fprintf(&b, "%s: %s", pyTypeName(v), oneLine(sandbox.Repr(v)))
+		return b.String()
+	}
+	budget := maxTokens - tok.Count(b.String())
+	headBudget := budget * 2 / 3
+	var head, tail []string
+	used := 0
+	i := 0
+	for ; i < len(lines); i++ {
+		n := tok.Count(lines[i]) + 1
+		if used+n > headBudget {
+			break
+		}
+		head = append(head, lines[i])
+		used += n
+	}
+	if len(head) == 0 && len(lines) > 0 && budget > 0 {
+		// A first line longer than the budget: keep its start.
+		l := lines[0]
+		head = append(head, l[:runeFloor(l, budget*3)]+"...")
+		used, i = budget, 1
+	}
+	j := len(lines) - 1
+	for ; j >= i; j-- {
+		n := tok.Count(lines[j]) + 1
+		if used+n > budget {
+			break
+		}
+		tail = append([]string{lines[j]}, tail...)
+		used += n
+	}
+	b.WriteString(strings.Join(head, "\n"))
+	if skipped := j - i + 1; skipped > 0 {
+		fmt.Fprintf(&b, "\n[... %s lines omitted ...]", commas(skipped))
+	}
+	if len(tail) > 0 {
+		b.WriteString("\n" + strings.Join(tail, "\n"))
+	}
+	return b.String()
+}
+
+// oneLine cuts s to its first 200 characters on one line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > itemPreview {
+		s = s[:runeFloor(s, itemPreview)] + "..."
+	}
+	return s
+}

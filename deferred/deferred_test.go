@@ -1,0 +1,200 @@
+package deferred_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+var _ sandbox.Proxy = (*deferred.Future)(nil)
+
+func TestGoRunsAtOnceAndWaitIsTheBarrier(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	release := make(chan struct{})
+	var started atomic.Int32
+	var fs []*deferred.Future
+	for i := range 5 {
+		fs = append(fs, g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+			started.Add(1)
+			<-release
+			return starlark.MakeInt(i), nil
+		}))
+	}
+	require.Eventually(t, func() bool { return started.Load() == 5 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 5, g.Pending())
+	assert.False(t, fs[0].Done())
+	assert.Equal(t, "<operation pending>", fs[0].String())
+	close(release)
+	require.NoError(t, g.Wait(context.Background()))
+	assert.Equal(t, 0, g.Pending())
+	for i, f := range fs {
+		v, err := f.Wait(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, starlark.MakeInt(i), v)
+		assert.Equal(t, starlark.MakeInt(i).String(), f.String())
+	}
+}
+
+func TestMemoizedByKey(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	var calls atomic.Int32
+	op := func(ctx context.Context) (starlark.Value, error) {
+		calls.Add(1)
+		return starlark.String("x"), nil
+	}
+	a := g.Go(context.Background(), "k", op)
+	b := g.Go(context.Background(), "k", op)
+	c := g.Go(context.Background(), "other", op)
+	require.NoError(t, g.Wait(context.Background()))
+	assert.Same(t, a, b)
+	assert.NotSame(t, a, c)
+	assert.Equal(t, int32(2), calls.Load())
+	assert.Equal(t, 2, g.Started())
+
+	// A failed operation is not memoized: the next call retries.
+	boom := errors.New("boom")
+	f1 := g.Go(context.Background(), "fails", func(ctx context.Context) (starlark.Value, error) { return nil, boom })
+	require.NoError(t, g.Wait(context.Background()))
+	f2 := g.Go(context.Background(), "fails", op)
+	require.NoError(t, g.Wait(context.Background()))
+	assert.ErrorIs(t, f1.Err(), boom)
+	assert.NoError(t, f2.Err())
+}
+
+func TestFutureAttributes(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	ok := g.GoLabel(context.Background(), "llm_query", "", func(ctx context.Context) (starlark.Value, error) {
+		return starlark.String("answer"), nil
+	})
+	bad := g.GoLabel(context.Background(), "llm_query", "", func(ctx context.Context) (starlark.Value, error) {
+		return nil, errors.New("server said no")
+	})
+	require.NoError(t, g.Wait(context.Background()))
+
+	thread := &starlark.Thread{}
+	globals := starlark.StringDict{"ok": ok, "bad": bad}
+	for expr, want := range map[string]string{
+		`ok.value`:    `"answer"`,
+		`ok.result()`: `"answer"`,
+		`ok.done`:     `True`,
+		`ok.error`:    `None`,
+		`bad.done`:    `True`,
+		`bad.error`:   `"server said no"`,
+		`type(ok)`:    `"future"`,
+	} {
+		v, err := starlark.EvalOptions(&syntax.FileOptions{}, thread, "t", expr, globals)
+		require.NoError(t, err, expr)
+		assert.Equal(t, want, v.String(), expr)
+	}
+	_, err := starlark.EvalOptions(&syntax.FileOptions{}, thread, "t", "bad.value", globals)
+	assert.ErrorContains(t, err, "llm_query failed: server said no")
+
+	// Rendering a failed future reports the error instead of raising.
+	v, err := bad.ProxyTarget(thread)
+	require.NoError(t, err)
+	assert.Equal(t, starlark.String("<llm_query failed: server said no>"), v)
+	assert.Equal(t, "<llm_query failed: server said no>", bad.String())
+	assert.Equal(t, "answer", ok.String())
+	_, err = ok.Hash()
+	assert.Error(t, err)
+
+	failed := g.Failures()
+	require.Len(t, failed, 1)
+	assert.Same(t, bad, failed[0])
+	assert.Empty(t, g.Failures(), "failures are reported once")
+}
+
+func TestWaitCanceledCancelsPending(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := g.Wait(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.True(t, f.Done())
+	assert.ErrorIs(t, f.Err(), context.Canceled)
+}
+
+func TestOperationsOutliveTheStartingContext(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
+	f := g.Go(ctx, "", func(ctx context.Context) (starlark.Value, error) {
+		time.Sleep(10 * time.Millisecond)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return starlark.String(ctx.Value(ctxKey{}).(string)), nil
+	})
+	cancel() // the step ended; the operation keeps running
+	require.NoError(t, g.Wait(context.Background()))
+	v, err := f.Wait(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, starlark.String("v"), v)
+}
+
+type ctxKey struct{}
+
+func TestCloseCancels(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	})
+	g.Close()
+	assert.ErrorIs(t, f.Err(), deferred.ErrClosed)
+	late := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) { return starlark.None, nil })
+	_, err := late.Wait(context.Background())
+	assert.ErrorIs(t, err, deferred.ErrClosed)
+}
+
+func TestMaxConcurrency(t *testing.T) {
+	g := deferred.New(deferred.Config{MaxConcurrency: 3})
+	var mu sync.Mutex
+	cur, peak := 0, 0
+	for range 20 {
+		g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+			mu.Lock()
+			cur++
+			peak = max(peak, cur)
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			cur--
+			mu.Unlock()
+			return starlark.None, nil
+		})
+	}
+	require.NoError(t, g.Wait(context.Background()))
+	assert.LessOrEqual(t, peak, 3)
+	assert.GreaterOrEqual(t, peak, 2)
+}
+
+func TestPanicBecomesError(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) { panic("oops") })
+	require.NoError(t, g.Wait(context.Background()))
+	assert.ErrorIs(t, f.Err(), deferred.ErrPanic)
+	assert.ErrorContains(t, f.Err(), "oops")
+}
+
+func TestResolvedAndFailed(t *testing.T) {
+	r := deferred.Resolved("summarize", starlark.String("s"))
+	assert.True(t, r.Done())
+	assert.Equal(t, "s", r.String())
+	f := deferred.Failed("x", errors.New("e"))
+	assert.Equal(t, "<x failed: e>", f.String())
+}

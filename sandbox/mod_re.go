@@ -1,0 +1,638 @@
+package sandbox
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.starlark.net/starlark"
+)
+
+// rePattern is a compiled re.Pattern.
+type rePattern struct {
+	r *Regexp
+}
+
+var (
+	_ starlark.HasAttrs = (*rePattern)(nil)
+	_ pyReprer          = (*rePattern)(nil)
+)
+
+func (p *rePattern) String() string        { return Repr(p) }
+func (p *rePattern) Type() string          { return "re.Pattern" }
+func (p *rePattern) pyTypeName() string    { return "re.Pattern" }
+func (p *rePattern) Freeze()               {}
+func (p *rePattern) Truth() starlark.Bool  { return true }
+func (p *rePattern) Hash() (uint32, error) { return starlark.String(p.r.pattern).Hash() }
+func (p *rePattern) writeRepr(r *renderer) {
+	r.b.WriteString("re.compile(")
+	writeStringRepr(&r.b, p.r.pattern)
+	if f := p.r.flags &^ reUnicode; f != 0 {
+		r.b.WriteString(", " + flagNames(f))
+	}
+	r.b.WriteByte(')')
+}
+
+func flagNames(f int) string {
+	var names []string
+	for _, x := range []struct {
+		bit  int
+		name string
+	}{{reIgnoreCase, "re.IGNORECASE"}, {reLocale, "re.LOCALE"}, {reMultiline, "re.MULTILINE"}, {reDotAll, "re.DOTALL"}, {reVerbose, "re.VERBOSE"}, {reASCII, "re.ASCII"}} {
+		if f&x.bit != 0 {
+			names = append(names, x.name)
+		}
+	}
+	return strings.Join(names, "|")
+}
+
+func (p *rePattern) AttrNames() []string {
+	return []string{"findall", "finditer", "flags", "fullmatch", "groupindex", "groups", "match", "pattern", "search", "split", "sub", "subn"}
+}
+
+func (p *rePattern) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "pattern":
+		return starlark.String(p.r.pattern), nil
+	case "flags":
+		return starlark.MakeInt(p.r.flags | reUnicode), nil
+	case "groups":
+		return starlark.MakeInt(p.r.NumSubexp()), nil
+	case "groupindex":
+		d := starlark.NewDict(0)
+		for i, n := range p.r.SubexpNames() {
+			if n != "" {
+				d.SetKey(starlark.String(n), starlark.MakeInt(i))
+			}
+		}
+		return d, nil
+	}
+	fn, ok := reFuncs[name]
+	if !ok {
+		return nil, nil
+	}
+	return starlark.NewBuiltin("re.Pattern."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return fn(thread, p.r, name, args, kwargs)
+	}).BindReceiver(p), nil
+}
+
+// reMatch is a re.Match.
+type reMatch struct {
+	r    *Regexp
+	s    string
+	m    []int
+	pos  int
+	end  int
+}
+
+var (
+	_ starlark.HasAttrs = (*reMatch)(nil)
+	_ starlark.Mapping  = (*reMatch)(nil)
+)
+
+func (m *reMatch) String() string        { return Repr(m) }
+func (m *reMatch) Type() string          { return "re.Match" }
+func (m *reMatch) pyTypeName() string    { return "re.Match" }
+func (m *reMatch) Freeze()               {}
+func (m *reMatch) Truth() starlark.Bool  { return true }
+func (m *reMatch) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 're.Match'") }
+func (m *reMatch) writeRepr(r *renderer) {
+	fmt.Fprintf(&r.b, "<re.Match object; span=(%d, %d), match=", m.m[0], m.m[1])
+	writeStringRepr(&r.b, m.s[m.m[0]:m.m[1]])
+	r.b.WriteByte('>')
+}
+
+// groupIndex resolves a group reference (int or name).
+func (m *reMatch) groupIndex(g starlark.Value) (int, error) {
+	switch x := g.(type) {
+	case starlark.Int:
+		i, ok := x.Int64()
+		if !ok || i < 0 || int(i) > m.r.NumSubexp() {
+			return 0, Errorf("IndexError", "no such group")
+		}
+		return int(i), nil
+	case starlark.String:
+		for i, n := range m.r.SubexpNames() {
+			if n == string(x) && n != "" {
+				return i, nil
+			}
+		}
+		return 0, Errorf("IndexError", "no such group")
+	}
+	return 0, Errorf("IndexError", "no such group")
+}
+
+func (m *reMatch) group(i int, dflt starlark.Value) starlark.Value {
+	if m.m[2*i] < 0 {
+		return dflt
+	}
+	return starlark.String(m.s[m.m[2*i]:m.m[2*i+1]])
+}
+
+func (m *reMatch) Get(k starlark.Value) (starlark.Value, bool, error) {
+	i, err := m.groupIndex(k)
+	if err != nil {
+		return nil, false, err
+	}
+	return m.group(i, starlark.None), true, nil
+}
+
+func (m *reMatch) AttrNames() []string {
+	return []string{"end", "endpos", "group", "groupdict", "groups", "lastgroup", "lastindex", "pos", "re", "span", "start", "string"}
+}
+
+func (m *reMatch) Attr(name string) (starlark.Value, error) {
+	bi := func(fn builtinFn) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, fn).BindReceiver(m), nil
+	}
+	switch name {
+	case "string":
+		return starlark.String(m.s), nil
+	case "re":
+		return &rePattern{m.r}, nil
+	case "pos":
+		return starlark.MakeInt(m.pos), nil
+	case "endpos":
+		return starlark.MakeInt(m.end), nil
+	case "lastindex":
+		last := -1
+		for i := 1; i <= m.r.NumSubexp(); i++ {
+			if m.m[2*i] >= 0 && (last < 0 || m.m[2*i+1] >= m.m[2*last+1]) {
+				last = i
+			}
+		}
+		if last < 0 {
+			return starlark.None, nil
+		}
+		return starlark.MakeInt(last), nil
+	case "lastgroup":
+		v, _ := m.Attr("lastindex")
+		if i, ok := v.(starlark.Int); ok {
+			n, _ := i.Int64()
+			if name := m.r.SubexpNames()[n]; name != "" {
+				return starlark.String(name), nil
+			}
+		}
+		return starlark.None, nil
+	case "group":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) == 0 {
+				return m.group(0, starlark.None), nil
+			}
+			out := make(starlark.Tuple, len(args))
+			for k, a := range args {
+				i, err := m.groupIndex(a)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = m.group(i, starlark.None)
+			}
+			if len(out) == 1 {
+				return out[0], nil
+			}
+			return out, nil
+		})
+	case "groups":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var dflt starlark.Value = starlark.None
+			if err := starlark.UnpackArgs("groups", args, kwargs, "default?", &dflt); err != nil {
+				return nil, err
+			}
+			out := make(starlark.Tuple, m.r.NumSubexp())
+			for i := range out {
+				out[i] = m.group(i+1, dflt)
+			}
+			return out, nil
+		})
+	case "groupdict":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var dflt starlark.Value = starlark.None
+			if err := starlark.UnpackArgs("groupdict", args, kwargs, "default?", &dflt); err != nil {
+				return nil, err
+			}
+			d := starlark.NewDict(0)
+			for i, n := range m.r.SubexpNames() {
+				if n != "" {
+					d.SetKey(starlark.String(n), m.group(i, dflt))
+				}
+			}
+			return d, nil
+		})
+	case "start", "end", "span":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var g starlark.Value = starlark.MakeInt(0)
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &g); err != nil {
+				return nil, err
+			}
+			i, err := m.groupIndex(g)
+			if err != nil {
+				return nil, err
+			}
+			s, e := starlark.MakeInt(m.m[2*i]), starlark.MakeInt(m.m[2*i+1])
+			switch name {
+			case "start":
+				return s, nil
+			case "end":
+				return e, nil
+			}
+			return starlark.Tuple{s, e}, nil
+		})
+	}
+	return nil, nil
+}
+
+type reFunc func(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+var reFuncs map[string]reFunc
+
+func init() {
+	reFuncs = map[string]reFunc{
+		"search":    reSearch,
+		"match":     reSearch,
+		"fullmatch": reSearch,
+		"findall":   reFindall,
+		"finditer":  reFindall,
+		"sub":       reSub,
+		"subn":      reSub,
+		"split":     reSplit,
+	}
+}
+
+func textArg(thread *starlark.Thread, v starlark.Value) (string, error) {
+	v, err := Unproxy(thread, v)
+	if err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case starlark.String:
+		return string(x), nil
+	case starlark.Bytes:
+		return string(x), nil
+	}
+	return "", Errorf("TypeError", "expected string or bytes-like object, got '%s'", pyType(v))
+}
+
+func reSearch(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var sv starlark.Value
+	pos, endpos := 0, -1
+	if err := starlark.UnpackArgs(name, args, kwargs, "string", &sv, "pos?", &pos, "endpos?", &endpos); err != nil {
+		return nil, err
+	}
+	s, err := textArg(thread, sv)
+	if err != nil {
+		return nil, err
+	}
+	if endpos >= 0 && endpos < len(s) {
+		s = s[:endpos]
+	}
+	if pos < 0 {
+		pos = 0
+	}
+	if pos > len(s) {
+		return starlark.None, nil
+	}
+	var m []int
+	switch name {
+	case "search":
+		m = r.FindIndex(s, pos)
+	case "match":
+		m = r.matchAt(s, pos, false)
+	default:
+		m = r.matchAt(s, pos, true)
+	}
+	if m == nil {
+		return starlark.None, nil
+	}
+	return &reMatch{r: r, s: s, m: m, pos: pos, end: len(s)}, nil
+}
+
+func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var sv starlark.Value
+	if err := starlark.UnpackArgs(name, args, kwargs, "string", &sv); err != nil {
+		return nil, err
+	}
+	s, err := textArg(thread, sv)
+	if err != nil {
+		return nil, err
+	}
+	ms := r.FindAllIndex(s, -1)
+	if err := checkAlloc(thread, int64(len(ms))*48); err != nil {
+		return nil, err
+	}
+	out := make([]starlark.Value, len(ms))
+	ng := r.NumSubexp()
+	for i, m := range ms {
+		switch {
+		case name == "finditer":
+			out[i] = &reMatch{r: r, s: s, m: m, end: len(s)}
+		case ng == 0:
+			out[i] = starlark.String(s[m[0]:m[1]])
+		case ng == 1:
+			if m[2] < 0 {
+				out[i] = starlark.String("")
+			} else {
+				out[i] = starlark.String(s[m[2]:m[3]])
+			}
+		default:
+			t := make(starlark.Tuple, ng)
+			for g := 1; g <= ng; g++ {
+				if m[2*g] < 0 {
+					t[g-1] = starlark.String("")
+				} else {
+					t[g-1] = starlark.String(s[m[2*g]:m[2*g+1]])
+				}
+			}
+			out[i] = t
+		}
+	}
+	return starlark.NewList(out), nil
+}
+
+// expandRepl expands a Python replacement template for match m.
+func expandRepl(r *Regexp, tmpl, s string, m []int) (string, error) {
+	if !strings.Contains(tmpl, `\`) {
+		return tmpl, nil
+	}
+	var b strings.Builder
+	group := func(i int) error {
+		if i > r.NumSubexp() {
+			return &PyError{Kind: "re.error", Msg: fmt.Sprintf("invalid group reference %d", i)}
+		}
+		if m[2*i] >= 0 {
+			b.WriteString(s[m[2*i]:m[2*i+1]])
+		}
+		return nil
+	}
+	for i := 0; i < len(tmpl); i++ {
+		c := tmpl[i]
+		if c != '\\' || i+1 >= len(tmpl) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		n := tmpl[i]
+		switch {
+		case n >= '0' && n <= '9':
+			j := i + 1
+			if j < len(tmpl) && tmpl[j] >= '0' && tmpl[j] <= '9' {
+				j++
+			}
+			g, _ := strconv.Atoi(tmpl[i:j])
+			if err := group(g); err != nil {
+				return "", err
+			}
+			i = j - 1
+		case n == 'g' && i+1 < len(tmpl) && tmpl[i+1] == '<':
+			end := strings.IndexByte(tmpl[i:], '>')
+			if end < 0 {
+				return "", &PyError{Kind: "re.error", Msg: "missing >, unterminated name"}
+			}
+			name := tmpl[i+2 : i+end]
+			g, err := strconv.Atoi(name)
+			if err != nil {
+				g = -1
+				for k, sn := range r.SubexpNames() {
+					if sn == name && sn != "" {
+						g = k
+					}
+				}
+				if g < 0 {
+					return "", &PyError{Kind: "IndexError", Msg: "unknown group name '" + name + "'"}
+				}
+			}
+			if err := group(g); err != nil {
+				return "", err
+			}
+			i += end
+		case n == 'n':
+			b.WriteByte('\n')
+		case n == 't':
+			b.WriteByte('\t')
+		case n == 'r':
+			b.WriteByte('\r')
+		case n == '\\':
+			b.WriteByte('\\')
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(n)
+		}
+	}
+	return b.String(), nil
+}
+
+func reSub(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repl, sv starlark.Value
+	count := 0
+	var flags starlark.Value
+	if err := starlark.UnpackArgs(name, args, kwargs, "repl", &repl, "string", &sv, "count?", &count, "flags?", &flags); err != nil {
+		return nil, err
+	}
+	s, err := textArg(thread, sv)
+	if err != nil {
+		return nil, err
+	}
+	n := -1
+	if count > 0 {
+		n = count
+	}
+	ms := r.FindAllIndex(s, n)
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(s[last:m[0]])
+		switch x := repl.(type) {
+		case starlark.String:
+			e, err := expandRepl(r, string(x), s, m)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(e)
+		default:
+			v, err := starlark.Call(thread, repl, starlark.Tuple{&reMatch{r: r, s: s, m: m, end: len(s)}}, nil)
+			if err != nil {
+				return nil, err
+			}
+			str, ok := v.(starlark.String)
+			if !ok {
+				return nil, Errorf("TypeError", "expected str instance, %s found", pyType(v))
+			}
+			b.WriteString(string(str))
+		}
+		last = m[1]
+		if int64(b.Len()) > 1<<20 {
+			if err := checkAlloc(thread, int64(b.Len())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b.WriteString(s[last:])
+	if name == "subn" {
+		return starlark.Tuple{starlark.String(b.String()), starlark.MakeInt(len(ms))}, nil
+	}
+	return starlark.String(b.String()), nil
+}
+
+func reSplit(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var sv starlark.Value
+	maxsplit := 0
+	var flags starlark.Value
+	if err := starlark.UnpackArgs(name, args, kwargs, "string", &sv, "maxsplit?", &maxsplit, "flags?", &flags); err != nil {
+		return nil, err
+	}
+	s, err := textArg(thread, sv)
+	if err != nil {
+		return nil, err
+	}
+	n := -1
+	if maxsplit > 0 {
+		n = maxsplit
+	}
+	ms := r.FindAllIndex(s, n)
+	var out []starlark.Value
+	last := 0
+	for _, m := range ms {
+		if m[1] == 0 && m[0] == 0 && len(s) > 0 {
+			// Python yields a leading empty string for an empty match at 0.
+		}
+		out = append(out, starlark.String(s[last:m[0]]))
+		for g := 1; g <= r.NumSubexp(); g++ {
+			if m[2*g] < 0 {
+				out = append(out, starlark.None)
+			} else {
+				out = append(out, starlark.String(s[m[2*g]:m[2*g+1]]))
+			}
+		}
+		last = m[1]
+	}
+	out = append(out, starlark.String(s[last:]))
+	return starlark.NewList(out), nil
+}
+
+// Pattern cache shared by all sessions (compiled patterns are immutable).
+var (
+	reCacheMu sync.Mutex
+	reCache   = map[string]*Regexp{}
+)
+
+func cachedRegexp(pattern string, flags int) (*Regexp, error) {
+	key := strconv.Itoa(flags) + ":" + pattern
+	reCacheMu.Lock()
+	r, ok := reCache[key]
+	reCacheMu.Unlock()
+	if ok {
+		return r, nil
+	}
+	r, err := CompileRegexp(pattern, flags)
+	if err != nil {
+		return nil, err
+	}
+	reCacheMu.Lock()
+	if len(reCache) > 512 {
+		reCache = map[string]*Regexp{}
+	}
+	reCache[key] = r
+	reCacheMu.Unlock()
+	return r, nil
+}
+
+// patternArg returns the compiled pattern for a str or Pattern argument.
+func patternArg(v starlark.Value, flags int) (*Regexp, error) {
+	switch x := v.(type) {
+	case *rePattern:
+		return x.r, nil
+	case starlark.String:
+		return cachedRegexp(string(x), flags)
+	}
+	return nil, Errorf("TypeError", "first argument must be string or compiled pattern")
+}
+
+func flagsArg(v starlark.Value) (int, error) {
+	if v == nil || v == starlark.None {
+		return 0, nil
+	}
+	i, err := starlark.AsInt32(v)
+	if err != nil {
+		return 0, Errorf("TypeError", "flags must be an int (e.g. re.IGNORECASE | re.MULTILINE)")
+	}
+	return i, nil
+}
+
+func reModule() *module {
+	fns := map[string]builtinFn{}
+	for name, fn := range reFuncs {
+		name, fn := name, fn
+		fns[name] = func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) == 0 {
+				return nil, argErr("re."+name, "missing required argument 'pattern'")
+			}
+			// Pull flags out of kwargs (and the positional flags argument).
+			var flags starlark.Value
+			var rest []starlark.Tuple
+			for _, kv := range kwargs {
+				if k, _ := starlark.AsString(kv[0]); k == "flags" {
+					flags = kv[1]
+				} else {
+					rest = append(rest, kv)
+				}
+			}
+			pargs := args[1:]
+			maxPos := map[string]int{"search": 1, "match": 1, "fullmatch": 1, "findall": 1, "finditer": 1, "split": 2, "sub": 3, "subn": 3}[name]
+			if len(pargs) > maxPos {
+				flags = pargs[maxPos]
+				pargs = pargs[:maxPos]
+			}
+			f, err := flagsArg(flags)
+			if err != nil {
+				return nil, err
+			}
+			r, err := patternArg(args[0], f)
+			if err != nil {
+				return nil, err
+			}
+			return fn(thread, r, name, pargs, rest)
+		}
+	}
+	fns["compile"] = func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var p, flags starlark.Value
+		if err := starlark.UnpackArgs("re.compile", args, kwargs, "pattern", &p, "flags?", &flags); err != nil {
+			return nil, err
+		}
+		if pp, ok := p.(*rePattern); ok {
+			return pp, nil
+		}
+		f, err := flagsArg(flags)
+		if err != nil {
+			return nil, err
+		}
+		r, err := patternArg(p, f)
+		if err != nil {
+			return nil, err
+		}
+		return &rePattern{r}, nil
+	}
+	fns["escape"] = func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var s string
+		if err := starlark.UnpackArgs("re.escape", args, kwargs, "pattern", &s); err != nil {
+			return nil, err
+		}
+		return starlark.String(escapePattern(s)), nil
+	}
+	fns["purge"] = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.None, nil
+	}
+	flag := func(n int) starlark.Value { return starlark.MakeInt(n) }
+	return newModule("re", fns, starlark.StringDict{
+		"IGNORECASE": flag(reIgnoreCase), "I": flag(reIgnoreCase),
+		"MULTILINE": flag(reMultiline), "M": flag(reMultiline),
+		"DOTALL": flag(reDotAll), "S": flag(reDotAll),
+		"VERBOSE": flag(reVerbose), "X": flag(reVerbose),
+		"ASCII": flag(reASCII), "A": flag(reASCII),
+		"UNICODE": flag(reUnicode), "U": flag(reUnicode),
+		"LOCALE": flag(reLocale), "L": flag(reLocale),
+		"NOFLAG": flag(0),
+		"error":  excTypes["re.error"],
+		"Pattern": &typeObj{name: "re.Pattern", check: isType[*rePattern]},
+		"Match":   &typeObj{name: "re.Match", check: isType[*reMatch]},
+	})
+}

@@ -1,0 +1,4 @@
+d = {"a": 1}
+print("before")
+print(d["missing"])
+print("after")

@@ -1,0 +1,3 @@
+total = 5
+print(total)
+print(totl)

@@ -1,0 +1,13 @@
+print("%s" % None, "%s" % True, "%d" % True, "%.2f" % 1)
+print("%s items" % 3, "%s" % (("a", "b"),))
+print("%3d|%-3d|%03d" % (5, 5, 5))
+print("%10.3f|%-10.1f|" % (3.14159, 2.0))
+print("%c%c" % (72, "i"))
+print("%5s|%-5s|%.2s" % ("ab", "cd", "xyz"))
+print("100%% done, %s" % "ok")
+print("%g %g %g" % (0.0001, 1e10, 123.0))
+print("%e" % 0.000123)
+print("%s and %r" % ("s", "r"))
+print("%x" % 3054, "%#o" % 8, "%X" % 255)
+data = {"n": 5, "name": "x"}
+print("%(name)s=%(n)03d" % data)

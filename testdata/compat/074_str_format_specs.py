@@ -1,0 +1,15 @@
+print("{:08.3f}".format(3.14159))
+print("{:+.1e}".format(12345.6789))
+print("{:>{w}}|".format("x", w=5))
+print("{:{fill}^{w}}".format("mid", fill="-", w=9))
+print("{0:,d} {0:_d}".format(1000000))
+print("{:.3s}".format("abcdef"))
+print("{:#x} {:#b}".format(255, 5))
+print("{:%}".format(0.5))
+print("{:g}".format(0.00001234))
+print("{:n}".format(1234))
+print("{}".format([1, "a"]), "{}".format({"k": None}), "{!s}".format("x"))
+items = [("widget", 4, 3.5), ("gadget", 10, 12.25)]
+for name, qty, price in items:
+    print("{:<10s}{:>5d}{:>10.2f}".format(name, qty, price))
+print("{:>6.1%}".format(0.1234))
