@@ -16,10 +16,29 @@
 //   - files: a generated source tree as a files dict; where is a function
 //     defined and which files call it; exact match.
 //
-// [Generate] builds a [Task] for a kind, a size in tokens and a seed; the same
-// arguments always give the same bytes. [Score] grades an answer against a
+// [Generate] builds a [Task] for a kind, a size in tokens, a seed and an item
+// index; the same arguments always give the same bytes (math/rand/v2 PCG
+// streams seeded from them, never the global source). Sizes are met within a
+// few percent by measuring the generator's bytes per token on a fixed sample;
+// the token figures reported (context tokens, prompt tokens) are exact counts.
+// [WriteTask] writes a task to a directory (rlm bench gen): one file per
+// variable (NAME.txt, or NAME.json for a files dict), query.txt and
+// task.json ([TaskFile]: query, gold answer, variable files), so other
+// tools can run the same tasks (rlm run --var NAME=FILE). [Score] grades an answer against a
 // task's [Gold]. [Run] runs tasks × sizes × items × modes through [Runner]s
-// (a [Direct] runner is included; the RLM runner adapts the orchestrator),
+// ([RLM] runs the orchestrator over the externalized variables, [Direct]
+// pastes everything into one prompt),
 // appends one [Result] per item to a JSONL file as it finishes (so a run can
 // be resumed), and [WriteReport] renders report.md and SVG charts.
+//
+// Each line of results.jsonl is a [Result]: the item key (task, size, seed,
+// index, mode), the exact context tokens, score, answer and gold, failure
+// kind and error, root and sub-call prompt tokens, completion and total
+// tokens, LLM calls, cost, iterations, stop reason, wall time and finish
+// time. [Run] syncs the file after every line; --resume skips keys already
+// present.
+//
+// [DryRun] calls no model: it counts the exact prompt tokens of the direct
+// request and of the first RLM root request ([Prompter]) for each task and
+// size.
 package bench

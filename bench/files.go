@@ -206,7 +206,12 @@ func sampleFiles(r *rand.Rand, b *strings.Builder) {
 // genFiles builds a source tree and asks where a function with at least two
 // calling files is defined and which files call it.
 func genFiles(t *Task, r *rand.Rand) {
+	// The byte budget starts from the sample's bytes per token and is
+	// corrected as the tree grows (longer names and more imports change the
+	// ratio) by counting every 16th file exactly.
 	budget := byteBudget(KindFiles, t.Size, sampleFiles)
+	var sampledBytes, sampledTokens int
+	tok := tokenizer()
 	g := &codeGen{r: r, names: map[string]bool{}, paths: map[string]bool{}}
 	files := map[string]string{}
 	var order []string
@@ -234,6 +239,13 @@ func genFiles(t *Task, r *rand.Rand) {
 		files[p] = s
 		order = append(order, p)
 		total += n
+		if len(order)%16 == 1 {
+			sampledBytes += n
+			sampledTokens += tok.Count("--- " + p + " ---\n" + s)
+			if sampledTokens >= 4000 {
+				budget = int(float64(t.Size) * float64(sampledBytes) / float64(sampledTokens))
+			}
+		}
 		if len(order) > 1<<20 {
 			break
 		}

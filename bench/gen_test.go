@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,14 +75,14 @@ func TestGenerateGolden(t *testing.T) {
 }
 
 func TestGenerateSize(t *testing.T) {
-	sizes := []int{8000, 32000}
-	if !testing.Short() {
-		sizes = append(sizes, 128000)
-	}
 	for _, kind := range Kinds() {
-		for _, size := range sizes {
+		for _, size := range []int{8000, 32000} {
 			t.Run(fmt.Sprintf("%s/%d", kind, size), func(t *testing.T) {
-				for seed := uint64(0); seed < 4; seed++ {
+				seeds := uint64(4)
+				if size > 8000 {
+					seeds = 1
+				}
+				for seed := uint64(0); seed < seeds; seed++ {
 					tk, err := Generate(kind, size, seed, 0)
 					require.NoError(t, err)
 					n := 0
@@ -105,11 +104,24 @@ func TestGenerateErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadSize)
 }
 
+// smallChunks makes countExact split texts into pieces of n bytes.
+func smallChunks(t *testing.T, n int) {
+	old := countChunk
+	countChunk = n
+	t.Cleanup(func() { countChunk = old })
+}
+
 func TestCountTokensChunkedIsExact(t *testing.T) {
-	tk, err := Generate(KindAggregate, 1_200_000, 1, 0)
-	require.NoError(t, err)
-	s := tk.Vars[0].Text()
-	require.Greater(t, len(s), 2<<20, "text must be large enough to be chunked")
+	smallChunks(t, 2000)
+	for _, kind := range Kinds() {
+		tk, err := Generate(kind, 8000, 1, 0)
+		require.NoError(t, err)
+		s := tk.Vars[0].Text()
+		require.Greater(t, len(s), 4*countChunk, "text must be split into several pieces")
+		assert.Equal(t, tokenizer().Count(s), CountTokens(s), kind)
+	}
+	// Adversarial text: newlines before letters, digits, spaces and punctuation.
+	s := strings.Repeat("word.\nNext 12\n34 x\n\n  indented\n'quote\nA", 400)
 	assert.Equal(t, tokenizer().Count(s), CountTokens(s))
 }
 
@@ -246,29 +258,29 @@ func TestSolveAggregate(t *testing.T) {
 }
 
 func TestSolvePairs(t *testing.T) {
-	twoRe := regexp.MustCompile(`both users have at least two (\w+) records(?: dated in (\w+ \d{4}))?\.`)
-	bothRe := regexp.MustCompile(`both users have at least one (\w+) record and at least one (\w+) record(?: dated in (\w+ \d{4}))?\.`)
+	span := `(?: dated from (\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d) inclusive)?\.`
+	twoRe := regexp.MustCompile(`both users have at least two (\w+) records` + span)
+	bothRe := regexp.MustCompile(`both users have at least one (\w+) record and at least one (\w+) record` + span)
+	periods := map[string]bool{}
+	var npairs []int
 	for seed := uint64(0); seed < 15; seed++ {
 		for _, size := range []int{8000, 32000} {
 			tk, err := Generate(KindPairs, size, seed, 0)
 			require.NoError(t, err)
 			recs := parseRecords(t, tk.Vars[0].Value.(string))
-			var catA, catB, month string
+			var catA, catB, from, to string
 			if m := twoRe.FindStringSubmatch(tk.Query); m != nil {
-				catA, catB, month = m[1], m[1], m[2]
+				catA, catB, from, to = m[1], m[1], m[2], m[3]
 			} else {
 				m := bothRe.FindStringSubmatch(tk.Query)
 				require.NotNil(t, m, tk.Query)
-				catA, catB, month = m[1], m[2], m[3]
+				catA, catB, from, to = m[1], m[2], m[3], m[4]
 			}
+			periods[from+to] = true
 			per := map[string]map[string]int{}
 			for _, r := range recs {
-				if month != "" {
-					d, err := time.Parse("2006-01-02", r.date)
-					require.NoError(t, err)
-					if d.Format("January 2006") != month {
-						continue
-					}
+				if from != "" && (r.date < from || r.date > to) {
+					continue
 				}
 				if per[r.user] == nil {
 					per[r.user] = map[string]int{}
@@ -289,10 +301,19 @@ func TestSolvePairs(t *testing.T) {
 				}
 			}
 			assert.GreaterOrEqual(t, len(users), 2, "at least one pair")
+			npairs = append(npairs, len(lines))
 			assert.Equal(t, tk.Gold.Answer, strings.Join(lines, "\n"), tk.Query)
 			assert.Equal(t, 1.0, Score(tk.Gold, strings.Join(lines, "\n")))
 		}
 	}
+	assert.Greater(t, len(periods), 5, "conditions use various periods")
+	big := 0
+	for _, n := range npairs {
+		if n >= 6 {
+			big++
+		}
+	}
+	assert.Greater(t, big, len(npairs)/2, "most tasks have 4-12 qualifying users (6-66 pairs): %v", npairs)
 }
 
 func TestSolveFiles(t *testing.T) {

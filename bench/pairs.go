@@ -9,9 +9,27 @@ import (
 )
 
 // pairCond is a per-user condition: at least one record of category a and
-// at least one of category b (a == b: at least two records of a), within
-// month (or the whole period when month < 0).
-type pairCond struct{ a, b, month int }
+// at least one of category b (a == b: at least two records of a), dated
+// within a period of whole months.
+type pairCond struct {
+	a, b   int
+	period monthSpan
+}
+
+// monthSpan is the months [from, to] (indexes from January 2023).
+type monthSpan struct{ from, to int }
+
+// pairPeriods are the periods conditions range over: the whole two years,
+// each year, each quarter and each month.
+func pairPeriods() []monthSpan {
+	ps := []monthSpan{{0, recordMonths - 1}}
+	for _, n := range []int{12, 3, 1} {
+		for m := 0; m < recordMonths; m += n {
+			ps = append(ps, monthSpan{m, m + n - 1})
+		}
+	}
+	return ps
+}
 
 func (c pairCond) phrase() string {
 	var s string
@@ -20,31 +38,39 @@ func (c pairCond) phrase() string {
 	} else {
 		s = fmt.Sprintf("at least one %s record and at least one %s record", categories[c.a], categories[c.b])
 	}
-	if c.month >= 0 {
-		s += " dated in " + monthName(c.month)
+	if c.period != (monthSpan{0, recordMonths - 1}) {
+		first := recordEpoch.AddDate(0, c.period.from, 0)
+		last := recordEpoch.AddDate(0, c.period.to+1, -1)
+		s += fmt.Sprintf(" dated from %s to %s inclusive", first.Format("2006-01-02"), last.Format("2006-01-02"))
 	}
 	return s
 }
 
-// userCounts counts each user's records by category and month.
-type userCounts map[int]*catMonthCounts
+// userCounts holds each user's record counts by category and month.
+type userCounts struct {
+	ids  []int
+	cnts []catMonthCounts
+}
 
 // catMonthCounts counts one user's records per category and month.
 type catMonthCounts [numCategories * recordMonths]uint16
 
 const numCategories = 6
 
-func countUsers(recs []record) userCounts {
-	uc := userCounts{}
+func countUsers(recs []record) *userCounts {
+	uc := &userCounts{}
+	index := map[int]int{}
 	for _, rec := range recs {
-		c := uc[rec.user]
-		if c == nil {
-			c = new(catMonthCounts)
-			uc[rec.user] = c
+		i, ok := index[rec.user]
+		if !ok {
+			i = len(uc.ids)
+			index[rec.user] = i
+			uc.ids = append(uc.ids, rec.user)
+			uc.cnts = append(uc.cnts, catMonthCounts{})
 		}
-		i := rec.cat*recordMonths + dayMonth(rec.day)
-		if c[i] < 65535 {
-			c[i]++
+		j := rec.cat*recordMonths + dayMonth(rec.day)
+		if uc.cnts[i][j] < 65535 {
+			uc.cnts[i][j]++
 		}
 	}
 	return uc
@@ -52,11 +78,8 @@ func countUsers(recs []record) userCounts {
 
 func (c pairCond) holds(cnt *catMonthCounts) bool {
 	sum := func(cat int) int {
-		if c.month >= 0 {
-			return int(cnt[cat*recordMonths+c.month])
-		}
 		n := 0
-		for m := 0; m < recordMonths; m++ {
+		for m := c.period.from; m <= c.period.to; m++ {
 			n += int(cnt[cat*recordMonths+m])
 		}
 		return n
@@ -67,12 +90,23 @@ func (c pairCond) holds(cnt *catMonthCounts) bool {
 	return sum(c.a) >= 1 && sum(c.b) >= 1
 }
 
+// count is the number of users satisfying c.
+func (uc *userCounts) count(c pairCond) int {
+	n := 0
+	for i := range uc.cnts {
+		if c.holds(&uc.cnts[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // qualifying returns the sorted ids of users satisfying c.
-func (uc userCounts) qualifying(c pairCond) []int {
+func (uc *userCounts) qualifying(c pairCond) []int {
 	var out []int
-	for u, cnt := range uc {
-		if c.holds(cnt) {
-			out = append(out, u)
+	for i := range uc.cnts {
+		if c.holds(&uc.cnts[i]) {
+			out = append(out, uc.ids[i])
 		}
 	}
 	sort.Ints(out)
@@ -89,9 +123,9 @@ func genPairs(t *Task, r *rand.Rand) {
 	best, bestDist := pairCond{}, -1
 	for a := range categories {
 		for b := a; b < len(categories); b++ {
-			for m := -1; m < recordMonths; m++ {
-				c := pairCond{a, b, m}
-				q := len(uc.qualifying(c))
+			for _, p := range pairPeriods() {
+				c := pairCond{a, b, p}
+				q := uc.count(c)
 				if q >= 4 && q <= 12 {
 					inRange = append(inRange, c)
 				}

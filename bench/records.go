@@ -109,10 +109,6 @@ func dayMonth(d int) int {
 	return (t.Year()-2023)*12 + int(t.Month()) - 1
 }
 
-func monthName(m int) string {
-	return time.Date(2023+m/12, time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC).Format("January 2006")
-}
-
 const recordHeader = "date | user_id | text\n"
 
 // writeRecord appends rec as a line, generating its text.

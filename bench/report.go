@@ -220,16 +220,47 @@ var modeColors = map[string]color.Color{
 }
 
 // writeChart draws score (top) and mean total tokens per item (bottom)
-// against context size (log scale), one line per mode.
+// against context size (log scale), one line per mode, as SVG.
 func writeChart(path, task string, sums []Summary) error {
+	rows, err := chartPlots(task, sums)
+	if err != nil {
+		return err
+	}
+	img := vgsvg.New(7*vg.Inch, vg.Length(len(rows))*3.5*vg.Inch)
+	drawRows(draw.New(img), rows)
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: chart: %w", err)
+	}
+	return f.Close()
+}
+
+// drawRows draws one plot per row, axes aligned.
+func drawRows(dc draw.Canvas, rows [][]*plot.Plot) {
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 8,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	canvases := plot.Align(rows, tiles, dc)
+	for i := range rows {
+		rows[i][0].Draw(canvases[i][0])
+	}
+}
+
+// chartPlots builds the score plot and, when any item used tokens, the
+// tokens plot of task.
+func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 	score := plot.New()
 	score.Title.Text = task + ": score against context size"
 	score.X.Label.Text = "context tokens"
 	score.Y.Label.Text = "mean score"
 	score.X.Scale = plot.LogScale{}
 	score.X.Tick.Marker = sizeTicks{}
-	score.Y.Min, score.Y.Max = 0, 1.05
+	score.Y.Min, score.Y.Max = 0, 1.25 // headroom for the legend
 	score.Legend.Top = true
+	score.Legend.Left = true
 
 	tokens := plot.New()
 	tokens.Title.Text = task + ": tokens per item"
@@ -269,7 +300,7 @@ func writeChart(path, task string, sums []Summary) error {
 			c = color.Gray{Y: uint8(60 + 40*i%160)}
 		}
 		if err := addLine(score, m, sxy, c); err != nil {
-			return err
+			return nil, err
 		}
 		if len(errs) == len(sxy) {
 			eb := &plotter.YErrorBars{XYs: sxy, YErrors: errs}
@@ -280,7 +311,7 @@ func writeChart(path, task string, sums []Summary) error {
 		if len(txy) > 0 {
 			hasTokens = true
 			if err := addLine(tokens, m, txy, c); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -288,28 +319,12 @@ func writeChart(path, task string, sums []Summary) error {
 	for _, p := range []*plot.Plot{score, tokens} {
 		p.X.Min, p.X.Max = p.X.Min/1.5, p.X.Max*1.5
 	}
-	tokens.Y.Min, tokens.Y.Max = tokens.Y.Min/2, tokens.Y.Max*2
+	tokens.Y.Min, tokens.Y.Max = tokens.Y.Min/1.5, tokens.Y.Max*3 // headroom for the legend
 	rows := [][]*plot.Plot{{score}}
 	if hasTokens {
 		rows = append(rows, []*plot.Plot{tokens})
 	}
-	img := vgsvg.New(7*vg.Inch, vg.Length(len(rows))*3.5*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 8,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align(rows, tiles, dc)
-	for i := range rows {
-		rows[i][0].Draw(canvases[i][0])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("bench: chart: %w", err)
-	}
-	if _, err := img.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: chart: %w", err)
-	}
-	return f.Close()
+	return rows, nil
 }
 
 func addLine(p *plot.Plot, name string, xy plotter.XYs, c color.Color) error {

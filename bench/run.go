@@ -21,8 +21,8 @@ const (
 	ModeDirect = "direct" // the whole context pasted into one prompt
 )
 
-// Runner answers one task in one mode. Implementations: [Direct]; the RLM
-// mode adapts the orchestrator (see cmd/rlm).
+// Runner answers one task in one mode: [RLM] (the orchestrator) and
+// [Direct] (one prompt with everything) are the built-in modes.
 type Runner interface {
 	Run(ctx context.Context, t *Task) (*Outcome, error)
 }
@@ -200,6 +200,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		go func() {
 			defer wg.Done()
 			for u := range work {
+				bar.start(fmt.Sprintf("generating %s/%s #%d", u.kind, FormatSize(u.size), u.index))
 				t, err := Generate(u.kind, u.size, cfg.Seed, u.index)
 				if err != nil {
 					mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 // oracle answers a request by finding which generated task's query it
@@ -133,10 +135,11 @@ func TestDirectContextOverflow(t *testing.T) {
 }
 
 func TestRequestTokensExact(t *testing.T) {
-	tk, err := Generate(KindNIAH, 700_000, 2, 0)
+	smallChunks(t, 4000)
+	tk, err := Generate(KindNIAH, 8000, 2, 0)
 	require.NoError(t, err)
 	req, _ := (&Direct{ModelName: "gpt-4o"}).FirstRequest(tk)
-	require.Greater(t, len(req.Messages[1].Content), 2<<20, "large enough to be counted in chunks")
+	require.Greater(t, len(req.Messages[1].Content), 2*countChunk, "large enough to be counted in chunks")
 	assert.Equal(t, llm.CountRequestTokens(req), RequestTokens(req))
 	small := llm.Request{Model: "gpt-4", Messages: []llm.Message{{Role: "user", Content: "hello there", Name: "x"}}}
 	assert.Equal(t, llm.CountRequestTokens(small), RequestTokens(small))
@@ -371,4 +374,67 @@ func TestSummarize(t *testing.T) {
 	half := 3.182 * 0.12909944487358055 / 2
 	assert.InDelta(t, 0.65-half, lo, 1e-9)
 	assert.InDelta(t, 0.65+half, hi, 1e-9)
+}
+
+// niahModel plays both modes on niah tasks: direct requests and sub-calls
+// are answered by reading the needle; RLM root requests search, ask a
+// sub-call about the hit, then SUBMIT.
+func niahModel() *llmtest.Scripted {
+	needle := regexp.MustCompile(`special magic number for [a-z]+-[a-z]+ is (\d+)`)
+	return llmtest.NewScripted().WithModel("gpt-4o-mini").Default(func(req llm.Request) (*llm.Response, error) {
+		root := req.Messages[0].Role == llm.RoleSystem && strings.Contains(req.Messages[0].Content, "SUBMIT")
+		if !root {
+			for _, m := range req.Messages {
+				if g := needle.FindStringSubmatch(m.Content); g != nil {
+					return llmtest.Say(g[1])(req)
+				}
+			}
+			return llmtest.Say("unknown")(req)
+		}
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleAssistant {
+				return llmtest.Say("```python\nSUBMIT({\"answer\": ans.value})\n```")(req)
+			}
+		}
+		return llmtest.Say("```python\nhits = search(context, \"special magic number\")\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```")(req)
+	})
+}
+
+func TestRunRLMAndDirect(t *testing.T) {
+	m := niahModel()
+	runners := map[string]Runner{
+		ModeRLM:    &RLM{Model: m, Config: orchestrator.Config{RootModel: "gpt-4o-mini", SubModel: "gpt-4o-mini"}},
+		ModeDirect: &Direct{Model: m, ModelName: "gpt-4o-mini", Window: 128000},
+	}
+	dir := t.TempDir()
+	results, err := Run(context.Background(), Config{Tasks: []string{KindNIAH}, Sizes: []int{8000}, N: 2, Seed: 5,
+		Runners: runners, Results: filepath.Join(dir, ResultsFile)})
+	require.NoError(t, err)
+	require.Len(t, results, 4)
+	for _, r := range results {
+		assert.Equal(t, 1.0, r.Score, "%s: %q vs %q (%s)", r.Key, r.Answer, r.Gold, r.Error)
+		assert.True(t, r.CostKnown)
+		if r.Mode == ModeRLM {
+			assert.Equal(t, 3, r.Calls, "two root steps and one sub-call")
+			assert.Equal(t, "submit", r.StopReason)
+			assert.Equal(t, 2, r.Iterations)
+			assert.Greater(t, r.SubPromptTokens, 0)
+			assert.Less(t, r.RootPromptTokens, 2*1500, "two root requests without the context")
+		}
+	}
+	// The RLM's first root request is what --dry-run counts.
+	tk, err := Generate(KindNIAH, 8000, 5, 0)
+	require.NoError(t, err)
+	first, err := runners[ModeRLM].(*RLM).FirstRequest(tk)
+	require.NoError(t, err)
+	var sent []llm.Request
+	for _, r := range m.Requests() {
+		if r.Messages[0].Content == first.Messages[0].Content && len(r.Messages) == len(first.Messages) && strings.HasSuffix(r.Messages[1].Content, tk.Query) {
+			sent = append(sent, r)
+		}
+	}
+	require.Len(t, sent, 1, "the first root request of item 0 was sent once")
+	assert.Equal(t, first.Messages, sent[0].Messages)
+	_, err = WriteReport(dir, results, "")
+	require.NoError(t, err)
 }

@@ -48,8 +48,11 @@ func byteBudget(name string, tokens int, gen func(r *rand.Rand, b *strings.Build
 // never join a newline to a following letter or digit.
 func CountTokens(s string) int { return countExact(tokenizer(), s) }
 
+// countChunk is the piece size of countExact (a variable for tests).
+var countChunk = 1 << 20
+
 func countExact(tok *llm.Tokenizer, s string) int {
-	const chunk = 1 << 20
+	chunk := countChunk
 	if len(s) <= 2*chunk {
 		return tok.Count(s)
 	}

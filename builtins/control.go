@@ -86,7 +86,11 @@ func finalVar(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 			for _, nv := range userVars(h, thread) {
 				names = append(names, nv.name)
 			}
-			return nil, sandbox.Errorf("NameError", "%s: no variable named '%s' (defined: %s); pass the variable's name as a string, e.g. FINAL_VAR(\"answer\")", name, s, strings.Join(names, ", "))
+			defined := "no variables are defined"
+			if len(names) > 0 {
+				defined = "defined: " + strings.Join(names, ", ")
+			}
+			return nil, sandbox.Errorf("NameError", "%s: no variable named '%s' (%s); pass the variable's name as a string, e.g. FINAL_VAR(\"answer\")", name, string(s), defined)
 		}
 		// Otherwise the string is not a name: take it as the answer itself.
 	}

@@ -29,6 +29,7 @@ type SubmitError struct {
 	Alias string
 }
 
+// Error says which helper submitted how many outputs.
 func (e *SubmitError) Error() string {
 	return fmt.Sprintf("%s called with %d output(s)", e.Alias, e.Outputs.Len())
 }

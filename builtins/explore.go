@@ -340,9 +340,9 @@ func userVars(h *Host, thread *starlark.Thread) []namedValue {
 		idx[name] = len(out)
 		out = append(out, namedValue{name, v})
 	}
-	if h.Session != nil {
-		for _, n := range h.Session.UserGlobals() {
-			if v, ok := h.Session.Global(n); ok {
+	if g := h.globals(); g != nil {
+		for _, n := range g.UserGlobals() {
+			if v, ok := g.Global(n); ok {
 				add(n, v)
 			}
 		}
@@ -400,8 +400,8 @@ func lookupVar(h *Host, thread *starlark.Thread, name string) (starlark.Value, b
 			return v, true
 		}
 	}
-	if h.Session != nil {
-		return h.Session.Global(name)
+	if g := h.globals(); g != nil {
+		return g.Global(name)
 	}
 	return nil, false
 }

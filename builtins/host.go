@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // ChildRunner runs a sub-RLM for rlm_query. It is implemented by the
@@ -52,9 +53,11 @@ type Host struct {
 	// Group runs the deferred operations; nil creates one on first use.
 	Group *deferred.Group
 	// Session gives show_vars and FINAL_VAR the variables of previous steps
-	// (those of the running step are read from the thread). Its methods are
-	// called while a step runs, which *sandbox.Session's locking does not
-	// allow: pass Snapshot(session), refreshed before each Exec.
+	// (those of the running step are read from the thread). Helpers call it
+	// while a step runs; a *sandbox.Session cannot be called then (Exec
+	// holds its lock), so for one the host reads a snapshot taken at each
+	// barrier (Group.Wait) instead. Pass Snapshot(session), refreshed before
+	// each Exec, to also see the variables before the first barrier.
 	Session Globals
 	// Context is the run's context for deferred operations (values only;
 	// cancellation goes through Group). Nil means context.Background.
@@ -71,6 +74,7 @@ type Host struct {
 
 	once     sync.Once
 	mu       sync.Mutex
+	snap     Globals // snapshot of a *sandbox.Session Session
 	noted    map[string]bool
 	embCache map[[32]byte][]float32
 }
@@ -79,7 +83,13 @@ const hostKey = "rlm.builtins.host"
 
 // Attach stores h on thread so that helpers without a bound host (see
 // [Predeclared] with nil) find it; use it from sandbox.Config.ThreadHook.
-func Attach(thread *starlark.Thread, h *Host) { thread.SetLocal(hostKey, h) }
+func Attach(thread *starlark.Thread, h *Host) {
+	thread.SetLocal(hostKey, h)
+	if h.Context != nil && thread.Local("context") == nil {
+		// Waiting for a future from this thread stops when the run ends.
+		thread.SetLocal("context", h.Context)
+	}
+}
 
 // HostFrom returns the host attached to thread, or nil.
 func HostFrom(thread *starlark.Thread) *Host {
@@ -94,7 +104,30 @@ func (h *Host) init() {
 		}
 		h.noted = map[string]bool{}
 		h.embCache = map[[32]byte][]float32{}
+		if _, ok := h.Session.(*sandbox.Session); ok {
+			h.Group.OnWait(h.refresh)
+		}
 	})
+}
+
+// refresh snapshots a *sandbox.Session between steps.
+func (h *Host) refresh() {
+	if s, ok := h.Session.(*sandbox.Session); ok {
+		snap := Snapshot(s)
+		h.mu.Lock()
+		h.snap = snap
+		h.mu.Unlock()
+	}
+}
+
+// globals returns the session view that is safe to call during a step.
+func (h *Host) globals() Globals {
+	if _, ok := h.Session.(*sandbox.Session); ok {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.snap
+	}
+	return h.Session
 }
 
 func (h *Host) ctx() context.Context {

@@ -117,7 +117,7 @@ func (h *Host) contextWindow(model string) int {
 }
 
 func (h *Host) noModelErr(helper string) error {
-	return fmt.Errorf("%s: no model configured (set --base-url and --model, or OPENAI_API_KEY / OPENAI_BASE_URL and RLM_MODEL): %w", helper, llm.ErrNoModel)
+	return fmt.Errorf("%s: no model configured (%w): set --base-url and --model, or OPENAI_BASE_URL and RLM_MODEL (or OPENAI_API_KEY for OpenAI)", helper, llm.ErrNoModel)
 }
 
 // fitPrompt checks prompt against the model's context window. It returns
@@ -131,14 +131,14 @@ func (h *Host) fitPrompt(helper, model, prompt string, truncate bool) (string, e
 	tok := llm.TokenizerForModel(model)
 	limit := window - h.maxOutput() - 16 // room for message framing
 	if limit <= 0 {
-		return "", fmt.Errorf("%s: the context window of %s (%d tokens) leaves no room for a prompt: %w", helper, model, window, ErrContextWindow)
+		return "", fmt.Errorf("%s: %w: the window of %s (%d tokens) leaves no room for a prompt after %d reply tokens", helper, ErrContextWindow, modelLabel(model), window, h.maxOutput())
 	}
 	n, _ := tok.CountLarge(prompt)
 	if n <= limit {
 		return prompt, nil
 	}
 	if !truncate {
-		return "", fmt.Errorf("%s: prompt is about %d tokens but %s accepts %d (context window %d minus %d for the reply); split it (chunk(var, size)) or pass truncate=True: %w", helper, n, modelLabel(model), limit, window, h.maxOutput(), ErrContextWindow)
+		return "", fmt.Errorf("%s: %w: the prompt is about %d tokens but %s accepts %d (window %d minus %d for the reply); split it (chunk(var, size)) or pass truncate=True", helper, ErrContextWindow, n, modelLabel(model), limit, window, h.maxOutput())
 	}
 	return truncateMiddle(tok, prompt, n, limit), nil
 }
@@ -225,7 +225,7 @@ func (h *Host) startChat(helper string, req llm.Request) (*deferred.Future, erro
 			return nil, fmt.Errorf("%s: %w; nothing was sent", helper, err)
 		}
 	}
-	f := h.Group.GoLabel(h.ctx(), helper, key, func(ctx context.Context) (starlark.Value, error) {
+	f, started := h.Group.Start(h.ctx(), helper, key, func(ctx context.Context) (starlark.Value, error) {
 		if res != nil {
 			res.Cancel() // the metered model reserves for itself now
 		}
@@ -235,8 +235,8 @@ func (h *Host) startChat(helper string, req llm.Request) (*deferred.Future, erro
 		}
 		return starlark.String(resp.Content), nil
 	})
-	if res != nil && f.Done() {
-		res.Cancel() // memoized: nothing will be sent
+	if res != nil && !started {
+		res.Cancel() // memoized (or closed): nothing will be sent
 	}
 	return f, nil
 }

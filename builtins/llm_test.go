@@ -103,7 +103,7 @@ func TestContextWindow(t *testing.T) {
 	e := newEnv(t, h, map[string]any{"big": strings.Repeat("word ", 1000)})
 	_, err := e.exec(`llm_query("Summarize: " + big)`)
 	msg := scriptErr(t, err, "")
-	assert.Contains(t, msg, "llm_query: prompt is about 10")
+	assert.Contains(t, msg, "llm_query: prompt exceeds the model's context window: the prompt is about 10")
 	assert.Contains(t, msg, "pass truncate=True")
 	assert.ErrorIs(t, err, builtins.ErrContextWindow)
 	assert.Equal(t, 0, m.Calls(), "nothing is sent")
@@ -294,3 +294,34 @@ part.append("c")`)
 }
 
 var _ = deferred.New
+
+func TestMemoizedPendingCallReleasesItsReservation(t *testing.T) {
+	release := make(chan struct{})
+	m := llmtest.NewScripted().Default(func(req llm.Request) (*llm.Response, error) {
+		<-release
+		return &llm.Response{Content: "ok"}, nil
+	})
+	ledger := llm.NewLedger(llm.LedgerConfig{Limits: llm.Limits{MaxCalls: 2}})
+	h := &builtins.Host{Model: llm.Metered(m, ledger), Ledger: ledger}
+	e := newEnv(t, h, nil)
+	// The same prompt three times while the first call is in flight: one
+	// call, and the budget still has room for a second distinct call.
+	e.run(`fs = [llm_query("same") for _ in range(3)]
+g = llm_query("other")`)
+	close(release)
+	require.NoError(t, h.Group.Wait(context.Background()))
+	assert.Equal(t, 2, m.Calls())
+	assert.Equal(t, 0, ledger.InFlight())
+}
+
+func TestSummarizeOfflineLargeText(t *testing.T) {
+	var b strings.Builder
+	for i := range 200000 {
+		fmt.Fprintf(&b, "row %d\n", i)
+	}
+	e := newEnv(t, nil, map[string]any{"doc": b.String()})
+	out := e.run(`print(summarize(doc, max_tokens=40))`)
+	assert.Contains(t, out, "row 0\nrow 1\n")
+	assert.Contains(t, out, "\nrow 199999\n")
+	assert.Regexp(t, `\[\.\.\. 199,9\d\d lines omitted \.\.\.\]`, out)
+}

@@ -1,10 +1,13 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // Doc documents one helper for the root prompt.
@@ -93,8 +96,30 @@ func Predeclared(h *Host) starlark.StringDict {
 				}
 			}
 			host.init()
-			return fn(host, thread, name, args, kwargs)
+			v, err := fn(host, thread, name, args, kwargs)
+			return v, pyError(err)
 		})
 	}
 	return d
+}
+
+// pyError gives helper errors a Python exception kind (keeping the Go
+// error in the chain): ValueError for a prompt over the context window,
+// RecursionError at the depth limit, RuntimeError for other failures.
+func pyError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *sandbox.PyError
+	if errors.As(err, &pe) || errors.Is(err, ErrSubmit) {
+		return err
+	}
+	kind := "RuntimeError"
+	switch {
+	case errors.Is(err, ErrContextWindow):
+		kind = "ValueError"
+	case errors.Is(err, ErrDepthLimit):
+		kind = "RecursionError"
+	}
+	return &sandbox.PyError{Kind: kind, Msg: err.Error(), Err: err}
 }

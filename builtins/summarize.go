@@ -52,7 +52,7 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 	parts := chunkText(text, max(partBytes, 1000), 0)
 	if len(parts) > maxSummaryParts {
 		n, _ := llm.TokenizerForModel(model).CountLarge(text)
-		return nil, fmt.Errorf("%s: var is about %d tokens, more than %d context windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need: %w", name, n, maxSummaryParts, modelLabel(model), ErrContextWindow)
+		return nil, fmt.Errorf("%s: %w: var is about %d tokens, more than %d windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need", name, ErrContextWindow, n, maxSummaryParts, modelLabel(model))
 	}
 	key := chatKey(llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}})
 	return h.Group.GoLabel(h.ctx(), name, key, func(ctx context.Context) (starlark.Value, error) {
@@ -99,14 +99,33 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 	var b strings.Builder
 	b.WriteString("[extractive summary: no model configured] ")
 	var lines []string
-	switch v := v.(type) {
-	case starlark.String:
-		s := string(v)
-		fmt.Fprintf(&b, "str of %s chars, %s lines.\n", commas(len(s)), commas(strings.Count(s, "\n")+1))
+	hidden := 0 // lines of a large string's middle, never split out
+	nonEmpty := func(s string) {
 		for _, l := range strings.Split(s, "\n") {
 			if l = strings.TrimSpace(l); l != "" {
 				lines = append(lines, l)
 			}
+		}
+	}
+	switch v := v.(type) {
+	case starlark.String:
+		s := string(v)
+		fmt.Fprintf(&b, "str of %s, %s.\n", plural(len(s), "char"), plural(strings.Count(s, "\n")+1, "line"))
+		if side := maxTokens * 16; len(s) > 4*side {
+			// Only the ends can be shown: split just those.
+			head := s[:runeFloor(s, side)]
+			if nl := strings.LastIndexByte(head, '\n'); nl >= 0 {
+				head = head[:nl+1]
+			}
+			tail := s[runeCeil(s, len(s)-side):]
+			if nl := strings.IndexByte(tail, '\n'); nl >= 0 && nl < len(tail)-1 {
+				tail = tail[nl+1:]
+			}
+			hidden = strings.Count(s[len(head):len(s)-len(tail)], "\n")
+			nonEmpty(head)
+			nonEmpty(tail)
+		} else {
+			nonEmpty(s)
 		}
 	case *starlark.List, starlark.Tuple:
 		seq := v.(starlark.Indexable)
@@ -157,8 +176,8 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 		used += n
 	}
 	b.WriteString(strings.Join(head, "\n"))
-	if skipped := j - i + 1; skipped > 0 {
-		fmt.Fprintf(&b, "\n[... %s lines omitted ...]", commas(skipped))
+	if skipped := j - i + 1 + hidden; skipped > 0 {
+		fmt.Fprintf(&b, "\n[... %s omitted ...]", plural(skipped, "line"))
 	}
 	if len(tail) > 0 {
 		b.WriteString("\n" + strings.Join(tail, "\n"))

@@ -494,6 +494,8 @@ func utf8Error(source string, data []byte, base int64) error {
 
 type decoder struct {
 	data   []byte
+	kstack []string // keys of the objects being parsed
+	vstack []any    // values of the objects and arrays being parsed
 	pos    int
 	owned  bool
 	source string
@@ -593,12 +595,14 @@ func (d *decoder) hasPrefix(s string) bool {
 func (d *decoder) object(depth int) (any, error) {
 	start := d.pos
 	d.pos++ // {
-	obj := NewDict(0)
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return obj, nil
+		return NewDict(0), nil
 	}
+	// Entries collect on the decoder's stacks, then move to exact-size slices.
+	base := len(d.kstack)
+	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) {
@@ -621,7 +625,8 @@ func (d *decoder) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Set(k.(string), v)
+		d.kstack = append(d.kstack, k.(string))
+		d.vstack = append(d.vstack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf(d.pos, "unterminated object (opened at byte %d)", d.offBase+int64(start))
@@ -631,6 +636,18 @@ func (d *decoder) object(depth int) (any, error) {
 			d.pos++
 		case '}':
 			d.pos++
+			n := len(d.kstack) - base
+			obj := &Dict{keys: make([]string, n), vals: make([]any, n)}
+			copy(obj.keys, d.kstack[base:])
+			copy(obj.vals, d.vstack[base:])
+			if n > dictIndexMin {
+				obj.reindex()
+				if len(obj.idx) < n {
+					obj = dedup(obj)
+				}
+			} else if hasDupKeys(obj.keys) {
+				obj = dedup(obj)
+			}
 			return obj, nil
 		default:
 			return nil, d.errorf(d.pos, "expecting ',' or '}' in object")
@@ -641,19 +658,22 @@ func (d *decoder) object(depth int) (any, error) {
 func (d *decoder) array(depth int) (any, error) {
 	start := d.pos
 	d.pos++ // [
-	arr := []any{}
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return arr, nil
+		return []any{}, nil
 	}
+	// Items collect on the value stack (kstack stays aligned with a "" key).
+	base := len(d.vstack)
+	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
 	for {
 		d.skipSpace()
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
+		d.kstack = append(d.kstack, "")
+		d.vstack = append(d.vstack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf(d.pos, "unterminated array (opened at byte %d)", d.offBase+int64(start))
@@ -663,6 +683,8 @@ func (d *decoder) array(depth int) (any, error) {
 			d.pos++
 		case ']':
 			d.pos++
+			arr := make([]any, len(d.vstack)-base)
+			copy(arr, d.vstack[base:])
 			return arr, nil
 		default:
 			return nil, d.errorf(d.pos, "expecting ',' or ']' in array")
@@ -831,3 +853,24 @@ func (d *decoder) hex4(i int) (rune, bool) {
 }
 
 func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
+
+func hasDupKeys(keys []string) bool {
+	for i := 1; i < len(keys); i++ {
+		for j := 0; j < i; j++ {
+			if keys[i] == keys[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dedup rebuilds a decoded object with repeated keys the way Python does:
+// first position, last value.
+func dedup(o *Dict) *Dict {
+	d := NewDict(len(o.keys))
+	for i, k := range o.keys {
+		d.Set(k, o.vals[i])
+	}
+	return d
+}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -205,7 +204,7 @@ type onDiskMeta struct {
 	Persist   bool      `json:"persist"`
 	Encoding  string    `json:"encoding"` // "text" or "json"
 	ValueFile string    `json:"value_file"`
-	SHA256    string    `json:"sha256"`
+	SHA256    string    `json:"sha256,omitempty"`
 }
 
 const (
@@ -472,7 +471,7 @@ func randomSuffix() string {
 }
 
 // writeTemp writes value's stored form to a new temporary file in dir,
-// fsyncs it and returns its path, encoding, size and sha256.
+// fsyncs it and returns its path, encoding, size and sha256 (or "").
 func writeTemp(dir string, value any) (path, enc string, size int64, sum string, err error) {
 	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
 	if err != nil {
@@ -487,8 +486,7 @@ func writeTemp(dir string, value any) (path, enc string, size int64, sum string,
 	if err = f.Chmod(0o644); err != nil {
 		return
 	}
-	h := sha256.New()
-	hw := &hookWriter{w: io.MultiWriter(f, h)}
+	hw := &hookWriter{w: f}
 	if str, ok := value.(string); ok {
 		enc = encText
 		const chunk = 1 << 20
@@ -513,12 +511,23 @@ func writeTemp(dir string, value any) (path, enc string, size int64, sum string,
 	if err = f.Close(); err != nil {
 		return
 	}
-	return f.Name(), enc, hw.n, hex.EncodeToString(h.Sum(nil)), nil
+	return f.Name(), enc, hw.n, "", nil // the hash is computed when needed
 }
 
 type hookWriter struct {
-	w io.Writer
+	w *os.File
 	n int64
+}
+
+// WriteString writes without copying s (os.File.WriteString does not), so
+// writing a large text allocates nothing.
+func (h *hookWriter) WriteString(s string) (int, error) {
+	n, err := h.w.WriteString(s)
+	h.n += int64(n)
+	if testHookWrite != nil {
+		testHookWrite(h.n)
+	}
+	return n, err
 }
 
 func (h *hookWriter) Write(p []byte) (int, error) {
@@ -529,8 +538,6 @@ func (h *hookWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-var _ hash.Hash = sha256.New()
 
 // writeFileAtomic writes data to dir/name via a fsynced temp file and rename.
 func writeFileAtomic(dir, name string, data []byte) error {
@@ -1193,11 +1200,11 @@ func (s *Store) Summarize(ctx context.Context, key string, maxTokens int) (strin
 	if maxTokens <= 0 {
 		maxTokens = DefaultSummaryTokens
 	}
-	v, _, err := s.GetRef(key)
+	v, ref, err := s.GetRef(key)
 	if err != nil {
 		return "", err
 	}
-	h, err := s.contentHash(key, v)
+	h, err := s.contentHash(ref, v)
 	if err != nil {
 		return "", err
 	}
@@ -1241,11 +1248,12 @@ func (s *Store) Summarize(ctx context.Context, key string, maxTokens int) (strin
 	return out, nil
 }
 
-// contentHash returns the sha256 of key's stored form.
-func (s *Store) contentHash(key string, v any) (string, error) {
+// contentHash returns the sha256 of the stored form of v, the value of ref.
+func (s *Store) contentHash(ref Ref, v any) (string, error) {
+	key := ref.Key
 	s.mu.Lock()
 	e := s.entries[key]
-	if e != nil && e.hash != "" {
+	if e != nil && e.hash != "" && e.ref.Version == ref.Version && e.ref.ID == ref.ID {
 		h := e.hash
 		s.mu.Unlock()
 		return h, nil
@@ -1259,7 +1267,7 @@ func (s *Store) contentHash(key string, v any) (string, error) {
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	s.mu.Lock()
-	if e := s.entries[key]; e != nil && e.loaded {
+	if e := s.entries[key]; e != nil && e.ref.Version == ref.Version && e.ref.ID == ref.ID {
 		e.hash = sum
 	}
 	s.mu.Unlock()

@@ -272,14 +272,15 @@ func sizeText(v *Variable) string {
 	return humanBytes(v.SizeBytes) + ", " + t
 }
 
-// humanBytes renders a size exactly below 10 KB, else with one decimal.
+// humanBytes renders a size exactly below 10 KB, else in KB, MB or GB with
+// one decimal.
 func humanBytes(n int64) string {
 	switch {
 	case n < 10<<10:
 		return plural(int(n), "byte")
-	case n < 10<<20:
+	case n < 1<<20:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n < 10<<30:
+	case n < 1<<30:
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))

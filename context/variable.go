@@ -100,7 +100,9 @@ func (v *Variable) measure() {
 		v.Tokens = tok.Count(jsonString(v.Value, -1))
 		return
 	}
-	head := jsonString(v.Value, int(limit))
+	// Estimate from the first MB of the encoding (texts sample evenly
+	// instead, through CountLarge).
+	head := jsonString(v.Value, min(int(limit), 1<<20))
 	if len(head) == 0 {
 		return
 	}

@@ -30,6 +30,7 @@ type Group struct {
 	pending  map[*Future]struct{}
 	failures []*Future // failed since the last Failures call
 	started  int
+	onWait   []func()
 }
 
 // New returns an empty Group.
@@ -60,14 +61,22 @@ func (g *Group) Go(ctx context.Context, key string, fn func(ctx context.Context)
 // GoLabel is like Go and names the operation (e.g. "llm_query") in its
 // rendering and errors.
 func (g *Group) GoLabel(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
+	f, _ := g.Start(ctx, label, key, fn)
+	return f
+}
+
+// Start is GoLabel that also reports whether fn was started (false when
+// the future was memoized or the group is closed), so a caller can release
+// resources it reserved for fn.
+func (g *Group) Start(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) (*Future, bool) {
 	if err := context.Cause(g.base); err != nil {
-		return Failed(label, err)
+		return Failed(label, err), false
 	}
 	g.mu.Lock()
 	if key != "" {
 		if f, ok := g.memo[key]; ok {
 			g.mu.Unlock()
-			return f
+			return f, false
 		}
 	}
 	f := &Future{label: label, key: key, done: make(chan struct{})}
@@ -86,7 +95,7 @@ func (g *Group) GoLabel(ctx context.Context, label, key string, fn func(ctx cont
 		v, err := g.run(opCtx, fn)
 		g.settle(f, v, err)
 	}()
-	return f
+	return f, true
 }
 
 // Resolved returns a future that is already done with v, for helpers whose
@@ -174,8 +183,12 @@ func (g *Group) Wait(ctx context.Context) error {
 			f = p
 			break
 		}
+		hooks := g.onWait
 		g.mu.Unlock()
 		if f == nil {
+			for _, h := range hooks {
+				h()
+			}
 			return nil
 		}
 		select {
@@ -187,6 +200,15 @@ func (g *Group) Wait(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// OnWait registers fn to run at the end of every Wait that settles all
+// operations (the barrier between steps), e.g. to refresh host state that
+// may only be read between steps.
+func (g *Group) OnWait(fn func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.onWait = append(g.onWait, fn)
 }
 
 // Close cancels every pending operation and waits for them to return.

@@ -64,6 +64,10 @@ type Config struct {
 	// MaxDepth is the number of RLM levels: 1 (default) makes rlm_query a
 	// plain sub-model call; 2 lets the root start child RLMs, and so on.
 	MaxDepth int
+	// MaxTotalIterations bounds the iterations of the whole tree (root and
+	// children together), checked before each request; 0 means no bound
+	// beyond the per-run limits.
+	MaxTotalIterations int
 	// MaxConsecutiveErrors stops the run after that many failed steps in a
 	// row (default 5).
 	MaxConsecutiveErrors int

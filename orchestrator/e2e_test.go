@@ -8,7 +8,9 @@ import (
 	"math/rand"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,27 +30,46 @@ const (
 
 var fillerWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu river stone cloud paper window garden silver orange market bridge lantern harbor meadow")
 
-// needleText is size bytes of non-repeating filler lines with the needle
-// at depth (0..1).
-func needleText(size int, depth float64) string {
+// fillerBlock is 1 MB of non-repeating filler lines, made once.
+var fillerBlock = sync.OnceValue(func() string {
 	rng := rand.New(rand.NewSource(7))
-	var b strings.Builder
-	b.Grow(size + 200)
+	b := make([]byte, 0, 1<<20+200)
+	for line := 1; len(b) < 1<<20; line++ {
+		b = strconv.AppendInt(b, int64(line), 10)
+		b = append(b, ':')
+		for w := 0; w < 10; w++ {
+			b = append(b, ' ')
+			b = append(b, fillerWords[rng.Intn(len(fillerWords))]...)
+		}
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(rng.Intn(1000000)), 10)
+		b = append(b, '\n')
+	}
+	return string(b[:1<<20])
+})
+
+// needleText is size bytes of filler lines (the 1 MB block repeated) with
+// the needle line at depth (0..1).
+func needleText(size int, depth float64) string {
+	block := fillerBlock()
 	at := int(float64(size) * depth)
-	placed := false
-	for line := 1; b.Len() < size; line++ {
-		if !placed && b.Len() >= at {
-			b.WriteString(needle)
-			b.WriteByte('\n')
-			placed = true
+	var b strings.Builder
+	b.Grow(size + len(needle) + 2)
+	for b.Len() < size {
+		n := min(len(block), size-b.Len())
+		if b.Len() <= at && at < b.Len()+n {
+			cut := at - b.Len()
+			if i := strings.LastIndexByte(block[:cut], '\n'); i >= 0 {
+				cut = i + 1
+			} else {
+				cut = 0
+			}
+			b.WriteString(block[:cut])
+			b.WriteString(needle + "\n")
+			b.WriteString(block[cut:n])
 			continue
 		}
-		fmt.Fprintf(&b, "%d:", line)
-		for w := 0; w < 10; w++ {
-			b.WriteByte(' ')
-			b.WriteString(fillerWords[rng.Intn(len(fillerWords))])
-		}
-		fmt.Fprintf(&b, " %d\n", rng.Intn(1000000))
+		b.WriteString(block[:n])
 	}
 	return b.String()
 }
@@ -263,7 +284,7 @@ func (w *windowIndex) sharedRuns(s string, n int) []string {
 }
 
 func TestPrintContextIsBoundedAndKeptInOutputs(t *testing.T) {
-	text := needleText(10<<20, 0.5)
+	text := needleText(2<<20, 0.5)
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(rootModel,
 		llmtest.Text("```python\nprint(context)\n```"),
@@ -420,4 +441,160 @@ func TestRecordReplay(t *testing.T) {
 	assert.Equal(t, res1.Answer, res2.Answer)
 	assert.Equal(t, res1.StopReason, res2.StopReason)
 	assert.Equal(t, normalizeTrajectory(t, traj1), normalizeTrajectory(t, traj2))
+}
+
+func TestLeakCheckerFindsPlantedWindow(t *testing.T) {
+	text := needleText(2<<20, 0.5)
+	idx := newWindowIndex(text)
+	planted := "prefix text " + text[777777:777777+250] + " suffix"
+	runs := idx.sharedRuns(planted, 200)
+	require.Len(t, runs, 1)
+	assert.Equal(t, text[777777:777777+250], runs[0])
+	assert.Empty(t, idx.sharedRuns("nothing from the context here "+text[5000:5150], 200), "150 chars are below the window")
+}
+
+func TestToolsProtocolEndToEnd(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if c.Model == subModel {
+			return llmtest.Text("482913")
+		}
+		switch assistants(c.Messages) {
+		case 0:
+			return llmtest.ToolCallReply(
+				llm.ToolCall{ID: "call_a", Name: "execute_code", Arguments: `{"code": "hits = search(context, \"magic number\")\nprint(len(hits))"}`},
+				llm.ToolCall{ID: "call_b", Name: "execute_code", Arguments: `{"code": "ans = llm_query(\"digits: \" + hits[0][\"preview\"])\nprint(ans)"}`})
+		default:
+			return llmtest.ToolCallReply(llm.ToolCall{ID: "call_c", Name: "submit", Arguments: `{"answer": "482913"}`})
+		}
+	})
+	e := newE2E(t, srv, llm.Limits{})
+	cfg := e.config()
+	cfg.Protocol = ProtocolTools
+	res, err := New(cfg).Run(context.Background(), bigContext(t, needleText(1<<20, 0.2)))
+	require.NoError(t, err)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	assert.Equal(t, "482913", res.Answer)
+	calls := rootCalls(srv)
+	require.Len(t, calls, 2)
+	for i, c := range calls {
+		require.Len(t, c.Tools, 2)
+		checkToolOrdering(t, i+1, c.Messages)
+	}
+	m := calls[1].Messages
+	require.GreaterOrEqual(t, len(m), 6)
+	assert.Equal(t, "1", strings.TrimSpace(m[len(m)-3].Content))
+	assert.Equal(t, "482913", strings.TrimSpace(m[len(m)-2].Content))
+	assert.Contains(t, m[len(m)-1].Content, "[engine] Step 1 done.")
+}
+
+func TestNudgeEndToEnd(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(rootModel,
+		llmtest.Text("The magic number is probably in the text."),
+		llmtest.Text("```python\nprint(len(context))\n```"),
+		llmtest.Text("```python\nSUBMIT(answer=\"x\")\n```"))
+	e := newE2E(t, srv, llm.Limits{})
+	res, err := New(e.config()).Run(context.Background(), bigContext(t, "tiny context"))
+	require.NoError(t, err)
+	require.Equal(t, StopSubmit, res.StopReason)
+	calls := rootCalls(srv)
+	require.Len(t, calls, 3)
+	nudges := func(c llmtest.Call) int {
+		n := 0
+		for _, m := range c.Messages {
+			n += strings.Count(m.Content, "no code block")
+		}
+		return n
+	}
+	assert.Equal(t, []int{0, 1, 0}, []int{nudges(calls[0]), nudges(calls[1]), nudges(calls[2])})
+	assert.Equal(t, llm.RoleUser, calls[1].Messages[len(calls[1].Messages)-1].Role)
+}
+
+func TestLongRunEndToEnd(t *testing.T) {
+	const iters = 60
+	srv := llmtest.NewServer(t)
+	reply := func(i int) string {
+		return fmt.Sprintf("Step %d.\n```python\nprint(\"lorem ipsum %d \" * 400)\n```", i, i)
+	}
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		// Count the steps done from the last observation's header.
+		last := c.Messages[len(c.Messages)-1].Content
+		var step int
+		fmt.Sscanf(last, "[engine] Step %d output:", &step)
+		if step >= iters {
+			return llmtest.Text("```python\nSUBMIT(answer=str(len(outputs)))\n```")
+		}
+		return llmtest.Text(reply(step + 1))
+	})
+	e := newE2E(t, srv, llm.Limits{})
+	cfg := e.config()
+	cfg.MaxIterations = iters + 5
+	cfg.DynamicBudget = 6000
+	res, err := New(cfg).Run(context.Background(), bigContext(t, needleText(1<<20, 0.5)))
+	require.NoError(t, err)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	assert.Equal(t, fmt.Sprint(iters), res.Answer, "every step's full output is in outputs")
+	tok := llm.DefaultTokenizer()
+	calls := rootCalls(srv)
+	require.Len(t, calls, iters+1)
+	bound := res.Metrics.FirstPrefixTokens + 20 + cfg.DynamicBudget
+	for i, c := range calls {
+		n := 0
+		for _, m := range c.Messages {
+			n += tok.Count(m.Content) + msgOverhead
+		}
+		assert.LessOrEqual(t, n, bound, "request %d", i+1)
+		if i > 0 {
+			msgs := c.Messages
+			assert.Equal(t, reply(i), msgs[len(msgs)-2].Content, "the last raw turn is verbatim in request %d", i+1)
+		}
+	}
+	assert.Greater(t, res.Metrics.Compressions, 5)
+	var arts int
+	for _, ev := range decodeEvents(t, e.traj.Bytes()) {
+		if ev.Type == EventCompression {
+			arts++
+		}
+	}
+	assert.Equal(t, res.Metrics.Compressions, arts)
+}
+
+func TestRLMQueryAtDepthLimitIsPlainSubCall(t *testing.T) {
+	const sub = "gpt-4o-mini" // a known 128K window
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if c.Model == sub {
+			return llmtest.Text("sub says hi")
+		}
+		switch assistants(c.Messages) {
+		case 0:
+			return llmtest.Text("```python\nr = rlm_query(\"Summarize this\", part=context[:120])\nprint(r)\n```")
+		case 1:
+			return llmtest.Text("```python\nbig = rlm_query(\"Summarize all\", part=context)\nprint(big)\n```")
+		default:
+			return llmtest.Text("```python\nSUBMIT(answer=r.value)\n```")
+		}
+	})
+	e := newE2E(t, srv, llm.Limits{})
+	cfg := e.config()
+	cfg.SubModel = sub
+	text := needleText(1<<20, 0.9)
+	res, err := New(cfg).Run(context.Background(), bigContext(t, text))
+	require.NoError(t, err)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	assert.Equal(t, "sub says hi", res.Answer)
+	var subCalls []llmtest.Call
+	for _, c := range srv.Calls() {
+		if c.Model == sub {
+			subCalls = append(subCalls, c)
+		}
+	}
+	require.Len(t, subCalls, 1, "the over-window call is refused before sending")
+	assert.Equal(t, "Summarize this\n\n--- part ---\n"+text[:120], subCalls[0].Messages[0].Content)
+	calls := rootCalls(srv)
+	obs := calls[2].Messages[len(calls[2].Messages)-1].Content
+	assert.Contains(t, obs, "exceeds gpt-4o-mini's context window")
+	assert.Equal(t, 2, res.Metrics.SubCalls)
+	assert.Equal(t, 0, res.Metrics.ChildRuns)
 }

@@ -71,6 +71,11 @@ type Metrics struct {
 	ChildRuns     int `json:"child_runs"` // child RLMs started
 	Nudges        int `json:"nudges"`
 	Iterations    int `json:"iterations"` // tree-wide
+	// Root-run model usage as the server reported it (the root RLM's own
+	// requests; sub-calls and child RLMs are the rest of Result.Usage).
+	RootCalls            int `json:"root_calls"`
+	RootPromptTokens     int `json:"root_prompt_tokens"`
+	RootCompletionTokens int `json:"root_completion_tokens"`
 }
 
 // Status is the live state reported to Config.OnStatus.
@@ -85,6 +90,8 @@ type Status struct {
 	Elapsed    time.Duration
 	Phase      string // "model", "exec", "done"
 	StopReason StopReason
+	// Metrics are the tree's counters so far.
+	Metrics Metrics
 }
 
 // Engine runs RLM tasks with one configuration.
@@ -213,6 +220,7 @@ func (t *tree) status(r *run, phase string, stop StopReason) {
 		RunID: r.id, Iteration: r.iterations, MaxIter: r.maxIter,
 		Tokens: tot.Tokens(), CostUSD: tot.CostUSD, CostKnown: tot.CostKnown,
 		Pending: int(t.pending.Load()), Elapsed: time.Since(t.start), Phase: phase, StopReason: stop,
+		Metrics: t.snapshot(),
 	})
 }
 

@@ -7,6 +7,8 @@ import "errors"
 var (
 	// ErrMaxIterations reports that the run used Config.MaxIterations iterations.
 	ErrMaxIterations = errors.New("iteration limit reached")
+	// ErrIterationBudget reports that the run tree used Config.MaxTotalIterations.
+	ErrIterationBudget = errors.New("iteration budget of the run tree exhausted")
 	// ErrTooManyErrors reports Config.MaxConsecutiveErrors failed steps in a row.
 	ErrTooManyErrors = errors.New("too many consecutive errors")
 	// ErrTimeout reports that the run exceeded Config.Timeout.

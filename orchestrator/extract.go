@@ -1,6 +1,9 @@
 package orchestrator
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // codeLabels are the fence labels whose blocks are run; an unlabeled fence
 // is run too. Any other label (```json, ```text, ...) is not code.
@@ -41,6 +44,20 @@ func ExtractCode(reply string) []string {
 		i = j
 	}
 	return blocks
+}
+
+// bareFinishRE matches a finishing call written as a plain line outside
+// any fence, as models trained on the RLM paper's protocol do.
+var bareFinishRE = regexp.MustCompile(`(?m)^[ \t]*((?:SUBMIT|FINAL|FINAL_VAR)\(.*\))[ \t]*$`)
+
+// bareFinish returns the last bare SUBMIT(...), FINAL(...) or
+// FINAL_VAR(...) line of a reply without code blocks, or "".
+func bareFinish(reply string) string {
+	m := bareFinishRE.FindAllStringSubmatch(reply, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1][1]
 }
 
 // dedent removes the common leading whitespace of non-blank lines, for

@@ -20,10 +20,11 @@ import (
 //	DEF <name>               defines a global
 //	anything else            prints "ran: <code>"
 type fakeExec struct {
-	mu      sync.Mutex
-	outputs map[int]string
-	globals []string
-	settles int
+	mu       sync.Mutex
+	outputs  map[int]string
+	globals  []string
+	settles  int
+	failNext bool
 }
 
 func fakeFactory(store **fakeExec) ExecutorFactory {
@@ -59,11 +60,14 @@ func (f *fakeExec) Exec(ctx context.Context, code string) (*ExecResult, error) {
 		return &ExecResult{Err: errors.New(msg), ErrText: "Traceback (most recent call last):\n  line 1\n" + msg}, nil
 	case strings.HasPrefix(code, "PRINT "):
 		n, _ := strconv.Atoi(code[6:])
-		out := strings.Repeat("x", n)
+		out := strings.Repeat("lorem ipsum dolor sit amet ", n/27+1)[:n]
 		if n > 2000 {
 			return &ExecResult{Output: out, Excerpt: out[:1000] + "\n... [cut] ...\n" + out[n-1000:], Truncated: true}, nil
 		}
 		return &ExecResult{Output: out, Excerpt: out}, nil
+	case code == "DEFERFAIL":
+		f.failNext = true
+		return &ExecResult{}, nil
 	case strings.HasPrefix(code, "DEF "):
 		f.globals = append(f.globals, code[4:])
 		return &ExecResult{}, nil
@@ -74,8 +78,12 @@ func (f *fakeExec) Exec(ctx context.Context, code string) (*ExecResult, error) {
 
 func (f *fakeExec) Settle(ctx context.Context) (DeferredReport, error) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.settles++
-	f.mu.Unlock()
+	if f.failNext {
+		f.failNext = false
+		return DeferredReport{Started: 2, Failed: []DeferredOp{{Key: "k1", Kind: "llm_query", Error: "llm: budget: budget exceeded"}}}, ctx.Err()
+	}
 	return DeferredReport{}, ctx.Err()
 }
 

@@ -9,15 +9,19 @@ import (
 // maybeCompress compresses the oldest turns into the rolling summary when
 // the dynamic section passes CompressAt of its budget. The last turn is
 // always kept verbatim.
-func (r *run) maybeCompress(ctx context.Context) {
+// With force, every turn but the last is folded.
+func (r *run) maybeCompress(ctx context.Context, force bool) {
 	cfg := r.t.cfg
 	tok := cfg.Tokenizer
 	pre := r.env.dynamicTokens(tok)
 	limit := int(cfg.CompressAt * float64(cfg.DynamicBudget))
-	if pre <= limit || len(r.env.Turns) < 2 {
+	if (pre <= limit && !force) || len(r.env.Turns) < 2 {
 		return
 	}
 	target := cfg.DynamicBudget / 2
+	if force {
+		target = 0
+	}
 	// Choose how many of the oldest turns to fold: enough to get under the
 	// target, never the last one.
 	n := 0

@@ -109,3 +109,27 @@ func TestLLMSummarizerIsUsedAndFallsBack(t *testing.T) {
 	assert.Contains(t, last.Messages[2].Content, "found nothing yet")
 	assert.Greater(t, sumModel.Calls(), 0)
 }
+
+func TestSummaryCitesErrorsAndDefinedNames(t *testing.T) {
+	steps := []llmtest.Step{
+		llmtest.Say(code("ERR boom")),
+		llmtest.Say(code("DEF hits")),
+		llmtest.Say(code("PRINT 4000")),
+		llmtest.Say(code("PRINT 4000")),
+		llmtest.Say(code("PRINT 4000")),
+		llmtest.Say(submitReply("x")),
+	}
+	h := newHarness(t, Config{DynamicBudget: 1500}, steps...)
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	var summary string
+	for _, req := range h.model.Requests() {
+		if len(req.Messages) > 2 && strings.HasPrefix(req.Messages[2].Content, "[engine] Summary") {
+			summary = req.Messages[2].Content
+		}
+	}
+	require.NotEmpty(t, summary)
+	assert.Contains(t, summary, "- step 1: ran `ERR boom`; error `ValueError: boom`")
+	assert.Contains(t, summary, "- step 2: ran `DEF hits`; defined hits")
+	assert.Contains(t, summary, "-> outputs[3]")
+}

@@ -124,8 +124,17 @@ func (r *run) loop(ctx, parent context.Context) *Result {
 		if final {
 			r.env.Directive = finalDirective(cfg.Protocol, r.schema)
 		}
-		r.maybeCompress(ctx)
+		if max := cfg.MaxTotalIterations; max > 0 && r.t.snapshot().Iterations >= max {
+			return r.partial(StopBudget, fmt.Errorf("%w (%d)", ErrIterationBudget, max))
+		}
+		r.maybeCompress(ctx, false)
 		resp, err := r.call(ctx, final)
+		if err != nil && llm.KindOf(err) == llm.KindContextLength && len(r.env.Turns) > 1 && ctx.Err() == nil {
+			// The prompt outgrew the model's window: fold all but the last
+			// turn into the summary and try once more.
+			r.maybeCompress(ctx, true)
+			resp, err = r.call(ctx, final)
+		}
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -242,6 +251,13 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 	if err != nil {
 		rd.Error = err.Error()
 	} else {
+		if r.depth == 0 {
+			r.t.addMetrics(func(m *Metrics) {
+				m.RootCalls++
+				m.RootPromptTokens += resp.Usage.PromptTokens
+				m.RootCompletionTokens += resp.Usage.CompletionTokens
+			})
+		}
 		rd.Content, rd.FinishReason, rd.Usage = resp.Content, resp.FinishReason, resp.Usage
 		for _, tc := range resp.ToolCalls {
 			rd.ToolCalls = append(rd.ToolCalls, toolInfo(tc))
@@ -269,9 +285,19 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		}
 		r.env.Turns = append(r.env.Turns, turn)
 		r.env.Directive = ""
+		od := observationData{Engine: turn.Engine}
+		for _, m := range turn.ToolResults {
+			od.ToolResults = append(od.ToolResults, toolResult{ID: m.ToolCallID, Content: m.Content})
+		}
+		r.t.traj.emit(EventObservation, r.id, step, od)
 		return out, nil
 	}
 	blocks := ExtractCode(resp.Content)
+	if len(blocks) == 0 {
+		if f := bareFinish(resp.Content); f != "" {
+			blocks = []string{f}
+		}
+	}
 	if len(blocks) == 0 {
 		turn.NoCode = true
 		turn.digest.NoCode = true
@@ -309,6 +335,7 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 	turn.digest = sr.digest(step)
 	r.env.Turns = append(r.env.Turns, turn)
 	r.env.Directive = ""
+	r.t.traj.emit(EventObservation, r.id, step, observationData{Engine: turn.Engine})
 	return out, nil
 }
 
@@ -387,7 +414,7 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 		}
 	} else if res.Err != nil {
 		msg := ed.Error
-		sr.errText = msg
+		sr.errText = lastLine(msg)
 		sr.failed = true
 		sr.stopped = true
 		if part != "" {
@@ -402,6 +429,13 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 	return nil
 }
 
+// lastLine is the last non-blank line of s (the "Kind: message" line of a
+// traceback).
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
 // settle runs the barrier, stores the step's full output and validates a
 // SUBMIT.
 func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error) {
@@ -411,6 +445,18 @@ func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error
 	}
 	if err != nil {
 		return outcome{}, err
+	}
+	if len(rep.Failed) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "[engine] %d deferred operation(s) failed:", len(rep.Failed))
+		for i, op := range rep.Failed {
+			if i == 5 {
+				fmt.Fprintf(&b, "\n- … and %d more", len(rep.Failed)-5)
+				break
+			}
+			fmt.Fprintf(&b, "\n- %s: %s", op.Kind, quoteShort(op.Error, 160))
+		}
+		sr.parts = append(sr.parts, b.String())
 	}
 	r.exec.SetOutput(step, sr.full.String())
 	out := outcome{failed: sr.failed}
@@ -500,14 +546,17 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 			content = fmt.Sprintf("[engine] error: unknown tool %q; use %s or %s.", tc.Name, toolExecute, toolSubmit)
 			sr.failed = true
 		}
-		turn.ToolResults = append(turn.ToolResults, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: content})
+		turn.ToolResults = append(turn.ToolResults, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: content})
 	}
+	var extra []string
 	if out.submitted == nil {
+		n := len(sr.parts)
 		so, err := r.settle(ctx, &sr, step)
 		if err != nil {
 			return so, err
 		}
 		sr.failed = sr.failed || so.failed
+		extra = sr.parts[n:]
 	} else {
 		r.exec.SetOutput(step, sr.full.String())
 	}
@@ -515,6 +564,9 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 	turn.digest = sr.digest(step)
 	if out.submitted == nil {
 		turn.Engine = fmt.Sprintf("[engine] Step %d done. %s", step, strings.TrimPrefix(r.remaining(), "[engine] "))
+		if len(extra) > 0 {
+			turn.Engine = strings.Join(extra, "\n") + "\n" + turn.Engine
+		}
 	} else {
 		turn.Engine = fmt.Sprintf("[engine] Step %d done: submitted.", step)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -296,4 +297,87 @@ func TestTruncatedObservationPointsToOutputs(t *testing.T) {
 	assert.Contains(t, last, "full output is in outputs[1]")
 	assert.Less(t, len(last), 3000)
 	assert.Len(t, h.exec.outputs[1], 50000)
+}
+
+func TestTimeoutStopsRun(t *testing.T) {
+	h := newHarness(t, Config{Timeout: 50 * time.Millisecond}, func(req llm.Request) (*llm.Response, error) {
+		return &llm.Response{Content: code("print(1)")}, nil
+	})
+	h.model.Default(func(req llm.Request) (*llm.Response, error) {
+		time.Sleep(20 * time.Millisecond)
+		return &llm.Response{Content: code("print(1)")}, nil
+	})
+	res := h.run(t)
+	assert.Equal(t, StopTimeout, res.StopReason)
+	assert.ErrorIs(t, res.Err, ErrTimeout)
+	assert.True(t, res.Partial)
+}
+
+func TestTotalIterationBudget(t *testing.T) {
+	h := newHarness(t, Config{MaxTotalIterations: 3})
+	h.model.Default(llmtest.Say(code("print(1)")))
+	res := h.run(t)
+	assert.Equal(t, StopBudget, res.StopReason)
+	assert.ErrorIs(t, res.Err, ErrIterationBudget)
+	assert.Equal(t, 3, res.Iterations)
+	assert.Equal(t, 3, h.model.Calls())
+}
+
+func TestContextLengthErrorForcesCompression(t *testing.T) {
+	calls := 0
+	h := newHarness(t, Config{}, llmtest.Say(code("print(1)")), llmtest.Say(code("print(2)")))
+	h.model.Default(func(req llm.Request) (*llm.Response, error) {
+		calls++
+		if calls == 1 {
+			return nil, &llm.Error{Kind: llm.KindContextLength, StatusCode: 400, Message: "too long"}
+		}
+		return &llm.Response{Content: submitReply("ok")}, nil
+	})
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	reqs := h.model.Requests()
+	require.Len(t, reqs, 4)
+	assert.Contains(t, reqs[3].Messages[2].Content, "[engine] Summary of earlier steps")
+	assert.Equal(t, 1, res.Metrics.Compressions)
+}
+
+func TestStatusCallbackAndRootMetrics(t *testing.T) {
+	var sts []Status
+	h := newHarness(t, Config{}, llmtest.Say(code("print(1)")), llmtest.Say(submitReply("a")))
+	res := h.run(t, WithStatus(func(s Status) { sts = append(sts, s) }))
+	require.NotEmpty(t, sts)
+	last := sts[len(sts)-1]
+	assert.Equal(t, "done", last.Phase)
+	assert.Equal(t, StopSubmit, last.StopReason)
+	assert.Equal(t, 2, last.Iteration)
+	assert.Greater(t, last.Tokens, 0)
+	assert.Equal(t, 2, res.Metrics.RootCalls)
+	assert.Equal(t, res.Usage.PromptTokens, res.Metrics.RootPromptTokens)
+}
+
+func TestBareFinishLineRuns(t *testing.T) {
+	h := newHarness(t, Config{}, llmtest.Say("I found it.\nSUBMIT({\"answer\": \"7\"})\n"))
+	res := h.run(t)
+	assert.Equal(t, StopSubmit, res.StopReason)
+	assert.Equal(t, "7", res.Answer)
+	assert.Equal(t, `SUBMIT({"answer": "7"})`, bareFinish("text\n  SUBMIT({\"answer\": \"7\"})  \nmore"))
+	assert.Equal(t, "FINAL(x)", bareFinish("FINAL(y)\nFINAL(x)"))
+	assert.Empty(t, bareFinish("call SUBMIT() when done"))
+}
+
+func TestDeferredFailuresReachTheModel(t *testing.T) {
+	h := newHarness(t, Config{}, llmtest.Say(code("DEFERFAIL")), llmtest.Say(submitReply("a")))
+	h.run(t)
+	req := h.model.Requests()[1]
+	last := req.Messages[len(req.Messages)-1].Content
+	assert.Contains(t, last, "1 deferred operation(s) failed")
+	assert.Contains(t, last, "llm_query: `llm: budget: budget exceeded`")
+	var rep map[string]any
+	for _, ev := range h.events(t) {
+		if ev.Type == EventDeferred {
+			rep = ev.Data.(map[string]any)
+		}
+	}
+	require.NotNil(t, rep)
+	assert.Equal(t, float64(2), rep["started"])
 }

@@ -23,9 +23,9 @@ How it works:
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run.`
 
-const dialectNotes = `Python dialect (a Starlark-based Python subset):
-- Supported: def, lambda, comprehensions, f-strings, % and str.format specs, slicing, if/for/while, try/except, recursion, str/list/dict/set methods, sorted/enumerate/zip/sum/min/max/any/all/isinstance. import re, json, math, collections (Counter, defaultdict), itertools, string, statistics.
-- Not supported: class, with, yield/generators, async, global/nonlocal, decorators, other imports, files, network, os. No bytes type. re is RE2: no lookaround or backreferences.`
+const dialectNotes = `Python dialect (a Python subset on Starlark):
+- Supported: def, lambda, comprehensions, f-strings, % and str.format specs, slicing, if/elif/for/while, try/except, recursion, str/list/dict/set methods, sorted/enumerate/zip/sum/min/max/any/all/isinstance; import re, json, math, collections (Counter, defaultdict), itertools, functools, string, statistics.
+- Not supported: class (use dicts), with, yield/generators, async, match, assigning to global/nonlocal names inside a function (return the value or update a dict/list), other modules, files, network, os. No bytes type. re is RE2: no lookaround or backreferences.`
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.

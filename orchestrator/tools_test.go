@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,7 +74,7 @@ func TestToolsProtocolOrdering(t *testing.T) {
 	m = reqs[4].Messages
 	assert.Contains(t, m[len(m)-3].Content, "execute_code needs JSON arguments")
 	assert.Contains(t, m[len(m)-2].Content, `missing field "confidence"`)
-	assert.Equal(t, "ran: print(1)\nxx", h.exec.outputs[1][:len("ran: print(1)\nxx")])
+	assert.True(t, strings.HasPrefix(h.exec.outputs[1], "ran: print(1)\nlorem ipsum"))
 	_, ran := h.exec.outputs[5]
 	assert.True(t, ran)
 	assert.NotContains(t, h.exec.outputs[5], "print(2)", "calls after a valid submit are not run")

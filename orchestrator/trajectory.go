@@ -22,6 +22,7 @@ const (
 	EventChildStart  = "child_start"
 	EventChildEnd    = "child_end"
 	EventSubmit      = "submit"
+	EventObservation = "observation"
 	EventRunEnd      = "run_end"
 )
 
@@ -133,6 +134,16 @@ type execData struct {
 	Error     string `json:"error,omitempty"`
 	Submitted bool   `json:"submitted,omitempty"`
 	ToolCall  string `json:"tool_call_id,omitempty"`
+}
+
+type observationData struct {
+	Engine      string       `json:"engine"`
+	ToolResults []toolResult `json:"tool_results,omitempty"`
+}
+
+type toolResult struct {
+	ID      string `json:"tool_call_id"`
+	Content string `json:"content"`
 }
 
 type childStartData struct {

@@ -10,7 +10,7 @@ import (
 
 // compileProgram turns the model's Python code into Starlark chunks.
 func compileProgram(code string) (*pyfront.Program, error) {
-	prog, err := pyfront.Compile(srcFile, code, pyfront.Options{StarImports: starImports()})
+	prog, err := pyfront.Compile(srcFile, code, pyfront.Options{StarImports: starImports(), CatchInner: true})
 	if err != nil {
 		var pe *pyfront.Error
 		if errors.As(err, &pe) {

@@ -100,6 +100,7 @@ var exceptionHierarchy = [][2]string{
 	{"PermissionError", "OSError"},
 	{"SyntaxError", "Exception"},
 	{"re.error", "Exception"},
+	{"StatisticsError", "ValueError"},
 	{"Error", "Exception"}, // unclassified interpreter errors
 }
 

@@ -272,6 +272,33 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.String(b.String()), true, nil
 	case "encode":
 		return starlark.Bytes(s), true, nil
+	case "join":
+		var it starlark.Value
+		if err := starlark.UnpackPositionalArgs("join", args, kwargs, 1, &it); err != nil {
+			return nil, true, err
+		}
+		var b strings.Builder
+		i := 0
+		err := forEach(thread, it, func(x starlark.Value) error {
+			if p, ok := x.(Proxy); ok {
+				t, err := p.ProxyTarget(thread)
+				if err != nil {
+					return err
+				}
+				x = t
+			}
+			str, ok := x.(starlark.String)
+			if !ok {
+				return Errorf("TypeError", "sequence item %d: expected str instance, %s found", i, pyType(x))
+			}
+			if i > 0 {
+				b.WriteString(s)
+			}
+			b.WriteString(string(str))
+			i++
+			return nil
+		})
+		return starlark.String(b.String()), true, err
 	case "split", "rsplit":
 		var sep starlark.Value = starlark.None
 		maxsplit := -1
@@ -601,7 +628,7 @@ func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args sta
 			c.SetKey(kv[0], kv[1])
 		}
 		return c, true, noArgs(name, args, kwargs)
-	case "fromkeys":
+	case "fromkeys": // d.fromkeys(...) also works on an instance
 		var it starlark.Value
 		var v starlark.Value = starlark.None
 		if err := starlark.UnpackPositionalArgs("fromkeys", args, kwargs, 1, &it, &v); err != nil {

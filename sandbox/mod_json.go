@@ -54,6 +54,10 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		return v, nil
 	}
 	var se *json.SyntaxError
+	var probe any
+	if uerr := json.Unmarshal([]byte(text), &probe); uerr != nil && errors.As(uerr, &se) {
+		return nil, jsonError(pyJSONMsg(se.Error()), text, int(se.Offset)-1)
+	}
 	if errors.As(err, &se) {
 		return nil, jsonError(pyJSONMsg(se.Error()), text, int(se.Offset)-1)
 	}
@@ -71,10 +75,10 @@ func pyJSONMsg(msg string) string {
 	switch {
 	case strings.Contains(msg, "looking for beginning of value"):
 		return "Expecting value"
-	case strings.Contains(msg, "after object key"):
-		return "Expecting ':' delimiter"
 	case strings.Contains(msg, "after object key:value pair"), strings.Contains(msg, "after array element"):
 		return "Expecting ',' delimiter"
+	case strings.Contains(msg, "after object key"):
+		return "Expecting ':' delimiter"
 	case strings.Contains(msg, "looking for beginning of object key string"):
 		return "Expecting property name enclosed in double quotes"
 	}

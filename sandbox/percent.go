@@ -186,6 +186,9 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 			str = string(a.(starlark.String))
 		}
 		s.sign, s.alt, s.zero = 0, false, false
+		if s.align == 0 {
+			s.align = '>'
+		}
 		return formatString(str, s)
 	case 'd', 'i', 'u', 'x', 'X', 'o':
 		var n *big.Int

@@ -99,6 +99,8 @@ func pyBuiltins() starlark.StringDict {
 		"_py_tuple":       func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return typeTuple.call(t, a, k) },
 		"_py_set":         func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return builtinSet(t, a, k) },
 		"_py_dict_merge":  pyDictMerge,
+		"_py_try":         pyTry,
+		"_py_setslice":    pySetSlice,
 	}
 	for name, fn := range fns {
 		d[name] = starlark.NewBuiltin(name, fn)
@@ -1130,6 +1132,18 @@ func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	}
 	p, ok := x.(*pyIterator)
 	if !ok {
+		// Generator expressions arrive as lists: next(x for x in xs) is their first element.
+		switch seq := x.(type) {
+		case *starlark.List, starlark.Tuple:
+			idx := seq.(starlark.Indexable)
+			if idx.Len() > 0 {
+				return idx.Index(0), nil
+			}
+			if dflt != nil {
+				return dflt, nil
+			}
+			return nil, Errorf("StopIteration", "")
+		}
 		return nil, Errorf("TypeError", "'%s' object is not an iterator", pyType(x))
 	}
 	if p.i >= len(p.elems) {

@@ -62,6 +62,17 @@ func (t *typeObj) Attr(name string) (starlark.Value, error) {
 	if v, ok := t.attrs[name]; ok {
 		return v, nil
 	}
+	switch {
+	case t.name == "dict" && name == "fromkeys":
+		return starlark.NewBuiltin("dict.fromkeys", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			v, _, err := dictMethod(thread, starlark.NewDict(0), "fromkeys", args, kwargs)
+			return v, err
+		}), nil
+	case t.name == "str" && name == "maketrans":
+		return starlark.NewBuiltin("str.maketrans", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return strMaketrans(args, kwargs)
+		}), nil
+	}
 	// Unbound methods: str.lower(s), list.append(xs, v), dict.get(d, k).
 	return starlark.NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		if len(args) == 0 {

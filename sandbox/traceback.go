@@ -219,16 +219,23 @@ func classify(err error) (string, string) {
 	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
 		return "IndexError", pyIndexMsg(inner)
 	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
-		if strings.Contains(inner, "floating") {
-			return "ZeroDivisionError", "float division by zero"
-		}
-		if strings.Contains(inner, "modulo") {
-			return "ZeroDivisionError", "integer modulo by zero"
+		if strings.Contains(inner, "integer") {
+			return "ZeroDivisionError", "integer division or modulo by zero"
 		}
 		return "ZeroDivisionError", "division by zero"
 	case reUnknownBin.MatchString(inner):
 		m := reUnknownBin.FindStringSubmatch(inner)
-		return "TypeError", fmt.Sprintf("unsupported operand type(s) for %s: '%s' and '%s'", m[2], pyTypeName(m[1]), pyTypeName(m[3]))
+		l, op, r := pyTypeName(m[1]), m[2], pyTypeName(m[3])
+		if op == "+" && (l == "str" || l == "list" || l == "tuple") && l != r {
+			return "TypeError", fmt.Sprintf("can only concatenate %s (not \"%s\") to %s", l, r, l)
+		}
+		if op == "*" && (l == "str" || r == "str") {
+			return "TypeError", fmt.Sprintf("can't multiply sequence by non-int of type '%s'", map[bool]string{true: r, false: l}[l == "str"])
+		}
+		if op == "in" || op == "not in" {
+			return "TypeError", fmt.Sprintf("argument of type '%s' is not iterable", r)
+		}
+		return "TypeError", fmt.Sprintf("unsupported operand type(s) for %s: '%s' and '%s'", op, l, r)
 	case reNoAttr.MatchString(inner):
 		m := reNoAttr.FindStringSubmatch(inner)
 		return "AttributeError", fmt.Sprintf("'%s' object has no attribute '%s'", pyTypeName(m[1]), m[2])

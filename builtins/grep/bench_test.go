@@ -1,44 +1,13 @@
 package grep
 
 import (
+	"github.com/rlmhq/rlm/builtins/internal/benchtext"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 )
 
-// The benchmark corpus: a 1 MB block of pseudo-English lines from a fixed
-// LCG, repeated to 100 MB; every 2,000th line of the block is the needle
-// line. builtins/testdata/bench/search.py builds the same text for CPython.
-var benchWords = strings.Fields("the of and to in is was for on that with as by at from this be are or an it his which but not were " +
-	"error warning info debug request response user server client value number magic Magic data time system file")
-
-const benchNeedle = "The Magic number is 4242 and the magic NUMBER is 17"
-
-func benchBlock() string {
-	var b strings.Builder
-	x := uint64(12345)
-	for line := 0; b.Len() < 1<<20; line++ {
-		if line%2000 == 1999 {
-			b.WriteString(benchNeedle)
-			b.WriteByte('\n')
-			continue
-		}
-		x = x*6364136223846793005 + 1442695040888963407
-		n := 4 + int(x>>33)%12
-		for j := 0; j < n; j++ {
-			x = x*6364136223846793005 + 1442695040888963407
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(benchWords[int(x>>33)%len(benchWords)])
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-var benchText = sync.OnceValue(func() string { return strings.Repeat(benchBlock(), 100) })
+func benchText() string { return benchtext.Text() }
 
 func benchMatch(b *testing.B, m *Matcher) {
 	text := benchText()

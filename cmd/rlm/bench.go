@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/bench"
-	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -129,7 +127,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	runners := map[string]bench.Runner{
 		bench.ModeDirect: &bench.Direct{Model: model, ModelName: llmCfg.Model, Window: window,
 			MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits},
-		bench.ModeRLM: &rlmRunner{model: model, prices: prices, limits: limits, base: orchestrator.Config{
+		bench.ModeRLM: &bench.RLM{Model: model, Prices: prices, Limits: limits, Config: orchestrator.Config{
 			RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
 			Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
 			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
@@ -201,7 +199,7 @@ func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string
 		case bench.ModeDirect:
 			cfg.Direct = &bench.Direct{ModelName: modelName}
 		case bench.ModeRLM:
-			cfg.RLM = &rlmRunner{base: orchestrator.Config{RootModel: modelName, MaxIterations: f.maxIterations,
+			cfg.RLM = &bench.RLM{Config: orchestrator.Config{RootModel: modelName, MaxIterations: f.maxIterations,
 				MaxDepth: f.maxDepth, Protocol: orchestrator.Protocol(f.protocol)}}
 		}
 	}
@@ -278,116 +276,4 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// rlmRunner is bench's RLM mode: the orchestrator over the task's variables
-// as externalized context, on a fresh ledger per item.
-type rlmRunner struct {
-	model  llm.ChatModel // shared, unmetered
-	base   orchestrator.Config
-	prices *llm.PriceTable
-	limits llm.Limits
-}
-
-func taskContext(t *bench.Task) (*rlmctx.ExternalizedContext, error) {
-	c := rlmctx.NewContext(t.Query)
-	for _, v := range t.Vars {
-		if _, err := c.Add(v.Name, v.Value); err != nil {
-			return nil, fmt.Errorf("bench: variable %s: %w", v.Name, err)
-		}
-	}
-	return c, nil
-}
-
-// FirstRequest is the first root request of the RLM for t.
-func (r *rlmRunner) FirstRequest(t *bench.Task) (llm.Request, error) {
-	c, err := taskContext(t)
-	if err != nil {
-		return llm.Request{}, err
-	}
-	msgs, _ := orchestrator.New(r.base).RootPrompt(c)
-	return llm.Request{Model: r.base.RootModel, Messages: msgs}, nil
-}
-
-// Run answers t with the orchestrator.
-func (r *rlmRunner) Run(ctx context.Context, t *bench.Task) (*bench.Outcome, error) {
-	c, err := taskContext(t)
-	if err != nil {
-		return nil, err
-	}
-	msgs, _ := orchestrator.New(r.base).RootPrompt(c)
-	ledger := llm.NewLedger(llm.LedgerConfig{Prices: r.prices, Limits: r.limits})
-	split := &splitModel{inner: llm.Metered(r.model, ledger)}
-	if len(msgs) > 0 {
-		split.rootSystem = msgs[0].Content
-	}
-	cfg := r.base
-	cfg.Model, cfg.Ledger = split, ledger
-	res, err := orchestrator.New(cfg).Run(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	tot := res.Usage
-	root := split.rootPrompt()
-	out := &bench.Outcome{
-		Answer:           res.Answer,
-		RootPromptTokens: root,
-		SubPromptTokens:  max(tot.PromptTokens-root, 0),
-		CompletionTokens: tot.CompletionTokens,
-		Calls:            tot.Calls,
-		CostUSD:          tot.CostUSD,
-		CostKnown:        tot.CostKnown,
-		Iterations:       res.Iterations,
-		StopReason:       string(res.StopReason),
-	}
-	switch res.StopReason {
-	case orchestrator.StopSubmit:
-	case orchestrator.StopCanceled:
-		return out, ctx.Err()
-	case orchestrator.StopModelError:
-		out.Failure = bench.FailureKind(res.Err)
-		return out, res.Err
-	default:
-		out.Failure = string(res.StopReason)
-	}
-	return out, nil
-}
-
-// splitModel tells root requests (those opening with the root system
-// prompt) from sub-calls and sums their prompt tokens.
-type splitModel struct {
-	inner      llm.ChatModel
-	rootSystem string
-	mu         sync.Mutex
-	root       int
-}
-
-func (s *splitModel) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := s.inner.Chat(ctx, req)
-	if err != nil || len(req.Messages) == 0 || req.Messages[0].Content != s.rootSystem {
-		return resp, err
-	}
-	n := resp.Usage.PromptTokens
-	if n == 0 {
-		n = llm.CountRequestTokens(req)
-	}
-	s.mu.Lock()
-	s.root += n
-	s.mu.Unlock()
-	return resp, nil
-}
-
-func (s *splitModel) rootPrompt() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.root
-}
-
-// Model is the wrapped model's default name (the orchestrator and the
-// ledger use it for requests without a model).
-func (s *splitModel) Model() string {
-	if d, ok := s.inner.(interface{ Model() string }); ok {
-		return d.Model()
-	}
-	return ""
 }

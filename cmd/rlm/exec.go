@@ -2,12 +2,269 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/builtins"
+	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
-// TODO(issue): placeholder until the exec subcommand lands; replace this file.
 func init() {
-	register(&command{name: "exec", summary: "run exploration code over context variables, offline", run: func(ctx context.Context, env *cliEnv, args []string) error {
-		return errors.New("not implemented yet")
-	}})
+	register(&command{name: "exec", summary: "run exploration code over context variables (works offline)", run: runExec})
+}
+
+const execSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits] [-c CODE | SCRIPT | -]"
+
+// limitFlags are the sandbox's per-step limits.
+type limitFlags struct {
+	maxSteps       uint64
+	stepTimeout    time.Duration
+	maxMemory      byteSize
+	maxRecursion   int
+	maxOutputBytes byteSize
+}
+
+func (l *limitFlags) register(fs *flag.FlagSet) {
+	l.maxMemory = sandbox.DefaultMaxMemory
+	l.maxOutputBytes = sandbox.DefaultMaxOutputBytes
+	fs.Uint64Var(&l.maxSteps, "max-steps", sandbox.DefaultMaxSteps, "Starlark execution steps per step of code")
+	fs.DurationVar(&l.stepTimeout, "step-timeout", sandbox.DefaultTimeout, "wall time per step of code")
+	fs.Var(&l.maxMemory, "max-memory", "memory a step may allocate, e.g. 512M or 2G")
+	fs.IntVar(&l.maxRecursion, "max-recursion", sandbox.DefaultMaxRecursion, "maximum depth of nested function calls")
+	fs.Var(&l.maxOutputBytes, "max-output-bytes", "output a step may print, e.g. 64M")
+}
+
+func (l *limitFlags) config() (sandbox.Config, error) {
+	if l.stepTimeout <= 0 || l.maxRecursion <= 0 || l.maxMemory <= 0 || l.maxOutputBytes <= 0 || l.maxSteps == 0 {
+		return sandbox.Config{}, fmt.Errorf("%w: --max-steps, --step-timeout, --max-memory, --max-recursion and --max-output-bytes must be positive", errUsage)
+	}
+	return sandbox.Config{
+		MaxSteps:       l.maxSteps,
+		Timeout:        l.stepTimeout,
+		MaxMemory:      int64(l.maxMemory),
+		MaxRecursion:   l.maxRecursion,
+		MaxOutputBytes: int(l.maxOutputBytes),
+	}, nil
+}
+
+// byteSize is a flag value in bytes with an optional K, M or G suffix.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	t := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(s, "B"), "b"))
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive size such as 512M or 2G, got %q", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+// sessionFlags are the flags rlm exec and rlm repl share.
+type sessionFlags struct {
+	vars     varFlags
+	session  string
+	storeDir *string
+	models   modelFlags
+	limits   limitFlags
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv) {
+	fs.Var(&f.vars, "var", varFlagUsage)
+	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
+	f.storeDir = storeDirFlag(fs, env)
+	f.models.register(fs)
+	f.limits.register(fs)
+}
+
+// execSession is a sandbox session with the helpers and the variables
+// loaded, offline when no model is configured.
+type execSession struct {
+	sess  *sandbox.Session
+	host  *builtins.Host
+	group *deferred.Group
+	close func() error
+}
+
+func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFlags) (*execSession, error) {
+	scfg, err := f.limits.config()
+	if err != nil {
+		return nil, err
+	}
+	host := &builtins.Host{Notes: env.stderr, Context: ctx}
+	closeModel := func() error { return nil }
+	cfg, err := f.models.config(env)
+	switch {
+	case errors.Is(err, llm.ErrNoModel):
+		// Offline: the helpers fall back (or explain) when they need a model.
+		// Say why if a model was partly configured.
+		if cfg.BaseURL != "" || cfg.APIKey != "" || cfg.Model != "" {
+			fmt.Fprintf(env.stderr, "rlm %s: warning: running offline: %v\n", name, err)
+		}
+	case err != nil:
+		return nil, err
+	default:
+		model, emb, cl, err := f.models.chatModel(env, nil)
+		if err != nil {
+			return nil, err
+		}
+		host.Model, host.Embedder, closeModel = model, emb, cl
+		host.SubModel = firstNonEmpty(cfg.SubModel, cfg.Model)
+		host.EmbeddingModel = cfg.EmbeddingModel
+		host.MaxOutputTokens = cfg.MaxOutputTokens
+	}
+	c, warns, err := loadContext(env, "", f.vars, f.session, *f.storeDir)
+	if err != nil {
+		closeModel()
+		return nil, err
+	}
+	for _, w := range warns {
+		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
+	}
+	host.Group = deferred.New(deferred.Config{})
+	scfg.Predeclared = builtins.Predeclared(host)
+	scfg.ThreadHook = func(th *starlark.Thread) { builtins.Attach(th, host) }
+	sess := sandbox.New(scfg)
+	for _, v := range c.Vars {
+		sv, err := sandbox.FromGo(v.Value)
+		if err != nil {
+			closeModel()
+			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
+		}
+		sess.SetGlobal(v.Name, sv)
+	}
+	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil
+}
+
+// exec runs one step. Deferred operations are settled afterwards (the
+// barrier), so the next step sees them resolved.
+func (s *execSession) exec(ctx context.Context, code string) (*sandbox.Result, error) {
+	s.host.Session = builtins.Snapshot(s.sess)
+	res, err := s.sess.Exec(ctx, code)
+	if werr := s.group.Wait(ctx); werr != nil && err == nil {
+		err = werr
+	}
+	return res, err
+}
+
+// shutdown cancels pending operations and closes the model (recorder).
+func (s *execSession) shutdown() error {
+	s.group.Close()
+	err := s.close()
+	s.close = func() error { return nil }
+	return err
+}
+
+// writeScriptError writes err as a Python-style traceback.
+func writeScriptError(w io.Writer, err error) {
+	var se *sandbox.ScriptError
+	if errors.As(err, &se) && se.Traceback != "" {
+		fmt.Fprintln(w, strings.TrimRight(se.Traceback, "\n"))
+		return
+	}
+	fmt.Fprintln(w, err)
+}
+
+// submitJSON renders SUBMIT's outputs as one line of JSON.
+func submitJSON(err error) (string, bool, error) {
+	outs, ok := builtins.Outputs(err)
+	if !ok {
+		return "", false, nil
+	}
+	b, jerr := json.Marshal(outs)
+	if jerr != nil {
+		return "", true, fmt.Errorf("SUBMIT outputs: %w", jerr)
+	}
+	return string(b), true, nil
+}
+
+func runExec(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "exec", execSynopsis)
+	var f sessionFlags
+	f.register(fs, env)
+	code := fs.String("c", "", "`CODE` to run (instead of SCRIPT)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	src, err := execSource(env, fs, *code, f.vars)
+	if err != nil {
+		return err
+	}
+	s, err := newExecSession(ctx, env, "exec", &f)
+	if err != nil {
+		return err
+	}
+	defer s.shutdown()
+
+	res, err := s.exec(ctx, src)
+	io.WriteString(env.stdout, res.Output)
+	if err == nil {
+		return s.shutdown()
+	}
+	if out, ok, jerr := submitJSON(err); ok {
+		if jerr != nil {
+			return jerr
+		}
+		fmt.Fprintln(env.stdout, out)
+		return s.shutdown()
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	writeScriptError(env.stderr, err)
+	return &exitError{code: 1, err: errors.New("")}
+}
+
+// execSource returns the code to run from -c, a script file or stdin (-).
+func execSource(env *cliEnv, fs *flag.FlagSet, code string, vars varFlags) (string, error) {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "c" })
+	switch {
+	case set && fs.NArg() > 0:
+		return "", fmt.Errorf("%w: pass either -c CODE or a SCRIPT, not both", errUsage)
+	case set:
+		return code, nil
+	case fs.NArg() == 0:
+		return "", fmt.Errorf("%w: no code: pass -c CODE, a SCRIPT file, or - to read the code from stdin", errUsage)
+	case fs.NArg() > 1:
+		return "", fmt.Errorf("%w: one SCRIPT only, got %d arguments (flags go before the script)", errUsage, fs.NArg())
+	case fs.Arg(0) == "-":
+		for _, v := range vars {
+			if strings.HasSuffix(v, "=-") {
+				return "", fmt.Errorf("%w: --var %s reads stdin, so the code cannot: pass it with -c or a SCRIPT file", errUsage, v)
+			}
+		}
+		b, err := io.ReadAll(env.stdin)
+		if err != nil {
+			return "", fmt.Errorf("reading code from stdin: %w", err)
+		}
+		return string(b), nil
+	}
+	b, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return string(b), nil
 }

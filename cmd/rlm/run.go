@@ -37,6 +37,7 @@ type runFlags struct {
 	jsonOut       bool
 	trajectory    string
 	quiet         bool
+	summarizer    string
 	models        modelFlags
 }
 
@@ -57,6 +58,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
 	fs.StringVar(&f.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
+	fs.StringVar(&f.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live status line and no warnings on stderr")
 	f.models.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -75,6 +77,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	proto := orchestrator.Protocol(f.protocol)
 	if proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools {
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
+	}
+	if f.summarizer != "deterministic" && f.summarizer != "llm" {
+		return fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, f.summarizer)
 	}
 	switch {
 	case f.maxIterations < 1:
@@ -121,8 +126,13 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		traj = tf
 	}
 	subModel := firstNonEmpty(llmCfg.SubModel, llmCfg.Model)
+	var summarizer orchestrator.Summarizer
+	if f.summarizer == "llm" {
+		summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: subModel}
+	}
 	eng := orchestrator.New(orchestrator.Config{
-		Model: model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
+		Summarizer: summarizer,
+		Model:      model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
 		Protocol: proto, Outputs: schema,
 		MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
@@ -186,7 +196,7 @@ func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
 		"api_key_set": c.APIKey != "", "vars": []string(f.vars), "session": f.session,
 		"max_iterations": f.maxIterations, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
 		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
-		"output": f.output, "protocol": f.protocol, "record": f.models.record, "replay": f.models.replay,
+		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
 	}
 	return m
 }

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 func TestRunNoEndpoint(t *testing.T) {
@@ -34,6 +36,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"bad schema", []string{"run", "--query", "q", "--output", "answer:strng"}, "unknown type"},
 		{"bad protocol", []string{"run", "--query", "q", "--protocol", "xml"}, "--protocol must be text or tools"},
 		{"bad depth", []string{"run", "--query", "q", "--max-depth", "0"}, "--max-depth must be >= 1"},
+		{"bad summarizer", []string{"run", "--query", "q", "--summarizer", "magic"}, "--summarizer must be deterministic or llm"},
 		{"stray arg", []string{"run", "--query", "q", "extra"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -139,4 +142,16 @@ func TestRunPartialExitsNonZero(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "maybe 7\n", out)
 	assert.Contains(t, errOut, "stopped: budget (best partial answer)")
+}
+
+func TestStatusLine(t *testing.T) {
+	var b strings.Builder
+	s := &statusLine{w: &b}
+	s.clear()
+	assert.Empty(t, b.String(), "nothing to clear before the first update")
+	s.update(orchestrator.Status{Iteration: 3, MaxIter: 30, Phase: "model", Tokens: 1234, CostUSD: 0.0123, CostKnown: true, Pending: 2, Elapsed: 14 * time.Second})
+	assert.Equal(t, "\r\x1b[Krlm: iter 3/30 · model · 1234 tokens · $0.0123 · 2 pending · 14s", b.String())
+	s.clear()
+	assert.True(t, strings.HasSuffix(b.String(), "\r\x1b[K"))
+	assert.False(t, isTerminal(&b))
 }

@@ -83,6 +83,23 @@ a, *m, z = (1, 2, 3, 4); print(a, m, z)`, "1 [2, 3]\n[\"a\", \"b\"] c\n1 [2, 3] 
 		{"match as name", "match = 3\nprint(match)", "3\n"},
 		{"string prefix ident", "rb = 1; f = 2; print(rb + f)", "3\n"},
 		{"call star string", "print(*\"ab\")", "a b\n"},
+		{"star then positional", "def f(*a): return a\nprint(f(*[1, 2], 3), f(0, *[1], *(2, 3)), f(*'ab'))", "(1, 2, 3) (0, 1, 2, 3) (\"a\", \"b\")\n"},
+		{"comments in brackets", "xs = [1,  # one\n  2,\n]\nif xs:\n    pass\n# col0 comment\nelse:\n    pass\nprint(xs)", "[1, 2]\n"},
+		{"one-line compound", "if 1: a = 1; b = 2\nelse: a = 0\ndef f(x): return x\nprint(a, b, f(3))", "1 2 3\n"},
+		{"unicode ident", "café = 1\nprint(café)", "1\n"},
+		{"empty source", "# nothing\n\n", ""},
+		{"lambda default capture", "fs = [lambda x, n=n: x * n for n in range(3)]\nprint([f(2) for f in fs])", "[0, 2, 4]\n"},
+		{"multi target none", "x = y = z = None\nprint(x, y, z)", "None None None\n"},
+		{"return star", "def f(a): return *a, 9\nprint(f([1]))", "(1, 9)\n"},
+		{"tuple index", "d = {(1, 2): 'p'}\nprint(d[1, 2])", "p\n"},
+		{"not precedence", "a = 1; b = 2\nprint(not a == b, not (a and b))", "True False\n"},
+		{"typing imports", "from typing import List, Dict, Optional\nimport typing\ndef f(xs: List[int]) -> Optional[Dict[str, int]]:\n    return None\nprint(f([]))", "None\n"},
+		{"slice assign", "xs = [1, 2, 3, 4]\nxs[1:3] = ['a']\nprint(xs)", "[1, \"a\", 4]\n"},
+		{"chain in comprehension", "def f(v): return v * 2\nprint([x for x in range(6) if 0 < f(x) < 7])\ndef g(xs):\n    return [x for x in xs if 1 <= f(x) <= 4]\nprint(g([0, 1, 2, 3]))", "[1, 2, 3]\n[1, 2]\n"},
+		{"indented paste", "    x = 1\n    if x:\n        print('in')\n", "in\n"},
+		{"decorators", "def twice(f):\n    return lambda x: f(f(x))\ndef add(n):\n    return lambda f: (lambda x: f(x) + n)\n@twice\n@add(1)\ndef inc(x):\n    return x + 1\nprint(inc(0))", "4\n"},
+		{"dict unpack variants", "a = {'x': 1}; b = {'y': 2}\nprint({**a}, {**a, **b,}, {'z': 0, **a}, {'x': 5, **a, 'x': 7})", "{\"x\": 1} {\"x\": 1, \"y\": 2} {\"z\": 0, \"x\": 1} {\"x\": 7}\n"},
+		{"set single and trailing", "print({1}, {1, 2,}, {*[3]})", "set([1]) set([1, 2]) set([3])\n"},
 		{"global at module level", "global x\nx = 1\nprint(x)", "1\n"},
 		{"recursion", "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\nprint(fact(10))", "3628800\n"},
 		{"nested def closure", "def outer():\n    k = 2\n    def inner(x):\n        return x * k\n    return inner(5)\nprint(outer())", "10\n"},
@@ -110,4 +127,95 @@ print(f(x=1, *[2]))`, "((1, 2), {\"x\": 3})\n((2,), {\"x\": 1})\n"},
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+func TestCatchInner(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"loop continue", `vals = ["1", "x", "3"]
+out = []
+for v in vals:
+    try:
+        n = int(v)
+    except ValueError:
+        out.append("bad")
+        continue
+    out.append(n)
+print(out)`, "[1, \"bad\", 3]\n"},
+		{"def return and else finally", `def f(d, k):
+    try:
+        v = d[k]
+    except KeyError as e:
+        print("missing", k)
+        return None
+    else:
+        print("found", v)
+    finally:
+        print("finally")
+    return v
+print(f({"a": 1}, "a"))
+print(f({"a": 1}, "b"))`, "found 1\nfinally\n1\nmissing b\nfinally\nNone\n"},
+		{"stops at first error", `def g():
+    try:
+        print("one")
+        x = 1 // 0
+        print("not reached")
+    except Exception:
+        print("caught")
+g()`, "one\ncaught\n"},
+		{"unmatched reraises", `def h():
+    try:
+        x = 1 // 0
+    except KeyError:
+        print("wrong")
+h()`, ""},
+		{"nested blocks", `def k(xs):
+    total = 0
+    try:
+        for x in xs:
+            if x > 0:
+                total += 10 // x
+            else:
+                raise ValueError("neg")
+    except ValueError as e:
+        print("stopped:", e)
+    return total
+print(k([1, 2]))
+print(k([5, -1, 1]))`, "15\nstopped: ValueError: neg\n2\n"},
+		{"nested try", `def n():
+    try:
+        try:
+            x = 1 // 0
+        except KeyError:
+            print("inner")
+        print("after inner")
+    except Exception:
+        print("outer")
+n()`, "outer\n"},
+		{"while in try", `def w():
+    i = 0
+    try:
+        while i < 5:
+            i += 1
+            if i == 3:
+                x = 1 // 0
+    except Exception:
+        print("at", i)
+w()`, "at 3\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := runOpts(t, tt.src, Options{CatchInner: true})
+			if tt.name == "unmatched reraises" {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	prog, err := Compile("t.py", "def f():\n    try:\n        x = 1\n    except Exception:\n        pass\n", Options{CatchInner: true})
+	require.NoError(t, err)
+	assert.Empty(t, prog.InnerTry)
 }

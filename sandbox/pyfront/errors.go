@@ -18,6 +18,17 @@ type Error struct {
 	Line, Col   int      // 1-based line and column (copies of Pos)
 	Msg         string   // what is wrong and, where possible, what to write instead
 	Unsupported bool     // valid Python that is not supported here
+	// Incomplete is set when the source ended inside an open block,
+	// bracket or triple-quoted string: a REPL should read more lines.
+	Incomplete bool
+}
+
+// IsIncomplete reports whether err is a compile error caused by input
+// that ends too early (e.g. "def f():" or "xs = [1,"), so that an
+// interactive prompt should ask for a continuation line.
+func IsIncomplete(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Incomplete
 }
 
 func (e *Error) Error() string {

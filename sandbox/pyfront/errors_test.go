@@ -23,12 +23,14 @@ func TestCompileErrors(t *testing.T) {
 		{"global in def", "t = 0\ndef f():\n    global t\n    t += 1", 3, "assigning to a global variable (t) inside a function is not supported", true},
 		{"global in def for", "t = 0\ndef f():\n    global t, u\n    for u in []:\n        pass", 3, "global variable (u)", true},
 		{"nonlocal", "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2", 4, "nonlocal", true},
-		{"decorator", "@cache\ndef f():\n    pass", 1, "decorators", true},
+		{"decorated class", "@dataclass\nclass P:\n    x: int", 2, "class definitions", true},
 		{"match", "match x:\n    case 1:\n        pass", 1, "match statements", true},
 		{"complex", "x = 1 + 2j", 1, "complex numbers", true},
 		{"star import", "from math import *", 1, "import *", true},
 		{"walrus in lambda", "f = lambda: (y := 1)", 1, "assignment expression", true},
-		{"slice assign", "xs = [1]\nxs[0:1] = [2]", 2, "slice assignment", true},
+		{"slice assign in tuple", "xs = [1]\nxs[0:1], y = [2], 3", 2, "slice assignment", true},
+		{"slice aug assign", "xs = [1]\nxs[0:1] += [2]", 2, "augmented assignment", false},
+		{"py2 print", "x = 1\nprint \"hi\"", 2, "Missing parentheses in call to 'print'", false},
 		{"relative import", "from . import x", 1, "relative imports", true},
 		{"matmul", "a @ b", 1, "@ operator", true},
 		{"bad indent", "if x:\nprint(1)", 2, "expected an indented block", false},
@@ -129,4 +131,22 @@ func TestPositions(t *testing.T) {
 	_, err := run(t, "x = 1\ny = f'{x} {undefined_name}'\n")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "test.py:2:12")
+}
+
+func TestIsIncomplete(t *testing.T) {
+	for src, want := range map[string]bool{
+		"def f():\n":            true,
+		"xs = [1,\n":            true,
+		"s = \"\"\"abc\n":       true,
+		"if x:\n    y = (1 +\n": true,
+		"x = 1 +\n":             false,
+		"x = 'abc\n":            false,
+		"x = )\n":               false,
+	} {
+		_, err := Compile("t.py", src, Options{})
+		require.Error(t, err, src)
+		assert.Equal(t, want, IsIncomplete(err), "%q: %v", src, err)
+	}
+	_, err := Compile("t.py", "x = 1\n", Options{})
+	assert.False(t, IsIncomplete(err))
 }

@@ -1,14 +1,12 @@
 package pyfront
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
-	"go.starlark.net/syntax"
 )
 
 // fakePrelude defines minimal stand-ins for the runtime's _py_* helpers,
@@ -66,19 +64,25 @@ def _py_ascii(v):
     return repr(v)
 def _py_raise(*a):
     fail("raise", *a)
+def ValueError(msg):
+    return "ValueError: " + msg
+def KeyError(msg):
+    return "KeyError: " + msg
 def _py_assert_fail(msg=None):
     fail("AssertionError", msg)
 def _py_del(c, k):
     c.pop(k)
 def _py_delslice(c, lo, hi, step):
     fail("delslice")
+def _py_setslice(c, lo, hi, step, v):
+    new = c[:lo] + v + c[hi:]
+    c.clear()
+    c.extend(new)
 def sum(xs):
     t = 0
     for x in xs:
         t += x
     return t
-def ValueError(msg):
-    return msg
 def _py_unpack(seq, before, after):
     seq = list(_py_iter(seq))
     return tuple(seq[:before] + [seq[before:len(seq)-after]] + seq[len(seq)-after:])
@@ -104,6 +108,38 @@ func fakeGlobals(t *testing.T) starlark.StringDict {
 			}
 			return starlark.Float(r), nil
 		}),
+		"_py_try": starlark.NewBuiltin("_py_try", func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			v, err := starlark.Call(th, args[0], nil, nil)
+			if err == nil {
+				return starlark.Tuple{starlark.MakeInt(-1), v}, nil
+			}
+			msg := err.Error()
+			if ee, ok := err.(*starlark.EvalError); ok {
+				msg = ee.Msg
+			}
+			msg = strings.TrimPrefix(msg, "fail: raise ")
+			switch {
+			case strings.Contains(msg, "invalid literal"):
+				msg = "ValueError: " + msg
+			case strings.Contains(msg, "not in dict"):
+				msg = "KeyError: " + msg
+			case strings.Contains(msg, "division by zero"):
+				msg = "ZeroDivisionError: " + msg
+			}
+			for i, h := range args[1:] {
+				list := h.(*starlark.List)
+				if list.Len() == 0 {
+					return starlark.Tuple{starlark.MakeInt(i), starlark.String(msg)}, nil
+				}
+				for j := 0; j < list.Len(); j++ {
+					name := string(list.Index(j).(starlark.String))
+					if name == "Exception" || strings.Contains(msg, name) {
+						return starlark.Tuple{starlark.MakeInt(i), starlark.String(msg)}, nil
+					}
+				}
+			}
+			return starlark.Tuple{starlark.MakeInt(-2), starlark.String(msg)}, nil
+		}),
 		"_py_import": starlark.NewBuiltin("_py_import", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 			mod := &starlarkstruct.Module{Name: string(args[0].(starlark.String)), Members: starlark.StringDict{
 				"answer": starlark.MakeInt(42),
@@ -127,7 +163,12 @@ func fakeGlobals(t *testing.T) starlark.StringDict {
 // printed output. Top-level try chunks run their first handler on error.
 func run(t *testing.T, src string) (string, error) {
 	t.Helper()
-	prog, err := Compile("test.py", src, Options{})
+	return runOpts(t, src, Options{})
+}
+
+func runOpts(t *testing.T, src string, opts Options) (string, error) {
+	t.Helper()
+	prog, err := Compile("test.py", src, opts)
 	if err != nil {
 		return "", err
 	}
@@ -165,6 +206,3 @@ func execChunks(thread *starlark.Thread, chunks []Chunk, globals starlark.String
 	}
 	return nil
 }
-
-var _ = fmt.Sprint
-var _ = syntax.MakePosition

@@ -192,7 +192,7 @@ func (p *parser) parseStmt(stmts []Stmt) []Stmt {
 	case WITH:
 		p.unsupported(p.tokval.pos, "with statements are not supported here (there are no files or resources to open): work on the variables directly")
 	case AT:
-		p.unsupported(p.tokval.pos, "decorators are not supported here: call the wrapper function explicitly")
+		return append(stmts, p.parseDecorated()...)
 	case ASYNC, AWAIT:
 		p.unsupported(p.tokval.pos, "async/await is not supported here: call functions directly (llm_query_batched runs prompts concurrently)")
 	case IDENT:
@@ -254,46 +254,84 @@ func (p *parser) nonEmpty(stmts []Stmt) []Stmt {
 	return stmts
 }
 
-// parseInnerTry parses a try statement that is not at module level: the
-// body (then else, then finally) is inlined and the handlers are kept
-// under `if False:` so that the names they bind stay defined.
+// parseInnerTry parses a try statement that is not at module level.
+// With Options.CatchInner it is lowered to _py_try calls (see
+// trylower.go). Otherwise the body (then else, then finally) is inlined,
+// the handlers are kept under `if False:` so that the names they bind
+// stay defined, and the body's lines are recorded in Program.InnerTry.
 func (p *parser) parseInnerTry() []Stmt {
 	pos := p.nextToken() // consume TRY
 	p.consume(COLON)
 	body := p.parseSuite()
-	_, end := body[len(body)-1].Span()
-	p.prog.InnerTry = append(p.prog.InnerTry, TryRange{Line: int(pos.Line), EndLine: int(end.Line)})
-	stmts := body
-	var dead []Stmt
-	nhandlers := 0
+	var handlers []innerHandler
 	for p.tok == EXCEPT {
 		epos := p.nextToken()
-		_, name := p.parseExceptClause(epos)
+		types, name := p.parseExceptClause(epos)
 		p.consume(COLON)
-		hb := p.parseSuite()
-		if name != "" {
-			dead = append(dead, &AssignStmt{OpPos: epos, Op: EQ, LHS: ident(name, epos), RHS: ident("None", epos)})
-		}
-		dead = append(dead, hb...)
-		nhandlers++
+		handlers = append(handlers, innerHandler{pos: epos, types: types, name: name, body: p.parseSuite()})
 	}
+	var elseBody, finallyBody []Stmt
 	if p.tok == ELSE {
 		p.nextToken()
 		p.consume(COLON)
-		stmts = append(stmts, p.parseSuite()...)
+		elseBody = p.parseSuite()
 	}
 	hasFinally := false
 	if p.tok == FINALLY {
 		p.nextToken()
 		p.consume(COLON)
-		stmts = append(stmts, p.parseSuite()...)
+		finallyBody = p.parseSuite()
 		hasFinally = true
 	}
-	if nhandlers == 0 && !hasFinally {
+	if len(handlers) == 0 && !hasFinally {
 		p.in.errorf(p.tokval.pos, "expected 'except' or 'finally' block")
+	}
+	if p.opts.CatchInner {
+		return p.lowerInnerTry(pos, body, handlers, elseBody, finallyBody)
+	}
+	_, end := body[len(body)-1].Span()
+	p.prog.InnerTry = append(p.prog.InnerTry, TryRange{Line: int(pos.Line), EndLine: int(end.Line)})
+	stmts := append(body, elseBody...)
+	stmts = append(stmts, finallyBody...)
+	var dead []Stmt
+	for _, h := range handlers {
+		if h.name != "" {
+			dead = append(dead, &AssignStmt{OpPos: h.pos, Op: EQ, LHS: ident(h.name, h.pos), RHS: ident("None", h.pos)})
+		}
+		dead = append(dead, h.body...)
 	}
 	if len(dead) > 0 {
 		stmts = append(stmts, &IfStmt{If: pos, Cond: ident("False", pos), True: dead})
+	}
+	return stmts
+}
+
+// parseDecorated parses decorators and the def they apply to:
+// @d1 @d2 def f -> def f; f = d1(d2(f)).
+func (p *parser) parseDecorated() []Stmt {
+	var decos []Expr
+	for p.tok == AT {
+		p.nextToken()
+		decos = append(decos, p.parseTest())
+		p.consume(NEWLINE)
+		for p.tok == NEWLINE {
+			p.nextToken()
+		}
+	}
+	switch p.tok {
+	case DEF:
+	case CLASS:
+		p.unsupported(p.tokval.pos, "class definitions are not supported here: use a dict per record and plain functions")
+	default:
+		p.in.errorf(p.tokval.pos, "invalid syntax: a decorator must be followed by def")
+	}
+	def := p.parseDefStmt().(*DefStmt)
+	stmts := []Stmt{def}
+	for i := len(decos) - 1; i >= 0; i-- {
+		start, _ := decos[i].Span()
+		name := def.Name.Name
+		wrapped := &CallExpr{Fn: decos[i], Lparen: start, Args: []Expr{ident(name, start)}, Rparen: start}
+		stmts = append(stmts, &AssignStmt{OpPos: start, Op: EQ, LHS: ident(name, start), RHS: wrapped})
 	}
 	return stmts
 }
@@ -581,6 +619,12 @@ func (p *parser) parseSmallStmt() []Stmt {
 	}
 
 	x := p.parseExpr(false)
+	if id, ok := x.(*Ident); ok && (id.Name == "print" || id.Name == "exec") {
+		switch p.tok {
+		case STRING, FSTRING, IDENT, INT, FLOAT:
+			p.in.errorf(id.NamePos, "Missing parentheses in call to '%s'. Did you mean %s(...)?", id.Name, id.Name)
+		}
+	}
 	switch p.tok {
 	case COLON:
 		// annotated assignment: x: T = v
@@ -663,6 +707,16 @@ func (p *parser) assignMany(targets []Expr, v Expr) []Stmt {
 // assign lowers `target = v`, including star-unpacking.
 func (p *parser) assign(target, v Expr) []Stmt {
 	start, _ := target.Span()
+	if sl, ok := target.(*SliceExpr); ok {
+		// xs[a:b] = v -> _py_setslice(xs, a, b, step, v)
+		none := func(x Expr) Expr {
+			if x == nil {
+				return ident("None", sl.Lbrack)
+			}
+			return x
+		}
+		return []Stmt{&ExprStmt{X: call("_py_setslice", sl.Lbrack, sl.X, none(sl.Lo), none(sl.Hi), none(sl.Step), v)}}
+	}
 	p.checkTarget(target)
 	if list, paren, ok := starTargets(target); ok {
 		star := -1
@@ -712,7 +766,7 @@ func (p *parser) checkTarget(e Expr) {
 		}
 	case *IndexExpr, *DotExpr:
 	case *SliceExpr:
-		p.unsupported(e.Lbrack, "slice assignment is not supported here: build a new list, e.g. xs = xs[:i] + new + xs[j:]")
+		p.unsupported(e.Lbrack, "slice assignment is only supported as a single target (xs[i:j] = values)")
 	case *ParenExpr:
 		p.checkTarget(e.X)
 	case *TupleExpr:
@@ -767,7 +821,9 @@ func (p *parser) parseImport() []Stmt {
 			p.nextToken()
 			bind = p.parseIdent().Name
 		}
-		stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(bind, pos), RHS: call("_py_import", pos, strLit(name, pos))})
+		if !typingOnly[name] {
+			stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(bind, pos), RHS: call("_py_import", pos, strLit(name, pos))})
+		}
 		if p.tok != COMMA {
 			return stmts
 		}
@@ -787,6 +843,10 @@ func (p *parser) parseDottedName() (name, first string) {
 	}
 	return name, first
 }
+
+// typingOnly lists modules whose names only matter in type annotations,
+// which Compile drops: importing them is a no-op.
+var typingOnly = map[string]bool{"__future__": true, "typing": true, "typing_extensions": true}
 
 // from m import a [as b], ... | from m import (a, b) | from m import *
 func (p *parser) parseFromImport() []Stmt {
@@ -818,7 +878,7 @@ func (p *parser) parseFromImport() []Stmt {
 			p.nextToken()
 			bind = p.parseIdent().Name
 		}
-		if mod != "__future__" {
+		if !typingOnly[mod] {
 			stmts = append(stmts, &AssignStmt{OpPos: npos, Op: EQ, LHS: ident(bind, npos), RHS: call("_py_import", npos, strLit(mod, npos), strLit(name, npos))})
 		}
 		if p.tok != COMMA {
@@ -1422,36 +1482,53 @@ func (p *parser) parseArgs(lparen Position) []Expr {
 		}
 		args = append(args, x)
 	}
-	return orderArgs(args)
+	return p.orderArgs(args)
 }
 
-// orderArgs moves *args before keyword arguments (Python allows
-// f(k=1, *xs); Starlark requires f(*xs, k=1) order-wise equivalent).
-func orderArgs(args []Expr) []Expr {
-	var pos, kw, star, starstar []Expr
+// orderArgs puts call arguments in the order Starlark requires
+// (positional, keyword, *args, **kwargs). Python also allows positional
+// arguments after *args (f(*xs, y)) and keywords before *args: the
+// positional and starred arguments are then merged into one *args in
+// their original order.
+func (p *parser) orderArgs(args []Expr) []Expr {
+	var posStar, kw, starstar []Expr
+	nstar, posAfterStar := 0, false
 	for _, a := range args {
 		switch a := a.(type) {
 		case *UnaryExpr:
 			switch a.Op {
 			case STARSTAR:
 				starstar = append(starstar, a)
+				continue
 			case STAR:
-				star = append(star, a)
-			default:
-				pos = append(pos, a)
+				nstar++
+				posStar = append(posStar, a)
+				continue
 			}
 		case *BinaryExpr:
 			if a.Op == EQ {
 				kw = append(kw, a)
-			} else {
-				pos = append(pos, a)
+				continue
 			}
-		default:
-			pos = append(pos, a)
 		}
+		if nstar > 0 {
+			posAfterStar = true
+		}
+		posStar = append(posStar, a)
 	}
-	out := append(pos, kw...)
-	out = append(out, star...)
+	if nstar > 1 || posAfterStar {
+		start, _ := posStar[0].Span()
+		merged := p.listOf(start, posStar, start)
+		posStar = []Expr{&UnaryExpr{OpPos: start, Op: STAR, X: merged}}
+	} else if nstar == 1 {
+		// Move the single *args after the keywords.
+		star := posStar[len(posStar)-1]
+		posStar = posStar[:len(posStar)-1]
+		out := append(posStar, kw...)
+		out = append(out, star)
+		return append(out, starstar...)
+	}
+	out := append(posStar, kw...)
 	return append(out, starstar...)
 }
 

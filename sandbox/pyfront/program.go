@@ -1,6 +1,9 @@
 package pyfront
 
 import (
+	"errors"
+	"strings"
+
 	"go.starlark.net/syntax"
 )
 
@@ -20,6 +23,12 @@ type Options struct {
 	// StarImports lists, per module, the names `from module import *`
 	// binds. A star import of a module not listed is an error.
 	StarImports map[string][]string
+
+	// CatchInner lowers try statements that are not at module level
+	// (inside def/for/while/if) to calls of the runtime helper _py_try,
+	// so that their handlers run (see RUNTIME.md). Without it their
+	// bodies are inlined and recorded in Program.InnerTry.
+	CatchInner bool
 }
 
 // A Program is compiled Python: chunks to run in order against the same
@@ -71,8 +80,14 @@ func (r TryRange) Contains(line int) bool { return line >= r.Line && line <= r.E
 func Compile(filename, src string, opts Options) (prog *Program, err error) {
 	file := new(string)
 	*file = filename
-	in := newScanner(file, []byte(src), 1, 1)
+	in := newScanner(file, []byte(dedent(src)), 1, 1)
 	p := &parser{in: in, file: file, opts: opts, temps: new(int), prog: &Program{}}
+	defer func() {
+		var e *Error
+		if errors.As(err, &e) && len(in.rest) == 0 && (p.tok == EOF || p.tok == OUTDENT || strings.Contains(e.Msg, "triple-quoted")) {
+			e.Incomplete = true
+		}
+	}()
 	defer in.recover(&err)
 	p.nextToken()
 	p.prog.Chunks = p.parseChunks(func() bool { return p.tok == EOF })
@@ -129,4 +144,41 @@ func (p *parser) checkNoStar(list []Expr) {
 			p.in.unsupported(u.OpPos, "starred expression (*x) is not supported here: build the list with + or list(...)")
 		}
 	}
+}
+
+// dedent removes whitespace common to all non-blank lines when the first
+// non-blank line is indented (code pasted from an indented block), which
+// CPython would reject with "unexpected indent".
+func dedent(src string) string {
+	lines := strings.SplitAfter(src, "\n")
+	prefix := ""
+	first := true
+	for _, l := range lines {
+		t := strings.TrimRight(l, "\r\n")
+		if strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "#") {
+			continue
+		}
+		ws := t[:len(t)-len(strings.TrimLeft(t, " \t"))]
+		if first {
+			if ws == "" {
+				return src
+			}
+			prefix, first = ws, false
+			continue
+		}
+		for !strings.HasPrefix(ws, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+		if prefix == "" {
+			return src
+		}
+	}
+	if prefix == "" {
+		return src
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(strings.TrimPrefix(l, prefix))
+	}
+	return b.String()
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStoreCLI(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	env := map[string]string{"RLM_STORE": store}
+	notes := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("line one\nline two\n"), 0o644))
+	data := filepath.Join(dir, "data.json")
+	require.NoError(t, os.WriteFile(data, []byte(`{"b": 1, "a": [1.0, "x"]}`), 0o644))
+
+	steps := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		stdout   []string
+		notOut   []string
+		stderrIn string
+	}{
+		{name: "put text", args: []string{"store", "put", "notes", notes}, stdout: []string{"stored notes (text, global", "version 1"}},
+		{name: "put json with flags after args", args: []string{"store", "put", "cfg", data, "--scope", "agent:1", "--persist"}, stdout: []string{"stored cfg (json, agent:1"}},
+		{name: "put stdin typed", stdin: `[{"role": "user", "content": "hi"}]`, args: []string{"store", "put", "--type", "json", "chat", "-"}, stdout: []string{"stored chat (json"}},
+		{name: "put traversal key", args: []string{"store", "put", "../../etc/passwd", notes}, stdout: []string{"stored ../../etc/passwd"}},
+		{name: "put copy from store", args: []string{"store", "put", "copy", "store:cfg", "--scope", "session:s"}, stdout: []string{"stored copy (json, session:s"}},
+		{name: "ls", args: []string{"store", "ls"}, stdout: []string{"KEY", "notes", "cfg", "chat", "../../etc/passwd", "copy"}},
+		{name: "ls scope", args: []string{"store", "ls", "--scope", "agent:1"}, stdout: []string{"cfg"}, notOut: []string{"notes", "chat"}},
+		{name: "ls scope prefix", args: []string{"store", "ls", "--scope", "session:*"}, stdout: []string{"copy"}, notOut: []string{"cfg"}},
+		{name: "ls type", args: []string{"store", "ls", "--type", "text"}, stdout: []string{"notes", "passwd"}, notOut: []string{"cfg", "chat"}},
+		{name: "show", args: []string{"store", "show", "cfg"}, stdout: []string{"key:     cfg", "type:    json", "scope:   agent:1", "version: 1", "summary: json dict of 2 keys", "keys [b, a]"}},
+		{name: "cat text", args: []string{"store", "cat", "notes"}, stdout: []string{"line one\nline two\n"}},
+		{name: "cat json", args: []string{"store", "cat", "cfg"}, stdout: []string{`{"b": 1, "a": [1.0, "x"]}` + "\n"}},
+		{name: "put again bumps version", args: []string{"store", "put", "notes", data, "--type", "text"}, stdout: []string{"version 2"}},
+		{name: "rm", args: []string{"store", "rm", "notes", "chat"}},
+		{name: "rm missing", args: []string{"store", "rm", "notes"}, code: 1, stderrIn: `"notes": not found`},
+		{name: "cat missing", args: []string{"store", "cat", "nope"}, code: 1, stderrIn: "not found"},
+		{name: "ls after rm", args: []string{"store", "ls"}, stdout: []string{"cfg"}, notOut: []string{"notes", "chat"}},
+		{name: "clear", args: []string{"store", "clear"}, stdout: []string{"removed 3 variables"}},
+		{name: "ls empty", args: []string{"store", "ls"}, stdout: []string{"KEY"}, notOut: []string{"cfg"}},
+		{name: "no subcommand", args: []string{"store"}, code: 2, stderrIn: "usage: rlm store"},
+		{name: "unknown subcommand", args: []string{"store", "frob"}, code: 2, stderrIn: `unknown store subcommand "frob"`},
+		{name: "put missing args", args: []string{"store", "put", "k"}, code: 2, stderrIn: "expected KEY SOURCE"},
+		{name: "put bad type", args: []string{"store", "put", "k", notes, "--type", "txt"}, code: 2, stderrIn: "bad variable type"},
+		{name: "put bad scope", args: []string{"store", "put", "k", notes, "--scope", "team"}, code: 2, stderrIn: "bad scope"},
+		{name: "put missing file", args: []string{"store", "put", "k", filepath.Join(dir, "nope.txt")}, code: 1, stderrIn: "no such file"},
+		{name: "put type mismatch", args: []string{"store", "put", "k", notes, "--type", "working_memory"}, code: 1, stderrIn: "malformed input"},
+		{name: "bad flag", args: []string{"store", "ls", "--nope"}, code: 2, stderrIn: "flag provided but not defined"},
+		{name: "put -h", args: []string{"store", "put", "-h"}, code: 0, stderrIn: "usage: rlm store put"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, st.stdin, env, st.args...)
+			require.Equal(t, st.code, code, "stdout: %s\nstderr: %s", out, errOut)
+			for _, s := range st.stdout {
+				assert.Contains(t, out, s)
+			}
+			for _, s := range st.notOut {
+				assert.NotContains(t, out, s)
+			}
+			if st.stderrIn != "" {
+				assert.Contains(t, errOut, st.stderrIn)
+			}
+		})
+	}
+}
+
+func TestStoreCLIStoreFlag(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	code, _, errOut := runCLI(t, "from stdin", nil, "store", "--store", a, "put", "k", "-")
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = runCLI(t, "other", map[string]string{"RLM_STORE": a}, "store", "put", "k2", "-", "--store", b)
+	require.Equal(t, 0, code, errOut)
+	_, out, _ := runCLI(t, "", map[string]string{"RLM_STORE": a}, "store", "ls")
+	assert.Contains(t, out, "k ")
+	assert.NotContains(t, out, "k2")
+	_, out, _ = runCLI(t, "", nil, "store", "cat", "k2", "--store", b)
+	assert.Equal(t, "other", out)
+
+	// Default: .rlm/store under the working directory.
+	t.Chdir(dir)
+	code, _, errOut = runCLI(t, "x", nil, "store", "put", "k", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.DirExists(t, filepath.Join(dir, ".rlm", "store"))
+}
+
+func TestStoreCLIWarnsOnCorruptFiles(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "junk.meta.json"), []byte("{"), 0o644))
+	code, _, errOut := runCLI(t, "", nil, "store", "--store", dir, "ls")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.Contains(errOut, "warning: store: skipped junk.meta.json"), errOut)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func testEnv(stdin string, vars map[string]string) *cliEnv {
+	return &cliEnv{stdin: strings.NewReader(stdin), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+}
+
+func TestVarFlags(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var vf varFlags
+	fs.Var(&vf, "var", varFlagUsage)
+	require.NoError(t, fs.Parse([]string{"--var", "a=x.txt", "--var", "b:json=-"}))
+	assert.Equal(t, varFlags{"a=x.txt", "b:json=-"}, vf)
+	err := fs.Parse([]string{"--var", "bad name=x"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invalid variable name")
+	err = fs.Parse([]string{"--var", "nospec"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "NAME=SOURCE")
+}
+
+func TestStoreDirFlag(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, filepath.Join(".rlm", "store")},
+		{map[string]string{"RLM_STORE": "/tmp/s"}, nil, "/tmp/s"},
+		{map[string]string{"RLM_STORE": "/tmp/s"}, []string{"--store", "/x"}, "/x"},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		p := storeDirFlag(fs, testEnv("", tt.env))
+		require.NoError(t, fs.Parse(tt.args))
+		assert.Equal(t, tt.want, *p)
+	}
+}
+
+func TestLoadContext(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	notes := write("notes.txt", "hello")
+	recs := write("recs.jsonl", "{\"a\": 1}\n{\"a\": 2}\n")
+	write("src/main.go", "package main\n")
+	write("src/blob.bin", "\x00\x01")
+	session := write("session.json", `{"messages": [{"role": "user", "content": "hi"}], "memory": {"k": "v"}}`)
+	big := write("big.txt", strings.Repeat("a line of a large log file\n", 50000)) // 1.35 MB
+
+	storeDir := filepath.Join(dir, "store")
+	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: storeDir})
+	require.NoError(t, err)
+	_, err = st.Set("prev", []any{"x"}, rlmctx.WithPersist())
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+
+	c, warns, err := loadContext(testEnv("from stdin", nil), "the query",
+		[]string{"notes=" + notes, "recs=" + recs, "src=" + filepath.Join(dir, "src"), "piped=-", "prev=store:prev", "log=" + big},
+		session, storeDir)
+	require.NoError(t, err)
+	assert.Equal(t, "the query", c.Query)
+	assert.Equal(t, []string{"conversation", "working_memory", "notes", "recs", "src", "piped", "prev", "log", "log_chunks"}, c.Names())
+	types := map[string]rlmctx.VarType{}
+	for _, v := range c.Vars {
+		types[v.Name] = v.Type
+	}
+	assert.Equal(t, rlmctx.Conversation, types["conversation"])
+	assert.Equal(t, rlmctx.Files, types["src"])
+	assert.Equal(t, rlmctx.JSON, types["recs"])
+	v, _ := c.Get("piped")
+	assert.Equal(t, "from stdin", v.Value)
+	assert.Equal(t, "stdin", v.Source)
+	v, _ = c.Get("prev")
+	assert.Equal(t, []any{"x"}, v.Value)
+	w := strings.Join(warns, "\n")
+	assert.Contains(t, w, "blob.bin: skipped binary file")
+	assert.Contains(t, w, "variable log needs chunking: 1.3 MB is over 1.0 MB")
+	assert.Contains(t, w, "added log_chunks")
+
+	errCases := []struct {
+		vars    []string
+		session string
+		store   string
+		msg     string
+	}{
+		{[]string{"a=-", "b=-"}, "", "", "only one variable"},
+		{[]string{"a=" + notes, "a=" + notes}, "", "", "used twice"},
+		{[]string{"conversation=" + notes}, session, "", "used twice"},
+		{[]string{"a=store:prev"}, "", "", "no variable store"},
+		{[]string{"a=store:missing"}, "", storeDir, "rlm store ls"},
+		{[]string{"a=" + filepath.Join(dir, "none.txt")}, "", "", "no such file"},
+		{[]string{"bad-name=x"}, "", "", "invalid variable name"},
+		{nil, filepath.Join(dir, "nosession.json"), "", "--session"},
+	}
+	for _, ec := range errCases {
+		_, _, err := loadContext(testEnv("", nil), "q", ec.vars, ec.session, ec.store)
+		require.Error(t, err, ec.vars)
+		assert.Contains(t, err.Error(), ec.msg)
+	}
+}
+
+func TestLoadContextStdinBuffer(t *testing.T) {
+	env := &cliEnv{stdin: bytes.NewBufferString(`{"k": [1, 2]}`), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	c, warns, err := loadContext(env, "q", []string{"data:json=-"}, "", "")
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	v, _ := c.Get("data")
+	assert.Equal(t, rlmctx.JSON, v.Type)
+	assert.Equal(t, 2, v.ItemCount+1, "dict with one key")
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rlmctx
+
+const raceEnabled = false

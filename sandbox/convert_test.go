@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+)
+
+func TestFromGoToGo(t *testing.T) {
+	d := rlmctx.NewDict(3)
+	d.Set("z", int64(1))
+	d.Set("a", []any{"x", 2.5, nil, true})
+	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	d.Set("big", big1)
+
+	v, err := FromGo(d)
+	require.NoError(t, err)
+	assert.Equal(t, "{'z': 1, 'a': ['x', 2.5, None, True], 'big': 123456789012345678901234567890}", Repr(v))
+
+	back, err := ToGo(v)
+	require.NoError(t, err)
+	bd, ok := back.(*rlmctx.Dict)
+	require.True(t, ok)
+	assert.Equal(t, []string{"z", "a", "big"}, bd.Keys())
+	a, _ := bd.Get("a")
+	assert.Equal(t, []any{"x", 2.5, nil, true}, a)
+	b, _ := bd.Get("big")
+	assert.Equal(t, 0, big1.Cmp(b.(*big.Int)))
+
+	_, err = FromGo(struct{}{})
+	assert.ErrorContains(t, err, "cannot convert")
+
+	tup, err := ToGo(starlark.Tuple{starlark.MakeInt(1), starlark.String("s")})
+	require.NoError(t, err)
+	assert.Equal(t, []any{int64(1), "s"}, tup)
+}
+
+// fakeProxy stands for a value computed elsewhere.
+type fakeProxy struct {
+	target starlark.Value
+	waits  int
+}
+
+func (p *fakeProxy) String() string        { return "<pending>" }
+func (p *fakeProxy) Type() string          { return "future" }
+func (p *fakeProxy) Freeze()               {}
+func (p *fakeProxy) Truth() starlark.Bool  { return true }
+func (p *fakeProxy) Hash() (uint32, error) { return 0, nil }
+func (p *fakeProxy) ProxyTarget(*starlark.Thread) (starlark.Value, error) {
+	p.waits++
+	return p.target, nil
+}
+
+func TestProxy(t *testing.T) {
+	p := &fakeProxy{target: starlark.NewList([]starlark.Value{starlark.String("a"), starlark.MakeInt(1)})}
+	assert.Equal(t, "['a', 1]", Repr(p))
+	assert.Equal(t, "['a', 1]", Str(p))
+	g, err := ToGo(p)
+	require.NoError(t, err)
+	assert.Equal(t, []any{"a", int64(1)}, g)
+
+	s := New(Config{})
+	s.SetGlobal("fut", p)
+	s.SetGlobal("sfut", &fakeProxy{target: starlark.String("x y")})
+	res, err := s.Exec(context.Background(), "print(fut, len(fut), f'{fut}', str(sfut), sfut.split(), [c for c in fut])")
+	require.NoError(t, err)
+	assert.Equal(t, "['a', 1] 2 ['a', 1] x y ['x', 'y'] ['a', 1]\n", res.Output)
+	assert.Positive(t, p.waits)
+}

@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLimits runs hostile code against each limit and checks that the
+// step ends with a clear error and the session keeps serving steps.
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		code     string
+		sentinel error
+		kind     string
+		msg      string
+	}{
+		{"infinite loop hits the step limit", Config{MaxSteps: 100_000}, "n = 0\nwhile True:\n    n += 1\n", ErrStepLimit, "TimeoutError", "step limit exceeded"},
+		{"while True: pass hits the timeout", Config{Timeout: 200 * time.Millisecond}, "while True:\n    pass\n", ErrTimeout, "TimeoutError", "time limit exceeded"},
+		{"string bomb", Config{}, `s = "x" * 10**10`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"list bomb", Config{}, `l = [0] * 10**9`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"huge power", Config{}, `n = 10 ** (10 ** 12)`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"ever-growing list", Config{MaxMemory: 64 << 20, Timeout: 20 * time.Second}, "l = []\nwhile True:\n    l.append('y' * 1000)\n", ErrMemoryLimit, "MemoryError", "memory limit exceeded"},
+		{"deep recursion", Config{}, "def f(n):\n    return f(n + 1)\nf(0)\n", ErrRecursionLimit, "RecursionError", "maximum recursion depth exceeded"},
+		{"1 GB print is bounded", Config{MaxOutputBytes: 1 << 20}, "s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n", ErrOutputLimit, "OutputLimitError", "printed more than"},
+		{"load is disabled", Config{}, `load("x.star", "y")`, nil, "", ""},
+		{"open is unavailable", Config{}, `open("/etc/passwd")`, ErrUnsupported, "NotImplementedError", "file access is not available"},
+		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: collections"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(tt.cfg)
+			res, err := s.Exec(context.Background(), tt.code)
+			require.NotNil(t, res)
+			require.Error(t, err)
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "error %T is not a *ScriptError", err)
+			if tt.sentinel != nil {
+				assert.ErrorIs(t, err, tt.sentinel)
+			}
+			if tt.kind != "" {
+				assert.Equal(t, tt.kind, se.Kind, se.Traceback)
+				assert.Contains(t, se.Msg, tt.msg)
+			}
+			assert.Contains(t, se.Traceback, se.Kind)
+			// The session keeps serving steps.
+			res, err = s.Exec(context.Background(), "print('still alive', 1 + 1)")
+			require.NoError(t, err)
+			assert.Equal(t, "still alive 2\n", res.Output)
+		})
+	}
+}
+
+func TestOutputExcerpt(t *testing.T) {
+	s := New(Config{MaxOutputTokens: 100})
+	res, err := s.Exec(context.Background(), "for i in range(1000):\n    print('line', i)\n")
+	require.NoError(t, err)
+	assert.True(t, res.Truncated)
+	assert.Contains(t, res.Output, "line 999\n")
+	assert.Less(t, len(res.Excerpt), 600)
+	assert.Contains(t, res.Excerpt, "line 0\n")
+	assert.Contains(t, res.Excerpt, "line 999\n")
+	assert.Contains(t, res.Excerpt, "output truncated")
+
+	res, err = s.Exec(context.Background(), "print('short')")
+	require.NoError(t, err)
+	assert.False(t, res.Truncated)
+	assert.Equal(t, "short\n", res.Excerpt)
+}
+
+func TestCancel(t *testing.T) {
+	s := New(Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err := s.Exec(ctx, "while True:\n    pass\n")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrCanceled)
+}

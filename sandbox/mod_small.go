@@ -1,0 +1,340 @@
+package sandbox
+
+import (
+	"math"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+func itertoolsModule() *module {
+	return newModule("itertools", map[string]builtinFn{
+		"chain": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var out []starlark.Value
+			for _, a := range args {
+				elems, err := collect(thread, a)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, elems...)
+			}
+			return starlark.NewList(out), nil
+		},
+		"islice": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) < 2 || len(args) > 4 {
+				return nil, argErr("islice", "expected 2 to 4 arguments")
+			}
+			start, stop, step := 0, -1, 1
+			ints := make([]int, 0, 3)
+			for _, a := range args[1:] {
+				if a == starlark.None {
+					ints = append(ints, -1)
+					continue
+				}
+				n, err := starlark.AsInt32(a)
+				if err != nil {
+					return nil, err
+				}
+				ints = append(ints, n)
+			}
+			if len(ints) == 1 {
+				stop = ints[0]
+			} else {
+				start, stop = max(ints[0], 0), ints[1]
+				if len(ints) == 3 && ints[2] > 0 {
+					step = ints[2]
+				}
+			}
+			var out []starlark.Value
+			i := 0
+			stopErr := errStop
+			err := forEach(thread, args[0], func(x starlark.Value) error {
+				if stop >= 0 && i >= stop {
+					return stopErr
+				}
+				if i >= start && (i-start)%step == 0 {
+					out = append(out, x)
+				}
+				i++
+				return nil
+			})
+			if err != nil && err != stopErr {
+				return nil, err
+			}
+			return starlark.NewList(out), nil
+		},
+		"groupby": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it, key starlark.Value = nil, starlark.None
+			if err := starlark.UnpackArgs("groupby", args, kwargs, "iterable", &it, "key?", &key); err != nil {
+				return nil, err
+			}
+			elems, err := collect(thread, it)
+			if err != nil {
+				return nil, err
+			}
+			var out []starlark.Value
+			var curKey starlark.Value
+			var cur []starlark.Value
+			flush := func() {
+				if cur != nil {
+					out = append(out, starlark.Tuple{curKey, starlark.NewList(cur)})
+				}
+			}
+			for _, x := range elems {
+				k := x
+				if key != starlark.None {
+					if k, err = starlark.Call(thread, key, starlark.Tuple{x}, nil); err != nil {
+						return nil, err
+					}
+				}
+				if cur != nil {
+					if eq, _ := starlark.Equal(k, curKey); eq {
+						cur = append(cur, x)
+						continue
+					}
+				}
+				flush()
+				curKey, cur = k, []starlark.Value{x}
+			}
+			flush()
+			return starlark.NewList(out), nil
+		},
+		"combinations": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it starlark.Value
+			var r int
+			if err := starlark.UnpackPositionalArgs("combinations", args, kwargs, 2, &it, &r); err != nil {
+				return nil, err
+			}
+			elems, err := collect(thread, it)
+			if err != nil {
+				return nil, err
+			}
+			var out []starlark.Value
+			idx := make([]int, r)
+			var rec func(start, depth int) error
+			rec = func(start, depth int) error {
+				if depth == r {
+					t := make(starlark.Tuple, r)
+					for i, j := range idx {
+						t[i] = elems[j]
+					}
+					out = append(out, t)
+					return checkAlloc(thread, int64(len(out))*int64(16*r+32))
+				}
+				for i := start; i < len(elems); i++ {
+					idx[depth] = i
+					if err := rec(i+1, depth+1); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if r <= len(elems) {
+				if err := rec(0, 0); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.NewList(out), nil
+		},
+		"accumulate": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it starlark.Value
+			var fn starlark.Value = starlark.None
+			if err := starlark.UnpackPositionalArgs("accumulate", args, kwargs, 1, &it, &fn); err != nil {
+				return nil, err
+			}
+			var out []starlark.Value
+			var acc starlark.Value
+			err := forEach(thread, it, func(x starlark.Value) error {
+				var err error
+				switch {
+				case acc == nil:
+					acc = x
+				case fn == starlark.None:
+					acc, err = add(acc, x)
+				default:
+					acc, err = starlark.Call(thread, fn, starlark.Tuple{acc, x}, nil)
+				}
+				out = append(out, acc)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			return starlark.NewList(out), nil
+		},
+	}, nil)
+}
+
+var errStop = &PyError{Kind: "StopIteration"}
+
+func stringModule() *module {
+	return newModule("string", nil, starlark.StringDict{
+		"ascii_letters":   starlark.String("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		"ascii_lowercase": starlark.String("abcdefghijklmnopqrstuvwxyz"),
+		"ascii_uppercase": starlark.String("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		"digits":          starlark.String("0123456789"),
+		"hexdigits":       starlark.String("0123456789abcdefABCDEF"),
+		"octdigits":       starlark.String("01234567"),
+		"punctuation":     starlark.String("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+		"whitespace":      starlark.String(" \t\n\r\x0b\x0c"),
+		"printable":       starlark.String("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \t\n\r\x0b\x0c"),
+	})
+}
+
+func numbers(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) ([]float64, bool, error) {
+	x, err := oneArg(name, args, kwargs)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []float64
+	allInt := true
+	err = forEach(thread, x, func(v starlark.Value) error {
+		if _, ok := v.(starlark.Int); !ok {
+			allInt = false
+		}
+		f, err := floatArg(name, v)
+		out = append(out, f)
+		return err
+	})
+	if err == nil && len(out) == 0 {
+		err = &PyError{Kind: "StatisticsError", Msg: name + " requires at least one data point"}
+	}
+	return out, allInt, err
+}
+
+func statisticsModule() *module {
+	mean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	variance := func(xs []float64, sample bool) float64 {
+		m := mean(xs)
+		s := 0.0
+		for _, x := range xs {
+			s += (x - m) * (x - m)
+		}
+		n := float64(len(xs))
+		if sample {
+			n--
+		}
+		return s / n
+	}
+	return newModule("statistics", map[string]builtinFn{
+		"mean": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			xs, allInt, err := numbers(thread, "mean", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			m := mean(xs)
+			if allInt && m == math.Trunc(m) {
+				return starlark.NumberToInt(starlark.Float(m))
+			}
+			return starlark.Float(m), nil
+		},
+		"median": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("median", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			elems, err := collect(thread, x)
+			if err != nil {
+				return nil, err
+			}
+			if len(elems) == 0 {
+				return nil, &PyError{Kind: "StatisticsError", Msg: "no median for empty data"}
+			}
+			l := starlark.NewList(elems)
+			if err := sortList(thread, l, starlark.None, false); err != nil {
+				return nil, err
+			}
+			n := l.Len()
+			if n%2 == 1 {
+				return l.Index(n / 2), nil
+			}
+			s, err := add(l.Index(n/2-1), l.Index(n/2))
+			if err != nil {
+				return nil, err
+			}
+			return binary(syntax.SLASH, s, starlark.MakeInt(2))
+		},
+		"stdev": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			xs, _, err := numbers(thread, "stdev", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			if len(xs) < 2 {
+				return nil, &PyError{Kind: "StatisticsError", Msg: "stdev requires at least two data points"}
+			}
+			return starlark.Float(math.Sqrt(variance(xs, true))), nil
+		},
+		"pstdev": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			xs, _, err := numbers(thread, "pstdev", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Float(math.Sqrt(variance(xs, false))), nil
+		},
+		"variance": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			xs, _, err := numbers(thread, "variance", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			if len(xs) < 2 {
+				return nil, &PyError{Kind: "StatisticsError", Msg: "variance requires at least two data points"}
+			}
+			return starlark.Float(variance(xs, true)), nil
+		},
+		"mode": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("mode", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			c, err := newCounter(thread, starlark.Tuple{x}, nil)
+			if err != nil {
+				return nil, err
+			}
+			items := c.(*dictSub).mostCommon()
+			if len(items) == 0 {
+				return nil, &PyError{Kind: "StatisticsError", Msg: "no mode for empty data"}
+			}
+			return items[0][0], nil
+		},
+	}, nil)
+}
+
+func functoolsModule() *module {
+	return newModule("functools", map[string]builtinFn{
+		"reduce": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var fn, it, init starlark.Value
+			if err := starlark.UnpackPositionalArgs("reduce", args, kwargs, 2, &fn, &it, &init); err != nil {
+				return nil, err
+			}
+			acc := init
+			err := forEach(thread, it, func(x starlark.Value) error {
+				if acc == nil {
+					acc = x
+					return nil
+				}
+				var err error
+				acc, err = starlark.Call(thread, fn, starlark.Tuple{acc, x}, nil)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			if acc == nil {
+				return nil, Errorf("TypeError", "reduce() of empty iterable with no initial value")
+			}
+			return acc, nil
+		},
+		"cmp_to_key": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return nil, &PyError{Kind: "NotImplementedError", Msg: "functools.cmp_to_key is not supported; use key= with a tuple", Err: ErrUnsupported}
+		},
+	}, nil)
+}
+
+var _ = sort.Ints

@@ -1,0 +1,45 @@
+package pyfront
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+)
+
+// TestCorpusCompiles compiles every snippet of the compatibility corpus
+// (testdata/compat) and checks that upstream Starlark resolves and
+// compiles each produced file. The end-to-end run against CPython's
+// output is sandbox/compat_test.go.
+func TestCorpusCompiles(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/compat/*.py")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, catch := range []bool{false, true} {
+			prog, err := Compile(filepath.Base(f), string(src), Options{CatchInner: catch})
+			require.NoError(t, err, "%s", f)
+			var check func(chunks []Chunk)
+			check = func(chunks []Chunk) {
+				for _, c := range chunks {
+					if c.File != nil {
+						_, err := starlark.FileProgram(c.File, func(string) bool { return true })
+						require.NoError(t, err, "%s", f)
+						continue
+					}
+					check(c.Try.Body)
+					check(c.Try.Else)
+					check(c.Try.Finally)
+					for _, h := range c.Try.Handlers {
+						check(h.Body)
+					}
+				}
+			}
+			check(prog.Chunks)
+		}
+	}
+}

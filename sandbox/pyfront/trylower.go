@@ -1,0 +1,197 @@
+package pyfront
+
+import "go.starlark.net/syntax"
+
+// Lowering of try statements that are not at module level (inside a
+// def, loop or if), used when Options.CatchInner is set.
+//
+// Starlark has no exception handling, so each simple statement of the
+// try body runs its expression through the runtime helper _py_try:
+//
+//	r = _py_try(lambda: EXPR, ["ValueError"], [])   # one list of names per handler
+//
+// r is (-1, value) on success, (i, exc) when handler i matches and
+// (-2, exc) when no handler matches. Control flow (return, break,
+// continue) stays inline; later statements of the body are guarded by
+// `if r[0] == -1:`; loops in the body stop at the first error.
+
+type innerHandler struct {
+	pos   Position
+	types []string
+	name  string
+	body  []Stmt
+}
+
+type tryLowering struct {
+	p     *parser
+	pos   Position
+	r     string
+	types []Expr
+}
+
+func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandler, elseBody, finallyBody []Stmt) []Stmt {
+	tw := &tryLowering{p: p, pos: pos, r: p.newTemp()}
+	for _, h := range handlers {
+		var names []Expr
+		for _, t := range h.types {
+			names = append(names, strLit(t, h.pos))
+		}
+		tw.types = append(tw.types, &ListExpr{Lbrack: h.pos, List: names, Rbrack: h.pos})
+	}
+	init := &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(tw.r, pos),
+		RHS: &TupleExpr{Lparen: pos, List: []Expr{intLit(-1, pos), ident("None", pos)}, Rparen: pos}}
+	out := []Stmt{init}
+	out = append(out, tw.stmts(body, false)...)
+
+	// Dispatch: else body on success, handler i on match.
+	var chain, tail *IfStmt
+	add := func(cond Expr, body []Stmt) {
+		if len(body) == 0 {
+			body = []Stmt{&BranchStmt{Token: PASS, TokenPos: pos}}
+		}
+		s := &IfStmt{If: pos, Cond: cond, True: body}
+		if chain == nil {
+			chain = s
+		} else {
+			tail.ElsePos = pos
+			tail.False = []Stmt{s}
+		}
+		tail = s
+	}
+	if len(elseBody) > 0 {
+		add(tw.is(-1), elseBody)
+	}
+	for i, h := range handlers {
+		var hb []Stmt
+		if h.name != "" {
+			hb = append(hb, &AssignStmt{OpPos: h.pos, Op: EQ, LHS: ident(h.name, h.pos), RHS: tw.value()})
+		}
+		add(tw.is(int64(i)), append(hb, h.body...))
+	}
+	if chain != nil {
+		out = append(out, chain)
+	}
+	if len(finallyBody) > 0 && shareable(finallyBody) {
+		out = withFinally(out, finallyBody, false)
+	}
+	out = append(out, finallyBody...)
+	reraise := &ExprStmt{X: call("_py_raise", pos, tw.value())}
+	return append(out, &IfStmt{If: pos, Cond: tw.is(-2), True: []Stmt{reraise}})
+}
+
+// is returns the expression r[0] == n.
+func (tw *tryLowering) is(n int64) Expr {
+	return &BinaryExpr{OpPos: tw.pos, Op: EQL, X: tw.index(0), Y: intLit(n, tw.pos)}
+}
+
+func (tw *tryLowering) index(i int64) Expr {
+	return &IndexExpr{X: ident(tw.r, tw.pos), Lbrack: tw.pos, Y: intLit(i, tw.pos), Rbrack: tw.pos}
+}
+
+func (tw *tryLowering) value() Expr { return tw.index(1) }
+
+// guarded runs expression x under the handlers: r = _py_try(lambda: x, types...).
+func (tw *tryLowering) guarded(x Expr) Stmt {
+	start, _ := x.Span()
+	args := append([]Expr{&LambdaExpr{Lambda: start, Body: x}}, tw.types...)
+	return &AssignStmt{OpPos: start, Op: EQ, LHS: ident(tw.r, start), RHS: call("_py_try", start, args...)}
+}
+
+// stmts lowers a statement list of the try body.
+func (tw *tryLowering) stmts(list []Stmt, inLoop bool) []Stmt {
+	var out []Stmt
+	for i, s := range list {
+		ts := tw.stmt(s, inLoop)
+		if i == 0 {
+			out = append(out, ts...)
+		} else {
+			out = append(out, &IfStmt{If: tw.pos, Cond: tw.is(-1), True: ts})
+		}
+		if inLoop {
+			if _, ok := s.(*BranchStmt); !ok {
+				brk := &BranchStmt{Token: BREAK, TokenPos: tw.pos}
+				out = append(out, &IfStmt{If: tw.pos, Cond: &UnaryExpr{OpPos: tw.pos, Op: NOT, X: paren(tw.is(-1))}, True: []Stmt{brk}})
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []Stmt{&BranchStmt{Token: PASS, TokenPos: tw.pos}}
+	}
+	return out
+}
+
+func (tw *tryLowering) stmt(s Stmt, inLoop bool) []Stmt {
+	ok := func(body ...Stmt) Stmt { return &IfStmt{If: tw.pos, Cond: tw.is(-1), True: body} }
+	switch s := s.(type) {
+	case *ExprStmt:
+		return []Stmt{tw.guarded(s.X)}
+	case *AssignStmt:
+		return []Stmt{tw.guarded(s.RHS), ok(&AssignStmt{OpPos: s.OpPos, Op: s.Op, LHS: s.LHS, RHS: tw.value()})}
+	case *ReturnStmt:
+		if s.Result == nil {
+			return []Stmt{s}
+		}
+		return []Stmt{tw.guarded(s.Result), ok(&ReturnStmt{Return: s.Return, Result: tw.value()})}
+	case *IfStmt:
+		inner := &IfStmt{If: s.If, Cond: tw.value(), True: tw.stmts(s.True, inLoop), ElsePos: s.ElsePos}
+		if len(s.False) > 0 {
+			inner.False = tw.stmts(s.False, inLoop)
+		}
+		return []Stmt{tw.guarded(s.Cond), ok(inner)}
+	case *ForStmt:
+		loop := &ForStmt{For: s.For, Vars: s.Vars, X: tw.value(), Body: tw.stmts(s.Body, true)}
+		return []Stmt{tw.guarded(s.X), ok(loop)}
+	case *WhileStmt:
+		brk := func() Stmt { return &BranchStmt{Token: BREAK, TokenPos: s.While} }
+		body := []Stmt{
+			tw.guarded(s.Cond),
+			&IfStmt{If: s.While, Cond: &UnaryExpr{OpPos: s.While, Op: NOT, X: paren(tw.is(-1))}, True: []Stmt{brk()}},
+			&IfStmt{If: s.While, Cond: &UnaryExpr{OpPos: s.While, Op: NOT, X: tw.value()}, True: []Stmt{brk()}},
+		}
+		body = append(body, tw.stmts(s.Body, true)...)
+		return []Stmt{&WhileStmt{While: s.While, Cond: ident("True", s.While), Body: body}}
+	}
+	// def, pass, break, continue
+	return []Stmt{s}
+}
+
+// withFinally inserts the finally body before each statement that leaves
+// the try statement early: return, and break/continue not inside a loop
+// of the try statement itself.
+func withFinally(stmts, finallyBody []Stmt, inLoop bool) []Stmt {
+	var out []Stmt
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *ReturnStmt:
+			out = append(out, finallyBody...)
+		case *BranchStmt:
+			if !inLoop && (s.Token == BREAK || s.Token == CONTINUE) {
+				out = append(out, finallyBody...)
+			}
+		case *IfStmt:
+			s.True = withFinally(s.True, finallyBody, inLoop)
+			s.False = withFinally(s.False, finallyBody, inLoop)
+		case *ForStmt:
+			s.Body = withFinally(s.Body, finallyBody, true)
+		case *WhileStmt:
+			s.Body = withFinally(s.Body, finallyBody, true)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// shareable reports whether stmts may appear at several places of the
+// tree: the resolver annotates functions and comprehension scopes in
+// place, so those must not be duplicated.
+func shareable(stmts []Stmt) bool {
+	ok := true
+	syntax.Walk(&File{Stmts: stmts}, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *DefStmt, *LambdaExpr, *Comprehension:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}

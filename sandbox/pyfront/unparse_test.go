@@ -1,0 +1,45 @@
+package pyfront
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoweringRendering(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`y = f"{x:>{w}} {x!r}"`, "y = ((_py_format(x, (\">\" + _py_format(w, \"\"))) + \" \") + _py_repr(x))\n"},
+		{`y = -2 ** x ** 2`, "y = -_py_pow(2, _py_pow(x, 2))\n"},
+		{`z = a is not None`, "z = not _py_is(a, None)\n"},
+		{`ok = 0 < x <= 10`, "ok = ((0 < x) and (x <= 10))\n"},
+		{`ok = 0 < f(x) < 10`, "ok = _py_chain(0, \"<\", lambda: f(x), \"<\", lambda: 10)\n"},
+		{`s = {1, 2}`, "s = _py_set([1, 2])\n"},
+		{`d = {}`, "d = {}\n"},
+		{`s = "%d" % n`, "s = _py_mod(\"%d\", n)\n"},
+		{`n = a * 2`, "n = _py_mul(a, 2)\n"},
+		{`xs.sort(key=len)`, "_py_method(xs, \"sort\", key=len)\n"},
+		{`xs.append(1)`, "xs.append(1)\n"},
+		{`t = [c for c in s]`, "t = [c for c in _py_iter(s)]\n"},
+		{`for i in range(3): pass`, "for i in range(3):\n    pass\n"},
+		{`import re as r`, "r = _py_import(\"re\")\n"},
+		{`from collections import Counter as C`, "C = _py_import(\"collections\", \"Counter\")\n"},
+		{`raise ValueError("x")`, "_py_raise(ValueError(\"x\"))\n"},
+		{`assert x, "m"`, "if not x:\n    _py_assert_fail(\"m\")\n"},
+		{`del d[k]`, "_py_del(d, k)\n"},
+		{`a, *b = xs`, "(a, b) = _py_unpack(xs, 1, 0)\n"},
+		{`a = b = []`, "_py_t1 = []\na = _py_t1\nb = _py_t1\n"},
+		{"def f():\n    return 1", "def f():\n    _py_enter()\n    return 1\n"},
+		{`x **= 2`, "x = _py_pow(x, 2)\n"},
+		{`y = sum(v for v in xs)`, "y = sum([v for v in _py_iter(xs)])\n"},
+		{"if (m := f(x)):\n    pass", "m = f(x)\nif m:\n    pass\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			prog, err := Compile("t.py", tt.src, Options{})
+			require.NoError(t, err)
+			require.Len(t, prog.Chunks, 1)
+			assert.Equal(t, tt.want, Unparse(prog.Chunks[0].File.Stmts))
+		})
+	}
+}

@@ -1,0 +1,12 @@
+words = ["alpha", "beta", "gamma", "delta", "epsilon"]
+print(sum(len(w) for w in words))
+print(max((len(w), w) for w in words))
+print(sorted((w for w in words if "a" in w), key=len))
+print(list(w.upper() for w in words[:2]))
+print(tuple(i * i for i in range(4)))
+print(set(w[0] for w in words) == {"a", "b", "g", "d", "e"})
+print(dict((w, len(w)) for w in words[:3]))
+print(any(w.startswith("g") for w in words), all(len(w) > 3 for w in words))
+print(" | ".join(f"{i}:{w}" for i, w in enumerate(words)))
+print(min((w for w in words), key=lambda w: w[-1]))
+print(sum(1 for w in words if len(w) == 5))

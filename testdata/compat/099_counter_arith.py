@@ -1,0 +1,17 @@
+from collections import Counter
+a = Counter("abracadabra")
+b = Counter("alakazam")
+print(a.most_common(3))
+print(sorted((a + b).items()))
+print(sorted((a - b).items()))
+print(sorted((a & b).items()))
+print(a["z"], "z" in a, len(a))
+a.subtract({"a": 2})
+print(a["a"])
+print(Counter({"x": 2, "y": 5}).most_common(1)[0][0])
+words = "one two two three three three".split()
+c = Counter(words)
+print(c)
+print(dict(c))
+top = [w for w, _ in c.most_common(2)]
+print(top)
