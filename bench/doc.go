@@ -18,8 +18,8 @@
 //
 // [Generate] builds a [Task] for a kind, a size in tokens, a seed and an item
 // index; the same arguments always give the same bytes (math/rand/v2 PCG
-// streams seeded from them, never the global source). Sizes are met within a
-// few percent by measuring the generator's bytes per token on a fixed sample;
+// streams seeded from them, never the global source). Sizes are in
+// o200k_base tokens and are met within a few percent by measuring the generator's bytes per token on a fixed sample;
 // the token figures reported (context tokens, prompt tokens) are exact counts.
 // [WriteTask] writes a task to a directory (rlm bench gen): one file per
 // variable (NAME.txt, or NAME.json for a files dict), query.txt and

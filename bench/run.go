@@ -55,6 +55,7 @@ type Outcome struct {
 // Result is one line of results.jsonl: one task item in one mode.
 type Result struct {
 	Key
+	Model            string  `json:"model,omitempty"`
 	ContextTokens    int     `json:"context_tokens"`
 	Score            float64 `json:"score"`
 	Answer           string  `json:"answer"`
@@ -83,6 +84,9 @@ type Config struct {
 	Modes []string // default rlm, direct
 	// Runners serve the modes by name.
 	Runners map[string]Runner
+	// Model names the model in each result; resuming results made with
+	// another model is refused.
+	Model string
 	// Parallel is the number of items run at once (default 1).
 	Parallel int
 	// Results is the JSONL file results are appended to, one line per
@@ -154,6 +158,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	done := map[Key]bool{}
 	for _, r := range prev {
+		if cfg.Model != "" && r.Model != "" && r.Model != cfg.Model {
+			return nil, fmt.Errorf("bench: %s holds results of model %s, not %s: choose another --out", cfg.Results, r.Model, cfg.Model)
+		}
 		done[r.Key] = true
 	}
 	var units []unit
@@ -221,6 +228,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 					if !ok {
 						return // canceled: not recorded, reruns on resume
 					}
+					r.Model = cfg.Model
 					mu.Lock()
 					if sink != nil {
 						if err := sink.write(r); err != nil {

@@ -256,7 +256,7 @@ func TestRunResume(t *testing.T) {
 	kinds := []string{KindNIAH, KindAggregate}
 	o := newOracle(t, kinds, []int{8000}, 3, 4)
 	path := filepath.Join(t.TempDir(), ResultsFile)
-	cfg := Config{Tasks: kinds, Sizes: []int{8000}, N: 3, Seed: 4, Modes: []string{ModeRLM, ModeDirect}, Results: path}
+	cfg := Config{Tasks: kinds, Sizes: []int{8000}, N: 3, Seed: 4, Modes: []string{ModeRLM, ModeDirect}, Results: path, Model: "m1"}
 
 	// First run: interrupted after k items.
 	const k = 5
@@ -319,6 +319,17 @@ func TestRunResume(t *testing.T) {
 			}
 		}
 	}
+
+	for _, r := range onDisk {
+		assert.Equal(t, "m1", r.Model)
+	}
+
+	// Resuming with another model is refused.
+	c4 := c3
+	c4.Model = "m2"
+	_, err = Run(context.Background(), c4)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "results of model m1, not m2")
 
 	// Resuming a finished run runs nothing.
 	var third []Key

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -56,6 +55,7 @@ func Score(g Gold, answer string) float64 {
 var (
 	numTokenRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[a-z]+`)
 	nonWordRe  = regexp.MustCompile(`[^a-z0-9]+`)
+	digitsRe   = regexp.MustCompile(`\d+`)
 )
 
 var (
@@ -182,9 +182,8 @@ func idDigits(pairs [][2]string) int {
 // digits, in order, paired consecutively. Each pair is sorted; repeated
 // pairs and self-pairs are dropped.
 func ParsePairs(answer string, digits int) [][2]string {
-	re := regexp.MustCompile(`\d+`)
 	var ids []string
-	for _, m := range re.FindAllString(answer, -1) {
+	for _, m := range digitsRe.FindAllString(answer, -1) {
 		if len(m) == digits {
 			ids = append(ids, m)
 		}
@@ -305,14 +304,4 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// sortPairs sorts pairs lexically (used for canonical output).
-func sortPairs(ps [][2]string) {
-	sort.Slice(ps, func(i, j int) bool {
-		if ps[i][0] != ps[j][0] {
-			return ps[i][0] < ps[j][0]
-		}
-		return ps[i][1] < ps[j][1]
-	})
 }

@@ -345,11 +345,7 @@ type fileStamp struct {
 }
 
 func stampOf(fi fs.FileInfo) fileStamp {
-	st := fileStamp{mod: fi.ModTime().UnixNano(), size: fi.Size()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = uint64(sys.Ino)
-	}
-	return st
+	return fileStamp{mod: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
 }
 
 // readMetaFile reads and validates one metadata file (name in Dir).

@@ -598,3 +598,49 @@ func TestRLMQueryAtDepthLimitIsPlainSubCall(t *testing.T) {
 	assert.Equal(t, 2, res.Metrics.SubCalls)
 	assert.Equal(t, 0, res.Metrics.ChildRuns)
 }
+
+func TestOutputsAreSearchable(t *testing.T) {
+	model := llmtest.NewScripted(
+		llmtest.Say("```python\nfor i in range(50):\n    print(\"row\", i, \"needle\" if i == 37 else \"hay\")\n```"),
+		llmtest.Say("```python\nprint(search(outputs, \"needle\"))\nprint(outputs[1].splitlines()[37])\n```"),
+		llmtest.Say("```python\nSUBMIT(answer=outputs[2].splitlines()[-1])\n```"),
+	)
+	l := llm.NewLedger(llm.LedgerConfig{})
+	res, err := New(Config{Model: llm.Metered(model, l), Ledger: l}).Run(context.Background(), bigContext(t, "x"))
+	require.NoError(t, err)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	assert.Equal(t, "row 37 needle", res.Answer)
+	obs := model.Requests()[2].Messages
+	last := obs[len(obs)-1].Content
+	assert.Contains(t, last, "'key': 1")
+	assert.Contains(t, last, "row 37 needle")
+}
+
+func TestChildrenShareTheBudget(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if strings.HasPrefix(queryOf(c.Messages), "Dig") { // children loop forever
+			return llmtest.Text("```python\nanswer = 'partial from child'\nprint(len(part))\n```")
+		}
+		return llmtest.Text("```python\nrs = [rlm_query(\"Dig %d\" % i, part=context) for i in range(3)]\nprint(rs)\n```")
+	})
+	e := newE2E(t, srv, llm.Limits{MaxCalls: 8})
+	cfg := e.config()
+	cfg.MaxDepth = 2
+	res, err := New(cfg).Run(context.Background(), bigContext(t, "some text"))
+	require.NoError(t, err)
+	assert.Equal(t, StopBudget, res.StopReason)
+	assert.LessOrEqual(t, srv.Count(), 8, "no child overspends the shared ledger")
+	assert.Equal(t, srv.Count(), res.Usage.Calls)
+	var ends []map[string]any
+	for _, ev := range decodeEvents(t, e.traj.Bytes()) {
+		if ev.Type == EventChildEnd {
+			ends = append(ends, ev.Data.(map[string]any))
+		}
+	}
+	require.Len(t, ends, 3)
+	for _, d := range ends {
+		assert.Equal(t, "budget", d["stop_reason"])
+		assert.Equal(t, "partial from child", d["answer"], "a child stopped by the budget returns its best partial answer")
+	}
+}

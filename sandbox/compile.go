@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"sync"
 
 	"go.starlark.net/syntax"
 
@@ -25,8 +26,18 @@ func compileProgram(code string) (*pyfront.Program, error) {
 	return prog, nil
 }
 
+var (
+	starOnce sync.Once
+	starMap  map[string][]string
+)
+
 // starImports lists the names `from m import *` binds for each module.
 func starImports() map[string][]string {
+	starOnce.Do(func() { starMap = buildStarImports() })
+	return starMap
+}
+
+func buildStarImports() map[string][]string {
 	out := map[string][]string{}
 	for _, name := range []string{"math", "collections", "itertools", "string", "statistics", "re", "json", "functools"} {
 		if m, err := importModule(name); err == nil {

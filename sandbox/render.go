@@ -107,7 +107,7 @@ func (r *renderer) repr(v starlark.Value) {
 	case starlark.String:
 		writeStringRepr(&r.b, string(v))
 	case starlark.Bytes:
-		r.b.WriteString(v.String())
+		writeBytesRepr(&r.b, string(v))
 	case *starlark.List:
 		if !r.enter(v) {
 			r.b.WriteString("[...]")
@@ -365,3 +365,34 @@ type pyTyped interface {
 }
 
 var _ = big.NewInt
+
+// writeBytesRepr writes CPython's repr of a bytes value.
+func writeBytesRepr(b *strings.Builder, s string) {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	b.WriteByte('b')
+	b.WriteByte(quote)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == quote || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c >= 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(quote)
+}

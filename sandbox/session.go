@@ -142,9 +142,68 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	stop()
 	res.Steps = thread.ExecutionSteps()
 	if err != nil {
-		return res, st.scriptError(err, code)
+		se := st.scriptError(err, code)
+		s.suggestName(se)
+		return res, se
 	}
 	return res, nil
+}
+
+// suggestName adds CPython's "Did you mean" hint to a NameError.
+func (s *Session) suggestName(se *ScriptError) {
+	if se.Kind != "NameError" || strings.Contains(se.Msg, "Did you mean") {
+		return
+	}
+	name, ok := strings.CutPrefix(se.Msg, "name '")
+	if !ok {
+		return
+	}
+	name, _, _ = strings.Cut(name, "'")
+	best, bestD := "", 3
+	if len(name) <= 3 {
+		bestD = 2
+	}
+	for k := range s.globals {
+		if strings.HasPrefix(k, "_py_") || k == name {
+			continue
+		}
+		if d := editDistance(name, k); d < bestD || d == bestD && best != "" && k < best {
+			if d < bestD || k < best {
+				best, bestD = k, d
+			}
+		}
+	}
+	if best == "" {
+		return
+	}
+	hint := fmt.Sprintf(". Did you mean: '%s'?", best)
+	old := se.Kind + ": " + se.Msg
+	se.Msg += hint
+	se.Traceback = strings.TrimSuffix(se.Traceback, old) + se.Kind + ": " + se.Msg
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	if len(a) > 40 || len(b) > 40 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // run executes the program's chunks on thread.

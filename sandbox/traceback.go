@@ -219,7 +219,7 @@ func classify(err error) (string, string) {
 	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
 		return "IndexError", pyIndexMsg(inner)
 	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
-		if strings.Contains(inner, "integer") {
+		if strings.Contains(inner, "integer") || strings.Contains(inner, "floored") || strings.Contains(inner, "modulo") {
 			return "ZeroDivisionError", "integer division or modulo by zero"
 		}
 		return "ZeroDivisionError", "division by zero"

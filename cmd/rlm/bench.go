@@ -137,7 +137,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	cfg := bench.Config{
-		Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed, Modes: modes, Runners: runners,
+		Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed, Modes: modes, Runners: runners, Model: llmCfg.Model,
 		Parallel: f.parallel, Results: filepath.Join(f.out, bench.ResultsFile), Resume: f.resume,
 	}
 	if !f.quiet && isTerminal(env.stderr) {
@@ -192,7 +192,10 @@ func parseModes(s string) ([]string, error) {
 // benchDryRun prints the exact prompt tokens of each mode's first request.
 // The model name, if configured, only picks the tokenizer.
 func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string, sizes []int, modes []string) error {
-	modelName := firstNonEmpty(f.models.model, env.getenv("RLM_MODEL"))
+	modelName := f.models.model
+	if modelName == "" && env.getenv != nil {
+		modelName = env.getenv("RLM_MODEL")
+	}
 	cfg := bench.DryRunConfig{Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed}
 	for _, m := range modes {
 		switch m {

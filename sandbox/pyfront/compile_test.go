@@ -100,6 +100,9 @@ a, *m, z = (1, 2, 3, 4); print(a, m, z)`, "1 [2, 3]\n[\"a\", \"b\"] c\n1 [2, 3] 
 		{"decorators", "def twice(f):\n    return lambda x: f(f(x))\ndef add(n):\n    return lambda f: (lambda x: f(x) + n)\n@twice\n@add(1)\ndef inc(x):\n    return x + 1\nprint(inc(0))", "4\n"},
 		{"dict unpack variants", "a = {'x': 1}; b = {'y': 2}\nprint({**a}, {**a, **b,}, {'z': 0, **a}, {'x': 5, **a, 'x': 7})", "{\"x\": 1} {\"x\": 1, \"y\": 2} {\"z\": 0, \"x\": 1} {\"x\": 7}\n"},
 		{"set single and trailing", "print({1}, {1, 2,}, {*[3]})", "set([1]) set([1, 2]) set([3])\n"},
+		{"generator", "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\nprint(list(chunks([1, 2, 3, 4, 5], 2)))\nfor c in chunks('abcde', 3):\n    print(c)", "[[1, 2], [3, 4], [5]]\nabc\nde\n"},
+		{"generator return and from", "def g(n):\n    yield from range(2)\n    if n > 1:\n        return\n    yield 9\ndef h():\n    yield\nprint(g(5), g(0), h())", "[0, 1] [0, 1, 9] [None]\n"},
+		{"generator while with break", "def g():\n    i = 0\n    while True:\n        if i == 3:\n            break\n        yield i\n        i += 1\nprint(sum(g()))", "3\n"},
 		{"global at module level", "global x\nx = 1\nprint(x)", "1\n"},
 		{"recursion", "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\nprint(fact(10))", "3628800\n"},
 		{"nested def closure", "def outer():\n    k = 2\n    def inner(x):\n        return x * k\n    return inner(5)\nprint(outer())", "10\n"},
@@ -193,6 +196,7 @@ print(k([5, -1, 1]))`, "15\nstopped: ValueError: neg\n2\n"},
     except Exception:
         print("outer")
 n()`, "outer\n"},
+		{"generator in try", "def g(xs):\n    for x in xs:\n        try:\n            yield int(x)\n        except ValueError:\n            pass\nprint(g(['1', 'x', '3']))", "[1, 3]\n"},
 		{"while in try", `def w():
     i = 0
     try:

@@ -18,13 +18,14 @@
 // else, import / from-import, raise, assert, del (including slices),
 // slice assignment, decorators, annotations (dropped), keyword-only and
 // positional-only parameters, global declarations that do not rebind,
-// try/except/else/finally (module-level as Program structure; nested ones
-// lowered to _py_try with Options.CatchInner), and the usual literal
+// generator functions (run eagerly, returning a list),
+// try/except/else/finally (module-level ones as Program structure, nested
+// ones lowered to _py_try with Options.CatchInner), and the usual literal
 // forms (0o/0x/0b, 1_000, u"", b"", r"", ...).
 //
 // Rejected with an *Error naming the line and the alternative: class,
-// with, yield, async/await, match, rebinding global/nonlocal names,
-// complex numbers.
+// with, yield expressions, infinite generators, async/await, match,
+// rebinding global/nonlocal names, complex numbers.
 //
 // Compile returns a Program: chunks of upstream *syntax.File ready for
 // starlark.ExecREPLChunk, with module-level try statements kept as

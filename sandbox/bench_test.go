@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.starlark.net/starlark"
+)
+
+// benchText returns a deterministic text of about n bytes: log-like lines,
+// one in 50 with "ERROR", one in 1000 with "magic number N" (mixed case).
+func benchText(n int) string {
+	var b strings.Builder
+	b.Grow(n + 200)
+	words := []string{"alpha", "beta", "gamma", "delta", "request", "served", "user", "cache", "miss", "ok"}
+	x := uint32(12345)
+	next := func() uint32 { x = x*1664525 + 1013904223; return x >> 8 }
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "2024-01-%02d %06d ", i%28+1, i)
+		switch {
+		case i%1000 == 7:
+			if i%2000 == 7 {
+				b.WriteString("Magic number ")
+			} else {
+				b.WriteString("the magic number ")
+			}
+			b.WriteString(strconv.Itoa(int(next() % 1000)))
+		case i%50 == 3:
+			b.WriteString("ERROR disk full on node ")
+			b.WriteString(strconv.Itoa(int(next() % 100)))
+		default:
+			for k := 0; k < 8; k++ {
+				b.WriteString(words[next()%uint32(len(words))])
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var (
+	benchOnce  sync.Once
+	bench100MB string
+	bench10MB  string
+)
+
+func benchData() (string, string) {
+	benchOnce.Do(func() {
+		bench100MB = benchText(100 << 20)
+		bench10MB = bench100MB[:strings.LastIndexByte(bench100MB[:10<<20], '\n')+1]
+	})
+	return bench100MB, bench10MB
+}
+
+var (
+	pyMu      sync.Mutex
+	pyResults = map[string]float64{}
+)
+
+// cpython times the same workload in CPython (skipped without python3)
+// and reports it as the cpython-ms metric; call it after the timed loop.
+func cpython(b *testing.B, text, kase string) {
+	b.Helper()
+	pyMu.Lock()
+	defer pyMu.Unlock()
+	if secs, ok := pyResults[kase]; ok {
+		b.ReportMetric(secs*1e3, "cpython-ms")
+		return
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return
+	}
+	dir := b.TempDir()
+	data := filepath.Join(dir, "data.txt")
+	if err := os.WriteFile(data, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command(py, "testdata/bench/bench.py", data, kase).Output()
+	if err != nil {
+		b.Logf("python3: %v", err)
+		return
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err == nil {
+		pyResults[kase] = secs
+		b.ReportMetric(secs*1e3, "cpython-ms")
+	}
+}
+
+func benchExec(b *testing.B, text, code string) {
+	s := New(Config{})
+	s.SetGlobal("text", starlark.String(text))
+	ctx := context.Background()
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Exec(ctx, code); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "sandbox-ms")
+}
+
+// BenchmarkStepStart measures the fixed cost of one Exec step.
+func BenchmarkStepStart(b *testing.B) {
+	s := New(Config{})
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Exec(ctx, "x = 1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoop is a typical LLM-style loop over 10 MB: split into lines
+// and count the matching ones. cpython-ms is CPython 3 on the same code.
+func BenchmarkLoop(b *testing.B) {
+	_, text := benchData()
+	benchExec(b, text, `
+lines = text.split("\n")
+n = 0
+for line in lines:
+    if "ERROR" in line:
+        n += 1
+`)
+	cpython(b, text, "loop")
+}
+
+var regexCases = []struct{ name, pattern string }{
+	{"prefixed", `magic number \d+`},
+	{"unprefixed", `[Mm]agic number`},
+	{"ignorecase", `(?i)magic number`},
+	{"literal", `magic number`},
+}
+
+// BenchmarkRegex runs re.findall over 100 MB in the sandbox, next to
+// CPython's re (cpython-ms) and Go's regexp without the prefilter.
+func BenchmarkRegex(b *testing.B) {
+	text, _ := benchData()
+	for _, c := range regexCases {
+		b.Run(c.name, func(b *testing.B) {
+			benchExec(b, text, fmt.Sprintf("import re\nn = len(re.findall(r'%s', text))", c.pattern))
+			cpython(b, text, "re_"+c.name)
+		})
+	}
+}
+
+// BenchmarkRegexGoBaseline is Go's regexp.FindAllStringIndex on the same
+// 100 MB without the prefilter.
+func BenchmarkRegexGoBaseline(b *testing.B) {
+	text, _ := benchData()
+	for _, c := range regexCases {
+		b.Run(c.name, func(b *testing.B) {
+			re := regexp.MustCompile(c.pattern)
+			b.SetBytes(int64(len(text)))
+			for i := 0; i < b.N; i++ {
+				re.FindAllStringIndex(text, -1)
+			}
+		})
+	}
+}
+
+// BenchmarkFindLiteral is str.find of an absent needle over 100 MB (a plain
+// memory scan), in the sandbox and in CPython.
+func BenchmarkFindLiteral(b *testing.B) {
+	text, _ := benchData()
+	benchExec(b, text, `i = text.find("no such needle here")`)
+	cpython(b, text, "find_literal")
+}

@@ -1,0 +1,10 @@
+line = "key: value: with: colons"
+print(line.split(":", 1), line.split(": ", maxsplit=2), line.rsplit(":", maxsplit=1))
+print("a  b   c".split(" "), "  lead trail  ".split())
+print("x".split(","), "".split(","), "".split())
+print("path/to/file.txt".rpartition("/")[2], "no_slash".rpartition("/"))
+print("a=1;b=2;c".split(";"))
+pairs = dict(p.split("=") for p in "a=1;b=2".split(";"))
+print(pairs)
+print("CSV,with,,empty".split(",").count(""))
+print("one\ttwo\nthree".split())
