@@ -135,11 +135,7 @@ func loadStore(source string, opts LoadOptions) (*Loaded, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("%s: %w (pass --store DIR or set RLM_STORE)", source, ErrNoStore)
 	}
-	ref, err := opts.Store.Ref(key)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	v, err := opts.Store.Get(key)
+	v, ref, err := opts.Store.GetRef(key)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}

@@ -303,13 +303,22 @@ func (s exactScanner) next(text string, from int) int {
 	return from + i
 }
 
-// rareScanner finds an exact needle by scanning for its rarest byte.
+// rareScanner finds an exact needle by scanning for its rarest byte: by a
+// fixed frequency table, refined on the first call by a sample of the text.
 type rareScanner struct {
-	needle string
-	rare   int
+	needle  string
+	rare    int
+	sampled bool
 }
 
+// sampleSize is the text sampled to pick the byte to scan for.
+const sampleSize = 64 << 10
+
 func (s *rareScanner) next(text string, from int) int {
+	if !s.sampled {
+		s.sampled = true
+		s.rare = rarestInSample(s.needle, text[from:min(len(text), from+sampleSize)], s.rare)
+	}
 	n := len(s.needle)
 	c := s.needle[s.rare]
 	for q := from + s.rare; q < len(text); q++ {
@@ -513,4 +522,23 @@ func (s classScanner) next(text string, from int) int {
 		return -1
 	}
 	return from + i
+}
+
+// rarestInSample returns the index of the needle byte least frequent in
+// sample (ties and small samples keep def).
+func rarestInSample(needle, sample string, def int) int {
+	if len(sample) < 4096 {
+		return def
+	}
+	var counts [256]int
+	for i := 0; i < len(sample); i++ {
+		counts[sample[i]]++
+	}
+	best := def
+	for i := 0; i < len(needle); i++ {
+		if counts[needle[i]] < counts[needle[best]] {
+			best = i
+		}
+	}
+	return best
 }
