@@ -1,7 +1,6 @@
 package builtins
 
 import (
-	"fmt"
 	"math"
 
 	"go.starlark.net/starlark"
@@ -157,5 +156,3 @@ func noArgs(name string, args starlark.Tuple, kwargs []starlark.Tuple) error {
 	}
 	return nil
 }
-
-var _ = fmt.Sprint

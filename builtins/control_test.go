@@ -86,9 +86,15 @@ func TestHostWithSandboxSessionDoesNotDeadlock(t *testing.T) {
 	s := sandbox.New(sandbox.Config{Predeclared: builtins.Predeclared(h)})
 	h.Session = s
 	s.SetGlobal("context", starlark.String("abc"))
+	// A barrier before any helper was called still refreshes the snapshot.
+	_, err := s.Exec(context.Background(), "y = 2")
+	require.NoError(t, err)
+	require.NoError(t, h.Group.Wait(context.Background()))
 	res, err := s.Exec(context.Background(), "x = 1\nshow_vars()")
 	require.NoError(t, err)
 	assert.Contains(t, res.Output, "x ")
+	assert.Contains(t, res.Output, "y ")
+	assert.Contains(t, res.Output, "context ")
 	require.NoError(t, h.Group.Wait(context.Background()))
 	res, err = s.Exec(context.Background(), "show_vars()")
 	require.NoError(t, err)

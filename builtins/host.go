@@ -84,6 +84,7 @@ const hostKey = "rlm.builtins.host"
 // Attach stores h on thread so that helpers without a bound host (see
 // [Predeclared] with nil) find it; use it from sandbox.Config.ThreadHook.
 func Attach(thread *starlark.Thread, h *Host) {
+	h.init()
 	thread.SetLocal(hostKey, h)
 	if h.Context != nil && thread.Local("context") == nil {
 		// Waiting for a future from this thread stops when the run ends.
@@ -104,9 +105,9 @@ func (h *Host) init() {
 		}
 		h.noted = map[string]bool{}
 		h.embCache = map[[32]byte][]float32{}
-		if _, ok := h.Session.(*sandbox.Session); ok {
-			h.Group.OnWait(h.refresh)
-		}
+		// Refresh the snapshot of a *sandbox.Session at every barrier
+		// (refresh checks the Session's type when it runs).
+		h.Group.OnWait(h.refresh)
 	})
 }
 

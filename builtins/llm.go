@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"strings"
 
 	"go.starlark.net/starlark"
 
@@ -21,7 +19,7 @@ import (
 const defaultSubOutputTokens = 1024
 
 // llm_query(prompt, model=None, truncate=False)
-// Ask a sub-model; returns a future str that runs in the background and prints as the answer once done (.value waits for it). Prompts larger than the model's context window are refused unless truncate=True.
+// Ask a sub-model; returns a future str. A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
 func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "prompt"}, {name: "model", opt: true}, {name: "truncate", opt: true, def: starlark.False}}, nil)
 	if err != nil {
@@ -303,6 +301,3 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		return starlark.String(ans), nil
 	}), nil
 }
-
-var _ = errors.Is
-var _ = strings.Builder{}

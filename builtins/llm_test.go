@@ -14,7 +14,6 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
-	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/llm/llmtest"
 )
@@ -292,8 +291,6 @@ part.append("c")`)
 	assert.Contains(t, msg, "use llm_query(prompt) instead")
 	assert.ErrorIs(t, err, builtins.ErrDepthLimit)
 }
-
-var _ = deferred.New
 
 func TestMemoizedPendingCallReleasesItsReservation(t *testing.T) {
 	release := make(chan struct{})

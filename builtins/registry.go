@@ -34,7 +34,7 @@ var helpers = []helper{
 	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
 	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
 	{Doc{"len", "len(var)", "Number of characters of a string or items of a list or dict.", "explore"}, nil},
-	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str that runs in the background and prints as the answer once done (.value waits for it). Prompts larger than the model's context window are refused unless truncate=True.", "llm"}, llmQuery},
+	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str. A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).", "llm"}, llmQuery},
 	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt.", "llm"}, llmQueryBatched},
 	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.", "llm"}, summarize},
 	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
@@ -55,7 +55,7 @@ func Docs() []Doc {
 
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
-	{"llm", "Sub-calls (run in the background; results are futures, resolved before your next step)"},
+	{"llm", "Sub-calls (start at once and run in the background, so start many before using any; each returns a future that prints and behaves as its result and is resolved before your next step; use f.value to wait explicitly or to compare with ==)"},
 	{"control", "Finish"},
 }
 
@@ -81,6 +81,9 @@ func PromptHelp() string {
 // sandbox.Config.Predeclared. If h is nil, each call uses the host attached
 // to the calling thread ([Attach]) and fails if there is none.
 func Predeclared(h *Host) starlark.StringDict {
+	if h != nil {
+		h.init()
+	}
 	d := make(starlark.StringDict, len(helpers))
 	for _, hp := range helpers {
 		if hp.fn == nil {

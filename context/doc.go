@@ -6,8 +6,32 @@
 //
 //	import rlmctx "github.com/rlmhq/rlm/context"
 //
+// # Variables
+//
 // The root model never sees a variable's value, only its [Variable.Summary]
-// as rendered by [ExternalizedContext.VariableSummaries]. Values are plain Go
-// values (see [Dict]); [LoadSource] reads them from files, directories, stdin
-// or the [Store].
+// (at most [MaxSummaryTokens] per line) as rendered by
+// [ExternalizedContext.VariableSummaries]. Values are plain Go values:
+// string, bool, nil, int64, *big.Int, float64, []any and the ordered
+// [*Dict]. [LoadSource] reads them from text, JSON, JSON Lines and CSV
+// files, directories, stdin or the [Store]; [FromSession] externalizes a
+// saved session. [ExternalizedContext.CheckSizeLimits] and
+// [ExternalizedContext.AutoChunk] apply the size limits of [SizeConfig].
+//
+// # Store
+//
+// A [Store] keeps values under arbitrary string keys. With a directory,
+// each persisted key has two files:
+//
+//	KEY.meta.json         metadata: the Ref, encoding, value file name
+//	KEY.v-RANDOM.txt      the value as raw text (strings), or
+//	KEY.v-RANDOM.json     the value as JSON (everything else)
+//
+// where KEY is the key with every byte outside [A-Za-z0-9_.-] written %XX
+// (so keys cannot escape the directory). A write goes to a temporary file,
+// is fsynced and renamed to a fresh value file, then the metadata file is
+// replaced the same way under an exclusive lock on DIR/.lock (flock), which
+// also makes SetIfVersion atomic across processes. A process killed at any
+// point leaves the previous value intact; its leftovers are removed by the
+// next OpenStore. Opening reads only metadata; large text values are
+// memory-mapped on first Get.
 package rlmctx

@@ -172,6 +172,10 @@ func loadStdin(opts LoadOptions) (*Loaded, error) {
 	return &Loaded{Value: v, Source: "stdin"}, nil
 }
 
+// FormatOf is the format LoadSource reads a file in, from its extension
+// and the requested type: FormatText, FormatJSON, FormatJSONL or FormatCSV.
+func FormatOf(path string, t VarType) string { return formatOf(path, t) }
+
 // formatOf picks the format from the extension.
 func formatOf(path string, t VarType) string {
 	if t == Text {

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/rlmhq/rlm/llm"
@@ -588,6 +589,8 @@ type prepared struct {
 	opts  setOptions
 	// temp file (persisted writes)
 	tmp, enc, sum string
+	// lazy: the value is only on disk (SetTextFile); read on first Get.
+	lazy bool
 }
 
 func (s *Store) prepare(key string, value any, opts []SetOption) (*prepared, error) {
@@ -754,7 +757,7 @@ func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) 
 	}
 	persist := p.opts.persist || (cur != nil && cur.persist)
 	var old []string
-	e := &entry{ref: ref, updatedAt: now, persist: persist, value: p.value, loaded: true}
+	e := &entry{ref: ref, updatedAt: now, persist: persist, value: p.value, loaded: !p.lazy}
 	if persist {
 		if p.tmp == "" {
 			// Became sticky-persisted between the check and the lock.
@@ -797,7 +800,9 @@ func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) 
 	s.tick++
 	e.lastUse = s.tick
 	s.entries[p.key] = e
-	s.memBytes += ref.SizeBytes
+	if e.loaded {
+		s.memBytes += ref.SizeBytes
+	}
 	return ref, old, nil
 }
 
@@ -1346,4 +1351,119 @@ func (s *Store) Describe(key string) (*Variable, error) {
 	vr.measure()
 	vr.Summary = summarize(vr)
 	return vr, nil
+}
+
+// SetTextFile stores the text file at path under key without reading it
+// into memory: it is copied into the store (checked to be UTF-8) and
+// persisted, and later Gets serve it from a memory map. Use it for texts
+// larger than RAM. The type is text unless WithStoreType names a custom type.
+func (s *Store) SetTextFile(key, path string, opts ...SetOption) (Ref, error) {
+	if s.cfg.Dir == "" {
+		return Ref{}, fmt.Errorf("store key %q: cannot persist: the store has no directory", key)
+	}
+	if err := checkKey(key); err != nil {
+		return Ref{}, err
+	}
+	o := setOptions{persist: true}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	o.persist = true
+	if o.scope != "" {
+		if err := ValidateScope(o.scope); err != nil {
+			return Ref{}, err
+		}
+	}
+	if o.typ == "" {
+		o.typ = Text
+	} else if o.typ != Text && !o.typ.IsCustom() {
+		return Ref{}, fmt.Errorf("store key %q: %w: a text file can be text or custom:NAME, not %s", key, ErrBadType, o.typ)
+	}
+	tmp, size, err := copyTextTemp(s.cfg.Dir, path)
+	if err != nil {
+		return Ref{}, err
+	}
+	p := &prepared{key: key, typ: o.typ, size: size, opts: o, tmp: tmp, enc: encText, lazy: true}
+	defer func() {
+		if p.tmp != "" {
+			os.Remove(p.tmp)
+		}
+	}()
+	var ref Ref
+	var oldFiles []string
+	err = s.withDiskLock(func() error {
+		var err error
+		ref, oldFiles, err = s.commitLocked(p, nil)
+		return err
+	})
+	if err != nil {
+		return Ref{}, err
+	}
+	for _, f := range oldFiles {
+		os.Remove(f)
+	}
+	return ref, nil
+}
+
+// copyTextTemp streams path into a fsynced temporary file in dir, checking
+// UTF-8 on the way, and returns the temp path and size.
+func copyTextTemp(dir, path string) (tmp string, size int64, err error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return "", 0, pathError(path, err)
+	}
+	defer in.Close()
+	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
+	if err != nil {
+		return "", 0, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o644); err != nil {
+		return
+	}
+	hw := &hookWriter{w: f}
+	buf := make([]byte, 1<<20)
+	carry := 0 // bytes of an incomplete UTF-8 sequence kept from the last read
+	for {
+		n, rerr := in.Read(buf[carry:])
+		end := carry + n
+		cut := end
+		if rerr == nil {
+			// Hold back a trailing incomplete sequence.
+			for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
+				if utf8.RuneStart(buf[i]) {
+					if !utf8.FullRune(buf[i:end]) {
+						cut = i
+					}
+					break
+				}
+			}
+		}
+		if !utf8.Valid(buf[:cut]) {
+			return "", 0, utf8Error(path, buf[:cut], size)
+		}
+		if _, err = hw.Write(buf[:cut]); err != nil {
+			return
+		}
+		size += int64(cut)
+		carry = copy(buf, buf[cut:end])
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return "", 0, fmt.Errorf("%s: %w", path, rerr)
+		}
+	}
+	if err = f.Sync(); err != nil {
+		return
+	}
+	if err = f.Close(); err != nil {
+		return
+	}
+	return f.Name(), size, nil
 }

@@ -591,3 +591,72 @@ func TestStoreDescribe(t *testing.T) {
 	assert.Contains(t, v.Summary, "conversation list of 1 message")
 	assert.Equal(t, "store:my key/with spaces", v.Source)
 }
+
+func TestStoreSetTextFile(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, StoreConfig{Dir: filepath.Join(dir, "store"), MmapThreshold: 1 << 10})
+	// A multi-byte character straddles the 1 MB read boundary.
+	text := strings.Repeat("x", 1<<20-1) + "é" + strings.Repeat("日本\n", 1000)
+	src := filepath.Join(dir, "big.txt")
+	require.NoError(t, os.WriteFile(src, []byte(text), 0o644))
+	ref, err := s.SetTextFile("big", src, WithScope("agent:1"))
+	require.NoError(t, err)
+	assert.Equal(t, Text, ref.Type)
+	assert.EqualValues(t, len(text), ref.SizeBytes)
+	assert.Equal(t, "agent:1", ref.Scope)
+	assert.Zero(t, s.MemoryBytes(), "not read into memory")
+	v, err := s.Get("big")
+	require.NoError(t, err)
+	assert.Equal(t, text, v)
+	assert.True(t, s.List(Filter{})[0].Mapped)
+
+	ref, err = s.SetTextFile("big", src, WithStoreType(Custom("log")))
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, ref.Version)
+	assert.Equal(t, Custom("log"), ref.Type)
+
+	bad := filepath.Join(dir, "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Repeat("y", 1<<20+5)+"\xff"), 0o644))
+	_, err = s.SetTextFile("bad", bad)
+	require.ErrorIs(t, err, ErrInvalidUTF8)
+	assert.Contains(t, err.Error(), fmt.Sprintf("byte offset %d", 1<<20+5))
+	trunc := filepath.Join(dir, "trunc.txt")
+	require.NoError(t, os.WriteFile(trunc, []byte("ok\xe6\x97"), 0o644))
+	_, err = s.SetTextFile("trunc", trunc)
+	require.ErrorIs(t, err, ErrInvalidUTF8)
+	assert.Contains(t, err.Error(), "byte offset 2")
+	assert.False(t, s.Has("bad"))
+	_, err = s.SetTextFile("j", src, WithStoreType(JSON))
+	require.ErrorIs(t, err, ErrBadType)
+	_, err = s.SetTextFile("m", filepath.Join(dir, "missing.txt"))
+	require.Error(t, err)
+	tmps, _ := filepath.Glob(filepath.Join(dir, "store", tmpPrefix+"*"))
+	assert.Empty(t, tmps, "no temp files left after failures")
+
+	mem := openStore(t, StoreConfig{})
+	_, err = mem.SetTextFile("x", src)
+	require.Error(t, err)
+}
+
+type fakeChat struct{ reqs []llm.Request }
+
+func (f *fakeChat) Chat(ctx context.Context, r llm.Request) (*llm.Response, error) {
+	f.reqs = append(f.reqs, r)
+	return &llm.Response{Content: "  a short summary \n"}, nil
+}
+
+func TestChatSummarizer(t *testing.T) {
+	fc := &fakeChat{}
+	s := openStore(t, StoreConfig{Summarizer: ChatSummarizer{Model: fc, ModelName: "small"}})
+	_, err := s.Set("doc", "some data")
+	require.NoError(t, err)
+	out, err := s.Summarize(context.Background(), "doc", 64)
+	require.NoError(t, err)
+	assert.Equal(t, "a short summary", out)
+	require.Len(t, fc.reqs, 1)
+	assert.Equal(t, "small", fc.reqs[0].Model)
+	assert.Equal(t, 64, fc.reqs[0].MaxTokens)
+	assert.Contains(t, fc.reqs[0].Messages[1].Content, "some data")
+	_, err = ChatSummarizer{}.Summarize(context.Background(), "x", 1)
+	require.ErrorIs(t, err, llm.ErrNoModel)
+}

@@ -121,8 +121,11 @@ var pythonKeywords = map[string]bool{
 	"try": true, "while": true, "with": true, "yield": true,
 }
 
-// ValidateName checks that name is a valid Python identifier and not a
-// keyword.
+// reservedPrefix starts the sandbox runtime's helper names.
+const reservedPrefix = "_py_"
+
+// ValidateName checks that name is a valid Python identifier, not a
+// keyword and not reserved (_py_*).
 func ValidateName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name (use a Python identifier such as data or my_file)", ErrInvalidName)
@@ -136,6 +139,9 @@ func ValidateName(name string) error {
 			}
 			return fmt.Errorf("%w %q: %s; use letters, digits and underscores, not starting with a digit (e.g. %s)", ErrInvalidName, name, what, suggestName(name))
 		}
+	}
+	if strings.HasPrefix(name, reservedPrefix) {
+		return fmt.Errorf("%w %q: names starting with %s are reserved for the sandbox runtime", ErrInvalidName, name, reservedPrefix)
 	}
 	if pythonKeywords[name] {
 		return fmt.Errorf("%w %q: it is a Python keyword; choose another name (e.g. %s_)", ErrInvalidName, name, name)

@@ -33,6 +33,8 @@ func TestValidateName(t *testing.T) {
 		{"a b", `character ' '`},
 		{"class", "Python keyword"},
 		{"None", "Python keyword"},
+		{"_py_t1", "reserved"},
+		{"_py", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,6 +92,13 @@ func TestFutureAttributes(t *testing.T) {
 		`bad.done`:    `True`,
 		`bad.error`:   `"server said no"`,
 		`type(ok)`:    `"future"`,
+		`ok.upper()`:  `"ANSWER"`,
+		`ok[0]`:       `"a"`,
+		`ok + "!"`:    `"answer!"`,
+		`"<" + ok`:    `"<answer"`,
+		`ok < ok`:     `False`,
+		`"swe" in ok`: `True`,
+		`"xyz" in ok`: `False`,
 	} {
 		v, err := starlark.EvalOptions(&syntax.FileOptions{}, thread, "t", expr, globals)
 		require.NoError(t, err, expr)
@@ -106,7 +113,11 @@ func TestFutureAttributes(t *testing.T) {
 	assert.Equal(t, starlark.String("<llm_query failed: server said no>"), v)
 	assert.Equal(t, "<llm_query failed: server said no>", bad.String())
 	assert.Equal(t, "answer", ok.String())
-	_, err = ok.Hash()
+	h, err := ok.Hash()
+	require.NoError(t, err)
+	want, _ := starlark.String("answer").Hash()
+	assert.Equal(t, want, h)
+	_, err = bad.Hash()
 	assert.Error(t, err)
 
 	failed := g.Failures()

@@ -11,7 +11,12 @@
 // (print, str and repr wait for it through the sandbox's Proxy protocol);
 // its attributes .value (waits, raises the operation's error), .done and
 // .error inspect it. A failed operation renders as a short error note rather
-// than failing the step that prints it.
+// than failing the step that prints it. Otherwise a future acts as its
+// result where Starlark lets a value decide: attributes and methods
+// (f.upper()), indexing (f[0]["item"]), iteration, `x in f`, + and other
+// binary operators, hashing and ordering among futures. Comparing a future
+// with == to a plain value is decided by Starlark by type and is False:
+// compare f.value (or a method's result) instead.
 //
 // Between steps the orchestrator calls [Group.Wait], the barrier that settles
 // every pending operation.

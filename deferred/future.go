@@ -3,6 +3,7 @@ package deferred
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -19,11 +20,12 @@ type Future struct {
 }
 
 var (
-	_ starlark.Value     = (*Future)(nil)
-	_ starlark.HasAttrs  = (*Future)(nil)
-	_ starlark.Mapping   = (*Future)(nil)
-	_ starlark.Iterable  = (*Future)(nil)
-	_ starlark.HasBinary = (*Future)(nil)
+	_ starlark.Value      = (*Future)(nil)
+	_ starlark.HasAttrs   = (*Future)(nil)
+	_ starlark.Mapping    = (*Future)(nil)
+	_ starlark.Iterable   = (*Future)(nil)
+	_ starlark.HasBinary  = (*Future)(nil)
+	_ starlark.Comparable = (*Future)(nil)
 )
 
 // ThreadContext returns the context a Starlark thread runs under, used when
@@ -158,6 +160,14 @@ func (f *Future) Get(k starlark.Value) (v starlark.Value, found bool, err error)
 	switch t := t.(type) {
 	case starlark.Mapping:
 		return t.Get(k)
+	case starlark.String:
+		// Starlark evaluates `x in f` with Get: for a str result, a str key
+		// means a substring test.
+		if sub, ok := k.(starlark.String); ok {
+			return starlark.None, strings.Contains(string(t), string(sub)), nil
+		}
+	}
+	switch t := t.(type) {
 	case starlark.Indexable:
 		i, err := starlark.AsInt32(k)
 		if err != nil {
@@ -211,14 +221,34 @@ func (f *Future) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 	return starlark.Binary(op, y, t)
 }
 
-// Hash fails: futures are not hashable.
-func (f *Future) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: future") }
+// Hash waits and hashes the result.
+func (f *Future) Hash() (uint32, error) {
+	t, err := f.target()
+	if err != nil {
+		return 0, err
+	}
+	return t.Hash()
+}
+
+// CompareSameType compares the results of two futures (sorted(futures)).
+func (f *Future) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	a, err := f.target()
+	if err != nil {
+		return false, err
+	}
+	b, err := y.(*Future).target()
+	if err != nil {
+		return false, err
+	}
+	return starlark.CompareDepth(op, a, b, depth)
+}
 
 // AttrNames lists the attributes.
 func (f *Future) AttrNames() []string { return []string{"done", "error", "result", "value"} }
 
 // Attr returns .value (waits; raises the operation's error), .done (bool),
-// .error (None or the error message) and .result() (like .value).
+// .error (None or the error message) and .result() (like .value). Other
+// names are the result's attributes (so f.upper() works on a str result).
 func (f *Future) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "value":
@@ -237,6 +267,13 @@ func (f *Future) Attr(name string) (starlark.Value, error) {
 			}
 			return f.value(thread)
 		}), nil
+	}
+	t, err := f.target()
+	if err != nil {
+		return nil, err
+	}
+	if ha, ok := t.(starlark.HasAttrs); ok {
+		return ha.Attr(name)
 	}
 	return nil, nil
 }

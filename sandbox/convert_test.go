@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"testing"
 
@@ -72,4 +73,52 @@ func TestProxy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "['a', 1] 2 ['a', 1] x y ['x', 'y'] ['a', 1]\n", res.Output)
 	assert.Positive(t, p.waits)
+}
+
+var errHostSentinel = errors.New("host sentinel")
+
+// hostErr is a host error that code must not catch (like SUBMIT).
+type hostErr struct{}
+
+func (hostErr) Error() string     { return "host says stop" }
+func (hostErr) Uncatchable() bool { return true }
+func (hostErr) Unwrap() error     { return errHostSentinel }
+
+func TestThreadHookAndHostErrors(t *testing.T) {
+	var hooked int
+	s := New(Config{
+		ThreadHook: func(th *starlark.Thread) { hooked++; th.SetLocal("host", "h") },
+		Predeclared: starlark.StringDict{
+			"host_name": starlark.NewBuiltin("host_name", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				return starlark.String(th.Local("host").(string)), nil
+			}),
+			"stop": starlark.NewBuiltin("stop", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+				return nil, hostErr{}
+			}),
+			"fail": starlark.NewBuiltin("fail", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+				return nil, Errorf("ValueError", "fail: bad argument")
+			}),
+		},
+	})
+	ctx := context.Background()
+	res, err := s.Exec(ctx, "print(host_name())")
+	require.NoError(t, err)
+	assert.Equal(t, "h\n", res.Output)
+	assert.Equal(t, 1, hooked)
+	assert.NotContains(t, s.UserGlobals(), "host_name")
+
+	// A host error propagates through try/except and unwraps to its sentinel.
+	_, err = s.Exec(ctx, "try:\n    stop()\nexcept Exception:\n    print('swallowed')")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errHostSentinel)
+
+	// A builtin's PyError sets the kind and can be caught.
+	res, err = s.Exec(ctx, "try:\n    fail()\nexcept ValueError as e:\n    print('caught', e)")
+	require.NoError(t, err)
+	assert.Equal(t, "caught fail: bad argument\n", res.Output)
+	_, err = s.Exec(ctx, "fail()")
+	var se *ScriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "ValueError", se.Kind)
+	assert.Equal(t, 4, hooked, "one fresh thread per step")
 }

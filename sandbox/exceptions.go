@@ -179,8 +179,8 @@ func raiseValue(v starlark.Value) error {
 		return Errorf("TypeError", "exceptions must derive from BaseException")
 	}
 	if se, ok := e.cause.(*ScriptError); ok && se.Err != nil {
-		// Re-raising a caught error keeps its chain (e.g. SUBMIT, limits).
-		return &PyError{Kind: e.typ.name, Msg: e.msg(), Err: se.Err, exc: e}
+		// Re-raising a caught error keeps its chain, line and traceback.
+		return se
 	}
 	return &PyError{Kind: e.typ.name, Msg: e.msg(), exc: e}
 }

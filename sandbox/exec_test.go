@@ -3,8 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -140,16 +140,31 @@ print(results)
 	assert.ErrorIs(t, err, ErrStepLimit)
 }
 
-func TestInnerTryFailsClearly(t *testing.T) {
-	code := "def f(d):\n    try:\n        return d['k']\n    except KeyError:\n        return None\nf({})"
-	_, err := New(Config{}).Exec(context.Background(), code)
+func TestInnerTry(t *testing.T) {
+	code := `import json
+def parse(s):
+    try:
+        return int(s)
+    except ValueError:
+        return None
+rows = []
+for raw in ['{"a": 1}', "not json", '{"b": 2}']:
+    try:
+        rows.append(json.loads(raw))
+    except json.JSONDecodeError as e:
+        rows.append(type(e).__name__)
+xs = list(range(6))
+xs[1:3] = ["a", "b", "c"]
+del xs[0]
+print([parse(v) for v in ["1", "x", "3"]], rows, xs)`
+	assert.Equal(t, "[1, None, 3] [{'a': 1}, 'JSONDecodeError', {'b': 2}] ['a', 'b', 'c', 3, 4, 5]\n", run(t, code))
+
+	// An error no handler matches keeps its kind and line.
+	_, err := New(Config{}).Exec(context.Background(), "def f(d):\n    try:\n        return d['k']\n    except ValueError:\n        return None\nf({})")
 	var se *ScriptError
-	if err == nil {
-		return // the front-end supports inner try: nothing to check
-	}
-	require.True(t, errors.As(err, &se))
+	require.True(t, errors.As(err, &se), "%v", err)
 	assert.Equal(t, "KeyError", se.Kind)
-	assert.Contains(t, se.Msg, "not supported here")
+	assert.Equal(t, 3, se.Line, se.Traceback)
 }
 
 func TestPythonRendering(t *testing.T) {
@@ -178,6 +193,15 @@ func TestPythonRendering(t *testing.T) {
 		{`print('a,b,,c'.split(','), ' a  b '.split(), 'a b c'.split(None, 1), 'a b c'.rsplit(' ', 1), 'x'.zfill(3), '-5'.zfill(4), 'ab'.center(6, '*'), 'ab'.ljust(4) + '|')`, "['a', 'b', '', 'c'] ['a', 'b'] ['a', 'b c'] ['a b', 'c'] 00x -005 **ab** ab  |"},
 		{`print('-'.join(x for x in 'abc'), 'l1\nl2\r\nl3'.splitlines(), 'aXa'.count('a'), 'Hello'.swapcase(), '12'.isdigit(), '½'.isnumeric())`, "a-b-c ['l1', 'l2', 'l3'] 2 hELLO True True"},
 		{`s = {1, 2}; s.add(3); s.discard(9); print(s, s | {4}, s & {1, 9}, s - {1}, s.union([5]), {1}.issubset(s), len(s))`, "{1, 2, 3} {1, 2, 3, 4} {1} {2, 3} {1, 2, 3, 5} True 3"},
+		{`c = {'a': 2, 'b': 6}
+for k in c:
+    c[k] = c[k] / 8
+q = [1]
+for n in q:
+    if n < 4:
+        q.append(n * 2)
+print(c, q)`, "{'a': 0.25, 'b': 0.75} [1, 2, 4]"},
+		{`t = (1, 'a'); xs = [3, 1]; xs.remove(3); print(t.index('a'), xs, [5, 6].index(6))`, "1 [1] 1"},
 		{`print(__name__, callable(len), type(print).__name__, hash('a') == hash('a'))`, "__main__ True builtin_function_or_method True"},
 	}
 	for _, tt := range tests {

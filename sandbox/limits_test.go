@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
 )
 
 // TestLimits runs hostile code against each limit and checks that the
@@ -84,4 +85,22 @@ func TestCancel(t *testing.T) {
 	_, err := s.Exec(ctx, "while True:\n    pass\n")
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrCanceled)
+}
+
+// A builtin that blocks on ThreadContext returns when the step times out.
+func TestThreadContextTimeout(t *testing.T) {
+	s := New(Config{
+		Timeout: 100 * time.Millisecond,
+		Predeclared: starlark.StringDict{
+			"wait": starlark.NewBuiltin("wait", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				ctx := ThreadContext(th)
+				<-ctx.Done()
+				return nil, context.Cause(ctx)
+			}),
+		},
+	})
+	_, err := s.Exec(context.Background(), "wait()")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrTimeout)
+	assert.Equal(t, context.Background(), ThreadContext(&starlark.Thread{}))
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"time"
 
@@ -39,15 +40,26 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 	base := heapInUse()
 	t := time.NewTicker(memPoll)
 	defer t.Stop()
+	var lastGC time.Time
 	for {
 		select {
 		case <-done:
 			return
 		case <-t.C:
-			if heapInUse()-base > limit {
-				st.stop(thread, ErrMemoryLimit, memoryMsg(limit))
-				return
+			if heapInUse()-base <= limit {
+				continue
 			}
+			// The heap count includes garbage not yet collected: collect
+			// once (at most every 100 ms) before deciding.
+			if time.Since(lastGC) > 100*time.Millisecond {
+				runtime.GC()
+				lastGC = time.Now()
+				if heapInUse()-base <= limit {
+					continue
+				}
+			}
+			st.stop(thread, ErrMemoryLimit, memoryMsg(limit))
+			return
 		}
 	}
 }

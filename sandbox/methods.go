@@ -48,9 +48,12 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	case *starlark.Set:
 		v, handled, err = setMethod(thread, r, name, args, kwargs)
 	case starlark.Tuple:
-		if name == "count" {
+		switch name {
+		case "count":
 			v, err = countEq(r, args, kwargs)
-		} else {
+		case "index":
+			v, err = seqIndex(r, "tuple", args, kwargs)
+		default:
 			handled = false
 		}
 	case starlark.Bytes:
@@ -554,6 +557,21 @@ func listMethod(thread *starlark.Thread, l *starlark.List, name string, args sta
 	case "count":
 		v, err := countEq(l, args, kwargs)
 		return v, true, err
+	case "index":
+		v, err := seqIndex(l, "list", args, kwargs)
+		return v, true, err
+	case "remove":
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs("remove", args, kwargs, 1, &x); err != nil {
+			return nil, true, err
+		}
+		for i := 0; i < l.Len(); i++ {
+			if eq, err := starlark.Equal(l.Index(i), x); err == nil && eq {
+				_, err := starlark.Call(thread, mustAttr(l, "pop"), starlark.Tuple{starlark.MakeInt(i)}, nil)
+				return starlark.None, true, err
+			}
+		}
+		return nil, true, Errorf("ValueError", "list.remove(x): x not in list")
 	case "reverse":
 		n := l.Len()
 		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
@@ -681,9 +699,9 @@ func (v *dictView) elems() []starlark.Value {
 func (v *dictView) Index(i int) starlark.Value { return v.elems()[i] }
 func (v *dictView) Iterate() starlark.Iterator {
 	if v.kind == "keys" {
-		return v.d.Iterate()
+		return starlark.Tuple(v.d.Keys()).Iterate()
 	}
-	return starlark.NewList(v.elems()).Iterate()
+	return starlark.Tuple(v.elems()).Iterate()
 }
 func (v *dictView) Has(x starlark.Value) (bool, error) {
 	switch v.kind {
@@ -859,4 +877,29 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 		return copySet(), true, noArgs(name, args, kwargs)
 	}
 	return nil, false, nil
+}
+
+// seqIndex implements list.index / tuple.index(x[, start[, end]]).
+func seqIndex(seq starlark.Indexable, typ string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	start, end := 0, seq.Len()
+	if err := starlark.UnpackPositionalArgs("index", args, kwargs, 1, &x, &start, &end); err != nil {
+		return nil, err
+	}
+	n := seq.Len()
+	if start < 0 {
+		start = max(start+n, 0)
+	}
+	if end < 0 {
+		end += n
+	}
+	for i := start; i < min(end, n); i++ {
+		if eq, err := starlark.Equal(seq.Index(i), x); err == nil && eq {
+			return starlark.MakeInt(i), nil
+		}
+	}
+	if typ == "tuple" {
+		return nil, Errorf("ValueError", "tuple.index(x): x not in tuple")
+	}
+	return nil, Errorf("ValueError", "%s is not in list", Repr(x))
 }

@@ -48,21 +48,21 @@ func mathModule() *module {
 		return func(x float64) (float64, error) { return fn(x), nil }
 	}
 	fns := map[string]builtinFn{
-		"sqrt":  math1("sqrt", func(x float64) (float64, error) { return domain(math.Sqrt(x), x >= 0) }),
-		"exp":   math1("exp", plain(math.Exp)),
-		"log2":  math1("log2", func(x float64) (float64, error) { return domain(math.Log2(x), x > 0) }),
-		"log10": math1("log10", func(x float64) (float64, error) { return domain(math.Log10(x), x > 0) }),
-		"log1p": math1("log1p", func(x float64) (float64, error) { return domain(math.Log1p(x), x > -1) }),
-		"sin":   math1("sin", plain(math.Sin)),
-		"cos":   math1("cos", plain(math.Cos)),
-		"tan":   math1("tan", plain(math.Tan)),
-		"asin":  math1("asin", func(x float64) (float64, error) { return domain(math.Asin(x), x >= -1 && x <= 1) }),
-		"acos":  math1("acos", func(x float64) (float64, error) { return domain(math.Acos(x), x >= -1 && x <= 1) }),
-		"atan":  math1("atan", plain(math.Atan)),
-		"sinh":  math1("sinh", plain(math.Sinh)),
-		"cosh":  math1("cosh", plain(math.Cosh)),
-		"tanh":  math1("tanh", plain(math.Tanh)),
-		"fabs":  math1("fabs", plain(math.Abs)),
+		"sqrt":    math1("sqrt", func(x float64) (float64, error) { return domain(math.Sqrt(x), x >= 0) }),
+		"exp":     math1("exp", plain(math.Exp)),
+		"log2":    math1("log2", func(x float64) (float64, error) { return domain(math.Log2(x), x > 0) }),
+		"log10":   math1("log10", func(x float64) (float64, error) { return domain(math.Log10(x), x > 0) }),
+		"log1p":   math1("log1p", func(x float64) (float64, error) { return domain(math.Log1p(x), x > -1) }),
+		"sin":     math1("sin", plain(math.Sin)),
+		"cos":     math1("cos", plain(math.Cos)),
+		"tan":     math1("tan", plain(math.Tan)),
+		"asin":    math1("asin", func(x float64) (float64, error) { return domain(math.Asin(x), x >= -1 && x <= 1) }),
+		"acos":    math1("acos", func(x float64) (float64, error) { return domain(math.Acos(x), x >= -1 && x <= 1) }),
+		"atan":    math1("atan", plain(math.Atan)),
+		"sinh":    math1("sinh", plain(math.Sinh)),
+		"cosh":    math1("cosh", plain(math.Cosh)),
+		"tanh":    math1("tanh", plain(math.Tanh)),
+		"fabs":    math1("fabs", plain(math.Abs)),
 		"degrees": math1("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil }),
 		"radians": math1("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil }),
 		"log": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -135,11 +135,11 @@ func mathModule() *module {
 			}
 			return starlark.Float(s), nil
 		},
-		"floor": mathRound("floor", math.Floor),
-		"ceil":  mathRound("ceil", math.Ceil),
-		"trunc": mathRound("trunc", math.Trunc),
-		"isnan": mathPred("isnan", math.IsNaN),
-		"isinf": mathPred("isinf", func(f float64) bool { return math.IsInf(f, 0) }),
+		"floor":    mathRound("floor", math.Floor),
+		"ceil":     mathRound("ceil", math.Ceil),
+		"trunc":    mathRound("trunc", math.Trunc),
+		"isnan":    mathPred("isnan", math.IsNaN),
+		"isinf":    mathPred("isinf", func(f float64) bool { return math.IsInf(f, 0) }),
 		"isfinite": mathPred("isfinite", func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }),
 		"isclose": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var a, b starlark.Value

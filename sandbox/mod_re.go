@@ -79,11 +79,11 @@ func (p *rePattern) Attr(name string) (starlark.Value, error) {
 
 // reMatch is a re.Match.
 type reMatch struct {
-	r    *Regexp
-	s    string
-	m    []int
-	pos  int
-	end  int
+	r   *Regexp
+	s   string
+	m   []int
+	pos int
+	end int
 }
 
 var (
@@ -630,8 +630,8 @@ func reModule() *module {
 		"ASCII": flag(reASCII), "A": flag(reASCII),
 		"UNICODE": flag(reUnicode), "U": flag(reUnicode),
 		"LOCALE": flag(reLocale), "L": flag(reLocale),
-		"NOFLAG": flag(0),
-		"error":  excTypes["re.error"],
+		"NOFLAG":  flag(0),
+		"error":   excTypes["re.error"],
 		"Pattern": &typeObj{name: "re.Pattern", check: isType[*rePattern]},
 		"Match":   &typeObj{name: "re.Match", check: isType[*reMatch]},
 	})

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"math"
 	"sort"
 
@@ -331,6 +332,35 @@ func functoolsModule() *module {
 			}
 			return acc, nil
 		},
+		"lru_cache": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			// @lru_cache and @lru_cache(maxsize=...) both work.
+			if len(args) == 1 {
+				if _, ok := args[0].(starlark.Callable); ok {
+					return &memoized{fn: args[0], cache: starlark.NewDict(0)}, nil
+				}
+			}
+			return starlark.NewBuiltin("lru_cache", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if len(args) != 1 {
+					return nil, argErr("lru_cache", "decorator takes one function")
+				}
+				return &memoized{fn: args[0], cache: starlark.NewDict(0)}, nil
+			}), nil
+		},
+		"cache": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) != 1 {
+				return nil, argErr("cache", "takes one function")
+			}
+			return &memoized{fn: args[0], cache: starlark.NewDict(0)}, nil
+		},
+		"partial": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) < 1 {
+				return nil, argErr("partial", "needs a function")
+			}
+			fn, bound, bkw := args[0], append(starlark.Tuple(nil), args[1:]...), kwargs
+			return starlark.NewBuiltin("partial", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				return starlark.Call(thread, fn, append(append(starlark.Tuple(nil), bound...), args...), append(append([]starlark.Tuple(nil), bkw...), kwargs...))
+			}), nil
+		},
 		"cmp_to_key": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return nil, &PyError{Kind: "NotImplementedError", Msg: "functools.cmp_to_key is not supported; use key= with a tuple", Err: ErrUnsupported}
 		},
@@ -338,3 +368,50 @@ func functoolsModule() *module {
 }
 
 var _ = sort.Ints
+
+// memoized is a function wrapped by functools.lru_cache / functools.cache.
+type memoized struct {
+	fn    starlark.Value
+	cache *starlark.Dict
+}
+
+func (m *memoized) String() string       { return Repr(m.fn) }
+func (m *memoized) Type() string         { return "function" }
+func (m *memoized) Freeze()              {}
+func (m *memoized) Truth() starlark.Bool { return true }
+func (m *memoized) Hash() (uint32, error) {
+	return 0, errors.New("unhashable type: 'functools._lru_cache_wrapper'")
+}
+func (m *memoized) Name() string {
+	if c, ok := m.fn.(starlark.Callable); ok {
+		return c.Name()
+	}
+	return "memoized"
+}
+
+func (m *memoized) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var key starlark.Value = args
+	if len(kwargs) > 0 {
+		key = starlark.Tuple{args, starlark.String(Repr(starlark.Tuple(func() []starlark.Value {
+			out := make([]starlark.Value, len(kwargs))
+			for i, kv := range kwargs {
+				out[i] = kv
+			}
+			return out
+		}())))}
+	}
+	if v, found, err := m.cache.Get(key); err == nil && found {
+		return v, nil
+	} else if err != nil {
+		return starlark.Call(thread, m.fn, args, kwargs) // unhashable arguments: no caching
+	}
+	v, err := starlark.Call(thread, m.fn, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAlloc(thread, int64(m.cache.Len())*64); err != nil {
+		return nil, err
+	}
+	m.cache.SetKey(key, v)
+	return v, nil
+}

@@ -65,22 +65,24 @@ func pyBuiltins() starlark.StringDict {
 		"next":       pyNext,
 		"id":         pyID,
 
-		"open":    unavailable("open", "file access is not available in the sandbox; the data is already in variables (see show_vars())"),
-		"input":   unavailable("input", "input() is not available in the sandbox"),
-		"exec":    unavailable("exec", "exec() is not available in the sandbox; write the code directly"),
-		"eval":    unavailable("eval", "eval() is not available in the sandbox; parse values with int(), float() or json.loads()"),
-		"compile": unavailable("compile", "compile() is not available in the sandbox"),
-		"globals": unavailable("globals", "globals() is not available; use show_vars()"),
-		"locals":  unavailable("locals", "locals() is not available"),
-		"vars":    unavailable("vars", "vars() is not available; use show_vars()"),
-		"exit":    unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),
-		"quit":    unavailable("quit", "quit() is not available; end the run with SUBMIT(...)"),
+		"open":       unavailable("open", "file access is not available in the sandbox; the data is already in variables (see show_vars())"),
+		"input":      unavailable("input", "input() is not available in the sandbox"),
+		"exec":       unavailable("exec", "exec() is not available in the sandbox; write the code directly"),
+		"eval":       unavailable("eval", "eval() is not available in the sandbox; parse values with int(), float() or json.loads()"),
+		"compile":    unavailable("compile", "compile() is not available in the sandbox"),
+		"globals":    unavailable("globals", "globals() is not available; use show_vars()"),
+		"locals":     unavailable("locals", "locals() is not available"),
+		"vars":       unavailable("vars", "vars() is not available; use show_vars()"),
+		"exit":       unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),
+		"quit":       unavailable("quit", "quit() is not available; end the run with SUBMIT(...)"),
 		"__import__": unavailable("__import__", "use an import statement: import re, json, math, collections"),
 
-		"_py_enter":       pyEnter,
-		"_py_format":      pyFormatHelper,
-		"_py_repr":        pyRepr,
-		"_py_str":         func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return builtinStr(t, a, k) },
+		"_py_enter":  pyEnter,
+		"_py_format": pyFormatHelper,
+		"_py_repr":   pyRepr,
+		"_py_str": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
+			return builtinStr(t, a, k)
+		},
 		"_py_ascii":       pyASCII,
 		"_py_pow":         pyPowHelper,
 		"_py_mul":         pyMulHelper,
@@ -95,12 +97,18 @@ func pyBuiltins() starlark.StringDict {
 		"_py_del":         pyDel,
 		"_py_delslice":    pyDelSlice,
 		"_py_unpack":      pyUnpack,
-		"_py_list":        func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return typeList.call(t, a, k) },
-		"_py_tuple":       func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return typeTuple.call(t, a, k) },
-		"_py_set":         func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) { return builtinSet(t, a, k) },
-		"_py_dict_merge":  pyDictMerge,
-		"_py_try":         pyTry,
-		"_py_setslice":    pySetSlice,
+		"_py_list": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
+			return typeList.call(t, a, k)
+		},
+		"_py_tuple": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
+			return typeTuple.call(t, a, k)
+		},
+		"_py_set": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
+			return builtinSet(t, a, k)
+		},
+		"_py_dict_merge": pyDictMerge,
+		"_py_try":        pyTry,
+		"_py_setslice":   pySetSlice,
 	}
 	for name, fn := range fns {
 		d[name] = starlark.NewBuiltin(name, fn)
@@ -799,8 +807,14 @@ func pyIterHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 		return nil, argErr("_py_iter", "takes 1 argument")
 	}
 	switch x := args[0].(type) {
-	case *starlark.List, starlark.Tuple, *starlark.Dict:
+	case *starlark.List:
+		// Python lets a loop append to the list it iterates (work queues).
+		return liveList{x}, nil
+	case starlark.Tuple:
 		return x, nil
+	case *starlark.Dict:
+		// Python lets a loop update existing keys: iterate a snapshot.
+		return starlark.Tuple(x.Keys()), nil
 	case starlark.String:
 		return strChars{string(x)}, nil
 	}
@@ -809,7 +823,7 @@ func pyIterHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 		return nil, err
 	}
 	if dl, ok := x.(pyDictLike); ok {
-		return dl.underlyingDict(), nil
+		return starlark.Tuple(dl.underlyingDict().Keys()), nil
 	}
 	it, err := iterable(thread, x)
 	if err != nil {
@@ -1317,3 +1331,31 @@ func pyDictMerge(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	}
 	return d, nil
 }
+
+// liveList iterates a list by index, seeing elements appended during the
+// loop, as Python does (Starlark would reject the mutation).
+type liveList struct{ l *starlark.List }
+
+func (v liveList) String() string        { return v.l.String() }
+func (v liveList) Type() string          { return "list" }
+func (v liveList) Freeze()               {}
+func (v liveList) Truth() starlark.Bool  { return v.l.Truth() }
+func (v liveList) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'list'") }
+func (v liveList) Iterate() starlark.Iterator {
+	return &liveListIter{l: v.l}
+}
+
+type liveListIter struct {
+	l *starlark.List
+	i int
+}
+
+func (it *liveListIter) Next(p *starlark.Value) bool {
+	if it.i >= it.l.Len() {
+		return false
+	}
+	*p = it.l.Index(it.i)
+	it.i++
+	return true
+}
+func (it *liveListIter) Done() {}

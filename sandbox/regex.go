@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	le "encoding/binary"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Python re flag values.
@@ -286,11 +288,11 @@ func (r *Regexp) literalIndex(s string, from int, buf *[]byte) int {
 }
 
 // indexFold finds lit (ASCII lower-case) in s case-insensitively, by
-// lower-casing s in blocks.
+// lower-casing s in blocks (8 bytes at a time) and searching each block.
 func indexFold(s, lit string, from int, buf *[]byte) int {
 	const block = 64 << 10
 	if *buf == nil {
-		*buf = make([]byte, block+len(lit))
+		*buf = make([]byte, block+len(lit)+8)
 	}
 	for start := from; start < len(s); start += block {
 		end := start + block + len(lit) - 1
@@ -298,14 +300,8 @@ func indexFold(s, lit string, from int, buf *[]byte) int {
 			end = len(s)
 		}
 		b := (*buf)[:end-start]
-		for i := 0; i < len(b); i++ {
-			c := s[start+i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b[i] = c
-		}
-		if i := strings.Index(string(b), lit); i >= 0 {
+		lowerASCII(b, s[start:end])
+		if i := strings.Index(unsafeString(b), lit); i >= 0 {
 			return start + i
 		}
 		if end == len(s) {
@@ -314,6 +310,33 @@ func indexFold(s, lit string, from int, buf *[]byte) int {
 	}
 	return -1
 }
+
+// lowerASCII writes src with ASCII A-Z lower-cased into dst (same length).
+func lowerASCII(dst []byte, src string) {
+	const ones = 0x0101010101010101
+	const highs = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		x := uint64(src[i]) | uint64(src[i+1])<<8 | uint64(src[i+2])<<16 | uint64(src[i+3])<<24 |
+			uint64(src[i+4])<<32 | uint64(src[i+5])<<40 | uint64(src[i+6])<<48 | uint64(src[i+7])<<56
+		h := x &^ highs
+		geA := (h + (0x80-'A')*ones) & highs
+		gtZ := (h + (0x80-'Z'-1)*ones) & highs
+		upper := geA &^ gtZ &^ x & highs
+		le.LittleEndian.PutUint64(dst[i:], x|upper>>2)
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+}
+
+// unsafeString views b as a string without copying (b is not modified
+// while the string is in use).
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func lineBounds(s string, i int) (int, int) {
 	start := strings.LastIndexByte(s[:i], '\n') + 1

@@ -121,7 +121,10 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 
 	start := time.Now()
 	res := &Result{}
-	st := newStep(s, ctx)
+	stepCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	st := newStep(s, stepCtx)
+	st.cancel = cancel
 	defer func() {
 		res.Duration = time.Since(start)
 		res.Output = st.out.String()
@@ -349,14 +352,15 @@ func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
 
 // step is the per-Exec state reachable from the thread.
 type step struct {
-	sess  *Session
-	ctx   context.Context
-	out   *outBuf
-	limit atomic.Pointer[error] // first limit that stopped the step
-	depth int                   // recursion limit (frames)
-	handling *exception         // exception being handled (for bare raise)
+	sess     *Session
+	ctx      context.Context
+	out      *outBuf
+	limit    atomic.Pointer[error] // first limit that stopped the step
+	depth    int                   // recursion limit (frames)
+	handling *exception            // exception being handled (for bare raise)
 	prog     *pyfront.Program
 	code     string
+	cancel   context.CancelCauseFunc // cancels ctx when a limit stops the step
 }
 
 const stepKey = "rlm.sandbox.step"
@@ -403,10 +407,25 @@ func (st *step) write(s string) error {
 	return st.out.write(s)
 }
 
-// stop records the limit that ended the step and cancels the thread.
+// stop records the limit that ended the step and cancels the thread
+// (and the step's context, so blocking builtins return too).
 func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
 	st.limit.CompareAndSwap(nil, &limit)
 	thread.Cancel(reason)
+	if st.cancel != nil && limit != ErrCanceled {
+		st.cancel(limit)
+	}
+}
+
+// ThreadContext returns the context of the step running on thread: it is
+// canceled when the caller's context is, or when a limit (time, memory,
+// steps) stops the step. Builtins that block (waiting for a model call)
+// should use it. Outside a step it returns context.Background().
+func ThreadContext(thread *starlark.Thread) context.Context {
+	if st := stepOf(thread); st != nil && st.ctx != nil {
+		return st.ctx
+	}
+	return context.Background()
 }
 
 func (st *step) limitErr() error {

@@ -105,6 +105,9 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 			if name == "<toplevel>" {
 				name = "<module>"
 			}
+			if name == "lambda" && len(frames) > 0 && frames[len(frames)-1].line == int(fr.Pos.Line) {
+				continue // the front-end's wrapper of a statement inside try
+			}
 			frames = append(frames, tbFrame{line: int(fr.Pos.Line), name: name})
 		}
 	}
@@ -190,6 +193,9 @@ var (
 	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
 	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)
 	reNotCallable = regexp.MustCompile(`^invalid call of non-function \((\w+)\)$`)
+	reIndexType   = regexp.MustCompile(`^(\w+) index: got (\w+), want int`)
+	reUnhashable  = regexp.MustCompile(`unhashable type: (\w+)$`)
+	reNoAssign    = regexp.MustCompile(`^(\w+) value does not support item assignment`)
 )
 
 // classify maps a Starlark error message to a Python exception kind and message.
@@ -209,6 +215,17 @@ func classify(err error) (string, string) {
 		inner = msg[i+2:]
 	}
 	switch {
+	case reIndexType.MatchString(inner):
+		m := reIndexType.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("%s indices must be integers or slices, not %s", pyTypeName(m[1]), pyTypeName(m[2]))
+	case reUnhashable.MatchString(inner):
+		m := reUnhashable.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("unhashable type: '%s'", pyTypeName(m[1]))
+	case reNoAssign.MatchString(inner):
+		m := reNoAssign.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("'%s' object does not support item assignment", pyTypeName(m[1]))
+	case strings.HasPrefix(msg, "pop: missing key"):
+		return "KeyError", "key not found (use d.pop(key, default) to avoid the error)"
 	case reKeyNotIn.MatchString(inner):
 		m := reKeyNotIn.FindStringSubmatch(inner)
 		key := m[1]
@@ -217,6 +234,9 @@ func classify(err error) (string, string) {
 		}
 		return "KeyError", key
 	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
+		if strings.HasPrefix(msg, "pop: ") {
+			return "IndexError", "pop index out of range"
+		}
 		return "IndexError", pyIndexMsg(inner)
 	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
 		if strings.Contains(inner, "integer") || strings.Contains(inner, "floored") || strings.Contains(inner, "modulo") {
@@ -274,9 +294,6 @@ func pyIndexMsg(msg string) string {
 		return "string index out of range"
 	case strings.Contains(msg, "tuple"):
 		return "tuple index out of range"
-	}
-	if strings.Contains(msg, "pop") {
-		return "pop index out of range"
 	}
 	return "list index out of range"
 }

@@ -336,12 +336,30 @@ func (s *rareScanner) next(text string, from int) int {
 }
 
 type foldScanner struct {
-	needle string // lower case ASCII
-	rare   int    // index of the byte scanned for
-	lo, up byte   // its two cases
+	needle  string // lower case ASCII
+	rare    int    // index of the byte scanned for
+	lo, up  byte   // its two cases
+	sampled bool
 }
 
 func (s *foldScanner) next(text string, from int) int {
+	if !s.sampled {
+		s.sampled = true
+		sample := text[from:min(len(text), from+sampleSize)]
+		if len(sample) >= 4096 {
+			var counts [256]int
+			for i := 0; i < len(sample); i++ {
+				counts[sample[i]]++
+			}
+			freq := func(c byte) int { return counts[c] + counts[upper(c)]*btoi(upper(c) != c) }
+			for i := 0; i < len(s.needle); i++ {
+				if freq(s.needle[i]) < freq(s.needle[s.rare]) {
+					s.rare = i
+				}
+			}
+			s.lo, s.up = s.needle[s.rare], upper(s.needle[s.rare])
+		}
+	}
 	n := len(s.needle)
 	for q := from + s.rare; q < len(text); q++ {
 		i := indexByte2(text[q:], s.lo, s.up)
@@ -541,4 +559,11 @@ func rarestInSample(needle, sample string, def int) int {
 		}
 	}
 	return best
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -129,6 +130,15 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 		return err
 	}
 	defer st.Close()
+	if isPlainTextFile(source, t) {
+		// Copied into the store without being read into memory.
+		ref, err := st.SetTextFile(key, source, rlmctx.WithScope(*scope), rlmctx.WithStoreType(t))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "stored %s\n", ref)
+		return nil
+	}
 	l, err := rlmctx.LoadSource(ctx, source, rlmctx.LoadOptions{Type: t, Stdin: env.stdin, Store: st})
 	if err != nil {
 		return err
@@ -287,4 +297,17 @@ func storeClear(ctx context.Context, env *cliEnv, dir string, args []string) err
 	}
 	fmt.Fprintf(env.stdout, "removed %d variables from %s\n", n, dir)
 	return nil
+}
+
+// isPlainTextFile reports whether source is a regular file that would load
+// as text.
+func isPlainTextFile(source string, t rlmctx.VarType) bool {
+	if source == "-" || strings.HasPrefix(source, rlmctx.StorePrefix) {
+		return false
+	}
+	if t != "" && t != rlmctx.Text && !t.IsCustom() {
+		return false
+	}
+	fi, err := os.Stat(source)
+	return err == nil && fi.Mode().IsRegular() && rlmctx.FormatOf(source, t) == rlmctx.FormatText
 }

@@ -19,6 +19,9 @@ func TestStoreCLI(t *testing.T) {
 	data := filepath.Join(dir, "data.json")
 	require.NoError(t, os.WriteFile(data, []byte(`{"b": 1, "a": [1.0, "x"]}`), 0o644))
 
+	latin1 := filepath.Join(dir, "latin1.txt")
+	require.NoError(t, os.WriteFile(latin1, []byte("caf\xe9"), 0o644))
+
 	steps := []struct {
 		name     string
 		stdin    string
@@ -54,6 +57,7 @@ func TestStoreCLI(t *testing.T) {
 		{name: "put bad scope", args: []string{"store", "put", "k", notes, "--scope", "team"}, code: 2, stderrIn: "bad scope"},
 		{name: "put missing file", args: []string{"store", "put", "k", filepath.Join(dir, "nope.txt")}, code: 1, stderrIn: "no such file"},
 		{name: "put type mismatch", args: []string{"store", "put", "k", notes, "--type", "working_memory"}, code: 1, stderrIn: "malformed input"},
+		{name: "put invalid utf8", args: []string{"store", "put", "k", latin1}, code: 1, stderrIn: "invalid UTF-8 at byte offset 3"},
 		{name: "bad flag", args: []string{"store", "ls", "--nope"}, code: 2, stderrIn: "flag provided but not defined"},
 		{name: "put -h", args: []string{"store", "put", "-h"}, code: 0, stderrIn: "usage: rlm store put"},
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	rlmctx "github.com/rlmhq/rlm/context"
@@ -49,6 +50,12 @@ func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
 // with the loaders' warnings, and text variables over the chunk threshold
 // get a NAME_chunks companion. The store is opened only for store:KEY.
 func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir string) (*rlmctx.ExternalizedContext, []string, error) {
+	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig())
+}
+
+// loadContextSized is loadContext with explicit size limits (see
+// registerSizeFlags).
+func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, storeDir string, cfg rlmctx.SizeConfig) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
 	c := rlmctx.NewContext(query)
 	var warns []string
@@ -109,7 +116,6 @@ func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir
 			return nil, nil, err
 		}
 	}
-	cfg := rlmctx.DefaultSizeConfig()
 	for _, w := range c.CheckSizeLimits(cfg) {
 		warns = append(warns, w.String())
 	}
@@ -117,4 +123,56 @@ func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir
 		warns = append(warns, fmt.Sprintf("added %s: the pieces of the large text variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)))
 	}
 	return c, warns, nil
+}
+
+// ctxSizeFlag is a flag.Value for sizes such as 4096, 100KB, 1.5MB or 2GiB.
+type ctxSizeFlag struct{ p *int64 }
+
+func (b ctxSizeFlag) String() string {
+	if b.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*b.p, 10)
+}
+
+func (b ctxSizeFlag) Set(s string) error {
+	n, err := parseCtxSize(s)
+	if err != nil {
+		return err
+	}
+	*b.p = n
+	return nil
+}
+
+// parseCtxSize parses a byte count with an optional B, KB, MB or GB suffix
+// (powers of 1024; KiB, MiB, GiB accepted too).
+func parseCtxSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 {
+		return 0, fmt.Errorf("bad size %q: use a positive number of bytes, optionally with KB, MB or GB (e.g. 100KB)", s)
+	}
+	return int64(f * float64(mult)), nil
+}
+
+// registerSizeFlags registers the context size limits (spec SPEC-25.04)
+// --warn-size, --chunk-threshold, --chunk-size and --max-context-size, for
+// loadContextSized.
+func registerSizeFlags(fs *flag.FlagSet) *rlmctx.SizeConfig {
+	cfg := rlmctx.DefaultSizeConfig()
+	fs.Var(ctxSizeFlag{&cfg.WarnThreshold}, "warn-size", "warn about variables larger than `SIZE` (default 100KB)")
+	fs.Var(ctxSizeFlag{&cfg.ChunkThreshold}, "chunk-threshold", "split text variables larger than `SIZE` into NAME_chunks (default 1MB)")
+	fs.Var(ctxSizeFlag{&cfg.ChunkSize}, "chunk-size", "maximum `SIZE` of each piece in NAME_chunks (default 100KB)")
+	fs.Var(ctxSizeFlag{&cfg.MaxTotalSize}, "max-context-size", "warn when all variables together exceed `SIZE` (default 10MB)")
+	return &cfg
 }

@@ -126,3 +126,25 @@ func TestLoadContextStdinBuffer(t *testing.T) {
 	assert.Equal(t, rlmctx.JSON, v.Type)
 	assert.Equal(t, 2, v.ItemCount+1, "dict with one key")
 }
+
+func TestSizeFlags(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg := registerSizeFlags(fs)
+	assert.Equal(t, rlmctx.DefaultSizeConfig(), *cfg)
+	require.NoError(t, fs.Parse([]string{"--warn-size", "10KB", "--chunk-threshold", "1.5MB", "--chunk-size", "4096", "--max-context-size", "2GiB"}))
+	assert.Equal(t, rlmctx.SizeConfig{WarnThreshold: 10 << 10, ChunkThreshold: 3 << 19, ChunkSize: 4096, MaxTotalSize: 2 << 30}, *cfg)
+	for _, bad := range []string{"", "-1", "abc", "10XB", "0"} {
+		assert.Error(t, fs.Parse([]string{"--warn-size", bad}), bad)
+	}
+
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log.txt")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("0123456789\n", 100)), 0o644))
+	c, warns, err := loadContextSized(testEnv("", nil), "q", []string{"log=" + p}, "", "", rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(warns, "\n"), "needs chunking")
+	v, ok := c.Get("log_chunks")
+	require.True(t, ok)
+	assert.Equal(t, 6, v.ItemCount)
+}

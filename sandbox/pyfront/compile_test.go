@@ -103,6 +103,8 @@ a, *m, z = (1, 2, 3, 4); print(a, m, z)`, "1 [2, 3]\n[\"a\", \"b\"] c\n1 [2, 3] 
 		{"generator", "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\nprint(list(chunks([1, 2, 3, 4, 5], 2)))\nfor c in chunks('abcde', 3):\n    print(c)", "[[1, 2], [3, 4], [5]]\nabc\nde\n"},
 		{"generator return and from", "def g(n):\n    yield from range(2)\n    if n > 1:\n        return\n    yield 9\ndef h():\n    yield\nprint(g(5), g(0), h())", "[0, 1] [0, 1, 9] [None]\n"},
 		{"generator while with break", "def g():\n    i = 0\n    while True:\n        if i == 3:\n            break\n        yield i\n        i += 1\nprint(sum(g()))", "3\n"},
+		{"double starstar", "def f(**k): return k\nprint(f(**{'a': 1}, **{'b': 2}), f(*[], **{'c': 3}, **{}))", "{\"a\": 1, \"b\": 2} {\"c\": 3}\n"},
+		{"for star target", "for *init, last in [(1, 2, 3), (4, 5)]:\n    print(init, last)", "[1, 2] 3\n[4] 5\n"},
 		{"global at module level", "global x\nx = 1\nprint(x)", "1\n"},
 		{"recursion", "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\nprint(fact(10))", "3628800\n"},
 		{"nested def closure", "def outer():\n    k = 2\n    def inner(x):\n        return x * k\n    return inner(5)\nprint(outer())", "10\n"},
@@ -222,4 +224,30 @@ w()`, "at 3\n"},
 	prog, err := Compile("t.py", "def f():\n    try:\n        x = 1\n    except Exception:\n        pass\n", Options{CatchInner: true})
 	require.NoError(t, err)
 	assert.Empty(t, prog.InnerTry)
+}
+
+func TestInlineModuleTry(t *testing.T) {
+	src := `x = 1
+def f():
+    return x
+try:
+    x = 2
+    y = 1 // 0
+except ZeroDivisionError as e:
+    print("caught", f())
+try:
+    try:
+        z = {}["k"]
+    except KeyError:
+        raise
+except Exception:
+    print("reraised")
+print(f())
+`
+	prog, err := Compile("t.py", src, Options{CatchInner: true, InlineModuleTry: true})
+	require.NoError(t, err)
+	require.Len(t, prog.Chunks, 1)
+	got, err := runOpts(t, src, Options{CatchInner: true, InlineModuleTry: true})
+	require.NoError(t, err)
+	assert.Equal(t, "caught 2\nreraised\n2\n", got)
 }

@@ -20,12 +20,14 @@
 // positional-only parameters, global declarations that do not rebind,
 // generator functions (run eagerly, returning a list),
 // try/except/else/finally (module-level ones as Program structure, nested
-// ones lowered to _py_try with Options.CatchInner), and the usual literal
-// forms (0o/0x/0b, 1_000, u"", b"", r"", ...).
+// ones lowered to _py_try with Options.CatchInner), classes (lowered to
+// _py_class with Options.Classes), and the usual literal forms (0o/0x/0b,
+// 1_000, u"", b"", r"", ...).
 //
-// Rejected with an *Error naming the line and the alternative: class,
-// with, yield expressions, infinite generators, async/await, match,
-// rebinding global/nonlocal names, complex numbers.
+// Rejected with an *Error naming the line and the alternative: class
+// (without Options.Classes), with, yield expressions, infinite
+// generators, async/await, match, rebinding global/nonlocal names,
+// complex numbers.
 //
 // Compile returns a Program: chunks of upstream *syntax.File ready for
 // starlark.ExecREPLChunk, with module-level try statements kept as

@@ -30,7 +30,12 @@ type parser struct {
 	globals []globalDecl
 	// genAcc names the list a generator def being parsed appends to ("" if no yield yet).
 	genAcc string
-	prog   *Program // receives InnerTry ranges
+	// class is the class whose body is being parsed (nil outside class bodies).
+	class *classInfo
+	// superSelf is the first parameter of the method being parsed ("" outside methods).
+	superSelf  string
+	superClass string
+	prog       *Program // receives InnerTry ranges
 }
 
 func (p *parser) enter() {
@@ -75,7 +80,7 @@ func (p *parser) parseChunks(done func() bool) []Chunk {
 			p.nextToken()
 			continue
 		}
-		if p.tok == TRY {
+		if p.tok == TRY && !p.opts.InlineModuleTry {
 			flush()
 			chunks = append(chunks, Chunk{Try: p.parseTopTry()})
 			continue
@@ -190,7 +195,7 @@ func (p *parser) parseStmt(stmts []Stmt) []Stmt {
 	case TRY:
 		return append(stmts, p.parseInnerTry()...)
 	case CLASS:
-		p.unsupported(p.tokval.pos, "class definitions are not supported here: use a dict per record and plain functions")
+		return append(stmts, p.parseClassDef()...)
 	case WITH:
 		p.unsupported(p.tokval.pos, "with statements are not supported here (there are no files or resources to open): work on the variables directly")
 	case AT:
@@ -288,7 +293,7 @@ func (p *parser) parseInnerTry() []Stmt {
 	if len(handlers) == 0 && !hasFinally {
 		p.in.errorf(p.tokval.pos, "expected 'except' or 'finally' block")
 	}
-	if p.opts.CatchInner {
+	if p.opts.CatchInner || p.opts.InlineModuleTry && p.block == 0 {
 		return p.lowerInnerTry(pos, body, handlers, elseBody, finallyBody)
 	}
 	_, end := body[len(body)-1].Span()
@@ -320,18 +325,20 @@ func (p *parser) parseDecorated() []Stmt {
 			p.nextToken()
 		}
 	}
+	var stmts []Stmt
+	var name string
 	switch p.tok {
 	case DEF:
+		def := p.parseDefStmt().(*DefStmt)
+		stmts, name = []Stmt{def}, def.Name.Name
 	case CLASS:
-		p.unsupported(p.tokval.pos, "class definitions are not supported here: use a dict per record and plain functions")
+		stmts = p.parseClassDef()
+		name = stmts[len(stmts)-1].(*AssignStmt).LHS.(*Ident).Name
 	default:
-		p.in.errorf(p.tokval.pos, "invalid syntax: a decorator must be followed by def")
+		p.in.errorf(p.tokval.pos, "invalid syntax: a decorator must be followed by def or class")
 	}
-	def := p.parseDefStmt().(*DefStmt)
-	stmts := []Stmt{def}
 	for i := len(decos) - 1; i >= 0; i-- {
 		start, _ := decos[i].Span()
-		name := def.Name.Name
 		wrapped := &CallExpr{Fn: decos[i], Lparen: start, Args: []Expr{ident(name, start)}, Rparen: start}
 		stmts = append(stmts, &AssignStmt{OpPos: start, Op: EQ, LHS: ident(name, start), RHS: wrapped})
 	}
@@ -349,6 +356,20 @@ func (p *parser) parseDefStmt() Stmt {
 		p.parseTest() // return annotation: ignored
 	}
 	p.consume(COLON)
+	savedSelf := p.superSelf
+	if c := p.class; c != nil && p.block == c.level {
+		// A method: super() means _py_super(Class, first parameter).
+		p.superSelf = ""
+		if len(params) > 0 {
+			if id, ok := params[0].(*Ident); ok {
+				p.superSelf = id.Name
+			}
+		}
+	}
+	defer func() { p.superSelf = savedSelf }()
+	savedClass := p.class
+	p.class = nil
+	defer func() { p.class = savedClass }()
 	p.inDef++
 	saved, savedGen := p.globals, p.genAcc
 	p.globals, p.genAcc = nil, ""
@@ -530,6 +551,12 @@ func (p *parser) parseForStmt() []Stmt {
 	x := p.fixStars(p.parseExpr(false))
 	p.consume(COLON)
 	body := p.parseSuite()
+	if hasStarTarget(vars) {
+		// for a, *b in xs: -> for _py_tN in xs: a, b = _py_unpack(_py_tN, 1, 0)
+		t := p.newTemp()
+		body = append(p.assign(vars, ident(t, forpos)), body...)
+		vars = ident(t, forpos)
+	}
 	loop := &ForStmt{For: forpos, Vars: vars, X: iterOf(x), Body: body}
 	if p.tok == ELSE {
 		p.nextToken()
@@ -611,7 +638,7 @@ func iterOf(x Expr) Expr {
 
 // parseForLoopVariables parses the targets of a for loop or clause.
 func (p *parser) parseForLoopVariables() Expr {
-	v := p.parsePrimaryWithSuffix()
+	v := p.parseLoopVar()
 	if p.tok != COMMA {
 		p.checkTarget(v)
 		return v
@@ -622,11 +649,34 @@ func (p *parser) parseForLoopVariables() Expr {
 		if p.tok == IN {
 			break
 		}
-		list = append(list, p.parsePrimaryWithSuffix())
+		list = append(list, p.parseLoopVar())
 	}
 	t := &TupleExpr{List: list}
 	p.checkTarget(t)
 	return t
+}
+
+func (p *parser) parseLoopVar() Expr {
+	if p.tok == STAR {
+		pos := p.nextToken()
+		return &UnaryExpr{OpPos: pos, Op: STAR, X: p.parsePrimaryWithSuffix()}
+	}
+	return p.parsePrimaryWithSuffix()
+}
+
+// hasStarTarget reports whether a loop target has a starred element.
+func hasStarTarget(e Expr) bool {
+	list, _, ok := starTargets(e)
+	if !ok {
+		u, isStar := e.(*UnaryExpr)
+		return isStar && u.Op == STAR
+	}
+	for _, x := range list {
+		if u, ok := x.(*UnaryExpr); ok && u.Op == STAR {
+			return true
+		}
+	}
+	return false
 }
 
 // parseSimpleStmt parses simple statements separated by semicolons up
@@ -708,6 +758,11 @@ func (p *parser) parseSmallStmt() []Stmt {
 		// annotated assignment: x: T = v
 		p.nextToken()
 		p.parseTest()
+		if c := p.class; c != nil && p.block == c.level {
+			if id, ok := x.(*Ident); ok {
+				c.annotations = append(c.annotations, id.Name)
+			}
+		}
 		if p.tok != EQ {
 			return nil
 		}
@@ -1432,7 +1487,7 @@ var methods = map[string]bool{}
 func init() {
 	for _, m := range strings.Fields(`format format_map zfill ljust rjust center casefold swapcase
 		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
-		split rsplit splitlines count join sort copy reverse fromkeys items keys values decode hex
+		split rsplit splitlines count join index remove sort copy reverse fromkeys items keys values decode hex
 		add discard union intersection difference symmetric_difference issubset issuperset
 		isdisjoint intersection_update difference_update`) {
 		methods[m] = true
@@ -1450,6 +1505,14 @@ func MethodNames() []string {
 
 func (p *parser) parsePrimaryWithSuffix() Expr {
 	x := p.parsePrimary()
+	if id, ok := x.(*Ident); ok && id.Name == "super" && p.tok == LPAREN && p.superSelf != "" {
+		c := p.parseCallSuffix(id).(*CallExpr)
+		if len(c.Args) == 0 {
+			c.Fn = ident("_py_super", id.NamePos)
+			c.Args = []Expr{ident(p.superClass, id.NamePos), ident(p.superSelf, id.NamePos)}
+		}
+		x = c
+	}
 	for {
 		switch p.tok {
 		case DOT:
@@ -1604,9 +1667,23 @@ func (p *parser) orderArgs(args []Expr) []Expr {
 		posStar = posStar[:len(posStar)-1]
 		out := append(posStar, kw...)
 		out = append(out, star)
-		return append(out, starstar...)
+		return p.appendStarStar(out, starstar)
 	}
 	out := append(posStar, kw...)
+	return p.appendStarStar(out, starstar)
+}
+
+// appendStarStar appends the **kwargs arguments, merging several into one
+// (Starlark allows a single **kwargs).
+func (p *parser) appendStarStar(out, starstar []Expr) []Expr {
+	if len(starstar) > 1 {
+		start, _ := starstar[0].Span()
+		var maps []Expr
+		for _, e := range starstar {
+			maps = append(maps, e.(*UnaryExpr).X)
+		}
+		starstar = []Expr{&UnaryExpr{OpPos: start, Op: STARSTAR, X: call("_py_dict_merge", start, maps...)}}
+	}
 	return append(out, starstar...)
 }
 
@@ -1945,6 +2022,9 @@ func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comp
 		case FOR:
 			pos := p.nextToken()
 			vars := p.parseForLoopVariables()
+			if hasStarTarget(vars) {
+				p.unsupported(pos, "starred targets in a comprehension's for clause are not supported here: use a for loop")
+			}
 			in := p.consume(IN)
 			x := p.parseTestPrec(0)
 			clauses = append(clauses, &ForClause{For: pos, Vars: vars, In: in, X: iterOf(x)})
@@ -1975,4 +2055,106 @@ func terminatesExprList(tok Token) bool {
 		return true
 	}
 	return false
+}
+
+// classInfo describes a class body being parsed.
+type classInfo struct {
+	name        string
+	level       int      // p.block of the statements directly in the body
+	annotations []string // annotated names, in order (for dataclasses)
+}
+
+// parseClassDef lowers a class statement (Options.Classes):
+//
+//	class C(B):            def _py_tN():
+//	    x = 1                  x = 1
+//	    def m(self): ...  ->   def m(self): ...
+//	                           return {"x": x, "m": m}
+//	                       C = _py_class("C", [B], _py_tN())
+//
+// super() in a method becomes _py_super(C, self).
+func (p *parser) parseClassDef() []Stmt {
+	pos := p.nextToken() // consume CLASS
+	if !p.opts.Classes {
+		p.unsupported(pos, "class definitions are not supported here: use a dict per record and plain functions")
+	}
+	id := p.parseIdent()
+	var bases []Expr
+	if p.tok == LPAREN {
+		c := p.parseCallSuffix(id).(*CallExpr)
+		for _, a := range c.Args {
+			if b, ok := a.(*BinaryExpr); ok && b.Op == EQ {
+				p.unsupported(b.OpPos, "class keyword arguments (metaclass=...) are not supported here")
+			}
+			if u, ok := a.(*UnaryExpr); ok {
+				p.unsupported(u.OpPos, "starred base classes are not supported here")
+			}
+			bases = append(bases, a)
+		}
+	}
+	p.consume(COLON)
+	info := &classInfo{name: id.Name, level: p.block + 1}
+	savedClass, savedSuper := p.class, p.superClass
+	p.class, p.superClass = info, id.Name
+	p.inDef++
+	savedGlobals, savedGen := p.globals, p.genAcc
+	p.globals, p.genAcc = nil, ""
+	body := p.parseSuite()
+	if p.genAcc != "" {
+		p.unsupported(pos, "yield in a class body")
+	}
+	p.globals, p.genAcc = savedGlobals, savedGen
+	p.inDef--
+	p.class, p.superClass = savedClass, savedSuper
+
+	// Members: names bound directly in the body, in order.
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	var addTarget func(e Expr)
+	addTarget = func(e Expr) {
+		switch e := e.(type) {
+		case *Ident:
+			add(e.Name)
+		case *ParenExpr:
+			addTarget(e.X)
+		case *TupleExpr:
+			for _, x := range e.List {
+				addTarget(x)
+			}
+		case *ListExpr:
+			for _, x := range e.List {
+				addTarget(x)
+			}
+		}
+	}
+	for _, s := range body {
+		switch s := s.(type) {
+		case *AssignStmt:
+			addTarget(s.LHS)
+		case *DefStmt:
+			add(s.Name.Name)
+		}
+	}
+	var entries []Expr
+	for _, n := range names {
+		entries = append(entries, &DictEntry{Key: strLit(n, pos), Colon: pos, Value: ident(n, pos)})
+	}
+	if len(info.annotations) > 0 {
+		var list []Expr
+		for _, n := range info.annotations {
+			list = append(list, strLit(n, pos))
+		}
+		entries = append(entries, &DictEntry{Key: strLit("__annotations__", pos), Colon: pos, Value: &ListExpr{Lbrack: pos, List: list, Rbrack: pos}})
+	}
+	builder := p.newTemp()
+	ret := &ReturnStmt{Return: pos, Result: &DictExpr{Lbrace: pos, List: entries, Rbrace: pos}}
+	def := &DefStmt{Def: pos, Name: ident(builder, pos), Lparen: pos, Rparen: pos, Body: append(body, ret)}
+	class := call("_py_class", pos, strLit(id.Name, id.NamePos), &ListExpr{Lbrack: pos, List: bases, Rbrack: pos}, call(builder, pos))
+	return []Stmt{def, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(id.Name, id.NamePos), RHS: class}}
 }

@@ -29,6 +29,18 @@ type Options struct {
 	// so that their handlers run (see RUNTIME.md). Without it their
 	// bodies are inlined and recorded in Program.InnerTry.
 	CatchInner bool
+
+	// InlineModuleTry lowers module-level try statements the same way as
+	// nested ones instead of returning them as Try chunks, so a step
+	// compiles to a single file: functions defined before the try then
+	// see the globals its body rebinds (each Starlark chunk is a separate
+	// module).
+	InlineModuleTry bool
+
+	// Classes lowers class statements to calls of the runtime helpers
+	// _py_class and _py_super (see RUNTIME.md). Without it a class
+	// statement is an unsupported-construct error.
+	Classes bool
 }
 
 // A Program is compiled Python: chunks to run in order against the same

@@ -66,6 +66,7 @@ func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandle
 		if h.name != "" {
 			hb = append(hb, &AssignStmt{OpPos: h.pos, Op: EQ, LHS: ident(h.name, h.pos), RHS: tw.value()})
 		}
+		tw.bareRaise(h.body)
 		add(tw.is(int64(i)), append(hb, h.body...))
 	}
 	if chain != nil {
@@ -194,4 +195,20 @@ func shareable(stmts []Stmt) bool {
 		return ok
 	})
 	return ok
+}
+
+// bareRaise makes a bare `raise` in a handler re-raise the caught
+// exception: _py_raise() -> _py_raise(r[1]).
+func (tw *tryLowering) bareRaise(stmts []Stmt) {
+	syntax.Walk(&File{Stmts: stmts}, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *DefStmt, *LambdaExpr:
+			return false
+		case *CallExpr:
+			if id, ok := n.Fn.(*Ident); ok && id.Name == "_py_raise" && len(n.Args) == 0 {
+				n.Args = []Expr{tw.value()}
+			}
+		}
+		return true
+	})
 }

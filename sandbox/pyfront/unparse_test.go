@@ -43,3 +43,41 @@ func TestLoweringRendering(t *testing.T) {
 		})
 	}
 }
+
+func TestClassLowering(t *testing.T) {
+	src := `@dataclass
+class Point(Base):
+    """A point."""
+    x: int
+    y: int = 0
+    def __init__(self, x):
+        super().__init__(x)
+        self.x = x
+    @staticmethod
+    def origin():
+        return Point(0)
+`
+	prog, err := Compile("t.py", src, Options{Classes: true})
+	require.NoError(t, err)
+	want := `def _py_t1():
+    "A point."
+    y = 0
+    def __init__(self, x):
+        _py_enter()
+        _py_super(Point, self).__init__(x)
+        self.x = x
+    def origin():
+        _py_enter()
+        return Point(0)
+    origin = staticmethod(origin)
+    return {"y": y, "__init__": __init__, "origin": origin, "__annotations__": ["x", "y"]}
+Point = _py_class("Point", [Base], _py_t1())
+Point = dataclass(Point)
+`
+	assert.Equal(t, want, Unparse(prog.Chunks[0].File.Stmts))
+
+	_, err = Compile("t.py", "class A:\n    pass\n", Options{})
+	require.ErrorIs(t, err, ErrUnsupported)
+	_, err = Compile("t.py", "class A(metaclass=M):\n    pass\n", Options{Classes: true})
+	require.ErrorIs(t, err, ErrUnsupported)
+}

@@ -53,6 +53,7 @@ def main():
     assert len(text) >= 100 << 20
     bench("MemoryScan", lambda t: t.find("\0"), text)
     bench("Literal", lambda t: t.count("magic number"), text)
+    bench("LiteralRare", lambda t: t.count("number is 4242"), text)
     bench("Prefixed", count_re(r"magic number \d+"), text)
     bench("Class", count_re(r"[Mm]agic number"), text)
     bench("FoldCase", count_re(r"(?i)magic number"), text)

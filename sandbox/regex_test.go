@@ -1,0 +1,83 @@
+package sandbox
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLowerASCII(t *testing.T) {
+	src := "Hello, WORLD! @[`{ AZaz09 Ünïcode ZzAa"
+	dst := make([]byte, len(src))
+	lowerASCII(dst, src)
+	var want strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 32
+		}
+		want.WriteByte(c)
+	}
+	assert.Equal(t, want.String(), string(dst))
+}
+
+// TestPrefilterMatchesRegexp checks that the literal prefilter finds
+// exactly what Go's regexp finds on a large text.
+func TestPrefilterMatchesRegexp(t *testing.T) {
+	text := benchText(prefilterMin * 8)
+	patterns := []string{
+		`magic number \d+`, `[Mm]agic number`, `(?i)magic NUMBER`, `magic number`, `ERROR disk (\w+) on node (\d+)`,
+		`(?m)^2024-01-0\d 0000\d\d ERROR`, `\d{6} alpha`, `node \d+$`, `(?i)MAGIC number (\d)(\d)?`, `full|magic`,
+	}
+	for _, p := range patterns {
+		t.Run(p, func(t *testing.T) {
+			r, err := CompileRegexp(p, 0)
+			require.NoError(t, err)
+			std := regexp.MustCompile(p)
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, -1), r.FindAllIndex(text, -1))
+			assert.Equal(t, std.FindStringSubmatchIndex(text), r.FindIndex(text, 0))
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 3), r.FindAllIndex(text, 3))
+		})
+	}
+	r, err := CompileRegexp(`no such thing`, reIgnoreCase)
+	require.NoError(t, err)
+	assert.Nil(t, r.FindIndex(text, 0))
+	assert.Empty(t, r.FindAllIndex(text, -1))
+}
+
+func TestTranslatePattern(t *testing.T) {
+	tests := []struct {
+		in    string
+		flags int
+		want  string
+		err   string
+	}{
+		{`abc\Z`, 0, `abc\z`, ""},
+		{`a{,3}`, 0, `a{0,3}`, ""},
+		{`(?P<x>a)`, reIgnoreCase | reMultiline, `(?im)(?P<x>a)`, ""},
+		{`a b # comment`, reVerbose, `ab`, ""},
+		{`(?x) a  b`, 0, `ab`, ""},
+		{`[]a]`, 0, `[\]a]`, ""},
+		{`\u00e9`, 0, `\x{00e9}`, ""},
+		{`(a)\1`, 0, "", "backreferences"},
+		{`a(?=b)`, 0, "", "lookahead"},
+		{`(?<!a)b`, 0, "", "lookbehind"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.in, tt.flags), func(t *testing.T) {
+			got, err := translatePattern(tt.in, tt.flags)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				assert.Contains(t, err.Error(), "RE2")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
