@@ -30,6 +30,7 @@ func TestLimits(t *testing.T) {
 		{"ever-growing list", Config{MaxMemory: 64 << 20, Timeout: 20 * time.Second}, "l = []\nwhile True:\n    l.append('y' * 1000)\n", ErrMemoryLimit, "MemoryError", "memory limit exceeded"},
 		{"deep recursion", Config{}, "def f(n):\n    return f(n + 1)\nf(0)\n", ErrRecursionLimit, "RecursionError", "maximum recursion depth exceeded"},
 		{"1 GB print is bounded", Config{MaxOutputBytes: 1 << 20}, "s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n", ErrOutputLimit, "OutputLimitError", "printed more than"},
+		{"printing a huge list is bounded", Config{MaxOutputBytes: 1 << 16}, "xs = list(range(10 ** 6))\nprint(xs)", ErrOutputLimit, "OutputLimitError", "printed more than"},
 		{"load is disabled", Config{}, `load("x.star", "y")`, nil, "", ""},
 		{"open is unavailable", Config{}, `open("/etc/passwd")`, ErrUnsupported, "NotImplementedError", "file access is not available"},
 		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: collections"},

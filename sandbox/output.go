@@ -27,6 +27,13 @@ func (o *outBuf) write(s string) error {
 	return nil
 }
 
+// room is how many more bytes may be written.
+func (o *outBuf) room() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.max - o.b.Len()
+}
+
 func (o *outBuf) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -177,6 +177,10 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		}
 	}
 	r := renderer{thread: thread}
+	st := stepOf(thread)
+	if st != nil {
+		r.max = st.out.room() + 1
+	}
 	for i, a := range args {
 		if i > 0 {
 			r.b.WriteString(sep)
@@ -184,7 +188,7 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		r.str(a)
 	}
 	r.b.WriteString(end)
-	if st := stepOf(thread); st != nil {
+	if st != nil {
 		if err := st.write(r.b.String()); err != nil {
 			st.limit.CompareAndSwap(nil, &ErrOutputLimit)
 			return nil, &PyError{Kind: "OutputLimitError", Msg: strings.TrimPrefix(err.Error(), ErrOutputLimit.Error()+": "), Err: err}

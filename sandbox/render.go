@@ -34,7 +34,11 @@ type renderer struct {
 	b      strings.Builder
 	thread *starlark.Thread
 	path   []starlark.Value
+	max    int // stop rendering containers beyond this many bytes (0 = no limit)
 }
+
+// full reports whether the rendering has reached its size limit.
+func (r *renderer) full() bool { return r.max > 0 && r.b.Len() > r.max }
 
 // pyReprer is implemented by sandbox values with their own Python repr.
 type pyReprer interface {
@@ -114,7 +118,7 @@ func (r *renderer) repr(v starlark.Value) {
 			return
 		}
 		r.b.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
+		for i := 0; i < v.Len() && !r.full(); i++ {
 			if i > 0 {
 				r.b.WriteString(", ")
 			}
@@ -125,6 +129,9 @@ func (r *renderer) repr(v starlark.Value) {
 	case starlark.Tuple:
 		r.b.WriteByte('(')
 		for i, x := range v {
+			if r.full() {
+				break
+			}
 			if i > 0 {
 				r.b.WriteString(", ")
 			}
@@ -185,6 +192,9 @@ func (r *renderer) repr(v starlark.Value) {
 func (r *renderer) writeDictItems(d *starlark.Dict) {
 	r.b.WriteByte('{')
 	for i, kv := range d.Items() {
+		if r.full() {
+			break
+		}
 		if i > 0 {
 			r.b.WriteString(", ")
 		}

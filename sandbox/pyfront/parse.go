@@ -1086,7 +1086,10 @@ func (p *parser) parseDel() []Stmt {
 				del(x)
 			}
 		case *DotExpr:
-			p.unsupported(e.Dot, "del of an attribute is not supported here")
+			if !p.opts.Classes {
+				p.unsupported(e.Dot, "del of an attribute is not supported here")
+			}
+			stmts = append(stmts, &ExprStmt{X: call("_py_delattr", e.Dot, e.X, strLit(e.Name.Name, e.NamePos))})
 		default:
 			start, _ := e.Span()
 			p.in.errorf(start, "cannot delete %s", exprKind(e))
