@@ -13,4 +13,11 @@
 //
 // Errors come back as a [*ScriptError] carrying the Python exception name and
 // a short Python-style traceback using the model's line numbers.
+//
+// Known differences from CPython: strings are indexed, sliced and measured
+// by len() in UTF-8 bytes (as in Starlark), not code points, so they agree
+// with CPython only on ASCII text; generator expressions are evaluated
+// eagerly (they arrive as lists); re runs on RE2 (no lookaround or
+// backreferences); set iteration order follows insertion except for small
+// non-negative ints, which print sorted as in CPython.
 package sandbox

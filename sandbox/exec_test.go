@@ -297,6 +297,9 @@ from functools import reduce
 print(list(itertools.chain([1], (2, 3))), list(itertools.islice("abcdef", 2, 5)), [(k, len(list(g))) for k, g in itertools.groupby("aabbbc")], list(itertools.combinations([1, 2, 3], 2)))
 print(string.ascii_lowercase[:3], statistics.mean([1, 2, 3, 4]), statistics.median([3, 1, 2]), reduce(lambda a, b: a * b, [1, 2, 3, 4]))`,
 			"[1, 2, 3] ['c', 'd', 'e'] [('a', 2), ('b', 3), ('c', 1)] [(1, 2), (1, 3), (2, 3)]\nabc 2.5 2 24"},
+		{`from collections import deque
+q = deque([1, 2]); q.append(3); q.appendleft(0)
+print(q.popleft(), q.pop(), q, len(q), deque("ab", maxlen=1))`, "0 3 deque([1, 2]) 2 deque(['b'], maxlen=1)"},
 		{`import re as regex
 from math import sqrt as root
 print(regex.sub("a", "b", "aa"), root(9))`, "bb 3.0"},

@@ -420,11 +420,9 @@ func collectionsModule() *module {
 		"namedtuple": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return nil, &PyError{Kind: "NotImplementedError", Msg: "collections.namedtuple is not supported in the sandbox; use a dict or a tuple", Err: ErrUnsupported}
 		},
-		"deque": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return nil, &PyError{Kind: "NotImplementedError", Msg: "collections.deque is not supported in the sandbox; use a list (append / pop(0))", Err: ErrUnsupported}
-		},
 	}, starlark.StringDict{
 		"Counter":     typeCounter,
 		"defaultdict": typeDefaultdict,
+		"deque":       typeDeque,
 	})
 }

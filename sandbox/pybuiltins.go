@@ -251,6 +251,9 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if dl, ok := x.(pyDictLike); ok {
 		x = dl.underlyingDict()
 	}
+	if d, ok := x.(*deque); ok {
+		return starlark.MakeInt(d.Len()), nil
+	}
 	if n := starlark.Len(x); n >= 0 {
 		return starlark.MakeInt(n), nil
 	}

@@ -464,6 +464,12 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 	switch x := v.(type) {
 	case starlark.String:
 		return strChars{string(x)}, nil
+	case starlark.Bytes:
+		ints := make(starlark.Tuple, len(x))
+		for i := 0; i < len(x); i++ {
+			ints[i] = starlark.MakeInt(int(x[i]))
+		}
+		return ints, nil
 	case starlark.Iterable:
 		return x, nil
 	}

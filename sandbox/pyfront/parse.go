@@ -337,6 +337,25 @@ func (p *parser) parseDecorated() []Stmt {
 	default:
 		p.in.errorf(p.tokval.pos, "invalid syntax: a decorator must be followed by def or class")
 	}
+	// Decorator expressions are evaluated before the def binds its name
+	// (@x.setter def x(...)): hoist those that mention the name.
+	var pre []Stmt
+	for i, d := range decos {
+		mentions := false
+		syntax.Walk(d, func(n syntax.Node) bool {
+			if id, ok := n.(*Ident); ok && id.Name == name {
+				mentions = true
+			}
+			return !mentions
+		})
+		if mentions {
+			start, _ := d.Span()
+			t := p.newTemp()
+			pre = append(pre, &AssignStmt{OpPos: start, Op: EQ, LHS: ident(t, start), RHS: d})
+			decos[i] = ident(t, start)
+		}
+	}
+	stmts = append(pre, stmts...)
 	for i := len(decos) - 1; i >= 0; i-- {
 		start, _ := decos[i].Span()
 		wrapped := &CallExpr{Fn: decos[i], Lparen: start, Args: []Expr{ident(name, start)}, Rparen: start}
@@ -2114,7 +2133,7 @@ func (p *parser) parseClassDef() []Stmt {
 	var names []string
 	seen := map[string]bool{}
 	add := func(n string) {
-		if !seen[n] {
+		if !seen[n] && !strings.HasPrefix(n, "_py_") {
 			seen[n] = true
 			names = append(names, n)
 		}

@@ -81,3 +81,23 @@ Point = dataclass(Point)
 	_, err = Compile("t.py", "class A(metaclass=M):\n    pass\n", Options{Classes: true})
 	require.ErrorIs(t, err, ErrUnsupported)
 }
+
+func TestDecoratorOrder(t *testing.T) {
+	src := "class C:\n    @property\n    def x(self):\n        return 1\n    @x.setter\n    def x(self, v):\n        pass\n"
+	prog, err := Compile("t.py", src, Options{Classes: true})
+	require.NoError(t, err)
+	want := `def _py_t2():
+    def x(self):
+        _py_enter()
+        return 1
+    x = property(x)
+    _py_t1 = x.setter
+    def x(self, v):
+        _py_enter()
+        pass
+    x = _py_t1(x)
+    return {"x": x}
+C = _py_class("C", [], _py_t2())
+`
+	assert.Equal(t, want, Unparse(prog.Chunks[0].File.Stmts))
+}
