@@ -1,7 +1,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: build test vet bench tidy fmt
+.PHONY: build test vet bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -o bin/rlm ./cmd/rlm
@@ -18,10 +18,12 @@ bench:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-# tidy fails if go.mod/go.sum are not tidy.
+# fmtcheck fails, listing the files, if any Go file is not gofmt-formatted.
+fmtcheck:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then \
+		echo "not gofmt-formatted (run 'make fmt'):"; echo "$$out"; exit 1; fi
+
+# tidy fails, printing the diff, if go.mod/go.sum are not tidy; it changes
+# nothing. Fix with 'go mod tidy'.
 tidy:
-	cp go.mod /tmp/rlm.go.mod.bak; cp go.sum /tmp/rlm.go.sum.bak
-	$(GO) mod tidy
-	@if ! diff -q go.mod /tmp/rlm.go.mod.bak >/dev/null || ! diff -q go.sum /tmp/rlm.go.sum.bak >/dev/null; then \
-		cp /tmp/rlm.go.mod.bak go.mod; cp /tmp/rlm.go.sum.bak go.sum; \
-		echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; fi
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }

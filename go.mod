@@ -3,6 +3,17 @@ module github.com/rlmhq/rlm
 go 1.26.0
 
 require (
+	github.com/google/uuid v1.6.0
+	github.com/sashabaranov/go-openai v1.43.0
+	github.com/stretchr/testify v1.12.1
+	github.com/tiktoken-go/tokenizer v0.10.0
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	golang.org/x/term v0.41.0
+	golang.org/x/time v0.16.0
+	gonum.org/v1/plot v0.16.0
+)
+
+require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.1.0 // indirect
 	codeberg.org/go-pdf/fpdf v0.10.0 // indirect
@@ -11,17 +22,9 @@ require (
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/sashabaranov/go-openai v1.43.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/sys v0.42.0 // indirect
-	golang.org/x/term v0.41.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
-	gonum.org/v1/plot v0.16.0 // indirect
 )

@@ -31,6 +31,9 @@ func pairPeriods() []monthSpan {
 	return ps
 }
 
+// phrase states the condition; a period applies to every record counted
+// ("among their records dated from ... to ..."), so the date range cannot
+// be read as binding only the second category.
 func (c pairCond) phrase() string {
 	var s string
 	if c.a == c.b {
@@ -41,7 +44,7 @@ func (c pairCond) phrase() string {
 	if c.period != (monthSpan{0, recordMonths - 1}) {
 		first := recordEpoch.AddDate(0, c.period.from, 0)
 		last := recordEpoch.AddDate(0, c.period.to+1, -1)
-		s += fmt.Sprintf(" dated from %s to %s inclusive", first.Format("2006-01-02"), last.Format("2006-01-02"))
+		s = fmt.Sprintf("among their records dated from %s to %s inclusive, %s", first.Format("2006-01-02"), last.Format("2006-01-02"), s)
 	}
 	return s
 }
@@ -149,7 +152,7 @@ func genPairs(t *Task, r *rand.Rand) {
 			lines = append(lines, p[0]+","+p[1])
 		}
 	}
-	t.Query = recordsQueryPreamble() + fmt.Sprintf("List all pairs of user ids where both users have %s. Answer with one pair per line as id1,id2 with the smaller id first, and nothing else.", cond.phrase())
+	t.Query = recordsQueryPreamble() + fmt.Sprintf("List all pairs of two different user ids where both users have %s. List each pair once, as id1,id2 with the smaller id first, one pair per line, and nothing else; if no pair qualifies, answer none.", cond.phrase())
 	t.Gold = Gold{Format: GoldPairs, Answer: strings.Join(lines, "\n"), Pairs: pairs}
 }
 

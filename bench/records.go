@@ -24,6 +24,7 @@ var (
 	slotFeat    = []string{"climb the highest mountain", "fly across the ocean alone", "reach the south pole", "swim the channel", "sail around the world", "walk on the moon"}
 	slotShop    = []string{"bookshop", "bakery", "bicycle repair shop", "flower market", "public library", "night market"}
 	slotEvent   = []string{"the first moon landing", "the fall of the wall", "the great fire", "the first modern olympics", "the opening of the canal", "the founding of the university"}
+	slotFest    = []string{"harvest festival", "royal wedding", "school graduation", "winter parade", "spring fair", "city marathon"}
 	slotCity    = []string{"Lisbon", "Nairobi", "Osaka", "Quito", "Oslo", "Perth", "Lima", "Hanoi"}
 )
 
@@ -46,7 +47,7 @@ func categoryText(r *rand.Rand, c int, b *strings.Builder) {
 		case 1:
 			fmt.Fprintf(b, "What colour is the paint used on the old %s?", pick(r, slotThing))
 		default:
-			fmt.Fprintf(b, "What instrument is played at the start of the %s?", pick(r, slotEvent)[4:])
+			fmt.Fprintf(b, "What instrument is played at the start of the %s?", pick(r, slotFest))
 		}
 	case "description":
 		switch r.IntN(3) {
@@ -82,7 +83,9 @@ func categoryText(r *rand.Rand, c int, b *strings.Builder) {
 		case 1:
 			fmt.Fprintf(b, "In what year did %s happen?", pick(r, slotEvent))
 		default:
-			fmt.Fprintf(b, "How far is %s from %s in kilometres?", pick(r, slotCity), pick(r, slotCity))
+			i := r.IntN(len(slotCity))
+			j := (i + 1 + r.IntN(len(slotCity)-1)) % len(slotCity) // another city
+			fmt.Fprintf(b, "How far is %s from %s in kilometres?", slotCity[i], slotCity[j])
 		}
 	}
 }
@@ -177,6 +180,6 @@ func distinctInts(r *rand.Rand, n, lo, hi int) []int {
 // recordsQueryPreamble describes the records for every records question.
 func recordsQueryPreamble() string {
 	return "The variable `records` holds lines \"date | user_id | text\" (after a header line). Each text is a question belonging to exactly one of these categories: " +
-		"abbreviation (asks what an abbreviation stands for), entity (asks which thing, animal, colour or instrument), description (asks why or how something works), " +
+		"abbreviation (asks what an abbreviation stands for), entity (asks which thing, animal, colour or instrument), description (asks why something happens, how something works or what something is for), " +
 		"human (asks who did something), location (asks where something is), numeric (asks how many, how far or what year). "
 }

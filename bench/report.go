@@ -22,8 +22,9 @@ type Summary struct {
 	Size int    `json:"size"`
 	Mode string `json:"mode"`
 	N    int    `json:"n"`
-	// MeanScore with its 95% confidence interval (Student's t, clipped to
-	// [0, 1]; equal to the mean for n = 1).
+	// MeanScore with its 95% confidence interval: Wilson's when every
+	// score is 0 or 1, else Student's t clipped to [0, 1] ([0, 1] for one
+	// fractional score).
 	MeanScore float64 `json:"mean_score"`
 	CILow     float64 `json:"ci_low"`
 	CIHigh    float64 `json:"ci_high"`
@@ -31,6 +32,7 @@ type Summary struct {
 	ContextTokens    float64 `json:"context_tokens"`
 	RootPromptTokens float64 `json:"root_prompt_tokens"`
 	SubPromptTokens  float64 `json:"sub_prompt_tokens"`
+	EmbedTokens      float64 `json:"embed_tokens"`
 	TotalTokens      float64 `json:"total_tokens"`
 	Calls            float64 `json:"calls"`
 	Iterations       float64 `json:"iterations"`
@@ -65,6 +67,7 @@ func Summarize(results []Result) []Summary {
 			s.ContextTokens += float64(r.ContextTokens)
 			s.RootPromptTokens += float64(r.RootPromptTokens)
 			s.SubPromptTokens += float64(r.SubPromptTokens)
+			s.EmbedTokens += float64(r.EmbedTokens)
 			s.TotalTokens += float64(r.TotalTokens)
 			s.Calls += float64(r.Calls)
 			s.Iterations += float64(r.Iterations)
@@ -81,7 +84,7 @@ func Summarize(results []Result) []Summary {
 			}
 		}
 		n := float64(len(rs))
-		for _, p := range []*float64{&s.ContextTokens, &s.RootPromptTokens, &s.SubPromptTokens, &s.TotalTokens, &s.Calls, &s.Iterations, &s.WallSeconds} {
+		for _, p := range []*float64{&s.ContextTokens, &s.RootPromptTokens, &s.SubPromptTokens, &s.EmbedTokens, &s.TotalTokens, &s.Calls, &s.Iterations, &s.WallSeconds} {
 			*p /= n
 		}
 		s.MeanScore, s.CILow, s.CIHigh = meanCI(scores)
@@ -115,18 +118,32 @@ var tQuantile975 = []float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2
 	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
 	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
 
-// meanCI is the mean of xs and its 95% confidence interval, clipped to [0, 1].
+// z975 is the standard normal 0.975 quantile.
+const z975 = 1.959963984540054
+
+// meanCI is the mean of scores in [0, 1] and its 95% confidence interval.
+// When every score is 0 or 1 (exact-match tasks) it is the Wilson score
+// interval, which stays inside [0, 1] and keeps a width for n = 1 and for
+// all-equal outcomes (10 of 10 right gives [0.72, 1], not [1, 1]).
+// Otherwise it is Student's t interval clipped to [0, 1]; one fractional
+// score says nothing about the spread, so its interval is [0, 1].
 func meanCI(xs []float64) (mean, lo, hi float64) {
 	n := len(xs)
 	if n == 0 {
 		return 0, 0, 0
 	}
+	binary := true
 	for _, x := range xs {
 		mean += x
+		binary = binary && (x == 0 || x == 1)
 	}
 	mean /= float64(n)
+	if binary {
+		lo, hi = wilson(mean, n)
+		return mean, lo, hi
+	}
 	if n == 1 {
-		return mean, mean, mean
+		return mean, 0, 1
 	}
 	var ss float64
 	for _, x := range xs {
@@ -134,12 +151,22 @@ func meanCI(xs []float64) (mean, lo, hi float64) {
 	}
 	sd := math.Sqrt(ss / float64(n-1))
 	df := n - 1
-	t := 1.96 + 2.4/float64(df) // within 0.3% of the exact quantile beyond 30
+	t := z975 + 2.4/float64(df) // within 0.3% of the exact quantile beyond 30
 	if df <= len(tQuantile975) {
 		t = tQuantile975[df-1]
 	}
 	half := t * sd / math.Sqrt(float64(n))
 	return mean, math.Max(0, mean-half), math.Min(1, mean+half)
+}
+
+// wilson is the 95% Wilson score interval of a proportion p over n trials.
+func wilson(p float64, n int) (lo, hi float64) {
+	nf := float64(n)
+	z2 := z975 * z975
+	denom := 1 + z2/nf
+	center := (p + z2/(2*nf)) / denom
+	half := z975 / denom * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return math.Max(0, center-half), math.Min(1, center+half)
 }
 
 // ReportFiles are the files [WriteReport] writes.
@@ -162,11 +189,11 @@ func WriteReport(dir string, results []Result, title string) ([]string, error) {
 		title = "rlm bench"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", title)
-	fmt.Fprintf(&b, "%d results. Scores are means with 95%% confidence intervals; token, call, iteration and time columns are means per item; cost is the total. Raw results: [%s](%s).\n", len(results), ResultsFile, ResultsFile)
+	fmt.Fprintf(&b, "%d results. Scores are means with 95%% confidence intervals (Wilson for exact-match 0/1 scores, Student's t otherwise); token, call, iteration and time columns are means per item; cost is the total. Raw results: [%s](%s).\n", len(results), ResultsFile, ResultsFile)
 	for _, task := range summaryTasks(sums) {
 		fmt.Fprintf(&b, "\n## %s\n\n", task)
-		b.WriteString("| size | mode | n | score (95% CI) | root prompt tok | sub prompt tok | total tok | LLM calls | cost USD | wall s | iterations | failures |\n")
-		b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		b.WriteString("| size | mode | n | score (95% CI) | root prompt tok | sub prompt tok | embed tok | total tok | LLM calls | cost USD | wall s | iterations | failures |\n")
+		b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, s := range sums {
 			if s.Task != task {
 				continue
@@ -175,9 +202,9 @@ func WriteReport(dir string, results []Result, title string) ([]string, error) {
 			if !s.CostKnown {
 				cost = "unknown"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.3f [%.3f, %.3f] | %.0f | %.0f | %.0f | %.1f | %s | %.1f | %.1f | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %d | %.3f [%.3f, %.3f] | %.0f | %.0f | %.0f | %.0f | %.1f | %s | %.1f | %.1f | %s |\n",
 				FormatSize(s.Size), s.Mode, s.N, s.MeanScore, s.CILow, s.CIHigh, s.RootPromptTokens, s.SubPromptTokens,
-				s.TotalTokens, s.Calls, cost, s.WallSeconds, s.Iterations, formatFailures(s.Failures))
+				s.EmbedTokens, s.TotalTokens, s.Calls, cost, s.WallSeconds, s.Iterations, formatFailures(s.Failures))
 		}
 		chart := "chart-" + task + ".svg"
 		if err := writeChart(filepath.Join(dir, chart), task, sums); err != nil {
@@ -259,13 +286,14 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 	score.X.Scale = plot.LogScale{}
 	score.X.Tick.Marker = sizeTicks{}
 	score.Y.Min, score.Y.Max = 0, 1.25 // headroom for the legend
+	score.Y.Tick.Marker = plot.ConstantTicks(scoreTicks())
 	score.Legend.Top = true
 	score.Legend.Left = true
 
 	tokens := plot.New()
 	tokens.Title.Text = task + ": tokens per item"
 	tokens.X.Label.Text = "context tokens"
-	tokens.Y.Label.Text = "total tokens (prompt + completion)"
+	tokens.Y.Label.Text = "total tokens per item"
 	tokens.X.Scale = plot.LogScale{}
 	tokens.X.Tick.Marker = sizeTicks{}
 	tokens.Y.Scale = plot.LogScale{}
@@ -285,14 +313,17 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 	for i, m := range names {
 		var sxy, txy plotter.XYs
 		var errs plotter.YErrors
+		// Modes sit side by side around each size (a few percent apart on
+		// the log axis) so equal scores and their intervals stay visible.
+		dodge := math.Pow(1.05, float64(i)-float64(len(names)-1)/2)
 		for _, s := range sums {
 			if s.Task != task || s.Mode != m {
 				continue
 			}
-			sxy = append(sxy, plotter.XY{X: float64(s.Size), Y: s.MeanScore})
+			sxy = append(sxy, plotter.XY{X: float64(s.Size) * dodge, Y: s.MeanScore})
 			errs = append(errs, struct{ Low, High float64 }{s.MeanScore - s.CILow, s.CIHigh - s.MeanScore})
 			if s.TotalTokens > 0 {
-				txy = append(txy, plotter.XY{X: float64(s.Size), Y: s.TotalTokens})
+				txy = append(txy, plotter.XY{X: float64(s.Size) * dodge, Y: s.TotalTokens})
 			}
 		}
 		c, ok := modeColors[m]
@@ -306,6 +337,7 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 			eb := &plotter.YErrorBars{XYs: sxy, YErrors: errs}
 			eb.LineStyle.Color = c
 			eb.LineStyle.Width = vg.Points(1)
+			eb.CapWidth = vg.Points(5)
 			score.Add(eb)
 		}
 		if len(txy) > 0 {
@@ -343,6 +375,21 @@ func addLine(p *plot.Plot, name string, xy plotter.XYs, c color.Color) error {
 	p.Add(l, pts)
 	p.Legend.Add(name, l, pts)
 	return nil
+}
+
+// scoreTicks are the score axis ticks: 0 to 1 by 0.2, labelled, with
+// unlabelled ticks between (the axis runs on to 1.25 to make room for the
+// legend, without labels past 1).
+func scoreTicks() []plot.Tick {
+	var ts []plot.Tick
+	for i := 0; i <= 10; i++ {
+		t := plot.Tick{Value: float64(i) / 10}
+		if i%2 == 0 {
+			t.Label = fmt.Sprintf("%.1f", t.Value)
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 // sizeTicks puts ticks at powers of ten and labels them 1k, 10k, 1m...

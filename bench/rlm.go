@@ -20,8 +20,11 @@ type RLM struct {
 	// Config is the orchestrator configuration; its Model and Ledger are
 	// set per item.
 	Config orchestrator.Config
-	Prices *llm.PriceTable
-	Limits llm.Limits
+	// EmbeddingModel names Config.Embedder's model; its requests are
+	// charged to the item's ledger at that model's price.
+	EmbeddingModel string
+	Prices         *llm.PriceTable
+	Limits         llm.Limits
 }
 
 // TaskContext is t's variables as an externalized context for the
@@ -60,16 +63,23 @@ func (r *RLM) Run(ctx context.Context, t *Task) (*Outcome, error) {
 	}
 	cfg := r.Config
 	cfg.Model, cfg.Ledger = split, ledger
+	var emb *meteredEmbedder
+	if cfg.Embedder != nil {
+		emb = &meteredEmbedder{inner: cfg.Embedder, ledger: ledger, model: r.EmbeddingModel, charged: map[string]bool{}}
+		cfg.Embedder = emb
+	}
 	res, err := orchestrator.New(cfg).Run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	tot := res.Usage
 	root := split.rootPrompt()
+	embTokens := emb.tokens()
 	out := &Outcome{
 		Answer:           res.Answer,
 		RootPromptTokens: root,
-		SubPromptTokens:  max(tot.PromptTokens-root, 0),
+		SubPromptTokens:  max(tot.PromptTokens-root-embTokens, 0),
+		EmbedTokens:      embTokens,
 		CompletionTokens: tot.CompletionTokens,
 		Calls:            tot.Calls,
 		CostUSD:          tot.CostUSD,
@@ -127,4 +137,63 @@ func (s *splitModel) Model() string {
 		return d.Model()
 	}
 	return ""
+}
+
+// meteredEmbedder charges one item's embedding requests to its ledger
+// (the shared client cannot: its ledger is fixed for the run). Texts are
+// counted with the embedding model's tokenizer; a text already embedded in
+// this item is not charged again, as the client serves it from its cache.
+type meteredEmbedder struct {
+	inner   llm.Embedder
+	ledger  *llm.Ledger
+	model   string
+	mu      sync.Mutex
+	charged map[string]bool
+	total   int
+}
+
+func (m *meteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	tok := llm.TokenizerForModel(m.model)
+	m.mu.Lock()
+	var fresh []string
+	n := 0
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if !m.charged[t] && !seen[t] {
+			seen[t] = true
+			fresh = append(fresh, t)
+			n += tok.Count(t)
+		}
+	}
+	m.mu.Unlock()
+	if len(fresh) == 0 {
+		return m.inner.Embed(ctx, texts)
+	}
+	res, err := m.ledger.Reserve(m.model, n, 0)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := m.inner.Embed(ctx, texts)
+	if err != nil {
+		res.Cancel()
+		return nil, err
+	}
+	res.Commit(llm.Usage{PromptTokens: n})
+	m.mu.Lock()
+	for _, t := range fresh {
+		m.charged[t] = true
+	}
+	m.total += n
+	m.mu.Unlock()
+	return vecs, nil
+}
+
+// tokens is the embedding tokens charged so far (0 for a nil embedder).
+func (m *meteredEmbedder) tokens() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
 }

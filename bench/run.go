@@ -41,6 +41,9 @@ type Outcome struct {
 	// direct) requests; SubPromptTokens those of sub-calls (llm_query).
 	RootPromptTokens int
 	SubPromptTokens  int
+	// EmbedTokens are the input tokens of embedding requests
+	// (find_relevant), counted in Calls and CostUSD too.
+	EmbedTokens      int
 	CompletionTokens int
 	Calls            int
 	CostUSD          float64
@@ -64,6 +67,7 @@ type Result struct {
 	Error            string  `json:"error,omitempty"`
 	RootPromptTokens int     `json:"root_prompt_tokens"`
 	SubPromptTokens  int     `json:"sub_prompt_tokens"`
+	EmbedTokens      int     `json:"embed_tokens,omitempty"`
 	CompletionTokens int     `json:"completion_tokens"`
 	TotalTokens      int     `json:"total_tokens"`
 	Calls            int     `json:"calls"`
@@ -280,8 +284,9 @@ func runItem(ctx context.Context, r Runner, t *Task, mode string, ctxTokens int)
 		Failure:          out.Failure,
 		RootPromptTokens: out.RootPromptTokens,
 		SubPromptTokens:  out.SubPromptTokens,
+		EmbedTokens:      out.EmbedTokens,
 		CompletionTokens: out.CompletionTokens,
-		TotalTokens:      out.RootPromptTokens + out.SubPromptTokens + out.CompletionTokens,
+		TotalTokens:      out.RootPromptTokens + out.SubPromptTokens + out.EmbedTokens + out.CompletionTokens,
 		Calls:            out.Calls,
 		CostUSD:          out.CostUSD,
 		CostKnown:        out.CostKnown,

@@ -227,8 +227,8 @@ func TestRunPipelineAndReport(t *testing.T) {
 		assert.Contains(t, string(md), "## "+k)
 		assert.Contains(t, string(md), "chart-"+k+".svg")
 	}
-	assert.Contains(t, string(md), "| 8k | rlm | 2 | 1.000 [1.000, 1.000] |")
-	assert.Contains(t, string(md), "| 8k | direct | 2 | 1.000 [1.000, 1.000] |")
+	assert.Contains(t, string(md), "| 8k | rlm | 2 | 1.000 [0.342, 1.000] |")
+	assert.Contains(t, string(md), "| 8k | direct | 2 | 1.000 [0.342, 1.000] |")
 	svg, err := os.ReadFile(filepath.Join(dir, "chart-niah.svg"))
 	require.NoError(t, err)
 	assertSVG(t, svg)
@@ -374,17 +374,44 @@ func TestSummarize(t *testing.T) {
 	assert.False(t, s[0].CostKnown)
 	d := s[1]
 	assert.Equal(t, 0.5, d.MeanScore)
-	assert.Equal(t, 0.0, d.CILow, "clipped at 0")
-	assert.Equal(t, 1.0, d.CIHigh, "clipped at 1")
+	assert.InDelta(t, 0.0945, d.CILow, 1e-4, "Wilson interval of 1 in 2")
+	assert.InDelta(t, 0.9055, d.CIHigh, 1e-4)
 	assert.Equal(t, 200.0, d.TotalTokens)
 	assert.Equal(t, 0.75, d.CostUSD)
 	assert.Equal(t, map[string]int{"context_overflow": 1}, d.Failures)
 
-	m, lo, hi := meanCI([]float64{0.5, 0.6, 0.7, 0.8})
-	assert.InDelta(t, 0.65, m, 1e-12)
-	half := 3.182 * 0.12909944487358055 / 2
-	assert.InDelta(t, 0.65-half, lo, 1e-9)
-	assert.InDelta(t, 0.65+half, hi, 1e-9)
+}
+
+// TestMeanCI checks the intervals against values computed independently
+// (Wilson: the closed form evaluated in Python, e.g. 7 of 10 gives the
+// textbook [0.397, 0.892]; t: 3.182 is
+// t(0.975, 3)).
+func TestMeanCI(t *testing.T) {
+	tests := []struct {
+		name         string
+		xs           []float64
+		mean, lo, hi float64
+	}{
+		{"none", nil, 0, 0, 0},
+		{"one right", []float64{1}, 1, 0.20654, 1},
+		{"one wrong", []float64{0}, 0, 0, 0.79346},
+		{"one fractional", []float64{0.4}, 0.4, 0, 1},
+		{"ten of ten", []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 1, 0.72246, 1},
+		{"none of ten", make([]float64, 10), 0, 0, 0.27754},
+		{"7 of 10", []float64{1, 1, 1, 0, 1, 1, 0, 1, 0, 1}, 0.7, 0.39677, 0.89221},
+		{"fractional: t", []float64{0.5, 0.6, 0.7, 0.8}, 0.65, 0.65 - 3.182*0.12909944487358055/2, 0.65 + 3.182*0.12909944487358055/2},
+		{"fractional, clipped", []float64{0.75, 0, 1}, 0.58333, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, lo, hi := meanCI(tt.xs)
+			assert.InDelta(t, tt.mean, m, 1e-5)
+			assert.InDelta(t, tt.lo, lo, 1e-5, "low")
+			assert.InDelta(t, tt.hi, hi, 1e-5, "high")
+			assert.LessOrEqual(t, lo, m)
+			assert.GreaterOrEqual(t, hi, m)
+		})
+	}
 }
 
 // niahModel plays both modes on niah tasks: direct requests and sub-calls
@@ -448,4 +475,49 @@ func TestRunRLMAndDirect(t *testing.T) {
 	assert.Equal(t, first.Messages, sent[0].Messages)
 	_, err = WriteReport(dir, results, "")
 	require.NoError(t, err)
+}
+
+// TestRLMChargesEmbeddings: find_relevant's embedding requests are charged
+// to the item's ledger (tokens, calls, cost) and reported as embed tokens,
+// not as sub-call prompt tokens.
+func TestRLMChargesEmbeddings(t *testing.T) {
+	needle := regexp.MustCompile(`special magic number for [a-z]+-[a-z]+ is (\d+)`)
+	m := llmtest.NewScripted().WithModel("gpt-4o-mini").Default(func(req llm.Request) (*llm.Response, error) {
+		if !strings.Contains(req.Messages[0].Content, "SUBMIT") {
+			if g := needle.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content); g != nil {
+				return llmtest.Say(g[1])(req)
+			}
+			return llmtest.Say("unknown")(req)
+		}
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleAssistant {
+				return llmtest.Say("```python\nSUBMIT({\"answer\": ans.value})\n```")(req)
+			}
+		}
+		return llmtest.Say("```python\nhits = find_relevant(context, \"special magic number\", top_k=1)\nans = llm_query(\"What is the number in: \" + hits[0][\"item\"])\n```")(req)
+	})
+	emb := &llmtest.HashEmbedder{}
+	r := &RLM{Model: m, EmbeddingModel: "text-embedding-3-small",
+		Config: orchestrator.Config{RootModel: "gpt-4o-mini", SubModel: "gpt-4o-mini", Embedder: emb}}
+	tk, err := Generate(KindNIAH, 8000, 3, 0)
+	require.NoError(t, err)
+	res, ok := runItem(context.Background(), r, tk, ModeRLM, 8000)
+	require.True(t, ok)
+	require.Empty(t, res.Error)
+	// The context is embedded chunk by chunk: about its size in tokens.
+	assert.InDelta(t, 8000, res.EmbedTokens, 2000, "every chunk embedded once is charged")
+	assert.Equal(t, 3, m.Calls(), "two root steps and one sub-call")
+	assert.Greater(t, res.Calls, 3, "embedding requests count as calls")
+	assert.Less(t, res.SubPromptTokens, 2000, "embedding tokens are not sub-call prompt tokens")
+	assert.Equal(t, res.RootPromptTokens+res.SubPromptTokens+res.EmbedTokens+res.CompletionTokens, res.TotalTokens)
+	assert.True(t, res.CostKnown)
+	embedCost := float64(res.EmbedTokens) * 0.02 / 1e6
+	assert.Greater(t, res.CostUSD, embedCost, "the cost includes the embeddings")
+
+	// A token budget that the embeddings overrun stops the item.
+	r.Limits = llm.Limits{MaxTokens: 4000}
+	res, ok = runItem(context.Background(), r, tk, ModeRLM, 8000)
+	require.True(t, ok)
+	assert.Less(t, res.Score, 1.0)
+	assert.NotEmpty(t, res.Failure, "the budget stops the run: %+v", res)
 }

@@ -56,6 +56,7 @@ var (
 	numTokenRe = regexp.MustCompile(`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[a-z]+`)
 	nonWordRe  = regexp.MustCompile(`[^a-z0-9]+`)
 	digitsRe   = regexp.MustCompile(`\d+`)
+	dateRe     = regexp.MustCompile(`\b\d{4}-\d\d-\d\d\b`)
 )
 
 var (
@@ -131,9 +132,10 @@ func Numbers(s string) []float64 {
 }
 
 // AnswerNumber reads the number an answer gives: the whole answer if it is
-// one number, else the last number in it.
+// one number, else the last number in it. Dates (2023-01-31) are not
+// numbers: an answer restating the query's date range keeps its count.
 func AnswerNumber(answer string) (float64, bool) {
-	ns := Numbers(answer)
+	ns := Numbers(dateRe.ReplaceAllString(answer, " "))
 	if len(ns) == 0 {
 		return 0, false
 	}

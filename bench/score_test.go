@@ -47,6 +47,11 @@ func TestScoreNumberPartial(t *testing.T) {
 		{"", 0},
 		{"none", math.Pow(0.75, 12)},
 		{"From 2023-01-01 to 2023-03-31 there are 12.", 1},
+		{"There are 12 records dated from 2023-01-01 to 2023-03-31.", 1},
+		{"\t 12 \n\n", 1},
+		{"   ", 0},
+		{"eleven", 0.75},
+		{"a dozen", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.answer, func(t *testing.T) {

@@ -16,7 +16,9 @@ import (
 // orchestrator; a nil runner means the recursion depth limit is reached.
 type ChildRunner interface {
 	// RunChild answers query with vars as the child's context variables
-	// and returns the child's answer. vars are deep copies owned by the child.
+	// and returns the child's answer. vars are the caller's values
+	// themselves, not copies: the child binds them as its globals, so a
+	// list the child changes is changed for the caller too.
 	RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error)
 }
 

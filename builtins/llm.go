@@ -262,7 +262,7 @@ func chatKey(req llm.Request) string {
 }
 
 // rlm_query(query, **variables)
-// Run a recursive sub-RLM that answers query with the given variables as its context; returns a future str.
+// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str.
 func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rest []starlark.Tuple
 	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "query"}}, &rest)
@@ -282,15 +282,14 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		if err := checkFutures(thread, kv[1], 0); err != nil {
 			return nil, fmt.Errorf("%s: variable '%s': %w", name, k, err)
 		}
-		g, err := sandbox.ToGo(kv[1]) // a deep copy the child owns
+		// The child gets the value itself (a future's result), not a copy:
+		// a 50 MB string or a large list costs nothing to pass, and what
+		// the child changes in a list or dict the caller sees.
+		v, err := sandbox.Unproxy(thread, kv[1])
 		if err != nil {
-			return nil, typeErr("%s: variable '%s' cannot be passed to a sub-RLM: %v", name, k, err)
+			return nil, fmt.Errorf("%s: variable '%s': %w", name, k, err)
 		}
-		c, err := sandbox.FromGo(g)
-		if err != nil {
-			return nil, err
-		}
-		vars[k] = c
+		vars[k] = v
 	}
 	child := h.Child
 	return h.Group.GoLabel(h.ctx(), name, "", func(ctx context.Context) (starlark.Value, error) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -281,7 +282,8 @@ print(f)
 part.append("c")`)
 	assert.Equal(t, "child saw 2 vars\n", out)
 	assert.Equal(t, "count the items", child.query)
-	assert.Equal(t, `["a", "b"]`, child.vars["items"].String(), "the child gets a copy")
+	assert.Same(t, e.global("part").(*starlark.List), child.vars["items"].(*starlark.List), "the child gets the caller's list, not a copy")
+	assert.Equal(t, `["a", "b", "c"]`, child.vars["items"].String())
 	assert.Equal(t, "2", child.vars["n"].String())
 
 	e = newEnv(t, &builtins.Host{}, nil)
@@ -321,4 +323,19 @@ func TestSummarizeOfflineLargeText(t *testing.T) {
 	assert.Contains(t, out, "row 0\nrow 1\n")
 	assert.Contains(t, out, "\nrow 199999\n")
 	assert.Regexp(t, `\[\.\.\. 199,9\d\d lines omitted \.\.\.\]`, out)
+}
+
+func TestRLMQueryPassesValuesWithoutCopying(t *testing.T) {
+	big := strings.Repeat("0123456789", 5<<20) // 50 MB
+	child := &fakeChild{}
+	e := newEnv(t, &builtins.Host{Child: child}, map[string]any{"big": big})
+	e.run(`
+d = {"k": [1]}
+f = rlm_query("q", text=big, data=d, slice=big[:10])
+f.value`)
+	text, ok := child.vars["text"].(starlark.String)
+	require.True(t, ok)
+	assert.Equal(t, unsafe.StringData(big), unsafe.StringData(string(text)), "the 50 MB string is not duplicated")
+	assert.Same(t, e.global("d").(*starlark.Dict), child.vars["data"].(*starlark.Dict))
+	assert.Equal(t, `"0123456789"`, child.vars["slice"].String())
 }

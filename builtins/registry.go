@@ -38,7 +38,7 @@ var helpers = []helper{
 	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt.", "llm"}, llmQueryBatched},
 	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.", "llm"}, summarize},
 	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
-	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context; returns a future str.", "llm"}, rlmQuery},
+	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str.", "llm"}, rlmQuery},
 	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
 	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
 	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},

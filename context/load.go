@@ -381,10 +381,12 @@ func loadDir(ctx context.Context, root string) (*Dict, []string, error) {
 	realRoot, _ = filepath.Abs(realRoot)
 	out := NewDict(0)
 	var warns []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	// Walk the resolved root, so a root that is itself a symlink to a
+	// directory is read (WalkDir would not descend into it).
+	err = filepath.WalkDir(realRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path == root {
-				return pathError(path, err)
+			if path == realRoot {
+				return pathError(root, err)
 			}
 			warns = append(warns, fmt.Sprintf("%s: skipped: %v", path, err))
 			if d != nil && d.IsDir() {
@@ -395,10 +397,10 @@ func loadDir(ctx context.Context, root string) (*Dict, []string, error) {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, _ := filepath.Rel(realRoot, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if path != root && skippedDirs[d.Name()] {
+			if path != realRoot && skippedDirs[d.Name()] {
 				return fs.SkipDir
 			}
 			return nil

@@ -103,6 +103,9 @@ func TestLoadSourceErrors(t *testing.T) {
 	}{
 		{"bad utf8 text", "bad.txt", "ok line\nbad \xc3\x28 here", LoadOptions{}, ErrInvalidUTF8, []string{"bad.txt", "byte offset 12"}},
 		{"malformed json", "bad.json", "{\n  \"a\": [1, 2,]\n}", LoadOptions{}, ErrSyntax, []string{"bad.json", "line 2, column 14"}},
+		{"malformed json, CRLF and multi-byte", "crlf.json", "{\r\n  \"é日\": [1,\r\n  \"ü\": 2}", LoadOptions{}, ErrSyntax, []string{"crlf.json", "line 3, column 6", "expecting ',' or ']'"}},
+		{"bad utf8 json", "bad3.json", "{\"k\": \"caf\xe9\"}", LoadOptions{}, ErrInvalidUTF8, []string{"bad3.json", "byte offset 10", "convert it"}},
+		{"bad utf8 csv", "bad4.csv", "a,b\n1,\xff\n", LoadOptions{}, ErrInvalidUTF8, []string{"bad4.csv", "byte offset 6"}},
 		{"malformed jsonl", "bad.jsonl", "{\"a\": 1}\n{\"b\": }\n", LoadOptions{}, ErrSyntax, []string{"line 2", "column 7", "record 2"}},
 		{"bad utf8 jsonl", "bad2.jsonl", "1\n\"\xff\"\n", LoadOptions{}, ErrInvalidUTF8, []string{"byte offset 3"}},
 		{"ragged csv", "bad.csv", "a,b\n1,2\n3\n", LoadOptions{}, ErrSyntax, []string{"line 3", "as many fields as the header"}},
@@ -178,21 +181,40 @@ func TestLoadDir(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(src, "b.go"), filepath.Join(src, "alias.go")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(src, "outdir")))
 	require.NoError(t, os.Symlink(filepath.Join(src, "nope"), filepath.Join(src, "broken")))
+	// Relative links: one climbing out through .., one staying inside via a
+	// detour through the parent.
+	up, err := filepath.Rel(filepath.Join(src, "a"), secret)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(up, ".."), up)
+	require.NoError(t, os.Symlink(up, filepath.Join(src, "a", "up.txt")))
+	require.NoError(t, os.Symlink(filepath.Join("..", "proj", "a", "z.txt"), filepath.Join(src, "detour.txt")))
 
 	l, err := LoadSource(context.Background(), src, LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, Files, l.Type)
 	d := l.Value.(*Dict)
-	assert.Equal(t, []string{"a/y.md", "a/z.txt", "alias.go", "b.go"}, d.Keys())
+	assert.Equal(t, []string{"a/y.md", "a/z.txt", "alias.go", "b.go", "detour.txt"}, d.Keys())
 	v, _ := d.Get("alias.go")
 	assert.Equal(t, "package b\n", v)
+	v, _ = d.Get("detour.txt")
+	assert.Equal(t, "zed", v)
 	joined := strings.Join(l.Warnings, "\n")
+	assert.Contains(t, joined, "a/up.txt: skipped symlink pointing outside the directory")
 	assert.Contains(t, joined, "img.png: skipped binary file")
 	assert.Contains(t, joined, "latin1.txt: skipped binary file")
 	assert.Contains(t, joined, "leak.txt: skipped symlink pointing outside the directory")
 	assert.Contains(t, joined, "outdir: skipped symlink pointing outside")
 	assert.Contains(t, joined, "broken: skipped broken symlink")
 	assert.NotContains(t, jsonString(d, -1), "top secret")
+
+	// A root that is itself a symlink to the directory is read through it.
+	link := filepath.Join(root, "link")
+	require.NoError(t, os.Symlink(src, link))
+	for _, p := range []string{link, link + string(filepath.Separator)} {
+		l, err = LoadSource(context.Background(), p, LoadOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, d.Keys(), l.Value.(*Dict).Keys(), p)
+	}
 
 	// Explicit json type keeps the dict but types it json.
 	l, err = LoadSource(context.Background(), src, LoadOptions{Type: JSON})

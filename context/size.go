@@ -144,8 +144,8 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		}
 		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
 			Tokens: v.Tokens, TokensEstimated: v.TokensEstimated, Source: v.Name,
-			Note: fmt.Sprintf("the pieces of %s (each <= %s, cut at line boundaries; ''.join(%s) == %s)", v.Name, humanBytes(cfg.ChunkSize), name, v.Name)}
-		cv.Summary = chunkSummary(cv, len(pieces))
+			Note: fmt.Sprintf("the pieces of %s, each <= %s, cut at line ends; joined they equal %s", v.Name, humanBytes(cfg.ChunkSize), v.Name)}
+		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s (str), %s; %s", plural(len(pieces), "chunk"), sizeText(cv), cv.Note))
 		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, plural(len(pieces), "chunk")))
 		v.Summary = summarize(v)
 		c.add(cv, false)
@@ -161,17 +161,10 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-func chunkSummary(cv *Variable, n int) string {
-	s := fmt.Sprintf("json list of %s (str), %s; %s", plural(n, "chunk"), sizeText(cv), cv.Note)
-	if len(s) > 300 {
-		s = s[:300]
-	}
-	return s
-}
-
 // ChunkText cuts s into consecutive pieces of at most max bytes (max >= 4),
 // preferring to cut after a newline, else after a space or tab, else
-// between UTF-8 characters. strings.Join(pieces, "") == s.
+// between UTF-8 characters (not inside a CRLF pair).
+// strings.Join(pieces, "") == s.
 func ChunkText(s string, max int) []string {
 	if max < utf8.UTFMax {
 		max = utf8.UTFMax
@@ -190,6 +183,9 @@ func ChunkText(s string, max int) []string {
 			cut = max
 			for cut > 0 && !utf8.RuneStart(s[cut]) {
 				cut--
+			}
+			if cut > 1 && s[cut-1] == '\r' && s[cut] == '\n' {
+				cut-- // keep a CRLF pair together
 			}
 			if cut == 0 {
 				cut = max

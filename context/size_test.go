@@ -1,6 +1,7 @@
 package rlmctx
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -110,4 +111,87 @@ func TestAutoChunk(t *testing.T) {
 	// Idempotent.
 	assert.Empty(t, c.AutoChunk(cfg))
 	assert.Len(t, c.Vars, 4)
+}
+
+// TestAutoChunkRoundTrip: AutoChunk's pieces join back to the original
+// exactly, whatever the line endings, and never split a UTF-8 character or
+// a CRLF pair.
+func TestAutoChunkRoundTrip(t *testing.T) {
+	const piece = 64
+	cfg := SizeConfig{WarnThreshold: piece, ChunkThreshold: 2 * piece, ChunkSize: piece, MaxTotalSize: 1 << 30}
+	longCRLF := strings.Repeat("x", piece-1) + "\r\n" + strings.Repeat("y", 3*piece) + "\r\n"
+	tests := []struct {
+		name, text string
+	}{
+		{"crlf lines", strings.Repeat("a windows line of text\r\n", 40)},
+		{"crlf pair at a forced cut", longCRLF + longCRLF},
+		{"no trailing newline", strings.Repeat("some words here\n", 30) + "and a last line without newline"},
+		{"no newline at all", strings.Repeat("word ", 100)},
+		{"one long word", strings.Repeat("z", 1000)},
+		{"only newlines", strings.Repeat("\n", 500)},
+		{"cr only (old mac)", strings.Repeat("mac line\r", 60)},
+		{"mixed endings", strings.Repeat("unix\nwindows\r\nmac\r", 40)},
+		{"tabs and spaces", strings.Repeat("col1\tcol2  col3 ", 40)},
+	}
+	// Multi-byte characters (2, 3 and 4 bytes) at every offset around the
+	// cut points, with and without spaces.
+	for _, ch := range []string{"é", "日", "🙂"} {
+		for off := 0; off < 4; off++ {
+			tests = append(tests,
+				struct{ name, text string }{fmt.Sprintf("%s at offset %d, no spaces", ch, off), strings.Repeat("b", off) + strings.Repeat(ch, 200)},
+				struct{ name, text string }{fmt.Sprintf("%s at offset %d, words", ch, off), strings.Repeat(strings.Repeat("c", off)+ch+ch+ch+" ", 60)},
+			)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewContext("q")
+			_, err := c.Add("doc", tt.text)
+			require.NoError(t, err)
+			require.Equal(t, []string{"doc_chunks"}, c.AutoChunk(cfg))
+			cv, _ := c.Get("doc_chunks")
+			var b strings.Builder
+			list := cv.Value.([]any)
+			for i, p := range list {
+				s := p.(string)
+				assert.NotEmpty(t, s)
+				assert.LessOrEqual(t, len(s), piece)
+				assert.True(t, utf8.ValidString(s), "piece %d splits a character: %q", i, s)
+				if i < len(list)-1 {
+					assert.False(t, strings.HasSuffix(s, "\r") && strings.HasPrefix(list[i+1].(string), "\n"), "piece %d splits a CRLF", i)
+				}
+				b.WriteString(s)
+			}
+			assert.True(t, b.String() == tt.text, "joined pieces differ from the original")
+		})
+	}
+}
+
+// TestAutoChunkSummaryCap: the summaries of a chunked variable and of its
+// companion stay under the cap, for long names too.
+func TestAutoChunkSummaryCap(t *testing.T) {
+	text := strings.Repeat("2026-01-01 event happened here, and more words follow\n", 30000) // 1.6 MB
+	for _, name := range []string{"log", "server_log", "very_long_variable_name_for_the_access_log"} {
+		c := NewContext("q")
+		_, err := c.Add(name, text)
+		require.NoError(t, err)
+		require.Len(t, c.AutoChunk(DefaultSizeConfig()), 1)
+		for _, ln := range strings.Split(c.VariableSummaries(), "\n") {
+			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+		}
+		cv, _ := c.Get(name + ChunkSuffix)
+		assert.Contains(t, cv.Summary, fmt.Sprintf("%d chunks", len(cv.Value.([]any))))
+		v, _ := c.Get(name)
+		assert.Contains(t, v.Summary, "also split into "+name+ChunkSuffix)
+	}
+}
+
+// TestSummaryCapPathological: a long custom type name or note is cut so
+// the line still fits.
+func TestSummaryCapPathological(t *testing.T) {
+	v, err := NewVariable("data", "x", WithType(Custom(strings.Repeat("very long type name ", 20))), WithNote(strings.Repeat("note ", 100)))
+	require.NoError(t, err)
+	ln := summaryLine(v.Name, v.Summary)
+	assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+	assert.True(t, utf8.ValidString(ln))
 }

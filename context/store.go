@@ -256,6 +256,9 @@ func (s *Store) Warnings() []string {
 func (s *Store) withDiskLock(fn func() error) error {
 	s.diskMu.Lock()
 	defer s.diskMu.Unlock()
+	if s.isClosed() {
+		return ErrStoreClosed
+	}
 	if s.lockFile == nil {
 		return fn()
 	}
@@ -467,12 +470,12 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// writeTemp writes value's stored form to a new temporary file in dir,
-// fsyncs it and returns its path, encoding, size and sha256 (or "").
-func writeTemp(dir string, value any) (path, enc string, size int64, sum string, err error) {
+// createTemp writes a new temporary file in dir with fill, fsyncs and
+// closes it, and returns its path and size. On error the file is removed.
+func createTemp(dir string, fill func(w *hookWriter) error) (path string, size int64, err error) {
 	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
 	if err != nil {
-		return "", "", 0, "", err
+		return "", 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -481,34 +484,49 @@ func writeTemp(dir string, value any) (path, enc string, size int64, sum string,
 		}
 	}()
 	if err = f.Chmod(0o644); err != nil {
-		return
+		return "", 0, err
 	}
 	hw := &hookWriter{w: f}
-	if str, ok := value.(string); ok {
-		enc = encText
-		const chunk = 1 << 20
-		for i := 0; i < len(str); i += chunk {
-			if _, err = io.WriteString(hw, str[i:min(i+chunk, len(str))]); err != nil {
-				return
-			}
-		}
-	} else {
-		enc = encJSON
-		bw := bufio.NewWriterSize(hw, 1<<20)
-		if err = encodeValue(bw, value, 0); err != nil {
-			return
-		}
-		if err = bw.Flush(); err != nil {
-			return
-		}
+	if err = fill(hw); err != nil {
+		return "", 0, err
 	}
 	if err = f.Sync(); err != nil {
-		return
+		return "", 0, err
 	}
 	if err = f.Close(); err != nil {
-		return
+		return "", 0, err
 	}
-	return f.Name(), enc, hw.n, "", nil // the hash is computed when needed
+	return f.Name(), hw.n, nil
+}
+
+// writeTemp writes value's stored form to a new temporary file in dir,
+// fsyncs it and returns its path, encoding, size and sha256 (or "").
+func writeTemp(dir string, value any) (path, enc string, size int64, sum string, err error) {
+	str, isText := value.(string)
+	enc = encJSON
+	if isText {
+		enc = encText
+	}
+	path, size, err = createTemp(dir, func(hw *hookWriter) error {
+		if isText {
+			const chunk = 1 << 20
+			for i := 0; i < len(str); i += chunk {
+				if _, err := io.WriteString(hw, str[i:min(i+chunk, len(str))]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		bw := bufio.NewWriterSize(hw, 1<<20)
+		if err := encodeValue(bw, value, 0); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return "", "", 0, "", err
+	}
+	return path, enc, size, "", nil // the hash is computed when needed
 }
 
 type hookWriter struct {
@@ -538,31 +556,15 @@ func (h *hookWriter) Write(p []byte) (int, error) {
 
 // writeFileAtomic writes data to dir/name via a fsynced temp file and rename.
 func writeFileAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
+	tmp, _, err := createTemp(dir, func(hw *hookWriter) error {
+		_, err := hw.Write(data)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(f.Name())
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return nil
@@ -1047,10 +1049,12 @@ func (s *Store) Has(key string) bool {
 	return err == nil
 }
 
-// List returns the metadata of the variables matching f, sorted by key.
+// List returns the metadata of the variables matching f, sorted by key,
+// including those another process persisted, changed or deleted since open.
 func (s *Store) List(f Filter) []Meta {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.refreshLocked()
 	out := make([]Meta, 0, len(s.entries))
 	for _, e := range s.entries {
 		if f.match(e.ref) {
@@ -1059,6 +1063,42 @@ func (s *Store) List(f Filter) []Meta {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// refreshLocked brings the persisted entries up to date with the
+// directory's metadata files. A key only this store holds in memory keeps
+// its value (as Get does). Caller holds mu.
+func (s *Store) refreshLocked() {
+	if s.cfg.Dir == "" || s.closed {
+		return
+	}
+	des, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return
+	}
+	onDisk := map[string]bool{}
+	for _, de := range des {
+		if name := de.Name(); strings.HasSuffix(name, metaSuffix) {
+			onDisk[name] = true
+		}
+	}
+	known := map[string]bool{}
+	for k, e := range s.entries {
+		name := keyFileName(k) + metaSuffix
+		known[name] = true
+		if e.persist {
+			s.lookup(k) // re-reads changed metadata, drops deleted keys
+		}
+	}
+	for name := range onDisk {
+		if known[name] {
+			continue
+		}
+		// Corrupted files were reported by OpenStore; skip them quietly.
+		if e, err := s.readMetaFile(name); err == nil && s.entries[e.ref.Key] == nil {
+			s.entries[e.ref.Key] = e
+		}
+	}
 }
 
 // MemoryBytes is the size of the values currently held in memory (memory
@@ -1177,6 +1217,8 @@ func (s *Store) PersistForSubAgent(key string) (string, error) {
 
 // Close releases the store. Memory-mapped values stay valid.
 func (s *Store) Close() error {
+	s.diskMu.Lock() // wait for a write in progress
+	defer s.diskMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -1413,57 +1455,37 @@ func copyTextTemp(dir, path string) (tmp string, size int64, err error) {
 		return "", 0, pathError(path, err)
 	}
 	defer in.Close()
-	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
-	if err != nil {
-		return "", 0, err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o644); err != nil {
-		return
-	}
-	hw := &hookWriter{w: f}
-	buf := make([]byte, 1<<20)
-	carry := 0 // bytes of an incomplete UTF-8 sequence kept from the last read
-	for {
-		n, rerr := in.Read(buf[carry:])
-		end := carry + n
-		cut := end
-		if rerr == nil {
-			// Hold back a trailing incomplete sequence.
-			for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
-				if utf8.RuneStart(buf[i]) {
-					if !utf8.FullRune(buf[i:end]) {
-						cut = i
+	return createTemp(dir, func(hw *hookWriter) error {
+		buf := make([]byte, 1<<20)
+		carry := 0 // bytes of an incomplete UTF-8 sequence kept from the last read
+		for {
+			n, rerr := in.Read(buf[carry:])
+			end := carry + n
+			cut := end
+			if rerr == nil {
+				// Hold back a trailing incomplete sequence.
+				for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
+					if utf8.RuneStart(buf[i]) {
+						if !utf8.FullRune(buf[i:end]) {
+							cut = i
+						}
+						break
 					}
-					break
 				}
 			}
+			if !utf8.Valid(buf[:cut]) {
+				return utf8Error(path, buf[:cut], hw.n)
+			}
+			if _, err := hw.Write(buf[:cut]); err != nil {
+				return err
+			}
+			carry = copy(buf, buf[cut:end])
+			if rerr == io.EOF {
+				return nil
+			}
+			if rerr != nil {
+				return fmt.Errorf("%s: %w", path, rerr)
+			}
 		}
-		if !utf8.Valid(buf[:cut]) {
-			return "", 0, utf8Error(path, buf[:cut], size)
-		}
-		if _, err = hw.Write(buf[:cut]); err != nil {
-			return
-		}
-		size += int64(cut)
-		carry = copy(buf, buf[cut:end])
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return "", 0, fmt.Errorf("%s: %w", path, rerr)
-		}
-	}
-	if err = f.Sync(); err != nil {
-		return
-	}
-	if err = f.Close(); err != nil {
-		return
-	}
-	return f.Name(), size, nil
+	})
 }

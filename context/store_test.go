@@ -461,13 +461,28 @@ func TestStoreTwoHandlesSeeEachOther(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "two", v)
 	assert.EqualValues(t, 2, ref.Version)
+	_, err = a.Set("late", "created after b opened", WithPersist(), WithScope("agent:2"))
+	require.NoError(t, err)
+	listed := func(s *Store, f Filter) map[string]int64 {
+		out := map[string]int64{}
+		for _, m := range s.List(f) {
+			out[m.Key] = m.Version
+		}
+		return out
+	}
+	assert.Equal(t, map[string]int64{"shared": 2, "late": 1}, listed(b, Filter{}), "List sees keys another handle persisted")
+	assert.Equal(t, map[string]int64{"late": 1}, listed(b, Filter{Scope: "agent:*"}))
+	require.NoError(t, a.Delete("late"))
+	assert.Equal(t, map[string]int64{"shared": 2}, listed(b, Filter{}), "and no longer lists keys it deleted")
 	_, err = b.SetIfVersion("shared", "three", 1)
 	require.ErrorIs(t, err, ErrVersionMismatch)
 	_, err = b.SetIfVersion("shared", "three", 2)
 	require.NoError(t, err)
 	v, _ = a.Get("shared")
 	assert.Equal(t, "three", v)
+	assert.Equal(t, map[string]int64{"shared": 3}, listed(a, Filter{}), "List sees the new version")
 	require.NoError(t, b.Delete("shared"))
+	assert.Empty(t, a.List(Filter{}))
 	assert.False(t, a.Has("shared"))
 	_, err = a.Get("shared")
 	require.ErrorIs(t, err, ErrNotFound)
@@ -659,4 +674,55 @@ func TestChatSummarizer(t *testing.T) {
 	assert.Contains(t, fc.reqs[0].Messages[1].Content, "some data")
 	_, err = ChatSummarizer{}.Summarize(context.Background(), "x", 1)
 	require.ErrorIs(t, err, llm.ErrNoModel)
+}
+
+// TestStoreClosedAndBadKey: every operation fails cleanly on a closed store
+// and on an empty key.
+func TestStoreClosedAndBadKey(t *testing.T) {
+	ctx := context.Background()
+	ops := map[string]func(s *Store, key string) error{
+		"Set":          func(s *Store, k string) error { _, err := s.Set(k, "v"); return err },
+		"SetIfVersion": func(s *Store, k string) error { _, err := s.SetIfVersion(k, "v", 0); return err },
+		"Update": func(s *Store, k string) error {
+			_, err := s.Update(k, func(any, bool) (any, error) { return "v", nil })
+			return err
+		},
+		"Get":                func(s *Store, k string) error { _, err := s.Get(k); return err },
+		"Ref":                func(s *Store, k string) error { _, err := s.Ref(k); return err },
+		"Resolve":            func(s *Store, k string) error { _, err := s.Resolve(Ref{Key: k}); return err },
+		"Delete":             func(s *Store, k string) error { return s.Delete(k) },
+		"Summarize":          func(s *Store, k string) error { _, err := s.Summarize(ctx, k, 10); return err },
+		"PersistForSubAgent": func(s *Store, k string) error { _, err := s.PersistForSubAgent(k); return err },
+		"Describe":           func(s *Store, k string) error { _, err := s.Describe(k); return err },
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			s := openStore(t, StoreConfig{Dir: t.TempDir()})
+			_, err := s.Set("k", "v", WithPersist())
+			require.NoError(t, err)
+			require.ErrorIs(t, op(s, ""), ErrBadKey)
+			require.NoError(t, s.Close())
+			require.ErrorIs(t, op(s, "k"), ErrStoreClosed)
+			assert.False(t, s.Has("k"))
+		})
+	}
+	s := openStore(t, StoreConfig{})
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, s.Clear(), ErrStoreClosed)
+	require.NoError(t, s.Close(), "closing twice is fine")
+}
+
+type failingSummarizer struct{}
+
+func (failingSummarizer) Summarize(context.Context, string, int) (string, error) {
+	return "", errors.New("model unavailable")
+}
+
+func TestStoreSummarizeError(t *testing.T) {
+	s := openStore(t, StoreConfig{Summarizer: failingSummarizer{}})
+	_, err := s.Set("doc", "text")
+	require.NoError(t, err)
+	_, err = s.Summarize(context.Background(), "doc", 10)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `store key "doc": summarizing: model unavailable`)
 }

@@ -30,12 +30,41 @@ func summarize(v *Variable) string {
 			return s
 		}
 	}
-	return s
+	return fitSummary(v.Name, s)
+}
+
+// fitSummary cuts s (at a character boundary, marked with an ellipsis) so
+// that its line fits MaxSummaryTokens; only a name that alone is longer can
+// make the line exceed the cap.
+func fitSummary(name, s string) string {
+	tok := llm.DefaultTokenizer()
+	if tok.Count(summaryLine(name, s)) <= MaxSummaryTokens {
+		return s
+	}
+	r := []rune(s)
+	lo, hi := 0, len(r) // the longest fitting prefix has lo <= n < hi runes
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if tok.Count(summaryLine(name, string(r[:mid])+"…")) <= MaxSummaryTokens {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return string(r[:lo]) + "…"
+}
+
+// typeLabel renders a type for a summary, a long custom name shortened.
+func typeLabel(t VarType) string {
+	if t.IsCustom() {
+		return customPrefix + escapeShort(t.CustomName(), 24)
+	}
+	return string(t)
 }
 
 func describe(v *Variable, previewRunes, maxKeys int) string {
 	var parts []string
-	head := string(v.Type)
+	head := typeLabel(v.Type)
 	switch x := v.Value.(type) {
 	case string:
 		parts = append(parts, head)

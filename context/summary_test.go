@@ -89,41 +89,91 @@ func TestSummariesGolden(t *testing.T) {
 	assert.Equal(t, string(want), got+"\n")
 }
 
-func TestSummaryTokenCap(t *testing.T) {
-	sizes := []int{1 << 10, 100 << 20}
+// sizedValue builds a value of the given kind whose encoding is at least
+// size bytes, from up to 1000 items sharing one body string (so 100 MB costs
+// little).
+func sizedValue(kind string, size int) (any, VarType) {
+	n := min(max(size/100, 1), 1000)
+	line := "2026-01-02T03:04:05Z INFO request id=42 path=/api/v1/items status=200 took=3ms\n"
+	body := strings.Repeat(line, size/n/len(line)+1)[:max(size/n, 1)]
+	switch kind {
+	case "text":
+		return strings.Repeat(line, size/len(line)+1)[:size], ""
+	case "list_of_dicts":
+		l := make([]any, n)
+		for i := range l {
+			l[i] = dict("id", int64(i), "msg", body, "level", "info")
+		}
+		return l, ""
+	case "dict":
+		d := NewDict(n)
+		for i := 0; i < n; i++ {
+			d.Set(fmt.Sprintf("record_%04d", i), body)
+		}
+		return d, ""
+	case "conversation":
+		l := make([]any, n)
+		for i := range l {
+			l[i] = dict("role", []string{"user", "assistant"}[i%2], "content", body)
+		}
+		return l, ""
+	case "files":
+		d := NewDict(n)
+		for i := 0; i < n; i++ {
+			d.Set(fmt.Sprintf("services/api/internal/handlers/v%d/handler_%04d.go", i%3, i), body)
+		}
+		return d, Files
+	case "tool_outputs":
+		l := make([]any, n)
+		for i := range l {
+			l[i] = dict("tool", fmt.Sprintf("tool_%d", i%5), "output", body)
+		}
+		return l, ""
+	case "working_memory":
+		d := NewDict(n)
+		d.Set("memories", []any{body})
+		for i := 0; i < n; i++ {
+			d.Set(fmt.Sprintf("fact_%d", i), body)
+		}
+		return d, ""
+	}
+	panic(kind)
+}
+
+// TestSummaryTokenCapAllTypes: whatever the type and size (1 KB or 100 MB;
+// 8 MB under -race), the summary line stays under MaxSummaryTokens and is
+// never more than a preview.
+func TestSummaryTokenCapAllTypes(t *testing.T) {
+	big := 100 << 20
+	if raceEnabled {
+		big = 8 << 20
+	}
+	sizes := []int{1 << 10, big}
 	if testing.Short() {
 		sizes = sizes[:1]
 	}
-	line := "2026-01-02T03:04:05Z INFO request id=42 path=/api/v1/items status=200 took=3ms\n"
+	kinds := []struct {
+		kind string
+		want VarType
+	}{
+		{"text", Text}, {"list_of_dicts", JSON}, {"dict", JSON}, {"conversation", Conversation},
+		{"files", Files}, {"tool_outputs", ToolOutputs}, {"working_memory", WorkingMemory},
+	}
 	for _, size := range sizes {
-		t.Run(humanBytes(int64(size)), func(t *testing.T) {
-			text := strings.Repeat(line, size/len(line)+1)[:size]
-			v, err := NewVariable("server_log", text)
-			require.NoError(t, err)
-			ln := summaryLine(v.Name, v.Summary)
-			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
-			assert.EqualValues(t, size, v.SizeBytes)
-			assert.Equal(t, size > llm.DefaultEstimateThreshold, v.TokensEstimated)
-			assert.Less(t, len(ln), 400, "a summary is never more than a preview")
-
-			// A list of records as large, too (the record text is shared).
-			listSize := size
-			if raceEnabled && listSize > 8<<20 {
-				listSize = 8 << 20 // 100 MB runs without -race
-			}
-			const n = 1000
-			body := text[:listSize/n]
-			recs := make([]any, n)
-			for i := range recs {
-				recs[i] = dict("id", int64(i), "msg", body, "level", "info")
-			}
-			lv, err := NewVariable("records", recs)
-			require.NoError(t, err)
-			assert.GreaterOrEqual(t, lv.SizeBytes, int64(listSize))
-			ln = summaryLine(lv.Name, lv.Summary)
-			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
-			assert.Equal(t, n, lv.ItemCount)
-		})
+		for _, k := range kinds {
+			t.Run(fmt.Sprintf("%s/%s", humanBytes(int64(size)), k.kind), func(t *testing.T) {
+				val, typ := sizedValue(k.kind, size)
+				v, err := NewVariable("the_"+k.kind, val, WithType(typ))
+				require.NoError(t, err)
+				assert.Equal(t, k.want, v.Type)
+				assert.GreaterOrEqual(t, v.SizeBytes, int64(size))
+				ln := summaryLine(v.Name, v.Summary)
+				assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
+				assert.Less(t, len(ln), 400, "a summary is never more than a preview")
+				assert.Contains(t, v.Summary, string(k.want))
+				assert.Equal(t, v.SizeBytes > llm.DefaultEstimateThreshold, v.TokensEstimated)
+			})
+		}
 	}
 }
 

@@ -142,19 +142,6 @@ func TestRetries(t *testing.T) {
 	}
 }
 
-func TestRetryAfterRespected(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.Enqueue("", llmtest.RateLimited("1"), llmtest.Text("ok"))
-	c := newClient(t, srv, nil) // backoff base 1ms: only Retry-After can explain a long gap
-	resp, err := c.Chat(context.Background(), userReq("q"))
-	require.NoError(t, err)
-	assert.Equal(t, "ok", resp.Content)
-	calls := srv.Calls()
-	require.Len(t, calls, 2)
-	gap := calls[1].Time.Sub(calls[0].Time)
-	assert.GreaterOrEqual(t, gap, 1*time.Second, "retry came %v after a Retry-After: 1", gap)
-}
-
 func TestRetryAfterOnFinalError(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue("", llmtest.RateLimited("7"))
@@ -429,19 +416,80 @@ func TestEmbedLedger(t *testing.T) {
 	assert.True(t, tot.CostKnown)
 }
 
-func TestRequestsPerMinute(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	// 600 rpm = one request per 100ms (burst 1 with one slot).
-	c := newClient(t, srv, func(c *llm.Config) { c.RequestsPerMinute = 600; c.MaxConcurrency = 1 })
-	for i := range 5 {
-		_, err := c.Chat(context.Background(), userReq(fmt.Sprint(i)))
-		require.NoError(t, err)
+// fakeClock is a clock whose sleeps return at once, advancing it; it
+// records every sleep.
+type fakeClock struct {
+	mu     sync.Mutex
+	t      time.Time
+	sleeps []time.Duration
+}
+
+func newFakeClock(c *llm.Client) *fakeClock {
+	fc := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	llm.SetClock(c, fc.now, fc.sleep)
+	return fc
+}
+
+func (fc *fakeClock) now() time.Time {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.t
+}
+
+func (fc *fakeClock) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	calls := srv.Calls()
-	require.Len(t, calls, 5)
-	// The limiter releases request 5 no earlier than 400ms after request 1
-	// was released; request 1's own arrival can only be later than that.
-	assert.GreaterOrEqual(t, calls[4].Time.Sub(calls[0].Time), 250*time.Millisecond)
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.sleeps = append(fc.sleeps, d)
+	fc.t = fc.t.Add(d)
+	return nil
+}
+
+func (fc *fakeClock) advance(d time.Duration) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.t = fc.t.Add(d)
+}
+
+func (fc *fakeClock) slept() []time.Duration {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return append([]time.Duration(nil), fc.sleeps...)
+}
+
+func TestRequestsPerMinute(t *testing.T) {
+	tests := []struct {
+		name       string
+		rpm, slots int
+		calls      int
+		advance    time.Duration // clock moved on before the last call
+		wantSleeps []time.Duration
+	}{
+		// 600 rpm = one request per 100ms; one slot = a burst of 1.
+		{"steady rate", 600, 1, 5, 0, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}},
+		// A burst of one request per slot goes at once, then the rate.
+		{"burst of slots", 60, 3, 5, 0, []time.Duration{time.Second, time.Second}},
+		// Idle time refills the budget.
+		{"idle refills", 60, 1, 2, time.Second, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			c := newClient(t, srv, func(c *llm.Config) { c.RequestsPerMinute = tc.rpm; c.MaxConcurrency = tc.slots })
+			fc := newFakeClock(c)
+			for i := range tc.calls {
+				if i == tc.calls-1 {
+					fc.advance(tc.advance)
+				}
+				_, err := c.Chat(context.Background(), userReq(fmt.Sprint(i)))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.calls, srv.Count())
+			assert.Equal(t, tc.wantSleeps, fc.slept())
+		})
+	}
 }
 
 func TestNoModel(t *testing.T) {
@@ -465,15 +513,61 @@ func TestRetryAfterTooLongFails(t *testing.T) {
 
 func TestTokensPerMinute(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	// 6000 tpm = 100 tokens/s with a burst of 6000: a 5000-token prompt
-	// passes at once, the second waits ~40s, so a short context expires.
-	c := newClient(t, srv, func(c *llm.Config) { c.TokensPerMinute = 6000 })
-	big := userReq(strings.Repeat("word ", 5000))
+	// 6000 tpm = 100 tokens/s with a burst of 6000: a ~5000-token call
+	// passes at once, the second waits for the tokens it lacks.
+	c := newClient(t, srv, func(c *llm.Config) { c.TokensPerMinute = 6000; c.MaxOutputTokens = 100 })
+	fc := newFakeClock(c)
+	big := userReq(strings.Repeat("word ", 4900))
+	n := llm.CountRequestTokens(big) + 100 // prompt + max output tokens
+	require.Less(t, n, 6000)
 	_, err := c.Chat(context.Background(), big)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	assert.Empty(t, fc.slept())
+
+	// A wait past the caller's deadline fails at once, sends nothing and
+	// takes no budget.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = c.Chat(ctx, big)
+	_, err = c.Chat(ctx, userReq(strings.Repeat("word ", 5900)))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, 1, srv.Count(), "the second call waits for token budget")
+	assert.ErrorContains(t, err, "tokens-per-minute")
+	assert.Empty(t, fc.slept())
+	assert.Equal(t, 1, srv.Count())
+
+	_, err = c.Chat(context.Background(), big)
+	require.NoError(t, err)
+	want := time.Duration(float64(2*n-6000) / 100 * float64(time.Second))
+	require.Len(t, fc.slept(), 1)
+	assert.InDelta(t, want, fc.slept()[0], float64(time.Millisecond), "waits for the %d missing tokens at 100/s", 2*n-6000)
+	assert.Equal(t, 2, srv.Count())
+
+	// A call larger than the whole minute's budget waits for all of it
+	// rather than never going.
+	_, err = c.Chat(context.Background(), userReq(strings.Repeat("word ", 7000)))
+	require.NoError(t, err)
+	assert.Equal(t, 3, srv.Count())
+}
+
+// TestRetryWaits checks the waits between attempts: the server's
+// Retry-After when given, else exponential backoff with jitter.
+func TestRetryWaits(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue("", llmtest.RateLimited("3"), llmtest.ServerError(), llmtest.ServerError(), llmtest.Text("ok"))
+	c := newClient(t, srv, func(c *llm.Config) {
+		c.RetryBaseDelay = time.Second
+		c.RetryMaxDelay = time.Minute
+	})
+	fc := newFakeClock(c)
+	resp, err := c.Chat(context.Background(), userReq("q"))
+	require.NoError(t, err)
+	assert.Equal(t, "ok", resp.Content)
+	assert.Equal(t, 4, srv.Count())
+	sleeps := fc.slept()
+	require.Len(t, sleeps, 3)
+	assert.Equal(t, 3*time.Second, sleeps[0], "Retry-After: 3")
+	// Attempt k (0-based) waits base*2^k with jitter in [1/2, 3/2).
+	assert.GreaterOrEqual(t, sleeps[1], time.Second)
+	assert.Less(t, sleeps[1], 3*time.Second)
+	assert.GreaterOrEqual(t, sleeps[2], 2*time.Second)
+	assert.Less(t, sleeps[2], 6*time.Second)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,12 +145,24 @@ func embedKey(model, text string) string {
 }
 
 // embedCache caches vectors by content hash in memory and, if dir is set,
-// on disk (one little-endian float32 file per vector, written atomically).
+// on disk: one file per vector holding a magic number, the vector length,
+// the little-endian float32 values and a CRC-32 of them, written to a
+// temporary file, synced and renamed into place. A crash mid-write leaves
+// at worst a stray temporary file, never a partial entry; an entry that
+// fails its checks (e.g. torn by a power loss) is treated as missing and
+// rewritten by the next Embed.
 type embedCache struct {
 	dir string
 	mu  sync.RWMutex
 	mem map[string][]float32
 }
+
+// cacheMagic starts every cache file (format version 1).
+const cacheMagic = "rlmE"
+
+// cacheWriteHook, if set (by tests), is called half-way through writing a
+// cache file's temporary copy.
+var cacheWriteHook func(tmpPath string)
 
 func newEmbedCache(dir string) *embedCache {
 	if dir != "" {
@@ -170,12 +183,11 @@ func (c *embedCache) get(key string) ([]float32, bool) {
 		return v, ok
 	}
 	b, err := os.ReadFile(c.path(key))
-	if err != nil || len(b)%4 != 0 || len(b) == 0 {
+	if err != nil {
 		return nil, false
 	}
-	v = make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if v, ok = decodeVector(b); !ok {
+		return nil, false // corrupt: re-embedded and overwritten by put
 	}
 	c.mu.Lock()
 	c.mem[key] = v
@@ -191,18 +203,46 @@ func (c *embedCache) put(key string, v []float32) {
 		return
 	}
 	// Disk caching is best effort: a failure only costs a re-embed later.
-	_ = writeAtomic(c.path(key), encodeF32(v))
+	_ = writeAtomic(c.path(key), encodeVector(v))
 }
 
-func encodeF32(v []float32) []byte {
-	b := make([]byte, 4*len(v))
+// encodeVector is the cache file format: magic, uint32 length n, n
+// float32 values, CRC-32 (IEEE) of the values; all little-endian.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 8+4*len(v)+4)
+	copy(b, cacheMagic)
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(v)))
+	body := b[8 : 8+4*len(v)]
 	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+		binary.LittleEndian.PutUint32(body[4*i:], math.Float32bits(f))
 	}
+	binary.LittleEndian.PutUint32(b[8+4*len(v):], crc32.ChecksumIEEE(body))
 	return b
 }
 
-// writeAtomic writes data to path via a temporary file and rename.
+// decodeVector parses encodeVector's format, reporting false for anything
+// truncated, padded or corrupt.
+func decodeVector(b []byte) ([]float32, bool) {
+	if len(b) < 12 || string(b[:4]) != cacheMagic {
+		return nil, false
+	}
+	n := int(binary.LittleEndian.Uint32(b[4:]))
+	if n == 0 || len(b) != 8+4*n+4 {
+		return nil, false
+	}
+	body := b[8 : 8+4*n]
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(b[8+4*n:]) {
+		return nil, false
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
+	}
+	return v, true
+}
+
+// writeAtomic writes data to path via a synced temporary file and rename,
+// so path holds either its old content or all of data.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -212,18 +252,42 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		if werr != nil {
-			return werr
+	err = func() error {
+		half := len(data) / 2
+		if _, err := f.Write(data[:half]); err != nil {
+			return err
 		}
-		return cerr
+		if cacheWriteHook != nil {
+			cacheWriteHook(f.Name())
+		}
+		if _, err := f.Write(data[half:]); err != nil {
+			return err
+		}
+		return f.Sync()
+	}()
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
 		os.Remove(f.Name())
-		return err
 	}
-	return nil
+	return err
+}
+
+// Cosine returns the cosine similarity of two embedding vectors (over the
+// shorter length if they differ), or 0 if either is all zeros.
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := 0; i < len(a) && i < len(b); i++ {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -79,6 +81,11 @@ func firstWords(s string, n int) string {
 // Recorder is a [ChatModel] that forwards to an inner model and appends
 // every answer (or final error) to a JSONL recording. Safe for concurrent
 // use.
+//
+// Entries go to path+".partial", flushed one by one, and Close renames it
+// to path: an existing recording at path is replaced only by a complete
+// one, and a run that crashes leaves what it recorded in path+".partial"
+// (which [OpenReplay] accepts, ignoring a torn last line).
 type Recorder struct {
 	inner ChatModel
 	path  string
@@ -91,10 +98,13 @@ type Recorder struct {
 	entries int
 }
 
-// NewRecorder creates (or truncates) the recording at path and returns a
-// recorder forwarding to inner.
+// PartialSuffix is appended to a recording's path while it is written.
+const PartialSuffix = ".partial"
+
+// NewRecorder starts a recording that Close will put at path, and returns
+// a recorder forwarding to inner.
 func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
-	f, err := os.Create(path)
+	f, err := os.Create(path + PartialSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("llm: create recording: %w", err)
 	}
@@ -213,7 +223,8 @@ func (e *recEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 	return vecs, nil
 }
 
-// Close flushes and closes the recording, reporting any write error.
+// Close flushes the recording and moves it into place at path, reporting
+// any write error (the partial file is then left as it is).
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -221,17 +232,23 @@ func (r *Recorder) Close() error {
 		return r.err
 	}
 	err := r.w.Flush()
+	if err == nil {
+		err = r.f.Sync()
+	}
 	if cerr := r.f.Close(); err == nil {
 		err = cerr
 	}
 	r.f = nil
+	if r.err == nil {
+		r.err = err
+	}
+	if r.err == nil {
+		r.err = os.Rename(r.path+PartialSuffix, r.path)
+	}
 	if r.err != nil {
-		return fmt.Errorf("llm: write recording %s: %w", r.path, r.err)
+		r.err = fmt.Errorf("llm: write recording %s: %w", r.path, r.err)
 	}
-	if err != nil {
-		return fmt.Errorf("llm: write recording %s: %w", r.path, err)
-	}
-	return nil
+	return r.err
 }
 
 // Replay answers chat and embedding requests from a recording made by
@@ -262,35 +279,37 @@ func OpenReplay(path string) (*Replay, error) {
 	}
 	defer f.Close()
 	r := &Replay{path: path, chats: map[string][]recEntry{}, next: map[string]int{}, embeds: map[string][]float32{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	br := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		raw, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("llm: read replay %s: %w", path, rerr)
 		}
-		var e recEntry
-		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, fmt.Errorf("llm: replay %s line %d: %w (is it a recording made with --record?)", path, line, err)
-		}
-		switch e.Type {
-		case "meta":
-			if line == 1 {
-				r.meta = RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}
+		if b := bytes.TrimSpace(raw); len(b) > 0 {
+			var e recEntry
+			if err := json.Unmarshal(b, &e); err != nil {
+				if rerr == io.EOF && raw[len(raw)-1] != '\n' {
+					break // torn last line of a crashed recording
+				}
+				return nil, fmt.Errorf("llm: replay %s line %d: %w (is it a recording made with --record?)", path, line, err)
 			}
-		case "chat":
-			e.Request = nil // not needed any more
-			r.chats[e.Key] = append(r.chats[e.Key], e)
-		case "embed":
-			r.embeds[e.Key] = e.Vector
-		default:
-			return nil, fmt.Errorf("llm: replay %s line %d: unknown entry type %q", path, line, e.Type)
+			switch e.Type {
+			case "meta":
+				if line == 1 {
+					r.meta = RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}
+				}
+			case "chat":
+				e.Request = nil // not needed any more
+				r.chats[e.Key] = append(r.chats[e.Key], e)
+			case "embed":
+				r.embeds[e.Key] = e.Vector
+			default:
+				return nil, fmt.Errorf("llm: replay %s line %d: unknown entry type %q", path, line, e.Type)
+			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("llm: read replay %s: %w", path, err)
+		if rerr == io.EOF {
+			break
+		}
 	}
 	return r, nil
 }
@@ -372,4 +391,59 @@ func parseKind(s string) Kind {
 		}
 	}
 	return KindUnknown
+}
+
+// EmbeddingTransport returns an http.RoundTripper that answers OpenAI
+// embeddings requests from the recording, for a [Client] replaying a run:
+// the client then batches, caches and charges its EmbedLedger exactly as
+// in the recorded run (token usage is counted with the tokenizer, as for
+// servers that report none). A text the recording lacks fails the request
+// with an *Error of KindReplayMiss; any other request is refused.
+func (r *Replay) EmbeddingTransport() http.RoundTripper { return replayTransport{r} }
+
+type replayTransport struct{ r *Replay }
+
+func (t replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
+	if !strings.HasSuffix(req.URL.Path, "/embeddings") {
+		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("replay transport answers only embeddings requests, not %s", req.URL.Path)}
+	}
+	var body struct {
+		Input []string `json:"input"`
+		Model string   `json:"model"`
+	}
+	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+		return nil, &Error{Kind: KindBadRequest, Message: "replay transport: embeddings request: " + err.Error()}
+	}
+	vecs, err := t.r.Embed(req.Context(), body.Input)
+	if err != nil {
+		return nil, err
+	}
+	type datum struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	data := make([]datum, len(vecs))
+	for i, v := range vecs {
+		data[i] = datum{Object: "embedding", Index: i, Embedding: v}
+	}
+	out, err := json.Marshal(map[string]any{"object": "list", "model": body.Model, "data": data,
+		"usage": map[string]int{"prompt_tokens": 0, "total_tokens": 0}})
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		StatusCode:    http.StatusOK,
+		Status:        "200 OK",
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(out)),
+		ContentLength: int64(len(out)),
+		Request:       req,
+	}, nil
 }

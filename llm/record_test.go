@@ -192,3 +192,57 @@ func TestModelOf(t *testing.T) {
 	assert.Equal(t, "", llm.ModelOf(llmtest.NewScripted()))
 	assert.Equal(t, "a [REDACTED] b sk-abcd***", llm.Redact("a key-123456 b sk-abcdefghijkl", "key-123456"))
 }
+
+// TestRecorderCrash: re-recording over an existing recording replaces it
+// only on Close; a run that dies before Close leaves the old recording
+// intact and its own entries in FILE.partial, which replays (a torn last
+// line is ignored).
+func TestRecorderCrash(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rec.jsonl")
+	ask := func(m llm.ChatModel, q string) (string, error) {
+		resp, err := m.Chat(context.Background(), userReq(q))
+		if err != nil {
+			return "", err
+		}
+		return resp.Content, nil
+	}
+
+	rec, err := llm.NewRecorder(llmtest.NewScripted(llmtest.Say("old answer")), path)
+	require.NoError(t, err)
+	_, err = ask(rec, "q1")
+	require.NoError(t, err)
+	require.NoError(t, rec.Close())
+	old, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NoFileExists(t, path+llm.PartialSuffix)
+
+	// The second run records two answers, then "crashes" (no Close) while
+	// writing a third entry.
+	rec2, err := llm.NewRecorder(llmtest.NewScripted(llmtest.Say("new 1"), llmtest.Say("new 2")), path)
+	require.NoError(t, err)
+	_, err = ask(rec2, "q1")
+	require.NoError(t, err)
+	_, err = ask(rec2, "q2")
+	require.NoError(t, err)
+	f, err := os.OpenFile(path+llm.PartialSuffix, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"chat","key":"abc","resp`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	now, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, old, now, "the previous recording is intact")
+
+	rp, err := llm.OpenReplay(path + llm.PartialSuffix)
+	require.NoError(t, err)
+	got, err := ask(rp, "q2")
+	require.NoError(t, err)
+	assert.Equal(t, "new 2", got)
+
+	// A torn line that is not the last one is corruption, reported.
+	require.NoError(t, os.WriteFile(path, append([]byte(`{"type":"chat","key":"abc","resp`+"\n"), old...), 0o644))
+	_, err = llm.OpenReplay(path)
+	assert.ErrorContains(t, err, "line 1")
+}

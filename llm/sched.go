@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -14,11 +15,16 @@ type scheduler struct {
 	sem chan struct{}
 	rpm *rate.Limiter // nil = unlimited
 	tpm *rate.Limiter // nil = unlimited
+
+	// now and sleep are the clock, replaced in tests.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newScheduler(concurrency, rpm, tpm int) *scheduler {
-	s := &scheduler{sem: make(chan struct{}, concurrency)}
+	s := &scheduler{sem: make(chan struct{}, concurrency), now: time.Now, sleep: sleepCtx}
 	if rpm > 0 {
+		// A burst of up to one request per slot, then rpm/60 per second.
 		burst := min(rpm, concurrency)
 		s.rpm = rate.NewLimiter(rate.Limit(float64(rpm)/60), max(1, burst))
 	}
@@ -29,16 +35,18 @@ func newScheduler(concurrency, rpm, tpm int) *scheduler {
 }
 
 // acquire waits for the rate limits and a concurrency slot; the returned
-// func releases the slot.
+// func releases the slot. tokens is the call's prompt plus maximum output
+// tokens (a call larger than the whole per-minute budget waits for all of
+// it).
 func (s *scheduler) acquire(ctx context.Context, tokens int) (func(), error) {
 	if s.rpm != nil {
-		if err := s.rpm.Wait(ctx); err != nil {
-			return nil, limitErr(ctx, err)
+		if err := s.wait(ctx, s.rpm, 1, "requests-per-minute"); err != nil {
+			return nil, err
 		}
 	}
 	if s.tpm != nil && tokens > 0 {
-		if err := s.tpm.WaitN(ctx, min(tokens, s.tpm.Burst())); err != nil {
-			return nil, limitErr(ctx, err)
+		if err := s.wait(ctx, s.tpm, min(tokens, s.tpm.Burst()), "tokens-per-minute"); err != nil {
+			return nil, err
 		}
 	}
 	select {
@@ -49,11 +57,26 @@ func (s *scheduler) acquire(ctx context.Context, tokens int) (func(), error) {
 	}
 }
 
-// limitErr maps a rate limiter refusal to the context error it stands for
-// (the limiter refuses early when the wait would outlast the deadline).
-func limitErr(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return cerr
+// wait takes n tokens from lim, sleeping until they are available. A wait
+// that would outlast ctx's deadline fails at once with an error wrapping
+// context.DeadlineExceeded, and gives the tokens back.
+func (s *scheduler) wait(ctx context.Context, lim *rate.Limiter, n int, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+	now := s.now()
+	r := lim.ReserveN(now, n) // n <= burst, so r.OK()
+	d := r.DelayFrom(now)
+	if d <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
+		r.CancelAt(now)
+		return fmt.Errorf("%w: the %s limit needs a %v wait, past the deadline", context.DeadlineExceeded, what, d.Round(time.Millisecond))
+	}
+	if err := s.sleep(ctx, d); err != nil {
+		r.CancelAt(s.now())
+		return err
+	}
+	return nil
 }

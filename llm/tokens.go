@@ -3,6 +3,7 @@ package llm
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -98,29 +99,61 @@ func (t *Tokenizer) CountLarge(s string) (n int, estimated bool) {
 	if limit <= 0 || len(s) <= limit {
 		return t.Count(s), false
 	}
-	const samples = 64
-	sampleLen := limit / samples
 	var toks, bytes int
-	for i := 0; i < samples; i++ {
-		start := int(int64(len(s)-sampleLen) * int64(i) / int64(samples-1))
-		end := start + sampleLen
-		// Align to rune and whitespace boundaries so samples tokenize naturally.
-		for start > 0 && start < len(s) && !isBoundary(s[start]) {
-			start++
-		}
-		for end < len(s) && !isBoundary(s[end]) {
-			end++
-		}
-		if start >= end {
-			continue
-		}
-		toks += t.Count(s[start:end])
-		bytes += end - start
+	for _, sp := range sampleSpans(s, limit) {
+		toks += t.Count(s[sp[0]:sp[1]])
+		bytes += sp[1] - sp[0]
 	}
 	if bytes == 0 {
 		return t.Count(s), false
 	}
 	return int(float64(toks) * float64(len(s)) / float64(bytes)), true
+}
+
+// Sampling for CountLarge: estimateSamples spans of about limit/64 bytes,
+// evenly spaced, each starting and ending at whitespace when there is some
+// within maxSampleAlign bytes (so words tokenize as in the full text), else
+// at a UTF-8 character boundary.
+const (
+	estimateSamples = 64
+	maxSampleAlign  = 256
+)
+
+// sampleSpans returns the [start, end) byte ranges of s that CountLarge
+// tokenizes; together they are at most limit + 2*64*maxSampleAlign bytes
+// whatever the text looks like.
+func sampleSpans(s string, limit int) [][2]int {
+	sampleLen := max(limit/estimateSamples, 1)
+	spans := make([][2]int, 0, estimateSamples)
+	prevEnd := 0
+	for i := 0; i < estimateSamples; i++ {
+		start := int(int64(len(s)-sampleLen) * int64(i) / int64(estimateSamples-1))
+		start = max(alignSample(s, start), prevEnd)
+		end := alignSample(s, min(start+sampleLen, len(s)))
+		if start >= end {
+			continue
+		}
+		spans = append(spans, [2]int{start, end})
+		prevEnd = end
+	}
+	return spans
+}
+
+// alignSample moves i forward to the next whitespace byte within
+// maxSampleAlign bytes, else to the next UTF-8 character start.
+func alignSample(s string, i int) int {
+	if i <= 0 || i >= len(s) {
+		return min(max(i, 0), len(s))
+	}
+	for j := i; j < len(s) && j < i+maxSampleAlign; j++ {
+		if isBoundary(s[j]) {
+			return j
+		}
+	}
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
 }
 
 func isBoundary(b byte) bool { return b == ' ' || b == '\n' || b == '\t' }

@@ -40,6 +40,18 @@ func genText(kind string, n int) string {
 			fmt.Fprintf(&b, "2026-11-22T03:%02d:%02d.%03dZ %s 10.%d.%d.%d req=%08x path=/api/v1/items/%d status=%d dur=%dms\n",
 				r.IntN(60), r.IntN(60), r.IntN(1000), []string{"INFO", "WARN", "ERROR", "DEBUG"}[r.IntN(4)],
 				r.IntN(256), r.IntN(256), r.IntN(256), r.Uint32(), r.IntN(100000), []int{200, 404, 500, 302}[r.IntN(4)], r.IntN(5000))
+		case "json": // minified: no whitespace at all
+			fmt.Fprintf(&b, `{"id":%d,"user":"u%05d","tags":["%s","%s"],"score":%.3f,"ok":%t},`,
+				line, r.IntN(100000), proseWords[r.IntN(len(proseWords))], proseWords[r.IntN(len(proseWords))], r.Float64(), r.IntN(2) == 0)
+		case "base64":
+			const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+			for i := 0; i < 64; i++ {
+				b.WriteByte(alphabet[r.IntN(64)])
+			}
+		case "cjk-dense": // no whitespace or punctuation
+			for i := 0; i < 30; i++ {
+				b.WriteRune(rune(0x4E00 + r.IntN(3000)))
+			}
 		case "cjk":
 			for i := 0; i < 30; i++ {
 				b.WriteRune(rune(0x4E00 + r.IntN(3000)))
@@ -53,7 +65,7 @@ func genText(kind string, n int) string {
 }
 
 func TestCountLargeEstimate(t *testing.T) {
-	for _, kind := range []string{"prose", "log", "cjk"} {
+	for _, kind := range []string{"prose", "log", "cjk", "json", "base64", "cjk-dense"} {
 		t.Run(kind, func(t *testing.T) {
 			s := genText(kind, 256<<10)
 			tok, err := llm.NewTokenizer(llm.EncodingO200k)
@@ -64,6 +76,9 @@ func TestCountLargeEstimate(t *testing.T) {
 			est, estimated := small.CountLarge(s)
 			assert.True(t, estimated)
 			assert.InEpsilon(t, exact, est, 0.05, "estimate %d vs exact %d", est, exact)
+			// Samples stay small whatever the text (no whitespace to align
+			// to must not make a sample run to the end of the text).
+			assert.LessOrEqual(t, llm.SampledBytes(s, small.EstimateThreshold), small.EstimateThreshold+2*64*256)
 			n, estimated := tok.CountLarge(s)
 			assert.False(t, estimated)
 			assert.Equal(t, exact, n)

@@ -83,15 +83,39 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	defer child.exec.Close()
 	res := child.loop(ctx, ctx)
 	child.emitEnd(res)
-	ce := childEndData{Child: id, Answer: res.Answer, StopReason: string(res.StopReason)}
+	ce := childEndData{Child: id, Answer: res.Answer, StopReason: string(res.StopReason), Partial: res.Partial || res.Extracted, Extracted: res.Extracted}
 	if res.Err != nil {
 		ce.Error = res.Err.Error()
 	}
 	t.traj.emit(EventChildEnd, r.id, step, ce)
+	if ce.Partial && res.Answer != "" {
+		how := "its best partial answer"
+		if res.Extracted {
+			how = "from its final extraction turn"
+		}
+		r.addNote(fmt.Sprintf("[engine] rlm_query(%s) stopped (%s) before a valid SUBMIT; its answer is %s, not a finished one.", quoteShort(query, 60), res.StopReason, how))
+	}
 	if res.Answer == "" && res.Err != nil {
 		return "", fmt.Errorf("rlm_query: child run stopped (%s) without an answer: %w", res.StopReason, res.Err)
 	}
 	return res.Answer, nil
+}
+
+// addNote queues a line for the observation of the running step (called
+// from deferred operations; drained at the barrier).
+func (r *run) addNote(note string) {
+	r.childMu.Lock()
+	r.notes = append(r.notes, note)
+	r.childMu.Unlock()
+}
+
+// takeNotes returns and clears the queued notes.
+func (r *run) takeNotes() []string {
+	r.childMu.Lock()
+	defer r.childMu.Unlock()
+	n := r.notes
+	r.notes = nil
+	return n
 }
 
 // plainSubCall answers rlm_query at the depth limit with one sub-model call
@@ -135,26 +159,49 @@ func starSummary(v starlark.Value) string {
 	case starlark.String:
 		s := string(x)
 		lines := strings.Count(s, "\n") + 1
-		return fmt.Sprintf("str, %d chars, %d lines; starts %s", len(s), lines, quoteShort(s, 80))
+		return fmt.Sprintf("str, %d chars, %d lines; starts %s", len(s), lines, quoteShort(s[:runeFloor(s, 200)], 80))
 	case starlark.Indexable:
 		prev := ""
 		if x.Len() > 0 {
-			prev = "; first item " + quoteShort(reprOf(x.Index(0)), 80)
+			prev = "; first item " + quoteShort(previewRepr(x.Index(0)), 80)
 		}
 		return fmt.Sprintf("%s of %d items%s", x.Type(), x.Len(), prev)
 	case starlark.IterableMapping:
-		items := x.Items()
-		keys := make([]string, 0, 8)
-		for i, kv := range items {
-			if i == 8 {
+		// The first keys only: no copy of the mapping's items.
+		keys := make([]string, 0, 9)
+		it := x.Iterate()
+		defer it.Done()
+		var k starlark.Value
+		for it.Next(&k) {
+			if len(keys) == 8 {
 				keys = append(keys, "…")
 				break
 			}
-			keys = append(keys, reprOf(kv[0]))
+			keys = append(keys, reprOf(k))
 		}
-		return fmt.Sprintf("dict of %d keys: %s", len(items), quoteShort(strings.Join(keys, ", "), 100))
+		return fmt.Sprintf("dict of %d keys: %s", starlark.Len(x), quoteShort(strings.Join(keys, ", "), 100))
 	}
 	return fmt.Sprintf("%s %s", v.Type(), quoteShort(reprOf(v), 80))
+}
+
+// previewRepr is the repr of v, of a prefix only for a long string, so that
+// a summary never copies a large value.
+func previewRepr(v starlark.Value) string {
+	if s, ok := v.(starlark.String); ok && len(s) > 200 {
+		return reprOf(s[:runeFloor(string(s), 200)]) + "…"
+	}
+	return reprOf(v)
+}
+
+// runeFloor is the largest index <= i (and <= len(s)) at a rune boundary.
+func runeFloor(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
 }
 
 func valueSize(v starlark.Value) int64 {

@@ -94,6 +94,16 @@ type Config struct {
 	ObservationTokens int
 	// StepTimeout bounds one code step (default: the sandbox's, 60 s).
 	StepTimeout time.Duration
+	// Per-step sandbox limits of every RLM in the tree; zero fields take
+	// the sandbox's defaults (sandbox.DefaultMaxSteps and so on).
+	// MaxSteps bounds the Starlark execution steps of one code step.
+	MaxSteps uint64
+	// MaxMemory bounds the memory one code step may allocate, in bytes.
+	MaxMemory int64
+	// MaxRecursion bounds the depth of nested function calls.
+	MaxRecursion int
+	// MaxOutputBytes caps the output one code step may print.
+	MaxOutputBytes int
 	// HelperDocs overrides the helper list of the system prompt (default
 	// builtins.PromptHelp()).
 	HelperDocs string
@@ -198,9 +208,17 @@ type ExecSpec struct {
 	SubModel string
 	Embedder llm.Embedder
 	Ledger   *llm.Ledger
+	// SubMaxOutputTokens is the completion budget of each sub-call
+	// (llm_query, summarize); 0 means the helpers' default.
+	SubMaxOutputTokens int
 	// ObservationTokens is the size of the model-visible output excerpt.
 	ObservationTokens int
-	StepTimeout       time.Duration
+	// Per-step sandbox limits (zero: the sandbox's defaults).
+	StepTimeout    time.Duration
+	MaxSteps       uint64
+	MaxMemory      int64
+	MaxRecursion   int
+	MaxOutputBytes int
 }
 
 // ChildRunner runs rlm_query(query, **variables). It has the method set of

@@ -49,7 +49,7 @@ func (f *fakeExec) Exec(ctx context.Context, code string) (*ExecResult, error) {
 	code = strings.TrimSpace(code)
 	switch {
 	case strings.HasPrefix(code, "SUBMIT(") && strings.HasSuffix(code, ")"):
-		v, err := valueFromJSON([]byte(code[len("SUBMIT(") : len(code)-1]))
+		v, err := rlmctx.DecodeJSON([]byte(code[len("SUBMIT(") : len(code)-1]))
 		if err != nil {
 			return &ExecResult{Err: err, ErrText: "SyntaxError: " + err.Error()}, nil
 		}

@@ -28,6 +28,7 @@ type run struct {
 	lastHash   string
 	childMu    sync.Mutex
 	childUsed  map[string]bool
+	notes      []string // observation notes from child runs (childMu)
 
 	summary []summaryEntry
 	known   map[string]bool // globals seen so far
@@ -54,7 +55,8 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
 		Model: cfg.Model, SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
-		ObservationTokens: cfg.ObservationTokens, StepTimeout: cfg.StepTimeout,
+		SubMaxOutputTokens: cfg.MaxOutputTokens, ObservationTokens: cfg.ObservationTokens, StepTimeout: cfg.StepTimeout,
+		MaxSteps: cfg.MaxSteps, MaxMemory: cfg.MaxMemory, MaxRecursion: cfg.MaxRecursion, MaxOutputBytes: cfg.MaxOutputBytes,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: creating the REPL: %w", err)
@@ -446,6 +448,7 @@ func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error
 	if err != nil {
 		return outcome{}, err
 	}
+	sr.parts = append(sr.parts, r.takeNotes()...)
 	if len(rep.Failed) > 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "[engine] %d deferred operation(s) failed:", len(rep.Failed))
@@ -517,7 +520,7 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 			}
 			sr.stopped = false
 		case tc.Name == toolSubmit:
-			v, err := valueFromJSON([]byte(tc.Arguments))
+			v, err := rlmctx.DecodeJSON([]byte(tc.Arguments))
 			d, ok := v.(*rlmctx.Dict)
 			if err != nil || !ok {
 				content = "[engine] error: submit needs a JSON object with the declared outputs: " + r.schema.String()

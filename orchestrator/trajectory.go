@@ -159,6 +159,10 @@ type childEndData struct {
 	Answer     string `json:"answer"`
 	StopReason string `json:"stop_reason,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// Partial marks an answer from a child stopped by a limit before a
+	// valid SUBMIT; Extracted one from its final extraction turn.
+	Partial   bool `json:"partial,omitempty"`
+	Extracted bool `json:"final_extraction,omitempty"`
 }
 
 type submitData struct {

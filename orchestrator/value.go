@@ -5,149 +5,82 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
-	"strconv"
 
 	rlmctx "github.com/rlmhq/rlm/context"
 )
 
 // MarshalValue encodes a context value (string, bool, nil, int64, *big.Int,
-// float64, []any, *rlmctx.Dict) as JSON, keeping dict key order.
+// float64, []any, *rlmctx.Dict) as JSON with rlmctx.EncodeJSON (Python's
+// json.dumps rules, dict key order kept), except that NaN and infinities
+// become null so that the result is strict JSON (it is embedded in the
+// trajectory and in rlm run --json).
 func MarshalValue(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
-	if err := writeJSON(&b, v); err != nil {
-		return nil, err
+	if err := rlmctx.EncodeJSON(&b, finite(v)); err != nil {
+		return nil, fmt.Errorf("orchestrator: encoding %T as JSON: %w", v, err)
 	}
 	return b.Bytes(), nil
 }
 
-func writeJSON(b *bytes.Buffer, v any) error {
+// finite returns v with every NaN or infinite float replaced by nil; v
+// itself is returned (not copied) when it holds none.
+func finite(v any) any {
+	if !hasNonFinite(v, 0) {
+		return v
+	}
+	return replaceNonFinite(v)
+}
+
+func hasNonFinite(v any, depth int) bool {
+	if depth > 10000 {
+		return false // EncodeJSON reports the depth
+	}
 	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case string:
-		enc, _ := json.Marshal(x)
-		b.Write(enc)
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case *big.Int:
-		b.WriteString(x.String())
+	case float64:
+		return math.IsNaN(x) || math.IsInf(x, 0)
+	case []any:
+		for _, e := range x {
+			if hasNonFinite(e, depth+1) {
+				return true
+			}
+		}
+	case *rlmctx.Dict:
+		if x == nil {
+			return false
+		}
+		for _, k := range x.Keys() {
+			if e, _ := x.Get(k); hasNonFinite(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func replaceNonFinite(v any) any {
+	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			b.WriteString("null")
-		} else {
-			enc, _ := json.Marshal(x)
-			b.Write(enc)
+			return nil
 		}
 	case []any:
-		b.WriteByte('[')
+		out := make([]any, len(x))
 		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := writeJSON(b, e); err != nil {
-				return err
-			}
+			out[i] = replaceNonFinite(e)
 		}
-		b.WriteByte(']')
+		return out
 	case *rlmctx.Dict:
-		b.WriteByte('{')
-		if x != nil {
-			for i, k := range x.Keys() {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				enc, _ := json.Marshal(k)
-				b.Write(enc)
-				b.WriteByte(':')
-				e, _ := x.Get(k)
-				if err := writeJSON(b, e); err != nil {
-					return err
-				}
-			}
+		if x == nil {
+			return x
 		}
-		b.WriteByte('}')
-	default:
-		enc, err := json.Marshal(x)
-		if err != nil {
-			return fmt.Errorf("orchestrator: cannot encode %T as JSON: %w", v, err)
+		out := rlmctx.NewDict(x.Len())
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			out.Set(k, replaceNonFinite(e))
 		}
-		b.Write(enc)
+		return out
 	}
-	return nil
-}
-
-// valueFromJSON decodes JSON into context values (objects as *rlmctx.Dict
-// in key order, integers as int64).
-func valueFromJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeJSON(dec)
-	if err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after JSON value")
-	}
-	return v, nil
-}
-
-func decodeJSON(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			d := rlmctx.NewDict(4)
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				d.Set(k, v)
-			}
-			_, err := dec.Token()
-			return d, err
-		case '[':
-			var l []any
-			for dec.More() {
-				v, err := decodeJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			if l == nil {
-				l = []any{}
-			}
-			_, err := dec.Token()
-			return l, err
-		}
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i, nil
-		}
-		if bi, ok := new(big.Int).SetString(t.String(), 10); ok {
-			return bi, nil
-		}
-		f, err := t.Float64()
-		return f, err
-	case string, bool, nil:
-		return t, nil
-	}
-	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+	return v
 }
 
 // answerText renders the primary answer of a SUBMIT: the "answer" field (or

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"sync"
 
-	"go.starlark.net/syntax"
-
 	"github.com/rlmhq/rlm/sandbox/pyfront"
 )
 
-// compileProgram turns the model's Python code into Starlark chunks.
-func compileProgram(code string) (*pyfront.Program, error) {
-	prog, err := pyfront.Compile(srcFile, code, pyfront.Options{StarImports: starImports(), CatchInner: true})
+// compileProgram turns the model's Python code into Starlark chunks;
+// filename names the step in positions (see stepFile).
+func compileProgram(filename, code string) (*pyfront.Program, error) {
+	prog, err := pyfront.Compile(filename, code, pyfront.Options{StarImports: starImports(), CatchInner: true, Classes: true})
 	if err != nil {
 		var pe *pyfront.Error
 		if errors.As(err, &pe) {
@@ -43,15 +42,6 @@ func buildStarImports() map[string][]string {
 		if m, err := importModule(name); err == nil {
 			out[name] = m.members.Keys()
 		}
-	}
-	return out
-}
-
-// splitFile splits a file into one chunk per top-level statement.
-func splitFile(f *syntax.File) []*syntax.File {
-	out := make([]*syntax.File, len(f.Stmts))
-	for i, s := range f.Stmts {
-		out[i] = &syntax.File{Path: f.Path, Stmts: []syntax.Stmt{s}, Options: f.Options}
 	}
 	return out
 }

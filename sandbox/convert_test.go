@@ -122,3 +122,25 @@ func TestThreadHookAndHostErrors(t *testing.T) {
 	assert.Equal(t, "ValueError", se.Kind)
 	assert.Equal(t, 4, hooked, "one fresh thread per step")
 }
+
+func TestStepGlobals(t *testing.T) {
+	var names []string
+	var vals starlark.StringDict
+	s := New(Config{Predeclared: starlark.StringDict{
+		"probe": starlark.NewBuiltin("probe", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			names, vals = StepGlobals(th)
+			return starlark.None, nil
+		}),
+	}})
+	ctx := context.Background()
+	_, err := s.Exec(ctx, "a = 1\nb = [2]")
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, "c = 'x'\na = 5\nprobe()")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b", "c"}, names)
+	assert.Equal(t, "5", Repr(vals["a"]))
+	assert.Equal(t, "'x'", Repr(vals["c"]))
+	n, v := StepGlobals(&starlark.Thread{})
+	assert.Nil(t, n)
+	assert.Nil(t, v)
+}

@@ -86,6 +86,7 @@ var exceptionHierarchy = [][2]string{
 	{"TypeError", "Exception"},
 	{"AttributeError", "Exception"},
 	{"NameError", "Exception"},
+	{"UnboundLocalError", "NameError"},
 	{"RuntimeError", "Exception"},
 	{"RecursionError", "RuntimeError"},
 	{"NotImplementedError", "RuntimeError"},
@@ -149,19 +150,23 @@ func unquotePy(s string) (string, bool) {
 	return "", false
 }
 
-// excMatches reports whether an exception of kind matches a handler type
-// name as written in Python ("ValueError", "json.JSONDecodeError", "re.error").
-func excMatches(kind, handler string) bool {
-	if i := strings.LastIndexByte(handler, '.'); i >= 0 && handler != "re.error" {
-		handler = handler[i+1:]
+// excMatches reports whether an exception of type t matches a handler
+// type name as written in Python ("ValueError", "json.JSONDecodeError",
+// "re.error", or a class defined by the code, found with lookup).
+func excMatches(t *typeObj, handler string, lookup func(string) *typeObj) bool {
+	var h *typeObj
+	if lookup != nil {
+		h = lookup(handler)
 	}
-	h := excTypes[handler]
+	if h == nil {
+		name := handler
+		if i := strings.LastIndexByte(name, '.'); i >= 0 && name != "re.error" {
+			name = name[i+1:]
+		}
+		h = excTypes[name]
+	}
 	if h == nil {
 		return false
-	}
-	t := excTypes[kind]
-	if t == nil {
-		t = excTypes["Error"]
 	}
 	return t.isSubtype(h)
 }
@@ -172,6 +177,12 @@ func raiseValue(v starlark.Value) error {
 	case *typeObj:
 		if excTypes[x.name] == x {
 			v = &exception{typ: x}
+		} else if x.cls != nil && x.isException() {
+			v = &exception{typ: x}
+		}
+	case *pyObject:
+		if x.cls.isException() {
+			v = &exception{typ: x.cls, args: starlark.Tuple{starlark.String(x.pyStr())}}
 		}
 	}
 	e, ok := v.(*exception)

@@ -57,6 +57,32 @@ func TestREPLPersistence(t *testing.T) {
 	assert.Contains(t, s.UserGlobals(), "context")
 }
 
+// Functions defined in an earlier step see the current globals, as in Python.
+func TestFunctionsSeeCurrentGlobals(t *testing.T) {
+	s := New(Config{})
+	ctx := context.Background()
+	steps := []struct{ code, want string }{
+		{"x = 1\ndef f():\n    return x\nresults = []\ndef add(r):\n    results.append(r)\ndef g():\n    return f() + 100", ""},
+		{"x = 2\nprint(f())\nresults = []\nadd(1)\nprint(results, g())", "2\n[1] 102\n"},
+		{"for i in range(2):\n    x = i * 10\n    print(f())", "0\n10\n"},
+		{"f = 5\nprint(f, g() if False else 'ok')", "5 ok\n"},
+		{"try:\n    x = 7\nexcept Exception:\n    pass\nprint(add(2), results, x)", "None [1, 2] 7\n"},
+	}
+	for _, st := range steps {
+		res, err := s.Exec(ctx, st.code)
+		require.NoError(t, err, st.code)
+		assert.Equal(t, st.want, res.Output, st.code)
+	}
+
+	// A traceback through a function of an earlier step shows its source.
+	_, err := s.Exec(ctx, "def h(d):\n    return d['k']")
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, "\n\nh({})")
+	var se *ScriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Traceback (most recent call last):\n  line 3, in <module>\n    h({})\n  line 2, in h\n    return d['k']\nKeyError: 'k'", se.Traceback)
+}
+
 func TestErrorsAndTracebacks(t *testing.T) {
 	tests := []struct {
 		code      string
@@ -75,7 +101,7 @@ func TestErrorsAndTracebacks(t *testing.T) {
 		{"assert 1 == 2, 'math broke'", "AssertionError", "math broke", 1},
 		{"def f(d):\n    return d['k']\n\nf({})", "KeyError", "'k'", 2},
 		{"x = (", "SyntaxError", "", 1},
-		{"class A:\n    pass", "SyntaxError", "class", 1},
+		{"with open('f') as fh:\n    pass", "SyntaxError", "with", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -309,6 +335,22 @@ print(regex.sub("a", "b", "aa"), root(9))`, "bb 3.0"},
 			assert.Equal(t, tt.want+"\n", run(t, tt.code))
 		})
 	}
+}
+
+// TestClasses runs testdata/classes.py (classes, properties, super,
+// exception subclasses, dataclasses, operator dunders) against CPython's
+// output in testdata/classes.golden.
+func TestClasses(t *testing.T) {
+	code, err := os.ReadFile("testdata/classes.py")
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/classes.golden")
+	require.NoError(t, err)
+	assert.Equal(t, string(want), run(t, string(code)))
+}
+
+func TestRecursionErrorIsCatchable(t *testing.T) {
+	code := "def f(n):\n    return f(n + 1)\ntry:\n    f(0)\nexcept RecursionError as e:\n    print('caught:', e)"
+	assert.Equal(t, "caught: maximum recursion depth exceeded\n", run(t, code))
 }
 
 // TestIssueExamples runs the examples from the issue text.

@@ -36,7 +36,7 @@ func pyTry(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 				names = append(names, string(s))
 			}
 		}
-		if handlerMatches(names, se.Kind) {
+		if handlerMatches(names, exc.typ, st.sess.lookupClass) {
 			return starlark.Tuple{starlark.MakeInt(i), exc}, nil
 		}
 	}

@@ -9,16 +9,147 @@ import (
 	"go.starlark.net/syntax"
 )
 
+func chainLists(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, error) {
+	var out []starlark.Value
+	for _, a := range args {
+		elems, err := collect(thread, a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, elems...)
+		if err := checkAlloc(thread, int64(len(out))*16); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.NewList(out), nil
+}
+
 func itertoolsModule() *module {
+	chain := &typeObj{name: "chain", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return chainLists(thread, args)
+	}}
+	chain.attrs = starlark.StringDict{
+		"from_iterable": starlark.NewBuiltin("chain.from_iterable", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("chain.from_iterable", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			parts, err := collect(thread, x)
+			if err != nil {
+				return nil, err
+			}
+			return chainLists(thread, parts)
+		}),
+	}
 	return newModule("itertools", map[string]builtinFn{
-		"chain": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"count": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var start, step starlark.Value = starlark.MakeInt(0), starlark.MakeInt(1)
+			if err := starlark.UnpackArgs("count", args, kwargs, "start?", &start, "step?", &step); err != nil {
+				return nil, err
+			}
+			return &countObj{start: start, cur: start, step: step}, nil
+		},
+		"permutations": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it, rv starlark.Value = nil, starlark.None
+			if err := starlark.UnpackArgs("permutations", args, kwargs, "iterable", &it, "r?", &rv); err != nil {
+				return nil, err
+			}
+			elems, err := collect(thread, it)
+			if err != nil {
+				return nil, err
+			}
+			r := len(elems)
+			if rv != starlark.None {
+				if r, err = starlark.AsInt32(rv); err != nil {
+					return nil, err
+				}
+			}
 			var out []starlark.Value
-			for _, a := range args {
+			used := make([]bool, len(elems))
+			cur := make([]starlark.Value, 0, r)
+			var rec func() error
+			rec = func() error {
+				if len(cur) == r {
+					out = append(out, append(starlark.Tuple(nil), cur...))
+					return checkAlloc(thread, int64(len(out))*int64(16*r+32))
+				}
+				for i, e := range elems {
+					if used[i] {
+						continue
+					}
+					used[i] = true
+					cur = append(cur, e)
+					if err := rec(); err != nil {
+						return err
+					}
+					cur = cur[:len(cur)-1]
+					used[i] = false
+				}
+				return nil
+			}
+			if r <= len(elems) {
+				if err := rec(); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.NewList(out), nil
+		},
+		"product": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			repeat := 1
+			if err := starlark.UnpackArgs("product", nil, kwargs, "repeat?", &repeat); err != nil {
+				return nil, err
+			}
+			var pools [][]starlark.Value
+			for k := 0; k < repeat; k++ {
+				for _, a := range args {
+					elems, err := collect(thread, a)
+					if err != nil {
+						return nil, err
+					}
+					pools = append(pools, elems)
+				}
+			}
+			out := []starlark.Value{starlark.Tuple{}}
+			for _, pool := range pools {
+				var next []starlark.Value
+				for _, t := range out {
+					for _, e := range pool {
+						next = append(next, append(append(starlark.Tuple(nil), t.(starlark.Tuple)...), e))
+					}
+				}
+				if err := checkAlloc(thread, int64(len(next))*int64(16*len(pools)+32)); err != nil {
+					return nil, err
+				}
+				out = next
+			}
+			return starlark.NewList(out), nil
+		},
+		"zip_longest": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var fill starlark.Value = starlark.None
+			if err := starlark.UnpackArgs("zip_longest", nil, kwargs, "fillvalue?", &fill); err != nil {
+				return nil, err
+			}
+			lists := make([][]starlark.Value, len(args))
+			n := 0
+			for i, a := range args {
 				elems, err := collect(thread, a)
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, elems...)
+				lists[i] = elems
+				n = max(n, len(elems))
+			}
+			out := make([]starlark.Value, n)
+			for i := range out {
+				t := make(starlark.Tuple, len(lists))
+				for j, l := range lists {
+					if i < len(l) {
+						t[j] = l[i]
+					} else {
+						t[j] = fill
+					}
+				}
+				out[i] = t
 			}
 			return starlark.NewList(out), nil
 		},
@@ -164,8 +295,35 @@ func itertoolsModule() *module {
 			}
 			return starlark.NewList(out), nil
 		},
-	}, nil)
+	}, starlark.StringDict{"chain": chain})
 }
+
+// countObj is itertools.count: an infinite arithmetic sequence; it is its
+// own iterator (next() and loops consume it).
+type countObj struct{ start, cur, step starlark.Value }
+
+func (c *countObj) next() starlark.Value {
+	v := c.cur
+	if n, err := add(c.cur, c.step); err == nil {
+		c.cur = n
+	}
+	return v
+}
+
+func (c *countObj) String() string        { return "count(" + Repr(c.start) + ")" }
+func (c *countObj) Type() string          { return "itertools.count" }
+func (c *countObj) Freeze()               {}
+func (c *countObj) Truth() starlark.Bool  { return true }
+func (c *countObj) Hash() (uint32, error) { return 0, errors.New("unhashable type: 'itertools.count'") }
+func (c *countObj) Iterate() starlark.Iterator { return countIter{c} }
+
+type countIter struct{ c *countObj }
+
+func (it countIter) Next(p *starlark.Value) bool {
+	*p = it.c.next()
+	return true
+}
+func (it countIter) Done() {}
 
 var errStop = &PyError{Kind: "StopIteration"}
 

@@ -38,6 +38,27 @@ var modules = map[string]func() *module{
 	"string":      stringModule,
 	"statistics":  statisticsModule,
 	"functools":   functoolsModule,
+	"copy": func() *module {
+		return newModule("copy", map[string]builtinFn{
+			"copy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				x, err := oneArg("copy.copy", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				return copyValue(thread, x, false, 0)
+			},
+			"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				x, err := oneArg("copy.deepcopy", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				return copyValue(thread, x, true, 0)
+			},
+		}, nil)
+	},
+	"dataclasses": func() *module {
+		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass}, nil)
+	},
 	"random":      nil, // listed as unavailable below
 }
 
@@ -99,4 +120,86 @@ func newModule(name string, fns map[string]builtinFn, values starlark.StringDict
 		m.members[k] = v
 	}
 	return m
+}
+
+// copyValue implements copy.copy (deep=false) and copy.deepcopy.
+func copyValue(thread *starlark.Thread, v starlark.Value, deep bool, depth int) (starlark.Value, error) {
+	if depth > 500 {
+		return nil, Errorf("RecursionError", "maximum recursion depth exceeded while copying")
+	}
+	elem := func(x starlark.Value) (starlark.Value, error) {
+		if !deep {
+			return x, nil
+		}
+		return copyValue(thread, x, true, depth+1)
+	}
+	switch x := v.(type) {
+	case *starlark.List:
+		out := make([]starlark.Value, x.Len())
+		for i := range out {
+			e, err := elem(x.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return starlark.NewList(out), nil
+	case starlark.Tuple:
+		if !deep {
+			return x, nil
+		}
+		out := make(starlark.Tuple, len(x))
+		for i, y := range x {
+			e, err := elem(y)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case *starlark.Dict:
+		d := starlark.NewDict(x.Len())
+		for _, kv := range x.Items() {
+			e, err := elem(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			d.SetKey(kv[0], e)
+		}
+		return d, nil
+	case *dictSub:
+		c := x.copy()
+		if deep {
+			for _, kv := range c.d.Items() {
+				e, err := elem(kv[1])
+				if err != nil {
+					return nil, err
+				}
+				c.d.SetKey(kv[0], e)
+			}
+		}
+		return c, nil
+	case *starlark.Set:
+		s := new(starlark.Set)
+		it := x.Iterate()
+		defer it.Done()
+		var y starlark.Value
+		for it.Next(&y) {
+			s.Insert(y)
+		}
+		return s, nil
+	case *pyObject:
+		o := &pyObject{cls: x.cls, names: append([]string(nil), x.names...), attrs: map[string]starlark.Value{}}
+		for k, y := range x.attrs {
+			e, err := elem(y)
+			if err != nil {
+				return nil, err
+			}
+			o.attrs[k] = e
+		}
+		return o, nil
+	case *deque:
+		return &deque{elems: append([]starlark.Value(nil), x.items()...), maxlen: x.maxlen}, nil
+	}
+	return v, nil
 }

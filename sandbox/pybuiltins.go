@@ -108,6 +108,12 @@ func pyBuiltins() starlark.StringDict {
 		},
 		"_py_dict_merge": pyDictMerge,
 		"_py_try":        pyTry,
+		"_py_class":      pyClassHelper,
+		"_py_super":      pySuper,
+		"_py_delattr":    pyDelAttr,
+		"staticmethod":   wrapperBuiltin("staticmethod"),
+		"classmethod":    wrapperBuiltin("classmethod"),
+		"property":       wrapperBuiltin("property"),
 		"_py_setslice":   pySetSlice,
 	}
 	for name, fn := range fns {
@@ -139,9 +145,7 @@ func pyEnter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 	}
 	// Each Python call is one Starlark frame plus this builtin's frame.
 	if thread.CallStackDepth() > limit+1 {
-		if st != nil {
-			st.limit.CompareAndSwap(nil, &ErrRecursionLimit)
-		}
+		// Not a step-ending limit: Python code may catch RecursionError.
 		return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
 	}
 	return starlark.None, nil
@@ -1009,27 +1013,31 @@ func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if len(args) == 0 {
 		return starlark.NewList(nil), nil
 	}
-	lists := make([][]starlark.Value, len(args))
-	n := -1
+	// Iterate in lockstep so that infinite iterables (itertools.count) work.
+	iters := make([]starlark.Iterator, len(args))
 	for i, a := range args {
-		elems, err := collect(thread, a)
+		it, err := iterable(thread, a)
 		if err != nil {
 			return nil, err
 		}
-		lists[i] = elems
-		if n < 0 || len(elems) < n {
-			n = len(elems)
+		iters[i] = it.Iterate()
+		defer iters[i].Done()
+	}
+	var out []starlark.Value
+	for {
+		t := make(starlark.Tuple, len(iters))
+		for j, it := range iters {
+			if !it.Next(&t[j]) {
+				return starlark.NewList(out), nil
+			}
+		}
+		out = append(out, t)
+		if len(out)%4096 == 0 {
+			if err := checkAlloc(thread, int64(len(out))*int64(16+16*len(iters))); err != nil {
+				return nil, err
+			}
 		}
 	}
-	out := make([]starlark.Value, n)
-	for i := range out {
-		t := make(starlark.Tuple, len(lists))
-		for j := range lists {
-			t[j] = lists[j][i]
-		}
-		out[i] = t
-	}
-	return starlark.NewList(out), nil
 }
 
 // enumerateObj is Python's lazy enumerate.
@@ -1136,8 +1144,9 @@ func pyIterBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := x.(*pyIterator); ok {
-		return p, nil
+	switch x.(type) {
+	case *pyIterator, *countObj:
+		return x, nil
 	}
 	elems, err := collect(thread, x)
 	if err != nil {
@@ -1150,6 +1159,9 @@ func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	var x, dflt starlark.Value
 	if err := starlark.UnpackPositionalArgs("next", args, kwargs, 1, &x, &dflt); err != nil {
 		return nil, err
+	}
+	if c, ok := x.(*countObj); ok {
+		return c.next(), nil
 	}
 	p, ok := x.(*pyIterator)
 	if !ok {

@@ -21,6 +21,7 @@ type typeObj struct {
 	check func(v starlark.Value) bool
 	base  *typeObj // for exception classes and bool <: int
 	attrs starlark.StringDict
+	cls   *classInfo // non-nil for classes defined by code
 }
 
 var (
@@ -29,7 +30,12 @@ var (
 	_ starlark.Comparable = (*typeObj)(nil)
 )
 
-func (t *typeObj) String() string        { return "<class '" + t.name + "'>" }
+func (t *typeObj) String() string {
+	if t.cls != nil {
+		return "<class '__main__." + t.name + "'>"
+	}
+	return "<class '" + t.name + "'>"
+}
 func (t *typeObj) Type() string          { return "type" }
 func (t *typeObj) Freeze()               {}
 func (t *typeObj) Truth() starlark.Bool  { return true }
@@ -40,9 +46,9 @@ func (t *typeObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) 
 	u := y.(*typeObj)
 	switch op {
 	case syntax.EQL:
-		return t.name == u.name, nil
+		return t == u || t.cls == nil && u.cls == nil && t.name == u.name, nil
 	case syntax.NEQ:
-		return t.name != u.name, nil
+		return !(t == u || t.cls == nil && u.cls == nil && t.name == u.name), nil
 	}
 	return false, fmt.Errorf("'%s' not supported between instances of 'type' and 'type'", op)
 }
@@ -58,6 +64,19 @@ func (t *typeObj) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "__name__", "__qualname__":
 		return starlark.String(t.name), nil
+	}
+	if t.cls != nil {
+		if v, ok := t.lookup(name); ok {
+			var thread *starlark.Thread
+			if t.cls.sess != nil {
+				thread = t.cls.sess.current
+			}
+			if thread == nil {
+				thread = &starlark.Thread{Name: "class"}
+			}
+			return classAttr(thread, t, v, nil)
+		}
+		return nil, Errorf("AttributeError", "type object '%s' has no attribute '%s'", t.name, name)
 	}
 	if v, ok := t.attrs[name]; ok {
 		return v, nil
@@ -86,8 +105,8 @@ func (t *typeObj) AttrNames() []string { return []string{"__name__"} }
 
 // isSubtype reports whether t is u or derives from u.
 func (t *typeObj) isSubtype(u *typeObj) bool {
-	for x := t; x != nil; x = x.base {
-		if x.name == u.name {
+	for _, x := range t.mro() {
+		if x == u || x.cls == nil && u.cls == nil && x.name == u.name {
 			return true
 		}
 	}
@@ -464,6 +483,11 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 	switch x := v.(type) {
 	case starlark.String:
 		return strChars{string(x)}, nil
+	case *pyObject:
+		if _, ok := x.cls.lookup("__iter__"); !ok {
+			return nil, Errorf("TypeError", "'%s' object is not iterable", x.cls.name)
+		}
+		return x, nil
 	case starlark.Bytes:
 		ints := make(starlark.Tuple, len(x))
 		for i := 0; i < len(x); i++ {
@@ -519,7 +543,7 @@ func collect(thread *starlark.Thread, v starlark.Value) ([]starlark.Value, error
 		return out, nil
 	}
 	var out []starlark.Value
-	if s, ok := v.(starlark.Sequence); ok {
+	if s, ok := v.(starlark.Sequence); ok && s.Len() > 0 {
 		out = make([]starlark.Value, 0, s.Len())
 	}
 	err = forEach(thread, v, func(x starlark.Value) error {

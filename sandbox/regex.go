@@ -219,6 +219,12 @@ func (r *Regexp) analyze(goPat string) {
 	r.lit, r.litFold = lit, fold
 	if re.Op == syntax.OpLiteral {
 		r.pureLit = true
+		return
+	}
+	// Go's regexp already skips ahead with a case-sensitive literal prefix;
+	// the prefilter only pays when there is none.
+	if prefix, _ := r.re.LiteralPrefix(); len(prefix) >= 3 {
+		r.lit = ""
 	}
 }
 

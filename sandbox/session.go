@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,10 @@ type Session struct {
 	system  map[string]starlark.Value // predeclared values, hidden from UserGlobals
 	order   []string                  // user globals in definition order
 	known   map[string]bool
-	current *starlark.Thread // thread of the running step (for defaultdict factories)
+	current *starlark.Thread     // thread of the running step (for defaultdict factories)
+	defs    map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
+	steps   int                  // number of Exec calls so far
+	sources map[string]string    // code of each step that defined functions, by file name
 }
 
 // New returns a session with the given configuration.
@@ -52,6 +56,8 @@ func New(cfg Config) *Session {
 		globals: starlark.StringDict{},
 		system:  map[string]starlark.Value{},
 		known:   map[string]bool{},
+		defs:    map[string]defRecord{},
+		sources: map[string]string{},
 	}
 	for name, v := range pyBuiltins() {
 		s.globals[name] = v
@@ -131,10 +137,14 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 		res.Excerpt, res.Truncated = excerpt(res.Output, s.cfg.MaxOutputTokens)
 	}()
 
-	prog, err := compileProgram(code)
+	s.steps++
+	file := stepFile(s.steps)
+	prog, err := compileProgram(file, code)
 	if err != nil {
 		return res, err
 	}
+	st.file = file
+	s.sources[file] = code
 
 	thread := st.newThread()
 	s.current = thread
@@ -239,11 +249,11 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 	err := s.runChunks(st, thread, t.Body)
 	if err != nil && st.catchable(err) {
 		se := st.scriptError(err, "")
+		exc := exceptionFromError(se)
 		for _, h := range t.Handlers {
-			if !handlerMatches(h.Types, se.Kind) {
+			if !handlerMatches(h.Types, exc.typ, s.lookupClass) {
 				continue
 			}
-			exc := exceptionFromError(se)
 			if h.Name != "" {
 				s.globals[h.Name] = exc
 				s.noteName(h.Name)
@@ -265,16 +275,24 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 	return err
 }
 
-func handlerMatches(types []string, kind string) bool {
+func handlerMatches(types []string, t *typeObj, lookup func(string) *typeObj) bool {
 	if len(types) == 0 {
 		return true
 	}
-	for _, t := range types {
-		if excMatches(kind, t) {
+	for _, h := range types {
+		if excMatches(t, h, lookup) {
 			return true
 		}
 	}
 	return false
+}
+
+// lookupClass returns the class a handler names when the code defined it.
+func (s *Session) lookupClass(name string) *typeObj {
+	if t, ok := s.globals[name].(*typeObj); ok && t.cls != nil {
+		return t
+	}
+	return nil
 }
 
 // Uncatchable is implemented by errors that Python code must not be able
@@ -315,25 +333,43 @@ func (st *step) catchable(err error) bool {
 	return true
 }
 
-// execFile runs one chunk; when it fails to resolve (an undefined name),
-// it runs statement by statement so that earlier statements take effect
-// and the error names the right line, as in Python.
+// execFile runs one chunk. Names the chunk uses but nothing defines are
+// bound to empty global slots first, so that, as in Python, using one
+// raises NameError when (and only if) it is evaluated: statements before
+// it run, and `try: x` / `except NameError:` works.
 func (s *Session) execFile(thread *starlark.Thread, f *syntax.File) error {
 	err := s.execChunk(thread, f)
 	var rerr resolve.ErrorList
-	if err == nil || !errors.As(err, &rerr) || len(f.Stmts) < 2 {
+	if err == nil || !errors.As(err, &rerr) {
 		return err
 	}
-	for _, part := range splitFile(f) {
-		if err := s.execChunk(thread, part); err != nil {
+	var missing []string
+	for _, e := range rerr {
+		name, ok := strings.CutPrefix(e.Msg, "undefined: ")
+		if !ok {
 			return err
 		}
+		name, _, _ = strings.Cut(name, " ")
+		if _, defined := s.globals[name]; !defined {
+			missing = append(missing, name)
+		}
 	}
-	return nil
+	for _, name := range missing {
+		s.globals[name] = nil
+	}
+	err = s.execChunk(thread, f)
+	for _, name := range missing {
+		if s.globals[name] == nil {
+			delete(s.globals, name)
+		}
+	}
+	return err
 }
 
 func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
+	f = s.withRedefs(f)
 	err := starlark.ExecREPLChunk(f, thread, s.globals)
+	s.recordDefs(f)
 	if m, ok := f.Module.(*resolve.Module); ok {
 		for _, b := range m.Globals {
 			if b.First == nil {
@@ -360,6 +396,7 @@ type step struct {
 	handling *exception            // exception being handled (for bare raise)
 	prog     *pyfront.Program
 	code     string
+	file     string                  // file name of this step's code
 	cancel   context.CancelCauseFunc // cancels ctx when a limit stops the step
 }
 
@@ -472,3 +509,52 @@ func (st *step) watch(thread *starlark.Thread) func() {
 }
 
 var errInternal = errors.New("internal error")
+
+// StepGlobals returns the user-visible globals as the step running on
+// thread sees them (values from previous steps and chunks, overlaid with
+// the running chunk's own globals), names in definition order. Builtins
+// call it instead of Session.Global/UserGlobals, which block while a step
+// runs. Outside a step it returns nil.
+func StepGlobals(thread *starlark.Thread) ([]string, starlark.StringDict) {
+	st := stepOf(thread)
+	if st == nil {
+		return nil, nil
+	}
+	s := st.sess // the step's goroutine is the only writer: no lock needed
+	vals := starlark.StringDict{}
+	var names []string
+	visible := func(name string, v starlark.Value) bool {
+		if v == nil || strings.HasPrefix(name, "_py_") {
+			return false
+		}
+		sys, isSys := s.system[name]
+		return !isSys || sys != v
+	}
+	for _, name := range s.order {
+		if v, ok := s.globals[name]; ok && visible(name, v) {
+			vals[name] = v
+			names = append(names, name)
+		}
+	}
+	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
+		fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function)
+		if !ok {
+			continue
+		}
+		g := fn.Globals()
+		var extra []string
+		for name, v := range g {
+			if !visible(name, v) {
+				continue
+			}
+			if _, seen := vals[name]; !seen {
+				extra = append(extra, name)
+			}
+			vals[name] = v
+		}
+		sort.Strings(extra) // new names of the running chunk
+		names = append(names, extra...)
+		break
+	}
+	return names, vals
+}

@@ -12,8 +12,12 @@ import (
 	"go.starlark.net/syntax"
 )
 
-// srcFile is the file name of the model's code in positions.
-const srcFile = "<stdin>"
+// stepFilePrefix starts the file name of each step's code in positions
+// ("<step 3>"); sources are kept per step so that tracebacks through
+// functions defined in earlier steps show the right source lines.
+const stepFilePrefix = "<step "
+
+func stepFile(n int) string { return fmt.Sprintf("%s%d>", stepFilePrefix, n) }
 
 // syntaxError converts a parse or resolve error into a *ScriptError.
 func syntaxError(err error, code string) *ScriptError {
@@ -42,17 +46,34 @@ func syntaxError(err error, code string) *ScriptError {
 	return newScriptError("SyntaxError", err.Error(), 0, err, code, nil)
 }
 
-// frame is one traceback entry.
+// tbFrame is one traceback entry.
 type tbFrame struct {
 	line int
 	name string
+	src  string // the source line, if known
+}
+
+// sourceLine returns line n of the code of the step named fname.
+func (st *step) sourceLine(fname string, n int) string {
+	code := st.code
+	if fname != st.file {
+		code = st.sess.sources[fname]
+	}
+	lines := strings.Split(code, "\n")
+	if n > 0 && n <= len(lines) {
+		return strings.TrimSpace(lines[n-1])
+	}
+	return ""
 }
 
 func newScriptError(kind, msg string, line int, err error, code string, frames []tbFrame) *ScriptError {
+	lines := strings.Split(code, "\n")
 	if len(frames) == 0 && line > 0 {
 		frames = []tbFrame{{line: line, name: "<module>"}}
+		if line <= len(lines) {
+			frames[0].src = strings.TrimSpace(lines[line-1])
+		}
 	}
-	lines := strings.Split(code, "\n")
 	var b strings.Builder
 	if kind == "SyntaxError" {
 		if line > 0 && line <= len(lines) {
@@ -66,10 +87,8 @@ func newScriptError(kind, msg string, line int, err error, code string, frames [
 				continue
 			}
 			fmt.Fprintf(&b, "  line %d, in %s\n", f.line, f.name)
-			if f.line > 0 && f.line <= len(lines) {
-				if src := strings.TrimSpace(lines[f.line-1]); src != "" {
-					fmt.Fprintf(&b, "    %s\n", src)
-				}
+			if f.src != "" {
+				fmt.Fprintf(&b, "    %s\n", f.src)
 			}
 		}
 	}
@@ -98,7 +117,8 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
 		for _, fr := range ee.CallStack {
-			if fr.Pos.Filename() != srcFile {
+			fname := fr.Pos.Filename()
+			if !strings.HasPrefix(fname, stepFilePrefix) {
 				continue
 			}
 			name := fr.Name
@@ -108,7 +128,7 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 			if name == "lambda" && len(frames) > 0 && frames[len(frames)-1].line == int(fr.Pos.Line) {
 				continue // the front-end's wrapper of a statement inside try
 			}
-			frames = append(frames, tbFrame{line: int(fr.Pos.Line), name: name})
+			frames = append(frames, tbFrame{line: int(fr.Pos.Line), name: name, src: st.sourceLine(fname, int(fr.Pos.Line))})
 		}
 	}
 	var kind, msg string
@@ -196,6 +216,7 @@ var (
 	reIndexType   = regexp.MustCompile(`^(\w+) index: got (\w+), want int`)
 	reUnhashable  = regexp.MustCompile(`unhashable type: (\w+)$`)
 	reNoAssign    = regexp.MustCompile(`^(\w+) value does not support item assignment`)
+	reUnbound     = regexp.MustCompile(`^(global|local) variable (\w+) referenced before assignment`)
 )
 
 // classify maps a Starlark error message to a Python exception kind and message.
@@ -215,6 +236,12 @@ func classify(err error) (string, string) {
 		inner = msg[i+2:]
 	}
 	switch {
+	case reUnbound.MatchString(msg):
+		m := reUnbound.FindStringSubmatch(msg)
+		if m[1] == "global" {
+			return "NameError", fmt.Sprintf("name '%s' is not defined", m[2])
+		}
+		return "UnboundLocalError", fmt.Sprintf("cannot access local variable '%s' where it is not associated with a value", m[2])
 	case reIndexType.MatchString(inner):
 		m := reIndexType.FindStringSubmatch(inner)
 		return "TypeError", fmt.Sprintf("%s indices must be integers or slices, not %s", pyTypeName(m[1]), pyTypeName(m[2]))

@@ -127,7 +127,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	runners := map[string]bench.Runner{
 		bench.ModeDirect: &bench.Direct{Model: model, ModelName: llmCfg.Model, Window: window,
 			MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits},
-		bench.ModeRLM: &bench.RLM{Model: model, Prices: prices, Limits: limits, Config: orchestrator.Config{
+		bench.ModeRLM: &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
 			RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
 			Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
 			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
@@ -267,11 +267,28 @@ func runBenchGen(env *cliEnv, args []string) error {
 	}
 	var vars []string
 	for _, v := range tf.Vars {
-		vars = append(vars, fmt.Sprintf("--var %s=%s", v.Name, filepath.Join(*out, v.File)))
+		vars = append(vars, "--var "+shellQuote(v.Name+"="+filepath.Join(*out, v.File)))
 	}
-	fmt.Fprintf(env.stdout, "wrote %s: %s task, %d context tokens, gold %q\nrun it with: rlm run --query \"$(cat %s)\" %s\n",
-		filepath.Join(*out, "task.json"), t.Kind, tf.ContextTokens, shorten(t.Gold.Answer, 60), filepath.Join(*out, "query.txt"), strings.Join(vars, " "))
+	fmt.Fprintf(env.stdout, "wrote %s: %s task, %d context tokens, gold %q\n", filepath.Join(*out, "task.json"), t.Kind, tf.ContextTokens, shorten(t.Gold.Answer, 60))
+	fmt.Fprintf(env.stdout, "run it with:  rlm run --query \"$(cat %s)\" %s\n", shellQuote(filepath.Join(*out, "query.txt")), strings.Join(vars, " "))
+	fmt.Fprintf(env.stdout, "explore it:   rlm exec %s -c 'show_vars()'\n", strings.Join(vars, " "))
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./=:,+@%.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func shorten(s string, n int) string {

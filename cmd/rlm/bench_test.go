@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,28 +27,29 @@ var needleRe = regexp.MustCompile(`special magic number for [a-z]+-[a-z]+ is (\d
 // ask a sub-call about the hit, then SUBMIT; sub-calls read the number
 // from the excerpt they are given.
 func benchServer(t *testing.T) *llmtest.Server {
-	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
-		all := ""
-		for _, m := range c.Messages {
-			all += m.Content + "\n"
+	return llmtest.NewServer(t).SetDefault(benchReply)
+}
+
+// benchReply is benchServer's reply to one call.
+func benchReply(c llmtest.Call) llmtest.Reply {
+	all := ""
+	for _, m := range c.Messages {
+		all += m.Content + "\n"
+	}
+	root := len(c.Messages) > 0 && c.Messages[0].Role == llm.RoleSystem && strings.Contains(c.Messages[0].Content, "SUBMIT")
+	if !root {
+		// direct request or llm_query sub-call: read the needle.
+		if m := needleRe.FindStringSubmatch(all); m != nil {
+			return llmtest.Text(m[1])
 		}
-		root := len(c.Messages) > 0 && c.Messages[0].Role == llm.RoleSystem && strings.Contains(c.Messages[0].Content, "SUBMIT")
-		if !root {
-			// direct request or llm_query sub-call: read the needle.
-			if m := needleRe.FindStringSubmatch(all); m != nil {
-				return llmtest.Text(m[1])
-			}
-			return llmtest.Text("unknown")
+		return llmtest.Text("unknown")
+	}
+	for _, m := range c.Messages {
+		if m.Role == llm.RoleAssistant {
+			return llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```")
 		}
-		for _, m := range c.Messages {
-			if m.Role == llm.RoleAssistant {
-				return llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```")
-			}
-		}
-		return llmtest.Text("```python\nhits = search(context, \"special magic number\")\nprint(hits[0][\"match\"])\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```")
-	})
-	return srv
+	}
+	return llmtest.Text("```python\nhits = search(context, \"special magic number\")\nprint(hits[0][\"match\"])\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```")
 }
 
 func benchEnv(srv *llmtest.Server) map[string]string {
@@ -57,6 +62,8 @@ func TestBenchEndToEnd(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", benchEnv(srv), "bench", "--task", "niah", "--sizes", "8k", "--n", "2",
 		"--modes", "rlm,direct", "--parallel", "2", "--out", out, "--seed", "3")
 	require.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.NotContains(t, stderr, "\r", "no progress bar when stderr is not a terminal")
+	assert.NotContains(t, stderr, "\x1b[K")
 	assert.Contains(t, stdout, "| 8k | rlm | 2 | 1.000")
 	assert.Contains(t, stdout, "| 8k | direct | 2 | 1.000")
 	for _, f := range []string{bench.ReportMarkdown, bench.ResultsFile, "chart-niah.svg"} {
@@ -208,4 +215,79 @@ func TestBenchUsageErrors(t *testing.T) {
 			assert.Contains(t, stderr, tt.msg)
 		})
 	}
+}
+
+// TestBenchGenRunnable: the commands rlm bench gen prints work as printed:
+// rlm run answers the task over the written variable (scored against the
+// gold), and rlm exec explores it offline.
+func TestBenchGenRunnable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "niah task")
+	code, stdout, stderr := runCLI(t, "", nil, "bench", "gen", "--task", "niah", "--size", "8k", "--seed", "4", "--out", dir)
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	ctxFile := filepath.Join(dir, "context.txt")
+	assert.Contains(t, stdout, "--var 'context="+ctxFile+"'", "paths with spaces are quoted")
+	assert.Contains(t, stdout, "rlm exec --var")
+	want, err := bench.Generate(bench.KindNIAH, 8000, 4, 0)
+	require.NoError(t, err)
+	query, err := os.ReadFile(filepath.Join(dir, "query.txt"))
+	require.NoError(t, err)
+
+	srv := benchServer(t)
+	code, stdout, stderr = runCLI(t, "", benchEnv(srv), "run", "--quiet", "--query", strings.TrimSuffix(string(query), "\n"), "--var", "context="+ctxFile)
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Equal(t, 1.0, bench.Score(want.Gold, stdout), "rlm run answered %q, gold %q", stdout, want.Gold.Answer)
+
+	code, stdout, stderr = runCLI(t, "", nil, "exec", "--var", "context="+ctxFile, "-c", "print(len(context))\nprint(search(context, 'special magic number')[0]['match'])")
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Equal(t, fmt.Sprintf("%d\nspecial magic number\n", len(want.Vars[0].Value.(string))), stdout, "the variable is the generated text, byte for byte")
+}
+
+// TestBenchInterruptResume: a run interrupted mid-way (Ctrl-C) keeps the
+// finished items and a report, exits non-zero naming --resume, and the
+// resumed run does only the rest; the final report covers every item.
+func TestBenchInterruptResume(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if calls.Add(1) == 6 {
+			cancel() // interrupt during the second item's calls
+		}
+		return benchReply(c)
+	})
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"bench", "--task", "niah", "--sizes", "8k,16k", "--n", "2", "--modes", "rlm,direct", "--out", out, "--seed", "6", "--quiet"}
+	var stdout, stderr bytes.Buffer
+	env := benchEnv(srv)
+	e := &cliEnv{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}
+	code := runMain(ctx, e, args)
+	assert.Equal(t, 1, code, "an interrupted run fails")
+	assert.Contains(t, stderr.String(), "--resume")
+	first, err := bench.ReadResults(filepath.Join(out, bench.ResultsFile))
+	require.NoError(t, err)
+	require.NotEmpty(t, first)
+	require.Less(t, len(first), 8)
+	assert.FileExists(t, filepath.Join(out, bench.ReportMarkdown), "a partial report is written")
+
+	before := srv.Count()
+	code, stdout2, stderr2 := runCLI(t, "", env, append(args, "--resume")...)
+	require.Equal(t, 0, code, "stderr: %s", stderr2)
+	all, err := bench.ReadResults(filepath.Join(out, bench.ResultsFile))
+	require.NoError(t, err)
+	require.Len(t, all, 8, "every item once")
+	seen := map[bench.Key]bool{}
+	for _, r := range all {
+		assert.False(t, seen[r.Key], "%s twice", r.Key)
+		seen[r.Key] = true
+	}
+	assert.Equal(t, first, all[:len(first)], "finished items are kept, not rerun")
+	assert.Greater(t, srv.Count(), before)
+	assert.Contains(t, stdout2, "## niah")
+	for _, row := range []string{"| 8k | rlm | 2 | 1.000", "| 8k | direct | 2 | 1.000", "| 16k | rlm | 2 | 1.000", "| 16k | direct | 2 | 1.000"} {
+		assert.Contains(t, stdout2, row)
+	}
+	svg, err := os.ReadFile(filepath.Join(out, "chart-niah.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "<svg")
 }

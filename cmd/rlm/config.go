@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rlmhq/rlm/llm"
@@ -73,7 +75,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.tokensPerMin, "tpm", 0, "tokens per minute limit (0 = unlimited)")
 	fs.IntVar(&m.embedBatchSize, "embed-batch-size", llm.DefaultEmbedBatchSize, "inputs per embeddings request")
 	fs.StringVar(&m.cacheDir, "cache-dir", "", "directory for the on-disk embedding cache (default: memory only)")
-	fs.StringVar(&m.record, "record", "", "record all model traffic to this JSONL `file` (no API key is stored)")
+	fs.StringVar(&m.record, "record", "", "record all model traffic to this JSONL `file` (no API key is stored; written to FILE.partial until the run ends)")
 	fs.StringVar(&m.replay, "replay", "", "answer model calls from a recording `file` made with --record, offline")
 	fs.StringVar(&m.prices, "prices", "", "JSON `file` overriding model prices (USD per 1M tokens: {\"model\": {\"input\": 2.5, \"cached_input\": 1.25, \"output\": 10}})")
 }
@@ -128,6 +130,9 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		return cfg, fmt.Errorf("%w: --rpm and --tpm must be >= 0", errUsage)
 	case m.record != "" && m.replay != "":
 		return cfg, fmt.Errorf("%w: --record and --replay cannot be used together", errUsage)
+	case cfg.BaseURL != "" && !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://"):
+		return cfg, fmt.Errorf("%w: base URL %q (--base-url or OPENAI_BASE_URL) must start with http:// or https://, e.g. http://localhost:11434/v1",
+			errUsage, llm.Redact(cfg.BaseURL, cfg.APIKey))
 	}
 
 	if m.replay != "" {
@@ -197,7 +202,20 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 		}
 		chat = r
 		if r.HasEmbeddings() {
-			emb = r
+			// A client over the recording batches, caches and charges the
+			// ledger as the recorded run did (no disk cache: its state
+			// would differ from the recorded run's).
+			ecfg := cfg
+			ecfg.BaseURL, ecfg.APIKey, ecfg.CacheDir = "http://replay.invalid/v1", "", ""
+			ecfg.EmbeddingModel = firstNonEmpty(ecfg.EmbeddingModel, "replay")
+			ecfg.MaxRetries = -1
+			ecfg.HTTPClient = &http.Client{Transport: r.EmbeddingTransport()}
+			ecfg.EmbedLedger = ledger
+			c, err := llm.New(ecfg)
+			if err != nil {
+				return nil, nil, noop, err
+			}
+			emb = c
 		}
 	} else {
 		cfg.EmbedLedger = ledger

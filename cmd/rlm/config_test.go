@@ -133,6 +133,9 @@ func TestModelFlagsKnobs(t *testing.T) {
 		{"--max-concurrency", "0"},
 		{"--record", "a", "--replay", "b"},
 		{"--max-output-tokens", "-1"},
+		{"--base-url", "localhost:11434/v1"},
+		{"--rpm", "-1"},
+		{"--embed-batch-size", "0"},
 	} {
 		_, err := parseModelFlags(t, append([]string{"--model", "m", "--base-url", "http://h/v1"}, args...)...).config(envOf(nil))
 		assert.ErrorIs(t, err, errUsage, "%v", args)
@@ -179,7 +182,12 @@ func TestChatModelRecordReplay(t *testing.T) {
 	assert.Equal(t, resp1, resp2)
 	assert.Equal(t, vec1, vec2)
 	assert.Equal(t, n, srv.Count())
-	assert.Equal(t, ledger.ByModel()["m1"], ledger2.ByModel()["m1"])
+	assert.Equal(t, ledger.Totals(), ledger2.Totals(), "the replay's usage, embeddings included, is the recorded run's")
+	assert.Equal(t, ledger.ByModel(), ledger2.ByModel())
+	assert.Equal(t, 1, ledger2.ByModel()["e1"].Calls)
+	_, err = emb.Embed(context.Background(), []string{"never embedded"})
+	assert.Equal(t, llm.KindReplayMiss, llm.KindOf(err), "err: %v", err)
+	assert.ErrorContains(t, err, "never embedded")
 
 	// A diverging request is named.
 	_, err = chat.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "something else"}}})

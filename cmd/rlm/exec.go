@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
@@ -24,63 +23,7 @@ func init() {
 	register(&command{name: "exec", summary: "run exploration code over context variables (works offline)", run: runExec})
 }
 
-const execSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits] [-c CODE | SCRIPT | -]"
-
-// limitFlags are the sandbox's per-step limits.
-type limitFlags struct {
-	maxSteps       uint64
-	stepTimeout    time.Duration
-	maxMemory      byteSize
-	maxRecursion   int
-	maxOutputBytes byteSize
-}
-
-func (l *limitFlags) register(fs *flag.FlagSet) {
-	l.maxMemory = sandbox.DefaultMaxMemory
-	l.maxOutputBytes = sandbox.DefaultMaxOutputBytes
-	fs.Uint64Var(&l.maxSteps, "max-steps", sandbox.DefaultMaxSteps, "Starlark execution steps per step of code")
-	fs.DurationVar(&l.stepTimeout, "step-timeout", sandbox.DefaultTimeout, "wall time per step of code")
-	fs.Var(&l.maxMemory, "max-memory", "memory a step may allocate, e.g. 512M or 2G")
-	fs.IntVar(&l.maxRecursion, "max-recursion", sandbox.DefaultMaxRecursion, "maximum depth of nested function calls")
-	fs.Var(&l.maxOutputBytes, "max-output-bytes", "output a step may print, e.g. 64M")
-}
-
-func (l *limitFlags) config() (sandbox.Config, error) {
-	if l.stepTimeout <= 0 || l.maxRecursion <= 0 || l.maxMemory <= 0 || l.maxOutputBytes <= 0 || l.maxSteps == 0 {
-		return sandbox.Config{}, fmt.Errorf("%w: --max-steps, --step-timeout, --max-memory, --max-recursion and --max-output-bytes must be positive", errUsage)
-	}
-	return sandbox.Config{
-		MaxSteps:       l.maxSteps,
-		Timeout:        l.stepTimeout,
-		MaxMemory:      int64(l.maxMemory),
-		MaxRecursion:   l.maxRecursion,
-		MaxOutputBytes: int(l.maxOutputBytes),
-	}, nil
-}
-
-// byteSize is a flag value in bytes with an optional K, M or G suffix.
-type byteSize int64
-
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-
-func (b *byteSize) Set(s string) error {
-	mult := int64(1)
-	t := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(s, "B"), "b"))
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return fmt.Errorf("want a positive size such as 512M or 2G, got %q", s)
-	}
-	*b = byteSize(n * mult)
-	return nil
-}
+const execSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits] [size limits] [-c CODE | SCRIPT | -]"
 
 // sessionFlags are the flags rlm exec and rlm repl share.
 type sessionFlags struct {
@@ -89,6 +32,7 @@ type sessionFlags struct {
 	storeDir *string
 	models   modelFlags
 	limits   limitFlags
+	sizes    *rlmctx.SizeConfig
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv) {
@@ -96,7 +40,8 @@ func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv) {
 	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
 	f.storeDir = storeDirFlag(fs, env)
 	f.models.register(fs)
-	f.limits.register(fs)
+	f.limits.register(fs, sandbox.DefaultMaxOutputTokens)
+	f.sizes = registerSizeFlags(fs)
 }
 
 // execSession is a sandbox session with the helpers and the variables
@@ -135,7 +80,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		host.EmbeddingModel = cfg.EmbeddingModel
 		host.MaxOutputTokens = cfg.MaxOutputTokens
 	}
-	c, warns, err := loadContext(env, "", f.vars, f.session, *f.storeDir)
+	c, warns, err := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes)
 	if err != nil {
 		closeModel()
 		return nil, err

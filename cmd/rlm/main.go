@@ -61,12 +61,21 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'rlm <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'rlm <command> -h' (or 'rlm help <command>') for a command's flags.")
 }
 
 // runMain is main without os.Exit, for tests. It returns the exit status.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 2 && args[0] == "help" {
+			// rlm help CMD is rlm CMD -h.
+			if _, ok := commands[args[1]]; ok {
+				return runMain(ctx, env, []string{args[1], "-h"})
+			}
+			fmt.Fprintf(env.stderr, "rlm: unknown command %q\n\n", args[1])
+			usage(env.stderr)
+			return 2
+		}
 		usage(env.stderr)
 		if len(args) == 0 {
 			return 2

@@ -61,3 +61,82 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestBadInvocationsExit2 checks, for every command and store/bench
+// subcommand, that an unknown flag, a malformed flag value and an unknown
+// subcommand or stray argument print a usage message and exit 2, and that
+// -h exits 0. A newly registered command fails it until it is listed here.
+func TestBadInvocationsExit2(t *testing.T) {
+	// Each entry: the command words, and a flag with a malformed value
+	// ("" if the command has no flag taking a value).
+	cmds := []struct {
+		words    []string
+		badValue []string
+	}{
+		{[]string{"run"}, []string{"--max-concurrency", "lots"}},
+		{[]string{"exec"}, []string{"--request-timeout", "soon"}},
+		{[]string{"repl"}, []string{"--rpm", "x"}},
+		{[]string{"bench"}, []string{"--n", "many"}},
+		{[]string{"bench", "gen"}, []string{"--seed", "s"}},
+		{[]string{"store"}, nil},
+		{[]string{"store", "put"}, []string{"--persist=maybe"}},
+		{[]string{"store", "ls"}, nil},
+		{[]string{"store", "show"}, nil},
+		{[]string{"store", "cat"}, nil},
+		{[]string{"store", "rm"}, nil},
+		{[]string{"store", "clear"}, nil},
+		{[]string{"version"}, nil},
+	}
+	listed := map[string]bool{}
+	for _, c := range cmds {
+		listed[c.words[0]] = true
+	}
+	for name := range commands {
+		assert.True(t, listed[name], "command %q is not covered by this test", name)
+	}
+	// The store is opened only after flags parse; point it at a temp dir
+	// so nothing is created in the working directory either way.
+	env := map[string]string{"RLM_STORE": t.TempDir()}
+
+	type tcase struct {
+		name     string
+		args     []string
+		code     int
+		stderrIn []string
+	}
+	var tests []tcase
+	for _, c := range cmds {
+		base := strings.Join(c.words, " ")
+		usageLine := "usage: rlm " + base
+		tests = append(tests,
+			tcase{base + " unknown flag", append(append([]string{}, c.words...), "--no-such-flag"), 2,
+				[]string{"flag provided but not defined: -no-such-flag", usageLine}},
+			tcase{base + " -h", append(append([]string{}, c.words...), "-h"), 0, []string{usageLine}},
+		)
+		if c.badValue != nil {
+			tests = append(tests, tcase{base + " bad value", append(append([]string{}, c.words...), c.badValue...), 2,
+				[]string{"invalid", usageLine}})
+		}
+	}
+	tests = append(tests,
+		tcase{"unknown command", []string{"frobnicate", "--x"}, 2, []string{`unknown command "frobnicate"`, "usage: rlm <command>"}},
+		tcase{"unknown store subcommand", []string{"store", "frob"}, 2, []string{`unknown store subcommand "frob"`}},
+		tcase{"store without subcommand", []string{"store"}, 2, []string{"usage: rlm store"}},
+		tcase{"bench stray argument", []string{"bench", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"run stray argument", []string{"run", "--query", "q", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"repl stray argument", []string{"repl", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"version stray argument", []string{"version", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"help command", []string{"help", "run"}, 0, []string{"usage: rlm run"}},
+		tcase{"help unknown command", []string{"help", "frob"}, 2, []string{`unknown command "frob"`}},
+	)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "", env, tt.args...)
+			assert.Equal(t, tt.code, code, "stderr: %s", errOut)
+			assert.Empty(t, out, "usage goes to stderr")
+			for _, want := range tt.stderrIn {
+				assert.Contains(t, errOut, want)
+			}
+		})
+	}
+}

@@ -19,7 +19,7 @@ func init() {
 	register(&command{name: "repl", summary: "interactive exploration of context variables with the same helpers", run: runREPL})
 }
 
-const replSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits]"
+const replSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits] [size limits]"
 
 const (
 	ps1 = ">>> "

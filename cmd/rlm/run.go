@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -18,7 +19,7 @@ func init() {
 	register(&command{name: "run", summary: "answer a query over externalized context with a root model", run: runRun})
 }
 
-const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--quiet]"
+const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [size limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--quiet]"
 
 // runFlags are the flags of rlm run besides the model flags.
 type runFlags struct {
@@ -39,6 +40,8 @@ type runFlags struct {
 	quiet         bool
 	summarizer    string
 	models        modelFlags
+	limits        limitFlags
+	sizes         *rlmctx.SizeConfig
 }
 
 func runRun(ctx context.Context, env *cliEnv, args []string) error {
@@ -61,6 +64,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live status line and no warnings on stderr")
 	f.models.register(fs)
+	f.limits.register(fs, orchestrator.DefaultObservationTokens)
+	f.sizes = registerSizeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -77,6 +82,10 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	proto := orchestrator.Protocol(f.protocol)
 	if proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools {
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
+	}
+	sbx, err := f.limits.config()
+	if err != nil {
+		return err
 	}
 	if f.summarizer != "deterministic" && f.summarizer != "llm" {
 		return fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, f.summarizer)
@@ -106,7 +115,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer closeModel()
 
-	c, warns, err := loadContext(env, f.query, f.vars, f.session, *f.storeDir)
+	c, warns, err := loadContextSized(env, f.query, f.vars, f.session, *f.storeDir, *f.sizes)
 	if err != nil {
 		return err
 	}
@@ -136,6 +145,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		Protocol: proto, Outputs: schema,
 		MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		ObservationTokens: sbx.MaxOutputTokens, StepTimeout: sbx.Timeout, MaxSteps: sbx.MaxSteps,
+		MaxMemory: sbx.MaxMemory, MaxRecursion: sbx.MaxRecursion, MaxOutputBytes: sbx.MaxOutputBytes,
 		Trajectory: traj,
 		RunConfig:  runConfigRecord(llmCfg, &f),
 	})
@@ -197,6 +208,9 @@ func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
 		"max_iterations": f.maxIterations, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
 		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
 		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
+		"max_steps": f.limits.maxSteps, "step_timeout": f.limits.stepTimeout.String(), "max_memory": int64(f.limits.maxMemory),
+		"max_recursion": f.limits.maxRecursion, "max_output_bytes": int64(f.limits.maxOutputBytes), "observation_tokens": f.limits.observationTokens,
+		"warn_size": f.sizes.WarnThreshold, "chunk_threshold": f.sizes.ChunkThreshold, "chunk_size": f.sizes.ChunkSize, "max_context_size": f.sizes.MaxTotalSize,
 	}
 	return m
 }

@@ -97,12 +97,31 @@ func subFlags(env *cliEnv, dir *string, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-func wantArgs(fs *flag.FlagSet, pos []string, n int, what string) error {
-	if len(pos) != n {
-		fs.Usage()
-		return fmt.Errorf("%w: expected %s, got %d argument(s)", errUsage, what, len(pos))
+// storeArgs parses a subcommand's flags and positional arguments: exactly
+// n of them, or at least one when n < 0.
+func storeArgs(fs *flag.FlagSet, args []string, n int, what string) ([]string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if (n >= 0 && len(pos) != n) || (n < 0 && len(pos) == 0) {
+		fs.Usage()
+		return nil, fmt.Errorf("%w: expected %s, got %d argument(s)", errUsage, what, len(pos))
+	}
+	return pos, nil
+}
+
+// openStoreCmd is storeArgs followed by opening the store.
+func openStoreCmd(env *cliEnv, fs *flag.FlagSet, dir *string, args []string, n int, what string) (*rlmctx.Store, []string, error) {
+	pos, err := storeArgs(fs, args, n, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openCLIStore(env, *dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, pos, nil
 }
 
 func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error {
@@ -110,11 +129,8 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 	scope := fs.String("scope", rlmctx.ScopeGlobal, "scope: global, agent:ID or session:ID")
 	typ := fs.String("type", "", "type (default inferred): text, json, conversation, files, tool_outputs, working_memory, custom:NAME")
 	fs.Bool("persist", true, "persist the value (always on for the command line, which exits after storing)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := storeArgs(fs, args, 2, "KEY SOURCE")
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 2, "KEY SOURCE"); err != nil {
 		return err
 	}
 	key, source := pos[0], pos[1]
@@ -158,11 +174,7 @@ func storeLs(ctx context.Context, env *cliEnv, dir string, args []string) error 
 	fs := subFlags(env, &dir, "ls", "[--scope S] [--type T]")
 	scope := fs.String("scope", "", "only this scope (a trailing * matches by prefix, e.g. agent:*)")
 	typ := fs.String("type", "", "only this type")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 0, "no arguments"); err != nil {
+	if _, err := storeArgs(fs, args, 0, "no arguments"); err != nil {
 		return err
 	}
 	t, err := rlmctx.ParseVarType(*typ)
@@ -192,15 +204,7 @@ func quoteKey(k string) string {
 }
 
 func storeShow(ctx context.Context, env *cliEnv, dir string, args []string) error {
-	fs := subFlags(env, &dir, "show", "KEY")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 1, "KEY"); err != nil {
-		return err
-	}
-	st, err := openCLIStore(env, dir)
+	st, pos, err := openStoreCmd(env, subFlags(env, &dir, "show", "KEY"), &dir, args, 1, "KEY")
 	if err != nil {
 		return err
 	}
@@ -226,15 +230,7 @@ func storeShow(ctx context.Context, env *cliEnv, dir string, args []string) erro
 }
 
 func storeCat(ctx context.Context, env *cliEnv, dir string, args []string) error {
-	fs := subFlags(env, &dir, "cat", "KEY")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 1, "KEY"); err != nil {
-		return err
-	}
-	st, err := openCLIStore(env, dir)
+	st, pos, err := openStoreCmd(env, subFlags(env, &dir, "cat", "KEY"), &dir, args, 1, "KEY")
 	if err != nil {
 		return err
 	}
@@ -255,16 +251,7 @@ func storeCat(ctx context.Context, env *cliEnv, dir string, args []string) error
 }
 
 func storeRm(ctx context.Context, env *cliEnv, dir string, args []string) error {
-	fs := subFlags(env, &dir, "rm", "KEY...")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: expected at least one KEY", errUsage)
-	}
-	st, err := openCLIStore(env, dir)
+	st, pos, err := openStoreCmd(env, subFlags(env, &dir, "rm", "KEY..."), &dir, args, -1, "at least one KEY")
 	if err != nil {
 		return err
 	}
@@ -278,15 +265,7 @@ func storeRm(ctx context.Context, env *cliEnv, dir string, args []string) error 
 }
 
 func storeClear(ctx context.Context, env *cliEnv, dir string, args []string) error {
-	fs := subFlags(env, &dir, "clear", "")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 0, "no arguments"); err != nil {
-		return err
-	}
-	st, err := openCLIStore(env, dir)
+	st, _, err := openStoreCmd(env, subFlags(env, &dir, "clear", ""), &dir, args, 0, "no arguments")
 	if err != nil {
 		return err
 	}

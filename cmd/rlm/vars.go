@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,6 +94,10 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 			if store == nil {
 				if storeDir == "" {
 					return nil, nil, fmt.Errorf("--var %s: %w (pass --store DIR or set RLM_STORE)", spec.Name, rlmctx.ErrNoStore)
+				}
+				// Reading must not create an empty store by accident.
+				if _, err := os.Stat(storeDir); errors.Is(err, fs.ErrNotExist) {
+					return nil, nil, fmt.Errorf("--var %s: %s: %w: the store %s does not exist (add values with rlm store put, or pass --store DIR or set RLM_STORE)", spec.Name, spec.Source, rlmctx.ErrNotFound, storeDir)
 				}
 				store, err = rlmctx.OpenStore(rlmctx.StoreConfig{Dir: storeDir})
 				if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm/llmtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -147,4 +149,85 @@ func TestSizeFlags(t *testing.T) {
 	v, ok := c.Get("log_chunks")
 	require.True(t, ok)
 	assert.Equal(t, 6, v.ItemCount)
+}
+
+// TestExecStoreVar: values put with rlm store put reach rlm exec through
+// --var NAME=store:KEY exactly (bytes, types, large memory-mapped texts).
+func TestExecStoreVar(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	env := map[string]string{"RLM_STORE": store}
+	notes := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("café\r\nline two\r\nno newline at the end"), 0o644))
+	big := filepath.Join(dir, "big.log")
+	bigText := strings.Repeat("2026-01-01 INFO a line of a large log\n", 40000) // 1.5 MB: memory-mapped, auto-chunked
+	require.NoError(t, os.WriteFile(big, []byte(bigText), 0o644))
+
+	for _, put := range [][]string{
+		{"store", "put", "notes", notes},
+		{"store", "put", "big", big},
+		{"store", "put", "chat", "-", "--scope", "session:1", "--type", "conversation"},
+	} {
+		code, _, errOut := runCLI(t, `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]`, env, put...)
+		require.Equal(t, 0, code, errOut)
+	}
+
+	code, out, errOut := runCLI(t, "", env, "exec", "--var", "n=store:notes", "--var", "chat=store:chat", "--var", "log=store:big",
+		"-c", `print(len(chat), chat[1]["content"])
+print(len(log), len(log_chunks), "".join(log_chunks) == log)
+SUBMIT({"n": n})`)
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	assert.Equal(t, "2 hello", lines[0])
+	assert.Equal(t, fmt.Sprintf("%d 15 True", len(bigText)), lines[1])
+	assert.JSONEq(t, `{"n": "café\r\nline two\r\nno newline at the end"}`, lines[2], "text exact through the store")
+	assert.Contains(t, errOut, "added log_chunks")
+
+	// Type override on a store value; the store flag beats RLM_STORE.
+	code, out, errOut = runCLI(t, "", map[string]string{"RLM_STORE": filepath.Join(dir, "elsewhere")},
+		"exec", "--store", store, "--var", "c:json=store:chat", "-c", `print(type(c), c[0]["role"])`)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "<class 'list'> user\n", out)
+
+	// Errors: a missing key, a store that does not exist (not created).
+	code, _, errOut = runCLI(t, "", env, "exec", "--var", "x=store:nope", "-c", "print(x)")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `store:nope: store key "nope": not found`)
+	assert.Contains(t, errOut, "rlm store ls")
+	missing := filepath.Join(dir, "no-such-store")
+	code, _, errOut = runCLI(t, "", nil, "exec", "--store", missing, "--var", "x=store:notes", "-c", "print(x)")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "the store "+missing+" does not exist")
+	assert.NoDirExists(t, missing)
+}
+
+// TestRunStoreVar: rlm run takes --var NAME=store:KEY; the root model sees
+// the variable's summary, not its content.
+func TestRunStoreVar(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	scriptedRoot(srv)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	ctxFile := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(ctxFile, []byte(strings.Repeat("filler line\n", 1000)+"the magic number is 42\n"), 0o644))
+	code, _, errOut := runCLI(t, "", nil, "store", "--store", store, "put", "notes", ctxFile)
+	require.Equal(t, 0, code, errOut)
+
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_STORE": store}
+	code, out, errOut := runCLI(t, "", env, "run", "--query", "What is the magic number?", "--var", "context=store:notes", "--quiet")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Equal(t, "42\n", out)
+	var root []string
+	for _, c := range srv.Calls() {
+		if c.Model == "root" {
+			for _, m := range c.Messages {
+				root = append(root, m.Content)
+			}
+		}
+	}
+	require.NotEmpty(t, root)
+	prompt := strings.Join(root, "\n")
+	assert.Contains(t, prompt, "- context: text, 11.7 KB, 4,007 tokens, 1,001 lines; preview")
+	assert.NotContains(t, prompt, "the magic number is 42", "the content stays in the variable")
 }

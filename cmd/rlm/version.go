@@ -19,6 +19,10 @@ func runVersion(ctx context.Context, env *cliEnv, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: unexpected argument %q (rlm version takes no arguments)", errUsage, fs.Arg(0))
+	}
 	v := version
 	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version

@@ -88,16 +88,5 @@ func HashVector(text string, dim int) []float32 {
 	return out
 }
 
-// Cosine returns the cosine similarity of two vectors of equal length.
-func Cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+// Cosine is [llm.Cosine], kept here for tests written against llmtest.
+func Cosine(a, b []float32) float64 { return llm.Cosine(a, b) }

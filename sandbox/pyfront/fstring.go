@@ -258,7 +258,7 @@ func (fs *fstring) parseExpr(text string, i int) Expr {
 	in.lineStart = false
 	sub := &parser{in: in, file: fs.p.file, opts: fs.p.opts, temps: fs.p.temps, prog: fs.p.prog, block: fs.p.block, inDef: fs.p.inDef}
 	sub.nextToken()
-	x := sub.fixStars(sub.parseExpr(true))
+	x := sub.fixStars(sub.parseExpr())
 	if sub.tok != EOF {
 		sub.in.errorf(sub.tokval.pos, "f-string: invalid syntax: got %s", tokName(sub.tok))
 	}

@@ -32,11 +32,6 @@ func paren(e Expr) Expr {
 	return &ParenExpr{Lparen: start, X: e, Rparen: end}
 }
 
-func isWalrus(e Expr) bool {
-	b, ok := e.(*BinaryExpr)
-	return ok && b.Op == COLONEQ
-}
-
 func hasWalrus(e Expr) bool {
 	found := false
 	syntax.Walk(e, func(n syntax.Node) bool {

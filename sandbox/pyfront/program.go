@@ -194,3 +194,23 @@ func dedent(src string) string {
 	}
 	return b.String()
 }
+
+// ParseExpr parses a single Python expression (e.g. the argument of
+// ast.literal_eval or eval) and lowers it like Compile does. Positions
+// use filename and start at line 1.
+func ParseExpr(filename, src string, opts Options) (expr Expr, err error) {
+	file := new(string)
+	*file = filename
+	in := newScanner(file, []byte(strings.TrimSpace(src)), 1, 1)
+	in.exprOnly = true
+	in.lineStart = false
+	p := &parser{in: in, file: file, opts: opts, temps: new(int), prog: &Program{}}
+	defer in.recover(&err)
+	p.nextToken()
+	x := p.fixStars(p.parseExpr())
+	if p.tok != EOF {
+		p.in.errorf(p.tokval.pos, "invalid syntax: got %s after the expression", tokName(p.tok))
+	}
+	p.validate(&File{Stmts: []Stmt{&ExprStmt{X: x}}})
+	return x, nil
+}

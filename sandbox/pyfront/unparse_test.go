@@ -101,3 +101,20 @@ C = _py_class("C", [], _py_t2())
 `
 	assert.Equal(t, want, Unparse(prog.Chunks[0].File.Stmts))
 }
+
+func TestParseExpr(t *testing.T) {
+	for src, want := range map[string]string{
+		`[1, 'a', (2,), {"k": None}, -3.5, {1, 2}]`: `[1, "a", ((2,)), {"k": None}, -3.5, _py_set([1, 2])]`,
+		"  (1,\n 2)  ":  "((1, 2))",
+		`f"{x}"`:        `_py_format(x, "")`,
+		`a if b else c`: "(a if b else c)",
+	} {
+		x, err := ParseExpr("e", src, Options{})
+		require.NoError(t, err, src)
+		assert.Equal(t, want, unparseExpr(x), src)
+	}
+	for _, src := range []string{"x = 1", "1 2", "(", "y := 2"} {
+		_, err := ParseExpr("e", src, Options{})
+		assert.Error(t, err, src)
+	}
+}

@@ -1,0 +1,601 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// Python classes (pyfront Options.Classes): a class is a *typeObj whose
+// cls field holds its members; instances are *pyObject.
+
+// classInfo is the class part of a typeObj.
+type classInfo struct {
+	bases       []*typeObj
+	names       []string // member names in definition order
+	annotations []string
+	sess        *Session
+}
+
+// mro returns the class and its bases, depth-first, left to right.
+func (t *typeObj) mro() []*typeObj {
+	out := []*typeObj{t}
+	if t.cls != nil {
+		for _, b := range t.cls.bases {
+			out = append(out, b.mro()...)
+		}
+	} else if t.base != nil {
+		out = append(out, t.base.mro()...)
+	}
+	return out
+}
+
+// lookup finds a class member through the MRO.
+func (t *typeObj) lookup(name string) (starlark.Value, bool) {
+	for _, c := range t.mro() {
+		if c.cls == nil {
+			continue
+		}
+		if v, ok := c.attrs[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// isException reports whether t derives from BaseException.
+func (t *typeObj) isException() bool {
+	for _, c := range t.mro() {
+		if excTypes[c.name] == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *typeObj) SetField(name string, v starlark.Value) error {
+	if t.cls == nil {
+		return Errorf("TypeError", "cannot set '%s' attribute of immutable type '%s'", name, t.name)
+	}
+	if _, ok := t.attrs[name]; !ok {
+		t.cls.names = append(t.cls.names, name)
+	}
+	t.attrs[name] = v
+	return nil
+}
+
+// staticMethod, classMethod and property wrap class members.
+type memberWrapper struct {
+	kind string // "staticmethod", "classmethod", "property"
+	fn   starlark.Value
+}
+
+func (w *memberWrapper) String() string        { return "<" + w.kind + " object>" }
+func (w *memberWrapper) Type() string          { return w.kind }
+func (w *memberWrapper) Freeze()               {}
+func (w *memberWrapper) Truth() starlark.Bool  { return true }
+func (w *memberWrapper) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: '%s'", w.kind) }
+
+func wrapperBuiltin(kind string) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		fn, err := oneArg(kind, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return &memberWrapper{kind: kind, fn: fn}, nil
+	}
+}
+
+// bound is a method bound to a receiver.
+func bindMethod(fn, self starlark.Value) starlark.Value {
+	name := "method"
+	if c, ok := fn.(starlark.Callable); ok {
+		name = c.Name()
+	}
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.Call(thread, fn, append(starlark.Tuple{self}, args...), kwargs)
+	})
+}
+
+// classAttr resolves a member found on a class for access through recv
+// (an instance, or nil for access on the class itself).
+func classAttr(thread *starlark.Thread, cls *typeObj, v starlark.Value, recv starlark.Value) (starlark.Value, error) {
+	switch x := v.(type) {
+	case *memberWrapper:
+		switch x.kind {
+		case "staticmethod":
+			return x.fn, nil
+		case "classmethod":
+			return bindMethod(x.fn, cls), nil
+		case "property":
+			if recv == nil {
+				return x, nil
+			}
+			return starlark.Call(thread, x.fn, starlark.Tuple{recv}, nil)
+		}
+	case *starlark.Function, *memoized:
+		if recv != nil {
+			return bindMethod(v, recv), nil
+		}
+	}
+	return v, nil
+}
+
+// pyObject is an instance of a Python class.
+type pyObject struct {
+	cls   *typeObj
+	names []string
+	attrs map[string]starlark.Value
+}
+
+var (
+	_ starlark.HasAttrs    = (*pyObject)(nil)
+	_ starlark.HasSetField = (*pyObject)(nil)
+	_ starlark.Comparable  = (*pyObject)(nil)
+	_ starlark.HasBinary   = (*pyObject)(nil)
+	_ starlark.Mapping     = (*pyObject)(nil)
+	_ starlark.Container   = (*pyObject)(nil)
+	_ starlark.Sequence    = (*pyObject)(nil)
+	_ starlark.Callable    = (*pyObject)(nil)
+)
+
+func (o *pyObject) thread() *starlark.Thread {
+	if o.cls.cls != nil && o.cls.cls.sess != nil && o.cls.cls.sess.current != nil {
+		return o.cls.cls.sess.current
+	}
+	return &starlark.Thread{Name: "dunder"}
+}
+
+// dunder calls a special method if the class defines it.
+func (o *pyObject) dunder(name string, args ...starlark.Value) (starlark.Value, bool, error) {
+	fn, ok := o.cls.lookup(name)
+	if !ok {
+		return nil, false, nil
+	}
+	v, err := starlark.Call(o.thread(), fn, append(starlark.Tuple{o}, args...), nil)
+	return v, true, err
+}
+
+func (o *pyObject) String() string       { return Repr(o) }
+func (o *pyObject) Type() string         { return o.cls.name }
+func (o *pyObject) pyTypeObj() *typeObj  { return o.cls }
+func (o *pyObject) pyTypeName() string   { return o.cls.name }
+func (o *pyObject) Freeze()              {}
+func (o *pyObject) Name() string         { return o.cls.name }
+func (o *pyObject) Truth() starlark.Bool {
+	if v, ok, err := o.dunder("__bool__"); ok && err == nil {
+		return v.Truth()
+	}
+	if v, ok, err := o.dunder("__len__"); ok && err == nil {
+		return v.Truth()
+	}
+	return true
+}
+
+func (o *pyObject) Hash() (uint32, error) {
+	if v, ok, err := o.dunder("__hash__"); ok {
+		if err != nil {
+			return 0, err
+		}
+		i, err := starlark.AsInt32(v)
+		return uint32(i), err
+	}
+	return starlark.String(fmt.Sprintf("%p", o)).Hash()
+}
+
+func (o *pyObject) writeRepr(r *renderer) {
+	if v, ok, err := o.dunder("__repr__"); ok && err == nil {
+		r.b.WriteString(Str(v))
+		return
+	}
+	fmt.Fprintf(&r.b, "<__main__.%s object at %p>", o.cls.name, o)
+}
+
+func (o *pyObject) pyStr() string {
+	if v, ok, err := o.dunder("__str__"); ok && err == nil {
+		return Str(v)
+	}
+	return Repr(o)
+}
+
+func (o *pyObject) Attr(name string) (starlark.Value, error) {
+	if v, ok := o.attrs[name]; ok {
+		return v, nil
+	}
+	if name == "__class__" {
+		return o.cls, nil
+	}
+	if name == "__dict__" {
+		d := starlark.NewDict(len(o.names))
+		for _, n := range o.names {
+			d.SetKey(starlark.String(n), o.attrs[n])
+		}
+		return d, nil
+	}
+	if v, ok := o.cls.lookup(name); ok {
+		return classAttr(o.thread(), o.cls, v, o)
+	}
+	if _, ok, _ := o.dunder("__getattr__"); ok {
+		v, _, err := o.dunder("__getattr__", starlark.String(name))
+		return v, err
+	}
+	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", o.cls.name, name)
+}
+
+func (o *pyObject) AttrNames() []string { return o.names }
+
+func (o *pyObject) SetField(name string, v starlark.Value) error {
+	if w, ok := o.cls.lookup(name); ok {
+		if mw, ok := w.(*memberWrapper); ok && mw.kind == "property" {
+			return Errorf("AttributeError", "property '%s' of '%s' object has no setter", name, o.cls.name)
+		}
+	}
+	if _, ok := o.attrs[name]; !ok {
+		o.names = append(o.names, name)
+	}
+	o.attrs[name] = v
+	return nil
+}
+
+func (o *pyObject) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	names := map[syntax.Token]string{syntax.EQL: "__eq__", syntax.NEQ: "__ne__", syntax.LT: "__lt__", syntax.LE: "__le__", syntax.GT: "__gt__", syntax.GE: "__ge__"}
+	if v, ok, err := o.dunder(names[op], y); ok {
+		if err != nil {
+			return false, err
+		}
+		return bool(v.Truth()), nil
+	}
+	switch op {
+	case syntax.EQL:
+		return o == y, nil
+	case syntax.NEQ:
+		if v, ok, err := o.dunder("__eq__", y); ok {
+			return !bool(v.Truth()), err
+		}
+		return o != y, nil
+	case syntax.GT, syntax.GE:
+		// Python reflects: a > b is b < a.
+		if yo, ok := y.(*pyObject); ok {
+			rev := map[syntax.Token]string{syntax.GT: "__lt__", syntax.GE: "__le__"}[op]
+			if v, ok, err := yo.dunder(rev, o); ok {
+				return bool(v.Truth()), err
+			}
+		}
+	}
+	return false, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, o.cls.name, pyType(y))
+}
+
+var binaryDunders = map[syntax.Token][2]string{
+	syntax.PLUS: {"__add__", "__radd__"}, syntax.MINUS: {"__sub__", "__rsub__"}, syntax.STAR: {"__mul__", "__rmul__"},
+	syntax.SLASH: {"__truediv__", "__rtruediv__"}, syntax.SLASHSLASH: {"__floordiv__", "__rfloordiv__"},
+	syntax.PERCENT: {"__mod__", "__rmod__"}, syntax.AMP: {"__and__", "__rand__"}, syntax.PIPE: {"__or__", "__ror__"},
+}
+
+func (o *pyObject) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	names, ok := binaryDunders[op]
+	if !ok {
+		return nil, nil
+	}
+	name := names[0]
+	if side == starlark.Right {
+		name = names[1]
+	}
+	v, ok, err := o.dunder(name, y)
+	if !ok {
+		return nil, nil
+	}
+	return v, err
+}
+
+func (o *pyObject) Get(k starlark.Value) (starlark.Value, bool, error) {
+	v, ok, err := o.dunder("__getitem__", k)
+	if !ok {
+		return nil, false, Errorf("TypeError", "'%s' object is not subscriptable", o.cls.name)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+func (o *pyObject) Has(k starlark.Value) (bool, error) {
+	if v, ok, err := o.dunder("__contains__", k); ok {
+		return bool(v.Truth()), err
+	}
+	return false, Errorf("TypeError", "argument of type '%s' is not iterable", o.cls.name)
+}
+
+func (o *pyObject) Len() int {
+	v, ok, err := o.dunder("__len__")
+	if !ok || err != nil {
+		return -1
+	}
+	n, _ := starlark.AsInt32(v)
+	return n
+}
+
+func (o *pyObject) Iterate() starlark.Iterator {
+	v, ok, err := o.dunder("__iter__")
+	if !ok || err != nil {
+		return starlark.Tuple(nil).Iterate()
+	}
+	elems, err := collect(o.thread(), v)
+	if err != nil {
+		return starlark.Tuple(nil).Iterate()
+	}
+	return starlark.Tuple(elems).Iterate()
+}
+
+func (o *pyObject) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	fn, ok := o.cls.lookup("__call__")
+	if !ok {
+		return nil, Errorf("TypeError", "'%s' object is not callable", o.cls.name)
+	}
+	return starlark.Call(thread, fn, append(starlark.Tuple{o}, args...), kwargs)
+}
+
+// pyClassHelper implements _py_class(name, bases, members).
+func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var basesV, membersV starlark.Value
+	if err := starlark.UnpackPositionalArgs("_py_class", args, kwargs, 3, &name, &basesV, &membersV); err != nil {
+		return nil, err
+	}
+	info := &classInfo{}
+	if st := stepOf(thread); st != nil {
+		info.sess = st.sess
+	}
+	t := &typeObj{name: name, cls: info, attrs: starlark.StringDict{}}
+	baseVals, err := collect(thread, basesV)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range baseVals {
+		bt, ok := b.(*typeObj)
+		if !ok {
+			return nil, Errorf("TypeError", "class %s: base %s is not a class", name, Repr(b))
+		}
+		if bt == typeObject {
+			continue
+		}
+		info.bases = append(info.bases, bt)
+	}
+	if len(info.bases) > 0 {
+		t.base = info.bases[0]
+	}
+	members, ok := membersV.(*starlark.Dict)
+	if !ok {
+		return nil, Errorf("TypeError", "_py_class: members must be a dict")
+	}
+	for _, kv := range members.Items() {
+		k, _ := starlark.AsString(kv[0])
+		if k == "__annotations__" {
+			anns, _ := collect(thread, kv[1])
+			for _, a := range anns {
+				s, _ := starlark.AsString(a)
+				info.annotations = append(info.annotations, s)
+			}
+			continue
+		}
+		info.names = append(info.names, k)
+		t.attrs[k] = kv[1]
+	}
+	t.check = func(v starlark.Value) bool {
+		var vt *typeObj
+		switch x := v.(type) {
+		case *pyObject:
+			vt = x.cls
+		case *exception:
+			vt = x.typ
+		default:
+			return false
+		}
+		for _, c := range vt.mro() {
+			if c == t {
+				return true
+			}
+		}
+		return false
+	}
+	t.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if t.isException() {
+			if _, custom := t.lookup("__init__"); !custom {
+				return &exception{typ: t, args: append(starlark.Tuple(nil), args...)}, nil
+			}
+		}
+		o := &pyObject{cls: t, attrs: map[string]starlark.Value{}}
+		if init, ok := t.lookup("__init__"); ok {
+			if _, err := starlark.Call(thread, init, append(starlark.Tuple{o}, args...), kwargs); err != nil {
+				return nil, err
+			}
+		} else if len(args) > 0 || len(kwargs) > 0 {
+			return nil, Errorf("TypeError", "%s() takes no arguments", name)
+		}
+		return o, nil
+	}
+	return t, nil
+}
+
+// superProxy is the value of super() in a method.
+type superProxy struct {
+	cls  *typeObj
+	self starlark.Value
+}
+
+func (s *superProxy) String() string        { return "<super: <class '" + s.cls.name + "'>>" }
+func (s *superProxy) Type() string          { return "super" }
+func (s *superProxy) Freeze()               {}
+func (s *superProxy) Truth() starlark.Bool  { return true }
+func (s *superProxy) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'super'") }
+func (s *superProxy) AttrNames() []string   { return nil }
+func (s *superProxy) Attr(name string) (starlark.Value, error) {
+	var mro []*typeObj
+	switch x := s.self.(type) {
+	case *pyObject:
+		mro = x.cls.mro()
+	case *typeObj:
+		mro = x.mro()
+	}
+	after := false
+	for _, c := range mro {
+		if after && c.cls != nil {
+			if v, ok := c.attrs[name]; ok {
+				return classAttr(&starlark.Thread{Name: "super"}, c, v, s.self)
+			}
+		}
+		if c == s.cls {
+			after = true
+		}
+	}
+	if name == "__init__" {
+		// object.__init__ / Exception.__init__: accept and ignore arguments.
+		return starlark.NewBuiltin("__init__", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		}), nil
+	}
+	return nil, Errorf("AttributeError", "'super' object has no attribute '%s'", name)
+}
+
+func pySuper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, Errorf("RuntimeError", "super(): use super() inside a method")
+	}
+	cls, ok := args[0].(*typeObj)
+	if !ok {
+		return nil, Errorf("TypeError", "super() argument 1 must be a type")
+	}
+	return &superProxy{cls: cls, self: args[1]}, nil
+}
+
+func pyDelAttr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var obj starlark.Value
+	var name string
+	if err := starlark.UnpackPositionalArgs("_py_delattr", args, kwargs, 2, &obj, &name); err != nil {
+		return nil, err
+	}
+	o, ok := obj.(*pyObject)
+	if !ok {
+		return nil, Errorf("AttributeError", "'%s' object attribute '%s' cannot be deleted", pyType(obj), name)
+	}
+	if _, ok := o.attrs[name]; !ok {
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", o.cls.name, name)
+	}
+	delete(o.attrs, name)
+	for i, n := range o.names {
+		if n == name {
+			o.names = append(o.names[:i], o.names[i+1:]...)
+			break
+		}
+	}
+	return starlark.None, nil
+}
+
+// dataclass implements dataclasses.dataclass (with or without arguments).
+func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 0 {
+		return starlark.NewBuiltin("dataclass", dataclass), nil
+	}
+	t, ok := args[0].(*typeObj)
+	if !ok || t.cls == nil {
+		return nil, Errorf("TypeError", "dataclass() should be applied to a class")
+	}
+	var fields []string
+	for _, c := range reverseMRO(t) {
+		for _, f := range c.cls.annotations {
+			if !contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+	}
+	defaults := map[string]starlark.Value{}
+	for _, f := range fields {
+		if v, ok := t.lookup(f); ok {
+			defaults[f] = v
+		}
+	}
+	if _, ok := t.attrs["__init__"]; !ok {
+		t.attrs["__init__"] = starlark.NewBuiltin(t.name+".__init__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			self := args[0].(*pyObject)
+			pos := args[1:]
+			if len(pos) > len(fields) {
+				return nil, Errorf("TypeError", "%s.__init__() takes %d positional arguments but %d were given", t.name, len(fields)+1, len(pos)+1)
+			}
+			set := map[string]bool{}
+			for i, v := range pos {
+				self.SetField(fields[i], v)
+				set[fields[i]] = true
+			}
+			for _, kv := range kwargs {
+				k, _ := starlark.AsString(kv[0])
+				if !contains(fields, k) {
+					return nil, Errorf("TypeError", "%s.__init__() got an unexpected keyword argument '%s'", t.name, k)
+				}
+				self.SetField(k, kv[1])
+				set[k] = true
+			}
+			for _, f := range fields {
+				if set[f] {
+					continue
+				}
+				d, ok := defaults[f]
+				if !ok {
+					return nil, Errorf("TypeError", "%s.__init__() missing 1 required positional argument: '%s'", t.name, f)
+				}
+				self.SetField(f, d)
+			}
+			if post, ok := t.lookup("__post_init__"); ok {
+				if _, err := starlark.Call(thread, post, starlark.Tuple{self}, nil); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.None, nil
+		})
+	}
+	if _, ok := t.attrs["__repr__"]; !ok {
+		t.attrs["__repr__"] = starlark.NewBuiltin(t.name+".__repr__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			self := args[0].(*pyObject)
+			parts := make([]string, len(fields))
+			for i, f := range fields {
+				parts[i] = f + "=" + Repr(self.attrs[f])
+			}
+			return starlark.String(t.name + "(" + strings.Join(parts, ", ") + ")"), nil
+		})
+	}
+	if _, ok := t.attrs["__eq__"]; !ok {
+		t.attrs["__eq__"] = starlark.NewBuiltin(t.name+".__eq__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			a, b := args[0].(*pyObject), args[1]
+			bo, ok := b.(*pyObject)
+			if !ok || bo.cls != a.cls {
+				return starlark.False, nil
+			}
+			for _, f := range fields {
+				if eq, err := starlark.Equal(a.attrs[f], bo.attrs[f]); err != nil || !eq {
+					return starlark.False, err
+				}
+			}
+			return starlark.True, nil
+		})
+	}
+	return t, nil
+}
+
+func reverseMRO(t *typeObj) []*typeObj {
+	var out []*typeObj
+	for _, c := range t.mro() {
+		if c.cls != nil {
+			out = append([]*typeObj{c}, out...)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
