@@ -1,10 +1,12 @@
 GO ?= go
 PKGS := ./...
+# VERSION is what 'rlm version' prints for binaries built with make build.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: build test vet bench tidy fmt fmtcheck
 
 build:
-	$(GO) build -o bin/rlm ./cmd/rlm
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
 
 test:
 	$(GO) test -race -count=1 $(PKGS)

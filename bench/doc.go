@@ -29,11 +29,14 @@
 // ([RLM] runs the orchestrator over the externalized variables, [Direct]
 // pastes everything into one prompt),
 // appends one [Result] per item to a JSONL file as it finishes (so a run can
-// be resumed), and [WriteReport] renders report.md and SVG charts.
+// be resumed), and [WriteReport] renders report.md (mean scores with 95%
+// intervals: Wilson for 0/1 scores, Student's t otherwise) and SVG charts
+// of score and tokens against context size per mode.
 //
 // Each line of results.jsonl is a [Result]: the item key (task, size, seed,
 // index, mode), the exact context tokens, score, answer and gold, failure
-// kind and error, root and sub-call prompt tokens, completion and total
+// kind and error, root and sub-call prompt tokens, embedding tokens
+// (find_relevant, charged to the item's ledger), completion and total
 // tokens, LLM calls, cost, iterations, stop reason, wall time and finish
 // time. [Run] syncs the file after every line; --resume skips keys already
 // present.

@@ -279,27 +279,12 @@ func drawRows(dc draw.Canvas, rows [][]*plot.Plot) {
 // chartPlots builds the score plot and, when any item used tokens, the
 // tokens plot of task.
 func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
-	score := plot.New()
-	score.Title.Text = task + ": score against context size"
-	score.X.Label.Text = "context tokens"
-	score.Y.Label.Text = "mean score"
-	score.X.Scale = plot.LogScale{}
-	score.X.Tick.Marker = sizeTicks{}
+	score := sizePlot(task+": score against context size", "mean score")
 	score.Y.Min, score.Y.Max = 0, 1.25 // headroom for the legend
 	score.Y.Tick.Marker = plot.ConstantTicks(scoreTicks())
-	score.Legend.Top = true
-	score.Legend.Left = true
-
-	tokens := plot.New()
-	tokens.Title.Text = task + ": tokens per item"
-	tokens.X.Label.Text = "context tokens"
-	tokens.Y.Label.Text = "total tokens per item"
-	tokens.X.Scale = plot.LogScale{}
-	tokens.X.Tick.Marker = sizeTicks{}
+	tokens := sizePlot(task+": tokens per item", "total tokens per item")
 	tokens.Y.Scale = plot.LogScale{}
 	tokens.Y.Tick.Marker = sizeTicks{}
-	tokens.Legend.Top = true
-	tokens.Legend.Left = true
 
 	modes := map[string]bool{}
 	for _, s := range sums {
@@ -357,6 +342,20 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 		rows = append(rows, []*plot.Plot{tokens})
 	}
 	return rows, nil
+}
+
+// sizePlot is a plot against context size (log axis) with the legend at
+// the top left.
+func sizePlot(title, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "context tokens"
+	p.Y.Label.Text = yLabel
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = sizeTicks{}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p
 }
 
 func addLine(p *plot.Plot, name string, xy plotter.XYs, c color.Color) error {

@@ -418,6 +418,11 @@ func TestMeanCI(t *testing.T) {
 // are answered by reading the needle; RLM root requests search, ask a
 // sub-call about the hit, then SUBMIT.
 func niahModel() *llmtest.Scripted {
+	return niahModelWith("hits = search(context, \"special magic number\")\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])")
+}
+
+// niahModelWith is niahModel with firstStep as the first root step's code.
+func niahModelWith(firstStep string) *llmtest.Scripted {
 	needle := regexp.MustCompile(`special magic number for [a-z]+-[a-z]+ is (\d+)`)
 	return llmtest.NewScripted().WithModel("gpt-4o-mini").Default(func(req llm.Request) (*llm.Response, error) {
 		root := req.Messages[0].Role == llm.RoleSystem && strings.Contains(req.Messages[0].Content, "SUBMIT")
@@ -434,7 +439,7 @@ func niahModel() *llmtest.Scripted {
 				return llmtest.Say("```python\nSUBMIT({\"answer\": ans.value})\n```")(req)
 			}
 		}
-		return llmtest.Say("```python\nhits = search(context, \"special magic number\")\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```")(req)
+		return llmtest.Say("```python\n" + firstStep + "\n```")(req)
 	})
 }
 
@@ -481,21 +486,7 @@ func TestRunRLMAndDirect(t *testing.T) {
 // to the item's ledger (tokens, calls, cost) and reported as embed tokens,
 // not as sub-call prompt tokens.
 func TestRLMChargesEmbeddings(t *testing.T) {
-	needle := regexp.MustCompile(`special magic number for [a-z]+-[a-z]+ is (\d+)`)
-	m := llmtest.NewScripted().WithModel("gpt-4o-mini").Default(func(req llm.Request) (*llm.Response, error) {
-		if !strings.Contains(req.Messages[0].Content, "SUBMIT") {
-			if g := needle.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content); g != nil {
-				return llmtest.Say(g[1])(req)
-			}
-			return llmtest.Say("unknown")(req)
-		}
-		for _, m := range req.Messages {
-			if m.Role == llm.RoleAssistant {
-				return llmtest.Say("```python\nSUBMIT({\"answer\": ans.value})\n```")(req)
-			}
-		}
-		return llmtest.Say("```python\nhits = find_relevant(context, \"special magic number\", top_k=1)\nans = llm_query(\"What is the number in: \" + hits[0][\"item\"])\n```")(req)
-	})
+	m := niahModelWith("hits = find_relevant(context, \"special magic number\", top_k=1)\nans = llm_query(\"What is the number in: \" + hits[0][\"item\"])")
 	emb := &llmtest.HashEmbedder{}
 	r := &RLM{Model: m, EmbeddingModel: "text-embedding-3-small",
 		Config: orchestrator.Config{RootModel: "gpt-4o-mini", SubModel: "gpt-4o-mini", Embedder: emb}}
@@ -520,4 +511,38 @@ func TestRLMChargesEmbeddings(t *testing.T) {
 	require.True(t, ok)
 	assert.Less(t, res.Score, 1.0)
 	assert.NotEmpty(t, res.Failure, "the budget stops the run: %+v", res)
+}
+
+// TestWriteReportChart checks the chart plots score and tokens against
+// context size for both modes: both panels, a line per mode in its colour,
+// log-axis labels, and no score labels past 1.
+func TestWriteReportChart(t *testing.T) {
+	var rs []Result
+	for i, size := range []int{8000, 128000, 1000000} {
+		for item := 0; item < 3; item++ {
+			rs = append(rs,
+				Result{Key: Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeRLM}, Score: float64((item + i) % 2), TotalTokens: 4000 + 1000*i, Calls: 3, CostKnown: true},
+				Result{Key: Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeDirect}, Score: 1, TotalTokens: size + 100, Calls: 1, CostKnown: true})
+		}
+	}
+	dir := t.TempDir()
+	_, err := WriteReport(dir, rs, "")
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "chart-niah.svg"))
+	require.NoError(t, err)
+	assertSVG(t, b)
+	svg := string(b)
+	for _, want := range []string{"niah: score against context size", "niah: tokens per item", ">rlm<", ">direct<", ">10k<", ">100k<", ">1m<", ">1.0<", ">0.0<",
+		"stroke:#1F77B4", "stroke:#D62728"} {
+		assert.Contains(t, svg, want)
+	}
+	assert.NotContains(t, svg, ">1.2<", "no score label past 1")
+	// Each mode draws a polyline through its three sizes in each panel.
+	for _, c := range []string{"1F77B4", "D62728"} {
+		lines := regexp.MustCompile(`<path d="M[\d.]+,[\d.]+L[\d.]+,[\d.]+L[\d.]+,[\d.]+" style="fill:none;stroke:#`+c).FindAllString(svg, -1)
+		assert.Len(t, lines, 2, "a three-point line per panel for #%s", c)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportMarkdown))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| 1m | direct | 3 | 1.000 [0.439, 1.000] |")
 }

@@ -122,6 +122,8 @@ func TestScorePairs(t *testing.T) {
 		{"one wrong extra", "100001,200002\n100001,300003\n200002,300003\n100001,400004", 2 * 0.75 / 1.75},
 		{"self pair ignored", "100001,100001\n100001,200002\n100001,300003\n200002,300003", 1},
 		{"empty", "", 0},
+		{"whitespace only", " \n\t ", 0},
+		{"extra whitespace", "\n  100001 ,  200002 \n\n\t100001,300003  \n 200002,\t300003\n\n", 1},
 		{"none of them", "999999,888888", 0},
 	}
 	for _, tt := range tests {
@@ -146,6 +148,7 @@ func TestScoreFiles(t *testing.T) {
 		{"prose lines", "Defined in `src/a/core/x.py`.\nCalled from: src/b/api/y.py, tests/a/test_x.py", 1},
 		{"missing caller", `{"defined": "src/a/core/x.py", "callers": ["src/b/api/y.py"]}`, 0},
 		{"extra caller", `{"defined": "src/a/core/x.py", "callers": ["src/b/api/y.py", "tests/a/test_x.py", "docs/a/core.md"]}`, 0},
+		{"extra whitespace", "\n  {\"defined\": \" src/a/core/x.py \",\n \"callers\": [\"  src/b/api/y.py\", \"tests/a/test_x.py\\n\"]}  \n", 1},
 		{"wrong definition", `{"defined": "src/b/api/y.py", "callers": ["src/b/api/y.py", "tests/a/test_x.py"]}`, 0},
 		{"empty", "", 0},
 	}

@@ -76,6 +76,8 @@ type Key struct {
 	Mode  string `json:"mode"`
 }
 
+// String renders k as task/size/seed=N/index/mode, e.g.
+// niah/8k/seed=1/0/rlm.
 func (k Key) String() string {
 	return fmt.Sprintf("%s/%s/seed=%d/%d/%s", k.Task, FormatSize(k.Size), k.Seed, k.Index, k.Mode)
 }

@@ -28,7 +28,6 @@ var (
 	ErrStoreClosed = errors.New("store closed")
 	// ErrBadKey: an empty store key.
 	ErrBadKey = errors.New("bad store key")
+	// ErrBadScope: a scope other than global, agent:ID or session:ID.
+	ErrBadScope = errors.New("bad scope")
 )
-
-// ErrBadScope: a scope other than global, agent:ID or session:ID.
-var ErrBadScope = errors.New("bad scope")

@@ -42,6 +42,7 @@ func FuzzChunkText(f *testing.F) {
 	f.Add("line one\nline two\n", 8)
 	f.Add("日本語 テキスト", 4)
 	f.Add(strings.Repeat("word ", 50), 7)
+	f.Add(strings.Repeat("x", 9)+"\r\n"+strings.Repeat("y", 20), 10)
 	f.Fuzz(func(t *testing.T, s string, max int) {
 		if max < 4 || max > 1<<16 || !utf8.ValidString(s) {
 			return
@@ -50,9 +51,12 @@ func FuzzChunkText(f *testing.F) {
 		if strings.Join(pieces, "") != s {
 			t.Fatalf("join differs")
 		}
-		for _, p := range pieces {
+		for i, p := range pieces {
 			if len(p) > max || p == "" || !utf8.ValidString(p) {
 				t.Fatalf("bad piece %q (max %d)", p, max)
+			}
+			if i+1 < len(pieces) && strings.HasSuffix(p, "\r") && strings.HasPrefix(pieces[i+1], "\n") {
+				t.Fatalf("CRLF split after piece %d %q (max %d)", i, p, max)
 			}
 		}
 	})

@@ -170,12 +170,13 @@ func TestAutoChunkRoundTrip(t *testing.T) {
 // TestAutoChunkSummaryCap: the summaries of a chunked variable and of its
 // companion stay under the cap, for long names too.
 func TestAutoChunkSummaryCap(t *testing.T) {
-	text := strings.Repeat("2026-01-01 event happened here, and more words follow\n", 30000) // 1.6 MB
+	text := strings.Repeat("2026-01-01 event happened here, and more words follow\n", 400) // 21 KB
+	cfg := SizeConfig{ChunkThreshold: 10 << 10, ChunkSize: 1 << 10}
 	for _, name := range []string{"log", "server_log", "very_long_variable_name_for_the_access_log"} {
 		c := NewContext("q")
 		_, err := c.Add(name, text)
 		require.NoError(t, err)
-		require.Len(t, c.AutoChunk(DefaultSizeConfig()), 1)
+		require.Len(t, c.AutoChunk(cfg), 1)
 		for _, ln := range strings.Split(c.VariableSummaries(), "\n") {
 			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 		}

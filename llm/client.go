@@ -122,6 +122,9 @@ func (c *Client) do(ctx context.Context, tokens int, call func(ctx context.Conte
 	for attempt := 0; ; attempt++ {
 		release, err := c.sched.acquire(ctx, tokens)
 		if err != nil {
+			if KindOf(err) != KindUnknown {
+				return err
+			}
 			return fmt.Errorf("llm: %w", err)
 		}
 		box := &hdrBox{}

@@ -530,6 +530,8 @@ func TestTokensPerMinute(t *testing.T) {
 	defer cancel()
 	_, err = c.Chat(ctx, userReq(strings.Repeat("word ", 5900)))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, llm.ErrRateLimitWait)
+	assert.Equal(t, llm.KindRateLimit, llm.KindOf(err))
 	assert.ErrorContains(t, err, "tokens-per-minute")
 	assert.Empty(t, fc.slept())
 	assert.Equal(t, 1, srv.Count())

@@ -82,4 +82,8 @@ var (
 	ErrNoModel = errors.New("no model endpoint configured")
 	// ErrBudgetExceeded is wrapped by every budget refusal.
 	ErrBudgetExceeded = errors.New("budget exceeded")
+	// ErrRateLimitWait is wrapped (with context.DeadlineExceeded) when the
+	// client's own requests- or tokens-per-minute limit would hold a call
+	// past its context's deadline; the error is an *Error of KindRateLimit.
+	ErrRateLimitWait = errors.New("rate limit wait exceeds the deadline")
 )

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -85,6 +86,26 @@ func TestRecordReplay(t *testing.T) {
 	replayed := runProgram(t, rp, rp)
 	assert.Equal(t, recorded, replayed)
 	assert.Equal(t, sent, srv.Count(), "replay is offline")
+
+	// A client over the replay's embedding transport gives the same
+	// vectors, and charges its ledger per batch like the recorded client.
+	l := llm.NewLedger(llm.LedgerConfig{})
+	rc, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", EmbeddingModel: "text-embedding-3-small", EmbedBatchSize: 1,
+		MaxRetries: -1, EmbedLedger: l, HTTPClient: &http.Client{Transport: rp.EmbeddingTransport()}})
+	require.NoError(t, err)
+	vecs, err := rc.Embed(context.Background(), []string{"alpha beta", "gamma", "alpha beta"})
+	require.NoError(t, err)
+	assert.Equal(t, recorded[len(recorded)-1], fmt.Sprint(vecs))
+	assert.Equal(t, 2, l.Totals().Calls)
+	assert.Equal(t, llm.CountTokens("alpha beta")+llm.CountTokens("gamma"), l.Totals().PromptTokens)
+	_, err = rc.Embed(context.Background(), []string{"not recorded"})
+	assert.Equal(t, llm.KindReplayMiss, llm.KindOf(err), "err: %v", err)
+	rc2, err := llm.New(llm.Config{BaseURL: "http://replay.invalid/v1", Model: "m", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: rp.EmbeddingTransport()}})
+	require.NoError(t, err)
+	_, err = rc2.Chat(context.Background(), userReq("q"))
+	assert.Equal(t, llm.KindReplayMiss, llm.KindOf(err), "chat goes to the Replay itself, not its transport")
+	assert.Equal(t, sent, srv.Count())
 
 	meta, err := llm.ReadRecordingMeta(path)
 	require.NoError(t, err)

@@ -58,8 +58,9 @@ func (s *scheduler) acquire(ctx context.Context, tokens int) (func(), error) {
 }
 
 // wait takes n tokens from lim, sleeping until they are available. A wait
-// that would outlast ctx's deadline fails at once with an error wrapping
-// context.DeadlineExceeded, and gives the tokens back.
+// that would outlast ctx's deadline fails at once, giving the tokens back,
+// with an *Error of KindRateLimit wrapping ErrRateLimitWait and
+// context.DeadlineExceeded.
 func (s *scheduler) wait(ctx context.Context, lim *rate.Limiter, n int, what string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -72,7 +73,9 @@ func (s *scheduler) wait(ctx context.Context, lim *rate.Limiter, n int, what str
 	}
 	if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
 		r.CancelAt(now)
-		return fmt.Errorf("%w: the %s limit needs a %v wait, past the deadline", context.DeadlineExceeded, what, d.Round(time.Millisecond))
+		return &Error{Kind: KindRateLimit, RetryAfter: d,
+			Message: fmt.Sprintf("the %s limit needs a %v wait, past the call's deadline (raise --rpm/--tpm or the timeout)", what, d.Round(time.Millisecond)),
+			Err:     fmt.Errorf("%w: %w", ErrRateLimitWait, context.DeadlineExceeded)}
 	}
 	if err := s.sleep(ctx, d); err != nil {
 		r.CancelAt(s.now())

@@ -67,12 +67,12 @@ func genText(kind string, n int) string {
 func TestCountLargeEstimate(t *testing.T) {
 	for _, kind := range []string{"prose", "log", "cjk", "json", "base64", "cjk-dense"} {
 		t.Run(kind, func(t *testing.T) {
-			s := genText(kind, 256<<10)
+			s := genText(kind, 128<<10)
 			tok, err := llm.NewTokenizer(llm.EncodingO200k)
 			require.NoError(t, err)
 			exact := tok.Count(s)
 			small := *tok
-			small.EstimateThreshold = 32 << 10
+			small.EstimateThreshold = 16 << 10
 			est, estimated := small.CountLarge(s)
 			assert.True(t, estimated)
 			assert.InEpsilon(t, exact, est, 0.05, "estimate %d vs exact %d", est, exact)
@@ -98,7 +98,7 @@ func TestCountRequestTokens(t *testing.T) {
 
 func BenchmarkCount(b *testing.B) {
 	tok := llm.DefaultTokenizer()
-	for _, kind := range []string{"prose", "log", "cjk"} {
+	for _, kind := range []string{"prose", "log", "cjk", "json"} {
 		s := genText(kind, 1<<20)
 		b.Run(kind+"-1MB", func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
@@ -111,15 +111,18 @@ func BenchmarkCount(b *testing.B) {
 
 // BenchmarkCountLarge compares sampled estimation on 64 MB with exact
 // counting (BenchmarkCount) as the baseline; compare the MB/s columns.
+// json is minified (no whitespace to align samples to).
 func BenchmarkCountLarge(b *testing.B) {
 	tok := llm.DefaultTokenizer()
-	s := strings.Repeat(genText("prose", 1<<20), 64)
-	b.Run("prose-64MB", func(b *testing.B) {
-		b.SetBytes(int64(len(s)))
-		for b.Loop() {
-			if _, est := tok.CountLarge(s); !est {
-				b.Fatal("not estimated")
+	for _, kind := range []string{"prose", "json"} {
+		s := strings.Repeat(genText(kind, 1<<20), 64)
+		b.Run(kind+"-64MB", func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				if _, est := tok.CountLarge(s); !est {
+					b.Fatal("not estimated")
+				}
 			}
-		}
-	})
+		})
+	}
 }

@@ -158,12 +158,12 @@ func (o *pyObject) dunder(name string, args ...starlark.Value) (starlark.Value, 
 	return v, true, err
 }
 
-func (o *pyObject) String() string       { return Repr(o) }
-func (o *pyObject) Type() string         { return o.cls.name }
-func (o *pyObject) pyTypeObj() *typeObj  { return o.cls }
-func (o *pyObject) pyTypeName() string   { return o.cls.name }
-func (o *pyObject) Freeze()              {}
-func (o *pyObject) Name() string         { return o.cls.name }
+func (o *pyObject) String() string      { return Repr(o) }
+func (o *pyObject) Type() string        { return o.cls.name }
+func (o *pyObject) pyTypeObj() *typeObj { return o.cls }
+func (o *pyObject) pyTypeName() string  { return o.cls.name }
+func (o *pyObject) Freeze()             {}
+func (o *pyObject) Name() string        { return o.cls.name }
 func (o *pyObject) Truth() starlark.Bool {
 	if v, ok, err := o.dunder("__bool__"); ok && err == nil {
 		return v.Truth()
@@ -190,12 +190,21 @@ func (o *pyObject) writeRepr(r *renderer) {
 		r.b.WriteString(Str(v))
 		return
 	}
+	if o.cls.isException() {
+		args, _ := o.attrs["args"].(starlark.Tuple)
+		(&exception{typ: o.cls, args: args}).writeRepr(r)
+		return
+	}
 	fmt.Fprintf(&r.b, "<__main__.%s object at %p>", o.cls.name, o)
 }
 
 func (o *pyObject) pyStr() string {
 	if v, ok, err := o.dunder("__str__"); ok && err == nil {
 		return Str(v)
+	}
+	if o.cls.isException() {
+		args, _ := o.attrs["args"].(starlark.Tuple)
+		return (&exception{typ: o.cls, args: args}).msg()
 	}
 	return Repr(o)
 }
@@ -406,6 +415,9 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 			}
 		}
 		o := &pyObject{cls: t, attrs: map[string]starlark.Value{}}
+		if t.isException() {
+			o.SetField("args", append(starlark.Tuple(nil), args...))
+		}
 		if init, ok := t.lookup("__init__"); ok {
 			if _, err := starlark.Call(thread, init, append(starlark.Tuple{o}, args...), kwargs); err != nil {
 				return nil, err
@@ -450,8 +462,11 @@ func (s *superProxy) Attr(name string) (starlark.Value, error) {
 		}
 	}
 	if name == "__init__" {
-		// object.__init__ / Exception.__init__: accept and ignore arguments.
-		return starlark.NewBuiltin("__init__", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		// object.__init__ / Exception.__init__: an exception keeps its args.
+		return starlark.NewBuiltin("__init__", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			if o, ok := s.self.(*pyObject); ok && o.cls.isException() {
+				o.SetField("args", append(starlark.Tuple(nil), args...))
+			}
 			return starlark.None, nil
 		}), nil
 	}
@@ -515,6 +530,23 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			defaults[f] = v
 		}
 	}
+	defaultOf := func(thread *starlark.Thread, f string) (starlark.Value, bool, error) {
+		d, ok := defaults[f]
+		if !ok {
+			return nil, false, nil
+		}
+		if fs, ok := d.(*fieldSpec); ok {
+			if fs.factory != nil {
+				v, err := starlark.Call(thread, fs.factory, nil, nil)
+				return v, true, err
+			}
+			if fs.dflt != nil {
+				return fs.dflt, true, nil
+			}
+			return nil, false, nil
+		}
+		return d, true, nil
+	}
 	if _, ok := t.attrs["__init__"]; !ok {
 		t.attrs["__init__"] = starlark.NewBuiltin(t.name+".__init__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			self := args[0].(*pyObject)
@@ -539,7 +571,10 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 				if set[f] {
 					continue
 				}
-				d, ok := defaults[f]
+				d, ok, err := defaultOf(thread, f)
+				if err != nil {
+					return nil, err
+				}
 				if !ok {
 					return nil, Errorf("TypeError", "%s.__init__() missing 1 required positional argument: '%s'", t.name, f)
 				}
@@ -598,4 +633,28 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// fieldSpec is the value of dataclasses.field(...).
+type fieldSpec struct {
+	dflt, factory starlark.Value
+}
+
+func (f *fieldSpec) String() string        { return "Field()" }
+func (f *fieldSpec) Type() string          { return "Field" }
+func (f *fieldSpec) Freeze()               {}
+func (f *fieldSpec) Truth() starlark.Bool  { return true }
+func (f *fieldSpec) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'Field'") }
+
+func dataclassField(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	fs := &fieldSpec{}
+	for _, kv := range kwargs {
+		switch k, _ := starlark.AsString(kv[0]); k {
+		case "default":
+			fs.dflt = kv[1]
+		case "default_factory":
+			fs.factory = kv[1]
+		}
+	}
+	return fs, nil
 }

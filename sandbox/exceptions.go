@@ -11,7 +11,16 @@ import (
 type exception struct {
 	typ   *typeObj
 	args  starlark.Tuple
-	cause error // the Go error it was built from, if any
+	cause error     // the Go error it was built from, if any
+	obj   *pyObject // the instance raised, for classes with their own __init__
+}
+
+// value is what `except E as e` binds.
+func (e *exception) value() starlark.Value {
+	if e.obj != nil {
+		return e.obj
+	}
+	return e
 }
 
 var (
@@ -182,12 +191,16 @@ func raiseValue(v starlark.Value) error {
 		}
 	case *pyObject:
 		if x.cls.isException() {
-			v = &exception{typ: x.cls, args: starlark.Tuple{starlark.String(x.pyStr())}}
+			args, _ := x.attrs["args"].(starlark.Tuple)
+			v = &exception{typ: x.cls, args: args, obj: x}
 		}
 	}
 	e, ok := v.(*exception)
 	if !ok {
 		return Errorf("TypeError", "exceptions must derive from BaseException")
+	}
+	if e.obj != nil {
+		return &PyError{Kind: e.typ.name, Msg: e.obj.pyStr(), exc: e}
 	}
 	if se, ok := e.cause.(*ScriptError); ok && se.Err != nil {
 		// Re-raising a caught error keeps its chain, line and traceback.

@@ -36,11 +36,11 @@ func pyTry(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 				names = append(names, string(s))
 			}
 		}
-		if handlerMatches(names, exc.typ, st.sess.lookupClass) {
-			return starlark.Tuple{starlark.MakeInt(i), exc}, nil
+		if handlerMatches(names, exc.typ, func(name string) *typeObj { return st.sess.lookupClass(thread, name) }) {
+			return starlark.Tuple{starlark.MakeInt(i), exc.value()}, nil
 		}
 	}
-	return starlark.Tuple{starlark.MakeInt(-2), exc}, nil
+	return starlark.Tuple{starlark.MakeInt(-2), exc.value()}, nil
 }
 
 // pySetSlice implements _py_setslice(container, lo, hi, step, value).

@@ -417,9 +417,7 @@ func collectionsModule() *module {
 		"OrderedDict": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return builtinDict(thread, args, kwargs)
 		},
-		"namedtuple": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return nil, &PyError{Kind: "NotImplementedError", Msg: "collections.namedtuple is not supported in the sandbox; use a dict or a tuple", Err: ErrUnsupported}
-		},
+		"namedtuple": namedtuple,
 	}, starlark.StringDict{
 		"Counter":     typeCounter,
 		"defaultdict": typeDefaultdict,

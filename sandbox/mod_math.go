@@ -118,8 +118,16 @@ func mathModule() *module {
 			return starlark.Float(math.Pow(a, b)), nil
 		},
 		"atan2": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var y, x float64
-			if err := starlark.UnpackPositionalArgs("math.atan2", args, kwargs, 2, &y, &x); err != nil {
+			var yv, xv starlark.Value
+			if err := starlark.UnpackPositionalArgs("math.atan2", args, kwargs, 2, &yv, &xv); err != nil {
+				return nil, err
+			}
+			y, err := floatArg("atan2", yv)
+			if err != nil {
+				return nil, err
+			}
+			x, err := floatArg("atan2", xv)
+			if err != nil {
 				return nil, err
 			}
 			return starlark.Float(math.Atan2(y, x)), nil
@@ -243,6 +251,9 @@ func mathModule() *module {
 			})
 			return acc, err
 		},
+	}
+	for k, f := range mathExtras() {
+		fns[k] = f
 	}
 	return newModule("math", fns, starlark.StringDict{
 		"pi":  starlark.Float(math.Pi),

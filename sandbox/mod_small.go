@@ -310,11 +310,11 @@ func (c *countObj) next() starlark.Value {
 	return v
 }
 
-func (c *countObj) String() string        { return "count(" + Repr(c.start) + ")" }
-func (c *countObj) Type() string          { return "itertools.count" }
-func (c *countObj) Freeze()               {}
-func (c *countObj) Truth() starlark.Bool  { return true }
-func (c *countObj) Hash() (uint32, error) { return 0, errors.New("unhashable type: 'itertools.count'") }
+func (c *countObj) String() string             { return "count(" + Repr(c.start) + ")" }
+func (c *countObj) Type() string               { return "itertools.count" }
+func (c *countObj) Freeze()                    {}
+func (c *countObj) Truth() starlark.Bool       { return true }
+func (c *countObj) Hash() (uint32, error)      { return 0, errors.New("unhashable type: 'itertools.count'") }
 func (c *countObj) Iterate() starlark.Iterator { return countIter{c} }
 
 type countIter struct{ c *countObj }

@@ -38,6 +38,11 @@ var modules = map[string]func() *module{
 	"string":      stringModule,
 	"statistics":  statisticsModule,
 	"functools":   functoolsModule,
+	"heapq":       heapqModule,
+	"datetime":    datetimeModule,
+	"bisect":      bisectModule,
+	"operator":    operatorModule,
+	"textwrap":    textwrapModule,
 	"copy": func() *module {
 		return newModule("copy", map[string]builtinFn{
 			"copy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -57,9 +62,9 @@ var modules = map[string]func() *module{
 		}, nil)
 	},
 	"dataclasses": func() *module {
-		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass}, nil)
+		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField}, nil)
 	},
-	"random":      nil, // listed as unavailable below
+	"random": nil, // listed as unavailable below
 }
 
 var moduleCache = map[string]*module{}

@@ -251,11 +251,11 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 		se := st.scriptError(err, "")
 		exc := exceptionFromError(se)
 		for _, h := range t.Handlers {
-			if !handlerMatches(h.Types, exc.typ, s.lookupClass) {
+			if !handlerMatches(h.Types, exc.typ, func(name string) *typeObj { return s.lookupClass(thread, name) }) {
 				continue
 			}
 			if h.Name != "" {
-				s.globals[h.Name] = exc
+				s.globals[h.Name] = exc.value()
 				s.noteName(h.Name)
 			}
 			prev := st.handling
@@ -287,8 +287,17 @@ func handlerMatches(types []string, t *typeObj, lookup func(string) *typeObj) bo
 	return false
 }
 
-// lookupClass returns the class a handler names when the code defined it.
-func (s *Session) lookupClass(name string) *typeObj {
+// lookupClass returns the class a handler names when the code defined it
+// (in an earlier chunk, or in the running one as seen from thread).
+func (s *Session) lookupClass(thread *starlark.Thread, name string) *typeObj {
+	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
+		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
+			if t, ok := fn.Globals()[name].(*typeObj); ok && t.cls != nil {
+				return t
+			}
+			break
+		}
+	}
 	if t, ok := s.globals[name].(*typeObj); ok && t.cls != nil {
 		return t
 	}

@@ -13,13 +13,14 @@ import (
 	"github.com/rlmhq/rlm/bench"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 func init() {
 	register(&command{name: "bench", summary: "benchmark externalized against direct prompting", run: runBench})
 }
 
-const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [model flags] [budgets]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
+const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [model flags] [budgets] [sandbox limits]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
 
 // benchFlags are the flags of rlm bench besides the model flags.
 type benchFlags struct {
@@ -38,6 +39,7 @@ type benchFlags struct {
 	protocol            string
 	quiet               bool
 	models              modelFlags
+	limits              limitFlags // rlm mode: the sandbox's per-step limits
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -65,6 +67,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "rlm mode: text (fenced code) or tools (tool calls)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	f.models.register(fs)
+	f.limits.register(fs, orchestrator.DefaultObservationTokens)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -100,8 +103,19 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
 	}
 
+	sbx, err := f.limits.config()
+	if err != nil {
+		return err
+	}
 	if f.dryRun {
-		return benchDryRun(ctx, env, &f, kinds, sizes, modes)
+		// No model is called: the configured model names only pick the
+		// tokenizers and fill the prompts as a real run would.
+		llmCfg, err := f.models.config(env)
+		if err != nil && !errors.Is(err, llm.ErrNoModel) {
+			return err
+		}
+		direct, rlm := f.runners(llmCfg, nil, nil, nil, sbx, proto)
+		return benchDryRun(ctx, env, &f, kinds, sizes, modes, direct, rlm)
 	}
 
 	llmCfg, err := f.models.config(env)
@@ -119,20 +133,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeModel()
-	limits := llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}
-	window := f.contextWindow
-	if window == 0 {
-		window, _ = llm.ContextWindow(llmCfg.Model)
-	}
-	runners := map[string]bench.Runner{
-		bench.ModeDirect: &bench.Direct{Model: model, ModelName: llmCfg.Model, Window: window,
-			MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits},
-		bench.ModeRLM: &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
-			RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
-			Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
-			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
-		}},
-	}
+	direct, rlm := f.runners(llmCfg, model, emb, prices, sbx, proto)
+	runners := map[string]bench.Runner{bench.ModeDirect: direct, bench.ModeRLM: rlm}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -170,6 +172,26 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
+// runners builds the two modes' runners from the flags; model, emb and
+// prices are nil for --dry-run.
+func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Embedder, prices *llm.PriceTable, sbx sandbox.Config, proto orchestrator.Protocol) (*bench.Direct, *bench.RLM) {
+	limits := llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}
+	window := f.contextWindow
+	if window == 0 {
+		window, _ = llm.ContextWindow(llmCfg.Model)
+	}
+	direct := &bench.Direct{Model: model, ModelName: llmCfg.Model, Window: window,
+		MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits}
+	rlm := &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
+		RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
+		Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
+		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		ObservationTokens: sbx.MaxOutputTokens, StepTimeout: sbx.Timeout, MaxSteps: sbx.MaxSteps,
+		MaxMemory: sbx.MaxMemory, MaxRecursion: sbx.MaxRecursion, MaxOutputBytes: sbx.MaxOutputBytes,
+	}}
+	return direct, rlm
+}
+
 func parseModes(s string) ([]string, error) {
 	var out []string
 	for _, m := range strings.Split(s, ",") {
@@ -189,21 +211,16 @@ func parseModes(s string) ([]string, error) {
 	return out, nil
 }
 
-// benchDryRun prints the exact prompt tokens of each mode's first request.
-// The model name, if configured, only picks the tokenizer.
-func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string, sizes []int, modes []string) error {
-	modelName := f.models.model
-	if modelName == "" && env.getenv != nil {
-		modelName = env.getenv("RLM_MODEL")
-	}
+// benchDryRun prints the exact prompt tokens of each requested mode's
+// first request, as direct and rlm would send it.
+func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string, sizes []int, modes []string, direct *bench.Direct, rlm *bench.RLM) error {
 	cfg := bench.DryRunConfig{Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed}
 	for _, m := range modes {
 		switch m {
 		case bench.ModeDirect:
-			cfg.Direct = &bench.Direct{ModelName: modelName}
+			cfg.Direct = direct
 		case bench.ModeRLM:
-			cfg.RLM = &bench.RLM{Config: orchestrator.Config{RootModel: modelName, MaxIterations: f.maxIterations,
-				MaxDepth: f.maxDepth, Protocol: orchestrator.Protocol(f.protocol)}}
+			cfg.RLM = rlm
 		}
 	}
 	if !f.quiet && isTerminal(env.stderr) {

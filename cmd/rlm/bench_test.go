@@ -196,6 +196,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--sizes", "big"}, 2, "bad bench size"},
 		{[]string{"bench", "--modes", "rlm,psychic"}, 2, `unknown mode "psychic"`},
 		{[]string{"bench", "--n", "0"}, 2, "--n must be >= 1"},
+		{[]string{"bench", "--max-steps", "0"}, 2, "--max-steps"},
+		{[]string{"bench", "--context-window", "-1"}, 2, "--context-window must be >= 0"},
+		{[]string{"bench", "--max-cost", "-1"}, 2, "budgets"},
+		{[]string{"bench", "--protocol", "yaml"}, 2, "--protocol must be text or tools"},
 		{[]string{"bench", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"bench", "gen", "--task", "niah"}, 2, "--task and --out are required"},
 		{[]string{"bench", "gen", "--task", "bogus", "--out", "x"}, 2, "unknown bench task"},
@@ -290,4 +294,29 @@ func TestBenchInterruptResume(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(out, "chart-niah.svg"))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "<svg")
+}
+
+// TestBenchDryRunMatchesRun: --dry-run counts exactly the first requests a
+// real run sends, in both modes, with the same model flags.
+func TestBenchDryRunMatchesRun(t *testing.T) {
+	srv := benchServer(t)
+	args := []string{"bench", "--task", "niah", "--sizes", "8k", "--seed", "8", "--quiet"}
+	code, stdout, stderr := runCLI(t, "", benchEnv(srv), append(args, "--dry-run")...)
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Zero(t, srv.Count(), "a dry run calls no model")
+	row := regexp.MustCompile(`(?m)^\| niah \| 8k \| 0 \| [\d.]+ \| (\d+) \| (\d+) \|`).FindStringSubmatch(stdout)
+	require.NotNil(t, row, stdout)
+
+	for _, mode := range []string{"direct", "rlm"} {
+		before := srv.Count()
+		code, _, stderr = runCLI(t, "", benchEnv(srv), append(args, "--modes", mode, "--out", t.TempDir())...)
+		require.Equal(t, 0, code, "stderr: %s", stderr)
+		first := srv.Calls()[before]
+		n := bench.RequestTokens(llm.Request{Model: first.Model, Messages: first.Messages})
+		want := row[1]
+		if mode == "rlm" {
+			want = row[2]
+		}
+		assert.Equal(t, want, fmt.Sprint(n), "%s: dry-run count of the first request", mode)
+	}
 }

@@ -29,10 +29,10 @@ func (l *limitFlags) register(fs *flag.FlagSet, observationTokens int) {
 	l.maxOutputBytes = sandbox.DefaultMaxOutputBytes
 	fs.Uint64Var(&l.maxSteps, "max-steps", sandbox.DefaultMaxSteps, "Starlark execution steps per step of code")
 	fs.DurationVar(&l.stepTimeout, "step-timeout", sandbox.DefaultTimeout, "wall time per step of code")
-	fs.Var(&l.maxMemory, "max-memory", "memory a step may allocate, e.g. 512M or 2G")
+	fs.Var(&l.maxMemory, "max-memory", "memory a step may allocate, a `SIZE` such as 512M or 2G")
 	fs.IntVar(&l.maxRecursion, "max-recursion", sandbox.DefaultMaxRecursion, "maximum depth of nested function calls")
-	fs.Var(&l.maxOutputBytes, "max-output-bytes", "output a step may print, e.g. 64M")
-	fs.IntVar(&l.observationTokens, "observation-tokens", observationTokens, "size in tokens of the head+tail excerpt of a step's output shown to the model")
+	fs.Var(&l.maxOutputBytes, "max-output-bytes", "output a step may print, a `SIZE` such as 64M")
+	fs.IntVar(&l.observationTokens, "observation-tokens", observationTokens, "size in `TOKENS` of the head+tail excerpt of a step's output shown to the model")
 }
 
 // config validates the flags and returns the sandbox limits they set.

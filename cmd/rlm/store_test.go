@@ -19,6 +19,11 @@ func TestStoreCLI(t *testing.T) {
 	data := filepath.Join(dir, "data.json")
 	require.NoError(t, os.WriteFile(data, []byte(`{"b": 1, "a": [1.0, "x"]}`), 0o644))
 
+	src := filepath.Join(dir, "src")
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "pkg"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "pkg", "a.go"), []byte("package pkg\n"), 0o644))
+	require.NoError(t, os.Symlink(notes, filepath.Join(src, "escape.txt")))
+
 	latin1 := filepath.Join(dir, "latin1.txt")
 	require.NoError(t, os.WriteFile(latin1, []byte("caf\xe9"), 0o644))
 
@@ -34,6 +39,8 @@ func TestStoreCLI(t *testing.T) {
 		{name: "put text", args: []string{"store", "put", "notes", notes}, stdout: []string{"stored notes (text, global", "version 1"}},
 		{name: "put json with flags after args", args: []string{"store", "put", "cfg", data, "--scope", "agent:1", "--persist"}, stdout: []string{"stored cfg (json, agent:1"}},
 		{name: "put stdin typed", stdin: `[{"role": "user", "content": "hi"}]`, args: []string{"store", "put", "--type", "json", "chat", "-"}, stdout: []string{"stored chat (json"}},
+		{name: "put directory", args: []string{"store", "put", "tree", src}, stdout: []string{"stored tree (files, global"}, stderrIn: "escape.txt: skipped symlink pointing outside the directory"},
+		{name: "cat directory", args: []string{"store", "cat", "tree"}, stdout: []string{`{"pkg/a.go": "package pkg\n"}` + "\n"}},
 		{name: "put traversal key", args: []string{"store", "put", "../../etc/passwd", notes}, stdout: []string{"stored ../../etc/passwd"}},
 		{name: "put copy from store", args: []string{"store", "put", "copy", "store:cfg", "--scope", "session:s"}, stdout: []string{"stored copy (json, session:s"}},
 		{name: "ls", args: []string{"store", "ls"}, stdout: []string{"KEY", "notes", "cfg", "chat", "../../etc/passwd", "copy"}},
@@ -48,7 +55,7 @@ func TestStoreCLI(t *testing.T) {
 		{name: "rm missing", args: []string{"store", "rm", "notes"}, code: 1, stderrIn: `"notes": not found`},
 		{name: "cat missing", args: []string{"store", "cat", "nope"}, code: 1, stderrIn: "not found"},
 		{name: "ls after rm", args: []string{"store", "ls"}, stdout: []string{"cfg"}, notOut: []string{"notes", "chat"}},
-		{name: "clear", args: []string{"store", "clear"}, stdout: []string{"removed 3 variables"}},
+		{name: "clear", args: []string{"store", "clear"}, stdout: []string{"removed 4 variables"}},
 		{name: "ls empty", args: []string{"store", "ls"}, stdout: []string{"KEY"}, notOut: []string{"cfg"}},
 		{name: "no subcommand", args: []string{"store"}, code: 2, stderrIn: "usage: rlm store"},
 		{name: "unknown subcommand", args: []string{"store", "frob"}, code: 2, stderrIn: `unknown store subcommand "frob"`},

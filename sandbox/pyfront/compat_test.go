@@ -20,8 +20,8 @@ func TestCorpusCompiles(t *testing.T) {
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		for _, catch := range []bool{false, true} {
-			prog, err := Compile(filepath.Base(f), string(src), Options{CatchInner: catch})
+		for _, opts := range []Options{{Classes: true}, {CatchInner: true, Classes: true}, {CatchInner: true, InlineModuleTry: true, Classes: true}} {
+			prog, err := Compile(filepath.Base(f), string(src), opts)
 			require.NoError(t, err, "%s", f)
 			var check func(chunks []Chunk)
 			check = func(chunks []Chunk) {

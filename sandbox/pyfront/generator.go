@@ -28,8 +28,8 @@ func (p *parser) parseYield() Stmt {
 }
 
 // lowerGenerator turns a generator function body into one that builds
-// and returns a list: the generator runs eagerly, which is what a
-// for loop, list(...) or sum(...) over it observes. A `while True` loop
+// a list and returns iter(list): the generator runs eagerly, which is
+// what a for loop, list(...), sum(...) or next(...) over it observes. A `while True` loop
 // with no way out would never finish and is reported instead.
 func (p *parser) lowerGenerator(pos Position, acc string, body []Stmt) []Stmt {
 	var fix func(stmts []Stmt)
@@ -37,7 +37,7 @@ func (p *parser) lowerGenerator(pos Position, acc string, body []Stmt) []Stmt {
 		for _, s := range stmts {
 			switch s := s.(type) {
 			case *ReturnStmt:
-				s.Result = ident(acc, s.Return)
+				s.Result = call("iter", s.Return, ident(acc, s.Return))
 			case *IfStmt:
 				fix(s.True)
 				fix(s.False)
@@ -54,7 +54,7 @@ func (p *parser) lowerGenerator(pos Position, acc string, body []Stmt) []Stmt {
 	fix(body)
 	init := &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(acc, pos), RHS: &ListExpr{Lbrack: pos, Rbrack: pos}}
 	out := append([]Stmt{init}, body...)
-	return append(out, &ReturnStmt{Return: pos, Result: ident(acc, pos)})
+	return append(out, &ReturnStmt{Return: pos, Result: call("iter", pos, ident(acc, pos))})
 }
 
 // hasExit reports whether stmts contain a break or return (not inside a

@@ -14,6 +14,8 @@ import (
 const fakePrelude = `
 def _py_enter():
     pass
+def iter(x):
+    return x
 def _py_iter(x):
     if type(x) == "string":
         return list(x.elems())

@@ -1,0 +1,613 @@
+package sandbox
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// The datetime module: naive dates and times (no time zones) and
+// timedeltas, parsing and formatting. There is no clock: now()/today()
+// are refused.
+
+// dtValue is a datetime.datetime (isDate false) or datetime.date.
+type dtValue struct {
+	t      time.Time // UTC
+	isDate bool
+}
+
+// tdValue is a datetime.timedelta in microseconds.
+type tdValue struct{ us int64 }
+
+var (
+	_ starlark.HasAttrs   = (*dtValue)(nil)
+	_ starlark.HasBinary  = (*dtValue)(nil)
+	_ starlark.Comparable = (*dtValue)(nil)
+	_ starlark.HasAttrs   = (*tdValue)(nil)
+	_ starlark.HasBinary  = (*tdValue)(nil)
+	_ starlark.Comparable = (*tdValue)(nil)
+)
+
+var typeDatetime, typeDate, typeTimedelta *typeObj
+
+func (d *dtValue) Type() string {
+	if d.isDate {
+		return "date"
+	}
+	return "datetime"
+}
+func (d *dtValue) pyTypeObj() *typeObj {
+	if d.isDate {
+		return typeDate
+	}
+	return typeDatetime
+}
+func (d *dtValue) Freeze()               {}
+func (d *dtValue) Truth() starlark.Bool  { return true }
+func (d *dtValue) Hash() (uint32, error) { return uint32(d.t.UnixNano()), nil }
+func (d *dtValue) String() string        { return d.pyStr() }
+func (d *dtValue) pyStr() string {
+	if d.isDate {
+		return d.t.Format("2006-01-02")
+	}
+	s := d.t.Format("2006-01-02 15:04:05")
+	if us := d.t.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return s
+}
+func (d *dtValue) writeRepr(r *renderer) {
+	t := d.t
+	if d.isDate {
+		fmt.Fprintf(&r.b, "datetime.date(%d, %d, %d)", t.Year(), t.Month(), t.Day())
+		return
+	}
+	parts := []int{t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond() / 1000}
+	n := len(parts)
+	for n > 5 && parts[n-1] == 0 {
+		n--
+	}
+	strs := make([]string, n)
+	for i := range strs {
+		strs[i] = strconv.Itoa(parts[i])
+	}
+	fmt.Fprintf(&r.b, "datetime.datetime(%s)", strings.Join(strs, ", "))
+}
+
+func (d *dtValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	o := y.(*dtValue)
+	c := d.t.Compare(o.t)
+	return cmpResult(op, c), nil
+}
+
+func cmpResult(op syntax.Token, c int) bool {
+	switch op {
+	case syntax.EQL:
+		return c == 0
+	case syntax.NEQ:
+		return c != 0
+	case syntax.LT:
+		return c < 0
+	case syntax.LE:
+		return c <= 0
+	case syntax.GT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+func (d *dtValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	switch o := y.(type) {
+	case *tdValue:
+		dur := time.Duration(o.us) * time.Microsecond
+		switch {
+		case op == syntax.PLUS:
+			return d.with(d.t.Add(dur)), nil
+		case op == syntax.MINUS && side == starlark.Left:
+			return d.with(d.t.Add(-dur)), nil
+		}
+	case *dtValue:
+		if op == syntax.MINUS && o.isDate == d.isDate {
+			a, b := d.t, o.t
+			if side == starlark.Right {
+				a, b = b, a
+			}
+			return &tdValue{us: a.Sub(b).Microseconds()}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (d *dtValue) with(t time.Time) *dtValue {
+	if d.isDate {
+		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return &dtValue{t: t, isDate: d.isDate}
+}
+
+func (d *dtValue) AttrNames() []string {
+	return []string{"year", "month", "day", "hour", "minute", "second", "microsecond", "date", "weekday", "isoweekday", "isoformat", "strftime", "replace", "timestamp", "toordinal"}
+}
+
+func (d *dtValue) Attr(name string) (starlark.Value, error) {
+	t := d.t
+	num := map[string]int{"year": t.Year(), "month": int(t.Month()), "day": t.Day()}
+	if !d.isDate {
+		num["hour"], num["minute"], num["second"], num["microsecond"] = t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/1000
+	}
+	if v, ok := num[name]; ok {
+		return starlark.MakeInt(v), nil
+	}
+	method := func(fn func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(args, kwargs)
+		}).BindReceiver(d), nil
+	}
+	switch name {
+	case "weekday", "isoweekday":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			wd := (int(t.Weekday()) + 6) % 7
+			if name == "isoweekday" {
+				wd++
+			}
+			return starlark.MakeInt(wd), nil
+		})
+	case "date":
+		if d.isDate {
+			return nil, nil
+		}
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return (&dtValue{t: t, isDate: true}).with(t), nil
+		})
+	case "isoformat":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if d.isDate {
+				return starlark.String(t.Format("2006-01-02")), nil
+			}
+			return starlark.String(strings.Replace(d.pyStr(), " ", "T", 1)), nil
+		})
+	case "strftime":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var f string
+			if err := starlark.UnpackPositionalArgs("strftime", args, kwargs, 1, &f); err != nil {
+				return nil, err
+			}
+			return starlark.String(strftime(t, f)), nil
+		})
+	case "timestamp":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return starlark.Float(float64(t.UnixMicro()) / 1e6), nil
+		})
+	case "toordinal":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return starlark.MakeInt(int(t.Sub(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)).Hours()/24) + 1), nil
+		})
+	case "replace":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			f := map[string]int{"year": t.Year(), "month": int(t.Month()), "day": t.Day(), "hour": t.Hour(), "minute": t.Minute(), "second": t.Second(), "microsecond": t.Nanosecond() / 1000}
+			for _, kv := range kwargs {
+				k, _ := starlark.AsString(kv[0])
+				if _, ok := f[k]; !ok {
+					return nil, Errorf("TypeError", "replace() got an unexpected keyword argument '%s'", k)
+				}
+				n, err := starlark.AsInt32(kv[1])
+				if err != nil {
+					return nil, err
+				}
+				f[k] = n
+			}
+			return makeDT(f["year"], f["month"], f["day"], f["hour"], f["minute"], f["second"], f["microsecond"], d.isDate)
+		})
+	}
+	return nil, nil
+}
+
+func makeDT(y, mo, d, h, mi, s, us int, isDate bool) (*dtValue, error) {
+	if mo < 1 || mo > 12 {
+		return nil, Errorf("ValueError", "month must be in 1..12")
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, s, us*1000, time.UTC)
+	if t.Day() != d || d < 1 {
+		return nil, Errorf("ValueError", "day is out of range for month")
+	}
+	if h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 {
+		return nil, Errorf("ValueError", "hour/minute/second out of range")
+	}
+	return &dtValue{t: t, isDate: isDate}, nil
+}
+
+var monthNames = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+var dayNames = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+
+func strftime(t time.Time, f string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		wd := (int(t.Weekday()) + 6) % 7
+		switch f[i] {
+		case 'Y':
+			fmt.Fprintf(&b, "%04d", t.Year())
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'I':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			fmt.Fprintf(&b, "%02d", h)
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'f':
+			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
+		case 'p':
+			if t.Hour() < 12 {
+				b.WriteString("AM")
+			} else {
+				b.WriteString("PM")
+			}
+		case 'b':
+			b.WriteString(monthNames[t.Month()-1][:3])
+		case 'B':
+			b.WriteString(monthNames[t.Month()-1])
+		case 'a':
+			b.WriteString(dayNames[wd][:3])
+		case 'A':
+			b.WriteString(dayNames[wd])
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'w':
+			fmt.Fprintf(&b, "%d", int(t.Weekday()))
+		case 'F':
+			b.WriteString(t.Format("2006-01-02"))
+		case 'T':
+			b.WriteString(t.Format("15:04:05"))
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(f[i])
+		}
+	}
+	return b.String()
+}
+
+// strptime parses s with a Python format.
+func strptime(s, f string) (*dtValue, error) {
+	fail := func() error {
+		return Errorf("ValueError", "time data %s does not match format %s", Repr(starlark.String(s)), Repr(starlark.String(f)))
+	}
+	y, mo, d, h, mi, sec, us := 1900, 1, 1, 0, 0, 0, 0
+	pm := -1
+	i := 0
+	num := func(max int) (int, bool) {
+		j := i
+		for j < len(s) && j-i < max && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(s[i:j])
+		i = j
+		return n, true
+	}
+	name := func(names []string) (int, bool) {
+		for k, n := range names {
+			for _, cand := range []string{n, n[:3]} {
+				if len(s)-i >= len(cand) && strings.EqualFold(s[i:i+len(cand)], cand) {
+					i += len(cand)
+					return k, true
+				}
+			}
+		}
+		return 0, false
+	}
+	for k := 0; k < len(f); k++ {
+		c := f[k]
+		if c != '%' || k+1 == len(f) {
+			if c == ' ' {
+				for i < len(s) && s[i] == ' ' {
+					i++
+				}
+				continue
+			}
+			if i >= len(s) || s[i] != c {
+				return nil, fail()
+			}
+			i++
+			continue
+		}
+		k++
+		var ok bool
+		switch f[k] {
+		case 'Y':
+			y, ok = num(4)
+		case 'y':
+			y, ok = num(2)
+			if y < 69 {
+				y += 2000
+			} else {
+				y += 1900
+			}
+		case 'm':
+			mo, ok = num(2)
+		case 'd':
+			d, ok = num(2)
+		case 'H', 'I':
+			h, ok = num(2)
+		case 'M':
+			mi, ok = num(2)
+		case 'S':
+			sec, ok = num(2)
+		case 'f':
+			start := i
+			us, ok = num(6)
+			for n := i - start; n < 6; n++ {
+				us *= 10
+			}
+		case 'p':
+			switch {
+			case len(s)-i >= 2 && strings.EqualFold(s[i:i+2], "AM"):
+				pm, ok = 0, true
+				i += 2
+			case len(s)-i >= 2 && strings.EqualFold(s[i:i+2], "PM"):
+				pm, ok = 1, true
+				i += 2
+			}
+		case 'b', 'B':
+			var m int
+			m, ok = name(monthNames)
+			mo = m + 1
+		case 'a', 'A':
+			_, ok = name(dayNames)
+		case 'j':
+			_, ok = num(3)
+		case '%':
+			ok = i < len(s) && s[i] == '%'
+			i++
+		default:
+			return nil, Errorf("ValueError", "'%c' is a bad directive in format %s", f[k], Repr(starlark.String(f)))
+		}
+		if !ok {
+			return nil, fail()
+		}
+	}
+	if i != len(s) {
+		return nil, Errorf("ValueError", "unconverted data remains: %s", s[i:])
+	}
+	if pm == 1 && h < 12 {
+		h += 12
+	} else if pm == 0 && h == 12 {
+		h = 0
+	}
+	return makeDT(y, mo, d, h, mi, sec, us, false)
+}
+
+func (td *tdValue) Type() string          { return "timedelta" }
+func (td *tdValue) pyTypeObj() *typeObj   { return typeTimedelta }
+func (td *tdValue) Freeze()               {}
+func (td *tdValue) Truth() starlark.Bool  { return td.us != 0 }
+func (td *tdValue) Hash() (uint32, error) { return uint32(td.us), nil }
+func (td *tdValue) parts() (days, secs, us int64) {
+	days = td.us / 86400e6
+	rem := td.us % 86400e6
+	if rem < 0 {
+		days--
+		rem += 86400e6
+	}
+	return days, rem / 1e6, rem % 1e6
+}
+func (td *tdValue) String() string { return td.pyStr() }
+func (td *tdValue) pyStr() string {
+	days, secs, us := td.parts()
+	s := fmt.Sprintf("%d:%02d:%02d", secs/3600, secs%3600/60, secs%60)
+	if us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	if days != 0 {
+		plural := "s"
+		if days == 1 || days == -1 {
+			plural = ""
+		}
+		s = fmt.Sprintf("%d day%s, %s", days, plural, s)
+	}
+	return s
+}
+func (td *tdValue) writeRepr(r *renderer) {
+	days, secs, us := td.parts()
+	var parts []string
+	if days != 0 {
+		parts = append(parts, fmt.Sprintf("days=%d", days))
+	}
+	if secs != 0 {
+		parts = append(parts, fmt.Sprintf("seconds=%d", secs))
+	}
+	if us != 0 {
+		parts = append(parts, fmt.Sprintf("microseconds=%d", us))
+	}
+	if len(parts) == 0 {
+		parts = []string{"0"}
+	}
+	r.b.WriteString("datetime.timedelta(" + strings.Join(parts, ", ") + ")")
+}
+func (td *tdValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	o := y.(*tdValue)
+	c := 0
+	if td.us < o.us {
+		c = -1
+	} else if td.us > o.us {
+		c = 1
+	}
+	return cmpResult(op, c), nil
+}
+func (td *tdValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	switch o := y.(type) {
+	case *tdValue:
+		switch op {
+		case syntax.PLUS:
+			return &tdValue{td.us + o.us}, nil
+		case syntax.MINUS:
+			if side == starlark.Left {
+				return &tdValue{td.us - o.us}, nil
+			}
+			return &tdValue{o.us - td.us}, nil
+		case syntax.SLASH:
+			if side == starlark.Left && o.us != 0 {
+				return starlark.Float(float64(td.us) / float64(o.us)), nil
+			}
+		}
+	case starlark.Int, starlark.Float:
+		f, _ := starlark.AsFloat(o)
+		switch {
+		case op == syntax.STAR:
+			return &tdValue{int64(math.RoundToEven(float64(td.us) * f))}, nil
+		case op == syntax.SLASH && side == starlark.Left && f != 0:
+			return &tdValue{int64(math.RoundToEven(float64(td.us) / f))}, nil
+		}
+	}
+	return nil, nil
+}
+func (td *tdValue) AttrNames() []string {
+	return []string{"days", "seconds", "microseconds", "total_seconds"}
+}
+func (td *tdValue) Attr(name string) (starlark.Value, error) {
+	days, secs, us := td.parts()
+	switch name {
+	case "days":
+		return starlark.MakeInt64(days), nil
+	case "seconds":
+		return starlark.MakeInt64(secs), nil
+	case "microseconds":
+		return starlark.MakeInt64(us), nil
+	case "total_seconds":
+		return starlark.NewBuiltin("total_seconds", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.Float(float64(td.us) / 1e6), nil
+		}).BindReceiver(td), nil
+	}
+	return nil, nil
+}
+
+func noClock(name string) starlark.Value {
+	return starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return nil, &PyError{Kind: "NotImplementedError", Msg: name + "(): the sandbox has no clock; use dates found in the data", Err: ErrUnsupported}
+	})
+}
+
+func init() {
+	intArgs := func(name string, args starlark.Tuple, kwargs []starlark.Tuple, names []string, min int) ([]int, error) {
+		vals := make([]int, len(names))
+		ptrs := make([]any, 0, 2*len(names))
+		for i, n := range names {
+			if i >= min {
+				n += "?"
+			}
+			ptrs = append(ptrs, n, &vals[i])
+		}
+		return vals, starlark.UnpackArgs(name, args, kwargs, ptrs...)
+	}
+	typeDatetime = &typeObj{name: "datetime", check: func(v starlark.Value) bool { d, ok := v.(*dtValue); return ok && !d.isDate }}
+	typeDatetime.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		v, err := intArgs("datetime", args, kwargs, []string{"year", "month", "day", "hour", "minute", "second", "microsecond"}, 3)
+		if err != nil {
+			return nil, err
+		}
+		return makeDT(v[0], v[1], v[2], v[3], v[4], v[5], v[6], false)
+	}
+	typeDate = &typeObj{name: "date", check: isType[*dtValue]}
+	typeDate.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		v, err := intArgs("date", args, kwargs, []string{"year", "month", "day"}, 3)
+		if err != nil {
+			return nil, err
+		}
+		return makeDT(v[0], v[1], v[2], 0, 0, 0, 0, true)
+	}
+	typeTimedelta = &typeObj{name: "timedelta", check: isType[*tdValue]}
+	typeTimedelta.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		names := []string{"days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"}
+		scale := []float64{86400e6, 1e6, 1, 1e3, 60e6, 3600e6, 7 * 86400e6}
+		vals := make([]starlark.Value, len(names))
+		ptrs := make([]any, 0, 2*len(names))
+		for i, n := range names {
+			ptrs = append(ptrs, n+"?", &vals[i])
+		}
+		if err := starlark.UnpackArgs("timedelta", args, kwargs, ptrs...); err != nil {
+			return nil, err
+		}
+		total := 0.0
+		for i, v := range vals {
+			if v == nil {
+				continue
+			}
+			f, err := floatArg("timedelta", v)
+			if err != nil {
+				return nil, err
+			}
+			total += f * scale[i]
+		}
+		return &tdValue{int64(math.RoundToEven(total))}, nil
+	}
+	parse := func(isDate bool) starlark.Value {
+		return starlark.NewBuiltin("fromisoformat", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s string
+			if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
+				return nil, err
+			}
+			for _, layout := range []string{"2006-01-02T15:04:05.999999", "2006-01-02 15:04:05.999999", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return (&dtValue{isDate: isDate}).with(t), nil
+				}
+			}
+			return nil, Errorf("ValueError", "Invalid isoformat string: %s", Repr(starlark.String(s)))
+		})
+	}
+	typeDatetime.attrs = starlark.StringDict{
+		"strptime": starlark.NewBuiltin("strptime", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s, f string
+			if err := starlark.UnpackPositionalArgs("strptime", args, kwargs, 2, &s, &f); err != nil {
+				return nil, err
+			}
+			return strptime(s, f)
+		}),
+		"fromisoformat": parse(false),
+		"now":           noClock("datetime.now"),
+		"utcnow":        noClock("datetime.utcnow"),
+		"today":         noClock("datetime.today"),
+	}
+	typeDate.attrs = starlark.StringDict{"fromisoformat": parse(true), "today": noClock("date.today")}
+}
+
+func datetimeModule() *module {
+	return newModule("datetime", nil, starlark.StringDict{
+		"datetime":  typeDatetime,
+		"date":      typeDate,
+		"timedelta": typeTimedelta,
+	})
+}
+
+// Unary implements -td and +td.
+func (td *tdValue) Unary(op syntax.Token) (starlark.Value, error) {
+	switch op {
+	case syntax.MINUS:
+		return &tdValue{-td.us}, nil
+	case syntax.PLUS:
+		return td, nil
+	}
+	return nil, nil
+}
