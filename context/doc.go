@@ -33,5 +33,6 @@
 // also makes SetIfVersion atomic across processes. A process killed at any
 // point leaves the previous value intact; its leftovers are removed by the
 // next OpenStore. Opening reads only metadata; large text values are
-// memory-mapped on first Get.
+// memory-mapped on first Get. Get, Ref, Has and List see what other
+// processes wrote to the directory since.
 package rlmctx

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -337,15 +340,30 @@ print(regex.sub("a", "b", "aa"), root(9))`, "bb 3.0"},
 	}
 }
 
-// TestClasses runs testdata/classes.py (classes, properties, super,
-// exception subclasses, dataclasses, operator dunders) against CPython's
-// output in testdata/classes.golden.
-func TestClasses(t *testing.T) {
-	code, err := os.ReadFile("testdata/classes.py")
+var updateGolden = flag.Bool("update", false, "regenerate testdata/golden/*.golden with python3")
+
+// TestGolden runs each testdata/golden/*.py snippet (exploration loops,
+// classes, datetime, the stdlib modules) and compares its output with
+// CPython's, stored in the matching .golden file (-update regenerates them).
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/golden/*.py")
 	require.NoError(t, err)
-	want, err := os.ReadFile("testdata/classes.golden")
-	require.NoError(t, err)
-	assert.Equal(t, string(want), run(t, string(code)))
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, err := os.ReadFile(f)
+			require.NoError(t, err)
+			golden := strings.TrimSuffix(f, ".py") + ".golden"
+			if *updateGolden {
+				out, err := exec.Command("python3", f).Output()
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(golden, out, 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), run(t, string(code)))
+		})
+	}
 }
 
 func TestRecursionErrorIsCatchable(t *testing.T) {
