@@ -295,6 +295,7 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 	names := sortedKeys(modes)
 	sort.SliceStable(names, func(i, j int) bool { return modeRank(names[i]) < modeRank(names[j]) })
 	hasTokens := false
+	var overflow plotter.XYs // sizes where every item of a mode overflowed
 	for i, m := range names {
 		var sxy, txy plotter.XYs
 		var errs plotter.YErrors
@@ -306,6 +307,9 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 				continue
 			}
 			sxy = append(sxy, plotter.XY{X: float64(s.Size) * dodge, Y: s.MeanScore})
+			if s.Failures[FailContextOverflow] == s.N {
+				overflow = append(overflow, sxy[len(sxy)-1])
+			}
 			errs = append(errs, struct{ Low, High float64 }{s.MeanScore - s.CILow, s.CIHigh - s.MeanScore})
 			if s.TotalTokens > 0 {
 				txy = append(txy, plotter.XY{X: float64(s.Size) * dodge, Y: s.TotalTokens})
@@ -331,6 +335,19 @@ func chartPlots(task string, sums []Summary) ([][]*plot.Plot, error) {
 				return nil, err
 			}
 		}
+	}
+	if len(overflow) > 0 {
+		// A score of 0 there means "not sent", not "answered wrong".
+		sc, err := plotter.NewScatter(overflow)
+		if err != nil {
+			return nil, fmt.Errorf("bench: chart: %w", err)
+		}
+		sc.Shape = draw.CrossGlyph{}
+		sc.Radius = vg.Points(6)
+		sc.Color = color.Black
+		score.Add(sc)
+		score.Legend.Add("context overflow (not sent)", sc)
+		score.Y.Max = 1.4 // room for a third legend entry
 	}
 	// Pad log axes so a single size or an equal value still has a range.
 	for _, p := range []*plot.Plot{score, tokens} {

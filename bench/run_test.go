@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -525,6 +526,10 @@ func TestWriteReportChart(t *testing.T) {
 				Result{Key: Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeDirect}, Score: 1, TotalTokens: size + 100, Calls: 1, CostKnown: true})
 		}
 	}
+	for item := 0; item < 3; item++ {
+		rs = append(rs, Result{Key: Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeRLM}, Score: 1, TotalTokens: 9000, Calls: 5, CostKnown: true},
+			Result{Key: Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeDirect}, Failure: FailContextOverflow})
+	}
 	dir := t.TempDir()
 	_, err := WriteReport(dir, rs, "")
 	require.NoError(t, err)
@@ -532,17 +537,77 @@ func TestWriteReportChart(t *testing.T) {
 	require.NoError(t, err)
 	assertSVG(t, b)
 	svg := string(b)
-	for _, want := range []string{"niah: score against context size", "niah: tokens per item", ">rlm<", ">direct<", ">10k<", ">100k<", ">1m<", ">1.0<", ">0.0<",
+	for _, want := range []string{"niah: score against context size", "niah: tokens per item", ">rlm<", ">direct<", ">10k<", ">100k<", ">1m<", ">10m<", ">1.0<", ">0.0<",
+		">context overflow (not sent)<",
 		"stroke:#1F77B4", "stroke:#D62728"} {
 		assert.Contains(t, svg, want)
 	}
 	assert.NotContains(t, svg, ">1.2<", "no score label past 1")
-	// Each mode draws a polyline through its three sizes in each panel.
-	for _, c := range []string{"1F77B4", "D62728"} {
-		lines := regexp.MustCompile(`<path d="M[\d.]+,[\d.]+L[\d.]+,[\d.]+L[\d.]+,[\d.]+" style="fill:none;stroke:#`+c).FindAllString(svg, -1)
-		assert.Len(t, lines, 2, "a three-point line per panel for #%s", c)
+	// Each mode draws a polyline through its sizes in each panel: four
+	// scores each; four token means for rlm, three for direct (nothing
+	// was sent at 10m).
+	for c, pts := range map[string][]int{"1F77B4": {4, 4}, "D62728": {4, 3}} {
+		var got []int
+		for _, m := range regexp.MustCompile(`<path d="M[\d.]+,[\d.]+((?:L[\d.]+,[\d.]+)+)" style="fill:none;stroke:#`+c).FindAllStringSubmatch(svg, -1) {
+			if n := strings.Count(m[1], "L") + 1; n >= 3 {
+				got = append(got, n)
+			}
+		}
+		assert.Equal(t, pts, got, "polylines of #%s", c)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, ReportMarkdown))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| 1m | direct | 3 | 1.000 [0.439, 1.000] |")
+}
+
+// TestRunAllTasksThroughOrchestrator runs every task kind through the real
+// orchestrator (rlm) and direct mode against a scripted model that knows
+// the gold answers: the root model SUBMITs the gold from its first step.
+// It checks the answers survive the whole path (prompt, sandbox, SUBMIT,
+// scoring) for each answer format, and that the report covers every task.
+func TestRunAllTasksThroughOrchestrator(t *testing.T) {
+	kinds := Kinds()
+	golds := map[string]string{}
+	for _, k := range kinds {
+		tk, err := Generate(k, 8000, 11, 0)
+		require.NoError(t, err)
+		golds[tk.Query] = tk.Gold.Answer
+	}
+	m := llmtest.NewScripted().WithModel("gpt-4o-mini").Default(func(req llm.Request) (*llm.Response, error) {
+		var all strings.Builder
+		for _, msg := range req.Messages {
+			all.WriteString(msg.Content)
+		}
+		for q, a := range golds {
+			if !strings.Contains(all.String(), q) {
+				continue
+			}
+			if strings.Contains(req.Messages[0].Content, "SUBMIT") {
+				return llmtest.Say("```python\nSUBMIT({\"answer\": " + strconv.Quote(a) + "})\n```")(req)
+			}
+			return llmtest.Say(a)(req)
+		}
+		return nil, errors.New("unknown query")
+	})
+	runners := map[string]Runner{
+		ModeRLM:    &RLM{Model: m, Config: orchestrator.Config{RootModel: "gpt-4o-mini", SubModel: "gpt-4o-mini"}},
+		ModeDirect: &Direct{Model: m, ModelName: "gpt-4o-mini", Window: 128000},
+	}
+	dir := t.TempDir()
+	results, err := Run(context.Background(), Config{Tasks: kinds, Sizes: []int{8000}, Seed: 11, Runners: runners,
+		Results: filepath.Join(dir, ResultsFile), Model: "gpt-4o-mini"})
+	require.NoError(t, err)
+	require.Len(t, results, 2*len(kinds))
+	for _, r := range results {
+		assert.Equal(t, 1.0, r.Score, "%s: %q vs %q (%s)", r.Key, r.Answer, r.Gold, r.Error)
+		if r.Mode == ModeRLM {
+			assert.Equal(t, "submit", r.StopReason, r.Key.String())
+			assert.Less(t, r.RootPromptTokens, 3000, "%s: the root prompt holds no context", r.Key)
+		} else {
+			assert.Greater(t, r.RootPromptTokens, 7000, "%s: direct pastes the context", r.Key)
+		}
+	}
+	paths, err := WriteReport(dir, results, "")
+	require.NoError(t, err)
+	assert.Len(t, paths, len(kinds)+1)
 }

@@ -26,7 +26,7 @@
 //	KEY.v-RANDOM.txt      the value as raw text (strings), or
 //	KEY.v-RANDOM.json     the value as JSON (everything else)
 //
-// where KEY is the key with every byte outside [A-Za-z0-9_.-] written %XX
+// where KEY is the key with every byte outside [a-z0-9_.-] written %XX
 // (so keys cannot escape the directory). A write goes to a temporary file,
 // is fsynced and renamed to a fresh value file, then the metadata file is
 // replaced the same way under an exclusive lock on DIR/.lock (flock), which

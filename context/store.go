@@ -397,16 +397,19 @@ func (s *Store) readMetaFile(name string) (*entry, error) {
 	return &entry{ref: m.Ref, updatedAt: m.UpdatedAt, persist: true, valueFile: m.ValueFile, hash: m.SHA256, stamp: stampOf(fi)}, nil
 }
 
-// keyFileName maps a key to a safe, reversible file name stem: ASCII
-// letters, digits, '-', '_' and non-leading '.' are kept, every other byte
-// is %XX. Stems over 180 bytes are cut and suffixed with ~ and a hash
-// (those keys are recovered from the metadata).
+// keyFileName maps a key to a safe, reversible file name stem: lower-case
+// ASCII letters, digits, '-', '_' and non-leading '.' are kept, every other
+// byte is %XX. Upper-case letters are escaped too, so keys differing only
+// in case never share a file on case-insensitive file systems (macOS,
+// Windows), where reserved names such as CON cannot arise either. Stems
+// over 180 bytes are cut and suffixed with ~ and a hash (those keys are
+// recovered from the metadata).
 func keyFileName(key string) string {
 	var b strings.Builder
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.' && i > 0:
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_', c == '.' && i > 0:
 			b.WriteByte(c)
 		default:
 			b.WriteByte('%')

@@ -225,8 +225,13 @@ func TestStoreKeyMapping(t *testing.T) {
 	keys := []string{
 		"../../etc/passwd", "/abs/path", "a/b\\c", ".hidden", "..", "CON", "with space",
 		"ünïcode 🙂", "%41", "a.meta.json", "x.v-1234.txt", strings.Repeat("long/", 100), "nul\x00byte",
+		"Doc", "doc", "DOC", "%4doc", "Aa", "aA", "NUL", "com1",
 	}
+	folded := map[string]string{} // case-folded stem -> key
 	for _, k := range keys {
+		lower := strings.ToLower(keyFileName(k))
+		assert.NotContains(t, folded, lower, "%q and %q would share a file on a case-insensitive file system", k, folded[lower])
+		folded[lower] = k
 		_, err := s.Set(k, "v:"+k, WithPersist())
 		require.NoError(t, err, k)
 		stem := keyFileName(k)

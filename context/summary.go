@@ -203,9 +203,14 @@ func listStructure(t VarType, list []any, maxKeys int) string {
 
 // keyList renders up to max keys, escaped and shortened.
 func keyList(keys []string, max int) string {
+	return bracketList(keys, max, func(k string) string { return escapeShort(k, 24) })
+}
+
+// bracketList renders "[a, b, …]" with up to max items, each through show.
+func bracketList(items []string, max int, show func(string) string) string {
 	var b strings.Builder
 	b.WriteByte('[')
-	for i, k := range keys {
+	for i, it := range items {
 		if i >= max {
 			b.WriteString(", …")
 			break
@@ -213,7 +218,7 @@ func keyList(keys []string, max int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(escapeShort(k, 24))
+		b.WriteString(show(it))
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -354,24 +359,13 @@ func utf8ValidTail(s string) bool {
 // pathList renders up to max paths, long ones shortened in the middle so
 // the file name stays visible.
 func pathList(paths []string, max int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, p := range paths {
-		if i >= max {
-			b.WriteString(", …")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	return bracketList(paths, max, func(p string) string {
 		const limit = 36
 		if utf8.RuneCountInString(p) > limit {
 			r := []rune(p)
 			p = string(r[:limit/3]) + "…" + string(r[len(r)-(2*limit/3):])
 		}
 		q := strconv.Quote(p)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	b.WriteByte(']')
-	return b.String()
+		return q[1 : len(q)-1]
+	})
 }

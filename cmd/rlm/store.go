@@ -79,8 +79,24 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openCLIStore opens the store and reports its warnings on stderr.
-func openCLIStore(env *cliEnv, dir string) (*rlmctx.Store, error) {
+// storeExists fails (wrapping rlmctx.ErrNotFound) if the store directory
+// does not exist.
+func storeExists(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: the store %s does not exist (add values with rlm store put, or pass --store DIR or set RLM_STORE)", rlmctx.ErrNotFound, dir)
+	}
+	return nil
+}
+
+// openCLIStore opens the store and reports its warnings on stderr. Only
+// put creates a missing store: the other subcommands say it is missing
+// (a mistyped --store would otherwise look like an empty store).
+func openCLIStore(env *cliEnv, dir string, create bool) (*rlmctx.Store, error) {
+	if !create {
+		if err := storeExists(dir); err != nil {
+			return nil, err
+		}
+	}
 	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
 	if err != nil {
 		return nil, err
@@ -117,7 +133,7 @@ func openStoreCmd(env *cliEnv, fs *flag.FlagSet, dir *string, args []string, n i
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := openCLIStore(env, *dir)
+	st, err := openCLIStore(env, *dir, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +157,7 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 	if err := rlmctx.ValidateScope(*scope); err != nil {
 		return fmt.Errorf("%w: --scope: %v", errUsage, err)
 	}
-	st, err := openCLIStore(env, dir)
+	st, err := openCLIStore(env, dir, true)
 	if err != nil {
 		return err
 	}
@@ -181,7 +197,7 @@ func storeLs(ctx context.Context, env *cliEnv, dir string, args []string) error 
 	if err != nil {
 		return fmt.Errorf("%w: --type: %v", errUsage, err)
 	}
-	st, err := openCLIStore(env, dir)
+	st, err := openCLIStore(env, dir, false)
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,15 @@ func TestStoreCLIStoreFlag(t *testing.T) {
 	_, out, _ = runCLI(t, "", nil, "store", "cat", "k2", "--store", b)
 	assert.Equal(t, "other", out)
 
+	// Reading a store that does not exist says so and does not create it.
+	missing := filepath.Join(dir, "typo")
+	for _, sub := range [][]string{{"ls"}, {"show", "k"}, {"cat", "k"}, {"rm", "k"}, {"clear"}} {
+		code, _, errOut = runCLI(t, "", nil, append([]string{"store", "--store", missing}, sub...)...)
+		assert.Equal(t, 1, code, sub)
+		assert.Contains(t, errOut, "the store "+missing+" does not exist", sub)
+	}
+	assert.NoDirExists(t, missing)
+
 	// Default: .rlm/store under the working directory.
 	t.Chdir(dir)
 	code, _, errOut = runCLI(t, "x", nil, "store", "put", "k", "-")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -96,8 +94,8 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 					return nil, nil, fmt.Errorf("--var %s: %w (pass --store DIR or set RLM_STORE)", spec.Name, rlmctx.ErrNoStore)
 				}
 				// Reading must not create an empty store by accident.
-				if _, err := os.Stat(storeDir); errors.Is(err, fs.ErrNotExist) {
-					return nil, nil, fmt.Errorf("--var %s: %s: %w: the store %s does not exist (add values with rlm store put, or pass --store DIR or set RLM_STORE)", spec.Name, spec.Source, rlmctx.ErrNotFound, storeDir)
+				if err := storeExists(storeDir); err != nil {
+					return nil, nil, fmt.Errorf("--var %s: %s: %w", spec.Name, spec.Source, err)
 				}
 				store, err = rlmctx.OpenStore(rlmctx.StoreConfig{Dir: storeDir})
 				if err != nil {
