@@ -47,7 +47,7 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	id := r.childID(step, query, names)
 	t.pending.Add(1)
 	defer t.pending.Add(-1)
-	t.addMetrics(func(m *Metrics) { m.SubCalls++ })
+	t.addMetrics(func(m *Metrics) { m.RLMQueries++ })
 	if r.depth+1 >= cfg.MaxDepth {
 		t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "llm"})
 		ans, err := r.plainSubCall(ctx, query, names, vars)
@@ -145,7 +145,7 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 			return "", fmt.Errorf("%w: rlm_query is a plain sub-model call at this depth (--max-depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched", ErrMaxDepth, cfg.MaxDepth, n, cfg.SubModel, window)
 		}
 	}
-	resp, err := cfg.Model.Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
+	resp, err := r.t.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
 	if err != nil {
 		return "", err
 	}

@@ -595,7 +595,8 @@ func TestRLMQueryAtDepthLimitIsPlainSubCall(t *testing.T) {
 	calls := rootCalls(srv)
 	obs := calls[2].Messages[len(calls[2].Messages)-1].Content
 	assert.Contains(t, obs, "exceeds gpt-4o-mini's context window")
-	assert.Equal(t, 2, res.Metrics.SubCalls)
+	assert.Equal(t, 2, res.Metrics.RLMQueries)
+	assert.Equal(t, 1, res.Metrics.SubCalls, "the refused call never reached the model")
 	assert.Equal(t, 0, res.Metrics.ChildRuns)
 }
 

@@ -67,8 +67,12 @@ type Metrics struct {
 	// PrefixChanges counts requests whose system+meta prefix differed from
 	// the previous request of the same RLM (prompt-cache misses).
 	PrefixChanges int `json:"prefix_changes"`
-	SubCalls      int `json:"sub_calls"`  // rlm_query calls
-	ChildRuns     int `json:"child_runs"` // child RLMs started
+	// SubCalls counts sub-model requests made from code (llm_query,
+	// llm_query_batched, summarize, rlm_query at the depth limit) that
+	// reached the model; budget refusals are not counted.
+	SubCalls   int `json:"sub_calls"`
+	RLMQueries int `json:"rlm_queries"` // rlm_query calls, child RLM or plain
+	ChildRuns  int `json:"child_runs"`  // child RLMs started
 	Nudges        int `json:"nudges"`
 	Iterations    int `json:"iterations"` // tree-wide
 	// Root-run model usage as the server reported it (the root RLM's own
@@ -255,4 +259,26 @@ func stopFor(ctx, parent context.Context) (StopReason, error) {
 		return StopTimeout, ErrTimeout
 	}
 	return StopCanceled, ctx.Err()
+}
+
+// subModel is the model handed to code running in the tree's REPLs: cfg.Model
+// with each request that reaches it counted in Metrics.SubCalls.
+func (t *tree) subModel() llm.ChatModel { return subCounter{t} }
+
+type subCounter struct{ t *tree }
+
+func (c subCounter) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := c.t.cfg.Model.Chat(ctx, req)
+	if err == nil || llm.KindOf(err) != llm.KindBudget {
+		c.t.addMetrics(func(m *Metrics) { m.SubCalls++ })
+	}
+	return resp, err
+}
+
+// Model reports the wrapped model's default model name, if it has one.
+func (c subCounter) Model() string {
+	if m, ok := c.t.cfg.Model.(interface{ Model() string }); ok {
+		return m.Model()
+	}
+	return ""
 }

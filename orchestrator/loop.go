@@ -54,7 +54,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	r.env = buildEnvelope(cfg, s.query, s.summaries, s.schema, s.maxIter, s.depth)
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
-		Model: cfg.Model, SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
+		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
 		SubMaxOutputTokens: cfg.MaxOutputTokens, ObservationTokens: cfg.ObservationTokens, StepTimeout: cfg.StepTimeout,
 		MaxSteps: cfg.MaxSteps, MaxMemory: cfg.MaxMemory, MaxRecursion: cfg.MaxRecursion, MaxOutputBytes: cfg.MaxOutputBytes,
 	})
