@@ -73,8 +73,8 @@ type Metrics struct {
 	SubCalls   int `json:"sub_calls"`
 	RLMQueries int `json:"rlm_queries"` // rlm_query calls, child RLM or plain
 	ChildRuns  int `json:"child_runs"`  // child RLMs started
-	Nudges        int `json:"nudges"`
-	Iterations    int `json:"iterations"` // tree-wide
+	Nudges     int `json:"nudges"`
+	Iterations int `json:"iterations"` // tree-wide
 	// Root-run model usage as the server reported it (the root RLM's own
 	// requests; sub-calls and child RLMs are the rest of Result.Usage).
 	RootCalls            int `json:"root_calls"`
