@@ -21,6 +21,8 @@ const (
 	KindReplayMiss         // replay file has no answer for this request
 )
 
+// String returns the kind's name as used in recordings and logs, e.g.
+// "rate_limit".
 func (k Kind) String() string {
 	switch k {
 	case KindRateLimit:
@@ -51,6 +53,7 @@ type Error struct {
 	Err        error         // underlying cause
 }
 
+// Error formats the error as "llm: KIND (HTTP STATUS): MESSAGE".
 func (e *Error) Error() string {
 	s := "llm: " + e.Kind.String()
 	if e.StatusCode != 0 {
@@ -62,6 +65,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying cause (redacted of the API key).
 func (e *Error) Unwrap() error { return e.Err }
 
 // Retryable reports whether the call may succeed if repeated.

@@ -126,6 +126,8 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		return cfg, fmt.Errorf("%w: --max-concurrency must be >= 1", errUsage)
 	case m.embedBatchSize < 1:
 		return cfg, fmt.Errorf("%w: --embed-batch-size must be >= 1", errUsage)
+	case m.requestTimeout < 0 || m.maxRetries < 0:
+		return cfg, fmt.Errorf("%w: --request-timeout and --max-retries must be >= 0", errUsage)
 	case m.requestsPerMinute < 0 || m.tokensPerMin < 0:
 		return cfg, fmt.Errorf("%w: --rpm and --tpm must be >= 0", errUsage)
 	case m.record != "" && m.replay != "":

@@ -136,6 +136,8 @@ func TestModelFlagsKnobs(t *testing.T) {
 		{"--base-url", "localhost:11434/v1"},
 		{"--rpm", "-1"},
 		{"--embed-batch-size", "0"},
+		{"--request-timeout", "-1s"},
+		{"--max-retries", "-2"},
 	} {
 		_, err := parseModelFlags(t, append([]string{"--model", "m", "--base-url", "http://h/v1"}, args...)...).config(envOf(nil))
 		assert.ErrorIs(t, err, errUsage, "%v", args)

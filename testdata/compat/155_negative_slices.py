@@ -1,0 +1,13 @@
+s = "The quick brown fox jumps over the lazy dog"
+print(s[::-1])
+print(s[-3:])
+print(s[-8:-4])
+print(s[::3])
+print(s[10:2:-2])
+words = s.split()
+print(words[::-1])
+print(words[-2:], words[:-7])
+print(" ".join(w[::-1] for w in words))
+nums = list(range(20))
+print(nums[::-5], nums[15::-4], nums[-1:-6:-1])
+print(nums[100:], nums[-100:2])

@@ -1,0 +1,11 @@
+people = [("ann", 31, "nyc"), ("bob", 25, "sf"), ("cat", 31, "la"), ("dan", 25, "nyc"), ("eve", 40, "sf")]
+print(sorted(people, key=lambda p: (p[1], p[0])))
+print(sorted(people, key=lambda p: (-p[1], p[2])))
+by_city = sorted(people, key=lambda p: p[2])
+print([p[0] for p in by_city])
+people.sort(key=lambda p: p[0], reverse=True)
+print(people[0])
+print((1, 2) < (1, 3), (2,) > (1, 9, 9), (1, 2, 3) == (1, 2, 3), ("a", 1) < ("a", 2))
+print(sorted([(2, "b"), (1, "z"), (2, "a")]))
+print(sorted(["Banana", "apple", "cherry"], key=str.lower))
+print(sorted("hello world".split(), key=len))

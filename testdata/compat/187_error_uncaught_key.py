@@ -1,0 +1,3 @@
+config = {"host": "localhost", "port": 5432}
+print("host:", config["host"])
+print("user:", config["user"])

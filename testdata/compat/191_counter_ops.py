@@ -1,0 +1,13 @@
+from collections import Counter
+a = Counter("abracadabra")
+b = Counter("alakazam")
+print(a.most_common(3))
+print(sorted((a + b).items()))
+print(sorted((a - b).items()))
+print(a["z"], a["a"], sum(a.values()), len(a))
+a.update(["a", "z"])
+print(a["a"], a["z"])
+c = Counter({"x": 3, "y": 1})
+print(c, list(c.elements()))
+print(Counter(w.lower() for w in "The the THE cat".split()).most_common())
+print(dict(Counter([1, 1, 2])))
