@@ -225,7 +225,8 @@ func (h *Host) startChat(helper string, req llm.Request) (*deferred.Future, erro
 	}
 	f, started := h.Group.Start(h.ctx(), helper, key, func(ctx context.Context) (starlark.Value, error) {
 		if res != nil {
-			res.Cancel() // the metered model reserves for itself now
+			ctx = llm.WithReservation(ctx, res) // the metered model uses it
+			defer res.Cancel()                  // no-op once used
 		}
 		resp, err := h.Model.Chat(ctx, req)
 		if err != nil {

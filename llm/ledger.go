@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Limits are run-wide budgets; a zero field means unlimited.
@@ -84,6 +85,8 @@ type Reservation struct {
 	tokens int
 	cost   float64
 	once   sync.Once
+	// claimed is set when a Metered call adopts the reservation.
+	claimed atomic.Bool
 }
 
 // Reserve checks that one more call of promptTokens plus up to

@@ -258,3 +258,51 @@ func TestMeteredEstimatesMissingUsage(t *testing.T) {
 	assert.Equal(t, llm.CountRequestTokens(userReq("hello there")), tot.PromptTokens)
 	assert.Equal(t, llm.CountTokens("four words right here"), tot.CompletionTokens)
 }
+
+// TestMeteredAdoptsReservation: a call reserved up front (in program
+// order) and sent later uses its reservation, so a later call cannot take
+// the budget in between; a reservation serves one call only, and one from
+// another ledger is ignored.
+func TestMeteredAdoptsReservation(t *testing.T) {
+	model := llmtest.NewScripted().Default(llmtest.Say("ok"))
+	l := llm.NewLedger(llm.LedgerConfig{Limits: llm.Limits{MaxCalls: 1}})
+	m := llm.Metered(model, l)
+	req := llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{{Role: llm.RoleUser, Content: "first"}}}
+
+	first, err := l.Reserve(req.Model, llm.CountRequestTokens(req), 0)
+	require.NoError(t, err)
+	// The second call, reserved after the first, is refused...
+	_, err = m.Chat(context.Background(), userReq("second"))
+	assert.ErrorIs(t, err, llm.ErrBudgetExceeded)
+	// ...and the first, sent later, goes through on its reservation.
+	ctx := llm.WithReservation(context.Background(), first)
+	_, err = m.Chat(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, 1, l.Totals().Calls)
+	assert.Equal(t, 0, l.InFlight())
+	assert.Equal(t, 1, model.Calls())
+
+	// Used once: the same context cannot make a second call.
+	_, err = m.Chat(ctx, req)
+	assert.ErrorIs(t, err, llm.ErrBudgetExceeded)
+	first.Cancel() // no-op once used
+	assert.Equal(t, 1, l.Totals().Calls)
+
+	// A failed call cancels the adopted reservation.
+	l2 := llm.NewLedger(llm.LedgerConfig{})
+	failing := llm.Metered(llmtest.NewScripted(llmtest.Fail(&llm.Error{Kind: llm.KindTransient})), l2)
+	res, err := l2.Reserve("m", 10, 0)
+	require.NoError(t, err)
+	_, err = failing.Chat(llm.WithReservation(context.Background(), res), req)
+	assert.Error(t, err)
+	assert.Equal(t, 0, l2.InFlight())
+	assert.Equal(t, 0, l2.Totals().Calls)
+
+	// A reservation on another ledger does not pay for this one's call.
+	other, err := l2.Reserve("m", 10, 0)
+	require.NoError(t, err)
+	_, err = m.Chat(llm.WithReservation(context.Background(), other), req)
+	assert.ErrorIs(t, err, llm.ErrBudgetExceeded)
+	assert.Equal(t, 1, l2.InFlight())
+	other.Cancel()
+}

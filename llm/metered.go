@@ -2,6 +2,19 @@ package llm
 
 import "context"
 
+type reservationKey struct{}
+
+// WithReservation returns a context carrying res, budget already reserved
+// for the one call about to be made with it. A [Metered] model over the
+// same ledger then uses res (committing or cancelling it) instead of
+// reserving again, so a caller can reserve at once, in program order, and
+// send later without another call taking the budget in between. The
+// reservation serves one call; its owner should Cancel it if the call is
+// never made (a no-op once used).
+func WithReservation(ctx context.Context, res *Reservation) context.Context {
+	return context.WithValue(ctx, reservationKey{}, res)
+}
+
 // Metered wraps m so that every call reserves budget on l before it is
 // sent (prompt tokens counted exactly with the model's tokenizer, plus the
 // request's MaxTokens) and commits the server's usage afterwards. A call
@@ -28,9 +41,12 @@ func (m *metered) Chat(ctx context.Context, req Request) (*Response, error) {
 	counted := req
 	counted.Model = model
 	prompt := CountRequestTokens(counted)
-	res, err := m.l.Reserve(model, prompt, req.MaxTokens)
-	if err != nil {
-		return nil, err
+	res, _ := ctx.Value(reservationKey{}).(*Reservation)
+	if res == nil || res.l != m.l || !res.claimed.CompareAndSwap(false, true) {
+		var err error
+		if res, err = m.l.Reserve(model, prompt, req.MaxTokens); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := m.inner.Chat(ctx, req)
 	if err != nil {
