@@ -56,7 +56,7 @@ func (c Config) String() string {
 		key = "[REDACTED]"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "llm.Config{BaseURL:%q APIKey:%s Model:%q", c.baseURL(), key, c.Model)
+	fmt.Fprintf(&b, "llm.Config{BaseURL:%q APIKey:%s Model:%q", RedactURL(c.baseURL()), key, c.Model)
 	if c.SubModel != "" {
 		fmt.Fprintf(&b, " SubModel:%q", c.SubModel)
 	}

@@ -1,6 +1,9 @@
 package llm
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // ModelOf returns the default chat model of m (a Client, or a wrapper such
 // as Metered, Recorder or Replay around one), or "" if unknown.
@@ -20,6 +23,27 @@ func SubModelOf(m ChatModel) string {
 		}
 	}
 	return ModelOf(m)
+}
+
+// RedactURL returns u with any credentials removed: user information
+// (user:pass@) and the values of query parameters (some gateways take the
+// key as ?api-key=...). Unparsable input is replaced whole.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "[REDACTED URL]"
+	}
+	if p.User != nil {
+		p.User = url.User("REDACTED")
+	}
+	if p.RawQuery != "" {
+		q := p.Query()
+		for k := range q {
+			q[k] = []string{"REDACTED"}
+		}
+		p.RawQuery = q.Encode()
+	}
+	return p.String()
 }
 
 // Redact removes each key from s, and anything shaped like an OpenAI API

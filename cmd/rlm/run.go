@@ -205,7 +205,7 @@ func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
 		base = llm.DefaultBaseURL
 	}
 	m := map[string]any{
-		"base_url": base, "model": c.Model, "sub_model": c.SubModel, "embedding_model": c.EmbeddingModel,
+		"base_url": llm.RedactURL(base), "model": c.Model, "sub_model": c.SubModel, "embedding_model": c.EmbeddingModel,
 		"api_key_set": c.APIKey != "", "vars": []string(f.vars), "session": f.session,
 		"max_iterations": f.maxIterations, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
 		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
