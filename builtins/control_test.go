@@ -103,3 +103,39 @@ func TestHostWithSandboxSessionDoesNotDeadlock(t *testing.T) {
 	got, _ := outputsJSON(t, err)
 	assert.JSONEq(t, `{"answer":1}`, got)
 }
+
+// Inside a sandbox step the helpers read the variables the step sees
+// (sandbox.StepGlobals): earlier steps and chunks, without any barrier.
+func TestHelpersSeeStepGlobalsWithoutBarrier(t *testing.T) {
+	h := &builtins.Host{Notes: &bytes.Buffer{}}
+	s := sandbox.New(sandbox.Config{Predeclared: builtins.Predeclared(h)})
+	h.Session = s
+	_, err := s.Exec(context.Background(), "y = 2")
+	require.NoError(t, err)
+	res, err := s.Exec(context.Background(), "w = 'before'\ntry:\n    q = 1\nexcept Exception:\n    pass\nshow_vars()")
+	require.NoError(t, err)
+	for _, name := range []string{"y ", "w ", "q "} {
+		assert.Contains(t, res.Output, name)
+	}
+	assert.NotContains(t, res.Output, "re ", "predeclared modules are hidden")
+	_, err = s.Exec(context.Background(), "z = 3\ntry:\n    pass\nexcept Exception:\n    pass\nFINAL_VAR(\"w\")")
+	got, _ := outputsJSON(t, err)
+	assert.JSONEq(t, `{"answer":"before"}`, got)
+}
+
+// SUBMIT ends the run even inside try/except: *SubmitError is
+// sandbox.Uncatchable.
+func TestSubmitIsNotCaughtByExcept(t *testing.T) {
+	var u sandbox.Uncatchable = &builtins.SubmitError{}
+	assert.True(t, u.Uncatchable())
+	for _, code := range []string{
+		"try:\n    SUBMIT(answer=1)\nexcept Exception:\n    print('swallowed')",
+		"def f():\n    try:\n        SUBMIT(answer=1)\n    except:\n        print('swallowed')\nf()",
+	} {
+		e := newEnv(t, nil, nil)
+		out, err := e.exec(code)
+		got, _ := outputsJSON(t, err)
+		assert.JSONEq(t, `{"answer":1}`, got, code)
+		assert.NotContains(t, out, "swallowed", code)
+	}
+}

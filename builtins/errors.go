@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // Sentinel errors.
@@ -36,3 +37,9 @@ func (e *SubmitError) Error() string {
 
 // Is reports whether target is ErrSubmit.
 func (e *SubmitError) Is(target error) bool { return target == ErrSubmit }
+
+// Uncatchable reports true: the run is ending, so no try/except in the
+// model's code may swallow a SUBMIT (it implements sandbox.Uncatchable).
+func (e *SubmitError) Uncatchable() bool { return true }
+
+var _ sandbox.Uncatchable = (*SubmitError)(nil)

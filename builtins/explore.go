@@ -2,7 +2,6 @@ package builtins
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -324,21 +323,24 @@ type namedValue struct {
 	value starlark.Value
 }
 
-// userVars returns the user's variables: the session's (from previous
-// steps) overlaid with those bound so far in the running step.
+// userVars returns the user's variables: inside a sandbox step, those the
+// step sees (previous steps overlaid with the running chunk's globals);
+// otherwise those of h.Session.
 func userVars(h *Host, thread *starlark.Thread) []namedValue {
 	var out []namedValue
-	idx := map[string]int{}
 	add := func(name string, v starlark.Value) {
 		if strings.HasPrefix(name, "_") {
 			return
 		}
-		if i, ok := idx[name]; ok {
-			out[i].value = v
-			return
-		}
-		idx[name] = len(out)
 		out = append(out, namedValue{name, v})
+	}
+	if names, vals := sandbox.StepGlobals(thread); names != nil || vals != nil {
+		for _, n := range names {
+			if !helperNames[n] {
+				add(n, vals[n])
+			}
+		}
+		return out
 	}
 	if g := h.globals(); g != nil {
 		for _, n := range g.UserGlobals() {
@@ -347,30 +349,7 @@ func userVars(h *Host, thread *starlark.Thread) []namedValue {
 			}
 		}
 	}
-	if g := stepGlobals(thread); g != nil {
-		names := make([]string, 0, len(g))
-		for n, v := range g {
-			if _, isHelper := helperNames[n]; isHelper {
-				continue
-			}
-			if _, seen := idx[n]; seen || !isBuiltinValue(v) {
-				names = append(names, n)
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			add(n, g[n])
-		}
-	}
 	return out
-}
-
-func isBuiltinValue(v starlark.Value) bool {
-	switch v.(type) {
-	case *starlark.Builtin:
-		return true
-	}
-	return false
 }
 
 var helperNames map[string]bool
@@ -382,23 +361,11 @@ func init() {
 	}
 }
 
-// stepGlobals returns the current values of the globals of the chunk the
-// thread is running (nil outside a Starlark function).
-func stepGlobals(thread *starlark.Thread) starlark.StringDict {
-	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
-		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
-			return fn.Globals()
-		}
-	}
-	return nil
-}
-
 // lookupVar finds a user variable by name.
 func lookupVar(h *Host, thread *starlark.Thread, name string) (starlark.Value, bool) {
-	if g := stepGlobals(thread); g != nil {
-		if v, ok := g[name]; ok && v != nil {
-			return v, true
-		}
+	if names, vals := sandbox.StepGlobals(thread); names != nil || vals != nil {
+		v, ok := vals[name]
+		return v, ok
 	}
 	if g := h.globals(); g != nil {
 		return g.Global(name)

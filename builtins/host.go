@@ -88,8 +88,15 @@ const hostKey = "rlm.builtins.host"
 func Attach(thread *starlark.Thread, h *Host) {
 	h.init()
 	thread.SetLocal(hostKey, h)
-	if h.Context != nil && thread.Local("context") == nil {
-		// Waiting for a future from this thread stops when the run ends.
+	if thread.Local("context") != nil {
+		return
+	}
+	// Waiting for a future from this thread stops when the step is
+	// stopped (its caller's context, time or memory limit) inside a
+	// sandbox step, else when the run ends.
+	if ctx := sandbox.ThreadContext(thread); ctx != context.Background() {
+		thread.SetLocal("context", ctx)
+	} else if h.Context != nil {
 		thread.SetLocal("context", h.Context)
 	}
 }

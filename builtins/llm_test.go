@@ -339,3 +339,19 @@ f.value`)
 	assert.Same(t, e.global("d").(*starlark.Dict), child.vars["data"].(*starlark.Dict))
 	assert.Equal(t, `"0123456789"`, child.vars["slice"].String())
 }
+
+// A deferred result compares with == and != as its value (Starlark's ==
+// alone would say False for a future and a str).
+func TestFutureEquality(t *testing.T) {
+	m := llmtest.NewScripted().Default(func(req llm.Request) (*llm.Response, error) {
+		return &llm.Response{Content: "yes"}, nil
+	})
+	e := newEnv(t, &builtins.Host{Model: m}, nil)
+	out := e.run(`
+a = llm_query("is it?")
+print(a == "yes", "yes" == a, a != "yes", a == "no", llm_query("again?") == "yes")
+votes = [llm_query("q%d" % i) for i in range(3)]
+print(sum(v == "yes" for v in votes), [v for v in votes if v != "no"])
+`)
+	assert.Equal(t, "True True False False True\n3 ['yes', 'yes', 'yes']\n", out)
+}

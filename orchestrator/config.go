@@ -259,6 +259,9 @@ type ExecResult struct {
 	// Submitted is set when the code called SUBMIT (or FINAL/FINAL_VAR).
 	Submitted bool
 	Outputs   *rlmctx.Dict // outputs of the SUBMIT call
+	// Alias is the finishing helper that was called: "SUBMIT", "FINAL" or
+	// "FINAL_VAR" ("" is taken as SUBMIT).
+	Alias string
 }
 
 // DeferredReport describes the deferred operations settled at a barrier.

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -171,6 +172,9 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ..
 	vars := make([]Var, 0, len(c.Vars))
 	infos := make([]varInfo, 0, len(c.Vars))
 	for _, v := range c.Vars {
+		if err := CheckVarName(v.Name); err != nil {
+			return nil, fmt.Errorf("orchestrator: variable %s: %w", v.Name, err)
+		}
 		vars = append(vars, Var{Name: v.Name, Value: v.Value})
 		infos = append(infos, varInfo{Name: v.Name, Type: v.Type.String(), SizeBytes: v.SizeBytes})
 	}

@@ -19,6 +19,9 @@ var (
 	ErrInvalidSubmit = errors.New("invalid SUBMIT")
 	// ErrMaxDepth reports an rlm_query beyond Config.MaxDepth.
 	ErrMaxDepth = errors.New("recursion depth limit reached")
+	// ErrReservedName reports a context variable named like a REPL helper
+	// (len, search, SUBMIT, ...) or the engine's outputs variable.
+	ErrReservedName = errors.New("reserved variable name")
 	// ErrNoModel reports a Config without a root model.
 	ErrNoModel = errors.New("orchestrator: no model configured")
 )

@@ -98,7 +98,7 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		sess.SetGlobal(v.Name, sv)
 	}
 	ex := &sandboxExecutor{sess: sess, host: host, group: group, view: view, outputs: starlark.NewDict(8)}
-	sess.SetGlobal("outputs", ex.outputs)
+	sess.SetGlobal(outputsVar, ex.outputs)
 	view.refresh(sess)
 	return ex, nil
 }
@@ -110,9 +110,11 @@ func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, e
 	if err == nil {
 		return out, nil
 	}
-	if outs, ok := builtins.Outputs(err); ok {
+	var sub *builtins.SubmitError
+	if errors.As(err, &sub) {
 		out.Submitted = true
-		out.Outputs = outs
+		out.Outputs = sub.Outputs
+		out.Alias = sub.Alias
 		return out, nil
 	}
 	if ctx.Err() != nil {
@@ -145,8 +147,8 @@ func (e *sandboxExecutor) Settle(ctx context.Context) (DeferredReport, error) {
 
 func (e *sandboxExecutor) SetOutput(step int, output string) {
 	_ = e.outputs.SetKey(starlark.MakeInt(step), starlark.String(output))
-	if v, ok := e.sess.Global("outputs"); !ok || v != starlark.Value(e.outputs) {
-		e.sess.SetGlobal("outputs", e.outputs)
+	if v, ok := e.sess.Global(outputsVar); !ok || v != starlark.Value(e.outputs) {
+		e.sess.SetGlobal(outputsVar, e.outputs)
 	}
 }
 

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -51,13 +52,34 @@ func ExtractCode(reply string) []string {
 var bareFinishRE = regexp.MustCompile(`(?m)^[ \t]*((?:SUBMIT|FINAL|FINAL_VAR)\(.*\))[ \t]*$`)
 
 // bareFinish returns the last bare SUBMIT(...), FINAL(...) or
-// FINAL_VAR(...) line of a reply without code blocks, or "".
+// FINAL_VAR(...) line of a reply without code blocks, as code to run, or "".
+// As in the RLM paper's protocol, a bare FINAL(text) gives the text itself
+// as the answer and a bare FINAL_VAR(name) names a variable, quoted or not;
+// both are rewritten to valid calls. A bare SUBMIT(...) runs as written.
 func bareFinish(reply string) string {
 	m := bareFinishRE.FindAllStringSubmatch(reply, -1)
 	if len(m) == 0 {
 		return ""
 	}
-	return m[len(m)-1][1]
+	call := m[len(m)-1][1]
+	name, arg, _ := strings.Cut(call, "(")
+	arg = strings.TrimSpace(arg[:len(arg)-1])
+	if name == "SUBMIT" || isQuoted(arg) {
+		return call
+	}
+	return name + "(" + strconv.Quote(arg) + ")"
+}
+
+// isQuoted reports whether s is one Python string literal: quoted with ' or
+// " (or tripled), optionally prefixed r or f, with no such quote inside.
+func isQuoted(s string) bool {
+	s = strings.TrimLeft(s, "rRfF")
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
+			return !strings.Contains(s[len(q):len(s)-len(q)], q)
+		}
+	}
+	return false
 }
 
 // dedent removes the common leading whitespace of non-blank lines, for
@@ -86,4 +108,56 @@ func dedent(s string) string {
 		lines[i] = strings.TrimPrefix(l, prefix)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// reasoningTags are the tags in which reasoning models (DeepSeek-R1, Qwen3,
+// ...) served through an OpenAI-compatible endpoint write their thinking.
+var reasoningTags = []string{"think", "thinking", "reasoning"}
+
+// StripReasoning removes the reasoning of a reply: every <think>...</think>
+// block (also <thinking> and <reasoning>), everything before a closing tag
+// whose opening tag was part of the prompt template, and an unterminated
+// block to the end. Code in a model's thinking is a draft, not a step to run.
+func StripReasoning(reply string) string {
+	lower := strings.ToLower(reply)
+	for _, tag := range reasoningTags {
+		open, close := "<"+tag+">", "</"+tag+">"
+		if !strings.Contains(lower, open) && !strings.Contains(lower, close) {
+			continue
+		}
+		var b strings.Builder
+		for {
+			i := strings.Index(lower, open)
+			j := strings.Index(lower, close)
+			switch {
+			case j >= 0 && (i < 0 || j < i): // close without open: drop the head
+				reply, lower = reply[j+len(close):], lower[j+len(close):]
+				continue
+			case i < 0:
+				b.WriteString(reply)
+			case j < 0: // unterminated: the rest is thinking
+				b.WriteString(reply[:i])
+			default:
+				b.WriteString(reply[:i])
+				reply, lower = reply[j+len(close):], lower[j+len(close):]
+				continue
+			}
+			break
+		}
+		reply = b.String()
+		lower = strings.ToLower(reply)
+	}
+	return reply
+}
+
+// unfence returns the code of an execute_code call: models often wrap it in
+// a Markdown fence as they would in text; the fenced blocks are joined.
+func unfence(code string) string {
+	if !strings.HasPrefix(strings.TrimSpace(code), "```") {
+		return code
+	}
+	if blocks := ExtractCode(code); len(blocks) > 0 {
+		return strings.Join(blocks, "\n")
+	}
+	return code
 }

@@ -69,7 +69,6 @@ func TestShowVarsAndFinalVarSeeEveryStep(t *testing.T) {
 // chunk sees the bindings of earlier chunks only through the session, which
 // it cannot read while Exec holds the session's lock.
 func TestFinalVarAfterTopLevelTry(t *testing.T) {
-	t.Skip("needs a sandbox accessor for the running step's globals (requested: sandbox.StepGlobals(thread))")
 	c := rlmctx.NewContext("q")
 	res, _ := runScripted(t, Config{}, c, llmtest.Say(code("w = 'before try'\ntry:\n    q = 1\nexcept Exception:\n    pass\nFINAL_VAR(\"w\")")))
 	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)

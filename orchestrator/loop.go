@@ -278,7 +278,13 @@ type outcome struct {
 // handle runs the code of a reply and appends the turn.
 func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outcome, error) {
 	step := r.iterations
-	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls}}
+	content := resp.Content
+	if strings.TrimSpace(content) == "" && len(resp.ToolCalls) == 0 {
+		// An assistant message needs content or tool calls: OpenAI's API
+		// refuses one with neither, which would end the run.
+		content = emptyReply
+	}
+	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: resp.ToolCalls}}
 	turn.digest = StepDigest{Step: step}
 	if len(resp.ToolCalls) > 0 {
 		out, err := r.handleTools(ctx, turn, resp.ToolCalls, final)
@@ -294,17 +300,18 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		r.t.traj.emit(EventObservation, r.id, step, od)
 		return out, nil
 	}
-	blocks := ExtractCode(resp.Content)
+	text := StripReasoning(resp.Content)
+	blocks := ExtractCode(text)
 	if len(blocks) == 0 {
-		if f := bareFinish(resp.Content); f != "" {
+		if f := bareFinish(text); f != "" {
 			blocks = []string{f}
 		}
 	}
 	if len(blocks) == 0 {
 		turn.NoCode = true
 		turn.digest.NoCode = true
-		turn.digest.Reply = resp.Content
-		r.lastText = resp.Content
+		turn.digest.Reply = text
+		r.lastText = text
 		r.env.Turns = append(r.env.Turns, turn)
 		if final {
 			r.env.Directive = ""
@@ -332,6 +339,9 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 	b.WriteString(strings.Join(sr.parts, "\n"))
 	if out.submitted == nil {
 		b.WriteString("\n" + r.remaining())
+	}
+	if resp.FinishReason == "length" {
+		b.WriteString("\n" + cutOffNote)
 	}
 	turn.Engine = b.String()
 	turn.digest = sr.digest(step)
@@ -413,6 +423,9 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 		sr.submitted = res.Outputs
 		if sr.submitted == nil {
 			sr.submitted = rlmctx.NewDict(0)
+		}
+		if res.Alias == "FINAL" || res.Alias == "FINAL_VAR" {
+			sr.submitted = r.schema.stringAnswer(sr.submitted)
 		}
 	} else if res.Err != nil {
 		msg := ed.Error
@@ -501,7 +514,7 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 				break
 			}
 			n := len(sr.parts)
-			if err := r.runBlock(ctx, &sr, step, i+1, args.Code, tc.ID); err != nil {
+			if err := r.runBlock(ctx, &sr, step, i+1, unfence(args.Code), tc.ID); err != nil {
 				return out, err
 			}
 			content = strings.Join(sr.parts[n:], "\n")
@@ -535,7 +548,9 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 			raw, _ := MarshalValue(d)
 			if verr := r.schema.Validate(d); verr != nil {
 				r.lastRejected = d
-				content = "[engine] submit rejected: " + strings.TrimPrefix(verr.Error(), ErrInvalidSubmit.Error()+": ")
+				msg := strings.TrimPrefix(verr.Error(), ErrInvalidSubmit.Error()+": ")
+				msg, _, _ = strings.Cut(msg, "; call ")
+				content = "[engine] submit rejected: " + msg + "; call the submit tool again with the corrected outputs"
 				sr.failed = true
 				sr.errText = "submit rejected"
 				r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: final, ToolCall: tc.ID})

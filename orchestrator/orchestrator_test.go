@@ -361,7 +361,7 @@ func TestBareFinishLineRuns(t *testing.T) {
 	assert.Equal(t, StopSubmit, res.StopReason)
 	assert.Equal(t, "7", res.Answer)
 	assert.Equal(t, `SUBMIT({"answer": "7"})`, bareFinish("text\n  SUBMIT({\"answer\": \"7\"})  \nmore"))
-	assert.Equal(t, "FINAL(x)", bareFinish("FINAL(y)\nFINAL(x)"))
+	assert.Equal(t, `FINAL("x")`, bareFinish("FINAL(y)\nFINAL(x)"))
 	assert.Empty(t, bareFinish("call SUBMIT() when done"))
 }
 

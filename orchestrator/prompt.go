@@ -23,9 +23,13 @@ How it works:
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run.`
 
-const dialectNotes = `Python dialect (a Python subset on Starlark):
-- Supported: def, lambda, comprehensions, f-strings, % and str.format specs, slicing, if/elif/for/while, try/except, recursion, str/list/dict/set methods, sorted/enumerate/zip/sum/min/max/any/all/isinstance; import re, json, math, collections (Counter, defaultdict), itertools, functools, string, statistics.
-- Not supported: class (use dicts), with, yield/generators, async, match, assigning to global/nonlocal names inside a function (return the value or update a dict/list), other modules, files, network, os. No bytes type. re is RE2: no lookaround or backreferences.`
+const dialectNotes = `Python dialect (Python 3 in a sandbox):
+- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.
+- Not supported: with, async, match, assigning to global/nonlocal names inside a function (return the value or update a dict/list), other modules (no os, sys, random, files, network or clock). re is RE2: no lookaround or backreferences.`
+
+// dialectModules are the importable modules named in the dialect notes
+// (TestDialectNotesAreTrue imports each one in the sandbox).
+const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, dataclasses"
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.
@@ -68,6 +72,12 @@ func metaPrompt(summaries string, schema Schema, p Protocol, maxIter, depth, max
 
 // Directive texts (engine-authored).
 const (
+	// emptyReply stands in the history for a reply with no text and no
+	// tool calls.
+	emptyReply = "(empty reply)"
+	// cutOffNote follows the observation of a reply that hit the output
+	// token limit (its last code block may be incomplete).
+	cutOffNote = "[engine] Your reply was cut off at the output token limit, so its last code block may be incomplete: write shorter replies and less code per step."
 	nudgeText = "[engine] Your reply had no code block, so nothing ran. Write a ```python block to continue exploring, or call SUBMIT({...}) in a code block to finish."
 	nudgeTool = "[engine] Your reply had no tool call, so nothing ran. Call execute_code to continue exploring, or submit to finish."
 )

@@ -169,3 +169,29 @@ func pyTypeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// stringAnswer returns out with a non-string "answer" rendered as text (JSON,
+// as rlm run prints it) when the schema declares answer:str. FINAL(x) and
+// FINAL_VAR(name) mean "the answer is x" in the RLM paper's protocol, so a
+// number or a dict passed to them is the answer's text, not a type error.
+func (s Schema) stringAnswer(out *rlmctx.Dict) *rlmctx.Dict {
+	v, ok := out.Get("answer")
+	if !ok {
+		return out
+	}
+	if _, isStr := v.(string); isStr {
+		return out
+	}
+	for _, f := range s {
+		if f.Name == "answer" && f.Type == TypeStr {
+			c := rlmctx.NewDict(out.Len())
+			for _, k := range out.Keys() {
+				e, _ := out.Get(k)
+				c.Set(k, e)
+			}
+			c.Set("answer", answerText(out))
+			return c
+		}
+	}
+	return out
+}

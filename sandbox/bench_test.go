@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 )
 
 // benchText returns a deterministic text of about n bytes: log-like lines,
@@ -177,4 +178,44 @@ func BenchmarkFindLiteral(b *testing.B) {
 	text, _ := benchData()
 	benchExec(b, text, `i = text.find("no such needle here")`)
 	cpython(b, text, "find_literal")
+}
+
+// BenchmarkOperatorRouting measures what the front-end's routing of == and
+// bool arithmetic through runtime helpers costs, on the Starlark code it
+// produces, against the code Starlark ran before routing (same run):
+// eq/native `if x == "yes"` vs eq/routed `if _py_eq(x, "yes")`, and
+// bool/native `if x > 0: n += 1` vs bool/routed `n += _py_b2i(x > 0)`.
+func BenchmarkOperatorRouting(b *testing.B) {
+	const n = 100000
+	cases := []struct{ name, body string }{
+		{"eq/native", "if x == \"yes\":\n            n += 1"},
+		{"eq/routed", "if _py_eq(x, \"yes\"):\n            n += 1"},
+		{"bool/native", "if len(x) > 2:\n            n += 1"},
+		{"bool/routed", `n += _py_b2i(len(x) > 2)`},
+	}
+	predeclared := pyBuiltins()
+	for _, c := range cases {
+		src := fmt.Sprintf("def run(xs):\n    n = 0\n    for x in xs:\n        %s\n    return n\nr = run(xs)\n", c.body)
+		b.Run(c.name, func(b *testing.B) {
+			xs := make([]starlark.Value, n)
+			for i := range xs {
+				xs[i] = starlark.String([]string{"yes", "no", "maybe"}[i%3])
+			}
+			pre := starlark.StringDict{"xs": starlark.NewList(xs)}
+			for k, v := range predeclared {
+				pre[k] = v
+			}
+			opts := &syntax.FileOptions{}
+			if _, err := starlark.ExecFileOptions(opts, &starlark.Thread{}, "b.star", src, pre); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := starlark.ExecFileOptions(opts, &starlark.Thread{}, "b.star", src, pre); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/iter")
+		})
+	}
 }

@@ -658,3 +658,44 @@ func dataclassField(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 	}
 	return fs, nil
 }
+
+// pyDunder implements reads of x.__class__, x.__name__, x.__qualname__ and
+// x.__doc__ (the front-end routes those attribute reads here): the value's
+// own attribute when it has one, else what Python gives for functions,
+// builtins and values of builtin types.
+func pyDunder(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	var name string
+	if err := starlark.UnpackPositionalArgs("_py_dunder", args, kwargs, 2, &x, &name); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := x.(starlark.HasAttrs); ok {
+		if v, err := h.Attr(name); err == nil && v != nil {
+			return v, nil
+		}
+	}
+	switch name {
+	case "__class__":
+		return typeOf(x), nil
+	case "__name__", "__qualname__":
+		switch f := x.(type) {
+		case *starlark.Function:
+			return starlark.String(f.Name()), nil
+		case *starlark.Builtin:
+			n := f.Name()
+			return starlark.String(n[strings.LastIndexByte(n, '.')+1:]), nil
+		}
+	case "__doc__":
+		if f, ok := x.(*starlark.Function); ok {
+			if d := f.Doc(); d != "" {
+				return starlark.String(d), nil
+			}
+		}
+		return starlark.None, nil
+	}
+	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(x), name)
+}

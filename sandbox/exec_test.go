@@ -42,13 +42,17 @@ func TestREPLPersistence(t *testing.T) {
 		{"import re\nfrom collections import Counter", ""},
 		{"print(re.findall(r'\\d', 'a1b2'), Counter('aab').most_common(1))", "['1', '2'] [('a', 2)]\n"},
 		{"sum = 10\nprint(sum)", "10\n"},
+		{"print(json.dumps({'k': [1]}), math.floor(2.5), True + True, (1 == 1) + 1)", "{\"k\": [1]} 2 2 2\n"},
+		{"json = 'shadowed'\nprint(json)", "shadowed\n"},
 	}
 	for _, st := range steps {
 		res, err := s.Exec(ctx, st.code)
 		require.NoError(t, err, st.code)
 		assert.Equal(t, st.want, res.Output, st.code)
 	}
-	assert.Equal(t, []string{"xs", "count", "add", "re", "Counter", "sum"}, s.UserGlobals())
+	// `import re` binds the predeclared module again, which stays hidden;
+	// shadowing a predeclared name (sum) makes it a user variable.
+	assert.Equal(t, []string{"xs", "count", "add", "Counter", "sum", "json"}, s.UserGlobals())
 	v, ok := s.Global("xs")
 	require.True(t, ok)
 	assert.Equal(t, "[1, 2, 3, 4, 5]", Repr(v))
@@ -393,4 +397,40 @@ print(best)
 	res, err := s.Exec(context.Background(), code)
 	require.NoError(t, err)
 	assert.Equal(t, "4 lines, longest 15\n[(1, 'ERROR disk full'), (3, 'ERROR again')]\n[('ann', 2), ('bob', 1)]\n(7, 'b')\n", res.Output)
+}
+
+// Python semantics the front-end routes through runtime helpers: bool
+// arithmetic (_py_b2i), == (_py_eq), dunder reads (_py_dunder), starred
+// comprehension targets, range repr (expected output from CPython 3.11).
+func TestRoutedPythonSemantics(t *testing.T) {
+	src := "print(True + True, True * 3, -True, ~False, 2 ** True, 10 / (1 == 1), 7 // (2 > 1))\nc = 0\nfor a, b in [(1, 1), (2, 3), (4, 4)]:\n    c += (a == b)\n    c -= not a\nprint(c, sum(x > 1 for x in [0, 2, 3]), (1 < 2) + (2 < 3) + isinstance(c, int))\nnan = float(\"nan\")\nprint(nan == nan, nan != nan, True == 1, 1.0 == True, [1] == [1], \"a\" != \"b\", None == 0)\ndef f():\n    \"\"\"Docstring here.\"\"\"\n    return 1\nprint(f.__name__, f.__doc__, len.__name__, (1).__class__.__name__, \"s\".__class__ is str)\nrows = [(1, 2, 3), (4, 5)]\nprint([a for a, *_ in rows], [(a, z) for a, *m, z in rows])\nprint(range(3), range(2, 5), range(0, 10, 2), \"%s items\" % True)\n"
+	want := "2 3 -1 -1 2 10.0 7\n2 2 3\nFalse True True True True True False\nf Docstring here. len int True\n[1, 4] [(1, 3), (4, 5)]\nrange(0, 3) range(2, 5) range(0, 10, 2) True items\n"
+	res, err := New(Config{}).Exec(context.Background(), src)
+	require.NoError(t, err)
+	assert.Equal(t, want, res.Output)
+}
+
+// Argument errors of def calls read like CPython's TypeErrors and are
+// catchable.
+func TestCallArgumentErrors(t *testing.T) {
+	tests := []struct{ call, want string }{
+		{"g()", "g() missing 2 required positional arguments: 'a' and 'c'"},
+		{"h(1)", "h() missing 1 required positional argument: 'y'"},
+		{"h(1, 2, 3)", "h() takes 2 positional arguments but 3 were given"},
+		{"k(1, 2)", "k() takes 1 positional argument but 2 were given"},
+		{"h(1, z=2)", "h() got an unexpected keyword argument 'z'"},
+		{"h(1, x=2)", "h() got multiple values for argument 'x'"},
+	}
+	defs := "def g(a, b=2, *rest, c, d=4, **kw):\n    return a\ndef h(x, y):\n    return x\ndef k(x):\n    return x\n"
+	for _, tt := range tests {
+		s := New(Config{})
+		_, err := s.Exec(context.Background(), defs+tt.call)
+		var se *ScriptError
+		require.ErrorAs(t, err, &se, tt.call)
+		assert.Equal(t, "TypeError", se.Kind, tt.call)
+		assert.Equal(t, tt.want, se.Msg, tt.call)
+		res, err := s.Exec(context.Background(), "try:\n    "+tt.call+"\nexcept TypeError as e:\n    print(e)")
+		require.NoError(t, err)
+		assert.Equal(t, tt.want+"\n", res.Output)
+	}
 }

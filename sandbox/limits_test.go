@@ -49,6 +49,7 @@ func TestLimits(t *testing.T) {
 			if tt.kind != "" {
 				assert.Equal(t, tt.kind, se.Kind, se.Traceback)
 				assert.Contains(t, se.Msg, tt.msg)
+				assert.NotContains(t, se.Msg, tt.kind+":", "the kind is not repeated in the message")
 			}
 			assert.Contains(t, se.Traceback, se.Kind)
 			// The session keeps serving steps.

@@ -40,7 +40,12 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	handled := true
 	switch r := recv.(type) {
 	case starlark.String:
-		v, handled, err = strMethod(thread, string(r), name, args, kwargs)
+		switch name {
+		case "find", "rfind", "index", "rindex":
+			v, handled, err = strFind(thread, string(r), name, args, kwargs)
+		default:
+			v, handled, err = strMethod(thread, string(r), name, args, kwargs)
+		}
 	case *starlark.List:
 		v, handled, err = listMethod(thread, r, name, args, kwargs)
 	case *starlark.Dict:

@@ -152,9 +152,9 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 	case "re":
 		return &rePattern{m.r}, nil
 	case "pos":
-		return starlark.MakeInt(m.pos), nil
+		return starlark.MakeInt(CharOffset(m.s, m.pos)), nil
 	case "endpos":
-		return starlark.MakeInt(m.end), nil
+		return starlark.MakeInt(CharOffset(m.s, m.end)), nil
 	case "lastindex":
 		last := -1
 		for i := 1; i <= m.r.NumSubexp(); i++ {
@@ -229,7 +229,8 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			s, e := starlark.MakeInt(m.m[2*i]), starlark.MakeInt(m.m[2*i+1])
+			// Offsets count code points, like Python's (and slicing).
+			s, e := starlark.MakeInt(CharOffset(m.s, m.m[2*i])), starlark.MakeInt(CharOffset(m.s, m.m[2*i+1]))
 			switch name {
 			case "start":
 				return s, nil
@@ -283,12 +284,16 @@ func reSearch(thread *starlark.Thread, r *Regexp, name string, args starlark.Tup
 	if err != nil {
 		return nil, err
 	}
-	if endpos >= 0 && endpos < len(s) {
-		s = s[:endpos]
+	// pos and endpos count code points.
+	if endpos >= 0 {
+		if endpos = ByteOffset(s, endpos); endpos < len(s) {
+			s = s[:endpos]
+		}
 	}
 	if pos < 0 {
 		pos = 0
 	}
+	pos = ByteOffset(s, pos)
 	if pos > len(s) {
 		return starlark.None, nil
 	}

@@ -115,6 +115,11 @@ func pyBuiltins() starlark.StringDict {
 		"classmethod":    wrapperBuiltin("classmethod"),
 		"property":       wrapperBuiltin("property"),
 		"_py_setslice":   pySetSlice,
+		"_py_dunder":     pyDunder,
+		"_py_b2i":        pyB2I,
+		"_py_eq":         pyEq,
+		"_py_getitem":    pyGetItem,
+		"_py_getslice":   pyGetSlice,
 	}
 	for name, fn := range fns {
 		d[name] = starlark.NewBuiltin(name, fn)
@@ -127,8 +132,19 @@ func pyBuiltins() starlark.StringDict {
 			d[name] = t
 		}
 	}
+	// Models often forget `import re` (many RLM REPLs pre-import it): bind
+	// these modules as predeclared names, which an assignment can shadow and
+	// which UserGlobals (show_vars) hides like every other predeclared value.
+	for _, name := range autoImported {
+		if m, err := importModule(name); err == nil {
+			d[name] = m
+		}
+	}
 	return d
 }
+
+// autoImported lists the modules bound without an import statement.
+var autoImported = []string{"re", "json", "math"}
 
 func unavailable(name, msg string) builtinFn {
 	return func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
@@ -258,6 +274,9 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if d, ok := x.(*deque); ok {
 		return starlark.MakeInt(d.Len()), nil
 	}
+	if s, ok := x.(starlark.String); ok {
+		return starlark.MakeInt(StrLen(string(s))), nil
+	}
 	if n := starlark.Len(x); n >= 0 {
 		return starlark.MakeInt(n), nil
 	}
@@ -340,9 +359,9 @@ func binary(op syntax.Token, x, y starlark.Value) (starlark.Value, error) {
 
 func boolInt(b starlark.Bool) starlark.Int {
 	if b {
-		return starlark.MakeInt(1)
+		return one
 	}
-	return starlark.MakeInt(0)
+	return zero
 }
 
 func pySum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -794,9 +813,10 @@ func compareOp(thread *starlark.Thread, op string, x, y starlark.Value) (bool, e
 	case ">=":
 		tok = syntax.GE
 	case "==":
-		tok = syntax.EQL
+		return pyEqual(thread, x, y)
 	case "!=":
-		tok = syntax.NEQ
+		eq, err := pyEqual(thread, x, y)
+		return !eq, err
 	case "is":
 		return identical(x, y), nil
 	case "is not":
@@ -1378,3 +1398,65 @@ func (it *liveListIter) Next(p *starlark.Value) bool {
 	return true
 }
 func (it *liveListIter) Done() {}
+
+// pyB2I is _py_b2i: the front-end wraps arithmetic operands that are
+// syntactically bools (comparisons, `not x`, True/False, ...) in it, so that
+// `True + True` is 2 and `count += (a == b)` counts, as in Python.
+func pyB2I(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return nil, fmt.Errorf("_py_b2i: want 1 argument")
+	}
+	if b, ok := args[0].(starlark.Bool); ok {
+		return boolInt(b), nil
+	}
+	return args[0], nil
+}
+
+var one, zero = starlark.MakeInt(1), starlark.MakeInt(0)
+
+// pyEq is _py_eq(a, b), Python's a == b (the front-end routes == and !=
+// here unless an operand makes Starlark's own == agree).
+func pyEq(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 || len(kwargs) != 0 {
+		return nil, fmt.Errorf("_py_eq: want 2 arguments")
+	}
+	eq, err := pyEqual(thread, args[0], args[1])
+	return starlark.Bool(eq), err
+}
+
+// pyEqual is Python's ==: deferred values compare as their results, bools
+// as the ints 0 and 1, and NaN equals nothing.
+func pyEqual(thread *starlark.Thread, x, y starlark.Value) (bool, error) {
+	if xs, ok := x.(starlark.String); ok {
+		if ys, ok := y.(starlark.String); ok {
+			return xs == ys, nil
+		}
+	}
+	var err error
+	if _, ok := x.(Proxy); ok {
+		if x, err = Unproxy(thread, x); err != nil {
+			return false, err
+		}
+	}
+	if _, ok := y.(Proxy); ok {
+		if y, err = Unproxy(thread, y); err != nil {
+			return false, err
+		}
+	}
+	xb, xIsBool := x.(starlark.Bool)
+	yb, yIsBool := y.(starlark.Bool)
+	if xIsBool != yIsBool {
+		if xIsBool {
+			x = boolInt(xb)
+		} else {
+			y = boolInt(yb)
+		}
+	}
+	if f, ok := x.(starlark.Float); ok && f != f {
+		return false, nil
+	}
+	if f, ok := y.(starlark.Float); ok && f != f {
+		return false, nil
+	}
+	return starlark.Equal(x, y)
+}

@@ -36,6 +36,7 @@ type Regexp struct {
 	litFold  bool   // lit must be matched case-insensitively (lit is lower-case)
 	lineOK   bool   // matches cannot span lines and use no \A \z anchors
 	pureLit  bool   // the pattern is exactly lit (no captures)
+	dollarNL bool   // a non-multiline $ that Python also matches before a final newline
 	once     sync.Once
 	anchored *regexp.Regexp
 	full     *regexp.Regexp
@@ -59,8 +60,52 @@ func CompileRegexp(pattern string, flags int) (*Regexp, error) {
 		return nil, &PyError{Kind: "re.error", Msg: msg}
 	}
 	r := &Regexp{re: re, pattern: pattern, flags: flags}
+	r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
 	r.analyze(goPat)
 	return r, nil
+}
+
+var inlineMultiline = regexp.MustCompile(`\(\?[a-zA-Z]*m[a-zA-Z]*[:)]`)
+
+// hasPlainDollar reports whether p holds a $ anchor (not escaped, not in a
+// character class).
+func hasPlainDollar(p string) bool {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == '$':
+			return true
+		}
+	}
+	return false
+}
+
+// finalNewline reports whether a search of s must also try s without its
+// final newline: Python's $ (without MULTILINE) matches at the end of the
+// text and just before a newline that ends it; RE2's only at the end.
+func (r *Regexp) finalNewline(s string, pos int) bool {
+	return r.dollarNL && pos < len(s) && s[len(s)-1] == '\n'
+}
+
+// earlier reports whether match a is preferred to b: it starts first, or at
+// the same place and is longer (or b is nil).
+func earlier(a, b []int) bool {
+	if a == nil {
+		return false
+	}
+	return b == nil || a[0] < b[0] || a[0] == b[0] && a[1] > b[1]
 }
 
 // translatePattern converts Python regex syntax to Go syntax.
@@ -124,6 +169,15 @@ func translatePattern(p string, flags int) (string, error) {
 			case n == 'x' && i+3 < len(p) && p[i+2] != '{':
 				b.WriteString(p[i : i+4])
 				i += 2
+			case n == 'w' && flags&reASCII == 0:
+				// Python's \w is Unicode (letters, digits, _); RE2's is ASCII.
+				if inClass {
+					b.WriteString(`\p{L}\p{N}_`)
+				} else {
+					b.WriteString(`[\p{L}\p{N}_]`)
+				}
+			case n == 'W' && flags&reASCII == 0 && !inClass:
+				b.WriteString(`[^\p{L}\p{N}_]`)
 			default:
 				b.WriteByte(c)
 				b.WriteByte(n)
@@ -364,6 +418,16 @@ func (r *Regexp) canPrefilter(s string, pos int) bool {
 // after pos (pairs of byte offsets, -1 for groups that did not
 // participate), or nil.
 func (r *Regexp) FindIndex(s string, pos int) []int {
+	m := r.findIndex(s, pos)
+	if r.finalNewline(s, pos) {
+		if m2 := r.findIndex(s[:len(s)-1], pos); earlier(m2, m) {
+			m = m2
+		}
+	}
+	return m
+}
+
+func (r *Regexp) findIndex(s string, pos int) []int {
 	if pos > len(s) {
 		return nil
 	}
@@ -421,6 +485,22 @@ func (r *Regexp) findFrom(s string, pos int) []int {
 
 // FindAllIndex returns up to n (all if n < 0) non-overlapping matches.
 func (r *Regexp) FindAllIndex(s string, n int) [][]int {
+	if r.finalNewline(s, 0) {
+		var out [][]int
+		for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
+			m := r.FindIndex(s, pos)
+			if m == nil {
+				break
+			}
+			out = append(out, m)
+			pos = m[1]
+			if m[1] == m[0] {
+				_, size := utf8.DecodeRuneInString(s[pos:])
+				pos += max(size, 1)
+			}
+		}
+		return out
+	}
 	if !r.canPrefilter(s, 0) {
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
@@ -484,6 +564,11 @@ func (r *Regexp) matchAt(s string, pos int, full bool) []int {
 		return nil
 	}
 	m := re.FindStringSubmatchIndex(s[pos:])
+	if !full && r.finalNewline(s, pos) {
+		if m2 := re.FindStringSubmatchIndex(s[pos : len(s)-1]); m2 != nil && (m == nil || m2[1] > m[1]) {
+			m = m2
+		}
+	}
 	if m == nil {
 		return nil
 	}

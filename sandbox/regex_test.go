@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -79,5 +80,23 @@ func TestTranslatePattern(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// Without MULTILINE, Python's $ also matches just before a final newline
+// (expected values from CPython 3.11).
+func TestDollarBeforeFinalNewline(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{`print(re.search(r"\w+$", "abc def\n").group())`, "def\n"},
+		{`print(re.match(r"^\w+$", "abc\n") is not None, re.fullmatch(r"abc$", "abc\n"))`, "True None\n"},
+		{`print(re.findall(r"\d+$", "1 22\n"), re.findall(r"x$", "x\nx\n"), re.findall(r"x$", "x\nx\n", re.M))`, "['22'] ['x'] ['x', 'x']\n"},
+		{`print(re.sub(r"$", "!", "ab\n"), re.sub(r"\s$", "_", "a \n"))`, "ab!\n! a__\n"},
+		{`print(re.search(r"(?m)b$", "ab\nc") is not None, re.search(r"b$", "ab\nc"))`, "True None\n"},
+		{`print(re.split(r"$", "a\n"), bool(re.search(r"[$]", "a$")))`, "['a', '\\n', ''] True\n"},
+	}
+	for _, tt := range tests {
+		res, err := New(Config{}).Exec(context.Background(), tt.code)
+		require.NoError(t, err, tt.code)
+		assert.Equal(t, tt.want, res.Output, tt.code)
 	}
 }

@@ -93,6 +93,15 @@ func (r *renderer) leave() { r.path = r.path[:len(r.path)-1] }
 
 func (r *renderer) repr(v starlark.Value) {
 	v = r.resolve(v)
+	if v != nil && v.Type() == "range" {
+		// Starlark writes range(3); Python range(0, 3).
+		s := v.String()
+		if !strings.Contains(s, ",") {
+			s = "range(0, " + strings.TrimPrefix(s, "range(")
+		}
+		r.b.WriteString(s)
+		return
+	}
 	switch v := v.(type) {
 	case nil:
 		r.b.WriteString("None")

@@ -322,9 +322,6 @@ func (st *step) catchable(err error) bool {
 		if u, ok := e.(Uncatchable); ok && u.Uncatchable() {
 			return false
 		}
-		if strings.HasSuffix(fmt.Sprintf("%T", e), ".SubmitError") {
-			return false // the run is ending; never let a handler swallow it
-		}
 		switch x := e.(type) {
 		case interface{ Unwrap() error }:
 			e = x.Unwrap()

@@ -202,6 +202,10 @@ func limitKind(limit, err error) (string, string) {
 	case ErrCanceled:
 		return "KeyboardInterrupt", msg
 	case ErrOutputLimit:
+		var pe *PyError
+		if errors.As(err, &pe) && pe.Kind == "OutputLimitError" {
+			return pe.Kind, pe.Msg
+		}
 		return "OutputLimitError", strings.TrimPrefix(msg, ErrOutputLimit.Error()+": ")
 	}
 	return "RuntimeError", msg
@@ -217,7 +221,49 @@ var (
 	reUnhashable  = regexp.MustCompile(`unhashable type: (\w+)$`)
 	reNoAssign    = regexp.MustCompile(`^(\w+) value does not support item assignment`)
 	reUnbound     = regexp.MustCompile(`^(global|local) variable (\w+) referenced before assignment`)
+	reFnMissing   = regexp.MustCompile(`^function (\w+) missing (\d+) arguments? \((.*)\)$`)
+	reFnTooMany   = regexp.MustCompile(`^function (\w+) accepts (?:at most )?(\d+) positional arguments? \((\d+) given\)$`)
+	reFnKeyword   = regexp.MustCompile(`^function (\w+) got an unexpected keyword argument "?(\w+)"?$`)
+	reFnMultiple  = regexp.MustCompile(`^function (\w+) got multiple values for parameter "?(\w+)"?$`)
 )
+
+// pyCallError renders Starlark's argument-binding errors of a def call as
+// CPython's TypeError messages ("f() missing 1 required positional
+// argument: 'x'"); ok is false for other messages.
+func pyCallError(msg string) (string, bool) {
+	if m := reFnMissing.FindStringSubmatch(msg); m != nil {
+		names := strings.Split(m[3], ", ")
+		for i, n := range names {
+			names[i] = "'" + n + "'"
+		}
+		list := names[0]
+		if len(names) > 1 {
+			list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		}
+		plural := "s"
+		if m[2] == "1" {
+			plural = ""
+		}
+		return fmt.Sprintf("%s() missing %s required positional argument%s: %s", m[1], m[2], plural, list), true
+	}
+	if m := reFnTooMany.FindStringSubmatch(msg); m != nil {
+		plural, verb := "s", "were"
+		if m[2] == "1" {
+			plural = ""
+		}
+		if m[3] == "1" {
+			verb = "was"
+		}
+		return fmt.Sprintf("%s() takes %s positional argument%s but %s %s given", m[1], m[2], plural, m[3], verb), true
+	}
+	if m := reFnKeyword.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s() got an unexpected keyword argument '%s'", m[1], m[2]), true
+	}
+	if m := reFnMultiple.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s() got multiple values for argument '%s'", m[1], m[2]), true
+	}
+	return "", false
+}
 
 // classify maps a Starlark error message to a Python exception kind and message.
 func classify(err error) (string, string) {
@@ -234,6 +280,9 @@ func classify(err error) (string, string) {
 	inner := msg
 	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
 		inner = msg[i+2:]
+	}
+	if m, ok := pyCallError(msg); ok {
+		return "TypeError", m
 	}
 	switch {
 	case reUnbound.MatchString(msg):

@@ -126,6 +126,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCostLimit(f.maxCost, prices, llmCfg); err != nil {
+		return err
+	}
 	// One client (one limiter) for the whole run; each item meters it on
 	// its own ledger so budgets and usage are per item.
 	model, emb, closeModel, err := f.models.chatModel(env, nil)

@@ -246,3 +246,20 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 	}
 	return chat, emb, close, nil
 }
+
+// checkCostLimit refuses --max-cost when a model of the run has no known
+// price: its cost would count as unknown, so the limit could not stop it.
+func checkCostLimit(maxCost float64, prices *llm.PriceTable, c llm.Config) error {
+	if maxCost <= 0 {
+		return nil
+	}
+	for _, m := range []string{c.Model, c.SubModel, c.EmbeddingModel} {
+		if m == "" {
+			continue
+		}
+		if _, ok := prices.Lookup(m); !ok {
+			return fmt.Errorf(`%w: --max-cost: no price is known for model %q, so the cost limit cannot be enforced; pass --prices FILE with {"%s": {"input": USD_PER_1M, "output": USD_PER_1M}}, or limit --max-tokens instead`, errUsage, m, m)
+		}
+	}
+	return nil
+}

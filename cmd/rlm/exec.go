@@ -80,6 +80,10 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		host.EmbeddingModel = cfg.EmbeddingModel
 		host.MaxOutputTokens = cfg.MaxOutputTokens
 	}
+	if err := checkVarNames(f.vars, false); err != nil {
+		closeModel()
+		return nil, err
+	}
 	c, warns, err := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes)
 	if err != nil {
 		closeModel()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -112,6 +113,12 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl-C stops the run cleanly (partial answer, trajectory
+	// closed); a second one kills the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
@@ -122,19 +129,33 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rlm "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "usage: rlm %s %s\n\nflags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "usage: rlm %s %s\n\nflags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parseFlags parses args, mapping flag errors to errUsage (exit 2).
+// parseFlags parses args, mapping flag errors to errUsage (exit 2). -h
+// prints the full usage; a bad flag prints its error, the synopsis and a
+// pointer to -h, so the error is not buried under the flag list.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return &exitError{code: 2, err: errors.New("")}
+	full := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = full
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		full()
+		return err
 	}
-	return nil
+	out := fs.Output()
+	var b strings.Builder
+	fs.SetOutput(&b)
+	full()
+	fs.SetOutput(out)
+	synopsis, _, _ := strings.Cut(b.String(), "\n")
+	fmt.Fprintf(out, "%s\nRun '%s -h' for the list of flags.\n", synopsis, fs.Name())
+	return &exitError{code: 2, err: errors.New("")}
 }

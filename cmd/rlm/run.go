@@ -30,6 +30,10 @@ type runFlags struct {
 	session       string
 	storeDir      *string
 	maxIterations int
+	childIter     int
+	maxTotalIter  int
+	maxErrors     int
+	historyTokens int
 	maxDepth      int
 	maxCalls      int
 	maxTokens     int
@@ -54,6 +58,10 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
 	f.storeDir = storeDirFlag(fs, env)
 	fs.IntVar(&f.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "root iterations before the final extraction turn")
+	fs.IntVar(&f.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
+	fs.IntVar(&f.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
+	fs.IntVar(&f.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
+	fs.IntVar(&f.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each root request; older steps are compressed into a summary past 80%")
 	fs.IntVar(&f.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs")
 	fs.IntVar(&f.maxCalls, "max-llm-calls", 0, "budget: model calls in the whole run tree (0 = unlimited)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in the whole run tree (0 = unlimited)")
@@ -81,6 +89,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --output: %v", errUsage, err)
 	}
+	if err := checkVarNames(f.vars, true); err != nil {
+		return err
+	}
 	proto := orchestrator.Protocol(f.protocol)
 	if proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools {
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
@@ -93,12 +104,16 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, f.summarizer)
 	}
 	switch {
-	case f.maxIterations < 1:
-		return fmt.Errorf("%w: --max-iterations must be >= 1", errUsage)
+	case f.maxIterations < 1 || f.childIter < 1:
+		return fmt.Errorf("%w: --max-iterations and --child-iterations must be >= 1", errUsage)
+	case f.maxErrors < 1:
+		return fmt.Errorf("%w: --max-errors must be >= 1", errUsage)
+	case f.historyTokens < 1000:
+		return fmt.Errorf("%w: --history-tokens must be >= 1000 (the last step is always kept verbatim)", errUsage)
 	case f.maxDepth < 1:
 		return fmt.Errorf("%w: --max-depth must be >= 1", errUsage)
-	case f.maxCalls < 0 || f.maxTokens < 0 || f.maxCost < 0 || f.timeout < 0:
-		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout) must be >= 0", errUsage)
+	case f.maxCalls < 0 || f.maxTokens < 0 || f.maxCost < 0 || f.timeout < 0 || f.maxTotalIter < 0:
+		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout, --max-total-iterations) must be >= 0", errUsage)
 	}
 
 	// The endpoint first: a missing model is reported before loading data.
@@ -108,6 +123,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	prices, err := f.models.priceTable()
 	if err != nil {
+		return err
+	}
+	if err := checkCostLimit(f.maxCost, prices, llmCfg); err != nil {
 		return err
 	}
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}})
@@ -145,7 +163,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		Summarizer: summarizer,
 		Model:      model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
 		Protocol: proto, Outputs: schema,
-		MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
+		MaxIterations: f.maxIterations, ChildMaxIterations: f.childIter, MaxTotalIterations: f.maxTotalIter,
+		MaxConsecutiveErrors: f.maxErrors, DynamicBudget: f.historyTokens, MaxDepth: f.maxDepth, Timeout: f.timeout,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		ObservationTokens: sbx.MaxOutputTokens, StepTimeout: sbx.Timeout, MaxSteps: sbx.MaxSteps,
 		MaxMemory: sbx.MaxMemory, MaxRecursion: sbx.MaxRecursion, MaxOutputBytes: sbx.MaxOutputBytes,
@@ -176,25 +195,47 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintln(env.stdout, string(out))
-	} else {
+	} else if res.Answer != "" || !res.Partial {
 		fmt.Fprintln(env.stdout, res.Answer)
 	}
-	if res.StopReason != orchestrator.StopSubmit && !f.quiet {
-		note := "stopped: " + string(res.StopReason)
-		if res.Extracted {
-			note += " (answer from the final extraction turn)"
-		} else if res.Partial {
-			note += " (best partial answer)"
-		}
-		if res.Err != nil {
-			note += ": " + res.Err.Error()
-		}
-		fmt.Fprintln(env.stderr, "rlm run:", note)
+	if res.StopReason != orchestrator.StopSubmit && (!f.quiet || res.Answer == "") {
+		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg))
 	}
 	if res.Partial {
 		return &exitError{code: 1, err: errors.New("")}
 	}
 	return nil
+}
+
+// stopNote tells the user why a run ended without a valid SUBMIT, what the
+// printed answer is, and for a failing endpoint what to check.
+func stopNote(res *orchestrator.Result, c llm.Config) string {
+	note := "stopped: " + string(res.StopReason)
+	switch {
+	case res.Extracted:
+		note += " (answer from the final extraction turn)"
+	case res.Partial && res.Answer == "":
+		note += " (no answer)"
+	case res.Partial:
+		note += " (best partial answer)"
+	}
+	if res.Err != nil {
+		note += ": " + res.Err.Error()
+	}
+	base := c.BaseURL
+	if base == "" {
+		base = llm.DefaultBaseURL
+	}
+	switch kind := llm.KindOf(res.Err); {
+	case res.StopReason != orchestrator.StopModelError:
+	case kind == llm.KindAuth:
+		note += " (check the API key: --api-key or OPENAI_API_KEY)"
+	case kind == llm.KindBadRequest && strings.Contains(strings.ToLower(res.Err.Error()), "model"):
+		note += fmt.Sprintf(" (check the model name %q: --model or RLM_MODEL)", c.Model)
+	case kind == llm.KindTransient && res.Iterations == 0:
+		note += fmt.Sprintf(" (is the endpoint %s up? check --base-url or OPENAI_BASE_URL)", llm.RedactURL(base))
+	}
+	return note
 }
 
 // runConfigRecord is the run configuration recorded in the trajectory; it
@@ -207,7 +248,8 @@ func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
 	m := map[string]any{
 		"base_url": llm.RedactURL(base), "model": c.Model, "sub_model": c.SubModel, "embedding_model": c.EmbeddingModel,
 		"api_key_set": c.APIKey != "", "vars": []string(f.vars), "session": f.session,
-		"max_iterations": f.maxIterations, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
+		"max_iterations": f.maxIterations, "child_iterations": f.childIter, "max_total_iterations": f.maxTotalIter,
+		"max_errors": f.maxErrors, "history_tokens": f.historyTokens, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
 		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
 		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
 		"max_steps": f.limits.maxSteps, "step_timeout": f.limits.stepTimeout.String(), "max_memory": int64(f.limits.maxMemory),

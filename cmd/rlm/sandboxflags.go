@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rlmhq/rlm/sandbox"
@@ -50,26 +48,17 @@ func (l *limitFlags) config() (sandbox.Config, error) {
 	}, nil
 }
 
-// byteSize is a flag value in bytes with an optional K, M or G suffix.
+// byteSize is a flag value in bytes with an optional KB, MB or GB suffix
+// (see parseCtxSize).
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) String() string { return formatSize(int64(*b)) }
 
 func (b *byteSize) Set(s string) error {
-	mult := int64(1)
-	t := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(s, "B"), "b"))
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	n, err := parseCtxSize(s)
+	if err != nil {
+		return err
 	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return fmt.Errorf("want a positive size such as 512M or 2G, got %q", s)
-	}
-	*b = byteSize(n * mult)
+	*b = byteSize(n)
 	return nil
 }

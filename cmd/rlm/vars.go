@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 // varFlags collects repeated --var NAME[:TYPE]=SOURCE flags.
@@ -41,7 +42,7 @@ func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
 	if def == "" {
 		def = defaultStoreDir
 	}
-	return fs.String("store", def, "variable store `DIR` (default $RLM_STORE, else .rlm/store)")
+	return fs.String("store", def, "variable store `DIR` ($RLM_STORE when set)")
 }
 
 // loadContext builds the externalized context for rlm run and rlm exec:
@@ -136,7 +137,21 @@ func (b ctxSizeFlag) String() string {
 	if b.p == nil {
 		return ""
 	}
-	return strconv.FormatInt(*b.p, 10)
+	return formatSize(*b.p)
+}
+
+// formatSize renders n bytes the way the size flags take them: 100KB, 1MB,
+// 1GB when n is a whole number of those units, else the byte count.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func (b ctxSizeFlag) Set(s string) error {
@@ -164,7 +179,7 @@ func parseCtxSize(s string) (int64, error) {
 	}
 	f, err := strconv.ParseFloat(t, 64)
 	if err != nil || f <= 0 {
-		return 0, fmt.Errorf("bad size %q: use a positive number of bytes, optionally with KB, MB or GB (e.g. 100KB)", s)
+		return 0, fmt.Errorf("bad size %q: want a positive size in bytes, optionally with KB, MB or GB (e.g. 100KB, 512M, 2G)", s)
 	}
 	return int64(f * float64(mult)), nil
 }
@@ -174,9 +189,25 @@ func parseCtxSize(s string) (int64, error) {
 // loadContextSized.
 func registerSizeFlags(fs *flag.FlagSet) *rlmctx.SizeConfig {
 	cfg := rlmctx.DefaultSizeConfig()
-	fs.Var(ctxSizeFlag{&cfg.WarnThreshold}, "warn-size", "warn about variables larger than `SIZE` (default 100KB)")
-	fs.Var(ctxSizeFlag{&cfg.ChunkThreshold}, "chunk-threshold", "split text variables larger than `SIZE` into NAME_chunks (default 1MB)")
-	fs.Var(ctxSizeFlag{&cfg.ChunkSize}, "chunk-size", "maximum `SIZE` of each piece in NAME_chunks (default 100KB)")
-	fs.Var(ctxSizeFlag{&cfg.MaxTotalSize}, "max-context-size", "warn when all variables together exceed `SIZE` (default 10MB)")
+	fs.Var(ctxSizeFlag{&cfg.WarnThreshold}, "warn-size", "warn about variables larger than `SIZE`")
+	fs.Var(ctxSizeFlag{&cfg.ChunkThreshold}, "chunk-threshold", "split text variables larger than `SIZE` into NAME_chunks")
+	fs.Var(ctxSizeFlag{&cfg.ChunkSize}, "chunk-size", "maximum `SIZE` of each piece in NAME_chunks")
+	fs.Var(ctxSizeFlag{&cfg.MaxTotalSize}, "max-context-size", "warn when all variables together exceed `SIZE`")
 	return &cfg
+}
+
+// checkVarNames rejects --var names that would hide a REPL helper (len,
+// search, SUBMIT, ...), and, for rlm run (engine true), the engine's outputs
+// variable. Specs with a bad syntax are left to loadContext.
+func checkVarNames(vars []string, engine bool) error {
+	for _, raw := range vars {
+		spec, err := rlmctx.ParseVarSpec(raw)
+		if err != nil || (!engine && spec.Name == "outputs") {
+			continue
+		}
+		if err := orchestrator.CheckVarName(spec.Name); err != nil {
+			return fmt.Errorf("%w: --var %s: %v", errUsage, raw, err)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package pyfront
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,6 +23,12 @@ func TestCorpusCompiles(t *testing.T) {
 		require.NoError(t, err)
 		for _, opts := range []Options{{Classes: true}, {CatchInner: true, Classes: true}, {CatchInner: true, InlineModuleTry: true, Classes: true}} {
 			prog, err := Compile(filepath.Base(f), string(src), opts)
+			if errors.Is(err, ErrUnsupported) {
+				// Valid Python this front-end rejects with a clear message
+				// (e.g. nonlocal); the sandbox corpus counts it as a mismatch.
+				t.Logf("%s: %v", filepath.Base(f), err)
+				continue
+			}
 			require.NoError(t, err, "%s", f)
 			var check func(chunks []Chunk)
 			check = func(chunks []Chunk) {

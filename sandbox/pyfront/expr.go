@@ -144,6 +144,9 @@ func (p *parser) parseBinopExpr(prec int) Expr {
 }
 
 func (p *parser) binary(pos Position, op Token, x, y Expr) Expr {
+	if arithOp(op) {
+		x, y = boolToInt(x), boolToInt(y)
+	}
 	switch op {
 	case PERCENT:
 		return call("_py_mod", pos, x, y)
@@ -232,8 +235,44 @@ func compare(pos Position, op Token, x, y Expr) Expr {
 		return call("_py_is", pos, x, y)
 	case IS_NOT:
 		return &UnaryExpr{OpPos: pos, Op: NOT, X: call("_py_is", pos, x, y)}
+	case EQL, NEQ:
+		if !eqSafe(x) && !eqSafe(y) || boolish(x) || boolish(y) {
+			// Starlark's == is False for mixed types without asking either
+			// operand, so a deferred result (llm_query(...) == "yes") or a
+			// bool (True == 1) would compare wrong: the runtime decides.
+			eq := call("_py_eq", pos, x, y)
+			if op == NEQ {
+				return &UnaryExpr{OpPos: pos, Op: NOT, X: eq}
+			}
+			return eq
+		}
 	}
 	return &BinaryExpr{OpPos: pos, Op: op, X: x, Y: y}
+}
+
+// eqSafe reports whether an == operand makes Starlark's own == agree with
+// Python's whatever the other operand is (unless that one is a bool): a
+// number literal, None, or a call of len/int/float/str/type.
+func eqSafe(e Expr) bool {
+	switch e := e.(type) {
+	case *ParenExpr:
+		return eqSafe(e.X)
+	case *Literal:
+		return e.Token == INT || e.Token == FLOAT
+	case *Ident:
+		return e.Name == "None"
+	case *UnaryExpr:
+		_, lit := e.X.(*Literal)
+		return e.Op == MINUS && lit
+	case *CallExpr:
+		if fn, ok := e.Fn.(*Ident); ok {
+			switch fn.Name {
+			case "len", "int", "float", "str", "type":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isPure reports whether evaluating e twice is harmless (no calls).
@@ -297,7 +336,7 @@ func (p *parser) parseFactor() Expr {
 	case MINUS, PLUS, TILDE:
 		tok := p.tok
 		pos := p.nextToken()
-		x := p.parseFactor()
+		x := boolToInt(p.parseFactor())
 		return &UnaryExpr{OpPos: pos, Op: tok, X: x}
 	case AWAIT:
 		p.unsupported(p.tokval.pos, "async/await is not supported here")
@@ -306,7 +345,7 @@ func (p *parser) parseFactor() Expr {
 	if p.tok == STARSTAR {
 		pos := p.nextToken()
 		y := p.parseFactor()
-		return call("_py_pow", pos, x, y)
+		return call("_py_pow", pos, boolToInt(x), boolToInt(y))
 	}
 	return x
 }
@@ -317,7 +356,7 @@ var methods = map[string]bool{}
 func init() {
 	for _, m := range strings.Fields(`format format_map zfill ljust rjust center casefold swapcase
 		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
-		split rsplit splitlines count join index remove sort copy reverse fromkeys items keys values decode hex
+		split rsplit splitlines count join index rindex find rfind remove sort copy reverse fromkeys items keys values decode hex
 		add discard union intersection difference symmetric_difference issubset issuperset
 		isdisjoint intersection_update difference_update`) {
 		methods[m] = true
@@ -332,6 +371,9 @@ func MethodNames() []string {
 	}
 	return out
 }
+
+// dunderReads are the attribute reads routed through _py_dunder.
+var dunderReads = map[string]bool{"__class__": true, "__name__": true, "__qualname__": true, "__doc__": true}
 
 func (p *parser) parsePrimaryWithSuffix() Expr {
 	x := p.parsePrimary()
@@ -353,6 +395,12 @@ func (p *parser) parsePrimaryWithSuffix() Expr {
 				c.Fn = ident("_py_method", dot)
 				c.Args = append([]Expr{x, strLit(id.Name, id.NamePos)}, c.Args...)
 				x = c
+				continue
+			}
+			if dunderReads[id.Name] && p.tok != EQ && !isAugAssign(p.tok) {
+				// Starlark functions and builtin values have no such
+				// attributes: the runtime answers like Python.
+				x = call("_py_dunder", dot, x, strLit(id.Name, id.NamePos))
 				continue
 			}
 			x = &DotExpr{Dot: dot, X: x, NamePos: id.NamePos, Name: id}
@@ -490,7 +538,8 @@ func (p *parser) orderArgs(args []Expr) []Expr {
 	if nstar > 1 || posAfterStar {
 		start, _ := posStar[0].Span()
 		merged := p.listOf(start, posStar, start)
-		posStar = []Expr{&UnaryExpr{OpPos: start, Op: STAR, X: merged}}
+		out := append(kw, &UnaryExpr{OpPos: start, Op: STAR, X: merged})
+		return p.appendStarStar(out, starstar)
 	} else if nstar == 1 {
 		// Move the single *args after the keywords.
 		star := posStar[len(posStar)-1]
@@ -852,11 +901,20 @@ func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comp
 		case FOR:
 			pos := p.nextToken()
 			vars := p.parseForLoopVariables()
-			if hasStarTarget(vars) {
-				p.unsupported(pos, "starred targets in a comprehension's for clause are not supported here: use a for loop")
-			}
 			in := p.consume(IN)
 			x := p.parseTestPrec(0)
+			if hasStarTarget(vars) {
+				// for a, *b in xs -> for _py_tN in xs for (a, b) in [_py_unpack(_py_tN, 1, 0)]
+				t := p.newTemp()
+				stmts := p.assign(vars, ident(t, pos))
+				a, ok := stmts[0].(*AssignStmt)
+				if len(stmts) != 1 || !ok {
+					p.unsupported(pos, "this starred target in a comprehension's for clause is not supported here: use a for loop")
+				}
+				clauses = append(clauses, &ForClause{For: pos, Vars: ident(t, pos), In: in, X: iterOf(x)},
+					&ForClause{For: pos, Vars: a.LHS, In: in, X: &ListExpr{Lbrack: pos, List: []Expr{a.RHS}, Rbrack: pos}})
+				continue
+			}
 			clauses = append(clauses, &ForClause{For: pos, Vars: vars, In: in, X: iterOf(x)})
 		case IF:
 			pos := p.nextToken()
@@ -882,6 +940,15 @@ func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comp
 func terminatesExprList(tok Token) bool {
 	switch tok {
 	case EOF, NEWLINE, EQ, RBRACE, RBRACK, RPAREN, SEMI, COLON:
+		return true
+	}
+	return false
+}
+
+// isAugAssign reports whether tok is an augmented assignment operator.
+func isAugAssign(tok Token) bool {
+	switch tok {
+	case PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ, SLASHSLASH_EQ, PERCENT_EQ, AMP_EQ, PIPE_EQ, CIRCUMFLEX_EQ, LTLT_EQ, GTGT_EQ, STARSTAR_EQ, AT_EQ:
 		return true
 	}
 	return false

@@ -29,6 +29,12 @@ def _py_pow(a, b):
     return r
 def _py_mod(a, b):
     return a % b
+def _py_eq(a, b):
+    return a == b
+def _py_b2i(x):
+    if type(x) == "bool":
+        return 1 if x else 0
+    return x
 def _py_mul(a, b):
     return a * b
 def _py_is(a, b):

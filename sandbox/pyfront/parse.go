@@ -400,13 +400,22 @@ func (p *parser) parseDefStmt() Stmt {
 	p.globals, p.genAcc = saved, savedGen
 	p.inDef--
 	enter := &ExprStmt{X: call("_py_enter", defpos)}
+	// A docstring stays the first statement (Starlark's Function.Doc reads it).
+	var doc []Stmt
+	if len(body) > 0 {
+		if e, ok := body[0].(*ExprStmt); ok {
+			if lit, ok := e.X.(*Literal); ok && lit.Token == STRING {
+				doc, body = body[:1], body[1:]
+			}
+		}
+	}
 	return &DefStmt{
 		Def:    defpos,
 		Name:   id,
 		Lparen: lparen,
 		Params: params,
 		Rparen: rparen,
-		Body:   append([]Stmt{enter}, body...),
+		Body:   append(append(doc[:len(doc):len(doc)], enter), body...),
 	}
 }
 
@@ -733,6 +742,9 @@ func (p *parser) parseSmallStmt() []Stmt {
 		op := p.tok
 		opPos := p.nextToken()
 		pre, rhs := p.lowerWalrus(p.fixStars(p.parseExpr()))
+		if arithOp(op) {
+			rhs = boolToInt(rhs)
+		}
 		switch x.(type) {
 		case *Ident, *IndexExpr, *DotExpr:
 		default:

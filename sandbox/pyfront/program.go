@@ -41,6 +41,11 @@ type Options struct {
 	// _py_class and _py_super (see RUNTIME.md). Without it a class
 	// statement is an unsupported-construct error.
 	Classes bool
+
+	// CodePoints routes subscript and slice reads through the runtime
+	// helpers _py_getitem and _py_getslice (see RUNTIME.md), so that str
+	// can be indexed by code point as in Python.
+	CodePoints bool
 }
 
 // A Program is compiled Python: chunks to run in order against the same
@@ -112,6 +117,9 @@ func Compile(filename, src string, opts Options) (prog *Program, err error) {
 func (p *parser) validateChunk(c Chunk) {
 	if c.File != nil {
 		p.validate(c.File)
+		if p.opts.CodePoints {
+			routeSubscripts(c.File.Stmts)
+		}
 		return
 	}
 	t := c.Try

@@ -1,0 +1,160 @@
+package orchestrator
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/llm/llmtest"
+)
+
+// runSandboxed runs a scripted root model against the real sandbox.
+func runSandboxed(t *testing.T, cfg Config, steps ...llmtest.Step) (*Result, *llmtest.Scripted) {
+	t.Helper()
+	model := llmtest.NewScripted(steps...).WithModel("root")
+	cfg.Ledger = llm.NewLedger(llm.LedgerConfig{})
+	cfg.Model = llm.Metered(model, cfg.Ledger)
+	res, err := New(cfg).Run(context.Background(), testContext(t, "alpha\nbeta\n"))
+	require.NoError(t, err)
+	return res, model
+}
+
+func TestPaperStyleFinishes(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		reply  string
+		answer string
+	}{
+		{"bare FINAL with prose", "", "I found it.\nFINAL(the magic number is 42)", "the magic number is 42"},
+		{"bare FINAL quoted", "", "FINAL(\"42\")", "42"},
+		{"bare FINAL with quotes inside", "", `FINAL(he said "hi")`, `he said "hi"`},
+		{"bare FINAL_VAR unquoted", "", "```python\nres = 'from var'\n```", "from var"},
+		{"FINAL of an int", "", code("FINAL(42)"), "42"},
+		{"FINAL_VAR of a dict", "", code("res = {'a': 1}\nFINAL_VAR('res')"), `{"a": 1}`},
+		{"FINAL of a list", "", code("FINAL([1, 2])"), "[1, 2]"},
+		{"FINAL with answer:any keeps the value", "answer:any", code("FINAL(42)"), "42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ParseSchema(tt.schema)
+			require.NoError(t, err)
+			steps := []llmtest.Step{llmtest.Say(tt.reply)}
+			if tt.name == "bare FINAL_VAR unquoted" {
+				steps = append(steps, llmtest.Say("Done.\nFINAL_VAR(res)"))
+			}
+			res, _ := runSandboxed(t, Config{Outputs: s}, steps...)
+			require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+			assert.Equal(t, tt.answer, res.Answer)
+			assert.False(t, res.Partial)
+		})
+	}
+}
+
+func TestFinalDoesNotCoerceOtherFields(t *testing.T) {
+	s, err := ParseSchema("answer:str, n:int")
+	require.NoError(t, err)
+	// SUBMIT stays strict: a mistyped answer is sent back to the model.
+	res, model := runSandboxed(t, Config{Outputs: s}, llmtest.Say(code("SUBMIT(answer=5, n=1)")), llmtest.Say(code("SUBMIT(answer='5', n=1)")))
+	require.Equal(t, StopSubmit, res.StopReason)
+	reqs := model.Requests()
+	require.Len(t, reqs, 2)
+	assert.Contains(t, reqs[1].Messages[len(reqs[1].Messages)-1].Content, `field "answer" must be str, got int`)
+}
+
+func TestRunRejectsReservedVariableNames(t *testing.T) {
+	for _, name := range []string{"outputs", "SUBMIT", "llm_query", "len"} {
+		c := rlmctx.NewContext("q")
+		_, err := c.Add(name, "x")
+		require.NoError(t, err)
+		model := llmtest.NewScripted(llmtest.Say(code("FINAL('a')")))
+		_, err = New(Config{Model: model}).Run(context.Background(), c)
+		require.ErrorIs(t, err, ErrReservedName, name)
+		assert.Contains(t, err.Error(), "rename the variable")
+		assert.Zero(t, model.Calls(), "nothing is sent")
+	}
+	assert.NoError(t, CheckVarName("context"))
+}
+
+func TestToolsSubmitRejectionNamesTheTool(t *testing.T) {
+	res, model := runSandboxed(t, Config{Protocol: ProtocolTools},
+		llmtest.CallTools(llm.ToolCall{ID: "c1", Name: toolSubmit, Arguments: `{"answer": 5}`}),
+		llmtest.CallTools(llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"answer": "5"}`}))
+	require.Equal(t, StopSubmit, res.StopReason)
+	reqs := model.Requests()
+	require.Len(t, reqs, 2)
+	var result string
+	for _, m := range reqs[1].Messages {
+		if m.ToolCallID == "c1" {
+			result = m.Content
+		}
+	}
+	assert.Contains(t, result, `field "answer" must be str, got int`)
+	assert.Contains(t, result, "call the submit tool again")
+	assert.NotContains(t, result, "call SUBMIT(", "tools mode names the tool")
+}
+
+func TestStripReasoning(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"none", "text\n```python\nx\n```", "text\n```python\nx\n```"},
+		{"think block", "<think>\n```python\nFINAL('draft')\n```\n</think>\nreal", "\nreal"},
+		{"two blocks and tags", "<Thinking>a</Thinking>b<reasoning>c</reasoning>d", "bd"},
+		{"close only (opened by the template)", "draft ```python\nFINAL(1)\n```</think>\nreal", "\nreal"},
+		{"unterminated", "real <think>cut off", "real "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, StripReasoning(tt.in))
+		})
+	}
+}
+
+func TestCodeInThinkingDoesNotRun(t *testing.T) {
+	res, _ := runSandboxed(t, Config{},
+		llmtest.Say("<think>\nI could just guess:\n```python\nFINAL('guess')\n```\n</think>\nLet me look first.\n```python\nprint(len(context))\n```"),
+		llmtest.Say("<think>no code here, SUBMIT(answer='x') would be wrong</think>\nFINAL(checked)"))
+	require.Equal(t, StopSubmit, res.StopReason)
+	assert.Equal(t, "checked", res.Answer)
+	assert.Equal(t, 2, res.Iterations)
+}
+
+func TestToolsFencedCodeRuns(t *testing.T) {
+	res, model := runSandboxed(t, Config{Protocol: ProtocolTools},
+		llmtest.CallTools(llm.ToolCall{ID: "c1", Name: toolExecute, Arguments: `{"code": "` + "```python\\nprint('fenced ok')\\n```" + `"}`}),
+		llmtest.CallTools(llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"answer": "a"}`}))
+	require.Equal(t, StopSubmit, res.StopReason)
+	var result string
+	for _, m := range model.Requests()[1].Messages {
+		if m.ToolCallID == "c1" {
+			result = m.Content
+		}
+	}
+	assert.Equal(t, "fenced ok", result)
+}
+
+func TestEmptyReplyKeepsAValidHistory(t *testing.T) {
+	res, model := runSandboxed(t, Config{}, llmtest.Say(""), llmtest.Say("FINAL(ok)"))
+	require.Equal(t, StopSubmit, res.StopReason)
+	req := model.Requests()[1]
+	for i, m := range req.Messages {
+		if m.Role == llm.RoleAssistant {
+			assert.True(t, m.Content != "" || len(m.ToolCalls) > 0, "message %d: an assistant message needs content or tool calls", i)
+		}
+	}
+	assert.Contains(t, req.Messages[len(req.Messages)-1].Content, "no code block")
+}
+
+func TestCutOffReplyIsExplained(t *testing.T) {
+	res, model := runSandboxed(t, Config{},
+		llmtest.Respond(llm.Response{Content: "```python\nfor line in context.splitlines():\n    if 'x' in", FinishReason: "length"}),
+		llmtest.Say("FINAL(ok)"))
+	require.Equal(t, StopSubmit, res.StopReason)
+	req := model.Requests()[1]
+	obs := req.Messages[len(req.Messages)-1].Content
+	assert.Contains(t, obs, "SyntaxError")
+	assert.Contains(t, obs, "cut off at the output token limit")
+}

@@ -1,0 +1,398 @@
+package sandbox
+
+import (
+	ebinary "encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"go.starlark.net/starlark"
+)
+
+// Python indexes str by code point; Starlark (and Go) by UTF-8 byte. The
+// sandbox presents code points: len, s[i], s[a:b], find/index offsets,
+// re match offsets and the helpers' offsets all count code points. ASCII
+// text, where both agree, takes a fast path; what a string is (ASCII or
+// not, and for non-ASCII text a table of byte offsets every strMarkEvery
+// code points) is computed once per large string and cached by its data
+// pointer and length (strings are immutable).
+
+// strMarkEvery is the spacing in code points of the byte-offset table.
+const strMarkEvery = 64
+
+// strCacheMin is the size from which string facts are cached; smaller
+// strings are scanned on each use.
+const strCacheMin = 4 << 10
+
+// strCacheSize is how many strings' facts are kept (most recently used).
+const strCacheSize = 16
+
+// strFacts describes a string's code points.
+type strFacts struct {
+	s     string // keeps the data alive so its address is not reused
+	ascii bool
+	runes int
+	marks []int // marks[k] is the byte offset of code point k*strMarkEvery
+}
+
+var strCache struct {
+	sync.Mutex
+	entries []*strFacts // most recently used last
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if ebinary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// factsOf returns the facts of s (nil for an ASCII string).
+func factsOf(s string) *strFacts {
+	if len(s) < strCacheMin {
+		if isASCII(s) {
+			return nil
+		}
+		return computeFacts(s)
+	}
+	strCache.Lock()
+	for i := len(strCache.entries) - 1; i >= 0; i-- {
+		f := strCache.entries[i]
+		if len(f.s) == len(s) && unsafe.StringData(f.s) == unsafe.StringData(s) {
+			if i != len(strCache.entries)-1 {
+				copy(strCache.entries[i:], strCache.entries[i+1:])
+				strCache.entries[len(strCache.entries)-1] = f
+			}
+			strCache.Unlock()
+			if f.ascii {
+				return nil
+			}
+			return f
+		}
+	}
+	strCache.Unlock()
+	f := &strFacts{s: s, ascii: isASCII(s)}
+	if !f.ascii {
+		f = computeFacts(s)
+	}
+	strCache.Lock()
+	if len(strCache.entries) >= strCacheSize {
+		copy(strCache.entries, strCache.entries[1:])
+		strCache.entries = strCache.entries[:len(strCache.entries)-1]
+	}
+	strCache.entries = append(strCache.entries, f)
+	strCache.Unlock()
+	if f.ascii {
+		return nil
+	}
+	return f
+}
+
+func computeFacts(s string) *strFacts {
+	f := &strFacts{s: s}
+	n := 0
+	for i := range s {
+		if n%strMarkEvery == 0 {
+			f.marks = append(f.marks, i)
+		}
+		n++
+	}
+	f.runes = n
+	return f
+}
+
+// byteOffset returns the byte offset of code point k (0 <= k <= runes).
+func (f *strFacts) byteOffset(k int) int {
+	if k >= f.runes {
+		return len(f.s)
+	}
+	b := f.marks[k/strMarkEvery]
+	for r := k % strMarkEvery; r > 0; r-- {
+		_, n := utf8.DecodeRuneInString(f.s[b:])
+		b += n
+	}
+	return b
+}
+
+// runeOffset returns the number of code points in s[:b].
+func (f *strFacts) runeOffset(b int) int {
+	if b >= len(f.s) {
+		return f.runes
+	}
+	// The last mark at or before b.
+	lo, hi := 0, len(f.marks)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if f.marks[mid] <= b {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo*strMarkEvery + utf8.RuneCountInString(f.s[f.marks[lo]:b])
+}
+
+// StrLen returns the length of s in code points, as Python's len.
+func StrLen(s string) int {
+	if f := factsOf(s); f != nil {
+		return f.runes
+	}
+	return len(s)
+}
+
+// CharOffset converts a byte offset in s to a code point offset (the
+// offset Python code uses to slice s).
+func CharOffset(s string, byteOffset int) int {
+	if byteOffset <= 0 {
+		return byteOffset
+	}
+	if f := factsOf(s); f != nil {
+		return f.runeOffset(byteOffset)
+	}
+	return byteOffset
+}
+
+// ByteOffset converts a code point offset in s (0 <= i <= StrLen(s)) to
+// a byte offset.
+func ByteOffset(s string, charOffset int) int {
+	if charOffset <= 0 {
+		return charOffset
+	}
+	if f := factsOf(s); f != nil {
+		return f.byteOffset(charOffset)
+	}
+	return min(charOffset, len(s))
+}
+
+// pyGetItem is _py_getitem(x, i): x[i] in a read, with str indexed by
+// code point (the front-end routes every subscript read here).
+func pyGetItem(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 || len(kwargs) != 0 {
+		return nil, fmt.Errorf("_py_getitem: want 2 arguments")
+	}
+	x, y := args[0], args[1]
+	switch x := x.(type) {
+	case *starlark.List:
+		if i, ok := smallInt(y); ok && i >= -x.Len() && i < x.Len() {
+			if i < 0 {
+				i += x.Len()
+			}
+			return x.Index(i), nil
+		}
+	case *starlark.Dict:
+		v, found, err := x.Get(y)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return v, nil
+		}
+		return nil, fmt.Errorf("key %v not in dict", y)
+	case starlark.String:
+		if f := factsOf(string(x)); f != nil {
+			i, err := starlark.AsInt32(y)
+			if err != nil {
+				return nil, fmt.Errorf("string index: %s", err)
+			}
+			orig := i
+			if i < 0 {
+				i += f.runes
+			}
+			if i < 0 || i >= f.runes {
+				return nil, fmt.Errorf("string index %d out of range [%d:%d]", orig, -f.runes, f.runes-1)
+			}
+			b := f.byteOffset(i)
+			_, n := utf8.DecodeRuneInString(f.s[b:])
+			return x[b : b+n], nil
+		}
+	case Proxy:
+		v, err := Unproxy(thread, x)
+		if err != nil {
+			return nil, err
+		}
+		return pyGetItem(thread, nil, starlark.Tuple{v, y}, nil)
+	}
+	return getIndex(x, y)
+}
+
+// smallInt returns v as an int if it is a starlark.Int that fits.
+func smallInt(v starlark.Value) (int, bool) {
+	i, ok := v.(starlark.Int)
+	if !ok {
+		return 0, false
+	}
+	n, ok := i.Int64()
+	return int(n), ok && n == int64(int(n))
+}
+
+// getIndex is Starlark's own x[y] (same behaviour and messages).
+func getIndex(x, y starlark.Value) (starlark.Value, error) {
+	switch x := x.(type) {
+	case starlark.Mapping:
+		z, found, err := x.Get(y)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("key %v not in %s", y, x.Type())
+		}
+		return z, nil
+	case starlark.Indexable:
+		n := x.Len()
+		i, err := starlark.AsInt32(y)
+		if err != nil {
+			return nil, fmt.Errorf("%s index: %s", x.Type(), err)
+		}
+		orig := i
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			if n == 0 {
+				return nil, fmt.Errorf("index %d out of range: empty %s", orig, x.Type())
+			}
+			return nil, fmt.Errorf("%s index %d out of range [%d:%d]", x.Type(), orig, -n, n-1)
+		}
+		return x.Index(i), nil
+	}
+	return nil, fmt.Errorf("unhandled index operation %s[%s]", x.Type(), y.Type())
+}
+
+// pyGetSlice is _py_getslice(x, lo, hi, step): x[lo:hi:step] in a read
+// (None for a missing bound), with str sliced by code point.
+func pyGetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 4 || len(kwargs) != 0 {
+		return nil, fmt.Errorf("_py_getslice: want 4 arguments")
+	}
+	x := args[0]
+	if _, ok := x.(Proxy); ok {
+		var err error
+		if x, err = Unproxy(thread, x); err != nil {
+			return nil, err
+		}
+	}
+	var f *strFacts
+	n := 0
+	s, isStr := x.(starlark.String)
+	if isStr {
+		if f = factsOf(string(s)); f != nil {
+			n = f.runes
+		} else {
+			n = len(s)
+		}
+	} else {
+		sl, ok := x.(starlark.Sliceable)
+		if !ok {
+			return nil, fmt.Errorf("invalid slice operand %s", x.Type())
+		}
+		n = sl.Len()
+	}
+	start, end, step, err := sliceBounds(args[1], args[2], args[3], n)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		if isStr && step == 1 {
+			return s[start:end], nil
+		}
+		return x.(starlark.Sliceable).Slice(start, end, step), nil
+	}
+	if step == 1 {
+		return s[f.byteOffset(start):f.byteOffset(end)], nil
+	}
+	runes := []rune(string(s))
+	var b strings.Builder
+	for i := start; (step > 0 && i < end) || (step < 0 && i > end); i += step {
+		b.WriteRune(runes[i])
+	}
+	return starlark.String(b.String()), nil
+}
+
+// sliceBounds normalizes slice bounds for a sequence of length n as
+// Python does (and Starlark's Sliceable.Slice expects).
+func sliceBounds(lo, hi, stepV starlark.Value, n int) (start, end, step int, err error) {
+	step = 1
+	if stepV != starlark.None {
+		if step, err = starlark.AsInt32(stepV); err != nil {
+			return 0, 0, 0, fmt.Errorf("invalid slice step: %s", err)
+		}
+		if step == 0 {
+			return 0, 0, 0, &PyError{Kind: "ValueError", Msg: "slice step cannot be zero"}
+		}
+	}
+	bound := func(v starlark.Value, dflt, lowest, highest int, what string) (int, error) {
+		if v == starlark.None {
+			return dflt, nil
+		}
+		i, err := starlark.AsInt32(v)
+		if err != nil {
+			return 0, fmt.Errorf("invalid %s index: %s", what, err)
+		}
+		if i < 0 {
+			i += n
+		}
+		return max(lowest, min(i, highest)), nil
+	}
+	if step > 0 {
+		if start, err = bound(lo, 0, 0, n, "start"); err != nil {
+			return
+		}
+		if end, err = bound(hi, n, 0, n, "end"); err != nil {
+			return
+		}
+		end = max(end, start)
+	} else {
+		if start, err = bound(lo, n-1, -1, n-1, "start"); err != nil {
+			return
+		}
+		if end, err = bound(hi, -1, -1, n-1, "end"); err != nil {
+			return
+		}
+		start = max(start, end)
+	}
+	return start, end, step, nil
+}
+
+// strFind implements str.find/rfind/index/rindex on non-ASCII text with
+// start/end and the result in code points; for ASCII text it leaves the
+// call to Starlark's own method (handled is false).
+func strFind(thread *starlark.Thread, s, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	f := factsOf(s)
+	if f == nil || len(kwargs) != 0 {
+		return nil, false, nil
+	}
+	conv := append(starlark.Tuple(nil), args...)
+	for i := 1; i < len(conv) && i < 3; i++ {
+		n, ok := smallInt(conv[i])
+		if !ok {
+			continue
+		}
+		if n < 0 {
+			n = max(n+f.runes, 0)
+		}
+		conv[i] = starlark.MakeInt(f.byteOffset(min(n, f.runes)))
+	}
+	m, err := starlark.String(s).Attr(name)
+	if err != nil || m == nil {
+		return nil, false, err
+	}
+	v, err := starlark.Call(thread, m, conv, nil)
+	if err != nil {
+		return nil, true, err
+	}
+	if i, ok := smallInt(v); ok && i > 0 {
+		v = starlark.MakeInt(f.runeOffset(i))
+	}
+	return v, true, nil
+}
