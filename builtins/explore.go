@@ -34,7 +34,8 @@ func peek(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kw
 	lo, hi := sliceBounds(start, end, n)
 	switch v := v.(type) {
 	case starlark.String:
-		return v[lo:hi], nil
+		// start and end count code points, as str indexing does.
+		return v[sandbox.ByteOffset(string(v), lo):sandbox.ByteOffset(string(v), hi)], nil
 	case starlark.Tuple:
 		return v[lo:hi], nil
 	case *starlark.List:
@@ -60,7 +61,7 @@ func peek(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kw
 func lengthOf(v starlark.Value) (int, bool) {
 	switch v := v.(type) {
 	case starlark.String:
-		return len(v), true
+		return sandbox.StrLen(string(v)), true
 	case *starlark.List, starlark.Tuple:
 		return v.(starlark.Sequence).Len(), true
 	case starlark.IterableMapping:

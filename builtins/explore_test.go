@@ -116,3 +116,15 @@ show_vars()`)
 	_, err := e.exec(`show_vars(1)`)
 	assert.Contains(t, scriptErr(t, err, "TypeError"), "show_vars() takes no arguments")
 }
+
+// On non-ASCII text, search offsets and peek bounds count code points, as
+// str indexing does: text[offset:] starts at the match.
+func TestCodePointOffsets(t *testing.T) {
+	text := "Zürich — “quoted” naïve\nline two: café au lait"
+	e := newEnv(t, nil, map[string]any{"text": text})
+	out := e.run(`hits = search(text, "café")
+h = hits[0]
+print(h["line"], h["offset"], text[h["offset"]:h["offset"] + 4], len(text), peek(text, 0, 6), peek(text, -4, None))
+print(text.find("café") == h["offset"], search(text, r"na\w+", regex=True)[0]["offset"])`)
+	assert.Equal(t, "2 34 café 46 Zürich lait\nTrue 18\n", out)
+}

@@ -107,8 +107,9 @@ func resultDict(kv ...any) *starlark.Dict {
 	return d
 }
 
-// searchText reports each match in s with its 1-based line, byte offset
-// (usable as s[offset:]) and a preview of the line around it.
+// searchText reports each match in s with its 1-based line, offset in
+// code points (usable as s[offset:], like str.find) and a preview of the
+// line around it.
 func searchText(s string, m *grep.Matcher, limit int) []starlark.Value {
 	var out []starlark.Value
 	line, counted := 1, 0
@@ -121,7 +122,7 @@ func searchText(s string, m *grep.Matcher, limit int) []starlark.Value {
 		}
 		out = append(out, resultDict(
 			"line", starlark.MakeInt(line),
-			"offset", starlark.MakeInt(start),
+			"offset", starlark.MakeInt(sandbox.CharOffset(s, start)),
 			"match", starlark.String(match),
 			"preview", starlark.String(preview(s, start, end)),
 		))

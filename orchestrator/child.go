@@ -58,6 +58,11 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 		t.traj.emit(EventChildEnd, r.id, step, ce)
 		return ans, err
 	}
+	for _, n := range names {
+		if err := CheckVarName(n); err != nil {
+			return "", fmt.Errorf("rlm_query: variable %s: %w", n, err)
+		}
+	}
 	t.addMetrics(func(m *Metrics) { m.ChildRuns++ })
 	t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "rlm"})
 	cvars := make([]Var, 0, len(names))

@@ -120,6 +120,21 @@ type tree struct {
 
 	mu      sync.Mutex
 	metrics Metrics
+	started int // iterations started in the tree (mu)
+}
+
+// startIteration claims one iteration of Config.MaxTotalIterations for a
+// request about to be sent; false means the tree's budget is spent.
+// Claiming before the request (not counting after it) keeps concurrent
+// child runs from overshooting the budget together.
+func (t *tree) startIteration() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if max := t.cfg.MaxTotalIterations; max > 0 && t.started >= max {
+		return false
+	}
+	t.started++
+	return true
 }
 
 func (t *tree) addMetrics(f func(m *Metrics)) {

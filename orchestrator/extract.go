@@ -14,11 +14,19 @@ var codeLabels = map[string]bool{"python": true, "py": true, "python3": true, "r
 // labelled python, py, python3, repl or starlark, and unlabeled fences. An
 // unterminated last fence runs to the end of the reply.
 func ExtractCode(reply string) []string {
-	var blocks []string
+	blocks, _ := splitReply(reply)
+	return blocks
+}
+
+// splitReply returns the code blocks of a reply (as ExtractCode) and its
+// prose: the lines outside every fence, whatever its label.
+func splitReply(reply string) (blocks []string, prose string) {
+	var out []string
 	lines := strings.Split(reply, "\n")
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
 		if !strings.HasPrefix(t, "```") {
+			out = append(out, lines[i])
 			continue
 		}
 		fence := t[:3+len(t[3:])-len(strings.TrimLeft(t[3:], "`"))]
@@ -44,7 +52,7 @@ func ExtractCode(reply string) []string {
 		}
 		i = j
 	}
-	return blocks
+	return blocks, strings.Join(out, "\n")
 }
 
 // bareFinishRE matches a finishing call written as a plain line outside
@@ -52,7 +60,7 @@ func ExtractCode(reply string) []string {
 var bareFinishRE = regexp.MustCompile(`(?m)^[ \t]*((?:SUBMIT|FINAL|FINAL_VAR)\(.*\))[ \t]*$`)
 
 // bareFinish returns the last bare SUBMIT(...), FINAL(...) or
-// FINAL_VAR(...) line of a reply without code blocks, as code to run, or "".
+// FINAL_VAR(...) line of a reply's prose, as code to run, or "".
 // As in the RLM paper's protocol, a bare FINAL(text) gives the text itself
 // as the answer and a bare FINAL_VAR(name) names a variable, quoted or not;
 // both are rewritten to valid calls. A bare SUBMIT(...) runs as written.

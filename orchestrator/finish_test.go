@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +39,8 @@ func TestPaperStyleFinishes(t *testing.T) {
 		{"FINAL_VAR of a dict", "", code("res = {'a': 1}\nFINAL_VAR('res')"), `{"a": 1}`},
 		{"FINAL of a list", "", code("FINAL([1, 2])"), "[1, 2]"},
 		{"FINAL with answer:any keeps the value", "answer:any", code("FINAL(42)"), "42"},
+		{"FINAL fills the one declared field", "count:int", code("FINAL(7)"), "7"},
+		{"FINAL_VAR fills the one declared field", "items:list", code("xs = [1, 2]\nFINAL_VAR('xs')"), "[1, 2]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,4 +160,82 @@ func TestCutOffReplyIsExplained(t *testing.T) {
 	obs := req.Messages[len(req.Messages)-1].Content
 	assert.Contains(t, obs, "SyntaxError")
 	assert.Contains(t, obs, "cut off at the output token limit")
+}
+
+func TestToolCallsWithoutIDsGetUniqueOnes(t *testing.T) {
+	res, model := runSandboxed(t, Config{Protocol: ProtocolTools},
+		llmtest.CallTools(llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(1)"}`}, llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(2)"}`}),
+		llmtest.CallTools(llm.ToolCall{ID: "same", Name: toolExecute, Arguments: `{"code": "print(3)"}`}, llm.ToolCall{ID: "same", Name: toolSubmit, Arguments: `{"answer": "a"}`}))
+	require.Equal(t, StopSubmit, res.StopReason)
+	req := model.Requests()[1]
+	checkToolOrdering(t, 1, req.Messages)
+	var ids []string
+	for _, m := range req.Messages {
+		for _, tc := range m.ToolCalls {
+			ids = append(ids, tc.ID)
+		}
+	}
+	require.Len(t, ids, 2)
+	assert.NotEmpty(t, ids[0])
+	assert.NotEqual(t, ids[0], ids[1])
+	assert.Equal(t, "same", withCallIDs([]llm.ToolCall{{ID: "same"}, {ID: "same"}}, 2)[0].ID)
+	assert.Equal(t, "call_2_2", withCallIDs([]llm.ToolCall{{ID: "same"}, {ID: "same"}}, 2)[1].ID)
+}
+
+func TestBareFinishAfterCodeBlocks(t *testing.T) {
+	// The paper's protocol: code, then a FINAL_VAR line outside the fence.
+	res, _ := runSandboxed(t, Config{},
+		llmtest.Say("Counting.\n```python\nresult = str(len(context.splitlines()))\n```\nFINAL_VAR(result)"))
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	assert.Equal(t, "2", res.Answer)
+	assert.Equal(t, 1, res.Iterations)
+
+	// A FINAL inside a conditional in the code is not a bare line.
+	res, _ = runSandboxed(t, Config{},
+		llmtest.Say("```python\nfound = False\nif found:\n    FINAL(x)\nprint('not yet')\n```"),
+		llmtest.Say("FINAL(done)"))
+	require.Equal(t, StopSubmit, res.StopReason)
+	assert.Equal(t, "done", res.Answer)
+	assert.Equal(t, 2, res.Iterations)
+}
+
+func TestTotalIterationBudgetHoldsForConcurrentChildren(t *testing.T) {
+	var step llmtest.Step = func(req llm.Request) (*llm.Response, error) {
+		q := req.Messages[1].Content
+		n := len(req.Messages)
+		var content string
+		switch {
+		case strings.Contains(q, "Query: child"):
+			content = code("print(len(part))")
+			if n > 2 {
+				content = code("FINAL(str(len(part)))")
+			}
+		case n == 2:
+			content = code("rs = [rlm_query('child %d' % i, part=context[i:i+3]) for i in range(4)]", "print(rs)")
+		default:
+			content = code("SUBMIT(answer=str(rs))")
+		}
+		return llmtest.Say(content)(req)
+	}
+	model := llmtest.NewScripted().Default(step).WithModel("root")
+	ledger := llm.NewLedger(llm.LedgerConfig{})
+	cfg := Config{Model: llm.Metered(model, ledger), Ledger: ledger, MaxDepth: 2, MaxTotalIterations: 3}
+	res, err := New(cfg).Run(context.Background(), testContext(t, "alpha\nbeta\n"))
+	require.NoError(t, err)
+	assert.Equal(t, StopBudget, res.StopReason)
+	assert.ErrorIs(t, res.Err, ErrIterationBudget)
+	assert.LessOrEqual(t, res.Metrics.Iterations, 3, "children started together may not overshoot the tree's budget")
+	assert.LessOrEqual(t, model.Calls(), 3)
+}
+
+func TestChildVariableMayNotHideHelpers(t *testing.T) {
+	res, model := runSandboxed(t, Config{MaxDepth: 2},
+		llmtest.Say(code("r = rlm_query('q', outputs=context)", "print(r)")),
+		llmtest.Say("FINAL(done)"))
+	require.Equal(t, StopSubmit, res.StopReason)
+	req := model.Requests()[1]
+	obs := req.Messages[len(req.Messages)-1].Content
+	assert.Contains(t, obs, `"outputs" holds the full output of each step`)
+	assert.Contains(t, obs, "rename the variable")
+	assert.Zero(t, res.Metrics.ChildRuns)
 }

@@ -126,8 +126,8 @@ func (r *run) loop(ctx, parent context.Context) *Result {
 		if final {
 			r.env.Directive = finalDirective(cfg.Protocol, r.schema)
 		}
-		if max := cfg.MaxTotalIterations; max > 0 && r.t.snapshot().Iterations >= max {
-			return r.partial(StopBudget, fmt.Errorf("%w (%d)", ErrIterationBudget, max))
+		if !r.t.startIteration() {
+			return r.partial(StopBudget, fmt.Errorf("%w (%d)", ErrIterationBudget, cfg.MaxTotalIterations))
 		}
 		r.maybeCompress(ctx, false)
 		resp, err := r.call(ctx, final)
@@ -284,10 +284,10 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		// refuses one with neither, which would end the run.
 		content = emptyReply
 	}
-	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: resp.ToolCalls}}
+	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: withCallIDs(resp.ToolCalls, step)}}
 	turn.digest = StepDigest{Step: step}
 	if len(resp.ToolCalls) > 0 {
-		out, err := r.handleTools(ctx, turn, resp.ToolCalls, final)
+		out, err := r.handleTools(ctx, turn, turn.Reply.ToolCalls, final)
 		if err != nil {
 			return out, err
 		}
@@ -301,11 +301,11 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		return out, nil
 	}
 	text := StripReasoning(resp.Content)
-	blocks := ExtractCode(text)
-	if len(blocks) == 0 {
-		if f := bareFinish(text); f != "" {
-			blocks = []string{f}
-		}
+	blocks, prose := splitReply(text)
+	if f := bareFinish(prose); f != "" {
+		// A finishing line outside the fences (the RLM paper's protocol)
+		// runs after the reply's code, e.g. a block then FINAL_VAR(result).
+		blocks = append(blocks, f)
 	}
 	if len(blocks) == 0 {
 		turn.NoCode = true
@@ -425,7 +425,7 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 			sr.submitted = rlmctx.NewDict(0)
 		}
 		if res.Alias == "FINAL" || res.Alias == "FINAL_VAR" {
-			sr.submitted = r.schema.stringAnswer(sr.submitted)
+			sr.submitted = r.schema.finalOutputs(sr.submitted)
 		}
 	} else if res.Err != nil {
 		msg := ed.Error
@@ -589,6 +589,28 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 		turn.Engine = fmt.Sprintf("[engine] Step %d done: submitted.", step)
 	}
 	return out, nil
+}
+
+// withCallIDs returns calls with every missing or repeated ID replaced by a
+// unique one (some servers send tool calls without IDs), so each tool
+// result answers exactly one call.
+func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
+	seen := map[string]bool{}
+	var out []llm.ToolCall
+	for i, tc := range calls {
+		if tc.ID == "" || seen[tc.ID] {
+			if out == nil {
+				out = append([]llm.ToolCall(nil), calls...)
+			}
+			tc.ID = fmt.Sprintf("call_%d_%d", step, i+1)
+			out[i] = tc
+		}
+		seen[tc.ID] = true
+	}
+	if out == nil {
+		return calls
+	}
+	return out
 }
 
 const (

@@ -78,8 +78,8 @@ const (
 	// cutOffNote follows the observation of a reply that hit the output
 	// token limit (its last code block may be incomplete).
 	cutOffNote = "[engine] Your reply was cut off at the output token limit, so its last code block may be incomplete: write shorter replies and less code per step."
-	nudgeText = "[engine] Your reply had no code block, so nothing ran. Write a ```python block to continue exploring, or call SUBMIT({...}) in a code block to finish."
-	nudgeTool = "[engine] Your reply had no tool call, so nothing ran. Call execute_code to continue exploring, or submit to finish."
+	nudgeText  = "[engine] Your reply had no code block, so nothing ran. Write a ```python block to continue exploring, or call SUBMIT({...}) in a code block to finish."
+	nudgeTool  = "[engine] Your reply had no tool call, so nothing ran. Call execute_code to continue exploring, or submit to finish."
 )
 
 func finalDirective(p Protocol, schema Schema) string {

@@ -170,28 +170,32 @@ func pyTypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// stringAnswer returns out with a non-string "answer" rendered as text (JSON,
-// as rlm run prints it) when the schema declares answer:str. FINAL(x) and
-// FINAL_VAR(name) mean "the answer is x" in the RLM paper's protocol, so a
-// number or a dict passed to them is the answer's text, not a type error.
-func (s Schema) stringAnswer(out *rlmctx.Dict) *rlmctx.Dict {
+// finalOutputs adapts the outputs of FINAL(x) or FINAL_VAR(name), which
+// carry only "answer", to the schema. They mean "the answer is x" in the RLM
+// paper's protocol, so with answer:str a number or a dict is the answer's
+// text (JSON, as rlm run prints it), and when the schema declares one field
+// under another name, x is that field.
+func (s Schema) finalOutputs(out *rlmctx.Dict) *rlmctx.Dict {
 	v, ok := out.Get("answer")
-	if !ok {
+	if !ok || out.Len() != 1 || len(s) == 0 {
 		return out
 	}
-	if _, isStr := v.(string); isStr {
-		return out
-	}
-	for _, f := range s {
-		if f.Name == "answer" && f.Type == TypeStr {
-			c := rlmctx.NewDict(out.Len())
-			for _, k := range out.Keys() {
-				e, _ := out.Get(k)
-				c.Set(k, e)
+	f := s[0]
+	if len(s) > 1 {
+		f = Field{}
+		for _, g := range s {
+			if g.Name == "answer" {
+				f = g
 			}
-			c.Set("answer", answerText(out))
-			return c
+		}
+		if f.Name == "" {
+			return out
 		}
 	}
-	return out
+	if _, isStr := v.(string); !isStr && f.Type == TypeStr {
+		v = answerText(out)
+	}
+	c := rlmctx.NewDict(1)
+	c.Set(f.Name, v)
+	return c
 }

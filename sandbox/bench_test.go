@@ -219,3 +219,101 @@ func BenchmarkOperatorRouting(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSubscriptRouting measures the code-point subscripts (every
+// subscript read goes through _py_getitem/_py_getslice) against Starlark's
+// own byte subscripts in the same run, on a list, a 10 MB ASCII string and
+// a 10 MB non-ASCII string (100,000 reads each).
+func BenchmarkSubscriptRouting(b *testing.B) {
+	const n = 100000
+	ascii := starlark.String(benchText(10 << 20))
+	utf := starlark.String(strings.Repeat("naïve café — “quoted” ", (10<<20)/32))
+	list := make([]starlark.Value, n)
+	for i := range list {
+		list[i] = starlark.MakeInt(i)
+	}
+	exprs := []struct{ name, native, routed string }{
+		{"list-index", "x[i]", "_py_getitem(x, i)"},
+		{"str-index", "x[i * 70]", "_py_getitem(x, i * 70)"},
+		{"str-slice", "x[i * 70:i * 70 + 40]", "_py_getslice(x, i * 70, i * 70 + 40, None)"},
+	}
+	predeclared := pyBuiltins()
+	for _, e := range exprs {
+		for _, data := range []struct {
+			name string
+			v    starlark.Value
+		}{{"list", starlark.NewList(list)}, {"ascii", ascii}, {"utf8", utf}} {
+			if (e.name == "list-index") != (data.name == "list") {
+				continue
+			}
+			for _, mode := range []string{"native", "routed"} {
+				expr := e.native
+				if mode == "routed" {
+					expr = e.routed
+				}
+				src := fmt.Sprintf("def run(x):\n    for i in range(%d):\n        v = %s\nrun(x)\n", n, expr)
+				b.Run(e.name+"/"+data.name+"/"+mode, func(b *testing.B) {
+					pre := starlark.StringDict{"x": data.v}
+					for k, v := range predeclared {
+						pre[k] = v
+					}
+					opts := &syntax.FileOptions{}
+					for i := 0; i < b.N; i++ {
+						if _, err := starlark.ExecFileOptions(opts, &starlark.Thread{}, "b.star", src, pre); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/read")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkStrLen measures len() of a 100 MB string the first time (the
+// ASCII scan, or the code-point table for non-ASCII text) and when its
+// facts are cached, against len of the bytes.
+func BenchmarkStrLen(b *testing.B) {
+	ascii := benchText(100 << 20)
+	utf := strings.Repeat("naïve café — “quoted” ", (100<<20)/32)
+	b.Run("bytes", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = len(ascii)
+		}
+	})
+	for _, c := range []struct{ name, s string }{{"ascii", ascii}, {"utf8", utf}} {
+		b.Run(c.name+"/first", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				s := c.s[i%2:] // a string not seen before
+				strCache.Lock()
+				strCache.entries = nil
+				strCache.Unlock()
+				strLast.Store(nil)
+				_ = StrLen(s)
+			}
+		})
+		b.Run(c.name+"/cached", func(b *testing.B) {
+			StrLen(c.s)
+			for i := 0; i < b.N; i++ {
+				_ = StrLen(c.s)
+			}
+		})
+	}
+}
+
+// BenchmarkLoopFields is an LLM-style loop that indexes and compares:
+// split 10 MB into lines and fields, count the lines whose third field is
+// "ERROR" and slice a prefix of each (subscripts and == go through the
+// runtime helpers).
+func BenchmarkLoopFields(b *testing.B) {
+	_, text := benchData()
+	benchExec(b, text, `
+n = 0
+heads = 0
+for line in text.split("\n"):
+    f = line.split(" ")
+    if len(f) > 2 and f[2] == "ERROR":
+        n += 1
+    heads += len(line[:12])
+`)
+}

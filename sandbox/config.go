@@ -38,6 +38,11 @@ type Config struct {
 	// ThreadHook, if set, is called on each fresh per-step thread before it
 	// runs, e.g. to attach host state with thread.SetLocal.
 	ThreadHook func(*starlark.Thread)
+	// Nonlocal accepts `nonlocal x` in nested defs (the enclosing def keeps
+	// x in a cell). Off by default: the root prompt's dialect notes list
+	// nonlocal assignment as unsupported, and without it such code fails
+	// with a clear error suggesting the supported form.
+	Nonlocal bool
 }
 
 func (c Config) withDefaults() Config {

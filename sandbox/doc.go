@@ -16,11 +16,17 @@
 // Errors come back as a [*ScriptError] carrying the Python exception name and
 // a short Python-style traceback using the model's line numbers.
 //
-// Known differences from CPython: strings are indexed, sliced and measured
-// by len() in UTF-8 bytes (as in Starlark), not code points, so they agree
-// with CPython only on ASCII text; generator expressions are evaluated
+// Strings are indexed, sliced and measured by code point as in Python (the
+// front-end routes subscripts through runtime helpers; ASCII text takes a
+// fast path cached per string); offsets from str.find, re and the helpers
+// agree with slicing. [StrLen], [CharOffset] and [ByteOffset] convert.
+//
+// Known differences from CPython: generator expressions are evaluated
 // eagerly (they arrive as lists); re runs on RE2 (no lookaround or
-// backreferences); set iteration order follows insertion except for small
-// non-negative ints, which print sorted as in CPython; bools are not ints in
-// arithmetic (True + True fails) and NaN == NaN (Starlark semantics).
+// backreferences; \b is an ASCII word boundary); set iteration order
+// follows insertion except for small non-negative ints, which print sorted
+// as in CPython; a variable holding a bool is not an int in arithmetic
+// (True + True and count += (a == b) work, flag + 1 with a bool flag does
+// not); functions cannot assign globals, nor nonlocals unless
+// Config.Nonlocal is set (a clear error otherwise).
 package sandbox

@@ -434,3 +434,56 @@ func TestCallArgumentErrors(t *testing.T) {
 		assert.Equal(t, tt.want+"\n", res.Output)
 	}
 }
+
+// str is indexed, sliced and measured by code point as in Python, and the
+// offsets of find/index and re agree with slicing (expected output from
+// CPython 3.11).
+func TestStrCodePoints(t *testing.T) {
+	src := "t = \"naïve café — “quoted” 日本語\"\nprint(len(t), t[2], t[-3:], t[6:10], t[::-1][:4], t[::3], t[-1], t[100:], t[3:1])\ni = t.find(\"café\")\nprint(i, t[i:i + 4], t.index(\"日\"), t.rfind(\"é\"), t.find(\"é\", 5), t.find(\"é\", -8), t.rindex(\"a\"))\nm = re.search(r\"caf\\w\", t)\nprint(m.start(), m.end(), m.span(), t[m.start():m.end()], m.group())\nprint([(m.start(), m.group()) for m in re.finditer(r\"\\w+\", t)][:4])\np = re.compile(r\"\\w+\")\nprint(p.search(t, 6).group(), p.search(t, 6).pos, p.match(t, 12))\nprint([c for c in t[:5]], list(enumerate(t[:3])), len(t.encode()))\nxs = [1, 2, 3]\nd = {\"k\": [4, 5]}\nprint(xs[-1], xs[::2], d[\"k\"][1], (1, 2)[0], \"abc\"[1:], xs[1:][0])\nxs[0] += 10\nd[\"k\"][0] *= 2\nprint(xs, d)\n"
+	want := "25 ï 日本語 café 語本日  nvcé ue 語 語  \n6 café 22 9 9 -1 7\n6 10 (6, 10) café café\n[(0, 'naïve'), (6, 'café'), (14, 'quoted'), (22, '日本語')]\ncafé 6 None\n['n', 'a', 'ï', 'v', 'e'] [(0, 'n'), (1, 'a'), (2, 'ï')] 39\n3 [1, 3] 5 1 bc 2\n[11, 2, 3] {'k': [8, 5]}\n"
+	res, err := New(Config{}).Exec(context.Background(), src)
+	require.NoError(t, err)
+	assert.Equal(t, want, res.Output)
+	// Large strings take the cached path (facts computed once).
+	big := strings.Repeat("é", 5000) + "x" + strings.Repeat("a", 5000)
+	s := New(Config{})
+	s.SetGlobal("big", starlark.String(big))
+	res, err = s.Exec(context.Background(), "i = big.find('x')\nprint(len(big), i, big[i], big[i-1:i+2], big[-2:], big.rfind('é'), re.search('x', big).start())")
+	require.NoError(t, err)
+	assert.Equal(t, "10001 5000 x éxa aa 4999 5000\n", res.Output)
+	assert.Equal(t, 10001, StrLen(big))
+	assert.Equal(t, 5000, CharOffset(big, 10000))
+	assert.Equal(t, 10000, ByteOffset(big, 5000))
+}
+
+// str methods taking start/end positions and textwrap widths count code
+// points (expected values from CPython 3.11).
+func TestStrPositionsAndWidths(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{`s = "añb—ü"
+print(s.count("ü", 2), s.count("ñ", 2), s.startswith("b", 2), s.endswith("—", 0, 4), s.find("—", 0, 3))`, "1 0 True True -1\n"},
+		{`print(textwrap.shorten("naïve café — “quoted” text goes here", width=20), textwrap.wrap("ééé ééé ééé", 7))`, "naïve café — [...] ['ééé ééé', 'ééé']\n"},
+		{`print("%-7s|{:^9}|".format("añb—ü") % "añb—ü", "añb—ü".ljust(8, ".") + "|")`, "añb—ü  |  añb—ü  | añb—ü...|\n"},
+	}
+	for _, tt := range tests {
+		res, err := New(Config{}).Exec(context.Background(), "import textwrap\n"+tt.code)
+		require.NoError(t, err, tt.code)
+		assert.Equal(t, tt.want, res.Output, tt.code)
+	}
+}
+
+// With Config.Nonlocal, nonlocal works: the enclosing def keeps the name
+// in a cell (expected output from CPython 3.11); without it, a clear error.
+func TestNonlocal(t *testing.T) {
+	src := "def make_counter(start=0):\n    count = start\n    def inc(step=1):\n        nonlocal count\n        count += step\n        return count\n    return inc\nc = make_counter(10)\nprint(c(), c(), c(5))\ndef outer():\n    total = 0\n    seen = []\n    def add(x):\n        nonlocal total\n        total += x\n        seen.append(total)\n    for v in [1, 2, 3]:\n        add(v)\n    return total, seen\nprint(outer())\ndef f(n):\n    def g():\n        nonlocal n\n        n = n * 2\n    g(); g()\n    return n\nprint(f(3))\ndef tally(words):\n    counts = {}\n    n = 0\n    def see(w):\n        nonlocal n\n        n += 1\n        counts[w] = counts.get(w, 0) + 1\n    list(map(see, words))\n    get = lambda: n\n    return n, get(), counts\nprint(tally(\"a b a\".split()))\n"
+	want := "11 12 17\n(6, [1, 3, 6])\n12\n(3, 3, {'a': 2, 'b': 1})\n"
+	res, err := New(Config{Nonlocal: true}).Exec(context.Background(), src)
+	require.NoError(t, err)
+	assert.Equal(t, want, res.Output)
+	_, err = New(Config{}).Exec(context.Background(), src)
+	var se *ScriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "SyntaxError", se.Kind)
+	assert.Contains(t, se.Msg, "nonlocal")
+	assert.ErrorIs(t, err, ErrUnsupported)
+}

@@ -41,8 +41,9 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	switch r := recv.(type) {
 	case starlark.String:
 		switch name {
-		case "find", "rfind", "index", "rindex":
+		case "find", "rfind", "index", "rindex", "startswith", "endswith":
 			v, handled, err = strFind(thread, string(r), name, args, kwargs)
+
 		default:
 			v, handled, err = strMethod(thread, string(r), name, args, kwargs)
 		}
@@ -328,7 +329,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			return nil, true, err
 		}
 		if start != starlark.None || end != starlark.None {
-			v, err := sliceValue(starlark.String(s), start, end, starlark.None)
+			v, err := pyGetSlice(thread, nil, starlark.Tuple{starlark.String(s), start, end, starlark.None}, nil)
 			if err != nil {
 				return nil, true, err
 			}

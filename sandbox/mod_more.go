@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -506,6 +507,9 @@ func (n *namedTuple) Attr(name string) (starlark.Value, error) {
 	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", n.cls.name, name)
 }
 
+// rlen is the length of s in code points (widths count characters).
+func rlen(s string) int { return utf8.RuneCountInString(s) }
+
 func textwrapModule() *module {
 	wrap := func(text string, width int) []string {
 		words := strings.Fields(text)
@@ -515,15 +519,16 @@ func textwrapModule() *module {
 			switch {
 			case cur == "":
 				cur = w
-			case len(cur)+1+len(w) <= width:
+			case rlen(cur)+1+rlen(w) <= width:
 				cur += " " + w
 			default:
 				lines = append(lines, cur)
 				cur = w
 			}
-			for len(cur) > width {
-				lines = append(lines, cur[:width])
-				cur = cur[width:]
+			for rlen(cur) > width && width > 0 {
+				cut := ByteOffset(cur, width)
+				lines = append(lines, cur[:cut])
+				cur = cur[cut:]
 			}
 		}
 		if cur != "" {
@@ -564,7 +569,7 @@ func textwrapModule() *module {
 			}
 			words := strings.Fields(text)
 			joined := strings.Join(words, " ")
-			if len(joined) <= width {
+			if rlen(joined) <= width {
 				return starlark.String(joined), nil
 			}
 			cur := ""
@@ -573,7 +578,7 @@ func textwrapModule() *module {
 				if cur != "" {
 					next = cur + " " + w
 				}
-				if len(next)+len(placeholder) > width {
+				if rlen(next)+rlen(placeholder) > width {
 					break
 				}
 				cur = next

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -37,6 +38,9 @@ type strFacts struct {
 	marks []int // marks[k] is the byte offset of code point k*strMarkEvery
 }
 
+// strLast is the most recently used entry, checked without the lock.
+var strLast atomic.Pointer[strFacts]
+
 var strCache struct {
 	sync.Mutex
 	entries []*strFacts // most recently used last
@@ -66,6 +70,12 @@ func factsOf(s string) *strFacts {
 		}
 		return computeFacts(s)
 	}
+	if f := strLast.Load(); f != nil && len(f.s) == len(s) && unsafe.StringData(f.s) == unsafe.StringData(s) {
+		if f.ascii {
+			return nil
+		}
+		return f
+	}
 	strCache.Lock()
 	for i := len(strCache.entries) - 1; i >= 0; i-- {
 		f := strCache.entries[i]
@@ -75,6 +85,7 @@ func factsOf(s string) *strFacts {
 				strCache.entries[len(strCache.entries)-1] = f
 			}
 			strCache.Unlock()
+			strLast.Store(f)
 			if f.ascii {
 				return nil
 			}
@@ -93,6 +104,7 @@ func factsOf(s string) *strFacts {
 	}
 	strCache.entries = append(strCache.entries, f)
 	strCache.Unlock()
+	strLast.Store(f)
 	if f.ascii {
 		return nil
 	}
@@ -364,9 +376,10 @@ func sliceBounds(lo, hi, stepV starlark.Value, n int) (start, end, step int, err
 	return start, end, step, nil
 }
 
-// strFind implements str.find/rfind/index/rindex on non-ASCII text with
-// start/end and the result in code points; for ASCII text it leaves the
-// call to Starlark's own method (handled is false).
+// strFind implements str.find/rfind/index/rindex (and startswith and
+// endswith with a start) on non-ASCII text with start/end and the
+// resulting offset in code points; for ASCII text it leaves the call to
+// Starlark's own method (handled is false).
 func strFind(thread *starlark.Thread, s, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
 	f := factsOf(s)
 	if f == nil || len(kwargs) != 0 {

@@ -199,6 +199,19 @@ func Translate(pattern string) (string, error) {
 				continue
 			case !inClass && d >= '1' && d <= '9':
 				return "", fmt.Errorf("regular expression %q uses a backreference (\\%c), which is %w; match the parts separately and compare them in code", pattern, d, ErrUnsupported)
+			case d == 'w':
+				// Python's \w is Unicode (letters, digits, _); RE2's is ASCII.
+				if inClass {
+					b.WriteString(`\p{L}\p{N}_`)
+				} else {
+					b.WriteString(`[\p{L}\p{N}_]`)
+				}
+				i++
+				continue
+			case !inClass && d == 'W':
+				b.WriteString(`[^\p{L}\p{N}_]`)
+				i++
+				continue
 			}
 			b.WriteByte(c)
 			b.WriteByte(d)

@@ -131,16 +131,21 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// One client (one limiter) for the whole run; each item meters it on
 	// its own ledger so budgets and usage are per item.
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	model, emb, closeModel, err := f.models.chatModel(env, nil)
 	if err != nil {
 		return err
 	}
-	defer closeModel()
+	keepRecording := false
+	defer func() {
+		if !keepRecording {
+			closeModel()
+		}
+	}()
 	direct, rlm := f.runners(llmCfg, model, emb, prices, sbx, proto)
 	runners := map[string]bench.Runner{bench.ModeDirect: direct, bench.ModeRLM: rlm}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 	cfg := bench.Config{
 		Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed, Modes: modes, Runners: runners, Model: llmCfg.Model,
 		Parallel: f.parallel, Results: filepath.Join(f.out, bench.ResultsFile), Resume: f.resume,
@@ -152,7 +157,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if runErr != nil && results == nil {
 		return runErr
 	}
-	if err := closeModel(); err != nil {
+	if runErr != nil && f.models.record != "" {
+		// An interrupted bench would not replay: leave what it recorded in
+		// FILE.partial and an earlier FILE as it was.
+		keepRecording = true
+		fmt.Fprintf(env.stderr, "rlm bench: the run did not finish: its recording is in %s%s; %s is unchanged\n", f.models.record, llm.PartialSuffix, f.models.record)
+	} else if err := closeModel(); err != nil {
 		return fmt.Errorf("--record: %w", err)
 	}
 	title := fmt.Sprintf("rlm bench: %s (seed %d)", llmCfg.Model, f.seed)

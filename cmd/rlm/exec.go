@@ -61,6 +61,18 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	host := &builtins.Host{Notes: env.stderr, Context: ctx}
 	closeModel := func() error { return nil }
 	cfg, err := f.models.config(env)
+	if err != nil && !errors.Is(err, llm.ErrNoModel) {
+		return nil, err
+	}
+	if cerr := checkVarNames(f.vars, false); cerr != nil {
+		return nil, cerr
+	}
+	// The variables before the model: a bad --var must not replace an
+	// earlier --record recording with an empty one.
+	c, warns, lerr := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes)
+	if lerr != nil {
+		return nil, lerr
+	}
 	switch {
 	case errors.Is(err, llm.ErrNoModel):
 		// Offline: the helpers fall back (or explain) when they need a model.
@@ -68,8 +80,6 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		if cfg.BaseURL != "" || cfg.APIKey != "" || cfg.Model != "" {
 			fmt.Fprintf(env.stderr, "rlm %s: warning: running offline: %v\n", name, err)
 		}
-	case err != nil:
-		return nil, err
 	default:
 		model, emb, cl, err := f.models.chatModel(env, nil)
 		if err != nil {
@@ -79,15 +89,6 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		host.SubModel = firstNonEmpty(cfg.SubModel, cfg.Model)
 		host.EmbeddingModel = cfg.EmbeddingModel
 		host.MaxOutputTokens = cfg.MaxOutputTokens
-	}
-	if err := checkVarNames(f.vars, false); err != nil {
-		closeModel()
-		return nil, err
-	}
-	c, warns, err := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes)
-	if err != nil {
-		closeModel()
-		return nil, err
 	}
 	for _, w := range warns {
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)

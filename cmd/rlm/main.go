@@ -103,6 +103,11 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		return ee.code
 	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM): say so rather than "context canceled".
+		fmt.Fprintf(env.stderr, "rlm %s: interrupted\n", c.name)
+		return 130
+	}
 	fmt.Fprintf(env.stderr, "rlm %s: %v\n", c.name, err)
 	if errors.Is(err, errUsage) {
 		return 2

@@ -61,7 +61,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&f.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
 	fs.IntVar(&f.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
 	fs.IntVar(&f.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
-	fs.IntVar(&f.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each root request; older steps are compressed into a summary past 80%")
+	fs.IntVar(&f.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%")
 	fs.IntVar(&f.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs")
 	fs.IntVar(&f.maxCalls, "max-llm-calls", 0, "budget: model calls in the whole run tree (0 = unlimited)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in the whole run tree (0 = unlimited)")
@@ -129,12 +129,6 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}})
-	model, emb, closeModel, err := f.models.chatModel(env, ledger)
-	if err != nil {
-		return err
-	}
-	defer closeModel()
-
 	c, warns, err := loadContextSized(env, f.query, f.vars, f.session, *f.storeDir, *f.sizes)
 	if err != nil {
 		return err
@@ -154,6 +148,18 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		defer tf.Close()
 		traj = tf
 	}
+	// The model (and a --record recorder) last: a bad --var or
+	// --trajectory must not replace an earlier recording with an empty one.
+	model, emb, closeModel, err := f.models.chatModel(env, ledger)
+	if err != nil {
+		return err
+	}
+	keepRecording := false
+	defer func() {
+		if !keepRecording {
+			closeModel()
+		}
+	}()
 	subModel := firstNonEmpty(llmCfg.SubModel, llmCfg.Model)
 	var summarizer orchestrator.Summarizer
 	if f.summarizer == "llm" {
@@ -186,7 +192,12 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := closeModel(); err != nil {
+	if f.models.record != "" && (res.StopReason == orchestrator.StopCanceled || res.StopReason == orchestrator.StopModelError) {
+		// An interrupted or failed run would not replay: leave what it
+		// recorded in FILE.partial and an earlier FILE as it was.
+		keepRecording = true
+		fmt.Fprintf(env.stderr, "rlm run: the run did not finish: its recording is in %s%s; %s is unchanged\n", f.models.record, llm.PartialSuffix, f.models.record)
+	} else if err := closeModel(); err != nil {
 		return fmt.Errorf("--record: %w", err)
 	}
 	if f.jsonOut {
@@ -199,7 +210,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, res.Answer)
 	}
 	if res.StopReason != orchestrator.StopSubmit && (!f.quiet || res.Answer == "") {
-		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg))
+		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg, proto))
 	}
 	if res.Partial {
 		return &exitError{code: 1, err: errors.New("")}
@@ -209,8 +220,11 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 
 // stopNote tells the user why a run ended without a valid SUBMIT, what the
 // printed answer is, and for a failing endpoint what to check.
-func stopNote(res *orchestrator.Result, c llm.Config) string {
+func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protocol) string {
 	note := "stopped: " + string(res.StopReason)
+	if res.StopReason == orchestrator.StopCanceled {
+		note = "stopped: interrupted"
+	}
 	switch {
 	case res.Extracted:
 		note += " (answer from the final extraction turn)"
@@ -219,7 +233,7 @@ func stopNote(res *orchestrator.Result, c llm.Config) string {
 	case res.Partial:
 		note += " (best partial answer)"
 	}
-	if res.Err != nil {
+	if res.Err != nil && res.StopReason != orchestrator.StopCanceled {
 		note += ": " + res.Err.Error()
 	}
 	base := c.BaseURL
@@ -228,6 +242,8 @@ func stopNote(res *orchestrator.Result, c llm.Config) string {
 	}
 	switch kind := llm.KindOf(res.Err); {
 	case res.StopReason != orchestrator.StopModelError:
+	case kind == llm.KindBadRequest && proto == orchestrator.ProtocolTools && strings.Contains(strings.ToLower(res.Err.Error()), "tool"):
+		note += " (the model may not support tool calls: try --protocol text)"
 	case kind == llm.KindAuth:
 		note += " (check the API key: --api-key or OPENAI_API_KEY)"
 	case kind == llm.KindBadRequest && strings.Contains(strings.ToLower(res.Err.Error()), "model"):

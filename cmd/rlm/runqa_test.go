@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -8,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 func TestRunFailureWithoutAnswer(t *testing.T) {
@@ -138,4 +142,92 @@ func TestMaxCostNeedsKnownPrices(t *testing.T) {
 	code, out, errOut := runCLI(t, "", env, "run", "--query", "q", "--max-cost", "0.5", "--prices", prices)
 	assert.Equal(t, 0, code, errOut)
 	assert.Equal(t, "ok\n", out)
+}
+
+func TestRunToolsUnsupportedHint(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(llmtest.Call) llmtest.Reply {
+		return llmtest.ErrorReply(400, "", "registry.ollama.ai/library/gemma:2b does not support tools")
+	})
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "gemma:2b"}
+	code, out, errOut := runCLI(t, "", env, "run", "--query", "q", "--protocol", "tools")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "does not support tools")
+	assert.Contains(t, errOut, "try --protocol text")
+}
+
+func TestFailedRunKeepsAnEarlierRecording(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(llmtest.Call) llmtest.Reply { return llmtest.ErrorReply(401, "invalid_api_key", "bad key") })
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root"}
+	rec := t.TempDir() + "/rec.jsonl"
+	earlier := []byte(`{"earlier":"recording"}` + "\n")
+	require.NoError(t, os.WriteFile(rec, earlier, 0o644))
+
+	// A typo in --var fails before any model call.
+	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--record", rec, "--var", "x="+t.TempDir()+"/missing.txt")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "missing.txt")
+	got, err := os.ReadFile(rec)
+	require.NoError(t, err)
+	assert.Equal(t, earlier, got)
+
+	// A run the model fails leaves its recording in FILE.partial.
+	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--record", rec, "--max-retries", "0")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "its recording is in "+rec+".partial")
+	got, err = os.ReadFile(rec)
+	require.NoError(t, err)
+	assert.Equal(t, earlier, got)
+	assert.FileExists(t, rec+".partial")
+}
+
+func TestExecBadVarKeepsAnEarlierRecording(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root"}
+	rec := t.TempDir() + "/rec.jsonl"
+	earlier := []byte(`{"earlier":"recording"}` + "\n")
+	require.NoError(t, os.WriteFile(rec, earlier, 0o644))
+	code, _, errOut := runCLI(t, "", env, "exec", "--record", rec, "--var", "x="+t.TempDir()+"/missing.txt", "-c", "print(1)")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "missing.txt")
+	got, err := os.ReadFile(rec)
+	require.NoError(t, err)
+	assert.Equal(t, earlier, got)
+}
+
+func TestBenchBadOutKeepsAnEarlierRecording(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root"}
+	dir := t.TempDir()
+	rec := dir + "/rec.jsonl"
+	earlier := []byte(`{"earlier":"recording"}` + "\n")
+	require.NoError(t, os.WriteFile(rec, earlier, 0o644))
+	code, _, errOut := runCLI(t, "", env, "bench", "--task", "niah", "--sizes", "8k", "--n", "1", "--record", rec, "--out", rec+"/out")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--out")
+	got, err := os.ReadFile(rec)
+	require.NoError(t, err)
+	assert.Equal(t, earlier, got)
+	assert.Empty(t, srv.Calls())
+}
+
+func TestInterruptedCommandSaysSo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	code := runMain(ctx, env, []string{"exec", "-c", "while True:\n    pass"})
+	assert.Equal(t, 130, code)
+	assert.Equal(t, "rlm exec: interrupted\n", errb.String())
+}
+
+func TestStopNote(t *testing.T) {
+	ans := orchestrator.Result{StopReason: orchestrator.StopCanceled, Partial: true, Answer: "so far", Err: context.Canceled}
+	assert.Equal(t, "stopped: interrupted (best partial answer)", stopNote(&ans, llm.Config{}, orchestrator.ProtocolText))
+	none := orchestrator.Result{StopReason: orchestrator.StopBudget, Partial: true, Err: llm.ErrBudgetExceeded}
+	assert.Equal(t, "stopped: budget (no answer): budget exceeded", stopNote(&none, llm.Config{}, orchestrator.ProtocolText))
+	ext := orchestrator.Result{StopReason: orchestrator.StopMaxIterations, Extracted: true, Answer: "a", Err: orchestrator.ErrMaxIterations}
+	assert.Equal(t, "stopped: max_iterations (answer from the final extraction turn): iteration limit reached", stopNote(&ext, llm.Config{}, orchestrator.ProtocolText))
 }

@@ -353,6 +353,10 @@ func (p *parser) parseFactor() Expr {
 // methods lists the method names whose calls go through _py_method (see RUNTIME.md).
 var methods = map[string]bool{}
 
+// positionMethods are str methods whose calls go through _py_method only
+// when they pass a start position (the runtime converts code points).
+var positionMethods = map[string]bool{"startswith": true, "endswith": true}
+
 func init() {
 	for _, m := range strings.Fields(`format format_map zfill ljust rjust center casefold swapcase
 		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
@@ -390,10 +394,14 @@ func (p *parser) parsePrimaryWithSuffix() Expr {
 		case DOT:
 			dot := p.nextToken()
 			id := p.parseIdent()
-			if p.tok == LPAREN && methods[id.Name] {
+			if p.tok == LPAREN && (methods[id.Name] || positionMethods[id.Name]) {
 				c := p.parseCallSuffix(id).(*CallExpr)
-				c.Fn = ident("_py_method", dot)
-				c.Args = append([]Expr{x, strLit(id.Name, id.NamePos)}, c.Args...)
+				if methods[id.Name] || len(c.Args) >= 2 {
+					c.Fn = ident("_py_method", dot)
+					c.Args = append([]Expr{x, strLit(id.Name, id.NamePos)}, c.Args...)
+				} else {
+					c.Fn = &DotExpr{Dot: dot, X: x, NamePos: id.NamePos, Name: id}
+				}
 				x = c
 				continue
 			}

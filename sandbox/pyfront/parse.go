@@ -28,6 +28,9 @@ type parser struct {
 	inDef  int  // nesting of def bodies
 	// globals holds the global/nonlocal declarations of the def being parsed.
 	globals []globalDecl
+	// cells holds, for each def being parsed (innermost last), the names
+	// that nested defs declare nonlocal: that def keeps them in cells.
+	cells []map[string]bool
 	// genAcc names the list a generator def being parsed appends to ("" if no yield yet).
 	genAcc string
 	// class is the class whose body is being parsed (nil outside class bodies).
@@ -392,8 +395,15 @@ func (p *parser) parseDefStmt() Stmt {
 	p.inDef++
 	saved, savedGen := p.globals, p.genAcc
 	p.globals, p.genAcc = nil, ""
+	p.cells = append(p.cells, map[string]bool{})
 	body := p.parseSuite()
+	cells := p.cells[len(p.cells)-1]
+	p.cells = p.cells[:len(p.cells)-1]
+	p.nonlocalToCells()
 	p.checkGlobals(body)
+	if len(cells) > 0 {
+		body = cellBody(defpos, params, body, cells)
+	}
 	if p.genAcc != "" {
 		body = p.lowerGenerator(defpos, p.genAcc, body)
 	}
@@ -427,6 +437,25 @@ type globalDecl struct {
 
 // checkGlobals reports a global/nonlocal name that the function body
 // assigns: Starlark functions cannot rebind module or enclosing variables.
+// nonlocalToCells moves the nonlocal declarations of the def being parsed
+// to the enclosing def's cells (see cellBody), so they are not reported.
+func (p *parser) nonlocalToCells() {
+	if len(p.cells) == 0 || !p.opts.Nonlocal {
+		return // nonlocal in a top-level def: reported by checkGlobals
+	}
+	kept := p.globals[:0]
+	for _, g := range p.globals {
+		if g.kw != "nonlocal" {
+			kept = append(kept, g)
+			continue
+		}
+		for _, n := range g.names {
+			p.cells[len(p.cells)-1][n] = true
+		}
+	}
+	p.globals = kept
+}
+
 func (p *parser) checkGlobals(body []Stmt) {
 	if len(p.globals) == 0 {
 		return

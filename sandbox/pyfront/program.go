@@ -46,6 +46,11 @@ type Options struct {
 	// helpers _py_getitem and _py_getslice (see RUNTIME.md), so that str
 	// can be indexed by code point as in Python.
 	CodePoints bool
+
+	// Nonlocal supports `nonlocal x` in nested defs: the enclosing def
+	// keeps x in a cell (a one-element list). Without it an assignment to
+	// a nonlocal name is an unsupported-construct error.
+	Nonlocal bool
 }
 
 // A Program is compiled Python: chunks to run in order against the same
