@@ -38,6 +38,7 @@ func TestDialectNotesAreTrue(t *testing.T) {
 		"comprehensions":     "print({k: v for k, v in zip('ab', [1, 2])}, {x % 2 for x in range(4)})",
 		"read a global":      "total = 1\ndef add(v):\n    return total + v\nprint(add(2))",
 		"update a dict/list": "state = {'n': 0}\ndef inc():\n    state['n'] += 1\ninc()\nprint(state['n'])",
+		"nonlocal":           "def f():\n    n = 0\n    def g():\n        nonlocal n\n        n += 1\n    g()\n    return n\nprint(f())",
 	}
 	for name, code := range supported {
 		res := run(code)
@@ -45,15 +46,14 @@ func TestDialectNotesAreTrue(t *testing.T) {
 		assert.NotEmpty(t, res.Output, name)
 	}
 	unsupported := map[string]string{
-		"with":            "with x as y:\n    pass",
-		"async":           "async def f():\n    pass",
-		"match":           "match x:\n    case 1:\n        pass",
-		"global assign":   "n = 0\ndef f():\n    global n\n    n += 1",
-		"nonlocal assign": "def f():\n    n = 0\n    def g():\n        nonlocal n\n        n = 1",
-		"os":              "import os",
-		"sys":             "import sys",
-		"random":          "import random",
-		"lookaround":      "import re\nre.search(r'(?<=a)b', 'ab')",
+		"with":          "with x as y:\n    pass",
+		"async":         "async def f():\n    pass",
+		"match":         "match x:\n    case 1:\n        pass",
+		"global assign": "n = 0\ndef f():\n    global n\n    n += 1",
+		"os":            "import os",
+		"sys":           "import sys",
+		"random":        "import random",
+		"lookaround":    "import re\nre.search(r'(?<=a)b', 'ab')",
 	}
 	for name, code := range unsupported {
 		res := run(code)

@@ -24,8 +24,8 @@ How it works:
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run.`
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
-- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.
-- Not supported: with, async, match, assigning to global/nonlocal names inside a function (return the value or update a dict/list), other modules (no os, sys, random, files, network or clock). re is RE2: no lookaround or backreferences.`
+- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.
+- Not supported: with, async, match, assigning to a global name inside a function (return the value, or update a dict/list; nonlocal works), other modules (no os, sys, random, files, network or clock). re is RE2: no lookaround or backreferences.`
 
 // dialectModules are the importable modules named in the dialect notes
 // (TestDialectNotesAreTrue imports each one in the sandbox).

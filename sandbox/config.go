@@ -38,11 +38,10 @@ type Config struct {
 	// ThreadHook, if set, is called on each fresh per-step thread before it
 	// runs, e.g. to attach host state with thread.SetLocal.
 	ThreadHook func(*starlark.Thread)
-	// Nonlocal accepts `nonlocal x` in nested defs (the enclosing def keeps
-	// x in a cell). Off by default: the root prompt's dialect notes list
-	// nonlocal assignment as unsupported, and without it such code fails
-	// with a clear error suggesting the supported form.
-	Nonlocal bool
+	// NoNonlocal rejects `nonlocal x` in nested defs with a clear error
+	// suggesting the supported form. By default nonlocal works as in
+	// Python: the enclosing def keeps x in a cell.
+	NoNonlocal bool
 }
 
 func (c Config) withDefaults() Config {

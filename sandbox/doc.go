@@ -27,6 +27,6 @@
 // follows insertion except for small non-negative ints, which print sorted
 // as in CPython; a variable holding a bool is not an int in arithmetic
 // (True + True and count += (a == b) work, flag + 1 with a bool flag does
-// not); functions cannot assign globals, nor nonlocals unless
-// Config.Nonlocal is set (a clear error otherwise).
+// not); functions cannot assign globals (a clear error); nonlocal works
+// unless Config.NoNonlocal is set.
 package sandbox

@@ -472,15 +472,15 @@ print(s.count("ü", 2), s.count("ñ", 2), s.startswith("b", 2), s.endswith("—"
 	}
 }
 
-// With Config.Nonlocal, nonlocal works: the enclosing def keeps the name
-// in a cell (expected output from CPython 3.11); without it, a clear error.
+// By default nonlocal works: the enclosing def keeps the name in a cell
+// (expected output from CPython 3.11); with Config.NoNonlocal, a clear error.
 func TestNonlocal(t *testing.T) {
 	src := "def make_counter(start=0):\n    count = start\n    def inc(step=1):\n        nonlocal count\n        count += step\n        return count\n    return inc\nc = make_counter(10)\nprint(c(), c(), c(5))\ndef outer():\n    total = 0\n    seen = []\n    def add(x):\n        nonlocal total\n        total += x\n        seen.append(total)\n    for v in [1, 2, 3]:\n        add(v)\n    return total, seen\nprint(outer())\ndef f(n):\n    def g():\n        nonlocal n\n        n = n * 2\n    g(); g()\n    return n\nprint(f(3))\ndef tally(words):\n    counts = {}\n    n = 0\n    def see(w):\n        nonlocal n\n        n += 1\n        counts[w] = counts.get(w, 0) + 1\n    list(map(see, words))\n    get = lambda: n\n    return n, get(), counts\nprint(tally(\"a b a\".split()))\n"
 	want := "11 12 17\n(6, [1, 3, 6])\n12\n(3, 3, {'a': 2, 'b': 1})\n"
-	res, err := New(Config{Nonlocal: true}).Exec(context.Background(), src)
+	res, err := New(Config{}).Exec(context.Background(), src)
 	require.NoError(t, err)
 	assert.Equal(t, want, res.Output)
-	_, err = New(Config{}).Exec(context.Background(), src)
+	_, err = New(Config{NoNonlocal: true}).Exec(context.Background(), src)
 	var se *ScriptError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "SyntaxError", se.Kind)

@@ -139,7 +139,7 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 
 	s.steps++
 	file := stepFile(s.steps)
-	prog, err := compileProgram(file, code, s.cfg.Nonlocal)
+	prog, err := compileProgram(file, code, !s.cfg.NoNonlocal)
 	if err != nil {
 		return res, err
 	}
