@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 // directSystem is the system message of a direct-mode request.
@@ -89,7 +90,7 @@ func (d *Direct) Run(ctx context.Context, t *Task) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	out.Answer = resp.Content
+	out.Answer = strings.TrimSpace(orchestrator.StripReasoning(resp.Content)) // a reasoning model's <think> text is not the answer
 	out.StopReason = resp.FinishReason
 	return out, nil
 }

@@ -103,6 +103,16 @@ func TestDirectAnswers(t *testing.T) {
 	assert.Greater(t, out.CostUSD, 0.0)
 }
 
+func TestDirectAnswerDropsReasoning(t *testing.T) {
+	m := llmtest.NewScripted(llmtest.Say("<think>maybe 12? or 13</think>\n 42 "))
+	d := &Direct{Model: m, ModelName: "gpt-4o-mini", Window: 128000}
+	tk, err := Generate(KindNIAH, 8000, 1, 0)
+	require.NoError(t, err)
+	out, err := d.Run(context.Background(), tk)
+	require.NoError(t, err)
+	assert.Equal(t, "42", out.Answer)
+}
+
 func TestDirectContextOverflow(t *testing.T) {
 	tk, err := Generate(KindAggregate, 8000, 1, 0)
 	require.NoError(t, err)
