@@ -12,6 +12,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -190,22 +191,9 @@ func (h *Host) embedScores(ctx context.Context, query string, items []relItem) (
 	}
 	scores := make([]float64, len(items))
 	for i := range items {
-		scores[i] = cosine(vecs[0], vecs[i+1])
+		scores[i] = llm.Cosine(vecs[0], vecs[i+1])
 	}
 	return scores, nil
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := 0; i < len(a) && i < len(b); i++ {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // bm25 scores each item against the query with Okapi BM25 (k1=1.2, b=0.75).

@@ -1,45 +1,50 @@
 package sandbox
 
 import (
-	le "encoding/binary"
-	"fmt"
+	"errors"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/rlmhq/rlm/builtins/grep"
 )
 
 // Python re flag values.
 const (
-	reIgnoreCase = 2
-	reLocale     = 4
-	reMultiline  = 8
-	reDotAll     = 16
-	reUnicode    = 32
-	reVerbose    = 64
-	reASCII      = 256
+	reIgnoreCase = int(grep.IgnoreCase)
+	reLocale     = int(grep.Locale)
+	reMultiline  = int(grep.Multiline)
+	reDotAll     = int(grep.DotAll)
+	reUnicode    = int(grep.Unicode)
+	reVerbose    = int(grep.Verbose)
+	reASCII      = int(grep.ASCII)
 )
 
 // Regexp is a Python-syntax regular expression compiled for Go's RE2
-// engine (linear time), with a literal prefilter: when the pattern
-// requires a literal and cannot match across a newline, only the lines
-// containing that literal are searched with the full expression.
+// engine (linear time), with a literal prefilter: when every match
+// contains one of a few literals (see [grep.Prefilter]) and cannot span a
+// newline, only the lines holding one are searched with the full
+// expression. The translation and the prefilter analysis are shared with
+// the search() helper (package grep).
 type Regexp struct {
 	re      *regexp.Regexp
 	pattern string // as written (Python syntax)
 	flags   int
 
-	lit      string // required literal ("" if none)
-	litFold  bool   // lit must be matched case-insensitively (lit is lower-case)
-	lineOK   bool   // matches cannot span lines and use no \A \z anchors
-	pureLit  bool   // the pattern is exactly lit (no captures)
-	dollarNL bool   // a non-multiline $ that Python also matches before a final newline
-	once     sync.Once
-	anchored *regexp.Regexp
-	full     *regexp.Regexp
+	pre      *grep.Prefilter // nil: no prefilter
+	lineOK   bool            // matches cannot span lines and use no \A \z anchors
+	pureLit  int             // > 0: the pattern is exactly a case-sensitive literal this long
+	dollarNL bool            // a non-multiline $ that Python also matches before a final newline
+	lookBack bool            // an assertion sees the character before it (^ \A \b \B)
+
+	once        sync.Once      // compiles the variants below
+	anchored    *regexp.Regexp // \A(?:re)
+	full        *regexp.Regexp // \A(?:re)\z
+	searchCtx   *regexp.Regexp // \A(?s:.)(?s:.*?)(re): search after one character of context
+	anchoredCtx *regexp.Regexp // \A(?s:.)(re)
+	fullCtx     *regexp.Regexp // \A(?s:.)(re)\z
 }
 
 // prefilterMin is the text size from which the literal prefilter is used.
@@ -49,15 +54,13 @@ const prefilterMin = 16 << 10
 // (re.I = 2, re.M = 8, re.S = 16, re.X = 64). Python-only syntax RE2 lacks
 // (lookaround, backreferences) is a clear error.
 func CompileRegexp(pattern string, flags int) (*Regexp, error) {
-	goPat, err := translatePattern(pattern, flags)
+	re, goPat, err := grep.CompileRE(pattern, grep.Flags(flags))
 	if err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(goPat)
-	if err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
-		return nil, &PyError{Kind: "re.error", Msg: msg}
+		e := &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
+		if errors.Is(err, grep.ErrUnsupported) {
+			e.Err = &multiError{errs: []error{ErrUnsupported, err}}
+		}
+		return nil, e
 	}
 	r := &Regexp{re: re, pattern: pattern, flags: flags}
 	r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
@@ -108,178 +111,20 @@ func earlier(a, b []int) bool {
 	return b == nil || a[0] < b[0] || a[0] == b[0] && a[1] > b[1]
 }
 
-// translatePattern converts Python regex syntax to Go syntax.
-func translatePattern(p string, flags int) (string, error) {
-	unsupported := func(what string) error {
-		return &PyError{Kind: "re.error", Msg: "re: " + what + " not supported (the sandbox uses the RE2 engine, which runs in linear time); rewrite the pattern without it, e.g. match more and filter in code, or use two searches", Err: ErrUnsupported}
-	}
-	verbose := flags&reVerbose != 0
-	if strings.HasPrefix(p, "(?") {
-		// Leading inline flags like (?x) or (?ix): handle x here.
-		end := strings.IndexByte(p, ')')
-		if end > 2 {
-			fl := p[2:end]
-			if strings.Trim(fl, "imsxauL") == "" && strings.ContainsRune(fl, 'x') {
-				verbose = true
-				fl = strings.Map(func(r rune) rune {
-					if strings.ContainsRune("xauL", r) {
-						return -1
-					}
-					return r
-				}, fl)
-				if fl == "" {
-					p = p[end+1:]
-				} else {
-					p = "(?" + fl + ")" + p[end+1:]
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	var prefix string
-	if flags&reIgnoreCase != 0 {
-		prefix += "i"
-	}
-	if flags&reMultiline != 0 {
-		prefix += "m"
-	}
-	if flags&reDotAll != 0 {
-		prefix += "s"
-	}
-	if prefix != "" {
-		b.WriteString("(?" + prefix + ")")
-	}
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			n := p[i+1]
-			switch {
-			case n == 'Z':
-				b.WriteString(`\z`)
-			case n >= '1' && n <= '9' && !inClass:
-				return "", unsupported("backreferences (\\" + string(n) + ") are")
-			case n == 'u' && i+5 < len(p):
-				b.WriteString(`\x{` + p[i+2:i+6] + `}`)
-				i += 4
-			case n == 'U' && i+9 < len(p):
-				b.WriteString(`\x{` + p[i+2:i+10] + `}`)
-				i += 8
-			case n == 'x' && i+3 < len(p) && p[i+2] != '{':
-				b.WriteString(p[i : i+4])
-				i += 2
-			case n == 'w' && flags&reASCII == 0:
-				// Python's \w is Unicode (letters, digits, _); RE2's is ASCII.
-				if inClass {
-					b.WriteString(`\p{L}\p{N}_`)
-				} else {
-					b.WriteString(`[\p{L}\p{N}_]`)
-				}
-			case n == 'W' && flags&reASCII == 0 && !inClass:
-				b.WriteString(`[^\p{L}\p{N}_]`)
-			default:
-				b.WriteByte(c)
-				b.WriteByte(n)
-			}
-			i++
-			continue
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-			if c == '[' && i+1 < len(p) && p[i+1] == ':' {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteByte(c)
-			continue
-		case c == '[':
-			inClass = true
-			b.WriteByte(c)
-			// A ']' right after '[' or '[^' is literal in Python.
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteString(`\]`)
-				i++
-			}
-			continue
-		case c == '(' && strings.HasPrefix(p[i:], "(?"):
-			rest := p[i+2:]
-			switch {
-			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
-				return "", unsupported("lookahead assertions ((?=...), (?!...)) are")
-			case strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
-				return "", unsupported("lookbehind assertions ((?<=...), (?<!...)) are")
-			case strings.HasPrefix(rest, "P="):
-				return "", unsupported("named backreferences ((?P=name)) are")
-			case strings.HasPrefix(rest, ">"):
-				return "", unsupported("atomic groups are")
-			case strings.HasPrefix(rest, "("):
-				return "", unsupported("conditional groups are")
-			case strings.HasPrefix(rest, "#"):
-				end := strings.IndexByte(rest, ')')
-				if end < 0 {
-					return "", &PyError{Kind: "re.error", Msg: "missing ), unterminated comment"}
-				}
-				i += 2 + end
-				continue
-			}
-			b.WriteByte(c)
-			continue
-		case c == '{' && strings.HasPrefix(p[i:], "{,"):
-			b.WriteString("{0,")
-			i++
-			continue
-		case (c == '+' || c == '*' || c == '?' || c == '}') && i+1 < len(p) && p[i+1] == '+':
-			return "", unsupported("possessive quantifiers are")
-		case verbose && (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'):
-			continue
-		case verbose && c == '#':
-			for i < len(p) && p[i] != '\n' {
-				i++
-			}
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String(), nil
-}
-
-// analyze extracts the prefilter literal.
+// analyze sets up the prefilter.
 func (r *Regexp) analyze(goPat string) {
+	r.lookBack = true
 	re, err := syntax.Parse(goPat, syntax.Perl)
 	if err != nil {
 		return
 	}
 	re = re.Simplify()
+	r.lookBack = looksBack(re)
 	r.lineOK = lineLocal(re)
-	lit, fold := requiredLiteral(re)
-	if lit == "" {
-		return
+	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
+		r.pureLit = len(string(re.Rune))
 	}
-	if fold {
-		// Fold only when the literal is ASCII; else fall back to the regex.
-		for i := 0; i < len(lit); i++ {
-			if lit[i] >= utf8.RuneSelf {
-				return
-			}
-		}
-		lit = strings.ToLower(lit)
-	}
-	r.lit, r.litFold = lit, fold
-	if re.Op == syntax.OpLiteral {
-		r.pureLit = true
-		return
-	}
-	// Go's regexp already skips ahead with a case-sensitive literal prefix;
-	// the prefilter only pays when there is none.
-	if prefix, _ := r.re.LiteralPrefix(); len(prefix) >= 3 {
-		r.lit = ""
-	}
+	r.pre = grep.NewPrefilter(re)
 }
 
 // lineLocal reports whether no match can contain a newline and the
@@ -309,95 +154,6 @@ func lineLocal(re *syntax.Regexp) bool {
 	return true
 }
 
-// requiredLiteral returns the longest literal every match must contain.
-func requiredLiteral(re *syntax.Regexp) (string, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return string(re.Rune), re.Flags&syntax.FoldCase != 0
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
-		}
-	case syntax.OpConcat:
-		best, bestFold := "", false
-		for _, s := range re.Sub {
-			if l, f := requiredLiteral(s); len(l) > len(best) {
-				best, bestFold = l, f
-			}
-		}
-		return best, bestFold
-	}
-	return "", false
-}
-
-// literalIndex returns the index of the next occurrence of r.lit in s at
-// or after from, or -1.
-func (r *Regexp) literalIndex(s string, from int, buf *[]byte) int {
-	if !r.litFold {
-		i := strings.Index(s[from:], r.lit)
-		if i < 0 {
-			return -1
-		}
-		return from + i
-	}
-	return indexFold(s, r.lit, from, buf)
-}
-
-// indexFold finds lit (ASCII lower-case) in s case-insensitively, by
-// lower-casing s in blocks (8 bytes at a time) and searching each block.
-func indexFold(s, lit string, from int, buf *[]byte) int {
-	const block = 64 << 10
-	if *buf == nil {
-		*buf = make([]byte, block+len(lit)+8)
-	}
-	for start := from; start < len(s); start += block {
-		end := start + block + len(lit) - 1
-		if end > len(s) {
-			end = len(s)
-		}
-		b := (*buf)[:end-start]
-		lowerASCII(b, s[start:end])
-		if i := strings.Index(unsafeString(b), lit); i >= 0 {
-			return start + i
-		}
-		if end == len(s) {
-			break
-		}
-	}
-	return -1
-}
-
-// lowerASCII writes src with ASCII A-Z lower-cased into dst (same length).
-func lowerASCII(dst []byte, src string) {
-	const ones = 0x0101010101010101
-	const highs = 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		x := uint64(src[i]) | uint64(src[i+1])<<8 | uint64(src[i+2])<<16 | uint64(src[i+3])<<24 |
-			uint64(src[i+4])<<32 | uint64(src[i+5])<<40 | uint64(src[i+6])<<48 | uint64(src[i+7])<<56
-		h := x &^ highs
-		geA := (h + (0x80-'A')*ones) & highs
-		gtZ := (h + (0x80-'Z'-1)*ones) & highs
-		upper := geA &^ gtZ &^ x & highs
-		le.LittleEndian.PutUint64(dst[i:], x|upper>>2)
-	}
-	for ; i < len(src); i++ {
-		c := src[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst[i] = c
-	}
-}
-
-// unsafeString views b as a string without copying (b is not modified
-// while the string is in use).
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 func lineBounds(s string, i int) (int, int) {
 	start := strings.LastIndexByte(s[:i], '\n') + 1
 	end := strings.IndexByte(s[i:], '\n')
@@ -411,7 +167,7 @@ func lineBounds(s string, i int) (int, int) {
 
 // canPrefilter reports whether the prefilter applies to a search of s from pos.
 func (r *Regexp) canPrefilter(s string, pos int) bool {
-	return r.lit != "" && len(s)-pos >= prefilterMin && (r.lineOK || r.pureLit && !r.litFold)
+	return r.pre != nil && len(s)-pos >= prefilterMin && (r.lineOK || r.pureLit > 0)
 }
 
 // FindIndex returns the submatch indexes of the leftmost match in s at or
@@ -432,21 +188,23 @@ func (r *Regexp) findIndex(s string, pos int) []int {
 		return nil
 	}
 	if r.canPrefilter(s, pos) {
-		var buf []byte
+		sc := r.pre.Scanner()
 		from := pos
 		for {
-			i := r.literalIndex(s, from, &buf)
+			i := sc.Next(s, from)
 			if i < 0 {
 				return nil
 			}
-			if r.pureLit && !r.litFold {
-				return []int{i, i + len(r.lit)}
+			if r.pureLit > 0 {
+				return []int{i, i + r.pureLit}
 			}
 			ls, le := lineBounds(s, i)
 			if ls < pos {
-				ls = pos
-			}
-			if m := r.re.FindStringSubmatchIndex(s[ls:le]); m != nil {
+				// The line holding pos: ^ and \b must see the text before pos.
+				if m := r.findFrom(s[:le], pos); m != nil {
+					return m
+				}
+			} else if m := r.re.FindStringSubmatchIndex(s[ls:le]); m != nil {
 				for k := range m {
 					if m[k] >= 0 {
 						m[k] += ls
@@ -466,18 +224,89 @@ func (r *Regexp) findIndex(s string, pos int) []int {
 	return r.findFrom(s, pos)
 }
 
-// findFrom finds the first match at or after pos, with ^ and \b seeing the
-// text before pos as Python's pos argument does.
+// findFrom finds the first match at or after pos > 0, with ^, \A and \b
+// seeing the text before pos as Python's pos argument does.
 func (r *Regexp) findFrom(s string, pos int) []int {
-	rd := strings.NewReader(s)
-	rd.Seek(int64(pos), 0)
-	m := r.re.FindReaderSubmatchIndex(rd)
+	if r.lookBack {
+		// Only a match starting at pos can depend on the text before
+		// pos: try that one with context, then search s[pos:], and fall
+		// back to the (slower) search with context if that finds a match
+		// at pos, which the context rules out.
+		r.compileVariants()
+		if m := withContext(r.anchoredCtx, s, pos); m != nil {
+			return m
+		}
+	}
+	m := r.re.FindStringSubmatchIndex(s[pos:])
 	if m == nil {
 		return nil
+	}
+	if r.lookBack && m[0] == 0 {
+		_, size := utf8.DecodeRuneInString(s[pos:])
+		if pos+size > len(s) || size == 0 {
+			return nil
+		}
+		return withContext(r.searchCtx, s, pos+size)
 	}
 	for k := range m {
 		if m[k] >= 0 {
 			m[k] += pos
+		}
+	}
+	return m
+}
+
+// looksBack reports whether re holds an assertion that depends on the
+// character before its position (^, \A, \b, \B).
+func looksBack(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if looksBack(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// compileVariants compiles the anchored and with-context forms of the
+// expression used by match, fullmatch and searches from pos > 0.
+func (r *Regexp) compileVariants() {
+	r.once.Do(func() {
+		src := r.re.String()
+		// Wrapping a valid expression keeps it valid (short of RE2's
+		// nesting limit, where a variant is nil and finds nothing).
+		variant := func(expr string) *regexp.Regexp {
+			re, _ := regexp.Compile(expr)
+			return re
+		}
+		r.anchored = variant(`\A(?:` + src + `)`)
+		r.full = variant(`\A(?:` + src + `)\z`)
+		r.searchCtx = variant(`\A(?s:.)(?s:.*?)(` + src + `)`)
+		r.anchoredCtx = variant(`\A(?s:.)(` + src + `)`)
+		r.fullCtx = variant(`\A(?s:.)(` + src + `)\z`)
+	})
+}
+
+// withContext runs re, a with-context variant (one character, then the
+// expression as group 1), on s from the character before pos, so that ^,
+// \A and \b see that character; it returns the submatch indexes in s.
+func withContext(re *regexp.Regexp, s string, pos int) []int {
+	if re == nil {
+		return nil
+	}
+	_, size := utf8.DecodeLastRuneInString(s[:pos])
+	from := pos - size
+	m := re.FindStringSubmatchIndex(s[from:])
+	if m == nil {
+		return nil
+	}
+	m = m[2:]
+	for k := range m {
+		if m[k] >= 0 {
+			m[k] += from
 		}
 	}
 	return m
@@ -505,16 +334,16 @@ func (r *Regexp) FindAllIndex(s string, n int) [][]int {
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
 	var out [][]int
-	var buf []byte
+	sc := r.pre.Scanner()
 	from := 0
 	for n < 0 || len(out) < n {
-		i := r.literalIndex(s, from, &buf)
+		i := sc.Next(s, from)
 		if i < 0 {
 			break
 		}
-		if r.pureLit && !r.litFold {
-			out = append(out, []int{i, i + len(r.lit)})
-			from = i + len(r.lit)
+		if r.pureLit > 0 {
+			out = append(out, []int{i, i + r.pureLit})
+			from = i + r.pureLit
 			continue
 		}
 		ls, le := lineBounds(s, i)
@@ -550,31 +379,27 @@ func (r *Regexp) SubexpNames() []string { return r.re.SubexpNames() }
 // String returns the pattern as written.
 func (r *Regexp) String() string { return r.pattern }
 
-// matchAt returns the match anchored at pos (re.match) or nil.
+// matchAt returns the match anchored at pos (re.match, or re.fullmatch if
+// full) or nil.
 func (r *Regexp) matchAt(s string, pos int, full bool) []int {
-	r.once.Do(func() {
-		r.anchored, _ = regexp.Compile(`\A(?:` + r.re.String() + `)`)
-		r.full, _ = regexp.Compile(`\A(?:` + r.re.String() + `)\z`)
-	})
-	re := r.anchored
-	if full {
-		re = r.full
-	}
-	if re == nil {
-		return nil
-	}
-	m := re.FindStringSubmatchIndex(s[pos:])
-	if !full && r.finalNewline(s, pos) {
-		if m2 := re.FindStringSubmatchIndex(s[pos : len(s)-1]); m2 != nil && (m == nil || m2[1] > m[1]) {
-			m = m2
+	r.compileVariants()
+	find := func(s string) []int {
+		switch {
+		case pos > 0 && full:
+			return withContext(r.fullCtx, s, pos)
+		case pos > 0:
+			return withContext(r.anchoredCtx, s, pos)
+		case full && r.full != nil:
+			return r.full.FindStringSubmatchIndex(s)
+		case !full && r.anchored != nil:
+			return r.anchored.FindStringSubmatchIndex(s)
 		}
-	}
-	if m == nil {
 		return nil
 	}
-	for k := range m {
-		if m[k] >= 0 {
-			m[k] += pos
+	m := find(s)
+	if !full && r.finalNewline(s, pos) {
+		if m2 := find(s[:len(s)-1]); m2 != nil && (m == nil || m2[1] > m[1]) {
+			m = m2
 		}
 	}
 	return m
@@ -591,6 +416,3 @@ func escapePattern(s string) string {
 	}
 	return b.String()
 }
-
-var _ = unicode.IsSpace
-var _ = fmt.Sprintf

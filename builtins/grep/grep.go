@@ -1,24 +1,18 @@
 package grep
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 )
 
-// ErrUnsupported is wrapped by errors for Python regex constructs RE2 lacks.
-var ErrUnsupported = errors.New("not supported by RE2")
-
 // Matcher finds matches of one pattern. It is safe for concurrent use.
 type Matcher struct {
-	lit    string         // literal pattern (re == nil)
-	re     *regexp.Regexp // compiled with (?m): ^ and $ match at line ends
-	pre    []lit          // required literals; empty: no prefilter
-	class  string         // else a small set of bytes every match contains
-	whole  bool           // the pattern can match a newline explicitly: match over the whole text
-	prefix string         // description of the prefilter, for tests and benchmarks
+	lit   string         // literal pattern (re == nil)
+	re    *regexp.Regexp // compiled with (?m): ^ and $ match at line ends
+	pre   *Prefilter     // nil: run the regular expression on every line
+	whole bool           // the pattern can match a newline explicitly: match over the whole text
 }
 
 // lit is one required literal; fold means ASCII case-insensitive (s is lower case).
@@ -29,48 +23,38 @@ type lit struct {
 
 // Literal returns a Matcher for the exact string s.
 func Literal(s string) *Matcher {
-	return &Matcher{lit: s, prefix: fmt.Sprintf("literal %q", s)}
+	return &Matcher{lit: s}
 }
 
 // Compile compiles a Python-style regular expression. ^ and $ match at the
 // start and end of each line (as with re.MULTILINE).
 func Compile(pattern string) (*Matcher, error) {
-	expr, err := Translate(pattern)
+	re, expr, err := CompileRE(pattern, Multiline)
 	if err != nil {
 		return nil, err
 	}
-	re, err := regexp.Compile("(?m)" + expr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %s", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	m := &Matcher{re: re, prefix: "none"}
-	tree, err := syntax.Parse("(?m)"+expr, syntax.Perl)
+	m := &Matcher{re: re}
+	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil { // cannot happen: regexp.Compile parsed it
 		return m, nil
 	}
 	tree = tree.Simplify()
 	m.whole = matchesNewline(tree)
-	if set, ok := required(tree); ok {
-		m.pre = set.lits
-		var parts []string
-		for _, l := range set.lits {
-			if l.fold {
-				parts = append(parts, fmt.Sprintf("(?i)%q", l.s))
-			} else {
-				parts = append(parts, fmt.Sprintf("%q", l.s))
-			}
-		}
-		m.prefix = strings.Join(parts, " | ")
-	} else if c, ok := requiredClass(tree); ok {
-		m.class = c
-		m.prefix = fmt.Sprintf("class %q", c)
-	}
+	m.pre = NewPrefilter(tree)
 	return m, nil
 }
 
 // Prefilter describes the literals the matcher scans for ("none" if it runs
 // the regular expression over every line).
-func (m *Matcher) Prefilter() string { return m.prefix }
+func (m *Matcher) Prefilter() string {
+	switch {
+	case m.re == nil:
+		return fmt.Sprintf("literal %q", m.lit)
+	case m.pre == nil:
+		return "none"
+	}
+	return m.pre.String()
+}
 
 // Regexp returns the compiled regular expression (nil for a literal).
 func (m *Matcher) Regexp() *regexp.Regexp { return m.re }
@@ -97,10 +81,8 @@ func (m *Matcher) FindAll(text string, limit int, fn func(start, end int) bool) 
 				return
 			}
 		}
-	case len(m.pre) > 0:
-		m.findCandidates(text, newScanner(m.pre), emit)
-	case m.class != "":
-		m.findCandidates(text, classScanner(m.class), emit)
+	case m.pre != nil:
+		m.findCandidates(text, m.pre.Scanner(), emit)
 	default:
 		m.findEveryLine(text, emit)
 	}
@@ -162,9 +144,9 @@ func (m *Matcher) findEveryLine(text string, emit func(s, e int) bool) {
 	}
 }
 
-func (m *Matcher) findCandidates(text string, sc scanner, emit func(s, e int) bool) {
+func (m *Matcher) findCandidates(text string, sc *Scanner, emit func(s, e int) bool) {
 	for pos := 0; pos <= len(text); {
-		c := sc.next(text, pos)
+		c := sc.Next(text, pos)
 		if c < 0 {
 			return
 		}
@@ -180,73 +162,4 @@ func (m *Matcher) findCandidates(text string, sc scanner, emit func(s, e int) bo
 		}
 		pos = le + 1
 	}
-}
-
-// Translate rewrites a Python re pattern into RE2 syntax, rejecting
-// constructs RE2 lacks with an explanation.
-func Translate(pattern string) (string, error) {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(pattern); i++ {
-		c := pattern[i]
-		switch {
-		case c == '\\' && i+1 < len(pattern):
-			d := pattern[i+1]
-			switch {
-			case !inClass && d == 'Z':
-				b.WriteString(`\z`)
-				i++
-				continue
-			case !inClass && d >= '1' && d <= '9':
-				return "", fmt.Errorf("regular expression %q uses a backreference (\\%c), which is %w; match the parts separately and compare them in code", pattern, d, ErrUnsupported)
-			case d == 'w':
-				// Python's \w is Unicode (letters, digits, _); RE2's is ASCII.
-				if inClass {
-					b.WriteString(`\p{L}\p{N}_`)
-				} else {
-					b.WriteString(`[\p{L}\p{N}_]`)
-				}
-				i++
-				continue
-			case !inClass && d == 'W':
-				b.WriteString(`[^\p{L}\p{N}_]`)
-				i++
-				continue
-			}
-			b.WriteByte(c)
-			b.WriteByte(d)
-			i++
-			continue
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-		case c == '[':
-			inClass = true
-			// A ']' right after '[' or '[^' is a literal.
-			if strings.HasPrefix(pattern[i+1:], "^]") {
-				b.WriteString("[^\\]")
-				i += 2
-				continue
-			} else if strings.HasPrefix(pattern[i+1:], "]") {
-				b.WriteString("[\\]")
-				i++
-				continue
-			}
-		case c == '(' && strings.HasPrefix(pattern[i:], "(?"):
-			rest := pattern[i+2:]
-			switch {
-			case strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "!"):
-				return "", fmt.Errorf("regular expression %q uses a lookahead (?%c...), which is %w; match more broadly and filter the matches in code", pattern, rest[0], ErrUnsupported)
-			case strings.HasPrefix(rest, "<=") || strings.HasPrefix(rest, "<!"):
-				return "", fmt.Errorf("regular expression %q uses a lookbehind (?%s...), which is %w; match more broadly and filter the matches in code", pattern, rest[:2], ErrUnsupported)
-			case strings.HasPrefix(rest, "P="):
-				return "", fmt.Errorf("regular expression %q uses a named backreference (?P=...), which is %w; match the parts separately and compare them in code", pattern, ErrUnsupported)
-			case strings.HasPrefix(rest, ">"):
-				return "", fmt.Errorf("regular expression %q uses an atomic group (?>...), which is %w; use a plain group (...)", pattern, ErrUnsupported)
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String(), nil
 }

@@ -2,7 +2,6 @@ package grep
 
 import (
 	"math/rand"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,9 +12,8 @@ import (
 // reference matches every line with the plain regexp, no prefilter.
 func reference(t *testing.T, pattern, text string) [][2]int {
 	t.Helper()
-	expr, err := Translate(pattern)
+	re, _, err := CompileRE(pattern, Multiline)
 	require.NoError(t, err)
-	re := regexp.MustCompile("(?m)" + expr)
 	var out [][2]int
 	ls := 0
 	for _, line := range strings.SplitAfter(text, "\n") {
@@ -113,11 +111,11 @@ func TestExplicitNewlineMatchesAcrossLines(t *testing.T) {
 }
 
 func TestTranslate(t *testing.T) {
-	got, err := Translate(`(?P<y>\d+)\Z[\Z]`)
+	got, err := Translate(`(?P<y>\d+)\Z[\Z]`, 0)
 	require.NoError(t, err)
 	assert.Equal(t, `(?P<y>\d+)\z[\Z]`, got)
 	for _, p := range []string{`foo(?=bar)`, `(?!x)`, `(?<=a)b`, `(?<!a)b`, `(a)\1`, `(?P<x>a)(?P=x)`} {
-		_, err := Translate(p)
+		_, err := Translate(p, 0)
 		require.ErrorIs(t, err, ErrUnsupported, p)
 	}
 	_, err = Compile(`(unclosed`)

@@ -1,10 +1,65 @@
 package grep
 
 import (
+	"fmt"
 	"regexp/syntax"
 	"strings"
 	"unicode"
 )
+
+// Prefilter finds the places in a text where a match of a pattern may be:
+// occurrences of one of the literals every match contains (case-folded
+// where the pattern ignores case), or of one of a small set of bytes every
+// match contains. It is safe for concurrent use.
+type Prefilter struct {
+	lits  []lit  // required literals (one of them is in every match)
+	class string // else a small set of bytes every match contains
+}
+
+// NewPrefilter analyses a parsed and simplified pattern; it returns nil when
+// the pattern has neither required literals nor a small required byte set.
+func NewPrefilter(re *syntax.Regexp) *Prefilter {
+	if set, ok := required(re); ok {
+		return &Prefilter{lits: set.lits}
+	}
+	if c, ok := requiredClass(re); ok {
+		return &Prefilter{class: c}
+	}
+	return nil
+}
+
+// String describes what the prefilter scans for, e.g. "ERROR" | (?i)"warn"
+// or class "0123456789".
+func (p *Prefilter) String() string {
+	if p.class != "" {
+		return fmt.Sprintf("class %q", p.class)
+	}
+	parts := make([]string, len(p.lits))
+	for i, l := range p.lits {
+		if l.fold {
+			parts[i] = fmt.Sprintf("(?i)%q", l.s)
+		} else {
+			parts[i] = fmt.Sprintf("%q", l.s)
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// Scanner returns a scanner for one text (it keeps per-text state).
+func (p *Prefilter) Scanner() *Scanner {
+	if p.class != "" {
+		return &Scanner{classScanner(p.class)}
+	}
+	return &Scanner{newScanner(p.lits)}
+}
+
+// Scanner finds the candidates of a [Prefilter] in one text, front to back.
+type Scanner struct{ sc scanner }
+
+// Next returns the offset of the first candidate (the start of a required
+// literal or byte) at or after from, or -1. Calls on one text must not
+// decrease from.
+func (s *Scanner) Next(text string, from int) int { return s.sc.next(text, from) }
 
 // maxAlternatives bounds the literals scanned for at once.
 const maxAlternatives = 8
@@ -305,6 +360,8 @@ func (s exactScanner) next(text string, from int) int {
 
 // rareScanner finds an exact needle by scanning for its rarest byte: by a
 // fixed frequency table, refined on the first call by a sample of the text.
+// When that is its first byte, it uses strings.Index, which scans for the
+// same byte and switches to a vector search when candidates are frequent.
 type rareScanner struct {
 	needle  string
 	rare    int
@@ -318,6 +375,9 @@ func (s *rareScanner) next(text string, from int) int {
 	if !s.sampled {
 		s.sampled = true
 		s.rare = rarestInSample(s.needle, text[from:min(len(text), from+sampleSize)], s.rare)
+	}
+	if s.rare == 0 {
+		return exactScanner(s.needle).next(text, from)
 	}
 	n := len(s.needle)
 	c := s.needle[s.rare]
