@@ -36,6 +36,29 @@ func math1(name string, fn func(float64) (float64, error)) builtinFn {
 	}
 }
 
+// math2 is math1 for functions of two floats.
+func math2(name string, fn func(x, y float64) (float64, error)) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var xv, yv starlark.Value
+		if err := starlark.UnpackPositionalArgs("math."+name, args, kwargs, 2, &xv, &yv); err != nil {
+			return nil, err
+		}
+		x, err := floatArg(name, xv)
+		if err != nil {
+			return nil, err
+		}
+		y, err := floatArg(name, yv)
+		if err != nil {
+			return nil, err
+		}
+		r, err := fn(x, y)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Float(r), nil
+	}
+}
+
 func domain(f float64, ok bool) (float64, error) {
 	if !ok {
 		return 0, Errorf("ValueError", "math domain error")
@@ -102,36 +125,11 @@ func mathModule() *module {
 			}
 			return starlark.Float(f), nil
 		},
-		"pow": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var x, y starlark.Value
-			if err := starlark.UnpackPositionalArgs("math.pow", args, kwargs, 2, &x, &y); err != nil {
-				return nil, err
-			}
-			a, err := floatArg("pow", x)
-			if err != nil {
-				return nil, err
-			}
-			b, err := floatArg("pow", y)
-			if err != nil {
-				return nil, err
-			}
-			return starlark.Float(math.Pow(a, b)), nil
-		},
-		"atan2": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var yv, xv starlark.Value
-			if err := starlark.UnpackPositionalArgs("math.atan2", args, kwargs, 2, &yv, &xv); err != nil {
-				return nil, err
-			}
-			y, err := floatArg("atan2", yv)
-			if err != nil {
-				return nil, err
-			}
-			x, err := floatArg("atan2", xv)
-			if err != nil {
-				return nil, err
-			}
-			return starlark.Float(math.Atan2(y, x)), nil
-		},
+		"pow": math2("pow", func(x, y float64) (float64, error) {
+			r := math.Pow(x, y)
+			return domain(r, !math.IsNaN(r) || math.IsNaN(x) || math.IsNaN(y))
+		}),
+		"atan2": math2("atan2", func(y, x float64) (float64, error) { return math.Atan2(y, x), nil }),
 		"hypot": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			s := 0.0
 			for _, a := range args {

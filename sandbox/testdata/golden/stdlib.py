@@ -34,6 +34,11 @@ print(list(map(itemgetter(0), pairs)))
 import math
 print(math.comb(5, 2), math.perm(5, 2), math.prod([1, 2, 3, 4]))
 print(math.isqrt(17), math.trunc(-2.7), math.copysign(3, -1))
+print(math.pow(2, 10), math.atan2(1, -1), math.pow(2, 0.5))
+try:
+    math.pow(-8, 1 / 3)
+except ValueError as e:
+    print('ValueError:', e)
 print(math.exp(1) == math.e, round(math.sin(math.pi / 2), 6), round(math.cos(0), 1))
 print(math.fsum([0.1] * 10), sum([0.1] * 10))
 print(math.isnan(float("nan")), math.isinf(math.inf), math.floor(-0.5), math.ceil(-0.5))
