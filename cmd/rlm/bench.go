@@ -118,15 +118,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return benchDryRun(ctx, env, &f, kinds, sizes, modes, direct, rlm)
 	}
 
-	llmCfg, err := f.models.config(env)
+	llmCfg, prices, err := f.models.endpoint(env, f.maxCost)
 	if err != nil {
-		return err
-	}
-	prices, err := f.models.priceTable()
-	if err != nil {
-		return err
-	}
-	if err := checkCostLimit(f.maxCost, prices, llmCfg); err != nil {
 		return err
 	}
 	// One client (one limiter) for the whole run; each item meters it on

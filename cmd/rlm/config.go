@@ -247,19 +247,29 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 	return chat, emb, close, nil
 }
 
-// checkCostLimit refuses --max-cost when a model of the run has no known
-// price: its cost would count as unknown, so the limit could not stop it.
-func checkCostLimit(maxCost float64, prices *llm.PriceTable, c llm.Config) error {
-	if maxCost <= 0 {
-		return nil
+// endpoint resolves the model configuration and the price table for a
+// command that calls models, refusing --max-cost (maxCost > 0) when a model
+// of the run has no known price: its cost would count as unknown, so the
+// limit could not stop it.
+func (m *modelFlags) endpoint(env *cliEnv, maxCost float64) (llm.Config, *llm.PriceTable, error) {
+	c, err := m.config(env)
+	if err != nil {
+		return llm.Config{}, nil, err
 	}
-	for _, m := range []string{c.Model, c.SubModel, c.EmbeddingModel} {
-		if m == "" {
+	prices, err := m.priceTable()
+	if err != nil {
+		return llm.Config{}, nil, err
+	}
+	if maxCost <= 0 {
+		return c, prices, nil
+	}
+	for _, name := range []string{c.Model, c.SubModel, c.EmbeddingModel} {
+		if name == "" {
 			continue
 		}
-		if _, ok := prices.Lookup(m); !ok {
-			return fmt.Errorf(`%w: --max-cost: no price is known for model %q, so the cost limit cannot be enforced; pass --prices FILE with {"%s": {"input": USD_PER_1M, "output": USD_PER_1M}}, or limit --max-tokens instead`, errUsage, m, m)
+		if _, ok := prices.Lookup(name); !ok {
+			return llm.Config{}, nil, fmt.Errorf(`%w: --max-cost: no price is known for model %q, so the cost limit cannot be enforced; pass --prices FILE with {"%s": {"input": USD_PER_1M, "output": USD_PER_1M}}, or limit --max-tokens instead`, errUsage, name, name)
 		}
 	}
-	return nil
+	return c, prices, nil
 }

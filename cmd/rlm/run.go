@@ -117,15 +117,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	// The endpoint first: a missing model is reported before loading data.
-	llmCfg, err := f.models.config(env)
+	llmCfg, prices, err := f.models.endpoint(env, f.maxCost)
 	if err != nil {
-		return err
-	}
-	prices, err := f.models.priceTable()
-	if err != nil {
-		return err
-	}
-	if err := checkCostLimit(f.maxCost, prices, llmCfg); err != nil {
 		return err
 	}
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}})
