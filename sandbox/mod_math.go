@@ -18,13 +18,18 @@ func floatArg(name string, v starlark.Value) (float64, error) {
 	return f, nil
 }
 
+// mathFloatArg unpacks the one real-number argument of math.name.
+func mathFloatArg(name string, args starlark.Tuple, kwargs []starlark.Tuple) (float64, error) {
+	x, err := oneArg("math."+name, args, kwargs)
+	if err != nil {
+		return 0, err
+	}
+	return floatArg(name, x)
+}
+
 func math1(name string, fn func(float64) (float64, error)) builtinFn {
 	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		x, err := oneArg("math."+name, args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		f, err := floatArg(name, x)
+		f, err := mathFloatArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
@@ -287,11 +292,7 @@ func mathRound(name string, fn func(float64) float64) builtinFn {
 
 func mathPred(name string, fn func(float64) bool) builtinFn {
 	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		x, err := oneArg("math."+name, args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		f, err := floatArg(name, x)
+		f, err := mathFloatArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"math"
-	"sort"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -524,8 +523,6 @@ func functoolsModule() *module {
 		},
 	}, nil)
 }
-
-var _ = sort.Ints
 
 // memoized is a function wrapped by functools.lru_cache / functools.cache.
 type memoized struct {

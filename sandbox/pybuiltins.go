@@ -14,8 +14,6 @@ import (
 
 type builtinFn = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
 
-func typeFn(t *typeObj) *typeObj { return t }
-
 // pyBuiltins returns the predeclared Python builtins and _py_* helpers.
 func pyBuiltins() starlark.StringDict {
 	d := starlark.StringDict{

@@ -140,34 +140,12 @@ func init() {
 	}, check: isType[starlark.Bool]}
 	typeFloat = &typeObj{name: "float", call: builtinFloat, check: isType[starlark.Float]}
 	typeStr = &typeObj{name: "str", call: builtinStr, check: isType[starlark.String]}
-	typeList = &typeObj{name: "list", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs("list", args, kwargs, 0, &x); err != nil {
-			return nil, err
-		}
-		if x == nil {
-			return starlark.NewList(nil), nil
-		}
-		elems, err := collect(thread, x)
-		if err != nil {
-			return nil, err
-		}
-		return starlark.NewList(elems), nil
-	}, check: isType[*starlark.List]}
-	typeTuple = &typeObj{name: "tuple", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs("tuple", args, kwargs, 0, &x); err != nil {
-			return nil, err
-		}
-		if x == nil {
-			return starlark.Tuple(nil), nil
-		}
-		elems, err := collect(thread, x)
-		if err != nil {
-			return nil, err
-		}
-		return starlark.Tuple(elems), nil
-	}, check: isType[starlark.Tuple]}
+	typeList = &typeObj{name: "list", call: seqConstructor("list", func(elems []starlark.Value) starlark.Value {
+		return starlark.NewList(elems)
+	}), check: isType[*starlark.List]}
+	typeTuple = &typeObj{name: "tuple", call: seqConstructor("tuple", func(elems []starlark.Value) starlark.Value {
+		return starlark.Tuple(elems)
+	}), check: isType[starlark.Tuple]}
 	typeSet = &typeObj{name: "set", call: builtinSet, check: isType[*starlark.Set]}
 	typeFrozenset = &typeObj{name: "frozenset", call: builtinSet, check: isType[*starlark.Set]}
 	typeDict = &typeObj{name: "dict", call: builtinDict, check: func(v starlark.Value) bool {
@@ -515,6 +493,26 @@ func forEach(thread *starlark.Thread, v starlark.Value, fn func(starlark.Value) 
 		}
 	}
 	return nil
+}
+
+// seqConstructor returns the call of a sequence type such as list or tuple:
+// with no argument it wraps nil, otherwise the collected elements of its
+// one iterable argument.
+func seqConstructor(name string, wrap func([]starlark.Value) starlark.Value) func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &x); err != nil {
+			return nil, err
+		}
+		if x == nil {
+			return wrap(nil), nil
+		}
+		elems, err := collect(thread, x)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(elems), nil
+	}
 }
 
 // collect returns the elements of the Python iterable v.

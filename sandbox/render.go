@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"math"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,32 +299,13 @@ func formatFloatRepr(f float64) string {
 
 // writeStringRepr writes CPython's repr of s.
 func writeStringRepr(b *strings.Builder, s string) {
-	quote := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		quote = '"'
-	}
+	quote := reprQuote(s)
 	b.Grow(len(s) + 2)
 	b.WriteByte(quote)
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == quote || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c == '\n':
-				b.WriteString(`\n`)
-			case c == '\r':
-				b.WriteString(`\r`)
-			case c == '\t':
-				b.WriteString(`\t`)
-			case c < 0x20 || c == 0x7f:
-				b.WriteString(`\x`)
-				b.WriteByte(hexDigits[c>>4])
-				b.WriteByte(hexDigits[c&15])
-			default:
-				b.WriteByte(c)
-			}
+			writeReprByte(b, c, quote)
 			i++
 			continue
 		}
@@ -383,35 +363,45 @@ type pyTyped interface {
 	pyTypeName() string
 }
 
-var _ = big.NewInt
-
 // writeBytesRepr writes CPython's repr of a bytes value.
 func writeBytesRepr(b *strings.Builder, s string) {
-	quote := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		quote = '"'
-	}
+	quote := reprQuote(s)
 	b.WriteByte('b')
 	b.WriteByte(quote)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == quote || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			b.WriteString(`\x`)
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
-		default:
-			b.WriteByte(c)
-		}
+		writeReprByte(b, s[i], quote)
 	}
 	b.WriteByte(quote)
+}
+
+// reprQuote returns the quote CPython's repr uses for s: a single quote
+// unless s holds a single quote and no double quote.
+func reprQuote(s string) byte {
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		return '"'
+	}
+	return '\''
+}
+
+// writeReprByte writes the single byte c as it appears inside a str or bytes
+// repr delimited by quote: escaped when it is the quote, a backslash, a
+// control character or outside printable ASCII.
+func writeReprByte(b *strings.Builder, c, quote byte) {
+	switch {
+	case c == quote || c == '\\':
+		b.WriteByte('\\')
+		b.WriteByte(c)
+	case c == '\n':
+		b.WriteString(`\n`)
+	case c == '\r':
+		b.WriteString(`\r`)
+	case c == '\t':
+		b.WriteString(`\t`)
+	case c < 0x20 || c >= 0x7f:
+		b.WriteString(`\x`)
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	default:
+		b.WriteByte(c)
+	}
 }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"errors"
-
 	"go.starlark.net/starlark"
 )
 
@@ -115,5 +113,3 @@ func pySetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 	}
 	return starlark.None, nil
 }
-
-var _ = errors.New
