@@ -28,66 +28,62 @@ var (
 	slotCity    = []string{"Lisbon", "Nairobi", "Osaka", "Quito", "Oslo", "Perth", "Lima", "Hanoi"}
 )
 
+// question is one question form: each %s of format is filled, in order,
+// with a random pick from the matching slot list. twoCities forms take two
+// different cities instead.
+type question struct {
+	format    string
+	slots     [][]string
+	twoCities bool
+}
+
+// questions[c] holds the question forms of categories[c].
+var questions = [][]question{
+	{ // abbreviation
+		{format: "What does the abbreviation %s stand for?", slots: [][]string{slotAbbr}},
+		{format: "What is %s short for?", slots: [][]string{slotAbbr}},
+		{format: "What is the full form of the acronym %s?", slots: [][]string{slotAbbr}},
+	},
+	{ // entity
+		{format: "Which %s %s?", slots: [][]string{slotAnimal, slotAbility}},
+		{format: "What colour is the paint used on the old %s?", slots: [][]string{slotThing}},
+		{format: "What instrument is played at the start of the %s?", slots: [][]string{slotFest}},
+	},
+	{ // description
+		{format: "Why is it that %s?", slots: [][]string{slotNature}},
+		{format: "How does a %s work?", slots: [][]string{slotThing}},
+		{format: "Can you explain the purpose of a %s?", slots: [][]string{slotThing}},
+	},
+	{ // human
+		{format: "Who invented the %s?", slots: [][]string{slotThing}},
+		{format: "Who was the first person to %s?", slots: [][]string{slotFeat}},
+		{format: "Who wrote %s?", slots: [][]string{slotBook}},
+	},
+	{ // location
+		{format: "Where is %s located?", slots: [][]string{slotPlace}},
+		{format: "In which country can you find %s?", slots: [][]string{slotPlace}},
+		{format: "Where is the best %s in %s?", slots: [][]string{slotShop, slotCity}},
+	},
+	{ // numeric
+		{format: "How many %s are there?", slots: [][]string{slotThings}},
+		{format: "In what year did %s happen?", slots: [][]string{slotEvent}},
+		{format: "How far is %s from %s in kilometres?", twoCities: true},
+	},
+}
+
 // categoryText appends a question of category c.
 func categoryText(r *rand.Rand, c int, b *strings.Builder) {
-	switch categories[c] {
-	case "abbreviation":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "What does the abbreviation %s stand for?", pick(r, slotAbbr))
-		case 1:
-			fmt.Fprintf(b, "What is %s short for?", pick(r, slotAbbr))
-		default:
-			fmt.Fprintf(b, "What is the full form of the acronym %s?", pick(r, slotAbbr))
-		}
-	case "entity":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "Which %s %s?", pick(r, slotAnimal), pick(r, slotAbility))
-		case 1:
-			fmt.Fprintf(b, "What colour is the paint used on the old %s?", pick(r, slotThing))
-		default:
-			fmt.Fprintf(b, "What instrument is played at the start of the %s?", pick(r, slotFest))
-		}
-	case "description":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "Why is it that %s?", pick(r, slotNature))
-		case 1:
-			fmt.Fprintf(b, "How does a %s work?", pick(r, slotThing))
-		default:
-			fmt.Fprintf(b, "Can you explain the purpose of a %s?", pick(r, slotThing))
-		}
-	case "human":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "Who invented the %s?", pick(r, slotThing))
-		case 1:
-			fmt.Fprintf(b, "Who was the first person to %s?", pick(r, slotFeat))
-		default:
-			fmt.Fprintf(b, "Who wrote %s?", pick(r, slotBook))
-		}
-	case "location":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "Where is %s located?", pick(r, slotPlace))
-		case 1:
-			fmt.Fprintf(b, "In which country can you find %s?", pick(r, slotPlace))
-		default:
-			fmt.Fprintf(b, "Where is the best %s in %s?", pick(r, slotShop), pick(r, slotCity))
-		}
-	case "numeric":
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(b, "How many %s are there?", pick(r, slotThings))
-		case 1:
-			fmt.Fprintf(b, "In what year did %s happen?", pick(r, slotEvent))
-		default:
-			i := r.IntN(len(slotCity))
-			j := (i + 1 + r.IntN(len(slotCity)-1)) % len(slotCity) // another city
-			fmt.Fprintf(b, "How far is %s from %s in kilometres?", slotCity[i], slotCity[j])
-		}
+	q := pick(r, questions[c])
+	var args []any
+	if q.twoCities {
+		i := r.IntN(len(slotCity))
+		j := (i + 1 + r.IntN(len(slotCity)-1)) % len(slotCity) // another city
+		args = []any{slotCity[i], slotCity[j]}
 	}
+	for _, s := range q.slots {
+		args = append(args, pick(r, s))
+	}
+	fmt.Fprintf(b, q.format, args...)
 }
 
 // record is one line "date | user_id | text".

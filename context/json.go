@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // ---- encoding ----
@@ -258,7 +257,7 @@ func (l *limitWriter) WriteString(s string) (int, error) {
 	return l.b.WriteString(s)
 }
 func (l *limitWriter) Write(p []byte) (int, error) {
-	return l.WriteString(unsafe.String(unsafe.SliceData(p), len(p)))
+	return l.WriteString(bytesToString(p))
 }
 func (l *limitWriter) WriteByte(c byte) error {
 	_, err := l.WriteString(string(rune(c)))
@@ -508,7 +507,7 @@ func (d *decoder) errorf(pos int, format string, args ...any) error {
 	if pos > len(d.data) {
 		pos = len(d.data)
 	}
-	line := 1 + strings.Count(unsafe.String(unsafe.SliceData(d.data), pos), "\n")
+	line := 1 + strings.Count(bytesToString(d.data[:pos]), "\n")
 	ls := 0
 	for i := pos - 1; i >= 0; i-- {
 		if d.data[i] == '\n' {
@@ -730,7 +729,7 @@ func (d *decoder) number() (any, error) {
 		}
 	}
 	d.pos = i
-	lit := unsafe.String(unsafe.SliceData(d.data[start:i]), i-start)
+	lit := bytesToString(d.data[start:i])
 	if !isFloat {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 			return n, nil
@@ -758,7 +757,7 @@ func (d *decoder) str() (any, error) {
 			s := d.data[d.pos:i]
 			d.pos = i + 1
 			if d.owned {
-				return unsafe.String(unsafe.SliceData(s), len(s)), nil
+				return bytesToString(s), nil
 			}
 			return string(s), nil
 		}
@@ -781,7 +780,7 @@ func (d *decoder) str() (any, error) {
 		switch {
 		case c == '"':
 			d.pos = i + 1
-			return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+			return bytesToString(buf), nil
 		case c < 0x20:
 			return nil, d.errorf(i, "invalid control character in string (escape it as \\u%04x)", c)
 		case c != '\\':
@@ -851,8 +850,6 @@ func (d *decoder) hex4(i int) (rune, bool) {
 	}
 	return r, true
 }
-
-func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
 
 func hasDupKeys(keys []string) bool {
 	for i := 1; i < len(keys); i++ {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -158,5 +159,5 @@ func TestDecodeOwnedSharesMemory(t *testing.T) {
 	assert.Equal(t, "abcdef", l[0])
 	assert.Equal(t, "x\ny", l[1])
 	// Not copied: the string points into data.
-	assert.Equal(t, &data[2], unsafeStringData(l[0].(string)))
+	assert.Equal(t, &data[2], unsafe.StringData(l[0].(string)))
 }

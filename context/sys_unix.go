@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // mmapString maps a whole file read-only and returns it as a string. The
@@ -35,7 +34,7 @@ func mmapString(path string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), true, nil
+	return bytesToString(b), true, nil
 }
 
 // flock takes an exclusive advisory lock on f, blocking.
