@@ -143,6 +143,27 @@ func WithTrajectory(w io.Writer) Option { return func(o *runOptions) { o.trajWri
 // WithStatus sets the live status callback of this run.
 func WithStatus(f func(Status)) Option { return func(o *runOptions) { o.onStatus = f } }
 
+// withOptions returns c with the per-run options applied.
+func (c Config) withOptions(opts []Option) Config {
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.outputs) > 0 {
+		c.Outputs = o.outputs
+	}
+	if o.maxIter > 0 {
+		c.MaxIterations = o.maxIter
+	}
+	if o.trajWrite != nil {
+		c.Trajectory = o.trajWrite
+	}
+	if o.onStatus != nil {
+		c.OnStatus = o.onStatus
+	}
+	return c
+}
+
 func (c Config) withDefaults() Config {
 	if c.Protocol == "" {
 		c.Protocol = ProtocolText

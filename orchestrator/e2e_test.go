@@ -97,30 +97,40 @@ func assistants(msgs []llm.Message) int {
 	return n
 }
 
+// scriptServer answers the sub-model with sub(its last message) and the
+// root with turns[n], n being the assistant turns so far (the last turn
+// repeats).
+func scriptServer(t testing.TB, sub string, subReply func(prompt string) llmtest.Reply, turns ...llmtest.Reply) *llmtest.Server {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if c.Model == sub {
+			return subReply(c.Messages[len(c.Messages)-1].Content)
+		}
+		return turns[min(assistants(c.Messages), len(turns)-1)]
+	})
+	return srv
+}
+
+// textReply is a sub-model that always says text.
+func textReply(text string) func(string) llmtest.Reply {
+	return func(string) llmtest.Reply { return llmtest.Text(text) }
+}
+
 var magicRE = regexp.MustCompile(`magic number is (\d+)`)
 
 // needleServer scripts the root model (search -> llm_query on the
 // neighbourhood -> SUBMIT) and a sub-model that reads the number.
 func needleServer(t testing.TB) *llmtest.Server {
-	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
-		if c.Model == subModel {
-			last := c.Messages[len(c.Messages)-1].Content
-			if m := magicRE.FindStringSubmatch(last); m != nil {
-				return llmtest.Text(m[1])
-			}
-			return llmtest.Text("not found")
+	readNumber := func(prompt string) llmtest.Reply {
+		if m := magicRE.FindStringSubmatch(prompt); m != nil {
+			return llmtest.Text(m[1])
 		}
-		switch assistants(c.Messages) {
-		case 0:
-			return llmtest.Text("I'll search first.\n```python\nhits = search(context, \"magic number\")\nprint(len(hits), hits[0][\"line\"])\n```")
-		case 1:
-			return llmtest.Text("```python\nh = hits[0]\nstart = max(0, h[\"offset\"] - 300)\nnear = context[start:start + 600]\nans = llm_query(\"What is the magic number in this text? Reply with digits only.\\n\" + near)\nprint(ans)\n```")
-		default:
-			return llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```")
-		}
-	})
-	return srv
+		return llmtest.Text("not found")
+	}
+	return scriptServer(t, subModel, readNumber,
+		llmtest.Text("I'll search first.\n```python\nhits = search(context, \"magic number\")\nprint(len(hits), hits[0][\"line\"])\n```"),
+		llmtest.Text("```python\nh = hits[0]\nstart = max(0, h[\"offset\"] - 300)\nnear = context[start:start + 600]\nans = llm_query(\"What is the magic number in this text? Reply with digits only.\\n\" + near)\nprint(ans)\n```"),
+		llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```"))
 }
 
 type e2e struct {
@@ -305,13 +315,8 @@ func TestPrintContextIsBoundedAndKeptInOutputs(t *testing.T) {
 }
 
 func TestBudgetStopsFanOut(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
-		if c.Model == subModel {
-			return llmtest.Text("ok")
-		}
-		return llmtest.Text("```python\nrs = llm_query_batched([\"question %d\" % i for i in range(50)])\nprint(len(rs))\n```")
-	})
+	srv := scriptServer(t, subModel, textReply("ok"),
+		llmtest.Text("```python\nrs = llm_query_batched([\"question %d\" % i for i in range(50)])\nprint(len(rs))\n```"))
 	e := newE2E(t, srv, llm.Limits{MaxCalls: 6})
 	res, err := New(e.config()).Run(context.Background(), bigContext(t, "small context"))
 	require.NoError(t, err)
@@ -454,20 +459,11 @@ func TestLeakCheckerFindsPlantedWindow(t *testing.T) {
 }
 
 func TestToolsProtocolEndToEnd(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
-		if c.Model == subModel {
-			return llmtest.Text("482913")
-		}
-		switch assistants(c.Messages) {
-		case 0:
-			return llmtest.ToolCallReply(
-				llm.ToolCall{ID: "call_a", Name: "execute_code", Arguments: `{"code": "hits = search(context, \"magic number\")\nprint(len(hits))"}`},
-				llm.ToolCall{ID: "call_b", Name: "execute_code", Arguments: `{"code": "ans = llm_query(\"digits: \" + hits[0][\"preview\"])\nprint(ans)"}`})
-		default:
-			return llmtest.ToolCallReply(llm.ToolCall{ID: "call_c", Name: "submit", Arguments: `{"answer": "482913"}`})
-		}
-	})
+	srv := scriptServer(t, subModel, textReply("482913"),
+		llmtest.ToolCallReply(
+			llm.ToolCall{ID: "call_a", Name: "execute_code", Arguments: `{"code": "hits = search(context, \"magic number\")\nprint(len(hits))"}`},
+			llm.ToolCall{ID: "call_b", Name: "execute_code", Arguments: `{"code": "ans = llm_query(\"digits: \" + hits[0][\"preview\"])\nprint(ans)"}`}),
+		llmtest.ToolCallReply(llm.ToolCall{ID: "call_c", Name: "submit", Arguments: `{"answer": "482913"}`}))
 	e := newE2E(t, srv, llm.Limits{})
 	cfg := e.config()
 	cfg.Protocol = ProtocolTools
@@ -562,20 +558,10 @@ func TestLongRunEndToEnd(t *testing.T) {
 
 func TestRLMQueryAtDepthLimitIsPlainSubCall(t *testing.T) {
 	const sub = "gpt-4o-mini" // a known 128K window
-	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
-		if c.Model == sub {
-			return llmtest.Text("sub says hi")
-		}
-		switch assistants(c.Messages) {
-		case 0:
-			return llmtest.Text("```python\nr = rlm_query(\"Summarize this\", part=context[:120])\nprint(r)\n```")
-		case 1:
-			return llmtest.Text("```python\nbig = rlm_query(\"Summarize all\", part=context)\nprint(big)\n```")
-		default:
-			return llmtest.Text("```python\nSUBMIT(answer=r.value)\n```")
-		}
-	})
+	srv := scriptServer(t, sub, textReply("sub says hi"),
+		llmtest.Text("```python\nr = rlm_query(\"Summarize this\", part=context[:120])\nprint(r)\n```"),
+		llmtest.Text("```python\nbig = rlm_query(\"Summarize all\", part=context)\nprint(big)\n```"),
+		llmtest.Text("```python\nSUBMIT(answer=r.value)\n```"))
 	e := newE2E(t, srv, llm.Limits{})
 	cfg := e.config()
 	cfg.SubModel = sub
@@ -611,8 +597,7 @@ func TestOutputsAreSearchable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
 	assert.Equal(t, "row 37 needle", res.Answer)
-	obs := model.Requests()[2].Messages
-	last := obs[len(obs)-1].Content
+	last := lastObservation(model, 2)
 	assert.Contains(t, last, "'key': 1")
 	assert.Contains(t, last, "row 37 needle")
 }

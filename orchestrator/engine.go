@@ -153,28 +153,12 @@ func (t *tree) snapshot() Metrics {
 // the run could not start (bad configuration); a run that stops on a limit
 // returns a Result with its StopReason, Err and best partial answer.
 func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ...Option) (*Result, error) {
-	cfg := e.cfg
+	cfg := e.cfg.withOptions(opts)
 	if cfg.Model == nil {
 		return nil, ErrNoModel
 	}
 	if c == nil {
 		return nil, errors.New("orchestrator: nil context")
-	}
-	var o runOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if len(o.outputs) > 0 {
-		cfg.Outputs = o.outputs
-	}
-	if o.maxIter > 0 {
-		cfg.MaxIterations = o.maxIter
-	}
-	if o.trajWrite != nil {
-		cfg.Trajectory = o.trajWrite
-	}
-	if o.onStatus != nil {
-		cfg.OnStatus = o.onStatus
 	}
 	start := time.Now()
 	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, onStatus: cfg.OnStatus}
@@ -214,17 +198,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ..
 // RootPrompt returns the messages of the first root request for c, and
 // their tokens by section, without calling a model (rlm bench --dry-run).
 func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext, opts ...Option) ([]llm.Message, SectionTokens) {
-	cfg := e.cfg
-	var o runOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if len(o.outputs) > 0 {
-		cfg.Outputs = o.outputs
-	}
-	if o.maxIter > 0 {
-		cfg.MaxIterations = o.maxIter
-	}
+	cfg := e.cfg.withOptions(opts)
 	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), cfg.Outputs, cfg.MaxIterations, 0)
 	return env.Messages(), env.tokens(cfg.Tokenizer)
 }

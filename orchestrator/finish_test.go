@@ -156,8 +156,7 @@ func TestCutOffReplyIsExplained(t *testing.T) {
 		llmtest.Respond(llm.Response{Content: "```python\nfor line in context.splitlines():\n    if 'x' in", FinishReason: "length"}),
 		llmtest.Say("FINAL(ok)"))
 	require.Equal(t, StopSubmit, res.StopReason)
-	req := model.Requests()[1]
-	obs := req.Messages[len(req.Messages)-1].Content
+	obs := lastObservation(model, 1)
 	assert.Contains(t, obs, "SyntaxError")
 	assert.Contains(t, obs, "cut off at the output token limit")
 }
@@ -233,8 +232,7 @@ func TestChildVariableMayNotHideHelpers(t *testing.T) {
 		llmtest.Say(code("r = rlm_query('q', outputs=context)", "print(r)")),
 		llmtest.Say("FINAL(done)"))
 	require.Equal(t, StopSubmit, res.StopReason)
-	req := model.Requests()[1]
-	obs := req.Messages[len(req.Messages)-1].Content
+	obs := lastObservation(model, 1)
 	assert.Contains(t, obs, `"outputs" holds the full output of each step`)
 	assert.Contains(t, obs, "rename the variable")
 	assert.Zero(t, res.Metrics.ChildRuns)

@@ -618,26 +618,19 @@ const (
 	toolSubmit  = "submit"
 )
 
+// jsonTypes maps an output type to its JSON Schema type; TypeAny has none.
+var jsonTypes = map[FieldType]string{
+	TypeStr: "string", TypeInt: "integer", TypeFloat: "number",
+	TypeBool: "boolean", TypeList: "array", TypeDict: "object",
+}
+
 func toolsFor(s Schema) []llm.Tool {
 	props := map[string]any{}
 	req := []string{}
 	for _, f := range s {
-		var p map[string]any
-		switch f.Type {
-		case TypeStr:
-			p = map[string]any{"type": "string"}
-		case TypeInt:
-			p = map[string]any{"type": "integer"}
-		case TypeFloat:
-			p = map[string]any{"type": "number"}
-		case TypeBool:
-			p = map[string]any{"type": "boolean"}
-		case TypeList:
-			p = map[string]any{"type": "array"}
-		case TypeDict:
-			p = map[string]any{"type": "object"}
-		default:
-			p = map[string]any{}
+		p := map[string]any{}
+		if jt, ok := jsonTypes[f.Type]; ok {
+			p["type"] = jt
 		}
 		props[f.Name] = p
 		req = append(req, f.Name)

@@ -153,8 +153,7 @@ func TestSeveralBlocksRunInOrderAndStopAtError(t *testing.T) {
 	h := newHarness(t, Config{}, llmtest.Say(reply), llmtest.Say(submitReply("x")))
 	res := h.run(t)
 	require.Equal(t, StopSubmit, res.StopReason)
-	obs := h.model.Requests()[1].Messages
-	last := obs[len(obs)-1].Content
+	last := lastObservation(h.model, 1)
 	assert.Contains(t, last, "ValueError: boom")
 	assert.Contains(t, last, "blocks 3-3 not run")
 	assert.NotContains(t, last, "ran: print(never)")
@@ -292,8 +291,7 @@ func TestPrefixStableAcrossIterations(t *testing.T) {
 func TestTruncatedObservationPointsToOutputs(t *testing.T) {
 	h := newHarness(t, Config{}, llmtest.Say(code("PRINT 50000")), llmtest.Say(submitReply("a")))
 	h.run(t)
-	req := h.model.Requests()[1]
-	last := req.Messages[len(req.Messages)-1].Content
+	last := lastObservation(h.model, 1)
 	assert.Contains(t, last, "full output is in outputs[1]")
 	assert.Less(t, len(last), 3000)
 	assert.Len(t, h.exec.outputs[1], 50000)
@@ -368,8 +366,7 @@ func TestBareFinishLineRuns(t *testing.T) {
 func TestDeferredFailuresReachTheModel(t *testing.T) {
 	h := newHarness(t, Config{}, llmtest.Say(code("DEFERFAIL")), llmtest.Say(submitReply("a")))
 	h.run(t)
-	req := h.model.Requests()[1]
-	last := req.Messages[len(req.Messages)-1].Content
+	last := lastObservation(h.model, 1)
 	assert.Contains(t, last, "1 deferred operation(s) failed")
 	assert.Contains(t, last, "llm_query: `llm: budget: budget exceeded`")
 	var rep map[string]any

@@ -150,13 +150,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if runErr != nil && results == nil {
 		return runErr
 	}
-	if runErr != nil && f.models.record != "" {
-		// An interrupted bench would not replay: leave what it recorded in
-		// FILE.partial and an earlier FILE as it was.
-		keepRecording = true
-		fmt.Fprintf(env.stderr, "rlm bench: the run did not finish: its recording is in %s%s; %s is unchanged\n", f.models.record, llm.PartialSuffix, f.models.record)
-	} else if err := closeModel(); err != nil {
-		return fmt.Errorf("--record: %w", err)
+	if keepRecording, err = f.models.finishRecording(env, "bench", runErr == nil, closeModel); err != nil {
+		return err
 	}
 	title := fmt.Sprintf("rlm bench: %s (seed %d)", llmCfg.Model, f.seed)
 	paths, err := bench.WriteReport(f.out, results, title)

@@ -273,3 +273,18 @@ func (m *modelFlags) endpoint(env *cliEnv, maxCost float64) (llm.Config, *llm.Pr
 	}
 	return c, prices, nil
 }
+
+// finishRecording closes the model of rlm cmd at the end of a run. A run
+// that did not finish would not replay: with --record its recording is left
+// in FILE.partial, an earlier FILE stays as it was, and kept reports that
+// closeModel must not be called.
+func (m *modelFlags) finishRecording(env *cliEnv, cmd string, finished bool, closeModel func() error) (kept bool, err error) {
+	if !finished && m.record != "" {
+		fmt.Fprintf(env.stderr, "rlm %s: the run did not finish: its recording is in %s%s; %s is unchanged\n", cmd, m.record, llm.PartialSuffix, m.record)
+		return true, nil
+	}
+	if err := closeModel(); err != nil {
+		return false, fmt.Errorf("--record: %w", err)
+	}
+	return false, nil
+}

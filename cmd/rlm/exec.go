@@ -25,7 +25,8 @@ func init() {
 
 const execSynopsis = "[--var NAME=SOURCE]... [--session FILE] [--store DIR] [model flags] [limits] [size limits] [-c CODE | SCRIPT | -]"
 
-// sessionFlags are the flags rlm exec and rlm repl share.
+// sessionFlags are the flags rlm exec, rlm repl and rlm run share: the
+// variables, the model and the per-step sandbox limits.
 type sessionFlags struct {
 	vars     varFlags
 	session  string
@@ -35,12 +36,14 @@ type sessionFlags struct {
 	sizes    *rlmctx.SizeConfig
 }
 
-func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv) {
+// register adds the flags to fs; observationTokens is the default of
+// --observation-tokens.
+func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv, observationTokens int) {
 	fs.Var(&f.vars, "var", varFlagUsage)
 	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
 	f.storeDir = storeDirFlag(fs, env)
 	f.models.register(fs)
-	f.limits.register(fs, sandbox.DefaultMaxOutputTokens)
+	f.limits.register(fs, observationTokens)
 	f.sizes = registerSizeFlags(fs)
 }
 
@@ -153,7 +156,7 @@ func submitJSON(err error) (string, bool, error) {
 func runExec(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "exec", execSynopsis)
 	var f sessionFlags
-	f.register(fs, env)
+	f.register(fs, env, sandbox.DefaultMaxOutputTokens)
 	code := fs.String("c", "", "`CODE` to run (instead of SCRIPT)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

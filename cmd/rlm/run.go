@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/term"
 
-	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -23,12 +22,10 @@ func init() {
 
 const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [size limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--quiet]"
 
-// runFlags are the flags of rlm run besides the model flags.
+// runFlags are the flags of rlm run.
 type runFlags struct {
+	sessionFlags
 	query         string
-	vars          varFlags
-	session       string
-	storeDir      *string
 	maxIterations int
 	childIter     int
 	maxTotalIter  int
@@ -45,18 +42,13 @@ type runFlags struct {
 	trajectory    string
 	quiet         bool
 	summarizer    string
-	models        modelFlags
-	limits        limitFlags
-	sizes         *rlmctx.SizeConfig
 }
 
 func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", runSynopsis)
 	var f runFlags
 	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
-	fs.Var(&f.vars, "var", "context variable `NAME=SOURCE` (file, dir, .json, .jsonl, .csv, - for stdin, store:KEY); repeatable")
-	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
-	f.storeDir = storeDirFlag(fs, env)
+	f.sessionFlags.register(fs, env, orchestrator.DefaultObservationTokens)
 	fs.IntVar(&f.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "root iterations before the final extraction turn")
 	fs.IntVar(&f.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
 	fs.IntVar(&f.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
@@ -73,9 +65,6 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
 	fs.StringVar(&f.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live status line and no warnings on stderr")
-	f.models.register(fs)
-	f.limits.register(fs, orchestrator.DefaultObservationTokens)
-	f.sizes = registerSizeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -185,13 +174,9 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.models.record != "" && (res.StopReason == orchestrator.StopCanceled || res.StopReason == orchestrator.StopModelError) {
-		// An interrupted or failed run would not replay: leave what it
-		// recorded in FILE.partial and an earlier FILE as it was.
-		keepRecording = true
-		fmt.Fprintf(env.stderr, "rlm run: the run did not finish: its recording is in %s%s; %s is unchanged\n", f.models.record, llm.PartialSuffix, f.models.record)
-	} else if err := closeModel(); err != nil {
-		return fmt.Errorf("--record: %w", err)
+	finished := res.StopReason != orchestrator.StopCanceled && res.StopReason != orchestrator.StopModelError
+	if keepRecording, err = f.models.finishRecording(env, "run", finished, closeModel); err != nil {
+		return err
 	}
 	if f.jsonOut {
 		out, err := resultJSON(res)
