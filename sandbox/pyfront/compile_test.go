@@ -69,6 +69,7 @@ a, *m, z = (1, 2, 3, 4); print(a, m, z)`, "1 [2, 3]\n[\"a\", \"b\"] c\n1 [2, 3] 
 		{"lambda", `f = lambda x, y=2: x * y; print(f(3), sorted([3, 1], key=lambda v: -v))`, "6 [3, 1]\n"},
 		{"numbers", `print(1_000, 0x1F, 0o17, 0b101, 1e3, 1_0.5)`, "1000 31 15 5 1000.0 10.5\n"},
 		{"strings", `print(u"a", r"\n", "\d", 'it\'s', """x""")`, "a \\n \\d it's x\n"},
+		{"one-character escapes", `print(len("\\\'\"\a\b\f\n\r\t\v"), "\a\b\f\n\r\t\v" == "\x07\x08\x0c\x0a\x0d\x09\x0b", "\'\"\\")`, "10 True '\"\\\n"},
 		{"continuation", "x = 1 + \\\n    2\nprint(x)", "3\n"},
 		{"tabs", "if True:\n\tprint('tab')", "tab\n"},
 		{"docstring", "def f():\n    \"\"\"Doc.\"\"\"\n    return 1\nprint(f())", "1\n"},

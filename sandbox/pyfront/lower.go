@@ -99,28 +99,11 @@ func (p *parser) lowerWalrus(e Expr) ([]Stmt, Expr) {
 	case *CallExpr:
 		pre, fn := p.lowerWalrus(x.Fn)
 		x.Fn = fn
-		for i, a := range x.Args {
-			s, v := p.lowerWalrus(a)
-			pre = append(pre, s...)
-			x.Args[i] = v
-		}
-		return pre, x
+		return p.lowerWalrusList(pre, x.Args), x
 	case *TupleExpr:
-		var pre []Stmt
-		for i, a := range x.List {
-			s, v := p.lowerWalrus(a)
-			pre = append(pre, s...)
-			x.List[i] = v
-		}
-		return pre, x
+		return p.lowerWalrusList(nil, x.List), x
 	case *ListExpr:
-		var pre []Stmt
-		for i, a := range x.List {
-			s, v := p.lowerWalrus(a)
-			pre = append(pre, s...)
-			x.List[i] = v
-		}
-		return pre, x
+		return p.lowerWalrusList(nil, x.List), x
 	case *IndexExpr:
 		pre, a := p.lowerWalrus(x.X)
 		pre2, b := p.lowerWalrus(x.Y)
@@ -133,4 +116,15 @@ func (p *parser) lowerWalrus(e Expr) ([]Stmt, Expr) {
 	}
 	// CondExpr, LambdaExpr, Comprehension, ...: left for validate.
 	return nil, e
+}
+
+// lowerWalrusList lowers each expression of list in place, appending the
+// statements they need to pre.
+func (p *parser) lowerWalrusList(pre []Stmt, list []Expr) []Stmt {
+	for i, a := range list {
+		s, v := p.lowerWalrus(a)
+		pre = append(pre, s...)
+		list[i] = v
+	}
+	return pre
 }

@@ -32,29 +32,8 @@ func pyUnescape(body string, isBytes bool) (string, error) {
 			if i < len(body) && body[i] == '\n' {
 				i++
 			}
-		case '\\', '\'', '"':
-			buf.WriteByte(e)
-			i += 2
-		case 'a':
-			buf.WriteByte('\a')
-			i += 2
-		case 'b':
-			buf.WriteByte('\b')
-			i += 2
-		case 'f':
-			buf.WriteByte('\f')
-			i += 2
-		case 'n':
-			buf.WriteByte('\n')
-			i += 2
-		case 'r':
-			buf.WriteByte('\r')
-			i += 2
-		case 't':
-			buf.WriteByte('\t')
-			i += 2
-		case 'v':
-			buf.WriteByte('\v')
+		case '\\', '\'', '"', 'a', 'b', 'f', 'n', 'r', 't', 'v':
+			buf.WriteByte(simpleEscapes[e])
 			i += 2
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			j := i + 1
@@ -152,3 +131,7 @@ func unquote(raw string) (s string, isBytes bool, err error) {
 	s, err = pyUnescape(body, isBytes)
 	return s, isBytes, err
 }
+
+// simpleEscapes maps the character after a backslash to the byte it stands
+// for, for Python's one-character escapes.
+var simpleEscapes = [256]byte{'\\': '\\', '\'': '\'', '"': '"', 'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
