@@ -7,13 +7,13 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
-	"github.com/rlmhq/rlm/builtins/internal/benchtext"
+	"github.com/rlmhq/rlm/internal/benchtext"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
 // benchSearch times one search() call over the 100 MB corpus through the
 // sandbox, all matches (max_results=None), in MB/s. Compare with
-// BenchmarkMemoryScan in builtins/grep and with
+// BenchmarkMemoryScan in internal/pyre and with
 // builtins/testdata/bench/search.py (CPython) run on the same machine.
 func benchSearch(b *testing.B, code string) {
 	text := benchtext.Text()

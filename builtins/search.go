@@ -7,7 +7,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/rlmhq/rlm/builtins/grep"
+	"github.com/rlmhq/rlm/internal/pyre"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -47,13 +47,13 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	if limit == 0 || limit < -1 {
 		return nil, valueErr("%s: max_results must be positive (or None for all), got %d", name, limit)
 	}
-	var m *grep.Matcher
+	var m *pyre.Matcher
 	if regex {
-		if m, err = grep.Compile(pattern); err != nil {
+		if m, err = pyre.Compile(pattern); err != nil {
 			return nil, valueErr("%s: %v", name, err)
 		}
 	} else {
-		m = grep.Literal(pattern)
+		m = pyre.Literal(pattern)
 	}
 	var results []starlark.Value
 	full := func() bool { return limit > 0 && len(results) >= limit }
@@ -110,7 +110,7 @@ func resultDict(kv ...any) *starlark.Dict {
 // searchText reports each match in s with its 1-based line, offset in
 // code points (usable as s[offset:], like str.find) and a preview of the
 // line around it.
-func searchText(s string, m *grep.Matcher, limit int) []starlark.Value {
+func searchText(s string, m *pyre.Matcher, limit int) []starlark.Value {
 	var out []starlark.Value
 	line, counted := 1, 0
 	m.FindAll(s, limit, func(start, end int) bool {
@@ -205,7 +205,7 @@ func itemText(v starlark.Value) string {
 
 // searchItem reports whether an item matches and a preview around the
 // first match (the item's start for short items).
-func searchItem(v starlark.Value, m *grep.Matcher) (string, bool) {
+func searchItem(v starlark.Value, m *pyre.Matcher) (string, bool) {
 	text := itemText(v)
 	start, end := m.First(text)
 	if start < 0 {
@@ -224,7 +224,7 @@ func itemPreviewAround(text string, start, end int) string {
 }
 
 // searchFields finds the first field of a dict item that matches.
-func searchFields(mp starlark.IterableMapping, m *grep.Matcher) (starlark.Value, string, bool) {
+func searchFields(mp starlark.IterableMapping, m *pyre.Matcher) (starlark.Value, string, bool) {
 	for _, kv := range mp.Items() {
 		if p, ok := searchItem(kv[1], m); ok {
 			return kv[0], p, true

@@ -1,6 +1,10 @@
 package rlmctx
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
+)
 
 // Sentinel errors. Errors returned by this package wrap one of these.
 var (
@@ -13,11 +17,11 @@ var (
 	// ErrBadType: an unknown type name, or a value that does not fit its type.
 	ErrBadType = errors.New("bad variable type")
 	// ErrInvalidUTF8: text input is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	ErrInvalidUTF8 = pyjson.ErrInvalidUTF8
 	// ErrSyntax: malformed JSON, JSON Lines or CSV input (see *SyntaxError).
-	ErrSyntax = errors.New("malformed input")
+	ErrSyntax = pyjson.ErrSyntax
 	// ErrUnsupportedValue: a Go value that cannot be a variable value.
-	ErrUnsupportedValue = errors.New("unsupported value")
+	ErrUnsupportedValue = pyjson.ErrUnsupportedValue
 	// ErrNotFound: no variable or store key with this name.
 	ErrNotFound = errors.New("not found")
 	// ErrVersionMismatch: SetIfVersion saw a different version than expected.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 func FuzzDecodeJSON(f *testing.F) {
@@ -13,7 +15,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := DecodeJSON(data)
+		v, err := pyjson.Decode(data)
 		if json.Valid(data) && utf8.Valid(data) && !bytes.Contains(data, []byte(`\ud`)) && !bytes.Contains(data, []byte(`\uD`)) {
 			if err != nil {
 				t.Fatalf("valid JSON rejected: %q: %v", data, err)
@@ -23,15 +25,15 @@ func FuzzDecodeJSON(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := EncodeJSON(&buf, v); err != nil {
+		if err := pyjson.Encode(&buf, v); err != nil {
 			t.Fatal(err)
 		}
-		v2, err := DecodeJSON(buf.Bytes())
+		v2, err := pyjson.Decode(buf.Bytes())
 		if err != nil {
 			t.Fatalf("re-encoded JSON rejected: %q: %v", buf.String(), err)
 		}
 		var buf2 bytes.Buffer
-		EncodeJSON(&buf2, v2)
+		pyjson.Encode(&buf2, v2)
 		if buf.String() != buf2.String() {
 			t.Fatalf("round trip differs: %q vs %q", buf.String(), buf2.String())
 		}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // VarSpec is a parsed --var NAME[:TYPE]=SOURCE.
@@ -273,13 +275,13 @@ func decodeFormat(data []byte, format, source string) (any, error) {
 	switch format {
 	case FormatText:
 		if !utf8.Valid(data) {
-			return nil, utf8Error(source, data, 0)
+			return nil, pyjson.UTF8Error(source, data, 0)
 		}
 		return bytesToString(data), nil
 	case FormatJSON:
-		return decodeOwned(trimBOM(data), source)
+		return pyjson.DecodeOwned(trimBOM(data), source)
 	case FormatJSONL:
-		return decodeJSONL(trimBOM(data), source)
+		return pyjson.DecodeLinesOwned(trimBOM(data), source)
 	case FormatCSV:
 		return decodeCSV(trimBOM(data), source)
 	}
@@ -288,45 +290,11 @@ func decodeFormat(data []byte, format, source string) (any, error) {
 
 func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
 
-// decodeJSONL parses one JSON value per non-blank line.
-func decodeJSONL(data []byte, source string) (any, error) {
-	if !utf8.Valid(data) {
-		return nil, utf8Error(source, data, 0)
-	}
-	out := []any{}
-	line := 0
-	var off int64
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		var ln []byte
-		if i < 0 {
-			ln, data = data, nil
-		} else {
-			ln, data = data[:i], data[i+1:]
-		}
-		line++
-		if len(bytes.TrimSpace(ln)) > 0 {
-			d := &decoder{data: ln, owned: true, source: source, lineBase: line - 1, offBase: off}
-			v, err := d.document()
-			if err != nil {
-				var se *SyntaxError
-				if errors.As(err, &se) {
-					se.Msg = fmt.Sprintf("JSON Lines record %d: %s", line, se.Msg)
-				}
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		off += int64(len(ln)) + 1
-	}
-	return out, nil
-}
-
 // decodeCSV parses a CSV (or, for tabs, TSV) file with a header row into a
 // list of dicts with str values.
 func decodeCSV(data []byte, source string) (any, error) {
 	if !utf8.Valid(data) {
-		return nil, utf8Error(source, data, 0)
+		return nil, pyjson.UTF8Error(source, data, 0)
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	if strings.EqualFold(filepath.Ext(source), ".tsv") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,7 +87,7 @@ func TestLoadSourceFiles(t *testing.T) {
 			if s, ok := l.Value.(string); ok {
 				assert.Equal(t, tt.wantJSON, s)
 			} else {
-				assert.Equal(t, tt.wantJSON, jsonString(l.Value, -1))
+				assert.Equal(t, tt.wantJSON, pyjson.Excerpt(l.Value, -1))
 			}
 		})
 	}
@@ -152,7 +153,7 @@ func TestLoadStdin(t *testing.T) {
 
 	l, err = LoadSource(ctx, "-", LoadOptions{Stdin: strings.NewReader(`{"a": [1]}`), Type: JSON})
 	require.NoError(t, err)
-	assert.Equal(t, `{"a": [1]}`, jsonString(l.Value, -1))
+	assert.Equal(t, `{"a": [1]}`, pyjson.Excerpt(l.Value, -1))
 
 	l, err = LoadSource(ctx, "-", LoadOptions{Stdin: strings.NewReader("1\n2\n"), Format: FormatJSONL})
 	require.NoError(t, err)
@@ -205,7 +206,7 @@ func TestLoadDir(t *testing.T) {
 	assert.Contains(t, joined, "leak.txt: skipped symlink pointing outside the directory")
 	assert.Contains(t, joined, "outdir: skipped symlink pointing outside")
 	assert.Contains(t, joined, "broken: skipped broken symlink")
-	assert.NotContains(t, jsonString(d, -1), "top secret")
+	assert.NotContains(t, pyjson.Excerpt(d, -1), "top secret")
 
 	// A root that is itself a symlink to the directory is read through it.
 	link := filepath.Join(root, "link")

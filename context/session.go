@@ -3,6 +3,8 @@ package rlmctx
 import (
 	"fmt"
 	"os"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // Session is a saved agent session: any of its fields may be absent (nil).
@@ -30,7 +32,7 @@ const (
 // ParseSession reads a session JSON object {messages, files, tool_outputs,
 // memory}; each field is optional, unknown fields give warnings.
 func ParseSession(data []byte, source string) (*Session, error) {
-	v, err := DecodeJSON(trimBOM(data))
+	v, err := pyjson.Decode(trimBOM(data))
 	if err != nil {
 		if se, ok := err.(*SyntaxError); ok {
 			se.Source = source

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -521,7 +522,7 @@ func writeTemp(dir string, value any) (path, enc string, size int64, sum string,
 			return nil
 		}
 		bw := bufio.NewWriterSize(hw, 1<<20)
-		if err := encodeValue(bw, value, 0); err != nil {
+		if err := pyjson.Encode(bw, value); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -611,7 +612,7 @@ func (s *Store) prepare(key string, value any, opts []SetOption) (*prepared, err
 			return nil, err
 		}
 	}
-	v, err := Normalize(value)
+	v, err := pyjson.Normalize(value)
 	if err != nil {
 		return nil, fmt.Errorf("store key %q: %w", key, err)
 	}
@@ -624,7 +625,7 @@ func (s *Store) prepare(key string, value any, opts []SetOption) (*prepared, err
 	if o.persist && s.cfg.Dir == "" {
 		return nil, fmt.Errorf("store key %q: cannot persist: the store has no directory", key)
 	}
-	return &prepared{key: key, value: v, typ: t, size: JSONSize(v), opts: o}, nil
+	return &prepared{key: key, value: v, typ: t, size: pyjson.Size(v), opts: o}, nil
 }
 
 // Set stores value under key and returns its ref. The value is kept as
@@ -1012,7 +1013,7 @@ func (s *Store) load(e *entry) error {
 	var v any
 	if isText {
 		v = bytesToString(data)
-	} else if v, err = decodeOwned(data, path); err != nil {
+	} else if v, err = pyjson.DecodeOwned(data, path); err != nil {
 		return err
 	}
 	e.value, e.loaded = v, true
@@ -1308,7 +1309,7 @@ func (s *Store) contentHash(ref Ref, v any) (string, error) {
 	h := sha256.New()
 	if str, ok := v.(string); ok {
 		io.WriteString(h, str)
-	} else if err := EncodeJSON(h, v); err != nil {
+	} else if err := pyjson.Encode(h, v); err != nil {
 		return "", err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
@@ -1329,7 +1330,7 @@ func valueText(v any, max int) string {
 		}
 		return str
 	}
-	return jsonString(v, max)
+	return pyjson.Excerpt(v, max)
 }
 
 // truncateTokens cuts the value's text to maxTokens tokens.
@@ -1340,7 +1341,7 @@ func truncateTokens(v any, maxTokens int) string {
 	for tok.Count(s) > maxTokens {
 		s = trimUTF8(s[:len(s)*9/10])
 	}
-	if size := JSONSize(v); int64(len(s)) < size {
+	if size := pyjson.Size(v); int64(len(s)) < size {
 		s += fmt.Sprintf("… [truncated; %s total]", humanBytes(size))
 	}
 	return s
@@ -1477,7 +1478,7 @@ func copyTextTemp(dir, path string) (tmp string, size int64, err error) {
 				}
 			}
 			if !utf8.Valid(buf[:cut]) {
-				return utf8Error(path, buf[:cut], hw.n)
+				return pyjson.UTF8Error(path, buf[:cut], hw.n)
 			}
 			if _, err := hw.Write(buf[:cut]); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,7 +65,7 @@ func TestStoreOperations(t *testing.T) {
 			assert.Equal(t, "agent:7", ref3.Scope)
 			v, err = s.Resolve(ref) // old ref, same variable: current value
 			require.NoError(t, err)
-			assert.Equal(t, `{"a": 1}`, jsonString(v, -1))
+			assert.Equal(t, `{"a": 1}`, pyjson.Excerpt(v, -1))
 
 			_, err = s.Get("missing")
 			require.ErrorIs(t, err, ErrNotFound)
@@ -206,7 +207,7 @@ func TestStorePersistLazyAndNaturalForm(t *testing.T) {
 			assert.True(t, m.InMemory)
 		}
 	}
-	assert.EqualValues(t, JSONSize(v), s2.MemoryBytes(), "mapped text not counted")
+	assert.EqualValues(t, pyjson.Size(v), s2.MemoryBytes(), "mapped text not counted")
 
 	// Persistence is sticky: a plain Set of a persisted key is persisted.
 	_, err = s2.Set("obj", "now text")

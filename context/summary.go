@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -269,7 +270,7 @@ func preview(v *Variable, runes int) string {
 				rs, _ := r.(string)
 				cs, ok := c.(string)
 				if !ok {
-					cs = jsonString(c, runes*4)
+					cs = pyjson.Excerpt(c, runes*4)
 				}
 				p := strconv.Quote(truncRunes(cs, runes))
 				if len(cs) > len(truncRunes(cs, runes)) {
@@ -278,11 +279,11 @@ func preview(v *Variable, runes int) string {
 				return "first " + escapeShort(rs, 16) + ": " + p
 			}
 		}
-		src = jsonString(x, runes*4)
+		src = pyjson.Excerpt(x, runes*4)
 	case *Dict:
-		src = jsonString(x, runes*4)
+		src = pyjson.Excerpt(x, runes*4)
 	default:
-		return jsonString(x, 64)
+		return pyjson.Excerpt(x, 64)
 	}
 	cut := trimUTF8(truncRunes(src, runes)) // drop a sequence split by a byte limit
 	var p string

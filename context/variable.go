@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -64,7 +65,7 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	v, err := Normalize(value)
+	v, err := pyjson.Normalize(value)
 	if err != nil {
 		return nil, fmt.Errorf("variable %s: %w", name, err)
 	}
@@ -94,15 +95,15 @@ func (v *Variable) measure() {
 	case *Dict:
 		v.ItemCount = x.Len()
 	}
-	v.SizeBytes = JSONSize(v.Value)
+	v.SizeBytes = pyjson.Size(v.Value)
 	limit := int64(tok.EstimateThreshold)
 	if limit <= 0 || v.SizeBytes <= limit {
-		v.Tokens = tok.Count(jsonString(v.Value, -1))
+		v.Tokens = tok.Count(pyjson.Excerpt(v.Value, -1))
 		return
 	}
 	// Estimate from the first MB of the encoding (texts sample evenly
 	// instead, through CountLarge).
-	head := jsonString(v.Value, min(int(limit), 1<<20))
+	head := pyjson.Excerpt(v.Value, min(int(limit), 1<<20))
 	if len(head) == 0 {
 		return
 	}

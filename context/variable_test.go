@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,7 +145,7 @@ func TestNewVariableMeasures(t *testing.T) {
 	l := []any{int64(1), "two", 3.5, nil, true}
 	v, err = NewVariable("l", l)
 	require.NoError(t, err)
-	enc := jsonString(l, -1)
+	enc := pyjson.Excerpt(l, -1)
 	assert.Equal(t, `[1, "two", 3.5, null, true]`, enc)
 	assert.EqualValues(t, len(enc), v.SizeBytes)
 	assert.Equal(t, llm.CountTokens(enc), v.Tokens)
@@ -183,14 +184,14 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Normalize(tt.in)
+			got, err := pyjson.Normalize(tt.in)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, jsonString(got, -1))
+			assert.Equal(t, tt.want, pyjson.Excerpt(got, -1))
 		})
 	}
 	// Values already normal are not copied.
 	l := []any{int64(1), dict("a", "b")}
-	got, err := Normalize(l)
+	got, err := pyjson.Normalize(l)
 	require.NoError(t, err)
 	assert.Same(t, &l[0], &got.([]any)[0])
 }

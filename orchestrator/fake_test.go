@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // fakeExec is an offline Executor with a tiny command language, for logic
@@ -49,7 +50,7 @@ func (f *fakeExec) Exec(ctx context.Context, code string) (*ExecResult, error) {
 	code = strings.TrimSpace(code)
 	switch {
 	case strings.HasPrefix(code, "SUBMIT(") && strings.HasSuffix(code, ")"):
-		v, err := rlmctx.DecodeJSON([]byte(code[len("SUBMIT(") : len(code)-1]))
+		v, err := pyjson.Decode([]byte(code[len("SUBMIT(") : len(code)-1]))
 		if err != nil {
 			return &ExecResult{Err: err, ErrText: "SyntaxError: " + err.Error()}, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -533,7 +534,7 @@ func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall,
 			}
 			sr.stopped = false
 		case tc.Name == toolSubmit:
-			v, err := rlmctx.DecodeJSON([]byte(tc.Arguments))
+			v, err := pyjson.Decode([]byte(tc.Arguments))
 			d, ok := v.(*rlmctx.Dict)
 			if err != nil || !ok {
 				content = "[engine] error: submit needs a JSON object with the declared outputs: " + r.schema.String()

@@ -7,16 +7,17 @@ import (
 	"math"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // MarshalValue encodes a context value (string, bool, nil, int64, *big.Int,
-// float64, []any, *rlmctx.Dict) as JSON with rlmctx.EncodeJSON (Python's
+// float64, []any, *rlmctx.Dict) as JSON with pyjson.Encode (Python's
 // json.dumps rules, dict key order kept), except that NaN and infinities
 // become null so that the result is strict JSON (it is embedded in the
 // trajectory and in rlm run --json).
 func MarshalValue(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
-	if err := rlmctx.EncodeJSON(&b, finite(v)); err != nil {
+	if err := pyjson.Encode(&b, finite(v)); err != nil {
 		return nil, fmt.Errorf("orchestrator: encoding %T as JSON: %w", v, err)
 	}
 	return b.Bytes(), nil

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/rlmhq/rlm/sandbox/pyfront"
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
 // compileProgram turns the model's Python code into Starlark chunks;

@@ -5,9 +5,8 @@ import (
 	"math/big"
 	"sort"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"go.starlark.net/starlark"
-
-	rlmctx "github.com/rlmhq/rlm/context"
 )
 
 // Proxy is a value that stands for another value, such as a deferred
@@ -36,7 +35,7 @@ func Unproxy(thread *starlark.Thread, v starlark.Value) (starlark.Value, error) 
 }
 
 // FromGo converts a Go value of the rlmctx value kinds (string, bool, nil,
-// int, int64, *big.Int, float64, []any, *rlmctx.Dict, plus []string,
+// int, int64, *big.Int, float64, []any, *pyjson.Dict, plus []string,
 // map[string]any with sorted keys, and starlark.Value) to a Starlark value.
 // Strings are not copied; dict order is kept.
 func FromGo(v any) (starlark.Value, error) {
@@ -79,7 +78,7 @@ func FromGo(v any) (starlark.Value, error) {
 			elems[i] = starlark.String(x)
 		}
 		return starlark.NewList(elems), nil
-	case *rlmctx.Dict:
+	case *pyjson.Dict:
 		d := starlark.NewDict(v.Len())
 		for _, k := range v.Keys() {
 			x, _ := v.Get(k)
@@ -115,7 +114,7 @@ func FromGo(v any) (starlark.Value, error) {
 
 // ToGo converts a Starlark value to the rlmctx value kinds: None -> nil,
 // bool, int -> int64 (or *big.Int), float64, str -> string, list/tuple/set
-// -> []any, dict -> *rlmctx.Dict (keys rendered with str() when not
+// -> []any, dict -> *pyjson.Dict (keys rendered with str() when not
 // strings). Proxies convert their target.
 func ToGo(v starlark.Value) (any, error) {
 	v, err := Unproxy(nil, v)
@@ -139,7 +138,7 @@ func ToGo(v starlark.Value) (any, error) {
 	case starlark.Bytes:
 		return string(v), nil
 	case *starlark.Dict:
-		d := rlmctx.NewDict(v.Len())
+		d := pyjson.NewDict(v.Len())
 		for _, kv := range v.Items() {
 			x, err := ToGo(kv[1])
 			if err != nil {

@@ -6,15 +6,14 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.starlark.net/starlark"
-
-	rlmctx "github.com/rlmhq/rlm/context"
 )
 
 func TestFromGoToGo(t *testing.T) {
-	d := rlmctx.NewDict(3)
+	d := pyjson.NewDict(3)
 	d.Set("z", int64(1))
 	d.Set("a", []any{"x", 2.5, nil, true})
 	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
@@ -26,7 +25,7 @@ func TestFromGoToGo(t *testing.T) {
 
 	back, err := ToGo(v)
 	require.NoError(t, err)
-	bd, ok := back.(*rlmctx.Dict)
+	bd, ok := back.(*pyjson.Dict)
 	require.True(t, ok)
 	assert.Equal(t, []string{"z", "a", "big"}, bd.Keys())
 	a, _ := bd.Get("a")

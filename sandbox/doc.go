@@ -5,7 +5,7 @@
 // limits (execution steps, wall time, output size, memory, recursion depth)
 // and no access to files, network, processes, the clock or load().
 //
-// Python source is translated to Starlark by the front-end in sandbox/pyfront;
+// Python source is translated to Starlark by the front-end in sandbox/internal/pyfront;
 // the runtime predeclares the Python builtins Starlark lacks (sum, round, map,
 // isinstance, ...), the helpers the front-end calls (_py_*), classes, and the
 // modules re, json, math, collections, itertools, functools, string,

@@ -8,23 +8,23 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/rlmhq/rlm/builtins/grep"
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // Python re flag values.
 const (
-	reIgnoreCase = int(grep.IgnoreCase)
-	reLocale     = int(grep.Locale)
-	reMultiline  = int(grep.Multiline)
-	reDotAll     = int(grep.DotAll)
-	reUnicode    = int(grep.Unicode)
-	reVerbose    = int(grep.Verbose)
-	reASCII      = int(grep.ASCII)
+	reIgnoreCase = int(pyre.IgnoreCase)
+	reLocale     = int(pyre.Locale)
+	reMultiline  = int(pyre.Multiline)
+	reDotAll     = int(pyre.DotAll)
+	reUnicode    = int(pyre.Unicode)
+	reVerbose    = int(pyre.Verbose)
+	reASCII      = int(pyre.ASCII)
 )
 
 // Regexp is a Python-syntax regular expression compiled for Go's RE2
 // engine (linear time), with a literal prefilter: when every match
-// contains one of a few literals (see [grep.Prefilter]) and cannot span a
+// contains one of a few literals (see [pyre.Prefilter]) and cannot span a
 // newline, only the lines holding one are searched with the full
 // expression. The translation and the prefilter analysis are shared with
 // the search() helper (package grep).
@@ -33,7 +33,7 @@ type Regexp struct {
 	pattern string // as written (Python syntax)
 	flags   int
 
-	pre      *grep.Prefilter // nil: no prefilter
+	pre      *pyre.Prefilter // nil: no prefilter
 	lineOK   bool            // matches cannot span lines and use no \A \z anchors
 	pureLit  int             // > 0: the pattern is exactly a case-sensitive literal this long
 	dollarNL bool            // a non-multiline $ that Python also matches before a final newline
@@ -54,10 +54,10 @@ const prefilterMin = 16 << 10
 // (re.I = 2, re.M = 8, re.S = 16, re.X = 64). Python-only syntax RE2 lacks
 // (lookaround, backreferences) is a clear error.
 func CompileRegexp(pattern string, flags int) (*Regexp, error) {
-	re, goPat, err := grep.CompileRE(pattern, grep.Flags(flags))
+	re, goPat, err := pyre.CompileRE(pattern, pyre.Flags(flags))
 	if err != nil {
 		e := &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
-		if errors.Is(err, grep.ErrUnsupported) {
+		if errors.Is(err, pyre.ErrUnsupported) {
 			e.Err = &multiError{errs: []error{ErrUnsupported, err}}
 		}
 		return nil, e
@@ -124,7 +124,7 @@ func (r *Regexp) analyze(goPat string) {
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
 		r.pureLit = len(string(re.Rune))
 	}
-	r.pre = grep.NewPrefilter(re)
+	r.pre = pyre.NewPrefilter(re)
 }
 
 // lineLocal reports whether no match can contain a newline and the

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rlmhq/rlm/builtins/grep"
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // TestPrefilterMatchesRegexp checks that the literal prefilter finds
@@ -64,7 +64,7 @@ func TestCompileRegexpErrors(t *testing.T) {
 			assert.Contains(t, pe.Msg, tt.want)
 			assert.Contains(t, pe.Msg, "RE2")
 			assert.ErrorIs(t, err, ErrUnsupported)
-			assert.ErrorIs(t, err, grep.ErrUnsupported)
+			assert.ErrorIs(t, err, pyre.ErrUnsupported)
 		})
 	}
 	_, err := CompileRegexp(`(a`, 0)

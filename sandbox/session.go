@@ -14,7 +14,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"github.com/rlmhq/rlm/sandbox/pyfront"
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
 // Result is the outcome of one [Session.Exec] call. It is always non-nil.

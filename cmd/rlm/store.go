@@ -12,6 +12,7 @@ import (
 	"time"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 func init() {
@@ -259,7 +260,7 @@ func storeCat(ctx context.Context, env *cliEnv, dir string, args []string) error
 		_, err = io.WriteString(env.stdout, s)
 		return err
 	}
-	if err := rlmctx.EncodeJSON(env.stdout, v); err != nil {
+	if err := pyjson.Encode(env.stdout, v); err != nil {
 		return err
 	}
 	_, err = io.WriteString(env.stdout, "\n")

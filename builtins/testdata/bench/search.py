@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""CPython baseline for the search benchmarks in builtins/grep and builtins.
+"""CPython baseline for the search benchmarks in internal/pyre and builtins.
 
-Builds the same 100 MB text as builtins/internal/benchtext (a 1 MB block of pseudo-English lines from the
+Builds the same 100 MB text as internal/benchtext (a 1 MB block of pseudo-English lines from the
 same LCG, repeated 100 times) and times the same searches, counting every
 match, in MB/s. Run: python3 builtins/testdata/bench/search.py
 """

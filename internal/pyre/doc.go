@@ -1,4 +1,4 @@
-// Package grep translates Python regular expressions to Go's RE2 syntax and
+// Package pyre translates Python regular expressions to Go's RE2 syntax and
 // finds literal and regular-expression matches in large texts quickly.
 //
 // [Translate] and [CompileRE] are the one Python-to-RE2 translator of rlm:
@@ -16,4 +16,4 @@
 // regular expression only on the lines where one occurs. A [Matcher] does
 // this line by line for search(); the re module does it for patterns that
 // cannot match across lines.
-package grep
+package pyre

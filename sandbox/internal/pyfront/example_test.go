@@ -3,7 +3,7 @@ package pyfront_test
 import (
 	"fmt"
 
-	"github.com/rlmhq/rlm/sandbox/pyfront"
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
 func ExampleCompile() {

@@ -15,7 +15,7 @@ import (
 // compiles each produced file. The end-to-end run against CPython's
 // output is sandbox/compat_test.go.
 func TestCorpusCompiles(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/compat/*.py")
+	files, err := filepath.Glob("../../../testdata/compat/*.py")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {

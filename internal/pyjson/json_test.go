@@ -1,4 +1,4 @@
-package rlmctx
+package pyjson
 
 import (
 	"bytes"
@@ -40,18 +40,18 @@ func TestDecodeJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := DecodeJSON([]byte(tt.in))
+			got, err := Decode([]byte(tt.in))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
 	}
-	v, err := DecodeJSON([]byte(`NaN`))
+	v, err := Decode([]byte(`NaN`))
 	require.NoError(t, err)
 	assert.True(t, math.IsNaN(v.(float64)))
 }
 
 func TestDecodeJSONOrderAndDuplicates(t *testing.T) {
-	v, err := DecodeJSON([]byte(`{"z": 1, "a": 2, "m": {"y": 1, "b": 2}, "z": 3}`))
+	v, err := Decode([]byte(`{"z": 1, "a": 2, "m": {"y": 1, "b": 2}, "z": 3}`))
 	require.NoError(t, err)
 	d := v.(*Dict)
 	assert.Equal(t, []string{"z", "a", "m"}, d.Keys())
@@ -85,7 +85,7 @@ func TestDecodeJSONErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := DecodeJSON([]byte(tt.in))
+			_, err := Decode([]byte(tt.in))
 			require.ErrorIs(t, err, ErrSyntax)
 			var se *SyntaxError
 			require.ErrorAs(t, err, &se)
@@ -95,12 +95,12 @@ func TestDecodeJSONErrors(t *testing.T) {
 			assert.Contains(t, se.Error(), "line")
 		})
 	}
-	_, err := DecodeJSON([]byte("[\"ok\", \"\xff\"]"))
+	_, err := Decode([]byte("[\"ok\", \"\xff\"]"))
 	require.ErrorIs(t, err, ErrInvalidUTF8)
 	assert.Contains(t, err.Error(), "byte offset 8")
 
 	deep := strings.Repeat("[", maxDepth+2)
-	_, err = DecodeJSON([]byte(deep))
+	_, err = Decode([]byte(deep))
 	require.ErrorIs(t, err, ErrSyntax)
 	assert.Contains(t, err.Error(), "nesting")
 }
@@ -126,10 +126,10 @@ func TestEncodeJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		require.NoError(t, EncodeJSON(&buf, tt.v))
+		require.NoError(t, Encode(&buf, tt.v))
 		assert.Equal(t, tt.want, buf.String())
 		if _, isStr := tt.v.(string); !isStr { // strings count raw bytes
-			assert.EqualValues(t, len(tt.want), JSONSize(tt.v))
+			assert.EqualValues(t, len(tt.want), Size(tt.v))
 		}
 	}
 	b, err := dict("k", "v").MarshalJSON()
@@ -139,21 +139,21 @@ func TestEncodeJSON(t *testing.T) {
 
 func TestJSONRoundTrip(t *testing.T) {
 	src := `{"ints": [0, -1, 9223372036854775807, 99999999999999999999], "floats": [1.0, 0.5, -2.25, 1e+100, 5e-324], "s": "tab\there \u2028 😀", "nested": {"z": {"y": [null, true, false]}, "a": {}}}`
-	v, err := DecodeJSON([]byte(src))
+	v, err := Decode([]byte(src))
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, EncodeJSON(&buf, v))
-	v2, err := DecodeJSON(buf.Bytes())
+	require.NoError(t, Encode(&buf, v))
+	v2, err := Decode(buf.Bytes())
 	require.NoError(t, err)
 	assert.Equal(t, v, v2)
 	var buf2 bytes.Buffer
-	require.NoError(t, EncodeJSON(&buf2, v2))
+	require.NoError(t, Encode(&buf2, v2))
 	assert.Equal(t, buf.String(), buf2.String())
 }
 
 func TestDecodeOwnedSharesMemory(t *testing.T) {
 	data := []byte(`["abcdef", "x\ny"]`)
-	v, err := decodeOwned(data, "f.json")
+	v, err := DecodeOwned(data, "f.json")
 	require.NoError(t, err)
 	l := v.([]any)
 	assert.Equal(t, "abcdef", l[0])

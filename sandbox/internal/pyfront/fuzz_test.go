@@ -13,7 +13,7 @@ import (
 // that every file it produces is accepted by the upstream resolver and
 // compiler. Seeds: the compatibility corpus.
 func FuzzCompile(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/compat/*.py")
+	files, _ := filepath.Glob("../../../testdata/compat/*.py")
 	for _, name := range files {
 		src, err := os.ReadFile(name)
 		if err == nil {

@@ -1,7 +1,7 @@
-package grep
+package pyre
 
 import (
-	"github.com/rlmhq/rlm/builtins/internal/benchtext"
+	"github.com/rlmhq/rlm/internal/benchtext"
 	"regexp"
 	"strings"
 	"testing"

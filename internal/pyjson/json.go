@@ -1,7 +1,8 @@
-package rlmctx
+package pyjson
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,11 +25,11 @@ type jsonWriter interface {
 	io.ByteWriter
 }
 
-// EncodeJSON writes v as compact JSON in the style of Python's
+// Encode writes v as compact JSON in the style of Python's
 // json.dumps(ensure_ascii=False) with ", " and ": " separators: dict order
 // kept, floats always carrying a '.' or exponent so they decode back as
 // floats, NaN and Infinity written as Python does.
-func EncodeJSON(w io.Writer, v any) error {
+func Encode(w io.Writer, v any) error {
 	if jw, ok := w.(jsonWriter); ok {
 		return encodeValue(jw, v, 0)
 	}
@@ -39,7 +40,7 @@ func EncodeJSON(w io.Writer, v any) error {
 	return bw.Flush()
 }
 
-// MarshalJSON returns the JSON encoding of d (see [EncodeJSON]).
+// MarshalJSON returns the JSON encoding of d (see [Encode]).
 func (d *Dict) MarshalJSON() ([]byte, error) {
 	var b strings.Builder
 	if err := encodeValue(&b, d, 0); err != nil {
@@ -230,9 +231,9 @@ func (c *countWriter) Write(p []byte) (int, error)       { c.n += int64(len(p));
 func (c *countWriter) WriteString(s string) (int, error) { c.n += int64(len(s)); return len(s), nil }
 func (c *countWriter) WriteByte(byte) error              { c.n++; return nil }
 
-// JSONSize is the length of v's JSON encoding (see [EncodeJSON]), computed
+// Size is the length of v's JSON encoding (see [Encode]), computed
 // without building it. A string counts as its raw length.
-func JSONSize(v any) int64 {
+func Size(v any) int64 {
 	if s, ok := v.(string); ok {
 		return int64(len(s))
 	}
@@ -264,9 +265,9 @@ func (l *limitWriter) WriteByte(c byte) error {
 	return err
 }
 
-// jsonString encodes v, keeping at most max bytes (max < 0: all). The cut
+// Excerpt encodes v, keeping at most max bytes (max < 0: all). The cut
 // may split a UTF-8 sequence; callers trim.
-func jsonString(v any, max int) string {
+func Excerpt(v any, max int) string {
 	lw := &limitWriter{max: max}
 	if max >= 0 {
 		lw.b.Grow(min(max, 1<<20))
@@ -393,13 +394,13 @@ func normalize(v any, depth int) (any, bool, error) {
 		}
 		return d, true, nil
 	case json.Number:
-		val, err := DecodeJSON([]byte(x))
+		val, err := Decode([]byte(x))
 		if err != nil {
 			return nil, false, fmt.Errorf("%w: bad json.Number %q", ErrUnsupportedValue, string(x))
 		}
 		return val, true, nil
 	case json.RawMessage:
-		val, err := DecodeJSON(x)
+		val, err := Decode(x)
 		if err != nil {
 			return nil, false, err
 		}
@@ -414,7 +415,7 @@ func normalize(v any, depth int) (any, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %T: %v", ErrUnsupportedValue, v, err)
 	}
-	val, err := DecodeJSON(data)
+	val, err := Decode(data)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %T: %v", ErrUnsupportedValue, v, err)
 	}
@@ -452,31 +453,31 @@ func (e *SyntaxError) Error() string {
 // Unwrap returns ErrSyntax.
 func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
-// DecodeJSON parses one JSON document the way Python's json.loads does:
+// Decode parses one JSON document the way Python's json.loads does:
 // objects become *Dict (order kept, a repeated key keeps its first position
 // and last value), integers int64 (or *big.Int beyond int64), other numbers
 // float64; NaN, Infinity and -Infinity are accepted. Errors are *SyntaxError
 // with line and column. data is not retained.
-func DecodeJSON(data []byte) (any, error) {
+func Decode(data []byte) (any, error) {
 	if !utf8.Valid(data) {
-		return nil, utf8Error("", data, 0)
+		return nil, UTF8Error("", data, 0)
 	}
 	d := &decoder{data: data}
 	return d.document()
 }
 
-// decodeOwned parses data, which the caller hands over and never modifies
+// DecodeOwned parses data, which the caller hands over and never modifies
 // again: strings without escapes point into it (no copy).
-func decodeOwned(data []byte, source string) (any, error) {
+func DecodeOwned(data []byte, source string) (any, error) {
 	if !utf8.Valid(data) {
-		return nil, utf8Error(source, data, 0)
+		return nil, UTF8Error(source, data, 0)
 	}
 	d := &decoder{data: data, owned: true, source: source}
 	return d.document()
 }
 
-// utf8Error names the first invalid byte offset in data (plus base).
-func utf8Error(source string, data []byte, base int64) error {
+// UTF8Error names the first invalid byte offset in data (plus base).
+func UTF8Error(source string, data []byte, base int64) error {
 	off := 0
 	for off < len(data) {
 		r, size := utf8.DecodeRune(data[off:])
@@ -870,4 +871,39 @@ func dedup(o *Dict) *Dict {
 		d.Set(k, o.vals[i])
 	}
 	return d
+}
+
+// DecodeLinesOwned parses JSON Lines: one JSON value per non-blank line,
+// errors naming the line. data is handed over as for [DecodeOwned].
+func DecodeLinesOwned(data []byte, source string) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, UTF8Error(source, data, 0)
+	}
+	out := []any{}
+	line := 0
+	var off int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var ln []byte
+		if i < 0 {
+			ln, data = data, nil
+		} else {
+			ln, data = data[:i], data[i+1:]
+		}
+		line++
+		if len(bytes.TrimSpace(ln)) > 0 {
+			d := &decoder{data: ln, owned: true, source: source, lineBase: line - 1, offBase: off}
+			v, err := d.document()
+			if err != nil {
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					se.Msg = fmt.Sprintf("JSON Lines record %d: %s", line, se.Msg)
+				}
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		off += int64(len(ln)) + 1
+	}
+	return out, nil
 }

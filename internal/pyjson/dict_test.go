@@ -1,4 +1,4 @@
-package rlmctx
+package pyjson
 
 import (
 	"fmt"
@@ -46,13 +46,13 @@ func TestDict(t *testing.T) {
 
 func TestDecodeLargeObjectDuplicates(t *testing.T) {
 	src := `{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "a": 10, "j": {"x": [1, {"y": 2}]}}`
-	v, err := DecodeJSON([]byte(src))
+	v, err := Decode([]byte(src))
 	assert.NoError(t, err)
 	d := v.(*Dict)
 	assert.Equal(t, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, d.Keys())
 	a, _ := d.Get("a")
 	assert.Equal(t, int64(10), a)
-	assert.Equal(t, `{"x": [1, {"y": 2}]}`, jsonString(must(d.Get("j")), -1))
+	assert.Equal(t, `{"x": [1, {"y": 2}]}`, Excerpt(must(d.Get("j")), -1))
 }
 
 func must(v any, ok bool) any {
@@ -60,4 +60,12 @@ func must(v any, ok bool) any {
 		panic("missing")
 	}
 	return v
+}
+
+func dict(kv ...any) *Dict {
+	d := NewDict(len(kv) / 2)
+	for i := 0; i < len(kv); i += 2 {
+		d.Set(kv[i].(string), kv[i+1])
+	}
+	return d
 }

@@ -8,7 +8,7 @@ import (
 // BenchmarkCompile measures Compile on a corpus snippet, against the
 // upstream Starlark parser on Starlark-compatible source as a baseline.
 func BenchmarkCompile(b *testing.B) {
-	src, err := os.ReadFile("../../testdata/compat/100_step_by_step_exploration.py")
+	src, err := os.ReadFile("../../../testdata/compat/100_step_by_step_exploration.py")
 	if err != nil {
 		b.Fatal(err)
 	}

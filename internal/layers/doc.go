@@ -1,0 +1,8 @@
+// Package layers holds no code: its test checks that imports point down the
+// project's layers, so that a new feature cannot add an upward import.
+//
+// From the bottom: the leaves internal/pyjson and internal/pyre import only
+// the standard library; the sandbox imports no model client, helper or
+// orchestration package; llm knows nothing of the sandbox; builtins and
+// context sit below the orchestrator; only cmd/rlm sees everything.
+package layers

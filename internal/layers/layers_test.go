@@ -1,0 +1,68 @@
+package layers
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/rlmhq/rlm/"
+
+// deps lists the module packages that the packages matching pattern depend
+// on, directly or not, and whether any non-standard third-party package is
+// among them.
+func deps(t *testing.T, pattern string) (own []string, thirdParty []string) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pattern)
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list: %s", stderr.String())
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, module) {
+			own = append(own, strings.TrimPrefix(p, module))
+		} else {
+			thirdParty = append(thirdParty, p)
+		}
+	}
+	return own, thirdParty
+}
+
+func TestLayers(t *testing.T) {
+	tests := []struct {
+		pattern string
+		// forbidden are module package prefixes that must not be among the
+		// dependencies.
+		forbidden []string
+		// stdlibOnly: no third-party package at all.
+		stdlibOnly bool
+	}{
+		{pattern: "./internal/pyjson", stdlibOnly: true},
+		{pattern: "./internal/pyre", stdlibOnly: true},
+		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "bench", "cmd"}},
+		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "bench", "cmd"}},
+		{pattern: "./deferred", forbidden: []string{"builtins", "orchestrator", "context", "bench", "cmd"}},
+		{pattern: "./context", forbidden: []string{"sandbox", "builtins", "orchestrator", "deferred", "bench", "cmd"}},
+		{pattern: "./builtins", forbidden: []string{"orchestrator", "bench", "cmd"}},
+		{pattern: "./orchestrator", forbidden: []string{"bench", "cmd"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			own, third := deps(t, tt.pattern)
+			for _, p := range own {
+				for _, f := range tt.forbidden {
+					if p == f || strings.HasPrefix(p, f+"/") {
+						t.Errorf("%s depends on %s: imports must point down the layers (see package layers)", tt.pattern, p)
+					}
+				}
+			}
+			if tt.stdlibOnly {
+				require.Empty(t, third, "%s must import only the standard library", tt.pattern)
+			}
+		})
+	}
+}
