@@ -7,6 +7,7 @@ import (
 
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 	"go.starlark.net/starlark"
 )
 
@@ -89,21 +90,11 @@ type Config struct {
 	// Summarizer writes the rolling summary; nil uses the deterministic one.
 	Summarizer Summarizer
 
-	// ObservationTokens is the size of the output excerpt the model sees
-	// per step (default 1,000 tokens).
-	ObservationTokens int
-	// StepTimeout bounds one code step (default: the sandbox's, 60 s).
-	StepTimeout time.Duration
-	// Per-step sandbox limits of every RLM in the tree; zero fields take
-	// the sandbox's defaults (sandbox.DefaultMaxSteps and so on).
-	// MaxSteps bounds the Starlark execution steps of one code step.
-	MaxSteps uint64
-	// MaxMemory bounds the memory one code step may allocate, in bytes.
-	MaxMemory int64
-	// MaxRecursion bounds the depth of nested function calls.
-	MaxRecursion int
-	// MaxOutputBytes caps the output one code step may print.
-	MaxOutputBytes int
+	// Limits bound each code step of every RLM in the tree; zero fields
+	// take the sandbox's defaults, except ObservationTokens (the output
+	// excerpt the model sees per step), which defaults to
+	// DefaultObservationTokens (1,000 tokens).
+	Limits sandbox.Limits
 	// HelperDocs overrides the helper list of the system prompt (default
 	// builtins.PromptHelp()).
 	HelperDocs string
@@ -195,8 +186,8 @@ func (c Config) withDefaults() Config {
 	if c.CompressAt <= 0 || c.CompressAt >= 1 {
 		c.CompressAt = DefaultCompressAt
 	}
-	if c.ObservationTokens <= 0 {
-		c.ObservationTokens = DefaultObservationTokens
+	if c.Limits.ObservationTokens <= 0 {
+		c.Limits.ObservationTokens = DefaultObservationTokens
 	}
 	if c.Tokenizer == nil {
 		c.Tokenizer = llm.TokenizerForModel(c.RootModel)
@@ -232,14 +223,8 @@ type ExecSpec struct {
 	// SubMaxOutputTokens is the completion budget of each sub-call
 	// (llm_query, summarize); 0 means the helpers' default.
 	SubMaxOutputTokens int
-	// ObservationTokens is the size of the model-visible output excerpt.
-	ObservationTokens int
-	// Per-step sandbox limits (zero: the sandbox's defaults).
-	StepTimeout    time.Duration
-	MaxSteps       uint64
-	MaxMemory      int64
-	MaxRecursion   int
-	MaxOutputBytes int
+	// Limits bound each code step (zero fields: the sandbox's defaults).
+	Limits sandbox.Limits
 }
 
 // ChildRunner runs rlm_query(query, **variables). It has the method set of

@@ -76,14 +76,9 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		host.Child = spec.Child
 	}
 	sess := sandbox.New(sandbox.Config{
-		MaxOutputTokens: spec.ObservationTokens,
-		Timeout:         spec.StepTimeout,
-		MaxSteps:        spec.MaxSteps,
-		MaxMemory:       spec.MaxMemory,
-		MaxRecursion:    spec.MaxRecursion,
-		MaxOutputBytes:  spec.MaxOutputBytes,
-		Predeclared:     builtins.Predeclared(host),
-		ThreadHook:      func(th *starlark.Thread) { builtins.Attach(th, host) },
+		Limits:      spec.Limits,
+		Predeclared: builtins.Predeclared(host),
+		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
 	})
 	for _, v := range spec.Vars {
 		sv, ok := v.Value.(starlark.Value)

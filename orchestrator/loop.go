@@ -56,8 +56,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
 		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
-		SubMaxOutputTokens: cfg.MaxOutputTokens, ObservationTokens: cfg.ObservationTokens, StepTimeout: cfg.StepTimeout,
-		MaxSteps: cfg.MaxSteps, MaxMemory: cfg.MaxMemory, MaxRecursion: cfg.MaxRecursion, MaxOutputBytes: cfg.MaxOutputBytes,
+		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: creating the REPL: %w", err)

@@ -6,33 +6,71 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// Default limits applied by [New] to zero Config fields.
+// Default limits: what a zero [Limits] field stands for.
 const (
-	DefaultTimeout         = 60 * time.Second
-	DefaultMaxOutputTokens = 2000
-	DefaultMaxOutputBytes  = 64 << 20
-	DefaultMaxMemory       = 1 << 30
-	DefaultMaxRecursion    = 1000
-	DefaultMaxSteps        = 1_000_000_000
+	DefaultTimeout           = 60 * time.Second
+	DefaultObservationTokens = 2000
+	DefaultMaxOutputBytes    = 64 << 20
+	DefaultMaxMemory         = 1 << 30
+	DefaultMaxRecursion      = 1000
+	DefaultMaxSteps          = 1_000_000_000
 )
 
-// Config configures a [Session]. Zero fields take the defaults above;
-// a negative MaxMemory or Timeout disables that limit.
-type Config struct {
-	// MaxSteps bounds the Starlark execution steps of one Exec call.
+// Limits are the per-step limits of a [Session]: each bounds one Exec call.
+// Zero fields take the defaults above; a negative MaxMemory or Timeout
+// disables that limit. The same struct is nested in the orchestrator's
+// configuration and filled by the command's flags.
+type Limits struct {
+	// MaxSteps bounds the Starlark execution steps of one Exec call
+	// (exceeding it fails the step with ErrStepLimit).
 	MaxSteps uint64
-	// Timeout bounds the wall time of one Exec call (default 60 s).
+	// Timeout bounds the wall time of one Exec call (default 60 s;
+	// ErrTimeout).
 	Timeout time.Duration
-	// MaxOutputTokens is the size of the head+tail excerpt of the output
-	// shown to the model (default 2,000 tokens, estimated at 4 bytes each).
-	MaxOutputTokens int
+	// MaxMemory bounds the heap growth of one step, in bytes (default 1 GB;
+	// ErrMemoryLimit).
+	MaxMemory int64
+	// MaxRecursion bounds the depth of nested function calls (default 1000,
+	// as CPython; ErrRecursionLimit).
+	MaxRecursion int
 	// MaxOutputBytes caps the output kept per step; printing more stops the
 	// step with ErrOutputLimit (default 64 MB).
 	MaxOutputBytes int
-	// MaxMemory bounds the heap growth of one step, in bytes (default 1 GB).
-	MaxMemory int64
-	// MaxRecursion bounds the depth of nested function calls (default 1000, as CPython).
-	MaxRecursion int
+	// ObservationTokens is the size of the head+tail excerpt of the output
+	// shown to the model (default 2,000 tokens, estimated at 4 bytes each).
+	ObservationTokens int
+}
+
+// DefaultLimits returns the limits a zero [Limits] stands for.
+func DefaultLimits() Limits { return Limits{}.WithDefaults() }
+
+// WithDefaults returns l with its zero fields set to the defaults.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxSteps == 0 {
+		l.MaxSteps = DefaultMaxSteps
+	}
+	if l.Timeout == 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.ObservationTokens <= 0 {
+		l.ObservationTokens = DefaultObservationTokens
+	}
+	if l.MaxOutputBytes <= 0 {
+		l.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if l.MaxMemory == 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxRecursion <= 0 {
+		l.MaxRecursion = DefaultMaxRecursion
+	}
+	return l
+}
+
+// Config configures a [Session].
+type Config struct {
+	// Limits bound each step; zero fields take the defaults.
+	Limits Limits
 	// Predeclared holds extra names (host helpers) visible to the code.
 	Predeclared starlark.StringDict
 	// ThreadHook, if set, is called on each fresh per-step thread before it
@@ -45,23 +83,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.MaxSteps == 0 {
-		c.MaxSteps = DefaultMaxSteps
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.MaxOutputTokens <= 0 {
-		c.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if c.MaxOutputBytes <= 0 {
-		c.MaxOutputBytes = DefaultMaxOutputBytes
-	}
-	if c.MaxMemory == 0 {
-		c.MaxMemory = DefaultMaxMemory
-	}
-	if c.MaxRecursion <= 0 {
-		c.MaxRecursion = DefaultMaxRecursion
-	}
+	c.Limits = c.Limits.WithDefaults()
 	return c
 }

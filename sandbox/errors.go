@@ -9,15 +9,15 @@ import (
 // Sentinel errors for the limits of a step. A [*ScriptError] caused by a
 // limit wraps the matching sentinel, so errors.Is(err, ErrStepLimit) works.
 var (
-	// ErrStepLimit reports that a step executed more than Config.MaxSteps steps.
+	// ErrStepLimit reports that a step executed more than Limits.MaxSteps steps.
 	ErrStepLimit = errors.New("step limit exceeded")
-	// ErrTimeout reports that a step ran longer than Config.Timeout.
+	// ErrTimeout reports that a step ran longer than Limits.Timeout.
 	ErrTimeout = errors.New("time limit exceeded")
-	// ErrMemoryLimit reports that a step allocated more than Config.MaxMemory bytes.
+	// ErrMemoryLimit reports that a step allocated more than Limits.MaxMemory bytes.
 	ErrMemoryLimit = errors.New("memory limit exceeded")
-	// ErrRecursionLimit reports that calls nested deeper than Config.MaxRecursion.
+	// ErrRecursionLimit reports that calls nested deeper than Limits.MaxRecursion.
 	ErrRecursionLimit = errors.New("maximum recursion depth exceeded")
-	// ErrOutputLimit reports that a step printed more than Config.MaxOutputBytes.
+	// ErrOutputLimit reports that a step printed more than Limits.MaxOutputBytes.
 	ErrOutputLimit = errors.New("output limit exceeded")
 	// ErrUnsupported reports a Python construct or module the sandbox does not provide.
 	ErrUnsupported = errors.New("unsupported")

@@ -169,7 +169,7 @@ print(results)
 	assert.Equal(t, "IndexError", se.Kind)
 
 	// Limits are never caught.
-	_, err = New(Config{MaxSteps: 10_000}).Exec(context.Background(), "try:\n    while True:\n        pass\nexcept Exception:\n    print('swallowed')")
+	_, err = New(Config{Limits: Limits{MaxSteps: 10_000}}).Exec(context.Background(), "try:\n    while True:\n        pass\nexcept Exception:\n    print('swallowed')")
 	assert.ErrorIs(t, err, ErrStepLimit)
 }
 

@@ -36,7 +36,7 @@ func heapInUse() int64 {
 // since the step started. Heap use by other goroutines counts too, so the
 // limit is an approximate guard against runaway allocation.
 func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
-	limit := st.sess.cfg.MaxMemory
+	limit := st.sess.cfg.Limits.MaxMemory
 	base := heapInUse()
 	t := time.NewTicker(memPoll)
 	defer t.Stop()
@@ -84,7 +84,7 @@ func fmtBytes(n int64) string {
 func checkAlloc(thread *starlark.Thread, n int64) error {
 	limit := int64(DefaultMaxMemory)
 	if st := stepOf(thread); st != nil {
-		limit = st.sess.cfg.MaxMemory
+		limit = st.sess.cfg.Limits.MaxMemory
 	}
 	if limit > 0 && n > limit {
 		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("result of %d bytes would exceed the memory limit (%s per step); build smaller values", n, fmtBytes(limit)), Err: ErrMemoryLimit}

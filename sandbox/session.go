@@ -19,7 +19,7 @@ import (
 
 // Result is the outcome of one [Session.Exec] call. It is always non-nil.
 type Result struct {
-	// Output is the full captured output (up to Config.MaxOutputBytes).
+	// Output is the full captured output (up to Limits.MaxOutputBytes).
 	Output string
 	// Excerpt is what the model sees: the output, or its head and tail with
 	// a line saying how much was cut.
@@ -134,7 +134,7 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	defer func() {
 		res.Duration = time.Since(start)
 		res.Output = st.out.String()
-		res.Excerpt, res.Truncated = excerpt(res.Output, s.cfg.MaxOutputTokens)
+		res.Excerpt, res.Truncated = excerpt(res.Output, s.cfg.Limits.ObservationTokens)
 	}()
 
 	s.steps++
@@ -412,8 +412,8 @@ func newStep(s *Session, ctx context.Context) *step {
 	return &step{
 		sess:  s,
 		ctx:   ctx,
-		out:   &outBuf{max: s.cfg.MaxOutputBytes},
-		depth: s.cfg.MaxRecursion,
+		out:   &outBuf{max: s.cfg.Limits.MaxOutputBytes},
+		depth: s.cfg.Limits.MaxRecursion,
 	}
 }
 
@@ -435,9 +435,9 @@ func (st *step) newThread() *starlark.Thread {
 		},
 	}
 	thread.SetLocal(stepKey, st)
-	thread.SetMaxExecutionSteps(st.sess.cfg.MaxSteps)
+	thread.SetMaxExecutionSteps(st.sess.cfg.Limits.MaxSteps)
 	thread.OnMaxSteps = func(thread *starlark.Thread) {
-		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.MaxSteps))
+		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.Limits.MaxSteps))
 	}
 	if h := st.sess.cfg.ThreadHook; h != nil {
 		h(thread)
@@ -488,20 +488,20 @@ func (st *step) watch(thread *starlark.Thread) func() {
 	go func() {
 		defer wg.Done()
 		var timeout <-chan time.Time
-		if cfg.Timeout > 0 {
-			t := time.NewTimer(cfg.Timeout)
+		if cfg.Limits.Timeout > 0 {
+			t := time.NewTimer(cfg.Limits.Timeout)
 			defer t.Stop()
 			timeout = t.C
 		}
 		select {
 		case <-done:
 		case <-timeout:
-			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Timeout))
+			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
 		case <-st.ctx.Done():
 			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
 		}
 	}()
-	if cfg.MaxMemory > 0 {
+	if cfg.Limits.MaxMemory > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

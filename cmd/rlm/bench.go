@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rlmhq/rlm/bench"
 	"github.com/rlmhq/rlm/llm"
@@ -31,11 +30,7 @@ type benchFlags struct {
 	resume, dryRun      bool
 	seed                uint64
 	contextWindow       int
-	maxIterations       int
-	maxDepth            int
-	maxCalls, maxTokens int
-	maxCost             float64
-	timeout             time.Duration
+	budgets             budgetFlags // per item
 	protocol            string
 	quiet               bool
 	models              modelFlags
@@ -58,12 +53,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "call no model: print the exact prompt tokens of the direct request and of the first RLM root request per task and size")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the task generators (same seed, same tasks)")
 	fs.IntVar(&f.contextWindow, "context-window", 0, "direct mode: the model's context window in tokens (0 = from the model table; unknown models are sent and the server judges)")
-	fs.IntVar(&f.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "rlm mode: root iterations per item")
-	fs.IntVar(&f.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "rlm mode: RLM levels (1 = rlm_query is a plain sub-model call)")
-	fs.IntVar(&f.maxCalls, "max-llm-calls", 0, "budget per item: model calls (0 = unlimited)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "budget per item: prompt+completion tokens (0 = unlimited)")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "budget per item: cost in `USD` (0 = unlimited)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "rlm mode: wall-time limit per item, e.g. 10m (0 = none)")
+	f.budgets.register(fs, "each item")
 	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "rlm mode: text (fenced code) or tools (tool calls)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	f.models.register(fs)
@@ -95,15 +85,14 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --parallel must be >= 1", errUsage)
 	case f.contextWindow < 0:
 		return fmt.Errorf("%w: --context-window must be >= 0", errUsage)
-	case f.maxIterations < 1 || f.maxDepth < 1:
-		return fmt.Errorf("%w: --max-iterations and --max-depth must be >= 1", errUsage)
-	case f.maxCalls < 0 || f.maxTokens < 0 || f.maxCost < 0 || f.timeout < 0:
-		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout) must be >= 0", errUsage)
 	case proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools:
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
 	}
 
-	sbx, err := f.limits.config()
+	if err := f.budgets.validate(); err != nil {
+		return err
+	}
+	sbx, err := f.limits.limits()
 	if err != nil {
 		return err
 	}
@@ -118,7 +107,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return benchDryRun(ctx, env, &f, kinds, sizes, modes, direct, rlm)
 	}
 
-	llmCfg, prices, err := f.models.endpoint(env, f.maxCost)
+	llmCfg, prices, err := f.models.endpoint(env, f.budgets.maxCost)
 	if err != nil {
 		return err
 	}
@@ -175,8 +164,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 
 // runners builds the two modes' runners from the flags; model, emb and
 // prices are nil for --dry-run.
-func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Embedder, prices *llm.PriceTable, sbx sandbox.Config, proto orchestrator.Protocol) (*bench.Direct, *bench.RLM) {
-	limits := llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}
+func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Embedder, prices *llm.PriceTable, sbx sandbox.Limits, proto orchestrator.Protocol) (*bench.Direct, *bench.RLM) {
+	limits := f.budgets.ledgerLimits()
 	window := f.contextWindow
 	if window == 0 {
 		window, _ = llm.ContextWindow(llmCfg.Model)
@@ -185,10 +174,8 @@ func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Emb
 		MaxOutputTokens: llmCfg.MaxOutputTokens, Temperature: llmCfg.Temperature, Prices: prices, Limits: limits}
 	rlm := &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
 		RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
-		Protocol: proto, MaxIterations: f.maxIterations, MaxDepth: f.maxDepth, Timeout: f.timeout,
-		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
-		ObservationTokens: sbx.MaxOutputTokens, StepTimeout: sbx.Timeout, MaxSteps: sbx.MaxSteps,
-		MaxMemory: sbx.MaxMemory, MaxRecursion: sbx.MaxRecursion, MaxOutputBytes: sbx.MaxOutputBytes,
+		Protocol: proto, MaxIterations: f.budgets.maxIterations, MaxDepth: f.budgets.maxDepth, Timeout: f.budgets.timeout,
+		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens, Limits: sbx,
 	}}
 	return direct, rlm
 }

@@ -57,7 +57,7 @@ type execSession struct {
 }
 
 func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFlags) (*execSession, error) {
-	scfg, err := f.limits.config()
+	limits, err := f.limits.limits()
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +97,11 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
 	}
 	host.Group = deferred.New(deferred.Config{})
-	scfg.Predeclared = builtins.Predeclared(host)
-	scfg.ThreadHook = func(th *starlark.Thread) { builtins.Attach(th, host) }
-	sess := sandbox.New(scfg)
+	sess := sandbox.New(sandbox.Config{
+		Limits:      limits,
+		Predeclared: builtins.Predeclared(host),
+		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
+	})
 	for _, v := range c.Vars {
 		sv, err := sandbox.FromGo(v.Value)
 		if err != nil {
@@ -156,7 +158,7 @@ func submitJSON(err error) (string, bool, error) {
 func runExec(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "exec", execSynopsis)
 	var f sessionFlags
-	f.register(fs, env, sandbox.DefaultMaxOutputTokens)
+	f.register(fs, env, sandbox.DefaultObservationTokens)
 	code := fs.String("c", "", "`CODE` to run (instead of SCRIPT)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

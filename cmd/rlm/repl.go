@@ -80,7 +80,7 @@ func (r *termReader) Write(b []byte) (int, error) { return r.w.Write(b) }
 func runREPL(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "repl", replSynopsis)
 	var f sessionFlags
-	f.register(fs, env, sandbox.DefaultMaxOutputTokens)
+	f.register(fs, env, sandbox.DefaultObservationTokens)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,108 +23,164 @@ func init() {
 
 const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [size limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--quiet]"
 
-// runFlags are the flags of rlm run.
-type runFlags struct {
-	sessionFlags
-	query         string
+// budgetFlags are the run budgets shared by rlm run and rlm bench (in
+// bench they apply to each item): iterations, RLM depth, model calls,
+// tokens, cost and wall time.
+type budgetFlags struct {
 	maxIterations int
-	childIter     int
-	maxTotalIter  int
-	maxErrors     int
-	historyTokens int
 	maxDepth      int
 	maxCalls      int
 	maxTokens     int
 	maxCost       float64
 	timeout       time.Duration
+}
+
+// register adds the budget flags to fs; scope names what one budget covers,
+// e.g. "the whole run tree".
+func (b *budgetFlags) register(fs *flag.FlagSet, scope string) {
+	fs.IntVar(&b.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "root iterations before the final extraction turn")
+	fs.IntVar(&b.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs")
+	fs.IntVar(&b.maxCalls, "max-llm-calls", 0, "budget: model calls in "+scope+" (0 = unlimited)")
+	fs.IntVar(&b.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in "+scope+" (0 = unlimited)")
+	fs.Float64Var(&b.maxCost, "max-cost", 0, "budget: cost in `USD` of "+scope+" (0 = unlimited)")
+	fs.DurationVar(&b.timeout, "timeout", 0, "wall-time limit of "+scope+", e.g. 10m (0 = none)")
+}
+
+// validate reports a budget flag out of range.
+func (b *budgetFlags) validate() error {
+	switch {
+	case b.maxIterations < 1:
+		return fmt.Errorf("%w: --max-iterations must be >= 1", errUsage)
+	case b.maxDepth < 1:
+		return fmt.Errorf("%w: --max-depth must be >= 1", errUsage)
+	case b.maxCalls < 0 || b.maxTokens < 0 || b.maxCost < 0 || b.timeout < 0:
+		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout) must be >= 0", errUsage)
+	}
+	return nil
+}
+
+// ledgerLimits are the ledger's limits the budget flags set.
+func (b *budgetFlags) ledgerLimits() llm.Limits {
+	return llm.Limits{MaxCalls: b.maxCalls, MaxTokens: b.maxTokens, MaxCostUSD: b.maxCost}
+}
+
+// runOptions are the parsed flags of rlm run.
+type runOptions struct {
+	sessionFlags
+	budgetFlags
+	query         string
+	childIter     int
+	maxTotalIter  int
+	maxErrors     int
+	historyTokens int
 	output        string
 	protocol      string
 	jsonOut       bool
 	trajectory    string
 	quiet         bool
 	summarizer    string
+
+	schema orchestrator.Schema // parsed --output, set by validate
 }
 
 func runRun(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "run", runSynopsis)
-	var f runFlags
-	fs.StringVar(&f.query, "query", "", "the question to answer (required)")
-	f.sessionFlags.register(fs, env, orchestrator.DefaultObservationTokens)
-	fs.IntVar(&f.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "root iterations before the final extraction turn")
-	fs.IntVar(&f.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
-	fs.IntVar(&f.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
-	fs.IntVar(&f.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
-	fs.IntVar(&f.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%")
-	fs.IntVar(&f.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs")
-	fs.IntVar(&f.maxCalls, "max-llm-calls", 0, "budget: model calls in the whole run tree (0 = unlimited)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in the whole run tree (0 = unlimited)")
-	fs.Float64Var(&f.maxCost, "max-cost", 0, "budget: cost in `USD` for the whole run tree (0 = unlimited)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "wall-time limit of the whole run, e.g. 10m (0 = none)")
-	fs.StringVar(&f.output, "output", "answer:str", "declared outputs `SCHEMA`, e.g. \"answer:str, confidence:float\" (types: str int float bool list dict any)")
-	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
-	fs.BoolVar(&f.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
-	fs.StringVar(&f.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
-	fs.StringVar(&f.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no live status line and no warnings on stderr")
-	if err := parseFlags(fs, args); err != nil {
+	o, err := parseRunFlags(env, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q (quote the query and pass it with --query)", errUsage, fs.Arg(0))
+	if err := o.validate(); err != nil {
+		return err
 	}
-	if strings.TrimSpace(f.query) == "" {
+	return o.run(ctx, env)
+}
+
+// parseRunFlags parses the command line of rlm run.
+func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
+	fs := newFlagSet(env, "run", runSynopsis)
+	o := &runOptions{}
+	fs.StringVar(&o.query, "query", "", "the question to answer (required)")
+	o.sessionFlags.register(fs, env, orchestrator.DefaultObservationTokens)
+	o.budgetFlags.register(fs, "the whole run tree")
+	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
+	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
+	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
+	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%")
+	fs.StringVar(&o.output, "output", "answer:str", "declared outputs `SCHEMA`, e.g. \"answer:str, confidence:float\" (types: str int float bool list dict any)")
+	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
+	fs.StringVar(&o.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
+	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q (quote the query and pass it with --query)", errUsage, fs.Arg(0))
+	}
+	return o, nil
+}
+
+// validate checks the options without touching files or the network, and
+// sets the values derived from them.
+func (o *runOptions) validate() error {
+	if strings.TrimSpace(o.query) == "" {
 		return fmt.Errorf("%w: --query is required, e.g. rlm run --query \"What is the magic number?\" --var context=notes.txt", errUsage)
 	}
-	schema, err := orchestrator.ParseSchema(f.output)
+	schema, err := orchestrator.ParseSchema(o.output)
 	if err != nil {
 		return fmt.Errorf("%w: --output: %v", errUsage, err)
 	}
-	if err := checkVarNames(f.vars, true); err != nil {
+	o.schema = schema
+	if err := checkVarNames(o.vars, true); err != nil {
 		return err
 	}
-	proto := orchestrator.Protocol(f.protocol)
-	if proto != orchestrator.ProtocolText && proto != orchestrator.ProtocolTools {
-		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
+	if p := orchestrator.Protocol(o.protocol); p != orchestrator.ProtocolText && p != orchestrator.ProtocolTools {
+		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, o.protocol)
 	}
-	sbx, err := f.limits.config()
-	if err != nil {
+	if _, err := o.limits.limits(); err != nil {
 		return err
 	}
-	if f.summarizer != "deterministic" && f.summarizer != "llm" {
-		return fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, f.summarizer)
+	if o.summarizer != "deterministic" && o.summarizer != "llm" {
+		return fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, o.summarizer)
+	}
+	if err := o.budgetFlags.validate(); err != nil {
+		return err
 	}
 	switch {
-	case f.maxIterations < 1 || f.childIter < 1:
-		return fmt.Errorf("%w: --max-iterations and --child-iterations must be >= 1", errUsage)
-	case f.maxErrors < 1:
+	case o.childIter < 1:
+		return fmt.Errorf("%w: --child-iterations must be >= 1", errUsage)
+	case o.maxErrors < 1:
 		return fmt.Errorf("%w: --max-errors must be >= 1", errUsage)
-	case f.historyTokens < 1000:
+	case o.historyTokens < 1000:
 		return fmt.Errorf("%w: --history-tokens must be >= 1000 (the last step is always kept verbatim)", errUsage)
-	case f.maxDepth < 1:
-		return fmt.Errorf("%w: --max-depth must be >= 1", errUsage)
-	case f.maxCalls < 0 || f.maxTokens < 0 || f.maxCost < 0 || f.timeout < 0 || f.maxTotalIter < 0:
-		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout, --max-total-iterations) must be >= 0", errUsage)
+	case o.maxTotalIter < 0:
+		return fmt.Errorf("%w: --max-total-iterations must be >= 0", errUsage)
 	}
+	return nil
+}
 
+// run executes a validated rlm run: it resolves the endpoint, loads the
+// variables, runs the engine and prints the answer.
+func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	// The endpoint first: a missing model is reported before loading data.
-	llmCfg, prices, err := f.models.endpoint(env, f.maxCost)
+	llmCfg, prices, err := o.models.endpoint(env, o.maxCost)
 	if err != nil {
 		return err
 	}
-	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: llm.Limits{MaxCalls: f.maxCalls, MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost}})
-	c, warns, err := loadContextSized(env, f.query, f.vars, f.session, *f.storeDir, *f.sizes)
+	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
+	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes)
 	if err != nil {
 		return err
 	}
-	if !f.quiet {
+	if !o.quiet {
 		for _, w := range warns {
 			fmt.Fprintln(env.stderr, "rlm run: warning:", w)
 		}
 	}
 
 	var traj io.Writer
-	if f.trajectory != "" {
-		tf, err := os.Create(f.trajectory)
+	if o.trajectory != "" {
+		tf, err := os.Create(o.trajectory)
 		if err != nil {
 			return fmt.Errorf("--trajectory: %w", err)
 		}
@@ -132,7 +189,7 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	// The model (and a --record recorder) last: a bad --var or
 	// --trajectory must not replace an earlier recording with an empty one.
-	model, emb, closeModel, err := f.models.chatModel(env, ledger)
+	model, emb, closeModel, err := o.models.chatModel(env, ledger)
 	if err != nil {
 		return err
 	}
@@ -144,23 +201,23 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	}()
 	subModel := firstNonEmpty(llmCfg.SubModel, llmCfg.Model)
 	var summarizer orchestrator.Summarizer
-	if f.summarizer == "llm" {
+	if o.summarizer == "llm" {
 		summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: subModel}
 	}
+	proto := orchestrator.Protocol(o.protocol)
 	eng := orchestrator.New(orchestrator.Config{
 		Summarizer: summarizer,
 		Model:      model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
-		Protocol: proto, Outputs: schema,
-		MaxIterations: f.maxIterations, ChildMaxIterations: f.childIter, MaxTotalIterations: f.maxTotalIter,
-		MaxConsecutiveErrors: f.maxErrors, DynamicBudget: f.historyTokens, MaxDepth: f.maxDepth, Timeout: f.timeout,
+		Protocol: proto, Outputs: o.schema,
+		MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter, MaxTotalIterations: o.maxTotalIter,
+		MaxConsecutiveErrors: o.maxErrors, DynamicBudget: o.historyTokens, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
-		ObservationTokens: sbx.MaxOutputTokens, StepTimeout: sbx.Timeout, MaxSteps: sbx.MaxSteps,
-		MaxMemory: sbx.MaxMemory, MaxRecursion: sbx.MaxRecursion, MaxOutputBytes: sbx.MaxOutputBytes,
+		Limits:     o.limits.Limits,
 		Trajectory: traj,
-		RunConfig:  runConfigRecord(llmCfg, &f),
+		RunConfig:  runConfigRecord(llmCfg, o),
 	})
 	var status *statusLine
-	if !f.quiet && isTerminal(env.stderr) {
+	if !o.quiet && isTerminal(env.stderr) {
 		status = &statusLine{w: env.stderr}
 	}
 	var opts []orchestrator.Option
@@ -175,10 +232,16 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	finished := res.StopReason != orchestrator.StopCanceled && res.StopReason != orchestrator.StopModelError
-	if keepRecording, err = f.models.finishRecording(env, "run", finished, closeModel); err != nil {
+	if keepRecording, err = o.models.finishRecording(env, "run", finished, closeModel); err != nil {
 		return err
 	}
-	if f.jsonOut {
+	return o.report(env, res, llmCfg)
+}
+
+// report prints the answer (or the --json result) and, when the run did not
+// end with a SUBMIT, why; a partial answer exits 1.
+func (o *runOptions) report(env *cliEnv, res *orchestrator.Result, llmCfg llm.Config) error {
+	if o.jsonOut {
 		out, err := resultJSON(res)
 		if err != nil {
 			return err
@@ -187,8 +250,8 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	} else if res.Answer != "" || !res.Partial {
 		fmt.Fprintln(env.stdout, res.Answer)
 	}
-	if res.StopReason != orchestrator.StopSubmit && (!f.quiet || res.Answer == "") {
-		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg, proto))
+	if res.StopReason != orchestrator.StopSubmit && (!o.quiet || res.Answer == "") {
+		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg, orchestrator.Protocol(o.protocol)))
 	}
 	if res.Partial {
 		return &exitError{code: 1, err: errors.New("")}
@@ -234,7 +297,7 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 
 // runConfigRecord is the run configuration recorded in the trajectory; it
 // never holds the API key.
-func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
+func runConfigRecord(c llm.Config, f *runOptions) map[string]any {
 	base := c.BaseURL
 	if base == "" {
 		base = llm.DefaultBaseURL
@@ -246,8 +309,8 @@ func runConfigRecord(c llm.Config, f *runFlags) map[string]any {
 		"max_errors": f.maxErrors, "history_tokens": f.historyTokens, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
 		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
 		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
-		"max_steps": f.limits.maxSteps, "step_timeout": f.limits.stepTimeout.String(), "max_memory": int64(f.limits.maxMemory),
-		"max_recursion": f.limits.maxRecursion, "max_output_bytes": int64(f.limits.maxOutputBytes), "observation_tokens": f.limits.observationTokens,
+		"max_steps": f.limits.MaxSteps, "step_timeout": f.limits.Timeout.String(), "max_memory": f.limits.MaxMemory,
+		"max_recursion": f.limits.MaxRecursion, "max_output_bytes": int64(f.limits.MaxOutputBytes), "observation_tokens": f.limits.ObservationTokens,
 		"warn_size": f.sizes.WarnThreshold, "chunk_threshold": f.sizes.ChunkThreshold, "chunk_size": f.sizes.ChunkSize, "max_context_size": f.sizes.MaxTotalSize,
 	}
 	return m

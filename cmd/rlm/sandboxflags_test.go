@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // twoStepRoot scripts a root model that runs code, then submits; it
@@ -129,5 +132,40 @@ func TestExecLimitAndSizeFlags(t *testing.T) {
 			assert.Equal(t, tt.wantOut, out)
 			assert.Contains(t, errOut, tt.wantErr)
 		})
+	}
+}
+
+// The limit flags fill one sandbox.Limits, handed whole to the engine.
+func TestRunLimitFlagsFillSandboxLimits(t *testing.T) {
+	o, err := parseRunFlags(envOf(nil), []string{"--query", "q", "--max-steps", "7", "--step-timeout", "3s",
+		"--max-memory", "2M", "--max-recursion", "9", "--max-output-bytes", "1K", "--observation-tokens", "11"})
+	require.NoError(t, err)
+	require.NoError(t, o.validate())
+	assert.Equal(t, sandbox.Limits{MaxSteps: 7, Timeout: 3 * time.Second, MaxMemory: 2 << 20, MaxRecursion: 9, MaxOutputBytes: 1 << 10, ObservationTokens: 11}, o.limits.Limits)
+
+	o, err = parseRunFlags(envOf(nil), []string{"--query", "q"})
+	require.NoError(t, err)
+	want := sandbox.DefaultLimits()
+	want.ObservationTokens = orchestrator.DefaultObservationTokens
+	assert.Equal(t, want, o.limits.Limits, "defaults are the sandbox's, with the orchestrator's excerpt size")
+}
+
+// rlm run and rlm bench check their shared budget flags the same way.
+func TestBudgetFlagsSharedByRunAndBench(t *testing.T) {
+	cmds := [][]string{{"run", "--query", "q"}, {"bench", "--dry-run"}}
+	flags := []struct{ flag, val, want string }{
+		{"--max-iterations", "0", "--max-iterations must be >= 1"},
+		{"--max-depth", "0", "--max-depth must be >= 1"},
+		{"--max-cost", "-1", "must be >= 0"},
+		{"--timeout", "-1s", "must be >= 0"},
+	}
+	for _, cmd := range cmds {
+		for _, fl := range flags {
+			t.Run(cmd[0]+" "+fl.flag, func(t *testing.T) {
+				code, _, errOut := runCLI(t, "", nil, append(append([]string{}, cmd...), fl.flag, fl.val)...)
+				assert.Equal(t, 2, code, errOut)
+				assert.Contains(t, errOut, fl.want)
+			})
+		}
 	}
 }
