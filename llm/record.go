@@ -96,6 +96,9 @@ type Recorder struct {
 	embeds  map[string]bool
 	err     error
 	entries int
+	// inPlace: entries are appended to path itself and synced one by one
+	// (NewAppendRecorder); Close does not rename.
+	inPlace bool
 }
 
 // PartialSuffix is appended to a recording's path while it is written.
@@ -168,6 +171,9 @@ func (r *Recorder) write(e recEntry) {
 	if err == nil {
 		// Flush per entry so a crashed run keeps what it recorded.
 		err = r.w.Flush()
+	}
+	if err == nil && r.inPlace {
+		err = r.f.Sync()
 	}
 	if err != nil && r.err == nil {
 		r.err = err
@@ -242,7 +248,7 @@ func (r *Recorder) Close() error {
 	if r.err == nil {
 		r.err = err
 	}
-	if r.err == nil {
+	if r.err == nil && !r.inPlace {
 		r.err = os.Rename(r.path+PartialSuffix, r.path)
 	}
 	if r.err != nil {

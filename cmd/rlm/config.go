@@ -57,6 +57,9 @@ type modelFlags struct {
 	cacheDir                        string
 	record, replay                  string
 	prices                          string
+	// wrap, if set, wraps the model and embedder below the meter (rlm
+	// run's kept-run recorder).
+	wrap func(llm.ChatModel, llm.Embedder) (llm.ChatModel, llm.Embedder, error)
 }
 
 // register adds the model flags to fs.
@@ -239,6 +242,11 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 				emb = rec.Embedder(emb)
 			}
 			close = rec.Close
+		}
+	}
+	if m.wrap != nil {
+		if chat, emb, err = m.wrap(chat, emb); err != nil {
+			return nil, nil, close, err
 		}
 	}
 	if ledger != nil {

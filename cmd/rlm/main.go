@@ -32,6 +32,9 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// resuming marks rlm run's second pass over the arguments of a run
+	// given with --resume.
+	resuming bool
 }
 
 // errUsage marks bad invocations (exit status 2).

@@ -12,6 +12,14 @@ import (
 // runCLI runs rlm with args and returns exit status, stdout and stderr.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	if _, ok := env["RLM_RUNS_DIR"]; !ok {
+		// Kept runs go to a temporary directory, not the package's .rlm.
+		e := map[string]string{"RLM_RUNS_DIR": t.TempDir()}
+		for k, v := range env {
+			e[k] = v
+		}
+		env = e
+	}
 	var out, errb bytes.Buffer
 	e := &cliEnv{
 		stdin:  strings.NewReader(stdin),
@@ -86,6 +94,11 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"store", "rm"}, nil},
 		{[]string{"store", "clear"}, nil},
 		{[]string{"version"}, nil},
+		{[]string{"runs"}, nil},
+		{[]string{"runs", "ls"}, nil},
+		{[]string{"runs", "show"}, nil},
+		{[]string{"runs", "rm"}, nil},
+		{[]string{"runs", "gc"}, nil},
 	}
 	listed := map[string]bool{}
 	for _, c := range cmds {
@@ -126,6 +139,12 @@ func TestBadInvocationsExit2(t *testing.T) {
 		tcase{"run stray argument", []string{"run", "--query", "q", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"repl stray argument", []string{"repl", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"version stray argument", []string{"version", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"unknown runs subcommand", []string{"runs", "frob"}, 2, []string{`unknown runs subcommand "frob"`}},
+		tcase{"runs gc without age", []string{"runs", "gc"}, 2, []string{"--older-than AGE"}},
+		tcase{"runs gc bad age", []string{"runs", "gc", "--older-than", "soon"}, 2, []string{`bad age "soon"`}},
+		tcase{"runs show without id", []string{"runs", "show"}, 2, []string{"one run ID"}},
+		tcase{"runs show bad id", []string{"runs", "show", "../x"}, 1, []string{"bad run id"}},
+		tcase{"run resume with a query", []string{"run", "--resume", "x", "--query", "q"}, 2, []string{"--query cannot be changed"}},
 		tcase{"help command", []string{"help", "run"}, 0, []string{"usage: rlm run"}},
 		tcase{"help unknown command", []string{"help", "frob"}, 2, []string{`unknown command "frob"`}},
 	)

@@ -68,6 +68,7 @@ func (b *budgetFlags) ledgerLimits() llm.Limits {
 type runOptions struct {
 	sessionFlags
 	budgetFlags
+	keep          keepFlags
 	query         string
 	childIter     int
 	maxTotalIter  int
@@ -87,6 +88,16 @@ func runRun(ctx context.Context, env *cliEnv, args []string) error {
 	o, err := parseRunFlags(env, args)
 	if err != nil {
 		return err
+	}
+	if o.keep.resume != "" && !env.resuming {
+		// Again with the run's recorded arguments before these.
+		kept, err := o.keep.resumeArgs(env, *o.storeDir)
+		if err != nil {
+			return err
+		}
+		e := *env
+		e.resuming = true
+		return runRun(ctx, &e, append(kept, args...))
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -111,6 +122,7 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.StringVar(&o.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
+	o.keep.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -187,6 +199,16 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		defer tf.Close()
 		traj = tf
 	}
+	if kept, err := o.keep.start(env, o, c, llmCfg); err != nil {
+		return err
+	} else if kept != nil {
+		defer o.keep.finish(env, nil, true) // a run that could not start
+		traj = teeWriter(traj, kept.Trajectory())
+		o.models.wrap = kept.WrapModel
+		var cancel context.CancelFunc
+		ctx, cancel = kept.Context(ctx)
+		defer cancel()
+	}
 	// The model (and a --record recorder) last: a bad --var or
 	// --trajectory must not replace an earlier recording with an empty one.
 	model, emb, closeModel, err := o.models.chatModel(env, ledger)
@@ -229,6 +251,9 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		status.clear()
 	}
 	if err != nil {
+		return err
+	}
+	if err := o.keep.finish(env, res, o.quiet); err != nil {
 		return err
 	}
 	finished := res.StopReason != orchestrator.StopCanceled && res.StopReason != orchestrator.StopModelError

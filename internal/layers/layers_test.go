@@ -49,6 +49,7 @@ func TestLayers(t *testing.T) {
 		{pattern: "./context", forbidden: []string{"sandbox", "builtins", "orchestrator", "deferred", "bench", "cmd"}},
 		{pattern: "./builtins", forbidden: []string{"orchestrator", "bench", "cmd"}},
 		{pattern: "./orchestrator", forbidden: []string{"bench", "cmd"}},
+		{pattern: "./runs", forbidden: []string{"bench", "cmd"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {

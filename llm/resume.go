@@ -1,0 +1,254 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// NewAppendRecorder returns a [Recorder] that appends to the recording at
+// path (creating it) instead of writing path+".partial": every entry is
+// synced to disk before the answer is returned, so a process killed at any
+// point keeps every answer it received. A line torn by an earlier crash is
+// cut first. Close does not move the file.
+func NewAppendRecorder(inner ChatModel, path string) (*Recorder, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("llm: open recording: %w", err)
+	}
+	size, err := cutTorn(f)
+	if err == nil {
+		_, err = f.Seek(size, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("llm: open recording %s: %w", path, err)
+	}
+	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}, inPlace: true}
+	if size == 0 {
+		var meta RecordingMeta
+		if d, ok := inner.(interface{ Model() string }); ok {
+			meta.Model = d.Model()
+		}
+		meta.SubModel = SubModelOf(inner)
+		if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
+			meta.EmbeddingModel = d.EmbeddingModel()
+		}
+		r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
+	}
+	return r, nil
+}
+
+// cutTorn truncates f after its last newline and returns the new size.
+func cutTorn(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := fi.Size()
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	for end := size; end > 0; {
+		start := max(end-chunk, 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep := start + int64(i) + 1
+			if keep < size {
+				return keep, f.Truncate(keep)
+			}
+			return size, nil
+		}
+		end = start
+	}
+	return 0, f.Truncate(0)
+}
+
+// Resumer continues an interrupted run from its recording: each request
+// is answered from the recording while the recording holds an unused
+// answer for it (identical requests consume their answers in recorded
+// order), and goes to the live model otherwise. So a re-executed run
+// rebuilds the same state without sending any request that was answered
+// before, then continues live. Recorded transient failures at the end of
+// the recording (what stopped the run) are not replayed: those requests
+// are sent again. Safe for concurrent use.
+type Resumer struct {
+	rp *Replay
+
+	mu       sync.Mutex
+	used     map[string]int
+	live     ChatModel
+	gate     func(Request) error
+	replayed int
+	sent     int
+}
+
+// OpenResume loads the recording at path for a resume.
+func OpenResume(path string) (*Resumer, error) {
+	rp, err := OpenReplay(path)
+	if err != nil {
+		return nil, err
+	}
+	dropTrailingFailures(rp)
+	return &Resumer{rp: rp, used: map[string]int{}}, nil
+}
+
+// dropTrailingFailures removes the recorded retryable failures that no
+// later answer to the same request superseded.
+func dropTrailingFailures(rp *Replay) {
+	for k, list := range rp.chats {
+		for len(list) > 0 {
+			e := list[len(list)-1]
+			if e.Error == nil || !(&Error{Kind: parseKind(e.Error.Kind)}).Retryable() {
+				break
+			}
+			list = list[:len(list)-1]
+		}
+		if len(list) == 0 {
+			delete(rp.chats, k)
+		} else {
+			rp.chats[k] = list
+		}
+	}
+}
+
+// Recorded is the number of recorded chat answers available for replay.
+func (r *Resumer) Recorded() int {
+	n := 0
+	for _, l := range r.rp.chats {
+		n += len(l)
+	}
+	return n
+}
+
+// Meta returns the recorded client's model names.
+func (r *Resumer) Meta() RecordingMeta { return r.rp.meta }
+
+// SetGate sets a check run before each live request; a non-nil error
+// fails the request with it (e.g. once the resumed run is known to have
+// diverged from the recording).
+func (r *Resumer) SetGate(f func(Request) error) {
+	r.mu.Lock()
+	r.gate = f
+	r.mu.Unlock()
+}
+
+// Continue returns the chat model and embedder of the resumed run: the
+// recording first, then live and liveEmb (liveEmb may be nil).
+func (r *Resumer) Continue(live ChatModel, liveEmb Embedder) (ChatModel, Embedder) {
+	r.mu.Lock()
+	r.live = live
+	r.mu.Unlock()
+	var emb Embedder
+	if liveEmb != nil {
+		emb = &resumeEmbedder{r: r, live: liveEmb}
+	}
+	return r, emb
+}
+
+// Counts reports how many requests were answered from the recording and
+// how many went to the live model.
+func (r *Resumer) Counts() (replayed, live int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replayed, r.sent
+}
+
+// Model is the recorded default model name.
+func (r *Resumer) Model() string {
+	if r.rp.meta.Model != "" {
+		return r.rp.meta.Model
+	}
+	if d, ok := r.live.(interface{ Model() string }); ok {
+		return d.Model()
+	}
+	return ""
+}
+
+// SubModel is the recorded sub-call model name.
+func (r *Resumer) SubModel() string {
+	if r.rp.meta.SubModel != "" {
+		return r.rp.meta.SubModel
+	}
+	return SubModelOf(r.live)
+}
+
+// Chat answers req from the recording, else from the live model.
+func (r *Resumer) Chat(ctx context.Context, req Request) (*Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	key := RequestKey(req)
+	r.mu.Lock()
+	list := r.rp.chats[key]
+	if i := r.used[key]; i < len(list) {
+		r.used[key] = i + 1
+		r.replayed++
+		r.mu.Unlock()
+		e := list[i]
+		if e.Error != nil {
+			return nil, &Error{Kind: parseKind(e.Error.Kind), StatusCode: e.Error.Status, Message: e.Error.Message}
+		}
+		resp := *e.Response
+		resp.ToolCalls = append([]ToolCall(nil), e.Response.ToolCalls...)
+		return &resp, nil
+	}
+	live, gate := r.live, r.gate
+	r.sent++
+	r.mu.Unlock()
+	if gate != nil {
+		if err := gate(req); err != nil {
+			return nil, err
+		}
+	}
+	if live == nil {
+		return nil, &Error{Kind: KindReplayMiss, Message: "resume: no live model for a request the recording has no answer for"}
+	}
+	return live.Chat(ctx, req)
+}
+
+type resumeEmbedder struct {
+	r    *Resumer
+	live Embedder
+}
+
+// Embed returns recorded vectors, embedding only the texts the recording
+// lacks with the live embedder.
+func (e *resumeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var missing []string
+	var at []int
+	e.r.mu.Lock()
+	for i, t := range texts {
+		if v, ok := e.r.rp.embeds[embedRecKey(t)]; ok {
+			out[i] = v
+			continue
+		}
+		missing = append(missing, t)
+		at = append(at, i)
+	}
+	gate := e.r.gate
+	e.r.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	if gate != nil {
+		if err := gate(Request{}); err != nil {
+			return nil, err
+		}
+	}
+	vecs, err := e.live.Embed(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		out[i] = vecs[j]
+	}
+	return out, nil
+}

@@ -1,0 +1,160 @@
+package runs
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/llm"
+)
+
+// HashVars returns the content hash of each variable of c (sha256 of its
+// JSON encoding, 16 hex digits), by name, for [Meta.VarHashes].
+func HashVars(c *rlmctx.ExternalizedContext) map[string]string {
+	out := make(map[string]string, len(c.Vars))
+	for _, v := range c.Vars {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00", v.Type)
+		if s, ok := v.Value.(string); ok {
+			io.WriteString(h, s)
+		} else if err := pyjson.Encode(h, v.Value); err != nil {
+			fmt.Fprintf(h, "\x00unencodable %T", v.Value)
+		}
+		out[v.Name] = hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	return out
+}
+
+// CheckVars compares the hashes of the variables a resumed run loaded
+// with those recorded when it started, and fails (wrapping ErrDiverged)
+// naming every variable that changed, appeared or disappeared.
+func (r *Run) CheckVars(now map[string]string) error {
+	was := r.Meta().VarHashes
+	var diffs []string
+	for name, h := range was {
+		switch g, ok := now[name]; {
+		case !ok:
+			diffs = append(diffs, name+" is missing")
+		case g != h:
+			diffs = append(diffs, name+" changed")
+		}
+	}
+	for name := range now {
+		if _, ok := was[name]; !ok {
+			diffs = append(diffs, name+" is new")
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	sort.Strings(diffs)
+	err := fmt.Errorf("%w: the run's input variables are not the ones it started with (%s); restore them to resume, or start a new run",
+		ErrDiverged, strings.Join(diffs, ", "))
+	r.diverge(err)
+	return err
+}
+
+// Resume reopens run id to continue it in this process: its recorded
+// model answers are loaded to be replayed, a resume event is appended to
+// its trajectory, and run.json says it is running again. A run that
+// finished with a valid SUBMIT, one still running, or one without a
+// recording is refused. Call [Run.CheckVars] once the inputs are loaded,
+// then wrap the model with [Run.WrapModel].
+func (r *Root) Resume(id string) (*Run, error) {
+	m, err := r.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	switch m.Status {
+	case StatusRunning:
+		return nil, fmt.Errorf("%w: %s (process %d)", ErrRunning, id, m.PID)
+	case StatusDone:
+		return nil, fmt.Errorf("%w: %s finished with a valid SUBMIT (see rlm runs show %s)", ErrNotResumable, id, id)
+	}
+	dir := r.Path(id)
+	rec := filepath.Join(dir, RecordingFile)
+	if _, err := os.Stat(rec); err != nil {
+		return nil, fmt.Errorf("%w: %s has no recording (%v)", ErrNotResumable, id, err)
+	}
+	rs, err := llm.OpenResume(rec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
+	}
+	old, n, err := readEvents(filepath.Join(dir, TrajectoryFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
+	}
+	run := &Run{root: r, dir: dir, meta: m, prev: m.Status, resumer: rs}
+	if err := run.openWriters(true); err != nil {
+		return nil, err
+	}
+	run.sink.old = old
+	now := r.now().UTC()
+	if _, err := run.traj.Write(marker(now, rs.Recorded(), n)); err != nil {
+		run.traj.Close()
+		return nil, fmt.Errorf("runs: trajectory: %w", err)
+	}
+	run.meta.Status, run.meta.Error = StatusRunning, ""
+	run.meta.PID = os.Getpid()
+	run.meta.Host, _ = os.Hostname()
+	run.meta.Resumes = append(run.meta.Resumes, now)
+	if err := run.saveMeta(); err != nil {
+		run.traj.Close()
+		return nil, err
+	}
+	return run, nil
+}
+
+// readEvents loads the data of every complete event of a trajectory by
+// event key (type, run, step and occurrence), ignoring a torn last line.
+func readEvents(path string) (map[string][]byte, int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]byte{}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	out := map[string][]byte{}
+	seen := map[string]int{}
+	br := bufio.NewReaderSize(f, 1<<20)
+	n := 0
+	for {
+		line, rerr := br.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, 0, rerr
+		}
+		if rerr == io.EOF && (len(line) == 0 || line[len(line)-1] != '\n') {
+			break // end, or a torn last line
+		}
+		if b := bytes.TrimSpace(line); len(b) > 0 {
+			var e eventHead
+			if err := json.Unmarshal(b, &e); err != nil {
+				return nil, 0, fmt.Errorf("trajectory %s: %w", path, err)
+			}
+			if e.Type == EventResume {
+				continue
+			}
+			base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
+			out[eventKey(e, seen[base])] = e.Data
+			seen[base]++
+			n++
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	return out, n, nil
+}

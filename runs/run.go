@@ -1,0 +1,396 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// Run is one run directory being written by this process: a new run
+// ([Root.Create]) or a resumed one ([Root.Resume]). Its methods are safe
+// for concurrent use.
+type Run struct {
+	root *Root
+	dir  string
+
+	mu       sync.Mutex
+	meta     Meta
+	prev     Status // status before a resume (restored if the resume is refused)
+	traj     *os.File
+	sink     *sink
+	resumer  *llm.Resumer // nil for a new run
+	closers  []func() error
+	cancel   context.CancelCauseFunc
+	diverged error
+	finished bool
+}
+
+// ID is the run's id.
+func (r *Run) ID() string { return r.meta.ID }
+
+// Dir is the run's directory.
+func (r *Run) Dir() string { return r.dir }
+
+// Meta returns a copy of the run's run.json content.
+func (r *Run) Meta() Meta {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.meta
+}
+
+// RecordingPath is the path of the run's recording of model traffic.
+func (r *Run) RecordingPath() string { return filepath.Join(r.dir, RecordingFile) }
+
+// Resumed reports whether the run continues an earlier one.
+func (r *Run) Resumed() bool { return r.resumer != nil }
+
+func (r *Run) saveMeta() error {
+	b, err := json.MarshalIndent(r.meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+	}
+	if err := writeFileAtomic(r.dir, MetaFile, append(b, '\n')); err != nil {
+		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
+	}
+	return nil
+}
+
+// openWriters opens the trajectory for appending (after cutting a torn
+// last line left by a killed process).
+func (r *Run) openWriters(resume bool) error {
+	path := filepath.Join(r.dir, TrajectoryFile)
+	if resume {
+		if err := cutTornTail(path); err != nil {
+			return fmt.Errorf("runs: trajectory: %w", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("runs: open trajectory: %w", err)
+	}
+	r.traj = f
+	r.sink = &sink{run: r, w: f, outDir: filepath.Join(r.dir, OutputsDir), seen: map[string]int{}}
+	return nil
+}
+
+// Trajectory is the writer to hand to the orchestrator as (part of) its
+// trajectory: it appends the events to the run's trajectory.jsonl and
+// each step's full output to outputs/RUN-STEP.txt. On a resume it drops
+// the events the interrupted run already wrote and stops the run (see
+// [Run.Context]) when a re-executed step differs from the recorded one.
+func (r *Run) Trajectory() io.Writer { return r.sink }
+
+// Context returns ctx canceled when the resumed run diverges from the
+// recording; [Run.Err] then says how.
+func (r *Run) Context(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// Err is the reason a resumed run was stopped (wrapping ErrDiverged), or
+// nil.
+func (r *Run) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.diverged
+}
+
+func (r *Run) diverge(err error) {
+	r.mu.Lock()
+	if r.diverged == nil {
+		r.diverged = err
+		if r.cancel != nil {
+			r.cancel(err)
+		}
+	}
+	r.mu.Unlock()
+}
+
+// WrapModel puts the run's recorder over chat and emb (emb may be nil):
+// every answer is appended to the run's recording and synced before it
+// is returned. For a resumed run the recorded answers are served first
+// (see llm.Resumer) and only requests without one reach chat. The
+// returned func closes the recording; [Run.Finish] calls it too.
+func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, llm.Embedder, error) {
+	rec, err := llm.NewAppendRecorder(chat, r.RecordingPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	r.mu.Lock()
+	r.closers = append(r.closers, rec.Close)
+	r.mu.Unlock()
+	var m llm.ChatModel = rec
+	if emb != nil {
+		emb = rec.Embedder(emb)
+	}
+	if r.resumer != nil {
+		r.resumer.SetGate(func(llm.Request) error { return r.Err() })
+		m, emb = r.resumer.Continue(rec, emb)
+	}
+	return m, emb, nil
+}
+
+// Outcome is how a run ended, for [Run.Finish].
+type Outcome struct {
+	Status     Status
+	StopReason string
+	Error      string
+	Iterations int
+	Tokens     int
+	CostUSD    *float64 // nil: unknown
+	// Result is the content of result.json (nil: none is written).
+	Result []byte
+}
+
+// OutcomeOf maps an orchestrator result to an Outcome with result as the
+// content of result.json.
+func OutcomeOf(res *orchestrator.Result, result []byte) Outcome {
+	o := Outcome{StopReason: string(res.StopReason), Iterations: res.Metrics.Iterations, Tokens: res.Usage.Tokens(), Result: result}
+	if res.Err != nil {
+		o.Error = llm.Redact(res.Err.Error(), "")
+	}
+	if res.Usage.CostKnown {
+		c := res.Usage.CostUSD
+		o.CostUSD = &c
+	}
+	switch res.StopReason {
+	case orchestrator.StopSubmit:
+		o.Status = StatusDone
+	case orchestrator.StopCanceled:
+		o.Status = StatusInterrupted
+	case orchestrator.StopModelError:
+		o.Status = StatusFailed
+	default:
+		o.Status = StatusStopped
+	}
+	if o.Status == StatusStopped && !res.Partial {
+		// The final extraction turn produced a valid SUBMIT.
+		o.Status = StatusDone
+	}
+	return o
+}
+
+// Finish closes the run's files, writes result.json and records the
+// outcome in run.json. A resumed run that diverged keeps its earlier
+// status (so it can be resumed again once its inputs are restored), with
+// the reason in run.json's error. Finish is idempotent.
+func (r *Run) Finish(o Outcome) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return nil
+	}
+	r.finished = true
+	var errs []error
+	for _, c := range r.closers {
+		errs = append(errs, c())
+	}
+	if r.traj != nil {
+		errs = append(errs, r.traj.Close())
+	}
+	if r.sink != nil {
+		errs = append(errs, r.sink.err)
+	}
+	if r.diverged != nil {
+		r.meta.Status = r.prev
+		r.meta.Error = r.diverged.Error()
+		r.meta.PID = 0
+		errs = append(errs, r.saveMeta())
+		return errors.Join(errs...)
+	}
+	if o.Result != nil {
+		if err := writeFileAtomic(r.dir, ResultFile, o.Result); err != nil {
+			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))
+		}
+	}
+	r.meta.Status, r.meta.StopReason, r.meta.Error = o.Status, o.StopReason, o.Error
+	r.meta.Iterations, r.meta.Tokens, r.meta.CostUSD = o.Iterations, o.Tokens, o.CostUSD
+	r.meta.Ended = r.root.now().UTC()
+	r.meta.PID = 0
+	errs = append(errs, r.saveMeta())
+	return errors.Join(errs...)
+}
+
+// cutTornTail truncates path after its last newline (a line torn by a
+// killed writer); a missing file is fine.
+func cutTornTail(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	for end := size; end > 0; {
+		start := max(end-chunk, 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if keep := start + int64(i) + 1; keep < size {
+				return f.Truncate(keep)
+			}
+			return nil
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+// sink receives the trajectory, one JSON event per line.
+type sink struct {
+	run    *Run
+	w      io.Writer
+	outDir string
+
+	mu      sync.Mutex
+	buf     []byte
+	old     map[string][]byte // resume: event key -> data of the interrupted run's event
+	seen    map[string]int    // occurrences of type|run|step so far
+	stopped bool
+	err     error
+}
+
+// Write takes trajectory bytes; complete lines are handled as events. It
+// never fails (a write error is kept and reported by Finish), so it cannot
+// break a trajectory file written alongside.
+func (s *sink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data := p
+	if len(s.buf) > 0 {
+		s.buf = append(s.buf, p...)
+		data = s.buf
+	}
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		s.event(data[:i+1])
+		data = data[i+1:]
+	}
+	s.buf = append(s.buf[:0], data...)
+	return len(p), nil
+}
+
+// eventHead is the part of a trajectory event the sink reads.
+type eventHead struct {
+	Type string          `json:"type"`
+	Run  string          `json:"run"`
+	Step int             `json:"step"`
+	Data json.RawMessage `json:"data"`
+}
+
+func eventKey(e eventHead, n int) string {
+	return fmt.Sprintf("%s|%s|%d|%d", e.Type, e.Run, e.Step, n)
+}
+
+// deterministic are the event types whose data must be the same when a
+// resumed run re-executes a recorded step.
+var deterministic = map[string]bool{orchestrator.EventRequest: true, orchestrator.EventExec: true}
+
+func (s *sink) event(line []byte) {
+	if s.stopped {
+		return
+	}
+	var e eventHead
+	if err := json.Unmarshal(line, &e); err != nil {
+		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
+		return
+	}
+	if s.old != nil {
+		base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
+		n := s.seen[base]
+		s.seen[base] = n + 1
+		if prev, ok := s.old[eventKey(e, n)]; ok {
+			if bytes.Equal(prev, e.Data) {
+				return // written before the interruption
+			}
+			if deterministic[e.Type] {
+				s.stopped = true
+				s.run.diverge(fmt.Errorf("%w: %s event %d of run %s step %d differs from the recorded one (%s); the inputs or the rlm version changed, so the state cannot be rebuilt: start a new run",
+					ErrDiverged, e.Type, n+1, e.Run, e.Step, firstDiff(prev, e.Data)))
+				return
+			}
+		}
+	}
+	if _, err := s.w.Write(line); err != nil {
+		s.keep(err)
+	}
+	if e.Type == orchestrator.EventExec {
+		var d struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.Output != "" {
+			s.keep(appendFile(filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step)), d.Output))
+		}
+	}
+}
+
+func (s *sink) keep(err error) {
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("runs: write run files: %w", err)
+	}
+}
+
+// firstDiff describes where two JSON payloads first differ.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	cut := func(x []byte) string {
+		x = x[min(i, len(x)):]
+		if len(x) > 40 {
+			x = x[:40]
+		}
+		return string(x)
+	}
+	return fmt.Sprintf("recorded …%q, now …%q", cut(a), cut(b))
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// marker is the trajectory line written when a run is resumed.
+func marker(at time.Time, replayable int, events int) []byte {
+	b, _ := json.Marshal(orchestrator.Event{V: orchestrator.TrajectoryVersion, Type: EventResume, Run: "0",
+		Data: map[string]any{"at": at.UTC().Format(time.RFC3339), "recorded_answers": replayable, "recorded_events": events}})
+	return append(b, '\n')
+}
+
+// EventResume is the trajectory event type marking a resume: the events
+// after it continue the interrupted run.
+const EventResume = "resume"

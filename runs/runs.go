@@ -1,0 +1,299 @@
+package runs
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// File names inside a run directory.
+const (
+	MetaFile       = "run.json"
+	TrajectoryFile = "trajectory.jsonl"
+	RecordingFile  = "recording.jsonl"
+	OutputsDir     = "outputs"
+	ResultFile     = "result.json"
+)
+
+// Status is the state of a run as run.json records it.
+type Status string
+
+// Statuses.
+const (
+	// StatusRunning: the run's process is writing it (or was killed while
+	// it did: List reports such a run as StatusInterrupted).
+	StatusRunning Status = "running"
+	// StatusDone: the run ended with a valid SUBMIT.
+	StatusDone Status = "done"
+	// StatusStopped: a limit or budget stopped the run before a valid
+	// SUBMIT; it can be resumed with raised limits.
+	StatusStopped Status = "stopped"
+	// StatusFailed: the model failed, or a resume refused to continue.
+	StatusFailed Status = "failed"
+	// StatusInterrupted: the process was interrupted (Ctrl-C) or killed.
+	StatusInterrupted Status = "interrupted"
+)
+
+// Meta is the content of run.json.
+type Meta struct {
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+	Query   string    `json:"query"`
+	// ConfigDigest is the sha256 of the run configuration the caller
+	// passed (see [Digest]); Config is that configuration.
+	ConfigDigest string `json:"config_digest"`
+	Config       any    `json:"config,omitempty"`
+	// Args are the caller's arguments needed to start the run again (a
+	// resume), without secrets.
+	Args []string `json:"args,omitempty"`
+	// VarHashes are the content hashes of the run's input variables, by
+	// name, checked on resume.
+	VarHashes map[string]string `json:"var_hashes,omitempty"`
+	Version   string            `json:"version,omitempty"`
+
+	Status     Status   `json:"status"`
+	StopReason string   `json:"stop_reason,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Iterations int      `json:"iterations"`
+	Tokens     int      `json:"tokens"`
+	CostUSD    *float64 `json:"cost_usd"` // nil: unknown
+	// PID and Host identify the process writing a running run.
+	PID  int    `json:"pid,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Resumes lists when the run was resumed.
+	Resumes []time.Time `json:"resumes,omitempty"`
+}
+
+// Digest is the first 16 hex digits of the sha256 of v's JSON encoding.
+func Digest(v any) string {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// Root is a directory of run directories.
+type Root struct {
+	Dir string
+	// now is the clock (tests).
+	now func() time.Time
+}
+
+// NewRoot returns the runs root at dir (created on the first run).
+func NewRoot(dir string) *Root { return &Root{Dir: dir, now: time.Now} }
+
+// NewID returns a fresh run id: the UTC start time and 6 random hex
+// digits, so ids sort by start time.
+func NewID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// CheckID rejects ids that are not a single plain path element.
+func CheckID(id string) error {
+	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`+"\x00") || strings.HasPrefix(id, ".") {
+		return fmt.Errorf("%w %q (see rlm runs ls)", ErrBadID, id)
+	}
+	return nil
+}
+
+// Path is the directory of run id.
+func (r *Root) Path(id string) string { return filepath.Join(r.Dir, id) }
+
+// Create makes the directory of a new run and writes its run.json with
+// status running. A zero m.ID gets [NewID], a zero m.Started the clock.
+func (r *Root) Create(m Meta) (*Run, error) {
+	if m.Started.IsZero() {
+		m.Started = r.now().UTC()
+	}
+	if m.ID == "" {
+		m.ID = NewID(m.Started)
+	}
+	if err := CheckID(m.ID); err != nil {
+		return nil, err
+	}
+	dir := r.Path(m.ID)
+	if err := os.MkdirAll(filepath.Join(dir, OutputsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("runs: create run directory: %w", err)
+	}
+	m.Status = StatusRunning
+	m.PID = os.Getpid()
+	m.Host, _ = os.Hostname()
+	run := &Run{root: r, dir: dir, meta: m}
+	if err := run.saveMeta(); err != nil {
+		return nil, err
+	}
+	if err := run.openWriters(false); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// Get reads the run.json of run id.
+func (r *Root) Get(id string) (Meta, error) {
+	if err := CheckID(id); err != nil {
+		return Meta{}, err
+	}
+	m, err := readMeta(r.Path(id))
+	if errors.Is(err, os.ErrNotExist) {
+		return Meta{}, fmt.Errorf("%w: %s in %s (see rlm runs ls)", ErrNotFound, id, r.Dir)
+	}
+	if err != nil {
+		return Meta{}, err
+	}
+	m.Status = effectiveStatus(m)
+	return m, nil
+}
+
+func readMeta(dir string) (Meta, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return Meta{}, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Meta{}, fmt.Errorf("runs: %s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return m, nil
+}
+
+// effectiveStatus reports a running run whose process is gone as
+// interrupted.
+func effectiveStatus(m Meta) Status {
+	if m.Status == StatusRunning && !alive(m) {
+		return StatusInterrupted
+	}
+	return m.Status
+}
+
+// alive reports whether the process that writes a running run may still
+// be running (always true for another host's run).
+func alive(m Meta) bool {
+	if m.PID <= 0 {
+		return false
+	}
+	if h, _ := os.Hostname(); m.Host != "" && h != m.Host {
+		return true
+	}
+	return processAlive(m.PID)
+}
+
+// List returns the runs under the root, newest first. Directories without
+// a readable run.json are skipped and reported in the warnings.
+func (r *Root) List() ([]Meta, []string, error) {
+	ents, err := os.ReadDir(r.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("runs: list %s: %w", r.Dir, err)
+	}
+	var out []Meta
+	var warns []string
+	for _, e := range ents {
+		if !e.IsDir() || CheckID(e.Name()) != nil {
+			continue
+		}
+		m, err := readMeta(r.Path(e.Name()))
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s: %v", e.Name(), err))
+			continue
+		}
+		m.Status = effectiveStatus(m)
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Started.Equal(out[j].Started) {
+			return out[i].Started.After(out[j].Started)
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, warns, nil
+}
+
+// Remove deletes run id's directory. A run whose process is still alive
+// is refused with ErrRunning.
+func (r *Root) Remove(id string) error {
+	m, err := r.Get(id)
+	if err != nil {
+		return err
+	}
+	if m.Status == StatusRunning {
+		return fmt.Errorf("%w: %s (process %d); stop it first", ErrRunning, id, m.PID)
+	}
+	if err := os.RemoveAll(r.Path(id)); err != nil {
+		return fmt.Errorf("runs: remove %s: %w", id, err)
+	}
+	return nil
+}
+
+// GC removes the runs that started more than age ago and are not running,
+// and returns their ids.
+func (r *Root) GC(age time.Duration) ([]string, error) {
+	list, _, err := r.List()
+	if err != nil {
+		return nil, err
+	}
+	cut := r.now().Add(-age)
+	var removed []string
+	for _, m := range list {
+		if m.Status == StatusRunning || !m.Started.Before(cut) {
+			continue
+		}
+		if err := os.RemoveAll(r.Path(m.ID)); err != nil {
+			return removed, fmt.Errorf("runs: remove %s: %w", m.ID, err)
+		}
+		removed = append(removed, m.ID)
+	}
+	return removed, nil
+}
+
+// ParseAge parses an age such as 30d, 12h, 90m or 1h30m (Go durations
+// plus a d suffix for days).
+func ParseAge(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(t, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err == nil && n >= 0 {
+			return time.Duration(n * float64(24*time.Hour)), nil
+		}
+	} else if d, err := time.ParseDuration(t); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("%w %q: want e.g. 30d, 12h or 90m", ErrBadAge, s)
+}
+
+// writeFileAtomic writes data to dir/name through a synced temporary file
+// and a rename, so a reader sees the old or the new content, never a torn
+// one.
+func writeFileAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

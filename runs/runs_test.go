@@ -1,0 +1,201 @@
+package runs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseAge(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		err  bool
+	}{
+		{"30d", 30 * 24 * time.Hour, false},
+		{"1.5d", 36 * time.Hour, false},
+		{"12h", 12 * time.Hour, false},
+		{"1h30m", 90 * time.Minute, false},
+		{"0s", 0, false},
+		{"soon", 0, true},
+		{"-1d", 0, true},
+		{"d", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseAge(tt.in)
+			if tt.err {
+				require.ErrorIs(t, err, ErrBadAge)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	for _, id := range []string{"", ".", "..", "../x", "a/b", `a\b`, ".hidden"} {
+		assert.ErrorIs(t, CheckID(id), ErrBadID, id)
+	}
+	assert.NoError(t, CheckID(NewID(time.Now())))
+}
+
+// fakeClock returns a root whose clock reads *now.
+func fakeRoot(t *testing.T, now *time.Time) *Root {
+	r := NewRoot(t.TempDir())
+	r.now = func() time.Time { return *now }
+	return r
+}
+
+func TestListStatusRemoveGC(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)
+	root := fakeRoot(t, &now)
+	mk := func(age time.Duration, query string) *Run {
+		t.Helper()
+		at := now
+		now = now.Add(-age)
+		r, err := root.Create(Meta{Query: query})
+		require.NoError(t, err)
+		now = at
+		return r
+	}
+	old := mk(40*24*time.Hour, "old")
+	require.NoError(t, old.Finish(Outcome{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100}))
+	dead := mk(35*24*time.Hour, "killed")
+	// A run whose process is gone is reported as interrupted.
+	m := dead.Meta()
+	dead.mu.Lock()
+	dead.meta.PID = deadPID(t)
+	require.NoError(t, dead.saveMeta())
+	dead.mu.Unlock()
+	live := mk(31*24*time.Hour, "live") // this process: running
+	recent := mk(time.Hour, "recent")
+	require.NoError(t, recent.Finish(Outcome{Status: StatusStopped, StopReason: "budget"}))
+
+	list, warns, err := root.List()
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	var got []string
+	status := map[string]Status{}
+	for _, x := range list {
+		got = append(got, x.Query)
+		status[x.Query] = x.Status
+	}
+	assert.Equal(t, []string{"recent", "live", "killed", "old"}, got, "newest first")
+	assert.Equal(t, map[string]Status{"recent": StatusStopped, "live": StatusRunning, "killed": StatusInterrupted, "old": StatusDone}, status)
+
+	assert.ErrorIs(t, root.Remove(live.ID()), ErrRunning)
+	_, err = root.Get("nope")
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	removed, err := root.GC(30 * 24 * time.Hour)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{old.ID(), m.ID}, removed, "the live run is kept")
+	require.NoError(t, root.Remove(recent.ID()))
+	list, _, _ = root.List()
+	require.Len(t, list, 1)
+	assert.Equal(t, "live", list[0].Query)
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skip("no /bin/true:", err)
+	}
+	_, _ = p.Wait()
+	return p.Pid
+}
+
+func TestCutTornTail(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"a\nb\n", "a\nb\n"},
+		{"a\nb\n{\"torn", "a\nb\n"},
+		{"{\"torn", ""},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(t.TempDir(), "f")
+		require.NoError(t, os.WriteFile(p, []byte(tt.in), 0o644))
+		require.NoError(t, cutTornTail(p))
+		b, _ := os.ReadFile(p)
+		assert.Equal(t, tt.want, string(b))
+	}
+	assert.NoError(t, cutTornTail(filepath.Join(t.TempDir(), "missing")))
+}
+
+// TestSinkResumeFilter: on a resume the events the interrupted run wrote
+// are not written again, new ones are, and a re-executed step whose output
+// differs stops the run with ErrDiverged.
+func TestSinkResumeFilter(t *testing.T) {
+	dir := t.TempDir()
+	traj := filepath.Join(dir, TrajectoryFile)
+	oldLines := `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":5,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":9,"data":{"block":1,"code":"print(1)","output":"1\n"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":12,"data":{"messages":4}}
+{"v":1,"type":"rep`
+	require.NoError(t, os.WriteFile(traj, []byte(oldLines), 0o644))
+	old, n, err := readEvents(traj)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n, "the torn line is ignored")
+
+	tests := []struct {
+		name     string
+		events   string
+		written  string
+		diverged bool
+	}{
+		{"replayed and new", `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"1\n"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":4}}
+{"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
+`, `{"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
+`, false},
+		{"different output", `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"2\n"}}
+{"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
+`, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "t")
+			f, err := os.Create(out)
+			require.NoError(t, err)
+			defer f.Close()
+			r := &Run{}
+			s := &sink{run: r, w: f, outDir: t.TempDir(), old: old, seen: map[string]int{}}
+			// Written in odd pieces: the sink splits lines itself.
+			ev := []byte(tt.events)
+			for len(ev) > 0 {
+				k := min(7, len(ev))
+				_, err := s.Write(ev[:k])
+				require.NoError(t, err)
+				ev = ev[k:]
+			}
+			b, _ := os.ReadFile(out)
+			assert.Equal(t, tt.written, string(b))
+			if tt.diverged {
+				require.ErrorIs(t, r.Err(), ErrDiverged)
+				assert.Contains(t, r.Err().Error(), "exec event 1 of run 0 step 1")
+			} else {
+				assert.NoError(t, r.Err())
+			}
+		})
+	}
+}
+
+func TestCheckVars(t *testing.T) {
+	r := &Run{meta: Meta{VarHashes: map[string]string{"a": "1", "b": "2", "c": "3"}}}
+	require.NoError(t, r.CheckVars(map[string]string{"a": "1", "b": "2", "c": "3"}))
+	err := r.CheckVars(map[string]string{"a": "1", "b": "9", "d": "4"})
+	require.ErrorIs(t, err, ErrDiverged)
+	assert.Contains(t, err.Error(), "(b changed, c is missing, d is new)")
+	assert.True(t, errors.Is(r.Err(), ErrDiverged))
+}
