@@ -123,7 +123,7 @@ func checkFutures(thread *starlark.Thread, v starlark.Value, depth int) error {
 	}
 	switch v := v.(type) {
 	case *deferred.Future:
-		got, err := v.Wait(deferred.ThreadContext(thread))
+		got, err := v.Wait(sandbox.ThreadContext(thread))
 		if err != nil {
 			return fmt.Errorf("%s failed: %w", v.Label(), err)
 		}

@@ -343,7 +343,7 @@ func userVars(h *Host, thread *starlark.Thread) []namedValue {
 		}
 		return out
 	}
-	if g := h.globals(); g != nil {
+	if g := h.Session; g != nil {
 		for _, n := range g.UserGlobals() {
 			if v, ok := g.Global(n); ok {
 				add(n, v)
@@ -368,7 +368,7 @@ func lookupVar(h *Host, thread *starlark.Thread, name string) (starlark.Value, b
 		v, ok := vals[name]
 		return v, ok
 	}
-	if g := h.globals(); g != nil {
+	if g := h.Session; g != nil {
 		return g.Global(name)
 	}
 	return nil, false

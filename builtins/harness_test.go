@@ -37,13 +37,13 @@ func newEnv(t *testing.T, h *builtins.Host, vars map[string]any) *env {
 		require.NoError(t, err)
 		s.SetGlobal(k, sv)
 	}
+	h.Session = s
 	return &env{t: t, host: h, sess: s, notes: notes}
 }
 
 // exec runs one step and returns its output and error.
 func (e *env) exec(code string) (string, error) {
 	e.t.Helper()
-	e.host.Session = builtins.Snapshot(e.sess)
 	res, err := e.sess.Exec(context.Background(), code)
 	return res.Output, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
-	"github.com/rlmhq/rlm/sandbox"
 )
 
 // ChildRunner runs a sub-RLM for rlm_query. It is implemented by the
@@ -54,12 +53,10 @@ type Host struct {
 	Child ChildRunner
 	// Group runs the deferred operations; nil creates one on first use.
 	Group *deferred.Group
-	// Session gives show_vars and FINAL_VAR the variables of previous steps
-	// (those of the running step are read from the thread). Helpers call it
-	// while a step runs; a *sandbox.Session cannot be called then (Exec
-	// holds its lock), so for one the host reads a snapshot taken at each
-	// barrier (Group.Wait) instead. Pass Snapshot(session), refreshed before
-	// each Exec, to also see the variables before the first barrier.
+	// Session gives show_vars and FINAL_VAR the variables when they are
+	// called outside a sandbox step (a *sandbox.Session between steps, or
+	// any Globals). Inside a step they read the variables the step sees
+	// from the thread (sandbox.StepGlobals), never from Session.
 	Session Globals
 	// Context is the run's context for deferred operations (values only;
 	// cancellation goes through Group). Nil means context.Background.
@@ -76,7 +73,6 @@ type Host struct {
 
 	once     sync.Once
 	mu       sync.Mutex
-	snap     Globals // snapshot of a *sandbox.Session Session
 	noted    map[string]bool
 	embCache map[[32]byte][]float32
 }
@@ -85,20 +81,11 @@ const hostKey = "rlm.builtins.host"
 
 // Attach stores h on thread so that helpers without a bound host (see
 // [Predeclared] with nil) find it; use it from sandbox.Config.ThreadHook.
+// Helpers wait under the thread's context (sandbox.ThreadContext): in a
+// sandbox step, the step's.
 func Attach(thread *starlark.Thread, h *Host) {
 	h.init()
 	thread.SetLocal(hostKey, h)
-	if thread.Local("context") != nil {
-		return
-	}
-	// Waiting for a future from this thread stops when the step is
-	// stopped (its caller's context, time or memory limit) inside a
-	// sandbox step, else when the run ends.
-	if ctx := sandbox.ThreadContext(thread); ctx != context.Background() {
-		thread.SetLocal("context", ctx)
-	} else if h.Context != nil {
-		thread.SetLocal("context", h.Context)
-	}
 }
 
 // HostFrom returns the host attached to thread, or nil.
@@ -114,30 +101,7 @@ func (h *Host) init() {
 		}
 		h.noted = map[string]bool{}
 		h.embCache = map[[32]byte][]float32{}
-		// Refresh the snapshot of a *sandbox.Session at every barrier
-		// (refresh checks the Session's type when it runs).
-		h.Group.OnWait(h.refresh)
 	})
-}
-
-// refresh snapshots a *sandbox.Session between steps.
-func (h *Host) refresh() {
-	if s, ok := h.Session.(*sandbox.Session); ok {
-		snap := Snapshot(s)
-		h.mu.Lock()
-		h.snap = snap
-		h.mu.Unlock()
-	}
-}
-
-// globals returns the session view that is safe to call during a step.
-func (h *Host) globals() Globals {
-	if _, ok := h.Session.(*sandbox.Session); ok {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return h.snap
-	}
-	return h.Session
 }
 
 func (h *Host) ctx() context.Context {
@@ -159,29 +123,4 @@ func (h *Host) note(text string) {
 	}
 	h.noted[text] = true
 	io.WriteString(h.Notes, text+"\n")
-}
-
-// Snapshot returns a copy of g's user variables (names and values; the
-// values themselves are shared) for Host.Session.
-func Snapshot(g Globals) Globals {
-	s := &snapshot{vals: map[string]starlark.Value{}}
-	for _, n := range g.UserGlobals() {
-		if v, ok := g.Global(n); ok {
-			s.names = append(s.names, n)
-			s.vals[n] = v
-		}
-	}
-	return s
-}
-
-type snapshot struct {
-	names []string
-	vals  map[string]starlark.Value
-}
-
-func (s *snapshot) UserGlobals() []string { return s.names }
-
-func (s *snapshot) Global(name string) (starlark.Value, bool) {
-	v, ok := s.vals[name]
-	return v, ok
 }

@@ -209,3 +209,28 @@ func TestResolvedAndFailed(t *testing.T) {
 	f := deferred.Failed("x", errors.New("e"))
 	assert.Equal(t, "<x failed: e>", f.String())
 }
+
+// A future read from a thread waits under the thread's context
+// (sandbox.SetThreadContext): canceling it ends the wait, not the operation.
+func TestFutureWaitsUnderThreadContext(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	defer g.Close()
+	release := make(chan struct{})
+	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+		<-release
+		return starlark.String("late"), nil
+	})
+	th := &starlark.Thread{}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("step stopped")
+	cancel(stop)
+	sandbox.SetThreadContext(th, ctx)
+	_, err := f.ProxyTarget(th)
+	require.ErrorIs(t, err, stop)
+	assert.False(t, f.Done())
+
+	close(release)
+	v, err := f.ProxyTarget(&starlark.Thread{})
+	require.NoError(t, err, "a thread without a context waits for the operation")
+	assert.Equal(t, starlark.String("late"), v)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlmhq/rlm/sandbox"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -27,18 +28,6 @@ var (
 	_ starlark.HasBinary  = (*Future)(nil)
 	_ starlark.Comparable = (*Future)(nil)
 )
-
-// ThreadContext returns the context a Starlark thread runs under, used when
-// a future is waited for from a thread. The default reads the thread-local
-// "context" (a context.Context) and falls back to context.Background.
-var ThreadContext = func(thread *starlark.Thread) context.Context {
-	if thread != nil {
-		if ctx, ok := thread.Local("context").(context.Context); ok {
-			return ctx
-		}
-	}
-	return context.Background()
-}
 
 // Label names the operation, e.g. "llm_query".
 func (f *Future) Label() string { return f.label }
@@ -88,7 +77,7 @@ func (f *Future) Err() error {
 // describing the failure so that printing a failed future reports the error
 // instead of failing the step.
 func (f *Future) ProxyTarget(thread *starlark.Thread) (starlark.Value, error) {
-	v, err := f.Wait(ThreadContext(thread))
+	v, err := f.Wait(sandbox.ThreadContext(thread))
 	if err != nil {
 		if !f.Done() { // the thread was canceled while waiting
 			return nil, err
@@ -279,7 +268,7 @@ func (f *Future) Attr(name string) (starlark.Value, error) {
 }
 
 func (f *Future) value(thread *starlark.Thread) (starlark.Value, error) {
-	v, err := f.Wait(ThreadContext(thread))
+	v, err := f.Wait(sandbox.ThreadContext(thread))
 	if err != nil {
 		if !f.Done() {
 			return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -26,42 +25,13 @@ type sandboxExecutor struct {
 	sess    *sandbox.Session
 	host    *builtins.Host
 	group   *deferred.Group
-	view    *globalsView
 	outputs *starlark.Dict
 	started int
 }
 
-// globalsView is the Host.Session of a sandboxExecutor: the session's
-// globals as of the start of the running Exec. A *sandbox.Session cannot be
-// read by a helper while Exec runs (Exec holds its lock), so the executor
-// refreshes this snapshot before each Exec; the helpers read the running
-// step's own bindings from the thread.
-type globalsView struct {
-	mu   sync.Mutex
-	snap builtins.Globals
-}
-
-func (v *globalsView) refresh(s *sandbox.Session) {
-	snap := builtins.Snapshot(s)
-	v.mu.Lock()
-	v.snap = snap
-	v.mu.Unlock()
-}
-
-func (v *globalsView) get() builtins.Globals {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.snap
-}
-
-func (v *globalsView) UserGlobals() []string { return v.get().UserGlobals() }
-
-func (v *globalsView) Global(name string) (starlark.Value, bool) { return v.get().Global(name) }
-
 // defaultExecutors builds a sandbox session with the helpers for one RLM.
 func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	group := deferred.New(deferred.Config{})
-	view := &globalsView{}
 	host := &builtins.Host{
 		Model:           spec.Model,
 		Ledger:          spec.Ledger,
@@ -70,7 +40,6 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		Group:           group,
 		Context:         ctx,
 		MaxOutputTokens: spec.SubMaxOutputTokens,
-		Session:         view,
 	}
 	if spec.Child != nil {
 		host.Child = spec.Child
@@ -92,14 +61,13 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		}
 		sess.SetGlobal(v.Name, sv)
 	}
-	ex := &sandboxExecutor{sess: sess, host: host, group: group, view: view, outputs: starlark.NewDict(8)}
+	host.Session = sess
+	ex := &sandboxExecutor{sess: sess, host: host, group: group, outputs: starlark.NewDict(8)}
 	sess.SetGlobal(outputsVar, ex.outputs)
-	view.refresh(sess)
 	return ex, nil
 }
 
 func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, error) {
-	e.view.refresh(e.sess)
 	res, err := e.sess.Exec(ctx, code)
 	out := &ExecResult{Output: res.Output, Excerpt: res.Excerpt, Truncated: res.Truncated}
 	if err == nil {

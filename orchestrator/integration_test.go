@@ -222,3 +222,28 @@ func TestCompleteChildAnswerIsNotMarked(t *testing.T) {
 		}
 	}
 }
+
+// Model code that rebinds a helper breaks only its own step (issue 16):
+// the helpers are restored before each step, as outputs is.
+func TestRebindingHelpersLastsOneStep(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []string
+	}{
+		{"SUBMIT = None", []string{"SUBMIT = None", `SUBMIT(answer="ok")`}},
+		{"del SUBMIT", []string{"del SUBMIT", `SUBMIT(answer="ok")`}},
+		{"search rebound", []string{"search = 1\nshow_vars = 2", `print(len(search("ok", "ok")))` + "\n" + `SUBMIT(answer="ok")`}},
+		{"outputs rebound", []string{"outputs = None", `SUBMIT(answer="ok" if 1 in outputs else "lost")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var steps []llmtest.Step
+			for _, s := range tt.steps {
+				steps = append(steps, llmtest.Say(code(s)))
+			}
+			res, _ := runScripted(t, Config{}, rlmctx.NewContext("q"), steps...)
+			require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+			assert.Equal(t, "ok", res.Answer)
+		})
+	}
+}

@@ -72,6 +72,8 @@ type Config struct {
 	// Limits bound each step; zero fields take the defaults.
 	Limits Limits
 	// Predeclared holds extra names (host helpers) visible to the code.
+	// Code may rebind one within a step; each step starts with them
+	// restored.
 	Predeclared starlark.StringDict
 	// ThreadHook, if set, is called on each fresh per-step thread before it
 	// runs, e.g. to attach host state with thread.SetLocal.

@@ -487,3 +487,28 @@ func TestNonlocal(t *testing.T) {
 	assert.Contains(t, se.Msg, "nonlocal")
 	assert.ErrorIs(t, err, ErrUnsupported)
 }
+
+// A host helper rebound or deleted by code is restored before the next
+// step; Python's own builtins (sum above) stay shadowed, as in a Python REPL.
+func TestPredeclaredRestoredEachStep(t *testing.T) {
+	hello := starlark.NewBuiltin("hello", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.String("hi"), nil
+	})
+	s := New(Config{Predeclared: starlark.StringDict{"hello": hello, "keep": hello}})
+	s.SetGlobal("keep", starlark.String("host value"))
+	ctx := context.Background()
+	steps := []struct{ code, want string }{
+		{"hello = None\nprint(hello)", "None\n"},
+		{"print(hello())", "hi\n"},
+		{"del hello", ""},
+		{"print(hello(), keep)", "hi host value\n"},
+		{"keep = 1", ""},
+		{"print(keep)", "1\n"},
+	}
+	for _, st := range steps {
+		res, err := s.Exec(ctx, st.code)
+		require.NoError(t, err, st.code)
+		assert.Equal(t, st.want, res.Output, st.code)
+	}
+	assert.NotContains(t, s.UserGlobals(), "hello", "a restored helper is hidden again")
+}

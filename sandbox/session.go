@@ -109,6 +109,18 @@ func (s *Session) UserGlobals() []string {
 	return names
 }
 
+// restorePredeclared rebinds the host's predeclared names (the helpers)
+// that code rebound or deleted in an earlier step, so that `SUBMIT = None`
+// breaks only the step that ran it. A name the host itself rebound with
+// SetGlobal stays as the host set it.
+func (s *Session) restorePredeclared() {
+	for name, v := range s.cfg.Predeclared {
+		if sys, ok := s.system[name]; ok && sys == v && s.globals[name] != v {
+			s.globals[name] = v
+		}
+	}
+}
+
 func (s *Session) noteName(name string) {
 	if strings.HasPrefix(name, "_py_") {
 		return
@@ -137,6 +149,7 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 		res.Excerpt, res.Truncated = excerpt(res.Output, s.cfg.Limits.ObservationTokens)
 	}()
 
+	s.restorePredeclared()
 	s.steps++
 	file := stepFile(s.steps)
 	prog, err := compileProgram(file, code, !s.cfg.NoNonlocal)
@@ -435,6 +448,9 @@ func (st *step) newThread() *starlark.Thread {
 		},
 	}
 	thread.SetLocal(stepKey, st)
+	if st.ctx != nil {
+		SetThreadContext(thread, st.ctx)
+	}
 	thread.SetMaxExecutionSteps(st.sess.cfg.Limits.MaxSteps)
 	thread.OnMaxSteps = func(thread *starlark.Thread) {
 		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.Limits.MaxSteps))
@@ -460,13 +476,27 @@ func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
 	}
 }
 
-// ThreadContext returns the context of the step running on thread: it is
-// canceled when the caller's context is, or when a limit (time, memory,
-// steps) stops the step. Builtins that block (waiting for a model call)
-// should use it. Outside a step it returns context.Background().
+// threadContextKey is the thread-local key of [SetThreadContext].
+const threadContextKey = "rlm.sandbox.context"
+
+// SetThreadContext sets the context that builtins blocking on thread (for
+// example waiting for a model call) wait under, as go.starlark.net's
+// lib/time sets a thread's clock with SetNow. The sandbox sets it on each
+// step's thread to the step's context; a host running builtins on a thread
+// of its own sets it there.
+func SetThreadContext(thread *starlark.Thread, ctx context.Context) {
+	thread.SetLocal(threadContextKey, ctx)
+}
+
+// ThreadContext returns the context set on thread by [SetThreadContext].
+// On a sandbox step's thread it is canceled when the caller's context is,
+// or when a limit (time, memory, steps) stops the step. On a thread without
+// one it returns context.Background().
 func ThreadContext(thread *starlark.Thread) context.Context {
-	if st := stepOf(thread); st != nil && st.ctx != nil {
-		return st.ctx
+	if thread != nil {
+		if ctx, ok := thread.Local(threadContextKey).(context.Context); ok {
+			return ctx
+		}
 	}
 	return context.Background()
 }

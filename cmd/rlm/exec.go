@@ -110,13 +110,13 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		}
 		sess.SetGlobal(v.Name, sv)
 	}
+	host.Session = sess
 	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil
 }
 
 // exec runs one step. Deferred operations are settled afterwards (the
 // barrier), so the next step sees them resolved.
 func (s *execSession) exec(ctx context.Context, code string) (*sandbox.Result, error) {
-	s.host.Session = builtins.Snapshot(s.sess)
 	res, err := s.sess.Exec(ctx, code)
 	if werr := s.group.Wait(ctx); werr != nil && err == nil {
 		err = werr
