@@ -30,8 +30,15 @@ var (
 	ErrNoStore = errors.New("no variable store")
 	// ErrStoreClosed: the store was used after Close.
 	ErrStoreClosed = errors.New("store closed")
-	// ErrBadKey: an empty store key.
+	// ErrBadKey: an empty store key, or one that is not valid UTF-8.
 	ErrBadKey = errors.New("bad store key")
+	// ErrCorrupt: a store entry whose metadata or value file cannot be
+	// read. Nothing is deleted: [Store.Fsck] reports it and, asked to
+	// repair, moves it to the quarantine directory.
+	ErrCorrupt = errors.New("rlmctx: corrupted store entry")
+	// ErrNewerFormat: a store entry written by a newer version of rlm (an
+	// unknown format or value encoding). It is never modified or deleted.
+	ErrNewerFormat = errors.New("rlmctx: store entry written by a newer rlm")
 	// ErrBadScope: a scope other than global, agent:ID or session:ID.
 	ErrBadScope = errors.New("bad scope")
 )

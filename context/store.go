@@ -159,6 +159,13 @@ type Store struct {
 	diskMu   sync.Mutex
 	lockFile *os.File
 
+	// token names this store's temporary files; owner is the locked file
+	// proving they are in use (see tempPattern).
+	token       string
+	ownerMu     sync.Mutex
+	owner       *os.File
+	ownerClosed bool
+
 	mu       sync.Mutex
 	entries  map[string]*entry
 	memBytes int64
@@ -186,10 +193,13 @@ type entry struct {
 }
 
 // OpenStore opens (creating if needed) a store. It reads only metadata;
-// values are read on first Get. Corrupted or foreign files in Dir are
-// reported by Warnings and skipped. Leftovers of killed writers are removed.
+// values are read on first Get. It never deletes data: entries that cannot
+// be read (damaged, or written by a newer rlm) and foreign files are
+// reported by Warnings and left as they are for [Store.Fsck]. Leftovers of
+// killed writers (temporary files whose owner is gone, value files
+// superseded by their key's readable metadata) are removed.
 func OpenStore(cfg StoreConfig) (*Store, error) {
-	s := &Store{cfg: cfg.withDefaults(), entries: map[string]*entry{}, sums: map[string]string{}}
+	s := &Store{cfg: cfg.withDefaults(), entries: map[string]*entry{}, sums: map[string]string{}, token: randomSuffix() + randomSuffix()}
 	if s.cfg.Dir == "" {
 		return s, nil
 	}
@@ -365,8 +375,7 @@ func (s *Store) Delete(key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	var files []string
-	err := s.withDiskLock(func() error {
+	return s.withDiskLock(func() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.closed {
@@ -383,23 +392,21 @@ func (s *Store) Delete(key string) error {
 			if err := syncDir(s.cfg.Dir); err != nil {
 				return err
 			}
-			files = append(files, filepath.Join(s.cfg.Dir, e.valueFile))
+			// Under the lock, so no scan sees a value file without metadata.
+			os.Remove(filepath.Join(s.cfg.Dir, e.valueFile))
 		}
 		if e.spillPath != "" {
-			files = append(files, e.spillPath)
+			os.Remove(e.spillPath)
 		}
 		s.unload(e)
 		delete(s.entries, key)
 		return nil
 	})
-	for _, f := range files {
-		os.Remove(f)
-	}
-	return err
 }
 
 // Clear removes every variable, in memory and on disk (including variables
-// persisted by other processes).
+// persisted by other processes): every variable List shows. Entries that
+// cannot be read (see Fsck) and those of a newer rlm are left as they are.
 func (s *Store) Clear() error {
 	return s.withDiskLock(func() error {
 		s.mu.Lock()
@@ -417,24 +424,20 @@ func (s *Store) Clear() error {
 		if s.cfg.Dir == "" {
 			return nil
 		}
-		des, err := os.ReadDir(s.cfg.Dir)
+		sv, err := s.surveyLocked()
 		if err != nil {
 			return err
 		}
-		for _, de := range des {
-			n := de.Name()
-			if strings.HasSuffix(n, metaSuffix) {
-				if err := os.Remove(filepath.Join(s.cfg.Dir, n)); err != nil {
-					return err
-				}
+		for _, e := range sv.entries {
+			stem := keyFileName(e.ref.Key)
+			if err := os.Remove(filepath.Join(s.cfg.Dir, stem+metaSuffix)); err != nil {
+				return err
+			}
+			for _, v := range sv.values[stem] {
+				os.Remove(filepath.Join(s.cfg.Dir, v))
 			}
 		}
-		for _, de := range des {
-			n := de.Name()
-			if isValueFileName(n) || n == sumDirName {
-				os.RemoveAll(filepath.Join(s.cfg.Dir, n))
-			}
-		}
+		os.RemoveAll(filepath.Join(s.cfg.Dir, sumDirName))
 		s.sums = map[string]string{}
 		return syncDir(s.cfg.Dir)
 	})
@@ -479,6 +482,7 @@ func (s *Store) Close() error {
 	if s.spillDir != "" {
 		os.RemoveAll(s.spillDir)
 	}
+	s.releaseOwner()
 	if s.lockFile != nil {
 		return s.lockFile.Close()
 	}
@@ -511,7 +515,7 @@ func (s *Store) SetTextFile(key, path string, opts ...SetOption) (Ref, error) {
 	} else if o.typ != Text && !o.typ.IsCustom() {
 		return Ref{}, fmt.Errorf("store key %q: %w: a text file can be text or custom:NAME, not %s", key, ErrBadType, o.typ)
 	}
-	tmp, size, err := copyTextTemp(s.cfg.Dir, path)
+	tmp, size, err := s.copyTextTemp(s.cfg.Dir, path)
 	if err != nil {
 		return Ref{}, err
 	}

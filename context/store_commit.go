@@ -85,7 +85,7 @@ func (s *Store) commit(p *prepared, expect *int64) (Ref, error) {
 		s.mu.Unlock()
 	}
 	if wantPersist {
-		tmp, enc, size, sum, err := writeTemp(s.cfg.Dir, p.value)
+		tmp, enc, size, sum, err := s.writeTemp(s.cfg.Dir, p.value)
 		if err != nil {
 			return Ref{}, fmt.Errorf("store key %q: writing: %w", p.key, err)
 		}
@@ -116,12 +116,13 @@ func (s *Store) commit(p *prepared, expect *int64) (Ref, error) {
 // commitLocked runs under the disk lock.
 func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) {
 	var disk *entry
+	var unreadable error // the key's metadata file exists but cannot be read
 	if s.cfg.Dir != "" {
 		d, err := s.readMetaFile(keyFileName(p.key) + metaSuffix)
 		if err == nil {
 			disk = d
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			disk = nil // corrupted metadata: overwrite it
+			unreadable = err
 		}
 	}
 	s.mu.Lock()
@@ -159,12 +160,24 @@ func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) 
 		ref.Scope = p.opts.scope
 	}
 	persist := p.opts.persist || (cur != nil && cur.persist)
+	if persist && unreadable != nil {
+		// Never overwrite what cannot be read: a newer rlm's entry is
+		// refused, a damaged one moved aside first.
+		if !errors.Is(unreadable, ErrCorrupt) && !errors.Is(unreadable, errForeign) {
+			return Ref{}, nil, fmt.Errorf("store key %q: %w", p.key, unreadable)
+		}
+		q := &quarantine{dir: s.cfg.Dir}
+		if err := s.quarantineKeyLocked(q, p.key, unreadable); err != nil {
+			return Ref{}, nil, fmt.Errorf("store key %q: moving the unreadable entry aside: %w", p.key, err)
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf("store: key %q had an unreadable entry (%v); moved it to %s before writing", p.key, unreadable, q.path))
+	}
 	var old []string
 	e := &entry{ref: ref, updatedAt: now, persist: persist, value: p.value, loaded: !p.lazy}
 	if persist {
 		if p.tmp == "" {
 			// Became sticky-persisted between the check and the lock.
-			tmp, enc, size, sum, err := writeTemp(s.cfg.Dir, p.value)
+			tmp, enc, size, sum, err := s.writeTemp(s.cfg.Dir, p.value)
 			if err != nil {
 				return Ref{}, nil, fmt.Errorf("store key %q: writing: %w", p.key, err)
 			}

@@ -26,10 +26,85 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// createTemp writes a new temporary file in dir with fill, fsyncs and
-// closes it, and returns its path and size. On error the file is removed.
-func createTemp(dir string, fill func(w *hookWriter) error) (path string, size int64, err error) {
-	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", tmpPrefix, os.Getpid()))
+// tempPattern returns the os.CreateTemp pattern of this store's temporary
+// files, ".tmp-TOKEN-*". The first call creates the owner file
+// ".tmp-TOKEN.owner" and holds an exclusive lock on it until Close: while
+// it is locked, no other process removes files named with TOKEN (see
+// cleanTemps). The lock is taken before the file gets its final name, so
+// an owner file is never seen unlocked while its store is open.
+func (s *Store) tempPattern() (string, error) {
+	s.ownerMu.Lock()
+	defer s.ownerMu.Unlock()
+	if s.owner != nil {
+		return tmpPrefix + s.token + "-*", nil
+	}
+	if s.ownerClosed {
+		return "", ErrStoreClosed
+	}
+	name := filepath.Join(s.cfg.Dir, tmpPrefix+s.token+ownerSuffix)
+	f, err := os.OpenFile(name+".new", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
+		os.Remove(name + ".new")
+		return "", err
+	}
+	if err := os.Rename(name+".new", name); err != nil {
+		f.Close()
+		os.Remove(name + ".new")
+		return "", err
+	}
+	s.owner = f
+	return tmpPrefix + s.token + "-*", nil
+}
+
+// releaseOwner removes and unlocks the owner file (at Close).
+func (s *Store) releaseOwner() {
+	s.ownerMu.Lock()
+	defer s.ownerMu.Unlock()
+	s.ownerClosed = true
+	if s.owner == nil {
+		return
+	}
+	os.Remove(filepath.Join(s.cfg.Dir, tmpPrefix+s.token+ownerSuffix))
+	s.owner.Close()
+	s.owner = nil
+}
+
+// writeTemp is writeTemp with this store's temporary file names.
+func (s *Store) writeTemp(dir string, value any) (path, enc string, size int64, sum string, err error) {
+	pat, err := s.tempPattern()
+	if err != nil {
+		return "", "", 0, "", err
+	}
+	return writeTemp(dir, pat, value)
+}
+
+// writeFileAtomic is writeFileAtomic with this store's temporary file names.
+func (s *Store) writeFileAtomic(dir, name string, data []byte) error {
+	pat, err := s.tempPattern()
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(dir, pat, name, data)
+}
+
+// copyTextTemp is copyTextTemp with this store's temporary file names.
+func (s *Store) copyTextTemp(dir, path string) (string, int64, error) {
+	pat, err := s.tempPattern()
+	if err != nil {
+		return "", 0, err
+	}
+	return copyTextTemp(dir, pat, path)
+}
+
+// createTemp writes a new temporary file in dir named after pattern (see
+// tempPattern) with fill, fsyncs and closes it, and returns its path and
+// size. On error the file is removed.
+func createTemp(dir, pattern string, fill func(w *hookWriter) error) (path string, size int64, err error) {
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return "", 0, err
 	}
@@ -57,13 +132,13 @@ func createTemp(dir string, fill func(w *hookWriter) error) (path string, size i
 
 // writeTemp writes value's stored form to a new temporary file in dir,
 // fsyncs it and returns its path, encoding, size and sha256 (or "").
-func writeTemp(dir string, value any) (path, enc string, size int64, sum string, err error) {
+func writeTemp(dir, pattern string, value any) (path, enc string, size int64, sum string, err error) {
 	str, isText := value.(string)
 	enc = encJSON
 	if isText {
 		enc = encText
 	}
-	path, size, err = createTemp(dir, func(hw *hookWriter) error {
+	path, size, err = createTemp(dir, pattern, func(hw *hookWriter) error {
 		if isText {
 			const chunk = 1 << 20
 			for i := 0; i < len(str); i += chunk {
@@ -110,9 +185,10 @@ func (h *hookWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// writeFileAtomic writes data to dir/name via a fsynced temp file and rename.
-func writeFileAtomic(dir, name string, data []byte) error {
-	tmp, _, err := createTemp(dir, func(hw *hookWriter) error {
+// writeFileAtomic writes data to dir/name via a fsynced temp file (named
+// after pattern) and rename.
+func writeFileAtomic(dir, pattern, name string, data []byte) error {
+	tmp, _, err := createTemp(dir, pattern, func(hw *hookWriter) error {
 		_, err := hw.Write(data)
 		return err
 	})
@@ -140,43 +216,51 @@ func syncDir(dir string) error {
 
 // copyTextTemp streams path into a fsynced temporary file in dir, checking
 // UTF-8 on the way, and returns the temp path and size.
-func copyTextTemp(dir, path string) (tmp string, size int64, err error) {
+func copyTextTemp(dir, pattern, path string) (tmp string, size int64, err error) {
 	in, err := os.Open(path)
 	if err != nil {
 		return "", 0, pathError(path, err)
 	}
 	defer in.Close()
-	return createTemp(dir, func(hw *hookWriter) error {
-		buf := make([]byte, 1<<20)
-		carry := 0 // bytes of an incomplete UTF-8 sequence kept from the last read
-		for {
-			n, rerr := in.Read(buf[carry:])
-			end := carry + n
-			cut := end
-			if rerr == nil {
-				// Hold back a trailing incomplete sequence.
-				for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
-					if utf8.RuneStart(buf[i]) {
-						if !utf8.FullRune(buf[i:end]) {
-							cut = i
-						}
-						break
+	return createTemp(dir, pattern, func(hw *hookWriter) error {
+		return copyUTF8(hw, in, path)
+	})
+}
+
+// copyUTF8 copies r to w in pieces, failing (naming path and the offset)
+// at the first byte that is not UTF-8.
+func copyUTF8(w io.Writer, r io.Reader, path string) error {
+	buf := make([]byte, 1<<20)
+	carry := 0 // bytes of an incomplete UTF-8 sequence kept from the last read
+	var off int64
+	for {
+		n, rerr := r.Read(buf[carry:])
+		end := carry + n
+		cut := end
+		if rerr == nil {
+			// Hold back a trailing incomplete sequence.
+			for i := end - 1; i >= 0 && i >= end-utf8.UTFMax; i-- {
+				if utf8.RuneStart(buf[i]) {
+					if !utf8.FullRune(buf[i:end]) {
+						cut = i
 					}
+					break
 				}
 			}
-			if !utf8.Valid(buf[:cut]) {
-				return pyjson.UTF8Error(path, buf[:cut], hw.n)
-			}
-			if _, err := hw.Write(buf[:cut]); err != nil {
-				return err
-			}
-			carry = copy(buf, buf[cut:end])
-			if rerr == io.EOF {
-				return nil
-			}
-			if rerr != nil {
-				return fmt.Errorf("%s: %w", path, rerr)
-			}
 		}
-	})
+		if !utf8.Valid(buf[:cut]) {
+			return pyjson.UTF8Error(path, buf[:cut], off)
+		}
+		if _, err := w.Write(buf[:cut]); err != nil {
+			return err
+		}
+		off += int64(cut)
+		carry = copy(buf, buf[cut:end])
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("%s: %w", path, rerr)
+		}
+	}
 }

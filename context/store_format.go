@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // onDiskMeta is the metadata file's format.
@@ -27,19 +28,48 @@ type onDiskMeta struct {
 }
 
 const (
-	metaFormat  = "rlm-store/1"
-	metaSuffix  = ".meta.json"
-	lockName    = ".lock"
-	tmpPrefix   = ".tmp-"
-	spillPrefix = ".spill-"
-	sumDirName  = ".summaries"
-	encText     = "text"
-	encJSON     = "json"
+	metaFormatName    = "rlm-store/"
+	metaFormat        = metaFormatName + "1"
+	metaSuffix        = ".meta.json"
+	lockName          = ".lock"
+	tmpPrefix         = ".tmp-"
+	ownerSuffix       = ".owner"
+	spillPrefix       = ".spill-"
+	sumDirName        = ".summaries"
+	quarantineDirName = ".quarantine"
+	encText           = "text"
+	encJSON           = "json"
 )
 
-func isValueFileName(name string) bool {
-	i := strings.LastIndex(name, ".v-")
-	return i > 0 && (strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".json"))
+// valueFileStem returns the key file stem of a value file name
+// (STEM.v-XXXXXXXX.txt or .json), or "" if name is not one.
+func valueFileStem(name string) string {
+	if name != filepath.Base(name) {
+		return ""
+	}
+	rest, ok := strings.CutSuffix(name, ".txt")
+	if !ok {
+		if rest, ok = strings.CutSuffix(name, ".json"); !ok {
+			return ""
+		}
+	}
+	i := strings.LastIndex(rest, ".v-")
+	if i <= 0 || !isHex(rest[i+3:]) {
+		return ""
+	}
+	return rest[:i]
+}
+
+func isValueFileName(name string) bool { return valueFileStem(name) != "" }
+
+// isHex reports whether s is a non-empty run of lower-case hex digits.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 type fileStamp struct {
@@ -52,7 +82,38 @@ func stampOf(fi fs.FileInfo) fileStamp {
 	return fileStamp{mod: fi.ModTime().UnixNano(), size: fi.Size(), ino: inode(fi)}
 }
 
-// readMetaFile reads and validates one metadata file (name in Dir).
+// entryError is a problem with one store entry: its message reads as is,
+// and it wraps the kind (ErrCorrupt, ErrNewerFormat or errForeign).
+type entryError struct {
+	kind error
+	msg  string
+	// damaged: the metadata file itself is not valid JSON of its format
+	// (a stray comma); the value file may well be intact.
+	damaged bool
+}
+
+func (e *entryError) Error() string { return e.msg }
+func (e *entryError) Unwrap() error { return e.kind }
+
+// errForeign: a *.meta.json file that rlm did not write (left alone).
+var errForeign = errors.New("rlmctx: not an rlm store metadata file")
+
+func corruptf(format string, args ...any) error {
+	return &entryError{kind: ErrCorrupt, msg: fmt.Sprintf(format, args...)}
+}
+
+// isNewerFormat reports whether format names a later version of this
+// store's format ("rlm-store/2" and so on).
+func isNewerFormat(format string) bool {
+	v, ok := strings.CutPrefix(format, metaFormatName)
+	return ok && format != metaFormat && v != ""
+}
+
+// readMetaFile reads and validates one metadata file (name in Dir). Its
+// errors wrap ErrCorrupt (unreadable metadata, missing or truncated value
+// file), ErrNewerFormat (written by a newer rlm) or errForeign; I/O errors
+// (fs.ErrNotExist when the file is gone) are returned as they are. It
+// never modifies the directory.
 func (s *Store) readMetaFile(name string) (*entry, error) {
 	path := filepath.Join(s.cfg.Dir, name)
 	f, err := os.Open(path)
@@ -65,34 +126,45 @@ func (s *Store) readMetaFile(name string) (*entry, error) {
 		return nil, err
 	}
 	if fi.Size() > 1<<20 {
-		return nil, errors.New("metadata file too large (not written by rlm)")
+		return nil, &entryError{kind: errForeign, msg: "metadata file too large (not written by rlm)"}
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
 	}
+	// The format is read first, on its own: a newer format may change
+	// the other fields' types.
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, &entryError{kind: ErrCorrupt, msg: fmt.Sprintf("corrupted metadata: %v", err), damaged: true}
+	}
+	if isNewerFormat(head.Format) {
+		return nil, &entryError{kind: ErrNewerFormat, msg: fmt.Sprintf("written by a newer rlm (format %q; this rlm reads %q)", head.Format, metaFormat)}
+	}
+	if head.Format != metaFormat {
+		return nil, &entryError{kind: errForeign, msg: fmt.Sprintf("not an rlm store metadata file (format %q)", head.Format)}
+	}
 	var m onDiskMeta
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("corrupted metadata: %v", err)
-	}
-	if m.Format != metaFormat {
-		return nil, fmt.Errorf("not an rlm store metadata file (format %q)", m.Format)
-	}
-	if m.Ref.Key == "" || keyFileName(m.Ref.Key)+metaSuffix != name {
-		return nil, fmt.Errorf("metadata names key %q, which does not map to this file", m.Ref.Key)
+		return nil, &entryError{kind: ErrCorrupt, msg: fmt.Sprintf("corrupted metadata: %v", err), damaged: true}
 	}
 	if m.Encoding != encText && m.Encoding != encJSON {
-		return nil, fmt.Errorf("unknown value encoding %q", m.Encoding)
+		return nil, &entryError{kind: ErrNewerFormat, msg: fmt.Sprintf("unknown value encoding %q (written by a newer rlm?)", m.Encoding)}
 	}
-	if m.ValueFile == "" || m.ValueFile != filepath.Base(m.ValueFile) || !strings.HasPrefix(m.ValueFile, keyFileName(m.Ref.Key)+".v-") {
-		return nil, fmt.Errorf("bad value file name %q", m.ValueFile)
+	if m.Ref.Key == "" || keyFileName(m.Ref.Key)+metaSuffix != name {
+		return nil, corruptf("metadata names key %q, which does not map to this file", m.Ref.Key)
+	}
+	if valueFileStem(m.ValueFile) != keyFileName(m.Ref.Key) {
+		return nil, corruptf("bad value file name %q", m.ValueFile)
 	}
 	vfi, err := os.Stat(filepath.Join(s.cfg.Dir, m.ValueFile))
 	if err != nil {
-		return nil, fmt.Errorf("value file %s missing: %v", m.ValueFile, err)
+		return nil, corruptf("value file %s missing: %v", m.ValueFile, err)
 	}
 	if vfi.Size() != m.Ref.SizeBytes {
-		return nil, fmt.Errorf("value file %s has %d bytes, metadata says %d (truncated?)", m.ValueFile, vfi.Size(), m.Ref.SizeBytes)
+		return nil, corruptf("value file %s has %d bytes, metadata says %d (truncated?)", m.ValueFile, vfi.Size(), m.Ref.SizeBytes)
 	}
 	return &entry{ref: m.Ref, updatedAt: m.UpdatedAt, persist: true, valueFile: m.ValueFile, hash: m.SHA256, stamp: stampOf(fi)}, nil
 }
@@ -157,6 +229,9 @@ func checkKey(key string) error {
 	if key == "" {
 		return fmt.Errorf("%w: empty key", ErrBadKey)
 	}
+	if !utf8.ValidString(key) {
+		return fmt.Errorf("%w %q: not valid UTF-8 (keys are text; rename it)", ErrBadKey, key)
+	}
 	return nil
 }
 
@@ -168,7 +243,7 @@ func (s *Store) writeMeta(e *entry, enc string) (fileStamp, error) {
 		return fileStamp{}, err
 	}
 	name := keyFileName(e.ref.Key) + metaSuffix
-	if err := writeFileAtomic(s.cfg.Dir, name, append(data, '\n')); err != nil {
+	if err := s.writeFileAtomic(s.cfg.Dir, name, append(data, '\n')); err != nil {
 		return fileStamp{}, err
 	}
 	fi, err := os.Stat(filepath.Join(s.cfg.Dir, name))

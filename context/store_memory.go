@@ -58,13 +58,16 @@ func (s *Store) evictLocked(keep string) {
 // spill writes a non-persisted value to this process's spill directory.
 func (s *Store) spill(e *entry) error {
 	if s.spillDir == "" {
-		d, err := os.MkdirTemp(s.cfg.Dir, fmt.Sprintf("%s%d-*", spillPrefix, os.Getpid()))
+		if _, err := s.tempPattern(); err != nil {
+			return err
+		}
+		d, err := os.MkdirTemp(s.cfg.Dir, spillPrefix+s.token+"-*")
 		if err != nil {
 			return err
 		}
 		s.spillDir = d
 	}
-	tmp, enc, _, sum, err := writeTemp(s.spillDir, e.value)
+	tmp, enc, _, sum, err := s.writeTemp(s.spillDir, e.value)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,17 @@ func TestHelperProcess(t *testing.T) {
 			}
 		}
 		_, err = s.Set("big", strings.Repeat("b", n), WithPersist())
+	case "pause-then-finish":
+		// As pause-mid-write, but go on when a line arrives on stdin.
+		var once bool
+		testHookWrite = func(written int64) {
+			if written >= int64(n)/2 && !once {
+				once = true
+				os.Stdout.WriteString("MID\n")
+				bufio.NewReader(os.Stdin).ReadString('\n')
+			}
+		}
+		_, err = s.Set("big", strings.Repeat("b", n), WithPersist())
 	case "write-loop":
 		for i := 0; ; i++ {
 			c := string(rune('c' + i%20))
@@ -133,6 +144,38 @@ func TestStoreSIGKILLMidWrite(t *testing.T) {
 	assert.EqualValues(t, 1, ref.Version)
 	tmps, _ = filepath.Glob(filepath.Join(dir, tmpPrefix+"*"))
 	assert.Empty(t, tmps, "the dead writer's temp file was cleaned up")
+}
+
+// TestStoreOtherProcessTempSurvivesOpen: opening the store (rlm store ls)
+// while another process is mid-write leaves that writer's temp file alone,
+// and the writer then commits.
+func TestStoreOtherProcessTempSurvivesOpen(t *testing.T) {
+	const size = 4 << 20
+	dir := t.TempDir()
+	cmd := helperCmd(t, "pause-then-finish", dir, size)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	waitLine(t, bufio.NewReader(out), "MID")
+	tmps, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*-*"))
+	require.Len(t, tmps, 1, "the child is mid-write")
+	old := time.Now().Add(-2 * tempMaxAge)
+	require.NoError(t, os.Chtimes(tmps[0], old, old)) // age alone does not condemn it
+
+	s := openStore(t, StoreConfig{Dir: dir})
+	assert.Empty(t, s.List(Filter{}))
+	assert.FileExists(t, tmps[0], "the live writer's temp file survives another process's open")
+	require.NoError(t, s.Close())
+
+	_, err = in.Write([]byte("go\n"))
+	require.NoError(t, err)
+	require.NoError(t, cmd.Wait(), "the writer commits")
+	s2 := openStore(t, StoreConfig{Dir: dir})
+	ref, err := s2.Ref("big")
+	require.NoError(t, err)
+	assert.EqualValues(t, size, ref.SizeBytes)
 }
 
 func TestStoreSIGKILLWriteLoop(t *testing.T) {

@@ -63,7 +63,7 @@ func (s *Store) Summarize(ctx context.Context, key string, maxTokens int) (strin
 	if s.cfg.Dir != "" && mode == "llm" {
 		dir := filepath.Join(s.cfg.Dir, sumDirName)
 		if os.MkdirAll(dir, 0o755) == nil {
-			_ = writeFileAtomic(dir, ck+".txt", []byte(out))
+			_ = s.writeFileAtomic(dir, ck+".txt", []byte(out))
 		}
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
@@ -295,8 +296,13 @@ func TestStoreCorruptedAndForeignFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.meta.json"), []byte(`{"format": "v9"}`), 0o644))
 	stale := filepath.Join(dir, ".tmp-999999999-123")
 	require.NoError(t, os.WriteFile(stale, []byte("half a value"), 0o644))
+	old := time.Now().Add(-2 * tempMaxAge)
+	require.NoError(t, os.Chtimes(stale, old, old))
 	orphan := filepath.Join(dir, "good.v-deadbeef.txt")
 	require.NoError(t, os.WriteFile(orphan, []byte("uncommitted"), 0o644))
+	movedValue, _ := filepath.Glob(filepath.Join(dir, "moved.v-*.txt"))
+	require.Len(t, movedValue, 1)
+	files := dirFiles(t, dir)
 
 	s2, err := OpenStore(StoreConfig{Dir: dir})
 	require.NoError(t, err, "never fatal")
@@ -309,20 +315,48 @@ func TestStoreCorruptedAndForeignFiles(t *testing.T) {
 	assert.Contains(t, w, "renamed.meta.json: metadata names key \"moved\"")
 	assert.Contains(t, w, "ignored foreign file notes.md")
 	assert.Contains(t, w, "other.meta.json: not an rlm store metadata file")
-	assert.Len(t, s2.Warnings(), 6)
-	assert.NoFileExists(t, stale, "leftover of a dead writer removed")
-	assert.NoFileExists(t, orphan, "uncommitted value file removed")
+	assert.Contains(t, w, filepath.Base(movedValue[0])+" has no metadata; left as is")
+	assert.Len(t, s2.Warnings(), 7)
+	assert.NoFileExists(t, stale, "old leftover of a dead writer removed")
+	assert.NoFileExists(t, orphan, "value file superseded by its key's metadata removed")
+	delete(files, filepath.Base(stale))
+	delete(files, filepath.Base(orphan))
+	assert.Equal(t, files, dirFiles(t, dir), "nothing else was changed or deleted")
 	v, err := s2.Get("good")
 	require.NoError(t, err)
 	assert.Equal(t, "fine", v)
 	assert.False(t, s2.Has("trunc"))
 	assert.FileExists(t, filepath.Join(dir, "notes.md"), "foreign files are left alone")
-	// A corrupted key can be overwritten.
+	// A corrupted key can be overwritten: its files are moved aside first.
 	_, err = s2.Set("trunc", "new", WithPersist())
 	require.NoError(t, err)
 	v, err = s2.Get("trunc")
 	require.NoError(t, err)
 	assert.Equal(t, "new", v)
+	w = strings.Join(s2.Warnings(), "\n")
+	assert.Contains(t, w, `key "trunc" had an unreadable entry`)
+	moved, _ := filepath.Glob(filepath.Join(dir, quarantineDirName, "*", filepath.Base(tv[0])))
+	require.Len(t, moved, 1, "the damaged value is in the quarantine")
+	b, err := os.ReadFile(moved[0])
+	require.NoError(t, err)
+	assert.Equal(t, "01234", string(b))
+}
+
+// dirFiles maps the names of the regular files in dir (not below) to their
+// contents.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, de := range des {
+		if de.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+			require.NoError(t, err)
+			out[de.Name()] = string(b)
+		}
+	}
+	return out
 }
 
 func TestStoreSpill(t *testing.T) {
@@ -651,7 +685,7 @@ func TestStoreSetTextFile(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadType)
 	_, err = s.SetTextFile("m", filepath.Join(dir, "missing.txt"))
 	require.Error(t, err)
-	tmps, _ := filepath.Glob(filepath.Join(dir, "store", tmpPrefix+"*"))
+	tmps, _ := filepath.Glob(filepath.Join(dir, "store", tmpPrefix+"*-*"))
 	assert.Empty(t, tmps, "no temp files left after failures")
 
 	mem := openStore(t, StoreConfig{})
@@ -707,6 +741,7 @@ func TestStoreClosedAndBadKey(t *testing.T) {
 			_, err := s.Set("k", "v", WithPersist())
 			require.NoError(t, err)
 			require.ErrorIs(t, op(s, ""), ErrBadKey)
+			require.ErrorIs(t, op(s, "bad\xffkey"), ErrBadKey, "keys are UTF-8")
 			require.NoError(t, s.Close())
 			require.ErrorIs(t, op(s, "k"), ErrStoreClosed)
 			assert.False(t, s.Has("k"))

@@ -50,13 +50,19 @@ func flock(f *os.File) error {
 // funlock releases flock.
 func funlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// pidAlive reports whether a process with this id exists.
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
+// tryFlock tries to take an exclusive advisory lock on f without waiting.
+// known is false when the lock state cannot be told (never on unix).
+func tryFlock(f *os.File) (locked, known bool) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return false, true
+		}
+		return err == nil, err == nil
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // inode is the file's inode number.

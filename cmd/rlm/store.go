@@ -27,7 +27,10 @@ subcommands:
   show KEY                                            print the ref and a summary
   cat KEY                                             print the value (text raw, others as JSON)
   rm KEY...                                           delete variables
-  clear                                               delete every variable`
+  clear                                               delete every variable
+  fsck [--repair]                                     check the store; --repair rebuilds damaged
+                                                      metadata and moves unreadable entries to
+                                                      DIR/.quarantine (nothing is deleted)`
 
 func runStore(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "store", storeSynopsis)
@@ -43,9 +46,20 @@ func runStore(ctx context.Context, env *cliEnv, args []string) error {
 	run, ok := storeSubcommands[sub]
 	if !ok {
 		fs.Usage()
-		return fmt.Errorf("%w: unknown store subcommand %q (use put, ls, show, cat, rm or clear)", errUsage, sub)
+		return fmt.Errorf("%w: unknown store subcommand %q (use put, ls, show, cat, rm, clear or fsck)", errUsage, sub)
 	}
-	return run(ctx, env, *dir, rest)
+	return withFsckAdvice(run(ctx, env, *dir, rest))
+}
+
+// withFsckAdvice adds to errors about unreadable store entries what to do.
+func withFsckAdvice(err error) error {
+	switch {
+	case errors.Is(err, rlmctx.ErrCorrupt):
+		return fmt.Errorf("%w (nothing was deleted; rlm store fsck lists the problems, rlm store fsck --repair fixes them)", err)
+	case errors.Is(err, rlmctx.ErrNewerFormat):
+		return fmt.Errorf("%w (left untouched; use a newer rlm for this store)", err)
+	}
+	return err
 }
 
 var storeSubcommands = map[string]func(ctx context.Context, env *cliEnv, dir string, args []string) error{
@@ -55,6 +69,7 @@ var storeSubcommands = map[string]func(ctx context.Context, env *cliEnv, dir str
 	"cat":   storeCat,
 	"rm":    storeRm,
 	"clear": storeClear,
+	"fsck":  storeFsck,
 }
 
 // parseInterleaved parses flags that may come before, between or after
@@ -102,10 +117,18 @@ func openCLIStore(env *cliEnv, dir string, create bool) (*rlmctx.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range st.Warnings() {
+	printStoreWarnings(env, st.Warnings())
+	return st, nil
+}
+
+// printStoreWarnings prints the store's warnings, then where to go next.
+func printStoreWarnings(env *cliEnv, warns []string) {
+	for _, w := range warns {
 		fmt.Fprintln(env.stderr, "warning:", w)
 	}
-	return st, nil
+	if len(warns) > 0 {
+		fmt.Fprintln(env.stderr, "hint: rlm store fsck lists the store's problems; rlm store fsck --repair fixes what it can without deleting anything")
+	}
 }
 
 func subFlags(env *cliEnv, dir *string, name, synopsis string) *flag.FlagSet {
@@ -163,6 +186,13 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 		return err
 	}
 	defer st.Close()
+	// Warnings from the write itself (an unreadable entry moved aside).
+	seen := len(st.Warnings())
+	defer func() {
+		for _, w := range st.Warnings()[seen:] {
+			fmt.Fprintln(env.stderr, "warning:", w)
+		}
+	}()
 	if isPlainTextFile(source, t) {
 		// Copied into the store without being read into memory.
 		ref, err := st.SetTextFile(key, source, rlmctx.WithScope(*scope), rlmctx.WithStoreType(t))
@@ -292,6 +322,54 @@ func storeClear(ctx context.Context, env *cliEnv, dir string, args []string) err
 		return err
 	}
 	fmt.Fprintf(env.stdout, "removed %d variables from %s\n", n, dir)
+	return nil
+}
+
+func storeFsck(ctx context.Context, env *cliEnv, dir string, args []string) error {
+	fs := subFlags(env, &dir, "fsck", "[--repair]")
+	repair := fs.Bool("repair", false, "rebuild damaged metadata from intact values and move unreadable entries to DIR/.quarantine (nothing is deleted)")
+	if _, err := storeArgs(fs, args, 0, "no arguments"); err != nil {
+		return err
+	}
+	if err := storeExists(dir); err != nil {
+		return err
+	}
+	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir}) // its warnings are the report's problems
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, err := st.Fsck(*repair)
+	if err != nil {
+		return err
+	}
+	w := env.stdout
+	unfixed := 0
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "%s: %s: %s\n", p.Kind, quoteKey(p.File), p.Detail)
+		switch {
+		case p.Action == "rebuilt":
+			fmt.Fprintf(w, "  rebuilt: key %s is readable again (type inferred, scope global; check with rlm store show)\n", quoteKey(p.Key))
+		case p.Action == "quarantined":
+			for _, m := range p.Moved {
+				fmt.Fprintf(w, "  moved to %s\n", m)
+			}
+			if p.Value != "" && p.Key != "" {
+				fmt.Fprintf(w, "  to recover: rlm store --store %s put %s %s\n", shellQuote(dir), shellQuote(p.Key), shellQuote(p.Value))
+			}
+		case p.Kind == rlmctx.ProblemCorrupt || p.Kind == rlmctx.ProblemOrphan:
+			unfixed++
+		}
+	}
+	fmt.Fprintf(w, "%d readable variables, %d problems", rep.Entries, len(rep.Problems))
+	if rep.Quarantine != "" {
+		fmt.Fprintf(w, "; moved files are in %s (see its README.txt)", rep.Quarantine)
+	}
+	fmt.Fprintln(w)
+	if unfixed > 0 {
+		fmt.Fprintln(w, "run rlm store fsck --repair to rebuild or quarantine them (nothing is deleted)")
+		return &exitError{code: 1, err: fmt.Errorf("store %s: %d problems need repair", dir, unfixed)}
+	}
 	return nil
 }
 

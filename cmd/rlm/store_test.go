@@ -68,6 +68,7 @@ func TestStoreCLI(t *testing.T) {
 		{name: "put missing file", args: []string{"store", "put", "k", filepath.Join(dir, "nope.txt")}, code: 1, stderrIn: "no such file"},
 		{name: "put type mismatch", args: []string{"store", "put", "k", notes, "--type", "working_memory"}, code: 1, stderrIn: "malformed input"},
 		{name: "put invalid utf8", args: []string{"store", "put", "k", latin1}, code: 1, stderrIn: "invalid UTF-8 at byte offset 3"},
+		{name: "put non-UTF-8 key", args: []string{"store", "put", "bad\xffkey", notes}, code: 1, stderrIn: "not valid UTF-8"},
 		{name: "bad flag", args: []string{"store", "ls", "--nope"}, code: 2, stderrIn: "flag provided but not defined"},
 		{name: "put -h", args: []string{"store", "put", "-h"}, code: 0, stderrIn: "usage: rlm store put"},
 	}
@@ -123,4 +124,49 @@ func TestStoreCLIWarnsOnCorruptFiles(t *testing.T) {
 	code, _, errOut := runCLI(t, "", nil, "store", "--store", dir, "ls")
 	require.Equal(t, 0, code)
 	assert.True(t, strings.Contains(errOut, "warning: store: skipped junk.meta.json"), errOut)
+}
+
+// TestStoreCLIFsck: an entry with damaged metadata survives ls and cat,
+// fsck reports it, fsck --repair makes it readable again.
+func TestStoreCLIFsck(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.txt")
+	require.NoError(t, os.WriteFile(doc, []byte("precious text\n"), 0o644))
+	store := filepath.Join(dir, "store")
+	env := map[string]string{"RLM_STORE": store}
+	code, _, errOut := runCLI(t, "", env, "store", "put", "precious", doc)
+	require.Equal(t, 0, code, errOut)
+	meta := filepath.Join(store, "precious.meta.json")
+	b, err := os.ReadFile(meta)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(meta, []byte(strings.Replace(string(b), "{", "{,", 1)), 0o644))
+	values, _ := filepath.Glob(filepath.Join(store, "precious.v-*.txt"))
+	require.Len(t, values, 1)
+
+	steps := []struct {
+		args     []string
+		code     int
+		stdout   []string
+		stderrIn []string
+	}{
+		{args: []string{"ls"}, stderrIn: []string{"skipped precious.meta.json: corrupted metadata", "nothing was deleted", "hint: rlm store fsck"}},
+		{args: []string{"cat", "precious"}, code: 1, stderrIn: []string{"corrupted metadata", "rlm store fsck --repair"}},
+		{args: []string{"fsck"}, code: 1, stdout: []string{"corrupt: precious.meta.json", "0 readable variables, 1 problems", "run rlm store fsck --repair"}},
+		{args: []string{"fsck", "--repair"}, stdout: []string{"rebuilt: key precious is readable again", "moved files are in " + filepath.Join(store, ".quarantine")}},
+		{args: []string{"cat", "precious"}, stdout: []string{"precious text\n"}},
+		{args: []string{"fsck"}, stdout: []string{"1 readable variables, 0 problems"}},
+	}
+	for _, st := range steps {
+		code, out, errOut := runCLI(t, "", env, append([]string{"store"}, st.args...)...)
+		require.Equal(t, st.code, code, "%v\nstdout: %s\nstderr: %s", st.args, out, errOut)
+		for _, s := range st.stdout {
+			assert.Contains(t, out, s, st.args)
+		}
+		for _, s := range st.stderrIn {
+			assert.Contains(t, errOut, s, st.args)
+		}
+		b, err := os.ReadFile(values[0])
+		require.NoError(t, err, "the value file is never removed (%v)", st.args)
+		assert.Equal(t, "precious text\n", string(b))
+	}
 }

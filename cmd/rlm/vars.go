@@ -114,7 +114,7 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 			if errors.Is(err, rlmctx.ErrNotFound) && store != nil {
 				return nil, nil, fmt.Errorf("%w (store %s; see rlm store ls)", err, storeDir)
 			}
-			return nil, nil, err
+			return nil, nil, withFsckAdvice(err)
 		}
 		warns = append(warns, w...)
 		if err := c.AddVariable(v); err != nil {
