@@ -8,6 +8,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/sandbox"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -102,6 +103,17 @@ func (h *Host) init() {
 		h.noted = map[string]bool{}
 		h.embCache = map[[32]byte][]float32{}
 	})
+}
+
+// opCtx is the context deferred operations start with: the running
+// sandbox step's, so that a step stopped by a limit (time, memory, steps)
+// cancels the sub-calls it started (see deferred.Group.Start), else the
+// run's.
+func (h *Host) opCtx(thread *starlark.Thread) context.Context {
+	if ctx := sandbox.ThreadContext(thread); ctx != context.Background() {
+		return ctx
+	}
+	return h.ctx()
 }
 
 func (h *Host) ctx() context.Context {

@@ -208,12 +208,12 @@ func (h *Host) query(thread *starlark.Thread, helper, prompt, model string, trun
 		return nil, err
 	}
 	req := llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}, MaxTokens: h.MaxOutputTokens}
-	return h.startChat(helper, req)
+	return h.startChat(thread, helper, req)
 }
 
 // startChat reserves budget for req at once (so a refusal raises in the
 // calling step and nothing is sent) and starts the call as a future.
-func (h *Host) startChat(helper string, req llm.Request) (*deferred.Future, error) {
+func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request) (*deferred.Future, error) {
 	key := chatKey(req)
 	var res *llm.Reservation
 	if h.Ledger != nil {
@@ -223,7 +223,7 @@ func (h *Host) startChat(helper string, req llm.Request) (*deferred.Future, erro
 			return nil, fmt.Errorf("%s: %w; nothing was sent", helper, err)
 		}
 	}
-	f, started := h.Group.Start(h.ctx(), helper, key, func(ctx context.Context) (starlark.Value, error) {
+	f, started := h.Group.Start(h.opCtx(thread), helper, key, func(ctx context.Context) (starlark.Value, error) {
 		if res != nil {
 			ctx = llm.WithReservation(ctx, res) // the metered model uses it
 			defer res.Cancel()                  // no-op once used
@@ -293,7 +293,7 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		vars[k] = v
 	}
 	child := h.Child
-	return h.Group.GoLabel(h.ctx(), name, "", func(ctx context.Context) (starlark.Value, error) {
+	return h.Group.GoLabel(h.opCtx(thread), name, "", func(ctx context.Context) (starlark.Value, error) {
 		ans, err := child.RunChild(ctx, query, vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

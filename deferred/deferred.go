@@ -2,6 +2,7 @@ package deferred
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -51,9 +52,13 @@ func New(cfg Config) *Group {
 // group and has not failed, that operation's future is returned and fn is
 // not called (memoization by content hash).
 //
-// fn runs with ctx's values but not its cancellation: an operation outlives
-// the step that started it and is canceled only by [Group.Close] or by a
-// canceled [Group.Wait].
+// fn runs with ctx's values. An operation outlives the step that started
+// it: a ctx canceled with plain context.Canceled (a sandbox step's context
+// when the step ends normally) leaves it running until the barrier. A ctx
+// canceled with any other cause — the limit that stopped a sandbox step
+// (time, memory, steps), or a deadline — cancels the operation with that
+// cause, so a timed-out step does not leave its sub-calls running. So do
+// [Group.Close] and a canceled [Group.Wait].
 func (g *Group) Go(ctx context.Context, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
 	return g.GoLabel(ctx, "", key, fn)
 }
@@ -89,9 +94,15 @@ func (g *Group) Start(ctx context.Context, label, key string, fn func(ctx contex
 
 	opCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(g.base, func() { cancel(context.Cause(g.base)) })
+	stopStep := context.AfterFunc(ctx, func() {
+		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+			cancel(cause) // the step was stopped, not finished
+		}
+	})
 	go func() {
 		defer cancel(nil)
 		defer stop()
+		defer stopStep()
 		v, err := g.run(opCtx, fn)
 		g.settle(f, v, err)
 	}()

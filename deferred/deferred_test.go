@@ -234,3 +234,44 @@ func TestFutureWaitsUnderThreadContext(t *testing.T) {
 	require.NoError(t, err, "a thread without a context waits for the operation")
 	assert.Equal(t, starlark.String("late"), v)
 }
+
+func TestStoppedStartingContextCancelsOperations(t *testing.T) {
+	errLimit := errors.New("time limit exceeded")
+	tests := []struct {
+		name   string
+		cancel func(context.CancelCauseFunc)
+		want   error // nil: the operation keeps running
+	}{
+		{"step ended normally", func(c context.CancelCauseFunc) { c(nil) }, nil},
+		{"plain cancel", func(c context.CancelCauseFunc) { c(context.Canceled) }, nil},
+		{"stopped by a limit", func(c context.CancelCauseFunc) { c(errLimit) }, errLimit},
+		{"deadline", func(c context.CancelCauseFunc) { c(context.DeadlineExceeded) }, context.DeadlineExceeded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := deferred.New(deferred.Config{})
+			release := make(chan struct{})
+			ctx, cancel := context.WithCancelCause(context.Background())
+			f := g.Go(ctx, "", func(ctx context.Context) (starlark.Value, error) {
+				select {
+				case <-ctx.Done():
+					return nil, context.Cause(ctx)
+				case <-release:
+					return starlark.String("ok"), nil
+				}
+			})
+			tc.cancel(cancel)
+			if tc.want == nil {
+				assert.False(t, f.Done())
+				close(release)
+				v, err := f.Wait(context.Background())
+				require.NoError(t, err)
+				assert.Equal(t, starlark.String("ok"), v)
+				return
+			}
+			_, err := f.Wait(context.Background())
+			assert.ErrorIs(t, err, tc.want)
+			close(release)
+		})
+	}
+}

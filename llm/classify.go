@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -20,12 +21,50 @@ import (
 // redacted from every message defensively even when they are not our key.
 var keyPattern = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-*]{4,}`)
 
-// redactKey removes key (and anything shaped like an API key) from s.
-func redactKey(s, key string) string {
-	if key != "" && len(key) >= 4 {
-		s = strings.ReplaceAll(s, key, "[REDACTED]")
+// bearerPattern matches an Authorization header's credentials ("Bearer
+// tok-..."), which servers echo in error bodies whatever the key's shape.
+var bearerPattern = regexp.MustCompile(`(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=\-]{6,}`)
+
+// urlPattern matches URLs in free text, for redacting their credentials.
+var urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>\x60]+`)
+
+// minSecretLen is the shortest secret replaced verbatim: a shorter key would
+// match ordinary text (the shape-based patterns still apply).
+const minSecretLen = 4
+
+// redactKey removes the secrets (the configured API key, credentials of the
+// base URL) and anything shaped like an API key or bearer token from s, and
+// the credentials of every URL in it.
+func redactKey(s string, secrets ...string) string {
+	s = RedactSecrets(s, secrets...)
+	if strings.Contains(s, "://") {
+		s = urlPattern.ReplaceAllStringFunc(s, func(u string) string {
+			if !strings.ContainsAny(u, "?@") {
+				return u
+			}
+			return RedactURL(u)
+		})
 	}
+	s = bearerPattern.ReplaceAllString(s, "$1$2[REDACTED]")
 	return keyPattern.ReplaceAllString(s, "$1***")
+}
+
+// maxErrorBody is the length to which a server's error body is cut in
+// messages (after redaction, so a secret straddling the cut cannot leak).
+const maxErrorBody = 500
+
+// cutRedacted redacts s, then cuts it to at most maxErrorBody bytes on a
+// rune boundary.
+func cutRedacted(s string, secrets []string) string {
+	s = redactKey(s, secrets...)
+	if len(s) <= maxErrorBody {
+		return s
+	}
+	i := maxErrorBody
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 // redactedError carries a redacted message. It does not unwrap to the
@@ -39,11 +78,11 @@ type redactedError struct {
 func (e *redactedError) Error() string        { return e.msg }
 func (e *redactedError) Is(target error) bool { return errors.Is(e.err, target) }
 
-func redactErr(err error, key string) error {
+func redactErr(err error, secrets []string) error {
 	if err == nil {
 		return nil
 	}
-	return &redactedError{msg: redactKey(err.Error(), key), err: err}
+	return &redactedError{msg: redactKey(err.Error(), secrets...), err: err}
 }
 
 // contextLengthPhrases are lower-case fragments servers use for prompts that
@@ -77,7 +116,7 @@ func IsContextLength(msg string) bool {
 // classify turns an error from go-openai (or the transport) into an *Error.
 // parent is the caller's context: if it is done, the error is its error.
 // hdr holds the failed response's headers, if any.
-func classify(parent context.Context, err error, hdr http.Header, key string) error {
+func classify(parent context.Context, err error, hdr http.Header, secrets []string) error {
 	if err == nil {
 		return nil
 	}
@@ -86,19 +125,20 @@ func classify(parent context.Context, err error, hdr http.Header, key string) er
 		return le
 	}
 	if perr := parent.Err(); perr != nil {
+		if cause := context.Cause(parent); cause != perr {
+			// The cause says why (e.g. a sandbox step's time limit).
+			return fmt.Errorf("llm: %w (%w)", cause, perr)
+		}
 		return fmt.Errorf("llm: %w", perr)
 	}
-	e := &Error{Err: redactErr(err, key)}
+	e := &Error{Err: redactErr(err, secrets)}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
 	case errors.As(err, &reqErr):
 		e.StatusCode = reqErr.HTTPStatusCode
 		body := strings.TrimSpace(string(reqErr.Body))
-		if len(body) > 500 {
-			body = body[:500] + "..."
-		}
-		e.Message = body
+		e.Message = cutRedacted(body, secrets)
 		if e.Message == "" {
 			e.Message = http.StatusText(e.StatusCode)
 		}
@@ -128,7 +168,7 @@ func classify(parent context.Context, err error, hdr http.Header, key string) er
 	if hdr != nil {
 		e.RetryAfter = parseRetryAfter(hdr, time.Now())
 	}
-	e.Message = redactKey(e.Message, key)
+	e.Message = cutRedacted(e.Message, secrets)
 	return e
 }
 

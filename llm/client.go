@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -18,11 +20,12 @@ import (
 // cache. It implements [ChatModel] and [Embedder] and is safe for
 // concurrent use; share one Client across a whole run.
 type Client struct {
-	cfg   Config
-	api   *openai.Client
-	sched *scheduler
-	cache *embedCache
-	sleep func(ctx context.Context, d time.Duration) error
+	cfg     Config
+	secrets []string // redacted from errors and replies (Config.Secrets)
+	api     *openai.Client
+	sched   *scheduler
+	cache   *embedCache
+	sleep   func(ctx context.Context, d time.Duration) error
 }
 
 var (
@@ -32,8 +35,17 @@ var (
 
 // New returns a client for cfg. It does not contact the server.
 func New(cfg Config) (*Client, error) {
+	secrets := cfg.Secrets()
 	if cfg.BaseURL != "" && !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
-		return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("base URL %q must start with http:// or https:// (e.g. http://localhost:11434/v1)", redactKey(cfg.BaseURL, cfg.APIKey))}
+		return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("base URL %q must start with http:// or https:// (e.g. http://localhost:11434/v1)", redactKey(cfg.BaseURL, secrets...))}
+	}
+	// A query in the base URL (gateways taking ?api-key=...) is sent with
+	// every request; go-openai would append the path after it.
+	base, query := cfg.baseURL(), url.Values(nil)
+	if u, err := url.Parse(base); err == nil && u.RawQuery != "" {
+		query = u.Query()
+		u.RawQuery, u.ForceQuery = "", false
+		base = strings.TrimRight(u.String(), "/")
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -44,10 +56,11 @@ func New(cfg Config) (*Client, error) {
 		hc = &http.Client{Transport: tr}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.baseURL()
-	oc.HTTPClient = &headerDoer{hc: hc}
+	oc.BaseURL = base
+	oc.HTTPClient = &headerDoer{hc: hc, query: query, limit: cfg.maxResponseBytes()}
 	c := &Client{
-		cfg:   cfg,
+		cfg:     cfg,
+		secrets: secrets,
 		api:   openai.NewClientWithConfig(oc),
 		sched: newScheduler(cfg.maxConcurrency(), cfg.RequestsPerMinute, cfg.TokensPerMinute),
 		sleep: sleepCtx,
@@ -74,9 +87,15 @@ func (c *Client) SubModel() string {
 // EmbeddingModel is the configured embedding model ("" if none).
 func (c *Client) EmbeddingModel() string { return c.cfg.EmbeddingModel }
 
-// headerDoer records the headers of failed responses so that Retry-After
-// can be honoured (go-openai's errors do not carry headers).
-type headerDoer struct{ hc *http.Client }
+// headerDoer adds the base URL's query to every request, bounds response
+// bodies, keeps credentials out of transport errors, and records the
+// headers of failed responses so that Retry-After can be honoured
+// (go-openai's errors do not carry headers).
+type headerDoer struct {
+	hc      *http.Client
+	query   url.Values // from the base URL, added to every request
+	limit   int64      // max response body bytes, decompressed
+}
 
 type hdrKey struct{}
 
@@ -86,8 +105,30 @@ type hdrBox struct {
 }
 
 func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
+	if len(d.query) > 0 {
+		q := req.URL.Query()
+		for k, vs := range d.query {
+			if _, ok := q[k]; !ok {
+				q[k] = vs
+			}
+		}
+		req.URL.RawQuery = q.Encode()
+	}
 	resp, err := d.hc.Do(req)
-	if err == nil && resp.StatusCode >= 400 {
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// The request URL may carry the key (?api-key=...).
+			ue.URL = RedactURL(ue.URL)
+		}
+		return nil, err
+	}
+	if resp.ContentLength > d.limit {
+		resp.Body.Close()
+		return nil, d.tooLarge(resp.ContentLength)
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: d.limit, d: d}
+	if resp.StatusCode >= 400 {
 		if box, ok := req.Context().Value(hdrKey{}).(*hdrBox); ok {
 			box.mu.Lock()
 			box.h = resp.Header.Clone()
@@ -96,6 +137,40 @@ func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+func (d *headerDoer) tooLarge(n int64) error {
+	what := "more than"
+	if n > 0 {
+		what = fmt.Sprintf("%d bytes,", n)
+	}
+	return &Error{Kind: KindBadRequest, Err: ErrResponseTooLarge,
+		Message: fmt.Sprintf("the server's response is %s over the %d-byte limit of one response (MaxResponseBytes); raise the limit only for a server you trust", what, d.limit)}
+}
+
+// limitedBody fails with ErrResponseTooLarge once more than left bytes are
+// read, so a huge (or decompression-bomb) reply cannot exhaust memory.
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+	d    *headerDoer
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.d.tooLarge(0)
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, b.d.tooLarge(0)
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
@@ -138,7 +213,7 @@ func (c *Client) do(ctx context.Context, tokens int, call func(ctx context.Conte
 		box.mu.Lock()
 		hdr := box.h
 		box.mu.Unlock()
-		err = classify(ctx, err, hdr, c.cfg.APIKey)
+		err = classify(ctx, err, hdr, c.secrets)
 		var le *Error
 		if !errors.As(err, &le) || !le.Retryable() || attempt >= retries {
 			return err
@@ -185,7 +260,17 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromOpenAI(resp, oreq.Model)
+	out, err := fromOpenAI(resp, oreq.Model)
+	if err != nil {
+		return nil, err
+	}
+	// A server (or a model) that sends the key back must not get it into
+	// the answer, the trajectory, the recording or the next prompt.
+	out.Content = RedactSecrets(out.Content, c.secrets...)
+	for i := range out.ToolCalls {
+		out.ToolCalls[i].Arguments = RedactSecrets(out.ToolCalls[i].Arguments, c.secrets...)
+	}
+	return out, nil
 }
 
 func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) {

@@ -15,6 +15,8 @@ const (
 	DefaultTimeout        = 5 * time.Minute
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
+	// DefaultMaxResponseBytes bounds one response body, decompressed.
+	DefaultMaxResponseBytes = 64 << 20
 	// DefaultBaseURL is OpenAI's API, used when Config.BaseURL is empty.
 	DefaultBaseURL = "https://api.openai.com/v1"
 )
@@ -37,6 +39,10 @@ type Config struct {
 	RequestsPerMinute int // 0 = unlimited
 	TokensPerMinute   int // prompt + max output tokens per minute; 0 = unlimited
 	EmbedBatchSize    int // inputs per embeddings request (default 256)
+	// MaxResponseBytes bounds the size of one response body after
+	// decompression (default DefaultMaxResponseBytes); a larger reply
+	// fails with ErrResponseTooLarge instead of exhausting memory.
+	MaxResponseBytes int64
 	CacheDir          string
 	HTTPClient        *http.Client
 
@@ -80,7 +86,19 @@ func (c Config) String() string {
 		fmt.Fprintf(&b, " CacheDir:%q", c.CacheDir)
 	}
 	b.WriteString("}")
-	return redactKey(b.String(), c.APIKey)
+	return redactKey(b.String(), c.Secrets()...)
+}
+
+// Secrets returns the credentials the configuration holds: the API key,
+// and the password and credential-like query parameter values (api-key,
+// token, sig, ...) of BaseURL. Pass them to [Redact] for any text that is
+// printed or written.
+func (c Config) Secrets() []string {
+	var out []string
+	if c.APIKey != "" {
+		out = append(out, c.APIKey)
+	}
+	return append(out, urlSecrets(c.BaseURL)...)
 }
 
 // GoString is String, so %#v does not print the key either.
@@ -122,6 +140,13 @@ func (c Config) embedBatchSize() int {
 		return DefaultEmbedBatchSize
 	}
 	return c.EmbedBatchSize
+}
+
+func (c Config) maxResponseBytes() int64 {
+	if c.MaxResponseBytes <= 0 {
+		return DefaultMaxResponseBytes
+	}
+	return c.MaxResponseBytes
 }
 
 func (c Config) retryBaseDelay() time.Duration {

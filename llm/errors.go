@@ -90,4 +90,11 @@ var (
 	// client's own requests- or tokens-per-minute limit would hold a call
 	// past its context's deadline; the error is an *Error of KindRateLimit.
 	ErrRateLimitWait = errors.New("rate limit wait exceeds the deadline")
+	// ErrUnknownPrice is wrapped (with ErrBudgetExceeded) when a cost limit
+	// is set and a call's model has no known price: its cost could not be
+	// counted, so the call is refused before it is sent.
+	ErrUnknownPrice = errors.New("llm: no known price")
+	// ErrResponseTooLarge is wrapped when a response body exceeds
+	// Config.MaxResponseBytes (after decompression).
+	ErrResponseTooLarge = errors.New("llm: response too large")
 )

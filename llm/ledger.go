@@ -93,11 +93,22 @@ type Reservation struct {
 // maxOutputTokens on model fits the limits, counting committed usage and
 // other in-flight reservations, and holds that budget until Commit or
 // Cancel. A refusal is an *Error of KindBudget wrapping ErrBudgetExceeded.
+// With a cost limit, a model without a known price is refused (wrapping
+// ErrUnknownPrice too): its calls could not be counted against the limit.
 func (l *Ledger) Reserve(model string, promptTokens, maxOutputTokens int) (*Reservation, error) {
 	tokens := promptTokens + max(maxOutputTokens, 0)
 	var cost float64
-	if p, ok := l.prices.Lookup(model); ok {
+	p, priced := l.prices.Lookup(model)
+	if priced {
 		cost = p.cost(Usage{PromptTokens: promptTokens, CompletionTokens: max(maxOutputTokens, 0)})
+	} else if l.limits.MaxCostUSD > 0 {
+		// Metered at $0 it would step around the limit: refuse it.
+		name := model
+		if name == "" {
+			name = "(unnamed)"
+		}
+		return nil, &Error{Kind: KindBudget, Err: fmt.Errorf("%w: %w", ErrBudgetExceeded, ErrUnknownPrice),
+			Message: fmt.Sprintf("model %q has no known price, so the cost limit $%.4f cannot count its calls; nothing was sent (use a model with a known price, or add this model's price to the price table)", name, l.limits.MaxCostUSD)}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

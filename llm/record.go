@@ -87,8 +87,9 @@ func firstWords(s string, n int) string {
 // one, and a run that crashes leaves what it recorded in path+".partial"
 // (which [OpenReplay] accepts, ignoring a torn last line).
 type Recorder struct {
-	inner ChatModel
-	path  string
+	inner   ChatModel
+	path    string
+	secrets []string // the inner client's (Config.Secrets), redacted from every line
 
 	mu      sync.Mutex
 	f       *os.File
@@ -112,6 +113,9 @@ func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
 		return nil, fmt.Errorf("llm: create recording: %w", err)
 	}
 	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}}
+	if c, ok := inner.(interface{ Config() Config }); ok {
+		r.secrets = c.Config().Secrets()
+	}
 	var meta RecordingMeta
 	if d, ok := inner.(interface{ Model() string }); ok {
 		meta.Model = d.Model()
@@ -163,6 +167,19 @@ func (r *Recorder) Model() string {
 
 func (r *Recorder) write(e recEntry) {
 	b, err := json.Marshal(e)
+	if len(r.secrets) > 0 {
+		// Requests carry the context the model sent; a key found in it
+		// (or its JSON-escaped form) stays out of the file. Replay keys are
+		// hashes of the unredacted request, so replays still match.
+		s := string(b)
+		for _, k := range r.secrets {
+			s = RedactSecrets(s, k)
+			if q, _ := json.Marshal(k); len(q) > 2 {
+				s = RedactSecrets(s, string(q[1:len(q)-1]))
+			}
+		}
+		b = []byte(s)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -192,7 +209,7 @@ func (r *Recorder) Chat(ctx context.Context, req Request) (*Response, error) {
 		if !errors.As(err, &le) || le.Kind == KindBudget || le.Kind == KindReplayMiss || le.Kind == KindUnknown {
 			return nil, err
 		}
-		e.Error = &recError{Kind: le.Kind.String(), Status: le.StatusCode, Message: redactKey(le.Message, "")}
+		e.Error = &recError{Kind: le.Kind.String(), Status: le.StatusCode, Message: redactKey(le.Message, r.secrets...)}
 	} else {
 		e.Response = resp
 	}
