@@ -61,9 +61,9 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		cfg:     cfg,
 		secrets: secrets,
-		api:   openai.NewClientWithConfig(oc),
-		sched: newScheduler(cfg.maxConcurrency(), cfg.RequestsPerMinute, cfg.TokensPerMinute),
-		sleep: sleepCtx,
+		api:     openai.NewClientWithConfig(oc),
+		sched:   newScheduler(cfg.maxConcurrency(), cfg.RequestsPerMinute, cfg.TokensPerMinute),
+		sleep:   sleepCtx,
 	}
 	c.cache = newEmbedCache(cfg.CacheDir)
 	return c, nil
@@ -92,9 +92,9 @@ func (c *Client) EmbeddingModel() string { return c.cfg.EmbeddingModel }
 // headers of failed responses so that Retry-After can be honoured
 // (go-openai's errors do not carry headers).
 type headerDoer struct {
-	hc      *http.Client
-	query   url.Values // from the base URL, added to every request
-	limit   int64      // max response body bytes, decompressed
+	hc    *http.Client
+	query url.Values // from the base URL, added to every request
+	limit int64      // max response body bytes, decompressed
 }
 
 type hdrKey struct{}

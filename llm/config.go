@@ -43,8 +43,8 @@ type Config struct {
 	// decompression (default DefaultMaxResponseBytes); a larger reply
 	// fails with ErrResponseTooLarge instead of exhausting memory.
 	MaxResponseBytes int64
-	CacheDir          string
-	HTTPClient        *http.Client
+	CacheDir         string
+	HTTPClient       *http.Client
 
 	// RetryBaseDelay is the first backoff delay; it doubles per retry with
 	// jitter, up to RetryMaxDelay. A server's Retry-After takes precedence.
