@@ -8,8 +8,8 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
-	"github.com/rlmhq/rlm/sandbox"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // ChildRunner runs a sub-RLM for rlm_query. It is implemented by the
