@@ -104,11 +104,15 @@ func finalVar(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 // setOutput resolves futures in v (raising the error of a failed one) and
 // stores its Go form under key.
 func setOutput(thread *starlark.Thread, helper string, out *rlmctx.Dict, key string, v starlark.Value) error {
-	if err := checkFutures(thread, v, 0); err != nil {
+	if err := checkFutures(thread, v); err != nil {
 		return fmt.Errorf("%s: output '%s': %w", helper, key, err)
 	}
 	g, err := sandbox.ToGo(v)
 	if err != nil {
+		var pe *sandbox.PyError
+		if errors.As(err, &pe) {
+			return &sandbox.PyError{Kind: pe.Kind, Msg: fmt.Sprintf("%s: output '%s' cannot be submitted: %s", helper, key, pe.Msg), Err: pe.Err}
+		}
 		return typeErr("%s: output '%s' cannot be submitted: %v", helper, key, err)
 	}
 	out.Set(key, g)
@@ -117,27 +121,48 @@ func setOutput(thread *starlark.Thread, helper string, out *rlmctx.Dict, key str
 
 // checkFutures waits for the futures inside v and returns the error of the
 // first that failed.
-func checkFutures(thread *starlark.Thread, v starlark.Value, depth int) error {
-	if depth > 50 {
+func checkFutures(thread *starlark.Thread, v starlark.Value) error {
+	fc := futureCheck{thread: thread, seen: map[starlark.Value]bool{}}
+	return fc.check(v, 0)
+}
+
+// futureCheck waits for the futures inside a value and returns the error
+// of the first that failed. Each container is visited once (shared and
+// cyclic values cost no more than their size) and no deeper than
+// sandbox.MaxRenderDepth (the conversion that follows reports that depth).
+type futureCheck struct {
+	thread *starlark.Thread
+	seen   map[starlark.Value]bool
+}
+
+func (fc *futureCheck) check(v starlark.Value, depth int) error {
+	if depth >= sandbox.MaxRenderDepth {
 		return nil
+	}
+	switch v.(type) {
+	case *deferred.Future, *starlark.List, *starlark.Dict:
+		if fc.seen[v] {
+			return nil
+		}
+		fc.seen[v] = true
 	}
 	switch v := v.(type) {
 	case *deferred.Future:
-		got, err := v.Wait(sandbox.ThreadContext(thread))
+		got, err := v.Wait(sandbox.ThreadContext(fc.thread))
 		if err != nil {
 			return fmt.Errorf("%s failed: %w", v.Label(), err)
 		}
-		return checkFutures(thread, got, depth+1)
+		return fc.check(got, depth+1)
 	case *starlark.List, starlark.Tuple:
 		seq := v.(starlark.Indexable)
 		for i := 0; i < seq.Len(); i++ {
-			if err := checkFutures(thread, seq.Index(i), depth+1); err != nil {
+			if err := fc.check(seq.Index(i), depth+1); err != nil {
 				return err
 			}
 		}
 	case starlark.IterableMapping:
 		for _, kv := range v.Items() {
-			if err := checkFutures(thread, kv[1], depth+1); err != nil {
+			if err := fc.check(kv[1], depth+1); err != nil {
 				return err
 			}
 		}

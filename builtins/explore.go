@@ -290,7 +290,7 @@ func sizeLabel(v starlark.Value) string {
 		}
 		return "pending"
 	}
-	s := sandbox.Repr(v)
+	s := sandbox.ReprLimit(v, 41)
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}

@@ -280,7 +280,7 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 	vars := make(map[string]starlark.Value, len(rest))
 	for _, kv := range rest {
 		k := string(kv[0].(starlark.String))
-		if err := checkFutures(thread, kv[1], 0); err != nil {
+		if err := checkFutures(thread, kv[1]); err != nil {
 			return nil, fmt.Errorf("%s: variable '%s': %w", name, k, err)
 		}
 		// The child gets the value itself (a future's result), not a copy:

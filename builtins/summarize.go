@@ -32,7 +32,7 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		return nil, valueErr("%s: max_tokens must be positive, got %d", name, maxTokens)
 	}
 	v := a[0]
-	if err := checkFutures(thread, v, 0); err != nil {
+	if err := checkFutures(thread, v); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if h.Model == nil {
@@ -107,6 +107,8 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 			}
 		}
 	}
+	// No item can show more than the whole summary's share of text.
+	itemMax := maxTokens*16 + 64
 	switch v := v.(type) {
 	case starlark.String:
 		s := string(v)
@@ -131,20 +133,20 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 		seq := v.(starlark.Indexable)
 		fmt.Fprintf(&b, "%s of %s items.\n", pyTypeName(v), commas(seq.Len()))
 		for i := 0; i < seq.Len(); i++ {
-			lines = append(lines, fmt.Sprintf("[%d] %s", i, oneLine(sandbox.Str(seq.Index(i)))))
+			lines = append(lines, fmt.Sprintf("[%d] %s", i, oneLine(sandbox.StrLimit(seq.Index(i), itemMax))))
 		}
 	case starlark.IterableMapping:
 		items := v.Items()
 		keys := make([]string, 0, len(items))
 		for _, kv := range items {
-			keys = append(keys, oneLine(sandbox.Str(kv[0])))
+			keys = append(keys, oneLine(sandbox.StrLimit(kv[0], itemMax)))
 		}
 		fmt.Fprintf(&b, "dict of %s keys: %s.\n", commas(len(items)), oneLine(strings.Join(keys, ", ")))
 		for _, kv := range items {
-			lines = append(lines, oneLine(sandbox.Str(kv[0])+": "+sandbox.Str(kv[1])))
+			lines = append(lines, oneLine(sandbox.StrLimit(kv[0], itemMax)+": "+sandbox.StrLimit(kv[1], itemMax)))
 		}
 	default:
-		fmt.Fprintf(&b, "%s: %s", pyTypeName(v), oneLine(sandbox.Repr(v)))
+		fmt.Fprintf(&b, "%s: %s", pyTypeName(v), oneLine(sandbox.ReprLimit(v, itemMax)))
 		return b.String()
 	}
 	budget := maxTokens - tok.Count(b.String())

@@ -115,11 +115,27 @@ func FromGo(v any) (starlark.Value, error) {
 // ToGo converts a Starlark value to the rlmctx value kinds: None -> nil,
 // bool, int -> int64 (or *big.Int), float64, str -> string, list/tuple/set
 // -> []any, dict -> *pyjson.Dict (keys rendered with str() when not
-// strings). Proxies convert their target.
+// strings). Proxies convert their target. A value that contains itself is
+// a ValueError and one nested deeper than [MaxRenderDepth] a
+// RecursionError (both [*PyError]).
 func ToGo(v starlark.Value) (any, error) {
+	c := toGoConv{onPath: map[starlark.Value]bool{}}
+	return c.conv(v, 0)
+}
+
+// toGoConv is one conversion by [ToGo]: the mutable containers being
+// converted, to detect cycles.
+type toGoConv struct {
+	onPath map[starlark.Value]bool
+}
+
+func (c *toGoConv) conv(v starlark.Value, depth int) (any, error) {
 	v, err := Unproxy(nil, v)
 	if err != nil {
 		return nil, err
+	}
+	if depth >= MaxRenderDepth {
+		return nil, errDepth("while converting a value")
 	}
 	switch v := v.(type) {
 	case starlark.NoneType:
@@ -137,10 +153,23 @@ func ToGo(v starlark.Value) (any, error) {
 		return string(v), nil
 	case starlark.Bytes:
 		return string(v), nil
+	}
+	if _, ok := v.(starlark.Iterable); !ok {
+		return nil, fmt.Errorf("sandbox: cannot convert %s value to a Go value", pyType(v))
+	}
+	switch v.(type) {
+	case *starlark.List, *starlark.Dict, *starlark.Set, *dictSub, *deque, *pyObject:
+		if c.onPath[v] {
+			return nil, &PyError{Kind: "ValueError", Msg: "Circular reference detected"}
+		}
+		c.onPath[v] = true
+		defer delete(c.onPath, v)
+	}
+	switch v := v.(type) {
 	case *starlark.Dict:
 		d := pyjson.NewDict(v.Len())
 		for _, kv := range v.Items() {
-			x, err := ToGo(kv[1])
+			x, err := c.conv(kv[1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -148,14 +177,14 @@ func ToGo(v starlark.Value) (any, error) {
 		}
 		return d, nil
 	case pyDictLike:
-		return ToGo(v.underlyingDict())
+		return c.conv(v.underlyingDict(), depth)
 	case starlark.Iterable:
 		var out []any
 		it := v.Iterate()
 		defer it.Done()
 		var x starlark.Value
 		for it.Next(&x) {
-			g, err := ToGo(x)
+			g, err := c.conv(x, depth+1)
 			if err != nil {
 				return nil, err
 			}

@@ -90,6 +90,9 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 	if spec == "" {
 		r := renderer{thread: thread}
 		r.str(v)
+		if r.err != nil {
+			return "", r.err
+		}
 		return r.b.String(), nil
 	}
 	s, err := parseSpec(spec)

@@ -50,14 +50,14 @@ var modules = map[string]func() *module{
 				if err != nil {
 					return nil, err
 				}
-				return copyValue(thread, x, false, 0)
+				return (&copier{thread: thread}).copy(x, 0)
 			},
 			"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				x, err := oneArg("copy.deepcopy", args, kwargs)
 				if err != nil {
 					return nil, err
 				}
-				return copyValue(thread, x, true, 0)
+				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}}).copy(x, 0)
 			},
 		}, nil)
 	},
@@ -127,35 +127,53 @@ func newModule(name string, fns map[string]builtinFn, values starlark.StringDict
 	return m
 }
 
-// copyValue implements copy.copy (deep=false) and copy.deepcopy.
-func copyValue(thread *starlark.Thread, v starlark.Value, deep bool, depth int) (starlark.Value, error) {
-	if depth > 500 {
-		return nil, Errorf("RecursionError", "maximum recursion depth exceeded while copying")
+// copier implements copy.copy (deep=false) and copy.deepcopy. A deep copy
+// keeps shared and cyclic structure (memo maps each mutable original to
+// its copy) and is bounded in depth like CPython's recursion.
+type copier struct {
+	thread *starlark.Thread
+	deep   bool
+	memo   map[starlark.Value]starlark.Value
+}
+
+func (c *copier) elem(x starlark.Value, depth int) (starlark.Value, error) {
+	if !c.deep {
+		return x, nil
 	}
-	elem := func(x starlark.Value) (starlark.Value, error) {
-		if !deep {
-			return x, nil
+	return c.copy(x, depth+1)
+}
+
+func (c *copier) copy(v starlark.Value, depth int) (starlark.Value, error) {
+	if depth >= valueDepthLimit(c.thread) {
+		return nil, errDepth("while calling a Python object")
+	}
+	switch v.(type) {
+	case *starlark.List, *starlark.Dict, *dictSub, *pyObject:
+		if got, ok := c.memo[v]; ok {
+			return got, nil
 		}
-		return copyValue(thread, x, true, depth+1)
 	}
 	switch x := v.(type) {
 	case *starlark.List:
-		out := make([]starlark.Value, x.Len())
-		for i := range out {
-			e, err := elem(x.Index(i))
+		out := starlark.NewList(make([]starlark.Value, 0, x.Len()))
+		if c.memo != nil {
+			c.memo[v] = out
+		}
+		for i := 0; i < x.Len(); i++ {
+			e, err := c.elem(x.Index(i), depth)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = e
+			_ = out.Append(e)
 		}
-		return starlark.NewList(out), nil
+		return out, nil
 	case starlark.Tuple:
-		if !deep {
+		if !c.deep {
 			return x, nil
 		}
 		out := make(starlark.Tuple, len(x))
 		for i, y := range x {
-			e, err := elem(y)
+			e, err := c.elem(y, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -164,39 +182,54 @@ func copyValue(thread *starlark.Thread, v starlark.Value, deep bool, depth int) 
 		return out, nil
 	case *starlark.Dict:
 		d := starlark.NewDict(x.Len())
+		if c.memo != nil {
+			c.memo[v] = d
+		}
 		for _, kv := range x.Items() {
-			e, err := elem(kv[1])
+			e, err := c.elem(kv[1], depth)
 			if err != nil {
 				return nil, err
 			}
-			d.SetKey(kv[0], e)
+			if err := d.SetKey(kv[0], e); err != nil {
+				return nil, err
+			}
 		}
 		return d, nil
 	case *dictSub:
-		c := x.copy()
-		if deep {
-			for _, kv := range c.d.Items() {
-				e, err := elem(kv[1])
+		cp := x.copy()
+		if c.memo != nil {
+			c.memo[v] = cp
+		}
+		if c.deep {
+			for _, kv := range cp.d.Items() {
+				e, err := c.elem(kv[1], depth)
 				if err != nil {
 					return nil, err
 				}
-				c.d.SetKey(kv[0], e)
+				if err := cp.d.SetKey(kv[0], e); err != nil {
+					return nil, err
+				}
 			}
 		}
-		return c, nil
+		return cp, nil
 	case *starlark.Set:
 		s := new(starlark.Set)
 		it := x.Iterate()
 		defer it.Done()
 		var y starlark.Value
 		for it.Next(&y) {
-			s.Insert(y)
+			if err := s.Insert(y); err != nil {
+				return nil, err
+			}
 		}
 		return s, nil
 	case *pyObject:
 		o := &pyObject{cls: x.cls, names: append([]string(nil), x.names...), attrs: map[string]starlark.Value{}}
+		if c.memo != nil {
+			c.memo[v] = o
+		}
 		for k, y := range x.attrs {
-			e, err := elem(y)
+			e, err := c.elem(y, depth)
 			if err != nil {
 				return nil, err
 			}

@@ -205,6 +205,9 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		}
 		r.str(a)
 	}
+	if r.err != nil {
+		return nil, r.err
+	}
 	r.b.WriteString(end)
 	if st != nil {
 		if err := st.write(r.b.String()); err != nil {
@@ -231,6 +234,9 @@ func pyRepr(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	}
 	r := renderer{thread: thread}
 	r.repr(x)
+	if r.err != nil {
+		return nil, r.err
+	}
 	return starlark.String(r.b.String()), nil
 }
 
@@ -241,6 +247,9 @@ func pyASCII(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	r := renderer{thread: thread}
 	r.repr(x)
+	if r.err != nil {
+		return nil, r.err
+	}
 	var out strings.Builder
 	for _, c := range r.b.String() {
 		switch {

@@ -252,6 +252,9 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	}
 	r := renderer{thread: thread}
 	r.str(args[0])
+	if r.err != nil {
+		return nil, r.err
+	}
 	return starlark.String(r.b.String()), nil
 }
 

@@ -15,29 +15,88 @@ import (
 // CPython's escapes, floats in shortest round-trip form, containers
 // rendered recursively ([1, 'a'], {'k': (1,)}, True, None). Proxies render
 // their target, waiting for it if pending.
+//
+// Containers nested deeper than [MaxRenderDepth] render as "...", so the
+// rendering of any value is bounded in depth (Python code gets a
+// RecursionError there instead).
 func Repr(v starlark.Value) string {
-	var r renderer
+	r := renderer{lenient: true}
 	r.repr(v)
 	return r.b.String()
 }
 
 // Str returns the CPython str() of v: strings unquoted, other values as Repr.
 func Str(v starlark.Value) string {
-	var r renderer
+	r := renderer{lenient: true}
 	r.str(v)
 	return r.b.String()
 }
 
-// renderer writes CPython renderings, detecting cycles.
-type renderer struct {
-	b      strings.Builder
-	thread *starlark.Thread
-	path   []starlark.Value
-	max    int // stop rendering containers beyond this many bytes (0 = no limit)
+// StrLimit returns Str(v) cut to at most max bytes (at a UTF-8 boundary),
+// without rendering much more of a large container than it keeps.
+func StrLimit(v starlark.Value, max int) string { return renderLimit(v, max, false) }
+
+// ReprLimit returns Repr(v) cut as [StrLimit] cuts Str(v).
+func ReprLimit(v starlark.Value, max int) string { return renderLimit(v, max, true) }
+
+func renderLimit(v starlark.Value, max int, repr bool) string {
+	r := renderer{lenient: true, max: max}
+	if repr {
+		r.repr(v)
+	} else {
+		r.str(v)
+	}
+	s := r.b.String()
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
-// full reports whether the rendering has reached its size limit.
-func (r *renderer) full() bool { return r.max > 0 && r.b.Len() > r.max }
+// renderer writes CPython renderings, detecting cycles and bounding depth.
+type renderer struct {
+	b       strings.Builder
+	thread  *starlark.Thread
+	path    []starlark.Value
+	onPath  map[starlark.Value]bool // path as a set, once it is long
+	depth   int
+	max     int   // stop rendering containers beyond this many bytes (0 = no limit)
+	lenient bool  // write "..." beyond the depth limit instead of failing
+	err     error // set when the depth limit stopped the rendering
+}
+
+// full reports whether the rendering has reached its size limit or failed.
+func (r *renderer) full() bool { return r.err != nil || r.max > 0 && r.b.Len() > r.max }
+
+// errReprDepth is CPython's error for a repr nested beyond the recursion limit.
+func errReprDepth() error {
+	return errDepth("while getting the repr of an object")
+}
+
+// descend enters one level of nesting; false means the depth limit is
+// reached (then "..." was written, or r.err set) and the caller writes
+// nothing more for this value.
+func (r *renderer) descend() bool {
+	if r.err != nil {
+		return false
+	}
+	if r.depth >= valueDepthLimit(r.thread) {
+		if r.lenient {
+			r.b.WriteString("...")
+		} else {
+			r.err = errReprDepth()
+		}
+		return false
+	}
+	r.depth++
+	return true
+}
+
+func (r *renderer) ascend() { r.depth-- }
 
 // pyReprer is implemented by sandbox values with their own Python repr.
 type pyReprer interface {
@@ -78,17 +137,39 @@ func (r *renderer) resolve(v starlark.Value) starlark.Value {
 	return v
 }
 
+// enter pushes the mutable container v on the path; false means v is
+// already on it (a cycle). Membership is a set lookup once the path is
+// long, so deep values render in linear time.
 func (r *renderer) enter(v starlark.Value) bool {
-	for _, p := range r.path {
-		if p == v {
+	if r.onPath != nil {
+		if r.onPath[v] {
 			return false
+		}
+		r.onPath[v] = true
+	} else {
+		for _, p := range r.path {
+			if p == v {
+				return false
+			}
+		}
+		if len(r.path) >= 16 {
+			r.onPath = make(map[starlark.Value]bool, 64)
+			for _, p := range r.path {
+				r.onPath[p] = true
+			}
+			r.onPath[v] = true
 		}
 	}
 	r.path = append(r.path, v)
 	return true
 }
 
-func (r *renderer) leave() { r.path = r.path[:len(r.path)-1] }
+func (r *renderer) leave() {
+	if r.onPath != nil {
+		delete(r.onPath, r.path[len(r.path)-1])
+	}
+	r.path = r.path[:len(r.path)-1]
+}
 
 func (r *renderer) repr(v starlark.Value) {
 	v = r.resolve(v)
@@ -125,6 +206,11 @@ func (r *renderer) repr(v starlark.Value) {
 			r.b.WriteString("[...]")
 			return
 		}
+		if !r.descend() {
+			r.leave()
+			return
+		}
+		defer r.ascend()
 		r.b.WriteByte('[')
 		for i := 0; i < v.Len() && !r.full(); i++ {
 			if i > 0 {
@@ -135,6 +221,10 @@ func (r *renderer) repr(v starlark.Value) {
 		r.b.WriteByte(']')
 		r.leave()
 	case starlark.Tuple:
+		if !r.descend() {
+			return
+		}
+		defer r.ascend()
 		r.b.WriteByte('(')
 		for i, x := range v {
 			if r.full() {
@@ -154,6 +244,11 @@ func (r *renderer) repr(v starlark.Value) {
 			r.b.WriteString("{...}")
 			return
 		}
+		if !r.descend() {
+			r.leave()
+			return
+		}
+		defer r.ascend()
 		r.writeDictItems(v)
 		r.leave()
 	case *starlark.Set:
@@ -161,8 +256,15 @@ func (r *renderer) repr(v starlark.Value) {
 			r.b.WriteString("set()")
 			return
 		}
+		if !r.descend() {
+			return
+		}
+		defer r.ascend()
 		r.b.WriteByte('{')
 		for i, x := range setOrder(v) {
+			if r.full() {
+				break
+			}
 			if i > 0 {
 				r.b.WriteString(", ")
 			}
@@ -174,6 +276,11 @@ func (r *renderer) repr(v starlark.Value) {
 			r.b.WriteString("...")
 			return
 		}
+		if !r.descend() {
+			r.leave()
+			return
+		}
+		defer r.ascend()
 		v.writeRepr(r)
 		r.leave()
 	case *starlark.Function:

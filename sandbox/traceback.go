@@ -285,6 +285,8 @@ func classify(err error) (string, string) {
 		return "TypeError", m
 	}
 	switch {
+	case strings.Contains(inner, "comparison exceeded maximum recursion depth"):
+		return "RecursionError", "maximum recursion depth exceeded in comparison"
 	case reUnbound.MatchString(msg):
 		m := reUnbound.FindStringSubmatch(msg)
 		if m[1] == "global" {

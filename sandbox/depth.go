@@ -1,0 +1,33 @@
+package sandbox
+
+import "go.starlark.net/starlark"
+
+// MaxRenderDepth is how deeply nested containers [Repr], [Str] and the
+// other walks of a value (==, <, json, copy, conversion to Go) go; Python
+// code gets a RecursionError beyond it (or beyond the step's recursion
+// limit, if lower), as CPython does past its recursion limit.
+const MaxRenderDepth = 1000
+
+func init() {
+	// Starlark bounds recursive comparisons at 10 levels by default, which
+	// fails == on ordinary nested data; CPython's bound is its recursion
+	// limit.
+	starlark.CompareLimit = MaxRenderDepth
+}
+
+// valueDepthLimit is how deeply a walk of a value may nest on thread: the
+// step's recursion limit, at most MaxRenderDepth.
+func valueDepthLimit(thread *starlark.Thread) int {
+	if thread != nil {
+		if st := stepOf(thread); st != nil && st.depth > 0 && st.depth < MaxRenderDepth {
+			return st.depth
+		}
+	}
+	return MaxRenderDepth
+}
+
+// errDepth is CPython's RecursionError for a walk of a value (what says
+// what was being done, e.g. "while getting the repr of an object").
+func errDepth(what string) error {
+	return &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded " + what, Err: ErrRecursionLimit}
+}
