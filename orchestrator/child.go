@@ -88,6 +88,9 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	defer child.exec.Close()
 	res := child.loop(ctx, ctx)
 	child.emitEnd(res)
+	if cfg.OnChildEnd != nil {
+		cfg.OnChildEnd(id, res)
+	}
 	ce := childEndData{Child: id, Answer: res.Answer, StopReason: string(res.StopReason), Partial: res.Partial || res.Extracted, Extracted: res.Extracted}
 	if res.Err != nil {
 		ce.Error = res.Err.Error()

@@ -110,6 +110,10 @@ type Config struct {
 	RunConfig any
 	// OnStatus, if set, is called after every root event with live counters.
 	OnStatus func(Status)
+	// OnChildEnd, if set, is called when a child RLM started by rlm_query
+	// ends, with its id (see TRAJECTORY.md) and result; e.g. to persist
+	// the result. Children may end concurrently.
+	OnChildEnd func(id string, res *Result)
 }
 
 // Option adjusts one Run.

@@ -68,8 +68,7 @@ func (r *Run) CheckVars(now map[string]string) error {
 // Resume reopens run id to continue it in this process: its recorded
 // model answers are loaded to be replayed, a resume event is appended to
 // its trajectory, and run.json says it is running again. A run that
-// finished with a valid SUBMIT, one still running, or one without a
-// recording is refused. Call [Run.CheckVars] once the inputs are loaded,
+// finished with a valid SUBMIT or one still running is refused. Call [Run.CheckVars] once the inputs are loaded,
 // then wrap the model with [Run.WrapModel].
 func (r *Root) Resume(id string) (*Run, error) {
 	m, err := r.Get(id)
@@ -84,8 +83,11 @@ func (r *Root) Resume(id string) (*Run, error) {
 	}
 	dir := r.Path(id)
 	rec := filepath.Join(dir, RecordingFile)
-	if _, err := os.Stat(rec); err != nil {
-		return nil, fmt.Errorf("%w: %s has no recording (%v)", ErrNotResumable, id, err)
+	if _, err := os.Stat(rec); errors.Is(err, os.ErrNotExist) {
+		// Killed before its first answer: nothing to replay.
+		if err := os.WriteFile(rec, nil, 0o644); err != nil {
+			return nil, fmt.Errorf("runs: %w", err)
+		}
 	}
 	rs, err := llm.OpenResume(rec)
 	if err != nil {

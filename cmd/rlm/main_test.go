@@ -93,6 +93,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"store", "cat"}, nil},
 		{[]string{"store", "rm"}, nil},
 		{[]string{"store", "clear"}, nil},
+		{[]string{"store", "summarize"}, []string{"--tokens", "many"}},
 		{[]string{"version"}, nil},
 		{[]string{"runs"}, nil},
 		{[]string{"runs", "ls"}, nil},

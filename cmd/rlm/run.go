@@ -237,6 +237,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Limits:     o.limits.Limits,
 		Trajectory: traj,
 		RunConfig:  runConfigRecord(llmCfg, o),
+		OnChildEnd: o.keep.onChildEnd(),
 	})
 	var status *statusLine
 	if !o.quiet && isTerminal(env.stderr) {

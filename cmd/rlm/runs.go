@@ -28,9 +28,13 @@ type keepFlags struct {
 	runsDir string
 	noKeep  bool
 	resume  string
+	save    string
 
-	fs  *flag.FlagSet // rlm run's flags, to see which were set
-	run *runs.Run     // the kept run, once started
+	fs          *flag.FlagSet // rlm run's flags, to see which were set
+	run         *runs.Run     // the kept run, once started
+	storeDir    string
+	saveVersion int64 // --save KEY's version in the store at the start
+	children    *runs.ChildSaver
 }
 
 func (k *keepFlags) register(fs *flag.FlagSet) {
@@ -38,6 +42,7 @@ func (k *keepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&k.runsDir, "runs-dir", "", "keep the run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store: .rlm/runs)")
 	fs.BoolVar(&k.noKeep, "no-keep", false, "do not keep the run (no run directory: it cannot be resumed)")
 	fs.StringVar(&k.resume, "resume", "", "continue the interrupted or stopped run `ID` (see rlm runs ls); only budgets, endpoint and output flags may be given with it")
+	fs.StringVar(&k.save, "save", "", "write the SUBMIT outputs to the store under `KEY` when the run succeeds (compare-and-swap: fails if KEY changed during the run); later runs load them with --var NAME=store:KEY")
 }
 
 // runsRootDir is the runs directory: dir if set, else $RLM_RUNS_DIR, else
@@ -62,7 +67,7 @@ var resumeFlags = map[string]bool{
 	"max-llm-calls": true, "max-tokens": true, "max-cost": true, "timeout": true, "max-total-iterations": true, "max-errors": true,
 	"base-url": true, "api-key": true, "request-timeout": true, "max-retries": true, "max-concurrency": true, "rpm": true, "tpm": true,
 	"prices": true, "cache-dir": true,
-	"json": true, "quiet": true, "trajectory": true, "record": true,
+	"json": true, "quiet": true, "trajectory": true, "record": true, "save": true,
 }
 
 // notKept are the flags not stored in run.json: secrets, and choices
@@ -153,6 +158,18 @@ func absPath(p string) string {
 // start creates (or, with --resume, reopens) the run directory. It returns
 // nil with --no-keep.
 func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedContext, cfg llm.Config) (*runs.Run, error) {
+	k.storeDir = *f.storeDir
+	if k.save != "" {
+		st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: k.storeDir})
+		if err != nil {
+			return nil, fmt.Errorf("--save: %w", err)
+		}
+		k.saveVersion, err = runs.StoreVersion(st, k.save)
+		st.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--save: %w", err)
+		}
+	}
 	if k.noKeep {
 		if k.resume != "" {
 			return nil, fmt.Errorf("%w: --resume and --no-keep cannot be used together", errUsage)
@@ -187,9 +204,72 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	return r, nil
 }
 
+// onChildEnd is the orchestrator hook that persists child results of a
+// kept run to the store (nil when the run is not kept).
+func (k *keepFlags) onChildEnd() func(string, *orchestrator.Result) {
+	if k.run == nil {
+		return nil
+	}
+	dir := k.storeDir
+	k.children = &runs.ChildSaver{RunID: k.run.ID(), Open: func() (*rlmctx.Store, error) {
+		return rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
+	}}
+	return k.children.Save
+}
+
+// saveOutputs writes the outputs of a successful run for --save, and
+// reports where the child results went.
+func (k *keepFlags) saveOutputs(env *cliEnv, res *orchestrator.Result, quiet bool) error {
+	if k.children != nil {
+		keys, err := k.children.Close()
+		if err != nil {
+			fmt.Fprintln(env.stderr, "rlm run: warning:", err)
+		} else if len(keys) > 0 && !quiet {
+			fmt.Fprintf(env.stderr, "rlm run: %d child result(s) stored in scope %s (rlm store ls --scope %s)\n", len(keys), runs.ChildScope(k.run.ID()), runs.ChildScope(k.run.ID()))
+		}
+	}
+	if k.save == "" || res == nil {
+		return nil
+	}
+	where := ""
+	if k.run != nil {
+		where = fmt.Sprintf("; the outputs are in %s", filepath.Join(k.run.Dir(), runs.ResultFile))
+	}
+	if res.Partial {
+		return &exitError{code: 1, err: fmt.Errorf("--save %s: not saved: the run stopped (%s) without a valid SUBMIT%s", k.save, res.StopReason, where)}
+	}
+	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: k.storeDir})
+	if err != nil {
+		return fmt.Errorf("--save %s: %w%s", k.save, err, where)
+	}
+	defer st.Close()
+	ref, err := runs.SaveOutputs(st, k.save, res.Outputs, k.saveVersion)
+	if err != nil {
+		if errors.Is(err, rlmctx.ErrVersionMismatch) {
+			err = fmt.Errorf("%w: another writer changed the key during the run", err)
+		}
+		return fmt.Errorf("--save: %w%s", err, where)
+	}
+	if !quiet {
+		fmt.Fprintf(env.stderr, "rlm run: outputs saved to store key %s (version %d); use --var NAME=store:%s\n", ref.Key, ref.Version, ref.Key)
+	}
+	return nil
+}
+
 // finish records the run's outcome in its directory and tells the user
 // how to resume a run that did not finish.
 func (k *keepFlags) finish(env *cliEnv, res *orchestrator.Result, quiet bool) error {
+	if res != nil && (k.run == nil || k.run.Err() == nil) {
+		if err := k.saveOutputs(env, res, quiet); err != nil {
+			_ = k.finishRun(env, res, true)
+			return err
+		}
+	}
+	return k.finishRun(env, res, quiet)
+}
+
+// finishRun records the outcome in the run directory.
+func (k *keepFlags) finishRun(env *cliEnv, res *orchestrator.Result, quiet bool) error {
 	if k.run == nil {
 		return nil
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -159,4 +161,113 @@ func TestResumeBudgetStop(t *testing.T) {
 	assert.Equal(t, n, srv.Count(), "nothing is sent")
 	m, _ = runs.NewRoot(runsDir).Get(id2)
 	assert.Equal(t, runs.StatusStopped, m.Status, "the run can still be resumed once its inputs are restored")
+}
+
+// TestSaveAndChildResults: --save KEY stores the SUBMIT outputs for a later
+// --var NAME=store:KEY; the child run's result is stored in the kept run's
+// agent scope; a KEY written by someone else during the run is not
+// clobbered (compare-and-swap), and a run without a valid SUBMIT saves
+// nothing.
+func TestSaveAndChildResults(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := t.TempDir()
+	storeDir := filepath.Join(dir, "store")
+	var intruder atomic.Pointer[func()]
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if f := intruder.Swap(nil); f != nil {
+			(*f)()
+		}
+		return resumeScript(c)
+	})
+	ctxFile := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_STORE": storeDir}
+	args := []string{"run", "--query", "What is the magic number?", "--var", "context=" + ctxFile, "--max-depth", "2"}
+
+	code, out, errOut := runCLI(t, "", env, append(args, "--save", "magic")...)
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Contains(t, errOut, "outputs saved to store key magic (version 1)")
+	assert.Contains(t, errOut, "1 child result(s) stored in scope agent:")
+
+	code, got, errOut := runCLI(t, "", env, "exec", "--var", "prev=store:magic", "-c", "print(prev['answer'])")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Equal(t, out, got, "the saved outputs load as a variable")
+
+	code, lsOut, errOut := runCLI(t, "", env, "store", "ls")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	var childKey string
+	for _, line := range strings.Split(lsOut, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[0], "/0.2.") {
+			childKey = f[0]
+		}
+	}
+	require.NotEmpty(t, childKey, "store ls:\n%s", lsOut)
+	code, child, errOut := runCLI(t, "", env, "exec", "--var", "c=store:"+childKey, "-c", "print(c['answer'])")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.True(t, strings.HasPrefix(child, "child says s"), child)
+
+	// Another writer sets the key during the run: the save is refused.
+	put := func() {
+		code, _, errOut := runCLI(t, "", env, "store", "put", "magic", ctxFile)
+		assert.Equal(t, 0, code, "stderr: %s", errOut)
+	}
+	intruder.Store(&put)
+	code, _, errOut = runCLI(t, "", env, append(args, "--save", "magic")...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "another writer changed the key during the run")
+	assert.Contains(t, errOut, runs.ResultFile)
+	code, got, _ = runCLI(t, "", env, "exec", "--var", "prev=store:magic", "-c", "print(prev[:1])")
+	require.Equal(t, 0, code)
+	assert.Equal(t, "x\n", got, "the other writer's value is kept")
+
+	// No valid SUBMIT: nothing saved.
+	code, _, errOut = runCLI(t, "", env, append(args, "--save", "fresh", "--max-llm-calls", "1")...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--save fresh: not saved")
+	code, _, _ = runCLI(t, "", env, "store", "show", "fresh")
+	assert.Equal(t, 1, code)
+}
+
+// TestStoreSummarize: rlm store summarize asks the sub-model once per
+// content: the summary of an unchanged value comes from the cache, a
+// changed value is summarized again; without a model it says what to do.
+func TestStoreSummarize(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		return llmtest.Text(fmt.Sprintf("summary #%d by %s", len(srv.Calls()), c.Model))
+	})
+	dir := t.TempDir()
+	storeDir := filepath.Join(dir, "store")
+	src := filepath.Join(dir, "doc.txt")
+	require.NoError(t, os.WriteFile(src, []byte("alpha beta gamma\n"), 0o644))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_STORE": storeDir}
+	code, _, errOut := runCLI(t, "", env, "store", "put", "doc", src)
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+
+	tests := []struct {
+		name   string
+		change string
+		want   string
+		calls  int
+	}{
+		{"first", "", "summary #1 by sub\n", 1},
+		{"cached", "", "summary #1 by sub\n", 1},
+		{"changed", "delta\n", "summary #2 by sub\n", 2},
+	}
+	for _, tt := range tests {
+		if tt.change != "" {
+			require.NoError(t, os.WriteFile(src, []byte(tt.change), 0o644))
+			code, _, errOut := runCLI(t, "", env, "store", "put", "doc", src)
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+		}
+		code, out, errOut := runCLI(t, "", env, "store", "summarize", "doc")
+		require.Equal(t, 0, code, "%s: stderr: %s", tt.name, errOut)
+		assert.Equal(t, tt.want, out, tt.name)
+		assert.Equal(t, tt.calls, srv.Count(), tt.name)
+	}
+	assert.Contains(t, srv.Calls()[1].Messages[1].Content, "delta")
+
+	code, _, errOut = runCLI(t, "", map[string]string{"RLM_STORE": storeDir}, "store", "summarize", "doc")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "rlm store show KEY")
 }

@@ -30,7 +30,8 @@ subcommands:
   clear                                               delete every variable
   fsck [--repair]                                     check the store; --repair rebuilds damaged
                                                       metadata and moves unreadable entries to
-                                                      DIR/.quarantine (nothing is deleted)`
+                                                      DIR/.quarantine (nothing is deleted)
+  summarize KEY [--tokens N] [model flags]            print a summary written by the sub-model (cached by content hash)`
 
 func runStore(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "store", storeSynopsis)
@@ -46,7 +47,7 @@ func runStore(ctx context.Context, env *cliEnv, args []string) error {
 	run, ok := storeSubcommands[sub]
 	if !ok {
 		fs.Usage()
-		return fmt.Errorf("%w: unknown store subcommand %q (use put, ls, show, cat, rm, clear or fsck)", errUsage, sub)
+		return fmt.Errorf("%w: unknown store subcommand %q (use put, ls, show, cat, rm, clear, fsck or summarize)", errUsage, sub)
 	}
 	return withFsckAdvice(run(ctx, env, *dir, rest))
 }

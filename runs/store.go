@@ -1,0 +1,92 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// StoreVersion is key's version in st, 0 when it is absent: the version a
+// later [SaveOutputs] expects.
+func StoreVersion(st *rlmctx.Store, key string) (int64, error) {
+	ref, err := st.Ref(key)
+	if errors.Is(err, rlmctx.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return ref.Version, nil
+}
+
+// SaveOutputs writes a run's SUBMIT outputs to st under key, persisted,
+// with compare-and-swap: the write fails (wrapping
+// rlmctx.ErrVersionMismatch) if key is no longer at version (0: absent),
+// so outputs saved by another writer during the run are not clobbered.
+func SaveOutputs(st *rlmctx.Store, key string, outputs *rlmctx.Dict, version int64) (rlmctx.Ref, error) {
+	if outputs == nil {
+		return rlmctx.Ref{}, fmt.Errorf("runs: save %q: the run has no outputs", key)
+	}
+	ref, err := st.SetIfVersion(key, outputs, version, rlmctx.WithPersist())
+	if err != nil {
+		return rlmctx.Ref{}, fmt.Errorf("runs: save %q: %w", key, err)
+	}
+	return ref, nil
+}
+
+// ChildKey is the store key of the result of child run child of kept run
+// runID: RUNID/CHILD, in scope [ChildScope].
+func ChildKey(runID, child string) string { return runID + "/" + child }
+
+// ChildScope is the store scope of the child results of kept run runID:
+// agent:RUNID.
+func ChildScope(runID string) string { return rlmctx.AgentScope(runID) }
+
+// ChildSaver persists the outputs of the child runs of a kept run to a
+// store (the seed's persistForSubAgent): each under [ChildKey] in
+// [ChildScope], so a later run can load one with --var NAME=store:KEY
+// instead of copying it. The store is opened on the first child result.
+type ChildSaver struct {
+	RunID string
+	Open  func() (*rlmctx.Store, error)
+
+	mu    sync.Mutex
+	st    *rlmctx.Store
+	err   error
+	saved []string
+}
+
+// Save is an orchestrator.Config.OnChildEnd hook.
+func (c *ChildSaver) Save(id string, res *orchestrator.Result) {
+	if res == nil || res.Outputs == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st == nil && c.err == nil {
+		c.st, c.err = c.Open()
+	}
+	if c.err != nil {
+		return
+	}
+	key := ChildKey(c.RunID, id)
+	if _, err := c.st.Set(key, res.Outputs, rlmctx.WithScope(ChildScope(c.RunID)), rlmctx.WithPersist()); err != nil {
+		c.err = fmt.Errorf("runs: persist child result %s: %w", key, err)
+		return
+	}
+	c.saved = append(c.saved, key)
+}
+
+// Close closes the store and returns the keys saved and the first error.
+func (c *ChildSaver) Close() ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.st != nil {
+		c.st.Close()
+		c.st = nil
+	}
+	return c.saved, c.err
+}
