@@ -54,12 +54,16 @@ func (r *Run) RecordingPath() string { return filepath.Join(r.dir, RecordingFile
 // Resumed reports whether the run continues an earlier one.
 func (r *Run) Resumed() bool { return r.resumer != nil }
 
-func (r *Run) saveMeta() error {
+func (r *Run) saveMeta() error { return r.writeMeta(true) }
+
+// writeMeta writes run.json (synced if sync is set: progress updates are
+// not).
+func (r *Run) writeMeta(sync bool) error {
 	b, err := json.MarshalIndent(r.meta, "", "  ")
 	if err != nil {
 		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
 	}
-	if err := writeFileAtomic(r.dir, MetaFile, append(b, '\n')); err != nil {
+	if err := writeFileRenamed(r.dir, MetaFile, append(b, '\n'), sync); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
 	}
 	return nil
@@ -106,6 +110,16 @@ func (r *Run) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.diverged
+}
+
+func (r *Run) setIterations(n int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished || r.root == nil {
+		return nil
+	}
+	r.meta.Iterations = n
+	return r.writeMeta(false)
 }
 
 func (r *Run) diverge(err error) {
@@ -271,6 +285,7 @@ type sink struct {
 	seen    map[string]int    // occurrences of type|run|step so far
 	stopped bool
 	err     error
+	replies int // root replies so far (the root's iterations)
 }
 
 // Write takes trajectory bytes; complete lines are handled as events. It
@@ -321,6 +336,16 @@ func (s *sink) event(line []byte) {
 		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
 		return
 	}
+	progress := false
+	if e.Type == orchestrator.EventReply && e.Run == "0" {
+		var d struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.Error == "" {
+			s.replies++
+			progress = true
+		}
+	}
 	if s.old != nil {
 		base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
 		n := s.seen[base]
@@ -339,6 +364,11 @@ func (s *sink) event(line []byte) {
 	}
 	if _, err := s.w.Write(line); err != nil {
 		s.keep(err)
+	}
+	if progress {
+		// run.json follows the root's iterations, so a killed run shows
+		// how far it got.
+		s.keep(s.run.setIterations(s.replies))
 	}
 	if e.Type == orchestrator.EventExec {
 		var d struct {

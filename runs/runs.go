@@ -277,13 +277,21 @@ func ParseAge(s string) (time.Duration, error) {
 // and a rename, so a reader sees the old or the new content, never a torn
 // one.
 func writeFileAtomic(dir, name string, data []byte) error {
+	return writeFileRenamed(dir, name, data, true)
+}
+
+// writeFileRenamed writes data to dir/name through a temporary file and a
+// rename, syncing the file first if sync is set (without it a killed
+// process still leaves the old or the new content; only a power loss may
+// lose the update).
+func writeFileRenamed(dir, name string, data []byte, sync bool) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

@@ -192,6 +192,8 @@ func TestResumeAfterKill(t *testing.T) {
 			require.Len(t, list, 1)
 			id := list[0].ID
 			assert.Equal(t, runs.StatusInterrupted, list[0].Status)
+			// Root replies before request k: 1 after request 1, 2 after request 6.
+			assert.Equal(t, min(k/2, 1)+min(k/7, 1), list[0].Iterations, "run.json shows how far the killed run got")
 			rec := filepath.Join(runsDir, id, runs.RecordingFile)
 
 			// Once, kill the resume too, two requests later.

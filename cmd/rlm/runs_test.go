@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -270,4 +273,67 @@ func TestStoreSummarize(t *testing.T) {
 	code, _, errOut = runCLI(t, "", map[string]string{"RLM_STORE": storeDir}, "store", "summarize", "doc")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "rlm store show KEY")
+}
+
+// TestResumeStopsOnDivergence: when a re-executed step comes out
+// differently from the recorded one (here the recorded output is altered,
+// as a different rlm version would make it), the resume stops with a
+// clear error before sending anything live, and the run keeps its status.
+func TestResumeStopsOnDivergence(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	scriptedRoot(srv)
+	dir := t.TempDir()
+	runsDir := filepath.Join(dir, "runs")
+	ctxFile := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": runsDir}
+	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "2")
+	require.Equal(t, 1, code, "stderr: %s", errOut)
+	list, _, err := runs.NewRoot(runsDir).List()
+	require.NoError(t, err)
+	id := list[0].ID
+	trajPath := filepath.Join(runsDir, id, runs.TrajectoryFile)
+	b, err := os.ReadFile(trajPath)
+	require.NoError(t, err)
+	altered := strings.Replace(string(b), `"output":"magic\n"`, `"output":"MAGIC\n"`, 1)
+	require.NotEqual(t, string(b), altered)
+	require.NoError(t, os.WriteFile(trajPath, []byte(altered), 0o644))
+
+	n := srv.Count()
+	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--max-llm-calls", "10")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "diverged from the recording: exec event 1 of run 0 step 1 differs")
+	assert.Equal(t, n, srv.Count(), "nothing is sent live")
+	m, err := runs.NewRoot(runsDir).Get(id)
+	require.NoError(t, err)
+	assert.Equal(t, runs.StatusStopped, m.Status)
+	assert.Contains(t, m.Error, "diverged")
+}
+
+// BenchmarkKeptRunOverhead times a 2-step run (3 model calls against a
+// local fake server) kept in a run directory, with the recording synced
+// to disk after each answer, against the same run with --no-keep, and
+// reports the ratio.
+func BenchmarkKeptRunOverhead(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	scriptedRoot(srv)
+	dir := b.TempDir()
+	ctxFile := filepath.Join(dir, "notes.txt")
+	require.NoError(b, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": filepath.Join(dir, "runs")}
+	run := func(extra ...string) time.Duration {
+		start := time.Now()
+		var out, errb bytes.Buffer
+		e := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
+		if code := runMain(context.Background(), e, append([]string{"run", "--query", "q", "--var", "context=" + ctxFile, "--quiet"}, extra...)); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+		return time.Since(start)
+	}
+	var kept, plain time.Duration
+	for b.Loop() {
+		kept += run()
+		plain += run("--no-keep")
+	}
+	b.ReportMetric(float64(kept)/float64(plain), "keep/no-keep")
 }
