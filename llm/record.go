@@ -112,10 +112,7 @@ func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: create recording: %w", err)
 	}
-	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}}
-	if c, ok := inner.(interface{ Config() Config }); ok {
-		r.secrets = c.Config().Secrets()
-	}
+	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}, secrets: secretsOf(inner)}
 	var meta RecordingMeta
 	if d, ok := inner.(interface{ Model() string }); ok {
 		meta.Model = d.Model()
@@ -128,6 +125,18 @@ func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
 	}
 	r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
 	return r, nil
+}
+
+// secretsOf returns the credentials of the client under m (a Client, or a
+// Recorder over one), to keep out of recordings.
+func secretsOf(m ChatModel) []string {
+	switch c := m.(type) {
+	case interface{ Config() Config }:
+		return c.Config().Secrets()
+	case *Recorder:
+		return c.secrets
+	}
+	return nil
 }
 
 // RecordingMeta is what a recording says about the client that made it.

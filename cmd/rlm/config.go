@@ -54,6 +54,7 @@ type modelFlags struct {
 	maxConcurrency                  int
 	requestsPerMinute, tokensPerMin int
 	embedBatchSize                  int
+	maxResponseBytes                int64
 	cacheDir                        string
 	record, replay                  string
 	prices                          string
@@ -77,6 +78,8 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.requestsPerMinute, "rpm", 0, "requests per minute limit (0 = unlimited)")
 	fs.IntVar(&m.tokensPerMin, "tpm", 0, "tokens per minute limit (0 = unlimited)")
 	fs.IntVar(&m.embedBatchSize, "embed-batch-size", llm.DefaultEmbedBatchSize, "inputs per embeddings request")
+	m.maxResponseBytes = llm.DefaultMaxResponseBytes
+	fs.Var(byteSize[int64]{&m.maxResponseBytes}, "max-response-size", "largest model response body accepted, after decompression, a `SIZE` such as 64M (chat and embeddings)")
 	fs.StringVar(&m.cacheDir, "cache-dir", "", "directory for the on-disk embedding cache (default: memory only)")
 	fs.StringVar(&m.record, "record", "", "record all model traffic to this JSONL `file` (no API key is stored; written to FILE.partial until the run ends)")
 	fs.StringVar(&m.replay, "replay", "", "answer model calls from a recording `file` made with --record, offline")
@@ -113,6 +116,7 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		RequestsPerMinute: m.requestsPerMinute,
 		TokensPerMinute:   m.tokensPerMin,
 		EmbedBatchSize:    m.embedBatchSize,
+		MaxResponseBytes:  m.maxResponseBytes,
 		CacheDir:          m.cacheDir,
 	}
 	if m.maxRetries == 0 {
@@ -164,7 +168,7 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		case cfg.BaseURL == "" && cfg.APIKey != "":
 			cfg.Model = defaultOpenAIModel
 		case cfg.BaseURL != "":
-			return cfg, fmt.Errorf("%w: endpoint %s has no model: set RLM_MODEL (or --model), e.g. --model llama3.1", llm.ErrNoModel, cfg.BaseURL)
+			return cfg, fmt.Errorf("%w: endpoint %s has no model: set RLM_MODEL (or --model), e.g. --model llama3.1", llm.ErrNoModel, llm.RedactURL(cfg.BaseURL))
 		default:
 			return cfg, fmt.Errorf("%w: %s", llm.ErrNoModel, noModelHelp)
 		}

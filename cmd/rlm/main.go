@@ -102,7 +102,7 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(env.stderr, "rlm %s: %v\n", c.name, ee.err)
+			fmt.Fprintf(env.stderr, "rlm %s: %s\n", c.name, termSafe(env.stderr, ee.err.Error()))
 		}
 		return ee.code
 	}
@@ -111,7 +111,7 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "rlm %s: interrupted\n", c.name)
 		return 130
 	}
-	fmt.Fprintf(env.stderr, "rlm %s: %v\n", c.name, err)
+	fmt.Fprintf(env.stderr, "rlm %s: %s\n", c.name, termSafe(env.stderr, err.Error()))
 	if errors.Is(err, errUsage) {
 		return 2
 	}

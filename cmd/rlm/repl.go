@@ -34,11 +34,17 @@ type lineReader interface {
 
 // plainReader reads lines from a non-terminal without prompts.
 type plainReader struct {
-	sc *bufio.Scanner
-	w  io.Writer
+	sc      *bufio.Scanner
+	w       io.Writer
+	pending []string // lines given back by unread, read first
 }
 
 func (p *plainReader) readLine(string) (string, error) {
+	if len(p.pending) > 0 {
+		line := p.pending[0]
+		p.pending = p.pending[1:]
+		return line, nil
+	}
 	if !p.sc.Scan() {
 		if err := p.sc.Err(); err != nil {
 			return "", err
@@ -49,6 +55,11 @@ func (p *plainReader) readLine(string) (string, error) {
 }
 
 func (p *plainReader) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+// unread gives lines back, to be read again before the rest of the input.
+func (p *plainReader) unread(lines []string) {
+	p.pending = append(append([]string(nil), lines...), p.pending...)
+}
 
 // termReader edits lines on a terminal (history with up/down, cursor
 // movement, Ctrl-A/E/K/U/W) with golang.org/x/term. The terminal is in raw
@@ -127,13 +138,31 @@ func helperNames() string {
 }
 
 // replLoop reads inputs (a line, or a block continued until an empty line)
-// and runs each as one step, echoing the value of a bare expression.
+// and runs each as one step, echoing the value of a bare expression. A
+// failed input is reported and the loop goes on with the next one; fed a
+// script (not a terminal), the REPL then exits 1, as python3 does.
 func replLoop(ctx context.Context, s *execSession, in lineReader, errOut io.Writer) error {
+	failed := 0
+	done := func() error {
+		if _, interactive := in.(*termReader); interactive || failed == 0 {
+			return nil
+		}
+		return &exitError{code: 1, err: fmt.Errorf("%d input(s) failed", failed)}
+	}
 	for {
 		src, err := readInput(in)
 		if err == io.EOF {
 			if src == "" {
-				return nil
+				return done()
+			}
+			// The input ended inside an unclosed bracket or string: only
+			// the statement that opened it fails; the lines after it are
+			// read again as inputs of their own.
+			if p, ok := in.(*plainReader); ok && needsMore(src) {
+				if first, rest := splitUnclosed(src); len(rest) > 0 {
+					p.unread(rest)
+					src, err = first, nil
+				}
 			}
 		} else if err != nil {
 			return err
@@ -141,20 +170,36 @@ func replLoop(ctx context.Context, s *execSession, in lineReader, errOut io.Writ
 		switch strings.TrimSpace(src) {
 		case "":
 			if err == io.EOF {
-				return nil
+				return done()
 			}
 			continue
 		case "exit", "exit()", "quit", "quit()":
-			return nil
+			return done()
 		}
-		runInput(ctx, s, src, in, errOut)
+		if !runInput(ctx, s, src, in, errOut) {
+			failed++
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err == io.EOF {
-			return nil
+			return done()
 		}
 	}
+}
+
+// splitUnclosed splits an input that ends unclosed into the lines up to
+// the one that opened the unclosed bracket or string, and the lines after.
+func splitUnclosed(src string) (string, []string) {
+	lines := strings.Split(src, "\n")
+	k := 0 // lines[:k] is the longest prefix that is complete
+	for i := len(lines) - 1; i > 0; i-- {
+		if !needsMore(strings.Join(lines[:i], "\n")) {
+			k = i
+			break
+		}
+	}
+	return strings.Join(lines[:k+1], "\n"), lines[k+1:]
 }
 
 // readInput reads one complete input. A line ending with ':' (a block
@@ -245,8 +290,9 @@ func needsMore(src string) bool {
 }
 
 // runInput runs src; a single expression is evaluated and its repr echoed
-// (and bound to _) as Python's REPL does.
-func runInput(ctx context.Context, s *execSession, src string, out io.Writer, errOut io.Writer) {
+// (and bound to _) as Python's REPL does. It reports whether src ran
+// without an error (a SUBMIT is no error).
+func runInput(ctx context.Context, s *execSession, src string, out io.Writer, errOut io.Writer) bool {
 	if !strings.Contains(strings.TrimSpace(src), "\n") {
 		res, err := s.exec(ctx, "_ = ("+src+"\n)")
 		var se *sandbox.ScriptError
@@ -254,32 +300,35 @@ func runInput(ctx context.Context, s *execSession, src string, out io.Writer, er
 			io.WriteString(out, res.Output)
 			if err != nil {
 				// Show the line as typed, not as wrapped.
-				reportError(err, out, &unwrapWriter{w: errOut, wrapped: "_ = (" + src, src: src})
-				return
+				return reportError(err, out, &unwrapWriter{w: errOut, wrapped: "_ = (" + src, src: src})
 			}
 			if v, ok := s.sess.Global("_"); ok && v.String() != "None" && v.Type() != "NoneType" {
 				fmt.Fprintln(out, sandbox.Repr(v))
 			}
-			return
+			return true
 		}
 	}
 	res, err := s.exec(ctx, src)
 	io.WriteString(out, res.Output)
 	if err != nil {
-		reportError(err, out, errOut)
+		return reportError(err, out, errOut)
 	}
+	return true
 }
 
-func reportError(err error, out, errOut io.Writer) {
+// reportError reports err of an input, and whether it was a SUBMIT rather
+// than a failure.
+func reportError(err error, out, errOut io.Writer) bool {
 	if js, ok, jerr := submitJSON(err); ok {
 		if jerr != nil {
 			fmt.Fprintln(errOut, jerr)
-			return
+			return false
 		}
 		fmt.Fprintln(out, "submitted:", js)
-		return
+		return true
 	}
 	writeScriptError(errOut, err)
+	return false
 }
 
 // unwrapWriter writes a traceback of the wrapped expression as the user

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,7 +33,8 @@ func TestREPLPlainInput(t *testing.T) {
 		`"after submit"`,
 	}, "\n") + "\n"
 	code, out, errOut := runCLI(t, input, nil, "repl", "--var", "notes="+execData("notes.txt"))
-	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, code, "a script with a failed input exits 1: %s", errOut)
+	assert.Contains(t, errOut, "1 input(s) failed")
 	assert.Equal(t, "7\n10\n0\n1\n{'a': 1}\n5\n7\n3\nsubmitted: {\"answer\":5}\n'after submit'\n", out)
 	assert.Contains(t, errOut, "NameError")
 	assert.Contains(t, errOut, "line 1")
@@ -79,4 +81,37 @@ func TestNeedsMore(t *testing.T) {
 	}
 	assert.True(t, endsWithColon("if x:  # comment"))
 	assert.False(t, endsWithColon(`print("a:")`))
+}
+
+// A script fed to rlm repl goes on after a failed input, SyntaxErrors
+// included, and exits 1 if any input failed.
+func TestREPLScriptContinuesAfterErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		input  string
+		code   int
+		out    string
+		errs   []string
+		failed int
+	}{
+		{"clean script", "x = 1\nprint(x + 1)\n", 0, "2\n", nil, 0},
+		{"syntax error", "print(1)\nx = )\nprint(2)\n", 1, "1\n2\n", []string{"SyntaxError"}, 1},
+		{"unclosed bracket does not swallow the rest", "print(1)\nx = (1,\nprint(2)\ny = [3]\nprint(y)\n", 1, "1\n2\n[3]\n", []string{"x = (1,", "SyntaxError"}, 1},
+		{"unclosed string inside a block", "def f():\n    return \"\"\"abc\n\nprint(3)\n", 1, "3\n", []string{"SyntaxError"}, 1},
+		{"runtime and syntax errors", "print(undefined)\nx = )\nprint('end')\n", 1, "end\n", []string{"NameError", "SyntaxError"}, 2},
+		{"submit is no failure", "FINAL('ok')\n", 0, "submitted: {\"answer\":\"ok\"}\n", nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.input, nil, "repl")
+			assert.Equal(t, tc.code, code, errOut)
+			assert.Equal(t, tc.out, out)
+			for _, e := range tc.errs {
+				assert.Contains(t, errOut, e)
+			}
+			if tc.failed > 0 {
+				assert.Contains(t, errOut, fmt.Sprintf("%d input(s) failed", tc.failed))
+			}
+		})
+	}
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -209,6 +207,11 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		ctx, cancel = kept.Context(ctx)
 		defer cancel()
 	}
+	// Context and replies may quote the key: no trajectory holds it.
+	if rw, ok := newRedactWriter(traj, llmCfg.Secrets()).(*redactWriter); ok {
+		traj = rw
+		defer rw.Flush()
+	}
 	// The model (and a --record recorder) last: a bad --var or
 	// --trajectory must not replace an earlier recording with an empty one.
 	model, emb, closeModel, err := o.models.chatModel(env, ledger)
@@ -267,17 +270,19 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 // report prints the answer (or the --json result) and, when the run did not
 // end with a SUBMIT, why; a partial answer exits 1.
 func (o *runOptions) report(env *cliEnv, res *orchestrator.Result, llmCfg llm.Config) error {
+	secrets := llmCfg.Secrets()
 	if o.jsonOut {
 		out, err := resultJSON(res)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(env.stdout, string(out))
+		fmt.Fprintln(env.stdout, llm.RedactSecrets(string(out), secrets...))
 	} else if res.Answer != "" || !res.Partial {
-		fmt.Fprintln(env.stdout, res.Answer)
+		fmt.Fprintln(env.stdout, termSafe(env.stdout, llm.RedactSecrets(res.Answer, secrets...)))
 	}
 	if res.StopReason != orchestrator.StopSubmit && (!o.quiet || res.Answer == "") {
-		fmt.Fprintln(env.stderr, "rlm run:", stopNote(res, llmCfg, orchestrator.Protocol(o.protocol)))
+		note := llm.RedactSecrets(stopNote(res, llmCfg, orchestrator.Protocol(o.protocol)), secrets...)
+		fmt.Fprintln(env.stderr, "rlm run:", termSafe(env.stderr, note))
 	}
 	if res.Partial {
 		return &exitError{code: 1, err: errors.New("")}
@@ -317,6 +322,12 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 		note += fmt.Sprintf(" (check the model name %q: --model or RLM_MODEL)", c.Model)
 	case kind == llm.KindTransient && res.Iterations == 0:
 		note += fmt.Sprintf(" (is the endpoint %s up? check --base-url or OPENAI_BASE_URL)", llm.RedactURL(base))
+	}
+	switch {
+	case errors.Is(res.Err, llm.ErrUnknownPrice):
+		note += " (--max-cost counts only models with a known price: give the model's price with --prices FILE, or use a priced model)"
+	case errors.Is(res.Err, llm.ErrResponseTooLarge):
+		note += " (raise --max-response-size only for a server you trust)"
 	}
 	return note
 }
@@ -394,15 +405,6 @@ func resultJSON(res *orchestrator.Result) ([]byte, error) {
 		v.Error = res.Err.Error()
 	}
 	return json.MarshalIndent(v, "", "  ")
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd()))
 }
 
 // statusLine is the live one-line status on a terminal's stderr.

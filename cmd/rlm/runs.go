@@ -35,6 +35,7 @@ type keepFlags struct {
 	storeDir    string
 	saveVersion int64 // --save KEY's version in the store at the start
 	children    *runs.ChildSaver
+	secrets     []string // the endpoint's (llm.Config.Secrets), kept out of the run's files
 }
 
 func (k *keepFlags) register(fs *flag.FlagSet) {
@@ -158,6 +159,7 @@ func absPath(p string) string {
 // start creates (or, with --resume, reopens) the run directory. It returns
 // nil with --no-keep.
 func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedContext, cfg llm.Config) (*runs.Run, error) {
+	k.secrets = cfg.Secrets()
 	k.storeDir = *f.storeDir
 	if k.save != "" {
 		st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: k.storeDir})
@@ -276,12 +278,13 @@ func (k *keepFlags) finishRun(env *cliEnv, res *orchestrator.Result, quiet bool)
 	var result []byte
 	if res != nil {
 		if b, err := resultJSON(res); err == nil {
-			result = append(b, '\n')
+			result = append([]byte(llm.RedactSecrets(string(b), k.secrets...)), '\n')
 		}
 	}
 	o := runs.Outcome{Status: runs.StatusFailed}
 	if res != nil {
 		o = runs.OutcomeOf(res, result)
+		o.Error = llm.RedactSecrets(o.Error, k.secrets...)
 	}
 	err := k.run.Finish(o)
 	if derr := k.run.Err(); derr != nil {

@@ -200,7 +200,7 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "stored %s\n", ref)
+		fmt.Fprintf(env.stdout, "stored %s\n", termSafe(env.stdout, fmt.Sprint(ref)))
 		return nil
 	}
 	l, err := rlmctx.LoadSource(ctx, source, rlmctx.LoadOptions{Type: t, Stdin: env.stdin, Store: st})
@@ -214,7 +214,7 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "stored %s\n", ref)
+	fmt.Fprintf(env.stdout, "stored %s\n", termSafe(env.stdout, fmt.Sprint(ref)))
 	return nil
 }
 
@@ -238,7 +238,7 @@ func storeLs(ctx context.Context, env *cliEnv, dir string, args []string) error 
 	tw := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tSCOPE\tSIZE\tVERSION\tUPDATED")
 	for _, m := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", quoteKey(m.Key), m.Type, m.Scope, m.SizeBytes, m.Version, m.UpdatedAt.Format(time.RFC3339))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", termSafe(env.stdout, quoteKey(m.Key)), m.Type, m.Scope, m.SizeBytes, m.Version, m.UpdatedAt.Format(time.RFC3339))
 	}
 	return tw.Flush()
 }
@@ -266,14 +266,14 @@ func storeShow(ctx context.Context, env *cliEnv, dir string, args []string) erro
 		return err
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "key:     %s\n", ref.Key)
+	fmt.Fprintf(w, "key:     %s\n", termSafe(w, ref.Key))
 	fmt.Fprintf(w, "id:      %s\n", ref.ID)
 	fmt.Fprintf(w, "type:    %s\n", ref.Type)
 	fmt.Fprintf(w, "scope:   %s\n", ref.Scope)
 	fmt.Fprintf(w, "size:    %d bytes\n", ref.SizeBytes)
 	fmt.Fprintf(w, "version: %d\n", ref.Version)
 	fmt.Fprintf(w, "created: %s\n", ref.CreatedAt.Format(time.RFC3339))
-	fmt.Fprintf(w, "summary: %s\n", v.Summary)
+	fmt.Fprintf(w, "summary: %s\n", termSafe(w, v.Summary))
 	return nil
 }
 
