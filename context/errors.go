@@ -30,6 +30,9 @@ var (
 	ErrNoStore = errors.New("no variable store")
 	// ErrStoreClosed: the store was used after Close.
 	ErrStoreClosed = errors.New("store closed")
+	// ErrNotRegular: a source that is a device, FIFO or socket (they may
+	// never end, or never start).
+	ErrNotRegular = errors.New("rlmctx: not a regular file")
 	// ErrBadKey: an empty store key, or one that is not valid UTF-8.
 	ErrBadKey = errors.New("bad store key")
 	// ErrCorrupt: a store entry whose metadata or value file cannot be

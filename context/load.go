@@ -3,6 +3,7 @@ package rlmctx
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -167,11 +169,11 @@ func loadStdin(opts LoadOptions) (*Loaded, error) {
 			format = FormatJSON
 		}
 	}
-	v, err := decodeFormat(data, format, "stdin")
+	v, warns, err := decodeFormat(data, format, "stdin")
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: "stdin"}, nil
+	return &Loaded{Value: v, Source: "stdin", Warnings: warns}, nil
 }
 
 // FormatOf is the format LoadSource reads a file in, from its extension
@@ -209,6 +211,11 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 		}
 		return &Loaded{Value: d, Type: Files, Source: path, Warnings: warns}, nil
 	}
+	if !fi.Mode().IsRegular() {
+		// A device, FIFO or socket may never end (/dev/zero) or never
+		// start (a FIFO without writer): refuse it before opening.
+		return nil, fmt.Errorf("%s: %w (%s); give a file, a directory, or - to read a stream from stdin", path, ErrNotRegular, fileKind(fi.Mode()))
+	}
 	data, err := readFileExact(path)
 	if err != nil {
 		return nil, pathError(path, err)
@@ -217,11 +224,26 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if format == "" {
 		format = formatOf(path, opts.Type)
 	}
-	v, err := decodeFormat(data, format, path)
+	v, warns, err := decodeFormat(data, format, path)
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: path}, nil
+	return &Loaded{Value: v, Source: path, Warnings: warns}, nil
+}
+
+// fileKind names a non-regular file's kind.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 func pathError(path string, err error) error {
@@ -270,31 +292,76 @@ func readFileExact(path string) ([]byte, error) {
 // bytesToString converts without copying; b must never change afterwards.
 func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// decodeFormat turns raw bytes (owned by the callee) into a value.
-func decodeFormat(data []byte, format, source string) (any, error) {
+// decodeFormat turns raw bytes (owned by the callee) into a value, with
+// warnings about what was changed on the way.
+func decodeFormat(data []byte, format, source string) (any, []string, error) {
+	data, err := toUTF8(data, source)
+	if err != nil {
+		return nil, nil, err
+	}
 	switch format {
 	case FormatText:
 		if !utf8.Valid(data) {
-			return nil, pyjson.UTF8Error(source, data, 0)
+			return nil, nil, pyjson.UTF8Error(source, data, 0)
 		}
-		return bytesToString(data), nil
+		return bytesToString(data), nil, nil
 	case FormatJSON:
-		return pyjson.DecodeOwned(trimBOM(data), source)
+		v, err := pyjson.DecodeOwned(data, source)
+		return v, nil, err
 	case FormatJSONL:
-		return pyjson.DecodeLinesOwned(trimBOM(data), source)
+		v, err := pyjson.DecodeLinesOwned(data, source)
+		return v, nil, err
 	case FormatCSV:
-		return decodeCSV(trimBOM(data), source)
+		return decodeCSV(data, source)
 	}
-	return nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
+	return nil, nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
 }
 
-func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+// Byte order marks.
+var (
+	bomUTF8    = []byte("\xef\xbb\xbf")
+	bomUTF16LE = []byte("\xff\xfe")
+	bomUTF16BE = []byte("\xfe\xff")
+)
+
+func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, bomUTF8) }
+
+// toUTF8 drops a UTF-8 byte order mark and decodes UTF-16 text that starts
+// with one (as Windows tools write it); other data is returned as is.
+func toUTF8(data []byte, source string) ([]byte, error) {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(data, bomUTF8):
+		return data[len(bomUTF8):], nil
+	case bytes.HasPrefix(data, bomUTF16LE):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(data, bomUTF16BE):
+		order = binary.BigEndian
+	default:
+		return data, nil
+	}
+	body := data[2:]
+	if len(body)%2 != 0 {
+		return nil, fmt.Errorf("%s: %w: it starts with a UTF-16 byte order mark but has an odd number of bytes (truncated?)", source, ErrInvalidUTF8)
+	}
+	units := make([]uint16, len(body)/2)
+	for i := range units {
+		units[i] = order.Uint16(body[2*i:])
+	}
+	out := make([]byte, 0, len(body)*3/2)
+	for _, r := range utf16.Decode(units) {
+		out = utf8.AppendRune(out, r)
+	}
+	return out, nil
+}
 
 // decodeCSV parses a CSV (or, for tabs, TSV) file with a header row into a
-// list of dicts with str values.
-func decodeCSV(data []byte, source string) (any, error) {
+// list of dicts with str values. Every column is kept: an empty header
+// becomes column_N (N counts from 1) and a repeated one NAME_2, NAME_3, ...
+// (with a warning), as pandas keeps them.
+func decodeCSV(data []byte, source string) (any, []string, error) {
 	if !utf8.Valid(data) {
-		return nil, pyjson.UTF8Error(source, data, 0)
+		return nil, nil, pyjson.UTF8Error(source, data, 0)
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	if strings.EqualFold(filepath.Ext(source), ".tsv") {
@@ -302,20 +369,20 @@ func decodeCSV(data []byte, source string) (any, error) {
 	}
 	header, err := r.Read()
 	if err == io.EOF {
-		return []any{}, nil
+		return []any{}, nil, nil
 	}
 	if err != nil {
-		return nil, csvError(source, err)
+		return nil, nil, csvError(source, err)
 	}
-	header = append([]string(nil), header...)
+	header, warns := uniqueHeader(header, source)
 	out := []any{}
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
-			return out, nil
+			return out, warns, nil
 		}
 		if err != nil {
-			return nil, csvError(source, err)
+			return nil, nil, csvError(source, err)
 		}
 		d := NewDict(len(header))
 		for i, h := range header {
@@ -323,6 +390,46 @@ func decodeCSV(data []byte, source string) (any, error) {
 		}
 		out = append(out, d)
 	}
+}
+
+// uniqueHeader names every column of a CSV header uniquely (see
+// decodeCSV), saying what it renamed.
+func uniqueHeader(header []string, source string) ([]string, []string) {
+	out := make([]string, len(header))
+	taken := make(map[string]bool, len(header))
+	for _, h := range header {
+		taken[h] = true
+	}
+	seen := map[string]bool{}
+	var renamed []string
+	for i, h := range header {
+		name := h
+		if h == "" || seen[h] {
+			base, n := h, 2
+			if h == "" {
+				base, n = "column", i+1
+			}
+			for {
+				name = fmt.Sprintf("%s_%d", base, n)
+				if !taken[name] {
+					break
+				}
+				n++
+			}
+			taken[name] = true
+			what := fmt.Sprintf("repeated header %q", h)
+			if h == "" {
+				what = "empty header"
+			}
+			renamed = append(renamed, fmt.Sprintf("column %d (%s) -> %q", i+1, what, name))
+		}
+		seen[h] = true
+		out[i] = name
+	}
+	if len(renamed) == 0 {
+		return out, nil
+	}
+	return out, []string{fmt.Sprintf("%s: renamed columns so that none is lost: %s", source, strings.Join(renamed, ", "))}
 }
 
 func csvError(source string, err error) error {
@@ -399,6 +506,9 @@ func loadDir(ctx context.Context, root string) (*Dict, []string, error) {
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("%s: skipped unreadable file: %v", rel, err))
 			return nil
+		}
+		if text, err := toUTF8(data, rel); err == nil {
+			data = text // without a byte order mark; UTF-16 decoded
 		}
 		if isBinary(data) {
 			warns = append(warns, fmt.Sprintf("%s: skipped binary file (%s)", rel, humanBytes(int64(len(data)))))

@@ -2,11 +2,13 @@ package rlmctx
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/stretchr/testify/assert"
@@ -60,22 +62,29 @@ func TestLoadSourceFiles(t *testing.T) {
 		opts                LoadOptions
 		wantJSON            string // JSON of the value, or the text itself
 		wantType            VarType
+		wantWarn            []string
 	}{
-		{"text", "a.txt", "hello\nworld\n", LoadOptions{}, "hello\nworld\n", Text},
-		{"markdown is text", "a.md", "# T\n", LoadOptions{}, "# T\n", Text},
-		{"json dict", "d.json", `{"b": 1, "a": 2.0}`, LoadOptions{}, `{"b": 1, "a": 2.0}`, JSON},
-		{"json with BOM", "bom.json", "\ufeff[1]", LoadOptions{}, `[1]`, JSON},
-		{"json conversation", "c.json", `[{"role": "user", "content": "hi"}]`, LoadOptions{}, `[{"role": "user", "content": "hi"}]`, Conversation},
-		{"json forced text", "t.json", `{"a": 1}`, LoadOptions{Type: Text}, `{"a": 1}`, Text},
-		{"json forced memory", "m.json", `{"a": 1}`, LoadOptions{Type: WorkingMemory}, `{"a": 1}`, WorkingMemory},
-		{"unknown ext as json when structured type", "m.data", `[1, 2]`, LoadOptions{Type: JSON}, `[1, 2]`, JSON},
-		{"jsonl", "l.jsonl", "{\"a\": 1}\n\n  \n[2]\n3", LoadOptions{}, `[{"a": 1}, [2], 3]`, JSON},
-		{"ndjson", "l.ndjson", "1\n2\n", LoadOptions{}, `[1, 2]`, JSON},
-		{"csv", "t.csv", "name,age\nann,31\n\"bob, jr\",40\n", LoadOptions{}, `[{"name": "ann", "age": "31"}, {"name": "bob, jr", "age": "40"}]`, JSON},
-		{"tsv", "t.tsv", "a\tb\n1\t2\n", LoadOptions{}, `[{"a": "1", "b": "2"}]`, JSON},
-		{"empty csv", "e.csv", "", LoadOptions{}, `[]`, JSON},
-		{"format override", "x.txt", `[1]`, LoadOptions{Format: FormatJSON}, `[1]`, JSON},
-		{"custom type", "x.txt", "abc", LoadOptions{Type: Custom("raw")}, "abc", Custom("raw")},
+		{"text", "a.txt", "hello\nworld\n", LoadOptions{}, "hello\nworld\n", Text, nil},
+		{"markdown is text", "a.md", "# T\n", LoadOptions{}, "# T\n", Text, nil},
+		{"json dict", "d.json", `{"b": 1, "a": 2.0}`, LoadOptions{}, `{"b": 1, "a": 2.0}`, JSON, nil},
+		{"json with BOM", "bom.json", "\ufeff[1]", LoadOptions{}, `[1]`, JSON, nil},
+		{"json conversation", "c.json", `[{"role": "user", "content": "hi"}]`, LoadOptions{}, `[{"role": "user", "content": "hi"}]`, Conversation, nil},
+		{"json forced text", "t.json", `{"a": 1}`, LoadOptions{Type: Text}, `{"a": 1}`, Text, nil},
+		{"json forced memory", "m.json", `{"a": 1}`, LoadOptions{Type: WorkingMemory}, `{"a": 1}`, WorkingMemory, nil},
+		{"unknown ext as json when structured type", "m.data", `[1, 2]`, LoadOptions{Type: JSON}, `[1, 2]`, JSON, nil},
+		{"jsonl", "l.jsonl", "{\"a\": 1}\n\n  \n[2]\n3", LoadOptions{}, `[{"a": 1}, [2], 3]`, JSON, nil},
+		{"ndjson", "l.ndjson", "1\n2\n", LoadOptions{}, `[1, 2]`, JSON, nil},
+		{"csv", "t.csv", "name,age\nann,31\n\"bob, jr\",40\n", LoadOptions{}, `[{"name": "ann", "age": "31"}, {"name": "bob, jr", "age": "40"}]`, JSON, nil},
+		{"tsv", "t.tsv", "a\tb\n1\t2\n", LoadOptions{}, `[{"a": "1", "b": "2"}]`, JSON, nil},
+		{"empty csv", "e.csv", "", LoadOptions{}, `[]`, JSON, nil},
+		{"format override", "x.txt", `[1]`, LoadOptions{Format: FormatJSON}, `[1]`, JSON, nil},
+		{"custom type", "x.txt", "abc", LoadOptions{Type: Custom("raw")}, "abc", Custom("raw"), nil},
+		{"text with BOM", "bom.txt", "\ufeffhello\n", LoadOptions{}, "hello\n", Text, nil},
+		{"UTF-16LE text", "u16le.txt", utf16Text(false, "h\u00e9llo \U0001F600\n"), LoadOptions{}, "h\u00e9llo \U0001F600\n", Text, nil},
+		{"UTF-16BE json", "u16be.json", utf16Text(true, `[1, "\u00e9"]`), LoadOptions{}, `[1, "é"]`, JSON, nil},
+		{"UTF-16LE csv", "u16.csv", utf16Text(false, "a,b\n1,2\n"), LoadOptions{}, `[{"a": "1", "b": "2"}]`, JSON, nil},
+		{"csv keeps repeated and empty headers", "dup.csv", "a,a,b,,a_2\n1,2,3,4,5\n", LoadOptions{}, `[{"a": "1", "a_3": "2", "b": "3", "column_4": "4", "a_2": "5"}]`, JSON,
+			[]string{"dup.csv: renamed columns so that none is lost", `column 2 (repeated header "a") -> "a_3"`, `column 4 (empty header) -> "column_4"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,6 +93,13 @@ func TestLoadSourceFiles(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantType, l.Type)
 			assert.Equal(t, p, l.Source)
+			w := strings.Join(l.Warnings, "\n")
+			for _, want := range tt.wantWarn {
+				assert.Contains(t, w, want)
+			}
+			if tt.wantWarn == nil {
+				assert.Empty(t, l.Warnings)
+			}
 			if s, ok := l.Value.(string); ok {
 				assert.Equal(t, tt.wantJSON, s)
 			} else {
@@ -113,6 +129,8 @@ func TestLoadSourceErrors(t *testing.T) {
 		{"csv quote", "q.csv", "a\n\"x\n", LoadOptions{}, ErrSyntax, []string{"line"}},
 		{"type mismatch", "t.txt", "abc", LoadOptions{Type: WorkingMemory, Format: FormatText}, ErrBadType, []string{"needs a dict"}},
 		{"unknown format", "f.txt", "x", LoadOptions{Format: "xml"}, ErrBadSpec, []string{"unknown format"}},
+		{"odd UTF-16", "odd.txt", "\xff\xfea", LoadOptions{}, ErrInvalidUTF8, []string{"odd.txt", "UTF-16", "odd number of bytes"}},
+		{"integer over 4300 digits", "n.json", "{\n  \"n\": 1" + strings.Repeat("0", 5000) + "}", LoadOptions{}, pyjson.ErrIntTooLong, []string{"n.json: line 2, column 8", "Exceeds the limit (4300 digits)", "value has 5001 digits"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,4 +269,17 @@ func TestLoadTextZeroCopy(t *testing.T) {
 	b, err := readFileExact(p)
 	require.NoError(t, err)
 	assert.Equal(t, len(b), cap(b), "buffer sized exactly to the file")
+}
+
+// utf16Text encodes s as UTF-16 with a byte order mark.
+func utf16Text(bigEndian bool, s string) string {
+	var order binary.AppendByteOrder = binary.LittleEndian
+	if bigEndian {
+		order = binary.BigEndian
+	}
+	b := order.AppendUint16(nil, 0xfeff)
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = order.AppendUint16(b, u)
+	}
+	return string(b)
 }

@@ -516,6 +516,14 @@ func (s *Store) SetTextFile(key, path string, opts ...SetOption) (Ref, error) {
 		return Ref{}, fmt.Errorf("store key %q: %w: a text file can be text or custom:NAME, not %s", key, ErrBadType, o.typ)
 	}
 	tmp, size, err := s.copyTextTemp(s.cfg.Dir, path)
+	if errors.Is(err, errUTF16) {
+		// Rare, and needs converting: decode it in memory.
+		l, err := LoadSource(context.Background(), path, LoadOptions{Format: FormatText})
+		if err != nil {
+			return Ref{}, err
+		}
+		return s.Set(key, l.Value, WithScope(o.scope), WithStoreType(o.typ), WithPersist())
+	}
 	if err != nil {
 		return Ref{}, err
 	}

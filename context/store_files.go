@@ -2,6 +2,7 @@ package rlmctx
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -216,16 +217,29 @@ func syncDir(dir string) error {
 
 // copyTextTemp streams path into a fsynced temporary file in dir, checking
 // UTF-8 on the way, and returns the temp path and size.
+// A UTF-8 byte order mark is dropped; a UTF-16 one fails with errUTF16
+// (such files are decoded in memory).
 func copyTextTemp(dir, pattern, path string) (tmp string, size int64, err error) {
-	in, err := os.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, pathError(path, err)
 	}
-	defer in.Close()
+	defer f.Close()
+	in := bufio.NewReaderSize(f, 4096)
+	head, _ := in.Peek(len(bomUTF8))
+	switch {
+	case bytes.HasPrefix(head, bomUTF8):
+		in.Discard(len(bomUTF8))
+	case bytes.HasPrefix(head, bomUTF16LE), bytes.HasPrefix(head, bomUTF16BE):
+		return "", 0, errUTF16
+	}
 	return createTemp(dir, pattern, func(hw *hookWriter) error {
 		return copyUTF8(hw, in, path)
 	})
 }
+
+// errUTF16: a text file in UTF-16, which copyTextTemp does not convert.
+var errUTF16 = errors.New("rlmctx: UTF-16 text")
 
 // copyUTF8 copies r to w in pieces, failing (naming path and the offset)
 // at the first byte that is not UTF-8.

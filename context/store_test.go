@@ -767,3 +767,23 @@ func TestStoreSummarizeError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `store key "doc": summarizing: model unavailable`)
 }
+
+// TestStoreSetTextFileBOM: a UTF-8 byte order mark is dropped, UTF-16
+// text is decoded (as LoadSource does).
+func TestStoreSetTextFileBOM(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, StoreConfig{Dir: filepath.Join(dir, "store")})
+	for name, content := range map[string]string{
+		"utf8":    "\ufeffcaf\u00e9\n",
+		"utf16le": utf16Text(false, "caf\u00e9\n"),
+		"utf16be": utf16Text(true, "caf\u00e9\n"),
+	} {
+		_, err := s.SetTextFile(name, writeFile(t, dir, name+".txt", content), WithScope("agent:1"))
+		require.NoError(t, err, name)
+		v, ref, err := s.GetRef(name)
+		require.NoError(t, err)
+		assert.Equal(t, "caf\u00e9\n", v, name)
+		assert.Equal(t, Text, ref.Type)
+		assert.Equal(t, "agent:1", ref.Scope)
+	}
+}

@@ -2,16 +2,20 @@ package orchestrator
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rlmhq/rlm/builtins"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // outputsVar is the REPL variable holding the full output of each step.
 const outputsVar = "outputs"
 
 // CheckVarName reports whether name can be a context variable of a run. A
-// variable may not shadow a REPL helper (the model would lose len, search,
-// SUBMIT, ...) nor outputs, which the engine fills with each step's output.
+// variable may not shadow a REPL helper (the model would lose search,
+// SUBMIT, ...), a Python builtin (print, len, ...) or a module the sandbox
+// provides (json, re, ...), nor outputs, which the engine fills with each
+// step's output.
 // The error wraps ErrReservedName.
 func CheckVarName(name string) error {
 	if name == outputsVar {
@@ -21,6 +25,12 @@ func CheckVarName(name string) error {
 		if d.Name == name {
 			return fmt.Errorf("%w: %q would hide the REPL helper %s; rename the variable (e.g. %s_)", ErrReservedName, name, d.Signature, name)
 		}
+	}
+	if slices.Contains(sandbox.ModuleNames(), name) {
+		return fmt.Errorf("%w: %q is the name of the Python module %s, which `import %s` would rebind; rename the variable (e.g. %s_)", ErrReservedName, name, name, name, name)
+	}
+	if sandbox.IsBuiltinName(name) {
+		return fmt.Errorf("%w: %q would hide Python's builtin %s in the REPL; rename the variable (e.g. %s_)", ErrReservedName, name, name, name)
 	}
 	return nil
 }

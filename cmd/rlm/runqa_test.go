@@ -70,6 +70,10 @@ func TestVarNamesMayNotHideHelpers(t *testing.T) {
 		{"run len", []string{"run", "--query", "q", "--var", "len=-"}, `"len" would hide the REPL helper len(`},
 		{"run outputs", []string{"run", "--query", "q", "--var", "outputs=-"}, `"outputs" holds the full output of each step`},
 		{"exec search", []string{"exec", "--var", "search=-", "-c", "print(1)"}, `"search" would hide the REPL helper search(`},
+		{"run print", []string{"run", "--query", "q", "--var", "print=-"}, `"print" would hide Python's builtin print`},
+		{"exec ValueError", []string{"exec", "--var", "ValueError=-", "-c", "print(1)"}, `"ValueError" would hide Python's builtin ValueError`},
+		{"exec json module", []string{"exec", "--var", "json=-", "-c", "print(1)"}, `"json" is the name of the Python module json`},
+		{"exec itertools module", []string{"exec", "--var", "itertools=-", "-c", "print(1)"}, `"itertools" is the name of the Python module`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

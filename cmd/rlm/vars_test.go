@@ -110,6 +110,7 @@ func TestLoadContext(t *testing.T) {
 		{[]string{"a=store:missing"}, "", storeDir, "rlm store ls"},
 		{[]string{"a=" + filepath.Join(dir, "none.txt")}, "", "", "no such file"},
 		{[]string{"bad-name=x"}, "", "", "invalid variable name"},
+		{[]string{"z=/dev/zero"}, "", "", "--var z: /dev/zero: rlmctx: not a regular file (a character device)"},
 		{nil, filepath.Join(dir, "nosession.json"), "", "--session"},
 	}
 	for _, ec := range errCases {

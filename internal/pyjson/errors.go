@@ -13,7 +13,15 @@ var (
 	ErrSyntax = errors.New("pyjson: malformed input")
 	// ErrUnsupportedValue: a Go value that has no JSON value form.
 	ErrUnsupportedValue = errors.New("pyjson: unsupported value")
+	// ErrIntTooLong: an integer literal with more than MaxIntDigits digits
+	// (CPython's int_max_str_digits rule; see *SyntaxError for where).
+	ErrIntTooLong = errors.New("pyjson: integer string too long")
 )
+
+// MaxIntDigits is the most digits an integer literal may have, CPython's
+// default sys.get_int_max_str_digits(): converting longer ones takes time
+// quadratic in their length (a 3-million-digit integer took 23 s).
+const MaxIntDigits = 4300
 
 // bytesToString views b as a string without copying; b must not change.
 func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

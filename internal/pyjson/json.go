@@ -431,13 +431,16 @@ func normUint(u uint64) any {
 
 // ---- decoding ----
 
-// SyntaxError is malformed JSON, JSON Lines or CSV input. It wraps ErrSyntax.
+// SyntaxError is malformed JSON, JSON Lines or CSV input, or input this
+// decoder refuses (Kind). It wraps ErrSyntax, or Kind when set.
 type SyntaxError struct {
 	Source string // file name or "" for in-memory data
 	Line   int    // 1-based
 	Column int    // 1-based, in characters
 	Offset int64  // byte offset from the start of the input
 	Msg    string
+	// Kind is set for well-formed input that is refused: ErrIntTooLong.
+	Kind error
 }
 
 func (e *SyntaxError) Error() string {
@@ -446,12 +449,21 @@ func (e *SyntaxError) Error() string {
 		b.WriteString(e.Source)
 		b.WriteString(": ")
 	}
-	fmt.Fprintf(&b, "malformed input at line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	what := "malformed input at line"
+	if e.Kind != nil {
+		what = "line"
+	}
+	fmt.Fprintf(&b, "%s %d, column %d: %s", what, e.Line, e.Column, e.Msg)
 	return b.String()
 }
 
-// Unwrap returns ErrSyntax.
-func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+// Unwrap returns ErrSyntax, or Kind when set.
+func (e *SyntaxError) Unwrap() error {
+	if e.Kind != nil {
+		return e.Kind
+	}
+	return ErrSyntax
+}
 
 // Decode parses one JSON document the way Python's json.loads does:
 // objects become *Dict (order kept, a repeated key keeps its first position
@@ -734,6 +746,11 @@ func (d *decoder) number() (any, error) {
 	if !isFloat {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 			return n, nil
+		}
+		if n := len(strings.TrimPrefix(lit, "-")); n > MaxIntDigits {
+			err := d.errorf(start, "Exceeds the limit (%d digits) for integer string conversion: value has %d digits", MaxIntDigits, n)
+			err.(*SyntaxError).Kind = ErrIntTooLong
+			return nil, err
 		}
 		b, ok := new(big.Int).SetString(lit, 10)
 		if !ok {

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
@@ -160,4 +161,43 @@ func TestDecodeOwnedSharesMemory(t *testing.T) {
 	assert.Equal(t, "x\ny", l[1])
 	// Not copied: the string points into data.
 	assert.Equal(t, &data[2], unsafe.StringData(l[0].(string)))
+}
+
+// TestDecodeIntDigitLimit: CPython's 4,300-digit rule for integer literals
+// (sys.get_int_max_str_digits); the sign does not count, floats are exempt.
+func TestDecodeIntDigitLimit(t *testing.T) {
+	digits := func(n int) string { return "1" + strings.Repeat("0", n-1) }
+	tests := []struct {
+		in      string
+		ok      bool
+		digits  int
+		line    int
+		column  int
+		isFloat bool
+	}{
+		{in: digits(MaxIntDigits), ok: true},
+		{in: "-" + digits(MaxIntDigits), ok: true},
+		{in: digits(MaxIntDigits) + ".5", ok: true, isFloat: true},
+		{in: digits(MaxIntDigits + 1), digits: MaxIntDigits + 1, line: 1, column: 1},
+		{in: "{\n  \"n\": [1,\n    -" + digits(3_000_000) + "]}", digits: 3_000_000, line: 3, column: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in[:min(len(tt.in), 12)], func(t *testing.T) {
+			v, err := DecodeOwned([]byte(tt.in), "big.json")
+			if tt.ok {
+				require.NoError(t, err)
+				if !tt.isFloat {
+					assert.IsType(t, &big.Int{}, v)
+				}
+				return
+			}
+			require.ErrorIs(t, err, ErrIntTooLong)
+			assert.NotErrorIs(t, err, ErrSyntax, "well-formed, refused")
+			var se *SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.line, se.Line)
+			assert.Equal(t, tt.column, se.Column)
+			assert.Contains(t, err.Error(), fmt.Sprintf("big.json: line %d, column %d: Exceeds the limit (4300 digits) for integer string conversion: value has %d digits", tt.line, tt.column, tt.digits))
+		})
+	}
 }
