@@ -82,6 +82,24 @@ func (r *Root) Resume(id string) (*Run, error) {
 		return nil, fmt.Errorf("%w: %s finished with a valid SUBMIT (see rlm runs show %s)", ErrNotResumable, id, id)
 	}
 	dir := r.Path(id)
+	lock, err := lockDir(dir)
+	if errors.Is(err, ErrRunning) {
+		return nil, fmt.Errorf("%w: %s (another process is resuming it)", ErrRunning, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runs: lock %s: %w", id, err)
+	}
+	run, err := r.reopen(id, dir, m, lock)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	return run, nil
+}
+
+func (r *Root) reopen(id, dir string, m Meta, lock *os.File) (*Run, error) {
 	rec := filepath.Join(dir, RecordingFile)
 	if _, err := os.Stat(rec); errors.Is(err, os.ErrNotExist) {
 		// Killed before its first answer: nothing to replay.
@@ -97,7 +115,7 @@ func (r *Root) Resume(id string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
 	}
-	run := &Run{root: r, dir: dir, meta: m, prev: m.Status, resumer: rs}
+	run := &Run{root: r, dir: dir, meta: m, prev: m.Status, resumer: rs, lock: lock}
 	if err := run.openWriters(true); err != nil {
 		return nil, err
 	}

@@ -33,6 +33,14 @@ type Run struct {
 	cancel   context.CancelCauseFunc
 	diverged error
 	finished bool
+	lock     *os.File // the run lock, held until Finish
+}
+
+func (r *Run) unlock() {
+	if r.lock != nil {
+		r.lock.Close()
+		r.lock = nil
+	}
 }
 
 // ID is the run's id.
@@ -208,6 +216,7 @@ func (r *Run) Finish(o Outcome) error {
 		return nil
 	}
 	r.finished = true
+	defer r.unlock()
 	var errs []error
 	for _, c := range r.closers {
 		errs = append(errs, c())

@@ -129,11 +129,17 @@ func (r *Root) Create(m Meta) (*Run, error) {
 	m.Status = StatusRunning
 	m.PID = os.Getpid()
 	m.Host, _ = os.Hostname()
-	run := &Run{root: r, dir: dir, meta: m}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
+	}
+	run := &Run{root: r, dir: dir, meta: m, lock: lock}
 	if err := run.saveMeta(); err != nil {
+		run.unlock()
 		return nil, err
 	}
 	if err := run.openWriters(false); err != nil {
+		run.unlock()
 		return nil, err
 	}
 	return run, nil
@@ -151,7 +157,7 @@ func (r *Root) Get(id string) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	m.Status = effectiveStatus(m)
+	m.Status = effectiveStatus(r.Path(id), m)
 	return m, nil
 }
 
@@ -167,25 +173,19 @@ func readMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
-// effectiveStatus reports a running run whose process is gone as
-// interrupted.
-func effectiveStatus(m Meta) Status {
-	if m.Status == StatusRunning && !alive(m) {
+// effectiveStatus reports a running run whose process is gone (its run
+// lock is free) as interrupted. A run of another host is taken as running.
+func effectiveStatus(dir string, m Meta) Status {
+	if m.Status != StatusRunning {
+		return m.Status
+	}
+	if h, _ := os.Hostname(); m.Host != "" && h != m.Host {
+		return m.Status
+	}
+	if !locked(dir, m) {
 		return StatusInterrupted
 	}
 	return m.Status
-}
-
-// alive reports whether the process that writes a running run may still
-// be running (always true for another host's run).
-func alive(m Meta) bool {
-	if m.PID <= 0 {
-		return false
-	}
-	if h, _ := os.Hostname(); m.Host != "" && h != m.Host {
-		return true
-	}
-	return processAlive(m.PID)
 }
 
 // List returns the runs under the root, newest first. Directories without
@@ -209,7 +209,7 @@ func (r *Root) List() ([]Meta, []string, error) {
 			warns = append(warns, fmt.Sprintf("%s: %v", e.Name(), err))
 			continue
 		}
-		m.Status = effectiveStatus(m)
+		m.Status = effectiveStatus(r.Path(e.Name()), m)
 		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -68,12 +68,10 @@ func TestListStatusRemoveGC(t *testing.T) {
 	old := mk(40*24*time.Hour, "old")
 	require.NoError(t, old.Finish(Outcome{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100}))
 	dead := mk(35*24*time.Hour, "killed")
-	// A run whose process is gone is reported as interrupted.
+	// A run whose process is gone (its lock released, as the kernel does
+	// for a killed process) is reported as interrupted.
 	m := dead.Meta()
-	dead.mu.Lock()
-	dead.meta.PID = deadPID(t)
-	require.NoError(t, dead.saveMeta())
-	dead.mu.Unlock()
+	dead.unlock()
 	live := mk(31*24*time.Hour, "live") // this process: running
 	recent := mk(time.Hour, "recent")
 	require.NoError(t, recent.Finish(Outcome{Status: StatusStopped, StopReason: "budget"}))
@@ -91,6 +89,8 @@ func TestListStatusRemoveGC(t *testing.T) {
 	assert.Equal(t, map[string]Status{"recent": StatusStopped, "live": StatusRunning, "killed": StatusInterrupted, "old": StatusDone}, status)
 
 	assert.ErrorIs(t, root.Remove(live.ID()), ErrRunning)
+	_, err = root.Resume(live.ID())
+	assert.ErrorIs(t, err, ErrRunning, "a running run cannot be resumed")
 	_, err = root.Get("nope")
 	assert.ErrorIs(t, err, ErrNotFound)
 
@@ -101,17 +101,6 @@ func TestListStatusRemoveGC(t *testing.T) {
 	list, _, _ = root.List()
 	require.Len(t, list, 1)
 	assert.Equal(t, "live", list[0].Query)
-}
-
-// deadPID returns the pid of a process that has exited.
-func deadPID(t *testing.T) int {
-	t.Helper()
-	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
-	if err != nil {
-		t.Skip("no /bin/true:", err)
-	}
-	_, _ = p.Wait()
-	return p.Pid
 }
 
 func TestCutTornTail(t *testing.T) {

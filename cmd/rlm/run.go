@@ -19,7 +19,7 @@ func init() {
 	register(&command{name: "run", summary: "answer a query over externalized context with a root model", run: runRun})
 }
 
-const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [size limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--quiet]"
+const runSynopsis = "--query TEXT [--var NAME=SOURCE]... [--session FILE] [model flags] [limits] [size limits] [--output SCHEMA] [--protocol text|tools] [--json] [--trajectory FILE] [--record FILE | --replay FILE] [--save KEY] [--runs-dir DIR | --no-keep] [--quiet]\n       rlm run --resume ID [budget, endpoint and output flags]"
 
 // budgetFlags are the run budgets shared by rlm run and rlm bench (in
 // bench they apply to each item): iterations, RLM depth, model calls,
