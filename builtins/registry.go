@@ -90,7 +90,7 @@ func Predeclared(h *Host) starlark.StringDict {
 			continue
 		}
 		fn, name := hp.fn, hp.Name
-		d[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		d[name] = sandbox.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			host := h
 			if host == nil {
 				host = HostFrom(thread)

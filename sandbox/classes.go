@@ -94,7 +94,7 @@ func bindMethod(fn, self starlark.Value) starlark.Value {
 	if c, ok := fn.(starlark.Callable); ok {
 		name = c.Name()
 	}
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return starlark.Call(thread, fn, append(starlark.Tuple{self}, args...), kwargs)
 	})
 }
@@ -463,7 +463,7 @@ func (s *superProxy) Attr(name string) (starlark.Value, error) {
 	}
 	if name == "__init__" {
 		// object.__init__ / Exception.__init__: an exception keeps its args.
-		return starlark.NewBuiltin("__init__", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("__init__", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 			if o, ok := s.self.(*pyObject); ok && o.cls.isException() {
 				o.SetField("args", append(starlark.Tuple(nil), args...))
 			}
@@ -510,7 +510,7 @@ func pyDelAttr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 // dataclass implements dataclasses.dataclass (with or without arguments).
 func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) == 0 {
-		return starlark.NewBuiltin("dataclass", dataclass), nil
+		return NewBuiltin("dataclass", dataclass), nil
 	}
 	t, ok := args[0].(*typeObj)
 	if !ok || t.cls == nil {
@@ -548,7 +548,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		return d, true, nil
 	}
 	if _, ok := t.attrs["__init__"]; !ok {
-		t.attrs["__init__"] = starlark.NewBuiltin(t.name+".__init__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		t.attrs["__init__"] = NewBuiltin(t.name+".__init__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			self := args[0].(*pyObject)
 			pos := args[1:]
 			if len(pos) > len(fields) {
@@ -589,7 +589,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		})
 	}
 	if _, ok := t.attrs["__repr__"]; !ok {
-		t.attrs["__repr__"] = starlark.NewBuiltin(t.name+".__repr__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		t.attrs["__repr__"] = NewBuiltin(t.name+".__repr__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			self := args[0].(*pyObject)
 			parts := make([]string, len(fields))
 			for i, f := range fields {
@@ -599,7 +599,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		})
 	}
 	if _, ok := t.attrs["__eq__"]; !ok {
-		t.attrs["__eq__"] = starlark.NewBuiltin(t.name+".__eq__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		t.attrs["__eq__"] = NewBuiltin(t.name+".__eq__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			a, b := args[0].(*pyObject), args[1]
 			bo, ok := b.(*pyObject)
 			if !ok || bo.cls != a.cls {

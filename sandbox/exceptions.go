@@ -109,6 +109,7 @@ var exceptionHierarchy = [][2]string{
 	{"FileNotFoundError", "OSError"},
 	{"PermissionError", "OSError"},
 	{"SyntaxError", "Exception"},
+	{"SystemError", "Exception"},
 	{"re.error", "Exception"},
 	{"StatisticsError", "ValueError"},
 	{"Error", "Exception"}, // unclassified interpreter errors

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -42,6 +43,7 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	case starlark.String:
 		switch name {
 		case "find", "rfind", "index", "rindex", "startswith", "endswith":
+			args = clampBounds(args)
 			v, handled, err = strFind(thread, string(r), name, args, kwargs)
 
 		default:
@@ -908,4 +910,33 @@ func seqIndex(seq starlark.Indexable, typ string, args starlark.Tuple, kwargs []
 		return nil, Errorf("ValueError", "tuple.index(x): x not in tuple")
 	}
 	return nil, Errorf("ValueError", "%s is not in list", Repr(x))
+}
+
+// clampBounds returns args with the start and end of a str search (args 1
+// and 2) clamped to the 32-bit range Starlark's methods take: CPython
+// accepts any int there, and a bound beyond any string's length means the
+// same as the int32 limit.
+func clampBounds(args starlark.Tuple) starlark.Tuple {
+	var out starlark.Tuple
+	for i := 1; i < len(args) && i < 3; i++ {
+		n, ok := args[i].(starlark.Int)
+		if !ok {
+			continue
+		}
+		if _, err := starlark.AsInt32(n); err == nil {
+			continue
+		}
+		if out == nil {
+			out = append(starlark.Tuple(nil), args...)
+		}
+		if n.Sign() < 0 {
+			out[i] = starlark.MakeInt(math.MinInt32)
+		} else {
+			out[i] = starlark.MakeInt(math.MaxInt32)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }

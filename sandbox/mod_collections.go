@@ -148,7 +148,7 @@ func (c *dictSub) AttrNames() []string {
 
 func (c *dictSub) Attr(name string) (starlark.Value, error) {
 	method := func(fn builtinFn) (starlark.Value, error) {
-		return starlark.NewBuiltin(name, fn).BindReceiver(c), nil
+		return NewBuiltin(name, fn).BindReceiver(c), nil
 	}
 	switch name {
 	case "default_factory":

@@ -144,7 +144,7 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt(v), nil
 	}
 	method := func(fn func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
-		return starlark.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return fn(args, kwargs)
 		}).BindReceiver(d), nil
 	}
@@ -497,7 +497,7 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 	case "microseconds":
 		return starlark.MakeInt64(us), nil
 	case "total_seconds":
-		return starlark.NewBuiltin("total_seconds", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("total_seconds", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			return starlark.Float(float64(td.us) / 1e6), nil
 		}).BindReceiver(td), nil
 	}
@@ -505,7 +505,7 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 }
 
 func noClock(name string) starlark.Value {
-	return starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 		return nil, &PyError{Kind: "NotImplementedError", Msg: name + "(): the sandbox has no clock; use dates found in the data", Err: ErrUnsupported}
 	})
 }
@@ -564,7 +564,7 @@ func init() {
 		return &tdValue{int64(math.RoundToEven(total))}, nil
 	}
 	parse := func(isDate bool) starlark.Value {
-		return starlark.NewBuiltin("fromisoformat", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("fromisoformat", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var s string
 			if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
 				return nil, err
@@ -578,7 +578,7 @@ func init() {
 		})
 	}
 	typeDatetime.attrs = starlark.StringDict{
-		"strptime": starlark.NewBuiltin("strptime", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"strptime": NewBuiltin("strptime", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var s, f string
 			if err := starlark.UnpackPositionalArgs("strptime", args, kwargs, 2, &s, &f); err != nil {
 				return nil, err

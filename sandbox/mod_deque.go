@@ -74,7 +74,7 @@ func (d *deque) AttrNames() []string {
 
 func (d *deque) Attr(name string) (starlark.Value, error) {
 	bi := func(fn builtinFn) (starlark.Value, error) {
-		return starlark.NewBuiltin(name, fn).BindReceiver(d), nil
+		return NewBuiltin(name, fn).BindReceiver(d), nil
 	}
 	switch name {
 	case "maxlen":

@@ -194,7 +194,7 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	switch x := indent.(type) {
 	case starlark.Int:
 		n, _ := starlark.AsInt32(x)
-		o.indent, o.hasIndent, o.itemSep = strings.Repeat(" ", n), true, ","
+		o.indent, o.hasIndent, o.itemSep = strings.Repeat(" ", max(n, 0)), true, ","
 	case starlark.String:
 		o.indent, o.hasIndent, o.itemSep = string(x), true, ","
 	}

@@ -245,7 +245,7 @@ func operatorModule() *module {
 				}
 				return getItem(v, k)
 			}
-			return starlark.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				v, err := oneArg(name, args, kwargs)
 				if err != nil {
 					return nil, err
@@ -479,7 +479,7 @@ func (n *namedTuple) Attr(name string) (starlark.Value, error) {
 	}
 	switch name {
 	case "_asdict":
-		return starlark.NewBuiltin("_asdict", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("_asdict", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			d := starlark.NewDict(len(n.fields))
 			for i, f := range n.fields {
 				d.SetKey(starlark.String(f), n.Tuple[i])
@@ -487,7 +487,7 @@ func (n *namedTuple) Attr(name string) (starlark.Value, error) {
 			return d, nil
 		}), nil
 	case "_replace":
-		return starlark.NewBuiltin("_replace", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("_replace", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			vals := append(starlark.Tuple(nil), n.Tuple...)
 			for _, kv := range kwargs {
 				k, _ := starlark.AsString(kv[0])

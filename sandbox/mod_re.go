@@ -72,7 +72,7 @@ func (p *rePattern) Attr(name string) (starlark.Value, error) {
 	if !ok {
 		return nil, nil
 	}
-	return starlark.NewBuiltin("re.Pattern."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return NewBuiltin("re.Pattern."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return fn(thread, p.r, name, args, kwargs)
 	}).BindReceiver(p), nil
 }
@@ -144,7 +144,7 @@ func (m *reMatch) AttrNames() []string {
 
 func (m *reMatch) Attr(name string) (starlark.Value, error) {
 	bi := func(fn builtinFn) (starlark.Value, error) {
-		return starlark.NewBuiltin(name, fn).BindReceiver(m), nil
+		return NewBuiltin(name, fn).BindReceiver(m), nil
 	}
 	switch name {
 	case "string":

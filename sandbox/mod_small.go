@@ -28,7 +28,7 @@ func itertoolsModule() *module {
 		return chainLists(thread, args)
 	}}
 	chain.attrs = starlark.StringDict{
-		"from_iterable": starlark.NewBuiltin("chain.from_iterable", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"from_iterable": NewBuiltin("chain.from_iterable", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			x, err := oneArg("chain.from_iterable", args, kwargs)
 			if err != nil {
 				return nil, err
@@ -496,7 +496,7 @@ func functoolsModule() *module {
 					return &memoized{fn: args[0], cache: starlark.NewDict(0)}, nil
 				}
 			}
-			return starlark.NewBuiltin("lru_cache", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return NewBuiltin("lru_cache", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				if len(args) != 1 {
 					return nil, argErr("lru_cache", "decorator takes one function")
 				}
@@ -514,7 +514,7 @@ func functoolsModule() *module {
 				return nil, argErr("partial", "needs a function")
 			}
 			fn, bound, bkw := args[0], append(starlark.Tuple(nil), args[1:]...), kwargs
-			return starlark.NewBuiltin("partial", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return NewBuiltin("partial", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				return starlark.Call(thread, fn, append(append(starlark.Tuple(nil), bound...), args...), append(append([]starlark.Tuple(nil), bkw...), kwargs...))
 			}), nil
 		},

@@ -119,7 +119,7 @@ func importModule(name string) (*module, error) {
 func newModule(name string, fns map[string]builtinFn, values starlark.StringDict) *module {
 	m := &module{name: name, members: starlark.StringDict{}}
 	for k, f := range fns {
-		m.members[k] = starlark.NewBuiltin(name+"."+k, f)
+		m.members[k] = NewBuiltin(name+"."+k, f)
 	}
 	for k, v := range values {
 		m.members[k] = v

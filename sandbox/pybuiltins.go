@@ -120,10 +120,11 @@ func pyBuiltins() starlark.StringDict {
 		"_py_getslice":   pyGetSlice,
 	}
 	for name, fn := range fns {
-		d[name] = starlark.NewBuiltin(name, fn)
+		d[name] = NewBuiltin(name, fn)
 	}
-	for _, name := range []string{"chr", "ord", "hash", "getattr", "hasattr", "dir"} {
-		d[name] = starlark.Universe[name]
+	d["chr"] = NewBuiltin("chr", pyChr)
+	for _, name := range []string{"ord", "hash", "getattr", "hasattr", "dir"} {
+		d[name] = guardUniverse(name)
 	}
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
@@ -410,10 +411,11 @@ func pySum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 			fast = false
 			acc = starlark.MakeInt64(iacc)
 		}
-		acc, err = add(acc, x)
+		sum, err := add(acc, x)
 		if err != nil {
 			return Errorf("TypeError", "unsupported operand type(s) for +: '%s' and '%s'", pyType(acc), pyType(x))
 		}
+		acc = sum
 		return nil
 	})
 	if err != nil {

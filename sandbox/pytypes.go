@@ -53,10 +53,15 @@ func (t *typeObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) 
 	return false, fmt.Errorf("'%s' not supported between instances of 'type' and 'type'", op)
 }
 
-func (t *typeObj) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (t *typeObj) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 	if t.call == nil {
 		return nil, Errorf("TypeError", "cannot create '%s' instances", t.name)
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, panicError(t.name, r)
+		}
+	}()
 	return t.call(thread, args, kwargs)
 }
 
@@ -83,17 +88,17 @@ func (t *typeObj) Attr(name string) (starlark.Value, error) {
 	}
 	switch {
 	case t.name == "dict" && name == "fromkeys":
-		return starlark.NewBuiltin("dict.fromkeys", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("dict.fromkeys", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			v, _, err := dictMethod(thread, starlark.NewDict(0), "fromkeys", args, kwargs)
 			return v, err
 		}), nil
 	case t.name == "str" && name == "maketrans":
-		return starlark.NewBuiltin("str.maketrans", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin("str.maketrans", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return strMaketrans(args, kwargs)
 		}), nil
 	}
 	// Unbound methods: str.lower(s), list.append(xs, v), dict.get(d, k).
-	return starlark.NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		if len(args) == 0 {
 			return nil, Errorf("TypeError", "unbound method %s.%s() needs an argument", t.name, name)
 		}
@@ -160,6 +165,11 @@ func init() {
 	}}
 	typeType = &typeObj{name: "type", call: builtinType, check: isType[*typeObj]}
 	typeRange = &typeObj{name: "range", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		for _, a := range args {
+			if err := indexArg(a, "ssize_t", math.MinInt64, math.MaxInt64); err != nil {
+				return nil, err
+			}
+		}
 		return starlark.Call(thread, starlark.Universe["range"], args, kwargs)
 	}, check: func(v starlark.Value) bool { return v.Type() == "range" }}
 	typeFunction = &typeObj{name: "function", check: isType[*starlark.Function]}
@@ -274,9 +284,12 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		s = strings.ReplaceAll(s, "_", "")
 		b := 10
 		if base != nil {
+			if _, ok := base.(starlark.Int); !ok {
+				return nil, Errorf("TypeError", "'%s' object cannot be interpreted as an integer", pyType(base))
+			}
 			bi, err := starlark.AsInt32(base)
-			if err != nil {
-				return nil, err
+			if err != nil || bi != 0 && (bi < 2 || bi > 36) {
+				return nil, Errorf("ValueError", "int() base must be >= 2 and <= 36, or 0")
 			}
 			b = bi
 		}

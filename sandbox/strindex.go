@@ -3,6 +3,7 @@ package sandbox
 import (
 	ebinary "encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -332,24 +333,27 @@ func pyGetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 }
 
 // sliceBounds normalizes slice bounds for a sequence of length n as
-// Python does (and Starlark's Sliceable.Slice expects).
+// Python does (and Starlark's Sliceable.Slice expects). Bounds of any size
+// clamp to the sequence, as in CPython; a step longer than the sequence
+// takes one element.
 func sliceBounds(lo, hi, stepV starlark.Value, n int) (start, end, step int, err error) {
 	step = 1
 	if stepV != starlark.None {
-		if step, err = starlark.AsInt32(stepV); err != nil {
-			return 0, 0, 0, fmt.Errorf("invalid slice step: %s", err)
+		if step, err = sliceIndex(stepV); err != nil {
+			return 0, 0, 0, err
 		}
 		if step == 0 {
 			return 0, 0, 0, &PyError{Kind: "ValueError", Msg: "slice step cannot be zero"}
 		}
+		step = max(-(n + 1), min(step, n+1)) // no overflow stepping past the end
 	}
-	bound := func(v starlark.Value, dflt, lowest, highest int, what string) (int, error) {
+	bound := func(v starlark.Value, dflt, lowest, highest int) (int, error) {
 		if v == starlark.None {
 			return dflt, nil
 		}
-		i, err := starlark.AsInt32(v)
+		i, err := sliceIndex(v)
 		if err != nil {
-			return 0, fmt.Errorf("invalid %s index: %s", what, err)
+			return 0, err
 		}
 		if i < 0 {
 			i += n
@@ -357,23 +361,45 @@ func sliceBounds(lo, hi, stepV starlark.Value, n int) (start, end, step int, err
 		return max(lowest, min(i, highest)), nil
 	}
 	if step > 0 {
-		if start, err = bound(lo, 0, 0, n, "start"); err != nil {
+		if start, err = bound(lo, 0, 0, n); err != nil {
 			return
 		}
-		if end, err = bound(hi, n, 0, n, "end"); err != nil {
+		if end, err = bound(hi, n, 0, n); err != nil {
 			return
 		}
 		end = max(end, start)
 	} else {
-		if start, err = bound(lo, n-1, -1, n-1, "start"); err != nil {
+		if start, err = bound(lo, n-1, -1, n-1); err != nil {
 			return
 		}
-		if end, err = bound(hi, -1, -1, n-1, "end"); err != nil {
+		if end, err = bound(hi, -1, -1, n-1); err != nil {
 			return
 		}
 		start = max(start, end)
 	}
 	return start, end, step, nil
+}
+
+// sliceIndex converts a slice bound or step to an int, clamping integers
+// beyond the int range as CPython clamps them to its ssize_t range.
+func sliceIndex(v starlark.Value) (int, error) {
+	var i starlark.Int
+	switch x := v.(type) {
+	case starlark.Int:
+		i = x
+	case starlark.Bool:
+		i = starlark.MakeInt(map[bool]int{true: 1, false: 0}[bool(x)])
+	default:
+		return 0, &PyError{Kind: "TypeError", Msg: "slice indices must be integers or None or have an __index__ method"}
+	}
+	if n, ok := i.Int64(); ok && n >= math.MinInt/2 && n <= math.MaxInt/2 {
+		return int(n), nil
+	}
+	// Far beyond any length: half the int range leaves room for i+n.
+	if i.Sign() < 0 {
+		return math.MinInt / 2, nil
+	}
+	return math.MaxInt / 2, nil
 }
 
 // strFind implements str.find/rfind/index/rindex (and startswith and

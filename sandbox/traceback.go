@@ -214,6 +214,7 @@ func limitKind(limit, err error) (string, string) {
 var (
 	reKeyNotIn    = regexp.MustCompile(`^key (.*) not in (dict|mapping)$`)
 	reIndexRange  = regexp.MustCompile(`index (-?\d+) out of range`)
+	reIntRange    = regexp.MustCompile(`-?\d+ out of range \(want value in (?:un)?signed \d+-bit range\)`)
 	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
 	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)
 	reNotCallable = regexp.MustCompile(`^invalid call of non-function \((\w+)\)$`)
@@ -311,6 +312,12 @@ func classify(err error) (string, string) {
 			key = Repr(starlark.String(s))
 		}
 		return "KeyError", key
+	case strings.HasPrefix(inner, "repeat count ") && strings.HasSuffix(inner, " too large"):
+		return "OverflowError", "cannot fit 'int' into an index-sized integer"
+	case reIntRange.MatchString(inner):
+		// An int argument beyond what a builtin takes (Starlark's AsInt32
+		// and UnpackArgs): CPython's OverflowError for a C-sized argument.
+		return "OverflowError", "Python int too large to convert to C ssize_t"
 	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
 		if strings.HasPrefix(msg, "pop: ") {
 			return "IndexError", "pop index out of range"
