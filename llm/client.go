@@ -139,12 +139,12 @@ func (d *headerDoer) Do(req *http.Request) (*http.Response, error) {
 }
 
 func (d *headerDoer) tooLarge(n int64) error {
-	what := "more than"
+	size := "exceeds"
 	if n > 0 {
-		what = fmt.Sprintf("%d bytes,", n)
+		size = fmt.Sprintf("is %d bytes, over", n)
 	}
 	return &Error{Kind: KindBadRequest, Err: ErrResponseTooLarge,
-		Message: fmt.Sprintf("the server's response is %s over the %d-byte limit of one response (MaxResponseBytes); raise the limit only for a server you trust", what, d.limit)}
+		Message: fmt.Sprintf("the server's response %s the limit of %d bytes per response (MaxResponseBytes, counted after decompression); raise it only for a server you trust", size, d.limit)}
 }
 
 // limitedBody fails with ErrResponseTooLarge once more than left bytes are

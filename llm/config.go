@@ -82,6 +82,9 @@ func (c Config) String() string {
 	if c.TokensPerMinute != 0 {
 		fmt.Fprintf(&b, " TokensPerMinute:%d", c.TokensPerMinute)
 	}
+	if c.MaxResponseBytes != 0 {
+		fmt.Fprintf(&b, " MaxResponseBytes:%d", c.MaxResponseBytes)
+	}
 	if c.CacheDir != "" {
 		fmt.Fprintf(&b, " CacheDir:%q", c.CacheDir)
 	}

@@ -125,7 +125,7 @@ func openCLIStore(env *cliEnv, dir string, create bool) (*rlmctx.Store, error) {
 // printStoreWarnings prints the store's warnings, then where to go next.
 func printStoreWarnings(env *cliEnv, warns []string) {
 	for _, w := range warns {
-		fmt.Fprintln(env.stderr, "warning:", w)
+		fmt.Fprintln(env.stderr, "warning:", termSafe(env.stderr, w))
 	}
 	if len(warns) > 0 {
 		fmt.Fprintln(env.stderr, "hint: rlm store fsck lists the store's problems; rlm store fsck --repair fixes what it can without deleting anything")
@@ -191,7 +191,7 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 	seen := len(st.Warnings())
 	defer func() {
 		for _, w := range st.Warnings()[seen:] {
-			fmt.Fprintln(env.stderr, "warning:", w)
+			fmt.Fprintln(env.stderr, "warning:", termSafe(env.stderr, w))
 		}
 	}()
 	if isPlainTextFile(source, t) {
@@ -208,7 +208,7 @@ func storePut(ctx context.Context, env *cliEnv, dir string, args []string) error
 		return err
 	}
 	for _, w := range l.Warnings {
-		fmt.Fprintln(env.stderr, "warning:", w)
+		fmt.Fprintln(env.stderr, "warning:", termSafe(env.stderr, w))
 	}
 	ref, err := st.Set(key, l.Value, rlmctx.WithScope(*scope), rlmctx.WithStoreType(l.Type), rlmctx.WithPersist())
 	if err != nil {
