@@ -157,13 +157,13 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			return nil, err
 		}
 		if len(prev) > 0 && !cfg.Resume {
-			return nil, fmt.Errorf("bench: %s already holds %d results: pass --resume to continue that run, or choose another --out", cfg.Results, len(prev))
+			return nil, fmt.Errorf("%w: %s holds %d (set Config.Resume to continue that run)", ErrResultsExist, cfg.Results, len(prev))
 		}
 	}
 	done := map[Key]bool{}
 	for _, r := range prev {
 		if cfg.Model != "" && r.Model != "" && r.Model != cfg.Model {
-			return nil, fmt.Errorf("bench: %s holds results of model %s, not %s: choose another --out", cfg.Results, r.Model, cfg.Model)
+			return nil, fmt.Errorf("%w: %s holds results of model %s, not %s", ErrOtherModel, cfg.Results, r.Model, cfg.Model)
 		}
 		done[r.Key] = true
 	}

@@ -12,13 +12,13 @@ import (
 var (
 	// ErrSubmit is wrapped by the *SubmitError that SUBMIT, FINAL and
 	// FINAL_VAR raise to end a run.
-	ErrSubmit = errors.New("submitted")
+	ErrSubmit = errors.New("builtins: submitted")
 	// ErrDepthLimit is raised by rlm_query when no child runner is
 	// available (the recursion depth limit is reached).
-	ErrDepthLimit = errors.New("recursion depth limit reached")
+	ErrDepthLimit = errors.New("builtins: recursion depth limit reached")
 	// ErrContextWindow is raised when a sub-call's prompt exceeds the
 	// sub-model's context window.
-	ErrContextWindow = errors.New("prompt exceeds the model's context window")
+	ErrContextWindow = errors.New("builtins: prompt exceeds the model's context window")
 )
 
 // SubmitError ends a run with the model's outputs. It is raised by SUBMIT

@@ -115,7 +115,7 @@ func (h *Host) contextWindow(model string) int {
 }
 
 func (h *Host) noModelErr(helper string) error {
-	return fmt.Errorf("%s: no model configured (%w): set --base-url and --model, or OPENAI_BASE_URL and RLM_MODEL (or OPENAI_API_KEY for OpenAI)", helper, llm.ErrNoModel)
+	return fmt.Errorf("%s: no model configured (%w)", helper, llm.ErrNoModel)
 }
 
 // fitPrompt checks prompt against the model's context window. It returns

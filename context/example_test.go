@@ -38,7 +38,7 @@ func ExampleParseVarSpec() {
 	fmt.Println(err)
 	// Output:
 	// history conversation chat.json
-	// --var "my-data=x.txt": invalid variable name "my-data": character '-' at position 2; use letters, digits and underscores, not starting with a digit (e.g. my_data)
+	// variable spec "my-data=x.txt": rlmctx: invalid variable name "my-data": character '-' at position 2; use letters, digits and underscores, not starting with a digit (e.g. my_data)
 }
 
 func ExampleLoadSource() {
@@ -95,6 +95,6 @@ func ExampleStore() {
 	// Output:
 	// findings json agent:7 22 1
 	// true
-	// store key "findings": version mismatch: expected version 1, current is 2
+	// store key "findings": rlmctx: version mismatch: expected version 1, current is 2
 	// [a]
 }

@@ -34,7 +34,7 @@ const StorePrefix = "store:"
 func ParseVarSpec(spec string) (VarSpec, error) {
 	lhs, src, ok := strings.Cut(spec, "=")
 	if !ok || strings.TrimSpace(lhs) == "" {
-		return VarSpec{}, fmt.Errorf("%w %q: expected NAME=SOURCE (e.g. --var doc=notes.txt, --var data:json=-, --var ctx=store:KEY)", ErrBadSpec, spec)
+		return VarSpec{}, fmt.Errorf("%w %q: expected NAME=SOURCE, e.g. doc=notes.txt, data:json=- or ctx=store:KEY", ErrBadSpec, spec)
 	}
 	if src == "" {
 		return VarSpec{}, fmt.Errorf("%w %q: empty SOURCE after '=' (give a file, a directory, - for stdin, or store:KEY)", ErrBadSpec, spec)
@@ -42,11 +42,11 @@ func ParseVarSpec(spec string) (VarSpec, error) {
 	name, typ, _ := strings.Cut(lhs, ":")
 	vs := VarSpec{Name: strings.TrimSpace(name), Source: src}
 	if err := ValidateName(vs.Name); err != nil {
-		return VarSpec{}, fmt.Errorf("--var %q: %w", spec, err)
+		return VarSpec{}, fmt.Errorf("variable spec %q: %w", spec, err)
 	}
 	t, err := ParseVarType(typ)
 	if err != nil {
-		return VarSpec{}, fmt.Errorf("--var %q: %w", spec, err)
+		return VarSpec{}, fmt.Errorf("variable spec %q: %w", spec, err)
 	}
 	vs.Type = t
 	return vs, nil
@@ -125,7 +125,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	}
 	l, err := LoadSource(ctx, spec.Source, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--var %s: %w", spec.Name, err)
+		return nil, nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source))
 	if err != nil {
@@ -137,7 +137,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 func loadStore(source string, opts LoadOptions) (*Loaded, error) {
 	key := strings.TrimPrefix(source, StorePrefix)
 	if opts.Store == nil {
-		return nil, fmt.Errorf("%s: %w (pass --store DIR or set RLM_STORE)", source, ErrNoStore)
+		return nil, fmt.Errorf("%s: %w (LoadOptions.Store is nil)", source, ErrNoStore)
 	}
 	v, ref, err := opts.Store.GetRef(key)
 	if err != nil {

@@ -189,7 +189,7 @@ func NewContext(query string) *ExternalizedContext { return &ExternalizedContext
 // unique.
 func (c *ExternalizedContext) Add(name string, value any, opts ...VarOption) (*Variable, error) {
 	if _, ok := c.Get(name); ok {
-		return nil, fmt.Errorf("%w %q: each --var needs its own name", ErrDuplicateVar, name)
+		return nil, fmt.Errorf("%w %q: each variable needs its own name", ErrDuplicateVar, name)
 	}
 	v, err := NewVariable(name, value, opts...)
 	if err != nil {

@@ -279,7 +279,7 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 		model = c.cfg.Model
 	}
 	if model == "" {
-		return openai.ChatCompletionRequest{}, &Error{Kind: KindBadRequest, Message: "no model: set Request.Model or Config.Model (--model / RLM_MODEL)", Err: ErrNoModel}
+		return openai.ChatCompletionRequest{}, &Error{Kind: KindBadRequest, Message: "no model: set Request.Model or Config.Model", Err: ErrNoModel}
 	}
 	if len(req.Messages) == 0 {
 		return openai.ChatCompletionRequest{}, &Error{Kind: KindBadRequest, Message: "request has no messages"}

@@ -22,7 +22,7 @@ import (
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	model := c.cfg.EmbeddingModel
 	if model == "" {
-		return nil, &Error{Kind: KindBadRequest, Message: "no embedding model configured (set --embedding-model or RLM_EMBEDDING_MODEL)", Err: ErrNoModel}
+		return nil, &Error{Kind: KindBadRequest, Message: "no embedding model configured (set Config.EmbeddingModel)", Err: ErrNoModel}
 	}
 	out := make([][]float32, len(texts))
 	// Unique uncached texts, each with the positions it fills.

@@ -83,13 +83,13 @@ func KindOf(err error) Kind {
 // Sentinel errors.
 var (
 	// ErrNoModel means a command needs a model and none is configured.
-	ErrNoModel = errors.New("no model endpoint configured")
+	ErrNoModel = errors.New("llm: no model endpoint configured")
 	// ErrBudgetExceeded is wrapped by every budget refusal.
-	ErrBudgetExceeded = errors.New("budget exceeded")
+	ErrBudgetExceeded = errors.New("llm: budget exceeded")
 	// ErrRateLimitWait is wrapped (with context.DeadlineExceeded) when the
 	// client's own requests- or tokens-per-minute limit would hold a call
 	// past its context's deadline; the error is an *Error of KindRateLimit.
-	ErrRateLimitWait = errors.New("rate limit wait exceeds the deadline")
+	ErrRateLimitWait = errors.New("llm: rate limit wait exceeds the deadline")
 	// ErrUnknownPrice is wrapped (with ErrBudgetExceeded) when a cost limit
 	// is set and a call's model has no known price: its cost could not be
 	// counted, so the call is refused before it is sent.

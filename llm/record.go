@@ -323,7 +323,7 @@ func OpenReplay(path string) (*Replay, error) {
 				if rerr == io.EOF && raw[len(raw)-1] != '\n' {
 					break // torn last line of a crashed recording
 				}
-				return nil, fmt.Errorf("llm: replay %s line %d: %w (is it a recording made with --record?)", path, line, err)
+				return nil, fmt.Errorf("llm: replay %s line %d: %w (not a recording written by a Recorder?)", path, line, err)
 			}
 			switch e.Type {
 			case "meta":
@@ -385,7 +385,7 @@ func (r *Replay) Chat(ctx context.Context, req Request) (*Response, error) {
 		if model == "" {
 			model = "(default model)"
 		}
-		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no answer for request model=%s key=%s last message %q (the run diverged from the recording; re-record with --record)",
+		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no answer for request model=%s key=%s last message %q (the run diverged from the recording)",
 			r.path, model, key[:12], firstWords(last, 12))}
 	}
 	e := list[min(i, len(list)-1)]
@@ -409,7 +409,7 @@ func (r *Replay) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		k := embedRecKey(t)
 		v, ok := r.embeds[k]
 		if !ok {
-			return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no embedding for text %d key=%s %q (re-record with --record)", r.path, i, k[:12], firstWords(t, 8))}
+			return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no embedding for text %d key=%s %q (the run diverged from the recording)", r.path, i, k[:12], firstWords(t, 8))}
 		}
 		out[i] = v
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -150,7 +151,7 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 	if window, ok := llm.ContextWindow(cfg.SubModel); ok {
 		n, _ := llm.TokenizerForModel(cfg.SubModel).CountLarge(prompt)
 		if n > window-1024 {
-			return "", fmt.Errorf("%w: rlm_query is a plain sub-model call at this depth (--max-depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched", ErrMaxDepth, cfg.MaxDepth, n, cfg.SubModel, window)
+			return "", fmt.Errorf("%w: rlm_query is a plain sub-model call at this depth (max depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched", builtins.ErrDepthLimit, cfg.MaxDepth, n, cfg.SubModel, window)
 		}
 	}
 	resp, err := r.t.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})

@@ -6,22 +6,20 @@ import "errors"
 // end with a valid SUBMIT.
 var (
 	// ErrMaxIterations reports that the run used Config.MaxIterations iterations.
-	ErrMaxIterations = errors.New("iteration limit reached")
+	ErrMaxIterations = errors.New("orchestrator: iteration limit reached")
 	// ErrIterationBudget reports that the run tree used Config.MaxTotalIterations.
-	ErrIterationBudget = errors.New("iteration budget of the run tree exhausted")
+	ErrIterationBudget = errors.New("orchestrator: iteration budget of the run tree exhausted")
 	// ErrTooManyErrors reports Config.MaxConsecutiveErrors failed steps in a row.
-	ErrTooManyErrors = errors.New("too many consecutive errors")
+	ErrTooManyErrors = errors.New("orchestrator: too many consecutive errors")
 	// ErrTimeout reports that the run exceeded Config.Timeout.
-	ErrTimeout = errors.New("run time limit reached")
+	ErrTimeout = errors.New("orchestrator: run time limit reached")
 	// ErrBadSchema reports an output schema that cannot be parsed.
-	ErrBadSchema = errors.New("bad output schema")
+	ErrBadSchema = errors.New("orchestrator: bad output schema")
 	// ErrInvalidSubmit reports SUBMIT outputs that do not match the declared schema.
-	ErrInvalidSubmit = errors.New("invalid SUBMIT")
-	// ErrMaxDepth reports an rlm_query beyond Config.MaxDepth.
-	ErrMaxDepth = errors.New("recursion depth limit reached")
+	ErrInvalidSubmit = errors.New("orchestrator: invalid SUBMIT")
 	// ErrReservedName reports a context variable named like a REPL helper
 	// (len, search, SUBMIT, ...) or the engine's outputs variable.
-	ErrReservedName = errors.New("reserved variable name")
+	ErrReservedName = errors.New("orchestrator: reserved variable name")
 	// ErrNoModel reports a Config without a root model.
 	ErrNoModel = errors.New("orchestrator: no model configured")
 )

@@ -10,19 +10,19 @@ import (
 // limit wraps the matching sentinel, so errors.Is(err, ErrStepLimit) works.
 var (
 	// ErrStepLimit reports that a step executed more than Limits.MaxSteps steps.
-	ErrStepLimit = errors.New("step limit exceeded")
+	ErrStepLimit = errors.New("sandbox: step limit exceeded")
 	// ErrTimeout reports that a step ran longer than Limits.Timeout.
-	ErrTimeout = errors.New("time limit exceeded")
+	ErrTimeout = errors.New("sandbox: time limit exceeded")
 	// ErrMemoryLimit reports that a step allocated more than Limits.MaxMemory bytes.
-	ErrMemoryLimit = errors.New("memory limit exceeded")
+	ErrMemoryLimit = errors.New("sandbox: memory limit exceeded")
 	// ErrRecursionLimit reports that calls nested deeper than Limits.MaxRecursion.
-	ErrRecursionLimit = errors.New("maximum recursion depth exceeded")
+	ErrRecursionLimit = errors.New("sandbox: maximum recursion depth exceeded")
 	// ErrOutputLimit reports that a step printed more than Limits.MaxOutputBytes.
-	ErrOutputLimit = errors.New("output limit exceeded")
+	ErrOutputLimit = errors.New("sandbox: output limit exceeded")
 	// ErrUnsupported reports a Python construct or module the sandbox does not provide.
-	ErrUnsupported = errors.New("unsupported")
+	ErrUnsupported = errors.New("sandbox: unsupported")
 	// ErrCanceled reports that the caller's context was canceled during a step.
-	ErrCanceled = errors.New("step canceled")
+	ErrCanceled = errors.New("sandbox: step canceled")
 )
 
 // ScriptError is an error raised by the model's code: a syntax error, a

@@ -136,7 +136,12 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		cfg.Progress = env.stderr
 	}
 	results, runErr := bench.Run(ctx, cfg)
-	if runErr != nil && results == nil {
+	switch {
+	case errors.Is(runErr, bench.ErrResultsExist):
+		return fmt.Errorf("%w; pass --resume to continue that run, or choose another --out", runErr)
+	case errors.Is(runErr, bench.ErrOtherModel):
+		return fmt.Errorf("%w; choose another --out", runErr)
+	case runErr != nil && results == nil:
 		return runErr
 	}
 	if keepRecording, err = f.models.finishRecording(env, "bench", runErr == nil, closeModel); err != nil {

@@ -192,8 +192,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"bench", "--task", "bogus"}, 2, `unknown bench task "bogus"`},
-		{[]string{"bench", "--sizes", "big"}, 2, "bad bench size"},
+		{[]string{"bench", "--task", "bogus"}, 2, `bench: unknown task "bogus"`},
+		{[]string{"bench", "--sizes", "big"}, 2, "bench: bad size"},
 		{[]string{"bench", "--modes", "rlm,psychic"}, 2, `unknown mode "psychic"`},
 		{[]string{"bench", "--n", "0"}, 2, "--n must be >= 1"},
 		{[]string{"bench", "--max-steps", "0"}, 2, "--max-steps"},
@@ -202,7 +202,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--protocol", "yaml"}, 2, "--protocol must be text or tools"},
 		{[]string{"bench", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"bench", "gen", "--task", "niah"}, 2, "--task and --out are required"},
-		{[]string{"bench", "gen", "--task", "bogus", "--out", "x"}, 2, "unknown bench task"},
+		{[]string{"bench", "gen", "--task", "bogus", "--out", "x"}, 2, "bench: unknown task"},
 		{[]string{"bench", "--out", "x"}, 1, "OPENAI_BASE_URL"},
 	}
 	for _, tt := range tests {

@@ -149,7 +149,7 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		// carry the same model names and hash to the same keys.
 		meta, err := llm.ReadRecordingMeta(m.replay)
 		if err != nil {
-			return cfg, err
+			return cfg, fmt.Errorf("--replay: %w (is it a recording made with --record?)", err)
 		}
 		if cfg.Model == "" {
 			cfg.Model = meta.Model
@@ -207,7 +207,7 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 	if m.replay != "" {
 		r, err := llm.OpenReplay(m.replay)
 		if err != nil {
-			return nil, nil, noop, err
+			return nil, nil, noop, fmt.Errorf("--replay: %w (is it a recording made with --record?)", err)
 		}
 		chat = r
 		if r.HasEmbeddings() {

@@ -132,14 +132,18 @@ func (s *execSession) shutdown() error {
 	return err
 }
 
-// writeScriptError writes err as a Python-style traceback.
+// writeScriptError writes err as a Python-style traceback, followed by
+// how to configure a model when a helper needed one.
 func writeScriptError(w io.Writer, err error) {
 	var se *sandbox.ScriptError
 	if errors.As(err, &se) && se.Traceback != "" {
 		fmt.Fprintln(w, strings.TrimRight(se.Traceback, "\n"))
-		return
+	} else {
+		fmt.Fprintln(w, err)
 	}
-	fmt.Fprintln(w, err)
+	if errors.Is(err, llm.ErrNoModel) {
+		fmt.Fprintln(w, "(no model is configured: "+noModelHelp+")")
+	}
 }
 
 // submitJSON renders SUBMIT's outputs as one line of JSON.

@@ -320,6 +320,10 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 		note += " (check the API key: --api-key or OPENAI_API_KEY)"
 	case kind == llm.KindBadRequest && strings.Contains(strings.ToLower(res.Err.Error()), "model"):
 		note += fmt.Sprintf(" (check the model name %q: --model or RLM_MODEL)", c.Model)
+	case kind == llm.KindReplayMiss:
+		note += " (re-record with --record)"
+	case errors.Is(res.Err, llm.ErrRateLimitWait):
+		note += " (raise --rpm/--tpm, or --request-timeout)"
 	case kind == llm.KindTransient && res.Iterations == 0:
 		note += fmt.Sprintf(" (is the endpoint %s up? check --base-url or OPENAI_BASE_URL)", llm.RedactURL(base))
 	}

@@ -231,7 +231,27 @@ func TestStopNote(t *testing.T) {
 	ans := orchestrator.Result{StopReason: orchestrator.StopCanceled, Partial: true, Answer: "so far", Err: context.Canceled}
 	assert.Equal(t, "stopped: interrupted (best partial answer)", stopNote(&ans, llm.Config{}, orchestrator.ProtocolText))
 	none := orchestrator.Result{StopReason: orchestrator.StopBudget, Partial: true, Err: llm.ErrBudgetExceeded}
-	assert.Equal(t, "stopped: budget (no answer): budget exceeded", stopNote(&none, llm.Config{}, orchestrator.ProtocolText))
+	assert.Equal(t, "stopped: budget (no answer): llm: budget exceeded", stopNote(&none, llm.Config{}, orchestrator.ProtocolText))
 	ext := orchestrator.Result{StopReason: orchestrator.StopMaxIterations, Extracted: true, Answer: "a", Err: orchestrator.ErrMaxIterations}
-	assert.Equal(t, "stopped: max_iterations (answer from the final extraction turn): iteration limit reached", stopNote(&ext, llm.Config{}, orchestrator.ProtocolText))
+	assert.Equal(t, "stopped: max_iterations (answer from the final extraction turn): orchestrator: iteration limit reached", stopNote(&ext, llm.Config{}, orchestrator.ProtocolText))
+}
+
+// The library's model errors name no flag; stopNote adds the flag to use.
+func TestStopNoteAddsFlagAdvice(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"replay miss", &llm.Error{Kind: llm.KindReplayMiss, Message: "recording r has no answer (the run diverged from the recording)"}, "(re-record with --record)"},
+		{"rate-limit wait", &llm.Error{Kind: llm.KindRateLimit, Message: "the requests limit needs a 3s wait", Err: llm.ErrRateLimitWait}, "(raise --rpm/--tpm, or --request-timeout)"},
+		{"auth", &llm.Error{Kind: llm.KindAuth, Message: "bad key"}, "--api-key or OPENAI_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.NotContains(t, tt.err.Error(), "--")
+			res := orchestrator.Result{StopReason: orchestrator.StopModelError, Partial: true, Iterations: 1, Err: tt.err}
+			assert.Contains(t, stopNote(&res, llm.Config{}, orchestrator.ProtocolText), tt.want)
+		})
+	}
 }

@@ -52,7 +52,7 @@ func TestStoreCLI(t *testing.T) {
 		{name: "cat json", args: []string{"store", "cat", "cfg"}, stdout: []string{`{"b": 1, "a": [1.0, "x"]}` + "\n"}},
 		{name: "put again bumps version", args: []string{"store", "put", "notes", data, "--type", "text"}, stdout: []string{"version 2"}},
 		{name: "rm", args: []string{"store", "rm", "notes", "chat"}},
-		{name: "rm missing", args: []string{"store", "rm", "notes"}, code: 1, stderrIn: `"notes": not found`},
+		{name: "rm missing", args: []string{"store", "rm", "notes"}, code: 1, stderrIn: `"notes": rlmctx: not found`},
 		{name: "cat missing", args: []string{"store", "cat", "nope"}, code: 1, stderrIn: "not found"},
 		{name: "ls after rm", args: []string{"store", "ls"}, stdout: []string{"cfg"}, notOut: []string{"notes", "chat"}},
 		{name: "clear", args: []string{"store", "clear"}, stdout: []string{"removed 4 variables"}},

@@ -80,7 +80,7 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 	for _, raw := range vars {
 		spec, err := rlmctx.ParseVarSpec(raw)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("--var: %w", err)
 		}
 		if spec.Source == "-" {
 			if stdinUsed != "" {
@@ -112,9 +112,9 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 		v, w, err := rlmctx.LoadVar(ctx, spec, opts)
 		if err != nil {
 			if errors.Is(err, rlmctx.ErrNotFound) && store != nil {
-				return nil, nil, fmt.Errorf("%w (store %s; see rlm store ls)", err, storeDir)
+				return nil, nil, fmt.Errorf("--var %w (store %s; see rlm store ls)", err, storeDir)
 			}
-			return nil, nil, withFsckAdvice(err)
+			return nil, nil, fmt.Errorf("--var %w", withFsckAdvice(err))
 		}
 		warns = append(warns, w...)
 		if err := c.AddVariable(v); err != nil {

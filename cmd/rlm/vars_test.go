@@ -194,7 +194,7 @@ SUBMIT({"n": n})`)
 	// Errors: a missing key, a store that does not exist (not created).
 	code, _, errOut = runCLI(t, "", env, "exec", "--var", "x=store:nope", "-c", "print(x)")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, `store:nope: store key "nope": not found`)
+	assert.Contains(t, errOut, `--var x: store:nope: store key "nope": rlmctx: not found`)
 	assert.Contains(t, errOut, "rlm store ls")
 	missing := filepath.Join(dir, "no-such-store")
 	code, _, errOut = runCLI(t, "", nil, "exec", "--store", missing, "--var", "x=store:notes", "-c", "print(x)")

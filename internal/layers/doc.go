@@ -5,4 +5,8 @@
 // the standard library; the sandbox imports no model client, helper or
 // orchestration package; llm knows nothing of the sandbox; builtins and
 // context sit below the orchestrator; only cmd/rlm sees everything.
+//
+// A second test checks that no library string names a command-line flag:
+// libraries are configured through Config fields, and cmd/rlm adds the
+// advice about which flag to pass.
 package layers

@@ -7,10 +7,10 @@ import (
 
 // ErrUnsupported is wrapped by errors for valid Python that the sandbox
 // does not support (class, with, yield, ...).
-var ErrUnsupported = errors.New("unsupported Python construct")
+var ErrUnsupported = errors.New("pyfront: unsupported Python construct")
 
 // ErrSyntax is wrapped by errors for source that is not valid Python.
-var ErrSyntax = errors.New("invalid syntax")
+var ErrSyntax = errors.New("pyfront: invalid syntax")
 
 // An Error is a compile error at a position of the model's code.
 type Error struct {
