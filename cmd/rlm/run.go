@@ -264,7 +264,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if keepRecording, err = o.models.finishRecording(env, "run", finished, closeModel); err != nil {
 		return err
 	}
-	return o.report(env, res, llmCfg)
+	return o.keep.late(o.report(env, res, llmCfg))
 }
 
 // report prints the answer (or the --json result) and, when the run did not

@@ -35,6 +35,7 @@ type keepFlags struct {
 	storeDir    string
 	saveVersion int64 // --save KEY's version in the store at the start
 	children    *runs.ChildSaver
+	saveErr     error // --save failed
 	secrets     []string // the endpoint's (llm.Config.Secrets), kept out of the run's files
 }
 
@@ -260,14 +261,33 @@ func (k *keepFlags) saveOutputs(env *cliEnv, res *orchestrator.Result, quiet boo
 
 // finish records the run's outcome in its directory and tells the user
 // how to resume a run that did not finish.
+//
+// Only a resume that diverged fails here (its answer must not be
+// printed); a --save failure is returned by [keepFlags.late] once the
+// answer is printed, and a failure to write the run directory is a
+// warning: the run itself succeeded.
 func (k *keepFlags) finish(env *cliEnv, res *orchestrator.Result, quiet bool) error {
 	if res != nil && (k.run == nil || k.run.Err() == nil) {
-		if err := k.saveOutputs(env, res, quiet); err != nil {
-			_ = k.finishRun(env, res, true)
-			return err
-		}
+		k.saveErr = k.saveOutputs(env, res, quiet)
 	}
-	return k.finishRun(env, res, quiet)
+	err := k.finishRun(env, res, quiet || k.saveErr != nil)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintln(env.stderr, "rlm run: warning:", err)
+	}
+	return nil
+}
+
+// late returns the --save failure, if any, else err: called after the
+// answer was printed.
+func (k *keepFlags) late(err error) error {
+	if k.saveErr != nil {
+		return k.saveErr
+	}
+	return err
 }
 
 // finishRun records the outcome in the run directory.

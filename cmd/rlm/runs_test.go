@@ -215,8 +215,9 @@ func TestSaveAndChildResults(t *testing.T) {
 		assert.Equal(t, 0, code, "stderr: %s", errOut)
 	}
 	intruder.Store(&put)
-	code, _, errOut = runCLI(t, "", env, append(args, "--save", "magic")...)
+	code, out2, errOut := runCLI(t, "", env, append(args, "--save", "magic")...)
 	assert.Equal(t, 1, code)
+	assert.Equal(t, out, out2, "the answer is printed all the same")
 	assert.Contains(t, errOut, "another writer changed the key during the run")
 	assert.Contains(t, errOut, runs.ResultFile)
 	code, got, _ = runCLI(t, "", env, "exec", "--var", "prev=store:magic", "-c", "print(prev[:1])")
