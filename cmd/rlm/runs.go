@@ -35,7 +35,7 @@ type keepFlags struct {
 	storeDir    string
 	saveVersion int64 // --save KEY's version in the store at the start
 	children    *runs.ChildSaver
-	saveErr     error // --save failed
+	saveErr     error    // --save failed
 	secrets     []string // the endpoint's (llm.Config.Secrets), kept out of the run's files
 }
 
