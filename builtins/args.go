@@ -1,68 +1,128 @@
 package builtins
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/sandbox"
 )
 
-// param is one declared parameter of a helper.
-type param struct {
-	name string
-	opt  bool           // may be omitted
-	def  starlark.Value // default when omitted (nil: None)
-}
-
-// bindArgs binds positional and keyword arguments to params, Python-style,
-// resolving futures so helpers see plain values. Extra keyword arguments are
-// an error unless rest is non-nil, in which case they are returned in order.
-func bindArgs(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple, params []param, rest *[]starlark.Tuple) ([]starlark.Value, error) {
-	out := make([]starlark.Value, len(params))
-	if len(args) > len(params) {
-		return nil, typeErr("%s() takes at most %d positional arguments (%d given)", name, len(params), len(args))
+// unpack binds a helper's arguments to variables in one call, in the style
+// of starlark.UnpackArgs: pairs alternates parameter names and pointers to
+// the variables, in positional order. A name ending in "?" is optional: the
+// variable keeps its value (the default) when the argument is omitted; "??"
+// also takes None as omitted. A "**name" pair with a *[]starlark.Tuple
+// collects the keyword arguments no parameter takes (else they are an
+// error). Futures are resolved first, so helpers see plain values.
+//
+// The variable's type checks the argument: *starlark.Value takes any value,
+// *string a str, *int an int (in int32 range), *bool True or False, and
+// *intOrNone an int or None. Errors are Python TypeErrors and ValueErrors
+// naming the helper and the parameter.
+func unpack(thread *starlark.Thread, fn string, args starlark.Tuple, kwargs []starlark.Tuple, pairs ...any) error {
+	type param struct {
+		name            string
+		opt, noneAbsent bool
+		ptr             any
 	}
-	copy(out, args)
+	var (
+		params []param
+		rest   *[]starlark.Tuple
+	)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		if kw, ok := strings.CutPrefix(name, "**"); ok && kw != "" {
+			rest = pairs[i+1].(*[]starlark.Tuple)
+			continue
+		}
+		p := param{name: name, ptr: pairs[i+1]}
+		if n, ok := strings.CutSuffix(name, "??"); ok {
+			p.name, p.opt, p.noneAbsent = n, true, true
+		} else if n, ok := strings.CutSuffix(name, "?"); ok {
+			p.name, p.opt = n, true
+		}
+		params = append(params, p)
+	}
+	if len(args) > len(params) {
+		return typeErr("%s() takes at most %d positional arguments (%d given)", fn, len(params), len(args))
+	}
+	vals := make([]starlark.Value, len(params))
+	copy(vals, args)
 	for _, kv := range kwargs {
 		k := string(kv[0].(starlark.String))
-		i := -1
-		for j, p := range params {
-			if p.name == k {
-				i = j
-				break
-			}
-		}
+		i := slices.IndexFunc(params, func(p param) bool { return p.name == k })
 		if i < 0 {
 			if rest != nil {
 				*rest = append(*rest, kv)
 				continue
 			}
-			return nil, typeErr("%s() got an unexpected keyword argument '%s'", name, k)
+			return typeErr("%s() got an unexpected keyword argument '%s'", fn, k)
 		}
-		if out[i] != nil {
-			return nil, typeErr("%s() got multiple values for argument '%s'", name, k)
+		if vals[i] != nil {
+			return typeErr("%s() got multiple values for argument '%s'", fn, k)
 		}
-		out[i] = kv[1]
+		vals[i] = kv[1]
 	}
 	for i, p := range params {
-		if out[i] == nil {
+		v := vals[i]
+		if v == nil {
 			if !p.opt {
-				return nil, typeErr("%s() missing required argument '%s'", name, p.name)
-			}
-			out[i] = p.def
-			if out[i] == nil {
-				out[i] = starlark.None
+				return typeErr("%s() missing required argument '%s'", fn, p.name)
 			}
 			continue
 		}
-		v, err := sandbox.Unproxy(thread, out[i])
+		v, err := sandbox.Unproxy(thread, v)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[i] = v
+		if v == starlark.None && p.noneAbsent {
+			continue
+		}
+		if err := setArg(fn, p.name, v, p.ptr); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// intOrNone is an int parameter that also takes None (for which None is
+// set and N is left as it was).
+type intOrNone struct {
+	N    int
+	None bool
+}
+
+// setArg checks v against the type of the variable ptr points to and
+// stores it there.
+func setArg(fn, param string, v starlark.Value, ptr any) error {
+	var err error
+	switch p := ptr.(type) {
+	case *starlark.Value:
+		*p = v
+	case *string:
+		*p, err = argStr(fn, param, v)
+	case *int:
+		*p, err = argInt(fn, param, v)
+	case *bool:
+		b, ok := v.(starlark.Bool)
+		if !ok {
+			return typeErr("%s: %s must be True or False, got %s", fn, param, pyTypeName(v))
+		}
+		*p = bool(b)
+	case *intOrNone:
+		if v == starlark.None {
+			p.None = true
+			return nil
+		}
+		p.N, err = argInt(fn, param, v)
+	default:
+		panic(fmt.Sprintf("builtins: unpack %s: unsupported variable type %T for %s", fn, ptr, param))
+	}
+	return err
 }
 
 func typeErr(format string, a ...any) error  { return sandbox.Errorf("TypeError", format, a...) }
@@ -99,14 +159,6 @@ func argStr(helper, param string, v starlark.Value) (string, error) {
 	return string(s), nil
 }
 
-// argOptStr accepts a str or None ("" for None).
-func argOptStr(helper, param string, v starlark.Value) (string, error) {
-	if v == starlark.None {
-		return "", nil
-	}
-	return argStr(helper, param, v)
-}
-
 func argInt(helper, param string, v starlark.Value) (int, error) {
 	i, ok := v.(starlark.Int)
 	if !ok {
@@ -117,22 +169,6 @@ func argInt(helper, param string, v starlark.Value) (int, error) {
 		return 0, valueErr("%s: %s is out of range: %s", helper, param, i)
 	}
 	return int(n), nil
-}
-
-// argOptInt accepts an int or None (def for None).
-func argOptInt(helper, param string, v starlark.Value, def int) (int, error) {
-	if v == starlark.None {
-		return def, nil
-	}
-	return argInt(helper, param, v)
-}
-
-func argBool(helper, param string, v starlark.Value) (bool, error) {
-	b, ok := v.(starlark.Bool)
-	if !ok {
-		return false, typeErr("%s: %s must be True or False, got %s", helper, param, pyTypeName(v))
-	}
-	return bool(b), nil
 }
 
 // mapping is a dict-like value (dict, Counter, defaultdict).

@@ -17,12 +17,12 @@ import (
 // Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.
 func submit(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rest []starlark.Tuple
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "outputs", opt: true}}, &rest)
-	if err != nil {
+	var outputs starlark.Value = starlark.None
+	if err := unpack(thread, name, args, kwargs, "outputs?", &outputs, "**outputs", &rest); err != nil {
 		return nil, err
 	}
 	out := rlmctx.NewDict(len(rest) + 1)
-	switch v := a[0].(type) {
+	switch v := outputs.(type) {
 	case starlark.NoneType:
 		if len(rest) == 0 && len(args) == 0 {
 			return nil, typeErr("%s: no outputs given; call %s(answer=...) or %s({'answer': ...})", name, name, name)
@@ -59,12 +59,12 @@ func submit(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 // FINAL(answer)
 // Finish the run with answer as the output 'answer'.
 func final(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "answer"}}, nil)
-	if err != nil {
+	var answer starlark.Value
+	if err := unpack(thread, name, args, kwargs, "answer", &answer); err != nil {
 		return nil, err
 	}
 	out := rlmctx.NewDict(1)
-	if err := setOutput(thread, name, out, "answer", a[0]); err != nil {
+	if err := setOutput(thread, name, out, "answer", answer); err != nil {
 		return nil, err
 	}
 	return nil, &SubmitError{Outputs: out, Alias: name}
@@ -73,11 +73,10 @@ func final(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, k
 // FINAL_VAR(name)
 // Finish the run with the value of the variable called name as the output 'answer'.
 func finalVar(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "name"}}, nil)
-	if err != nil {
+	var v starlark.Value
+	if err := unpack(thread, name, args, kwargs, "name", &v); err != nil {
 		return nil, err
 	}
-	v := a[0]
 	if s, ok := v.(starlark.String); ok {
 		if found, ok := lookupVar(h, thread, string(s)); ok {
 			v = found

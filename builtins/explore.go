@@ -14,24 +14,22 @@ import (
 // peek(var, start=0, end=10)
 // Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.
 func peek(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "start", opt: true, def: starlark.MakeInt(0)}, {name: "end", opt: true, def: starlark.MakeInt(10)}}, nil)
-	if err != nil {
+	var (
+		v     starlark.Value
+		start int
+		end   = intOrNone{N: 10}
+	)
+	if err := unpack(thread, name, args, kwargs, "var", &v, "start??", &start, "end?", &end); err != nil {
 		return nil, err
 	}
-	start, err := argOptInt(name, "start", a[1], 0)
-	if err != nil {
-		return nil, err
-	}
-	v := a[0]
 	n, ok := lengthOf(v)
 	if !ok {
 		return nil, typeErr("%s: cannot peek into %s; var must be a list, tuple, dict or str", name, pyTypeName(v))
 	}
-	end, err := argOptInt(name, "end", a[2], n)
-	if err != nil {
-		return nil, err
+	if end.None {
+		end.N = n
 	}
-	lo, hi := sliceBounds(start, end, n)
+	lo, hi := sliceBounds(start, end.N, n)
 	switch v := v.(type) {
 	case starlark.String:
 		// start and end count code points, as str indexing does.
@@ -97,16 +95,11 @@ func sliceBounds(start, end, n int) (int, int) {
 // chunk(var, size, overlap=0)
 // Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.
 func chunk(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "size"}, {name: "overlap", opt: true, def: starlark.MakeInt(0)}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	size, err := argInt(name, "size", a[1])
-	if err != nil {
-		return nil, err
-	}
-	overlap, err := argInt(name, "overlap", a[2])
-	if err != nil {
+	var (
+		v             starlark.Value
+		size, overlap int
+	)
+	if err := unpack(thread, name, args, kwargs, "var", &v, "size", &size, "overlap?", &overlap); err != nil {
 		return nil, err
 	}
 	if size <= 0 {
@@ -115,7 +108,7 @@ func chunk(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, k
 	if overlap < 0 || overlap >= size {
 		return nil, valueErr("%s: overlap must be at least 0 and less than size (%d), got %d", name, size, overlap)
 	}
-	switch v := a[0].(type) {
+	switch v := v.(type) {
 	case starlark.String:
 		pieces := chunkText(string(v), size, overlap)
 		elems := make([]starlark.Value, len(pieces))
@@ -156,7 +149,7 @@ func chunk(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, k
 		}
 		return starlark.NewList(out), nil
 	}
-	return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(a[0]))
+	return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(v))
 }
 
 // textPiece is a piece of a string and its byte offset and 1-based line.

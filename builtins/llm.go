@@ -21,20 +21,11 @@ const defaultSubOutputTokens = 1024
 // llm_query(prompt, model=None, truncate=False)
 // Ask a sub-model; returns a future str. A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
 func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "prompt"}, {name: "model", opt: true}, {name: "truncate", opt: true, def: starlark.False}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	prompt, err := argStr(name, "prompt", a[0])
-	if err != nil {
-		return nil, err
-	}
-	model, err := argOptStr(name, "model", a[1])
-	if err != nil {
-		return nil, err
-	}
-	truncate, err := argBool(name, "truncate", a[2])
-	if err != nil {
+	var (
+		prompt, model string
+		truncate      bool
+	)
+	if err := unpack(thread, name, args, kwargs, "prompt", &prompt, "model??", &model, "truncate?", &truncate); err != nil {
 		return nil, err
 	}
 	return h.query(thread, name, prompt, model, truncate)
@@ -43,21 +34,17 @@ func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 // llm_query_batched(prompts, model=None, truncate=False)
 // Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt.
 func llmQueryBatched(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "prompts"}, {name: "model", opt: true}, {name: "truncate", opt: true, def: starlark.False}}, nil)
-	if err != nil {
+	var (
+		list     starlark.Value
+		model    string
+		truncate bool
+	)
+	if err := unpack(thread, name, args, kwargs, "prompts", &list, "model??", &model, "truncate?", &truncate); err != nil {
 		return nil, err
 	}
-	seq, ok := asSequence(a[0])
+	seq, ok := asSequence(list)
 	if !ok {
-		return nil, typeErr("%s: prompts must be a list of str, got %s", name, pyTypeName(a[0]))
-	}
-	model, err := argOptStr(name, "model", a[1])
-	if err != nil {
-		return nil, err
-	}
-	truncate, err := argBool(name, "truncate", a[2])
-	if err != nil {
-		return nil, err
+		return nil, typeErr("%s: prompts must be a list of str, got %s", name, pyTypeName(list))
 	}
 	prompts := make([]string, seq.Len())
 	for i := range prompts {
@@ -266,12 +253,8 @@ func chatKey(req llm.Request) string {
 // Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str.
 func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rest []starlark.Tuple
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "query"}}, &rest)
-	if err != nil {
-		return nil, err
-	}
-	query, err := argStr(name, "query", a[0])
-	if err != nil {
+	var query string
+	if err := unpack(thread, name, args, kwargs, "query", &query, "**variables", &rest); err != nil {
 		return nil, err
 	}
 	if h.Child == nil {

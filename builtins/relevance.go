@@ -37,16 +37,12 @@ type relItem struct {
 // find_relevant(var, query, top_k=5)
 // Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.
 func findRelevant(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "query"}, {name: "top_k", opt: true, def: starlark.MakeInt(5)}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	query, err := argStr(name, "query", a[1])
-	if err != nil {
-		return nil, err
-	}
-	topK, err := argInt(name, "top_k", a[2])
-	if err != nil {
+	var (
+		v     starlark.Value
+		query string
+		topK  = 5
+	)
+	if err := unpack(thread, name, args, kwargs, "var", &v, "query", &query, "top_k?", &topK); err != nil {
 		return nil, err
 	}
 	if topK <= 0 {
@@ -55,7 +51,7 @@ func findRelevant(h *Host, thread *starlark.Thread, name string, args starlark.T
 	if strings.TrimSpace(query) == "" {
 		return nil, valueErr("%s: query must not be empty", name)
 	}
-	items, keyName, err := relevanceItems(thread, name, a[0])
+	items, keyName, err := relevanceItems(thread, name, v)
 	if err != nil {
 		return nil, err
 	}

@@ -21,25 +21,18 @@ const (
 // search(var, pattern, regex=False, max_results=10)
 // Find pattern (literal, or a Python regex if regex=True) in a string, list or dict; returns a list of dicts: {line, offset, match, preview} for a string (^ and $ match at line ends), {index, preview} for a list (plus field for a list of dicts), {key, preview} for a dict.
 func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{
-		{name: "var"}, {name: "pattern"},
-		{name: "regex", opt: true, def: starlark.False},
-		{name: "max_results", opt: true, def: starlark.MakeInt(10)},
-	}, nil)
-	if err != nil {
+	var (
+		v          starlark.Value
+		pattern    string
+		regex      bool
+		maxResults = intOrNone{N: 10}
+	)
+	if err := unpack(thread, name, args, kwargs, "var", &v, "pattern", &pattern, "regex?", &regex, "max_results?", &maxResults); err != nil {
 		return nil, err
 	}
-	pattern, err := argStr(name, "pattern", a[1])
-	if err != nil {
-		return nil, err
-	}
-	regex, err := argBool(name, "regex", a[2])
-	if err != nil {
-		return nil, err
-	}
-	limit, err := argOptInt(name, "max_results", a[3], -1)
-	if err != nil {
-		return nil, err
+	limit := maxResults.N
+	if maxResults.None {
+		limit = -1
 	}
 	if pattern == "" {
 		return nil, valueErr("%s: pattern must not be empty", name)
@@ -49,6 +42,7 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	}
 	var m *pyre.Matcher
 	if regex {
+		var err error
 		if m, err = pyre.Compile(pattern); err != nil {
 			return nil, valueErr("%s: %v", name, err)
 		}
@@ -57,7 +51,7 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	}
 	var results []starlark.Value
 	full := func() bool { return limit > 0 && len(results) >= limit }
-	switch v := a[0].(type) {
+	switch v := v.(type) {
 	case starlark.String:
 		results = searchText(string(v), m, limit)
 	case *starlark.List, starlark.Tuple:
@@ -91,7 +85,7 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 			}
 		}
 	default:
-		return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(a[0]))
+		return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(v))
 	}
 	if results == nil {
 		results = []starlark.Value{}

@@ -20,18 +20,16 @@ const maxSummaryParts = 16
 // summarize(var, max_tokens=500)
 // Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.
 func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	a, err := bindArgs(thread, name, args, kwargs, []param{{name: "var"}, {name: "max_tokens", opt: true, def: starlark.MakeInt(500)}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	maxTokens, err := argInt(name, "max_tokens", a[1])
-	if err != nil {
+	var (
+		v         starlark.Value
+		maxTokens = 500
+	)
+	if err := unpack(thread, name, args, kwargs, "var", &v, "max_tokens?", &maxTokens); err != nil {
 		return nil, err
 	}
 	if maxTokens <= 0 {
 		return nil, valueErr("%s: max_tokens must be positive, got %d", name, maxTokens)
 	}
-	v := a[0]
 	if err := checkFutures(thread, v); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
