@@ -7,6 +7,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -266,7 +267,7 @@ func typeLabel(v starlark.Value) string {
 func sizeLabel(v starlark.Value) string {
 	switch v := v.(type) {
 	case starlark.String:
-		return plural(len(v), "char") + ", " + plural(strings.Count(string(v), "\n")+1, "line")
+		return plural(utf8.RuneCountInString(string(v)), "char") + ", " + plural(rlmctx.LineCount(string(v)), "line")
 	case *starlark.List, starlark.Tuple:
 		return plural(v.(starlark.Sequence).Len(), "item")
 	case starlark.IterableMapping:

@@ -115,6 +115,15 @@ show_vars()`)
 
 	_, err := e.exec(`show_vars(1)`)
 	assert.Contains(t, scriptErr(t, err, "TypeError"), "show_vars() takes no arguments")
+
+	// Sizes agree with len() and splitlines(): characters, not bytes; a
+	// final newline ends the last line, it does not start another.
+	e = newEnv(t, nil, map[string]any{"u": "h\u00e9llo w\u00f6rld\n\u65e5\u672c\u8a9e\n"})
+	out = e.run(`print(len(u), len(u.splitlines()))
+show_vars()`)
+	assert.True(t, strings.HasPrefix(out, "16 2\n"), out)
+	assert.Regexp(t, `\nu\s+str\s+16 chars, 2 lines\n`, out)
+	assert.Contains(t, e.run(`print(summarize(u))`), "str of 16 chars, 2 lines.")
 }
 
 // On non-ASCII text, search offsets and peek bounds count code points, as

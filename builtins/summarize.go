@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
@@ -110,7 +112,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 	switch v := v.(type) {
 	case starlark.String:
 		s := string(v)
-		fmt.Fprintf(&b, "str of %s, %s.\n", plural(len(s), "char"), plural(strings.Count(s, "\n")+1, "line"))
+		fmt.Fprintf(&b, "str of %s, %s.\n", plural(utf8.RuneCountInString(s), "char"), plural(rlmctx.LineCount(s), "line"))
 		if side := maxTokens * 16; len(s) > 4*side {
 			// Only the ends can be shown: split just those.
 			head := s[:runeFloor(s, side)]

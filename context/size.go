@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // Default size limits (spec SPEC-25.04).
@@ -119,39 +121,105 @@ func (c *ExternalizedContext) CheckSizeLimits(cfg SizeConfig) []SizeWarning {
 // ChunkSuffix names the companion variable AutoChunk adds: NAME_chunks.
 const ChunkSuffix = "_chunks"
 
-// AutoChunk gives every text variable over cfg.ChunkThreshold a companion
-// list variable NAME_chunks holding its pieces (each at most cfg.ChunkSize
-// bytes, cut at line boundaries, else word boundaries, else between
-// characters; joined they equal the original exactly; they share its
-// memory). The original's summary mentions the chunks. A name already taken
-// is left alone. It returns the names added.
+// AutoChunk gives every variable over cfg.ChunkThreshold a companion list
+// variable NAME_chunks holding its pieces, each at most cfg.ChunkSize
+// bytes. A text is cut at line boundaries, else word boundaries, else
+// between characters; joined the pieces equal the original exactly and
+// share its memory. A list is cut into lists of consecutive items, a dict
+// into dicts of consecutive keys (an item larger than the chunk size is a
+// piece alone); concatenated (merged) they equal the original. Lists and
+// dicts that would make one piece are left alone. The original's summary
+// mentions the chunks. A name already taken is left alone. It returns the
+// names added.
 func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 	cfg = cfg.withDefaults()
 	var added []string
 	for _, v := range c.Vars {
-		s, ok := v.Value.(string)
-		if !ok || v.SizeBytes <= cfg.ChunkThreshold || strings.HasSuffix(v.Name, ChunkSuffix) {
+		if v.SizeBytes <= cfg.ChunkThreshold || strings.HasSuffix(v.Name, ChunkSuffix) {
 			continue
 		}
 		name := v.Name + ChunkSuffix
 		if _, taken := c.Get(name); taken {
 			continue
 		}
-		pieces := ChunkText(s, int(cfg.ChunkSize))
-		list := make([]any, len(pieces))
-		for i, p := range pieces {
-			list[i] = p
+		var list []any
+		var what, joined string
+		switch x := v.Value.(type) {
+		case string:
+			for _, p := range ChunkText(x, int(cfg.ChunkSize)) {
+				list = append(list, p)
+			}
+			what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
+		case []any:
+			list = chunkList(x, cfg.ChunkSize)
+			what, joined = "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
+		case *Dict:
+			list = chunkDict(x, cfg.ChunkSize)
+			what, joined = "(dicts of consecutive keys)", "merged in order they equal "+v.Name
+		default:
+			continue
+		}
+		if len(list) < 2 {
+			continue
 		}
 		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
 			Tokens: v.Tokens, TokensEstimated: v.TokensEstimated, Source: v.Name,
-			Note: fmt.Sprintf("the pieces of %s, each <= %s, cut at line ends; joined they equal %s", v.Name, humanBytes(cfg.ChunkSize), v.Name)}
-		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s (str), %s; %s", plural(len(pieces), "chunk"), sizeText(cv), cv.Note))
-		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, plural(len(pieces), "chunk")))
+			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
+		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s %s, %s; %s", plural(len(list), "chunk"), what, sizeText(cv), cv.Note))
+		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, plural(len(list), "chunk")))
 		v.Summary = summarize(v)
 		c.add(cv, false)
 		added = append(added, name)
 	}
 	return added
+}
+
+// encodedSize is the length of v's JSON encoding (pyjson.Size counts a
+// string as its raw length).
+func encodedSize(v any) int64 {
+	if _, ok := v.(string); ok {
+		return pyjson.Size([]any{v}) - 2
+	}
+	return pyjson.Size(v)
+}
+
+// chunkList cuts items into lists of consecutive items whose JSON form is
+// at most max bytes (an item larger than max is a list alone).
+func chunkList(items []any, max int64) []any {
+	var out []any
+	start, size := 0, int64(2) // "[]"
+	for i, it := range items {
+		n := encodedSize(it) + 2 // ", "
+		if i > start && size+n > max {
+			out = append(out, items[start:i:i])
+			start, size = i, 2
+		}
+		size += n
+	}
+	if start < len(items) {
+		out = append(out, items[start:len(items):len(items)])
+	}
+	return out
+}
+
+// chunkDict cuts d into dicts of consecutive keys whose JSON form is at
+// most max bytes (an entry larger than max is a dict alone).
+func chunkDict(d *Dict, max int64) []any {
+	var out []any
+	cur, size := NewDict(0), int64(2) // "{}"
+	for k, v := range d.All() {
+		n := encodedSize(k) + 2 + encodedSize(v) + 2 // "k": v,
+		if cur.Len() > 0 && size+n > max {
+			out = append(out, cur)
+			cur, size = NewDict(0), 2
+		}
+		cur.Set(k, v)
+		size += n
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 func joinNote(a, b string) string {

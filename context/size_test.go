@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +83,7 @@ func TestAutoChunk(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Add("small", "tiny")
 	require.NoError(t, err)
-	_, err = c.Add("data", []any{strings.Repeat("z", 5000)}) // not text: left alone
+	_, err = c.Add("data", []any{strings.Repeat("z", 5000)}) // one item: nothing to split
 	require.NoError(t, err)
 	total := c.TotalSizeBytes
 
@@ -111,6 +112,56 @@ func TestAutoChunk(t *testing.T) {
 	// Idempotent.
 	assert.Empty(t, c.AutoChunk(cfg))
 	assert.Len(t, c.Vars, 4)
+}
+
+// TestAutoChunkJSON: large lists and dicts get NAME_chunks too, pieces
+// of consecutive items that concatenate (merge) back to the original.
+func TestAutoChunkJSON(t *testing.T) {
+	cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, MaxTotalSize: 1 << 20}
+	var items []any
+	d := NewDict(0)
+	for i := 0; i < 300; i++ {
+		rec := NewDict(2)
+		rec.Set("id", int64(i))
+		rec.Set("text", fmt.Sprintf("record number %d", i))
+		items = append(items, rec)
+		d.Set(fmt.Sprintf("key%03d", i), fmt.Sprintf("value %d", i))
+	}
+	items = append(items, strings.Repeat("x", 1500)) // larger than a chunk: a piece alone
+	c := NewContext("q")
+	_, err := c.Add("records", items)
+	require.NoError(t, err)
+	_, err = c.Add("table", d)
+	require.NoError(t, err)
+	require.Equal(t, []string{"records_chunks", "table_chunks"}, c.AutoChunk(cfg))
+
+	rv, _ := c.Get("records_chunks")
+	var joined []any
+	for _, p := range rv.Value.([]any) {
+		piece := p.([]any)
+		if len(piece) > 1 {
+			assert.LessOrEqual(t, pyjson.Size(piece), int64(1000))
+		}
+		joined = append(joined, piece...)
+	}
+	assert.Equal(t, items, joined)
+	last := rv.Value.([]any)[len(rv.Value.([]any))-1].([]any)
+	assert.Len(t, last, 1, "the oversized item is alone")
+	assert.Contains(t, rv.Summary, "(lists of consecutive items)")
+	assert.Contains(t, rv.Summary, "sum(records_chunks, []) equals records")
+
+	tv, _ := c.Get("table_chunks")
+	merged := NewDict(0)
+	for _, p := range tv.Value.([]any) {
+		piece := p.(*Dict)
+		assert.LessOrEqual(t, pyjson.Size(piece), int64(1000))
+		for k, v := range piece.All() {
+			merged.Set(k, v)
+		}
+	}
+	assert.Equal(t, pyjson.Excerpt(d, -1), pyjson.Excerpt(merged, -1))
+	orig, _ := c.Get("table")
+	assert.Contains(t, orig.Summary, "also split into table_chunks")
 }
 
 // TestAutoChunkRoundTrip: AutoChunk's pieces join back to the original

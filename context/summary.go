@@ -70,11 +70,7 @@ func describe(v *Variable, previewRunes, maxKeys int) string {
 	case string:
 		parts = append(parts, head)
 		parts = append(parts, sizeText(v))
-		lines := strings.Count(x, "\n")
-		if len(x) > 0 && !strings.HasSuffix(x, "\n") {
-			lines++
-		}
-		parts = append(parts, plural(lines, "line"))
+		parts = append(parts, plural(LineCount(x), "line"))
 	case []any:
 		parts = append(parts, head+" list of "+plural(len(x), itemWord(v.Type)))
 		parts = append(parts, sizeText(v))
@@ -369,4 +365,32 @@ func pathList(paths []string, max int) string {
 		q := strconv.Quote(p)
 		return q[1 : len(q)-1]
 	})
+}
+
+// LineCount is len(s.splitlines()) in Python: lines end at \n, \r\n, \r,
+// \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029, and a final line break
+// does not start another line.
+func LineCount(s string) int {
+	n, end := 0, 0 // end: where the last line break ends
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+		case c == '\n', c == '\v', c == '\f', c >= 0x1c && c <= 0x1e:
+		case c == 0xc2 && i+1 < len(s) && s[i+1] == 0x85: // U+0085
+			i++
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9): // U+2028, U+2029
+			i += 2
+		default:
+			continue
+		}
+		n++
+		end = i + 1
+	}
+	if end < len(s) {
+		n++ // a last line without a line break
+	}
+	return n
 }

@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // childID is deterministic for a given parent, step and query, so a
@@ -167,8 +171,7 @@ func starSummary(v starlark.Value) string {
 	switch x := v.(type) {
 	case starlark.String:
 		s := string(x)
-		lines := strings.Count(s, "\n") + 1
-		return fmt.Sprintf("str, %d chars, %d lines; starts %s", len(s), lines, quoteShort(s[:runeFloor(s, 200)], 80))
+		return fmt.Sprintf("str, %d chars, %d lines; starts %s", utf8.RuneCountInString(s), rlmctx.LineCount(s), quoteShort(s[:runeFloor(s, 200)], 80))
 	case starlark.Indexable:
 		prev := ""
 		if x.Len() > 0 {
@@ -217,5 +220,9 @@ func valueSize(v starlark.Value) int64 {
 	if s, ok := v.(starlark.String); ok {
 		return int64(len(s))
 	}
-	return 0
+	g, err := sandbox.ToGo(v)
+	if err != nil {
+		return 0
+	}
+	return pyjson.Size(g)
 }

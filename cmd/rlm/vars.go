@@ -125,7 +125,7 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 		warns = append(warns, w.String())
 	}
 	for _, name := range c.AutoChunk(cfg) {
-		warns = append(warns, fmt.Sprintf("added %s: the pieces of the large text variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)))
+		warns = append(warns, fmt.Sprintf("added %s: the pieces of the large variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)))
 	}
 	return c, warns, nil
 }
