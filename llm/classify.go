@@ -39,7 +39,7 @@ func redactKey(s string, secrets ...string) string {
 	s = RedactSecrets(s, secrets...)
 	if strings.Contains(s, "://") {
 		s = urlPattern.ReplaceAllStringFunc(s, func(u string) string {
-			if !strings.ContainsAny(u, "?@") {
+			if !strings.ContainsAny(u, "?@#") {
 				return u
 			}
 			return RedactURL(u)

@@ -28,7 +28,8 @@ func SubModelOf(m ChatModel) string {
 // RedactURL returns u with any credentials removed: user information
 // (user:pass@) and the values of all query parameters (some gateways take
 // the key as ?api-key=...; other parameters are redacted too rather than
-// guessed harmless). Unparsable input is replaced whole.
+// guessed harmless) and a fragment holding parameters (#access_token=...).
+// Unparsable input is replaced whole.
 func RedactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
@@ -43,6 +44,10 @@ func RedactURL(u string) string {
 			q[k] = []string{"REDACTED"}
 		}
 		p.RawQuery = q.Encode()
+	}
+	if strings.Contains(p.Fragment, "=") {
+		// OAuth-style #access_token=... fragments.
+		p.Fragment, p.RawFragment = "REDACTED", ""
 	}
 	return p.String()
 }
