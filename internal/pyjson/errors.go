@@ -16,6 +16,9 @@ var (
 	// ErrIntTooLong: an integer literal with more than MaxIntDigits digits
 	// (CPython's int_max_str_digits rule; see *SyntaxError for where).
 	ErrIntTooLong = errors.New("pyjson: integer string too long")
+	// ErrTooDeep: arrays and objects nested deeper than the decoder allows
+	// (see *SyntaxError for where).
+	ErrTooDeep = errors.New("pyjson: nesting too deep")
 )
 
 // MaxIntDigits is the most digits an integer literal may have, CPython's

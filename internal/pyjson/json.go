@@ -14,16 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // ---- encoding ----
 
 // jsonWriter is what the encoder writes to.
-type jsonWriter interface {
-	io.Writer
-	io.StringWriter
-	io.ByteWriter
-}
+type jsonWriter = TextWriter
 
 // Encode writes v as compact JSON in the style of Python's
 // json.dumps(ensure_ascii=False) with ", " and ": " separators: dict order
@@ -55,79 +52,9 @@ const maxDepth = 10000
 var errDepth = fmt.Errorf("%w: nesting deeper than %d levels", ErrUnsupportedValue, maxDepth)
 
 func encodeValue(w jsonWriter, v any, depth int) error {
-	if depth > maxDepth {
-		return errDepth
-	}
-	switch x := v.(type) {
-	case nil:
-		_, err := w.WriteString("null")
-		return err
-	case bool:
-		s := "false"
-		if x {
-			s = "true"
-		}
-		_, err := w.WriteString(s)
-		return err
-	case string:
-		return encodeString(w, x)
-	case int64:
-		var buf [24]byte
-		_, err := w.Write(strconv.AppendInt(buf[:0], x, 10))
-		return err
-	case int:
-		var buf [24]byte
-		_, err := w.Write(strconv.AppendInt(buf[:0], int64(x), 10))
-		return err
-	case *big.Int:
-		_, err := w.WriteString(x.String())
-		return err
-	case float64:
-		_, err := w.WriteString(formatFloat(x))
-		return err
-	case []any:
-		if err := w.WriteByte('['); err != nil {
-			return err
-		}
-		for i, it := range x {
-			if i > 0 {
-				if _, err := w.WriteString(", "); err != nil {
-					return err
-				}
-			}
-			if err := encodeValue(w, it, depth+1); err != nil {
-				return err
-			}
-		}
-		return w.WriteByte(']')
-	case *Dict:
-		if err := w.WriteByte('{'); err != nil {
-			return err
-		}
-		for i, k := range x.Keys() {
-			if i > 0 {
-				if _, err := w.WriteString(", "); err != nil {
-					return err
-				}
-			}
-			if err := encodeString(w, k); err != nil {
-				return err
-			}
-			if _, err := w.WriteString(": "); err != nil {
-				return err
-			}
-			val, _ := x.Get(k)
-			if err := encodeValue(w, val, depth+1); err != nil {
-				return err
-			}
-		}
-		return w.WriteByte('}')
-	}
-	n, err := Normalize(v)
-	if err != nil {
-		return err
-	}
-	return encodeValue(w, n, depth)
+	jw := Writer{w: w, o: compact}
+	jw.value(v, depth)
+	return jw.err
 }
 
 // formatFloat renders f like Python's repr.
@@ -158,70 +85,6 @@ func formatFloat(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-const hexDigits = "0123456789abcdef"
-
-func encodeString(w jsonWriter, s string) error {
-	if err := w.WriteByte('"'); err != nil {
-		return err
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				// Invalid UTF-8: write U+FFFD so the output stays valid.
-				if _, err := w.WriteString(s[start:i]); err != nil {
-					return err
-				}
-				if _, err := w.WriteString(`\ufffd`); err != nil {
-					return err
-				}
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if _, err := w.WriteString(s[start:i]); err != nil {
-			return err
-		}
-		var esc string
-		switch c {
-		case '"':
-			esc = `\"`
-		case '\\':
-			esc = `\\`
-		case '\n':
-			esc = `\n`
-		case '\r':
-			esc = `\r`
-		case '\t':
-			esc = `\t`
-		case '\b':
-			esc = `\b`
-		case '\f':
-			esc = `\f`
-		default:
-			esc = `\u00` + string(hexDigits[c>>4]) + string(hexDigits[c&0xF])
-		}
-		if _, err := w.WriteString(esc); err != nil {
-			return err
-		}
-		i++
-		start = i
-	}
-	if _, err := w.WriteString(s[start:]); err != nil {
-		return err
-	}
-	return w.WriteByte('"')
 }
 
 // countWriter counts bytes written.
@@ -438,6 +301,7 @@ type SyntaxError struct {
 	Line   int    // 1-based
 	Column int    // 1-based, in characters
 	Offset int64  // byte offset from the start of the input
+	Char   int    // offset in characters (code points), as Python counts
 	Msg    string
 	// Kind is set for well-formed input that is refused: ErrIntTooLong.
 	Kind error
@@ -506,6 +370,8 @@ func UTF8Error(source string, data []byte, base int64) error {
 
 type decoder struct {
 	data   []byte
+	py     bool     // Python's json.loads: its messages, lenient number ends
+	depth  int      // most nesting allowed (maxDepth unless py)
 	kstack []string // keys of the objects being parsed
 	vstack []any    // values of the objects and arrays being parsed
 	pos    int
@@ -529,13 +395,42 @@ func (d *decoder) errorf(pos int, format string, args ...any) error {
 		}
 	}
 	col := 1 + utf8.RuneCount(d.data[ls:pos])
-	return &SyntaxError{Source: d.source, Line: line + d.lineBase, Column: col, Offset: d.offBase + int64(pos), Msg: fmt.Sprintf(format, args...)}
+	char := col - 1 + utf8.RuneCount(d.data[:ls])
+	return &SyntaxError{Source: d.source, Line: line + d.lineBase, Column: col, Offset: d.offBase + int64(pos), Char: char, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fail is errorf with CPython's json.loads message py in Python mode.
+func (d *decoder) fail(pos int, py string, format string, args ...any) error {
+	if d.py {
+		return d.errorf(pos, "%s", py)
+	}
+	return d.errorf(pos, format, args...)
+}
+
+// DecodePython parses s as Python's json.loads does, with its error
+// messages (Msg "Expecting value", "Extra data", ...; see
+// [SyntaxError.PythonMessage]) and number syntax ("1." is 1 followed by
+// extra data). Nesting beyond maxDepth is a *SyntaxError whose Kind is
+// ErrTooDeep, with CPython's RecursionError message. Strings are copied;
+// invalid UTF-8 is kept as it is.
+func DecodePython(s string, maxDepth int) (any, error) {
+	d := &decoder{data: unsafe.Slice(unsafe.StringData(s), len(s)), py: true, depth: maxDepth}
+	return d.document()
+}
+
+// PythonMessage is the error as CPython's json.JSONDecodeError words it:
+// "Msg: line L column C (char N)".
+func (e *SyntaxError) PythonMessage() string {
+	return fmt.Sprintf("%s: line %d column %d (char %d)", e.Msg, e.Line, e.Column, e.Char)
 }
 
 func (d *decoder) document() (any, error) {
+	if d.depth == 0 {
+		d.depth = maxDepth
+	}
 	d.skipSpace()
 	if d.pos >= len(d.data) {
-		return nil, d.errorf(d.pos, "expecting a JSON value, found end of input (empty file?)")
+		return nil, d.fail(d.pos, "Expecting value", "expecting a JSON value, found end of input (empty file?)")
 	}
 	v, err := d.value(0)
 	if err != nil {
@@ -543,7 +438,7 @@ func (d *decoder) document() (any, error) {
 	}
 	d.skipSpace()
 	if d.pos < len(d.data) {
-		return nil, d.errorf(d.pos, "extra data after the JSON value (several documents? use a .jsonl file for one value per line)")
+		return nil, d.fail(d.pos, "Extra data", "extra data after the JSON value (several documents? use a .jsonl file for one value per line)")
 	}
 	return v, nil
 }
@@ -560,11 +455,16 @@ func (d *decoder) skipSpace() {
 }
 
 func (d *decoder) value(depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, d.errorf(d.pos, "nesting deeper than %d levels", maxDepth)
+	if depth >= d.depth && d.pos < len(d.data) && (d.data[d.pos] == '[' || d.data[d.pos] == '{') {
+		what := map[byte]string{'[': "array", '{': "object"}[d.data[d.pos]]
+		err := d.fail(d.pos, "maximum recursion depth exceeded while decoding a JSON "+what+" from a unicode string", "nesting deeper than %d levels", d.depth)
+		if d.py {
+			err.(*SyntaxError).Kind = ErrTooDeep
+		}
+		return nil, err
 	}
 	if d.pos >= len(d.data) {
-		return nil, d.errorf(d.pos, "expecting a value, found end of input")
+		return nil, d.fail(d.pos, "Expecting value", "expecting a value, found end of input")
 	}
 	switch c := d.data[d.pos]; {
 	case c == '{':
@@ -596,7 +496,7 @@ func (d *decoder) value(depth int) (any, error) {
 		return math.Inf(1), nil
 	default:
 		r, _ := utf8.DecodeRune(d.data[d.pos:])
-		return nil, d.errorf(d.pos, "expecting a value, found %q", r)
+		return nil, d.fail(d.pos, "Expecting value", "expecting a value, found %q", r)
 	}
 }
 
@@ -618,10 +518,10 @@ func (d *decoder) object(depth int) (any, error) {
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf(d.pos, "unterminated object (opened at byte %d)", d.offBase+int64(start))
+			return nil, d.fail(d.pos, "Expecting property name enclosed in double quotes", "unterminated object (opened at byte %d)", d.offBase+int64(start))
 		}
 		if d.data[d.pos] != '"' {
-			return nil, d.errorf(d.pos, "expecting a property name in double quotes")
+			return nil, d.fail(d.pos, "Expecting property name enclosed in double quotes", "expecting a property name in double quotes")
 		}
 		k, err := d.str()
 		if err != nil {
@@ -629,7 +529,7 @@ func (d *decoder) object(depth int) (any, error) {
 		}
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return nil, d.errorf(d.pos, "expecting ':' delimiter")
+			return nil, d.fail(d.pos, "Expecting ':' delimiter", "expecting ':' delimiter")
 		}
 		d.pos++
 		d.skipSpace()
@@ -641,7 +541,7 @@ func (d *decoder) object(depth int) (any, error) {
 		d.vstack = append(d.vstack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf(d.pos, "unterminated object (opened at byte %d)", d.offBase+int64(start))
+			return nil, d.fail(d.pos, "Expecting ',' delimiter", "unterminated object (opened at byte %d)", d.offBase+int64(start))
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -662,7 +562,7 @@ func (d *decoder) object(depth int) (any, error) {
 			}
 			return obj, nil
 		default:
-			return nil, d.errorf(d.pos, "expecting ',' or '}' in object")
+			return nil, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or '}' in object")
 		}
 	}
 }
@@ -688,7 +588,7 @@ func (d *decoder) array(depth int) (any, error) {
 		d.vstack = append(d.vstack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return nil, d.errorf(d.pos, "unterminated array (opened at byte %d)", d.offBase+int64(start))
+			return nil, d.fail(d.pos, "Expecting ',' delimiter", "unterminated array (opened at byte %d)", d.offBase+int64(start))
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -699,7 +599,7 @@ func (d *decoder) array(depth int) (any, error) {
 			copy(arr, d.vstack[base:])
 			return arr, nil
 		default:
-			return nil, d.errorf(d.pos, "expecting ',' or ']' in array")
+			return nil, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or ']' in array")
 		}
 	}
 }
@@ -721,23 +621,36 @@ func (d *decoder) number() (any, error) {
 	if i < len(d.data) && d.data[i] == '0' {
 		i++
 	} else if digits() == 0 {
+		if d.py {
+			return nil, d.errorf(start, "Expecting value")
+		}
 		return nil, d.errorf(i, "invalid number")
 	}
+	// In Python mode a '.' or exponent without digits ends the number
+	// before it (then "Extra data" follows), as CPython's number pattern.
 	isFloat := false
 	if i < len(d.data) && d.data[i] == '.' {
-		isFloat = true
+		at := i
 		i++
-		if digits() == 0 {
+		if digits() > 0 {
+			isFloat = true
+		} else if d.py {
+			i = at
+		} else {
 			return nil, d.errorf(i, "invalid number: digits expected after '.'")
 		}
 	}
 	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
-		isFloat = true
+		at := i
 		i++
 		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
 			i++
 		}
-		if digits() == 0 {
+		if digits() > 0 {
+			isFloat = true
+		} else if d.py {
+			i = at
+		} else {
 			return nil, d.errorf(i, "invalid number: digits expected in exponent")
 		}
 	}
@@ -783,12 +696,12 @@ func (d *decoder) str() (any, error) {
 			break
 		}
 		if c < 0x20 {
-			return nil, d.errorf(i, "invalid control character in string (escape it as \\u%04x)", c)
+			return nil, d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
 		}
 		i++
 	}
 	if i >= len(d.data) {
-		return nil, d.errorf(start, "unterminated string starting here")
+		return nil, d.fail(start, "Unterminated string starting at", "unterminated string starting here")
 	}
 	// Slow path: escapes.
 	buf := make([]byte, 0, i-d.pos+16)
@@ -800,7 +713,7 @@ func (d *decoder) str() (any, error) {
 			d.pos = i + 1
 			return bytesToString(buf), nil
 		case c < 0x20:
-			return nil, d.errorf(i, "invalid control character in string (escape it as \\u%04x)", c)
+			return nil, d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
 		case c != '\\':
 			buf = append(buf, c)
 			i++
@@ -827,6 +740,9 @@ func (d *decoder) str() (any, error) {
 		case 'u':
 			r, ok := d.hex4(i)
 			if !ok {
+				if d.py {
+					return nil, d.errorf(i-1, "Invalid \\uXXXX escape")
+				}
 				return nil, d.errorf(i-2, "invalid \\uXXXX escape")
 			}
 			i += 4
@@ -842,10 +758,10 @@ func (d *decoder) str() (any, error) {
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			return nil, d.errorf(i-2, "invalid escape \\%c", e)
+			return nil, d.fail(i-2, "Invalid \\escape", "invalid escape \\%c", e)
 		}
 	}
-	return nil, d.errorf(start, "unterminated string starting here")
+	return nil, d.fail(start, "Unterminated string starting at", "unterminated string starting here")
 }
 
 func (d *decoder) hex4(i int) (rune, bool) {
