@@ -19,5 +19,7 @@
 // compare f.value (or a method's result) instead.
 //
 // Between steps the orchestrator calls [Group.Wait], the barrier that settles
-// every pending operation.
+// every pending operation. Operations outlive a step that ends normally, but
+// a step stopped by a limit (time, memory, steps) cancels the operations it
+// started, so the barrier after it does not wait for their sub-calls.
 package deferred
