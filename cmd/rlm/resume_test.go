@@ -128,6 +128,12 @@ func newKillServer(t *testing.T) *killServer {
 // run runs rlm in a child process (the test binary re-executed, see
 // TestMain), killed at request killAt (0: never).
 func (ks *killServer) run(t *testing.T, env map[string]string, killAt int, args ...string) (int, string, string) {
+	return ks.runKill(t, env, killAt, 0, args...)
+}
+
+// runKill is run, also killing the process after killAfter (0: never)
+// wherever it is: running code, writing a file, waiting for an answer.
+func (ks *killServer) runKill(t *testing.T, env map[string]string, killAt int, killAfter time.Duration, args ...string) (int, string, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
@@ -146,6 +152,13 @@ func (ks *killServer) run(t *testing.T, env map[string]string, killAt int, args 
 	ks.proc, ks.n, ks.killAt = cmd.Process, 0, killAt
 	ks.killed.Store(false)
 	ks.mu.Unlock()
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() {
+			ks.killed.Store(true)
+			_ = cmd.Process.Kill()
+		})
+		defer timer.Stop()
+	}
 	_ = cmd.Wait()
 	ks.mu.Lock()
 	ks.proc = nil
@@ -153,11 +166,12 @@ func (ks *killServer) run(t *testing.T, env map[string]string, killAt int, args 
 	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 }
 
-// TestResumeAfterKill kills rlm run with SIGKILL at points spread over a
-// multi-step run with sub-calls and a child run, resumes it (once killing
-// the resume as well), and checks that every resume reaches the answer of
-// the uninterrupted run and that no request whose answer was recorded
-// before a kill reached the server again.
+// TestResumeAfterKill kills rlm run with SIGKILL in a multi-step run with
+// sub-calls and a child run, at requests spread over the run and at two
+// arbitrary moments, resumes it (once killing the resume as well), and
+// checks that every resume reaches the answer of the uninterrupted run and
+// that no request whose answer was recorded before a kill reached the
+// server again.
 func TestResumeAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("child processes; skipped with -short")
@@ -172,7 +186,9 @@ func TestResumeAfterKill(t *testing.T) {
 			"OPENAI_API_KEY": "", "RLM_STORE": filepath.Join(dir, "store")}
 	}
 
+	start := time.Now()
 	code, want, errOut := ks.run(t, envFor(filepath.Join(dir, "clean")), 0, args...)
+	clean := time.Since(start)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	require.Contains(t, want, "child says s")
 	total := len(ks.Calls())
@@ -223,6 +239,35 @@ func TestResumeAfterKill(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 5, strings.Count(string(traj), `"type":"exec"`), "each block of the root (3) and the child (2) once")
 			assert.FileExists(t, filepath.Join(runsDir, id, runs.ResultFile))
+		})
+	}
+
+	// Kills at arbitrary points: fractions of the uninterrupted run's
+	// time (a kill that comes after the end changes nothing).
+	for _, frac := range []float64{0.6, 0.85} {
+		t.Run(fmt.Sprintf("kill at %.0f%% of the run time", 100*frac), func(t *testing.T) {
+			runsDir := filepath.Join(dir, fmt.Sprint("t", frac))
+			env := envFor(runsDir)
+			code, got, _ := ks.runKill(t, env, 0, time.Duration(frac*float64(clean)), args...)
+			list, _, err := runs.NewRoot(runsDir).List()
+			require.NoError(t, err)
+			if code == 0 || len(list) == 0 {
+				if code == 0 {
+					assert.Equal(t, want, got)
+				}
+				t.Logf("killed %v, exit %d, %d runs: nothing to resume", ks.killed.Load(), code, len(list))
+				return
+			}
+			id := list[0].ID
+			done := recordedSigs(t, filepath.Join(runsDir, id, runs.RecordingFile))
+			before := len(ks.Calls())
+			code, got, errOut := ks.run(t, env, 0, "run", "--resume", id, "--quiet")
+			require.Equal(t, 0, code, "stderr: %s", errOut)
+			assert.Equal(t, want, got, "the resumed run's answer")
+			for _, c := range ks.Calls()[before:] {
+				assert.False(t, done[requestSig(c.Model, c.Messages)], "a request answered before the kill was sent again: %s", c.Model)
+			}
+			t.Logf("%d answers recorded, the resume sent %d requests", len(done), len(ks.Calls())-before)
 		})
 	}
 }
