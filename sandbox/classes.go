@@ -19,6 +19,17 @@ type classInfo struct {
 	sess        *Session
 }
 
+// hasMembers reports whether a class defined by code, or one of its bases
+// defined by code, has members (methods or class attributes).
+func (t *typeObj) hasMembers() bool {
+	for _, c := range t.mro() {
+		if c.cls != nil && len(c.cls.names) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // mro returns the class and its bases, depth-first, left to right.
 func (t *typeObj) mro() []*typeObj {
 	out := []*typeObj{t}
@@ -409,10 +420,11 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		return false
 	}
 	t.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if t.isException() {
-			if _, custom := t.lookup("__init__"); !custom {
-				return &exception{typ: t, args: append(starlark.Tuple(nil), args...)}, nil
-			}
+		if t.isException() && !t.hasMembers() {
+			// A plain subclass (class E(Exception): pass) makes a plain
+			// exception; one with methods (__init__, __str__, ...) an
+			// object that has them.
+			return &exception{typ: t, args: append(starlark.Tuple(nil), args...)}, nil
 		}
 		o := &pyObject{cls: t, attrs: map[string]starlark.Value{}}
 		if t.isException() {
@@ -422,7 +434,9 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 			if _, err := starlark.Call(thread, init, append(starlark.Tuple{o}, args...), kwargs); err != nil {
 				return nil, err
 			}
-		} else if len(args) > 0 || len(kwargs) > 0 {
+		} else if t.isException() && len(kwargs) > 0 {
+			return nil, Errorf("TypeError", "%s() takes no keyword arguments", name)
+		} else if !t.isException() && (len(args) > 0 || len(kwargs) > 0) {
 			return nil, Errorf("TypeError", "%s() takes no arguments", name)
 		}
 		return o, nil

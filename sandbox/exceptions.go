@@ -122,6 +122,9 @@ func init() {
 			t.base = excTypes[h[1]]
 		}
 		t.check = func(v starlark.Value) bool {
+			if o, ok := v.(*pyObject); ok {
+				return o.cls.isSubtype(t) // an instance of a subclass with methods
+			}
 			e, ok := v.(*exception)
 			return ok && e.typ.isSubtype(t)
 		}

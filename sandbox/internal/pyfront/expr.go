@@ -824,7 +824,7 @@ func (p *parser) parseDict() Expr {
 	}
 	x := p.parseTestOrStar()
 	if p.tok == COLON {
-		if _, ok := x.(*UnaryExpr); ok {
+		if u, ok := x.(*UnaryExpr); ok && u.Op == STAR {
 			p.in.errorf(p.tokval.pos, "invalid syntax: starred expression in dict")
 		}
 		colon := p.nextToken()
