@@ -59,7 +59,20 @@ var hostileSnippets = []hostileSnippet{
 	{name: "repeat list", code: "x = [0] * 10**10", want: "MemoryError"},
 	// Time.
 	{name: "busy loop", code: "while True:\n    pass", want: "TimeoutError"},
+	// Depth: values nested far beyond the recursion limit, and cycles.
+	{name: "str of a deep list", code: deepListCode + "s = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
+	{name: "str of a deep tuple", code: "x = ()\nfor i in range(200000):\n    x = (x,)\ns = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
+	{name: "helpers on a deep list", code: deepListCode + "y = [peek(x), search(x, 'a'), chunk(x, 1), summarize(x), find_relevant([x, 'a'], 'a')]\nprint(y)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
+	{name: "deep comparison", code: deepListCode + "y = []\nfor i in range(200000):\n    y = [y]\nprint(x == y)", want: "RecursionError: maximum recursion depth exceeded in comparison"},
+	{name: "json.dumps of a deep list", code: deepListCode + "s = json.dumps(x)", want: "RecursionError: maximum recursion depth exceeded while encoding a JSON object"},
+	{name: "json.loads of deep nesting", code: "x = json.loads('[' * 10**6)", want: "RecursionError: maximum recursion depth exceeded while decoding a JSON array from a unicode string"},
+	{name: "deepcopy of a deep list", code: "import copy\n" + deepListCode + "y = copy.deepcopy(x)", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
+	{name: "SUBMIT of a cyclic list", code: "x = []\nx.append(x)\nSUBMIT(x)", want: "ValueError: SUBMIT: output 'answer' cannot be submitted: Circular reference detected"},
+	{name: "SUBMIT of a deep list", code: deepListCode + "SUBMIT(x)", want: "RecursionError: SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded"},
 }
+
+// deepListCode builds x, a list nested 200,000 levels deep.
+const deepListCode = "x = []\nfor i in range(200000):\n    x = [x]\n"
 
 // hostileResult is what one child process did.
 type hostileResult struct {
