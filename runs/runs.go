@@ -134,7 +134,9 @@ func (r *Root) Create(m Meta) (*Run, error) {
 		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
 	}
 	run := &Run{root: r, dir: dir, meta: m, lock: lock}
-	if err := run.saveMeta(); err != nil {
+	// Not synced: the recording's first answer is the first thing worth
+	// a sync, and Finish syncs run.json.
+	if err := run.writeMeta(false); err != nil {
 		run.unlock()
 		return nil, err
 	}
