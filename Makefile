@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test vet bench tidy fmt fmtcheck
+.PHONY: build test vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -13,6 +13,13 @@ test:
 
 vet:
 	$(GO) vet $(PKGS)
+
+# staticcheck runs honnef.co/go/tools' default checks; .ci/run installs the
+# pinned version with go install.
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+
+staticcheck:
+	$(STATICCHECK) $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

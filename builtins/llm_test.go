@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/llm"
@@ -162,7 +163,7 @@ func BenchmarkFanOut(b *testing.B) {
 		thread := &starlark.Thread{}
 		builtins.Attach(thread, h)
 		start := time.Now()
-		_, err := starlark.ExecFile(thread, "bench.star", fmt.Sprintf(`fs = [llm_query("run %d item %%d" %% i) for i in range(100)]`, i), predeclared)
+		_, err := starlark.ExecFileOptions(&syntax.FileOptions{}, thread, "bench.star", fmt.Sprintf(`fs = [llm_query("run %d item %%d" %% i) for i in range(100)]`, i), predeclared)
 		require.NoError(b, err)
 		require.NoError(b, h.Group.Wait(context.Background()))
 		b.ReportMetric(float64(time.Since(start))/float64(100*time.Millisecond), "latencies")

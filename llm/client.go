@@ -313,6 +313,10 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 		o.MaxCompletionTokens = maxTok
 		// Reasoning models accept only the default temperature.
 	} else {
+		// max_tokens, not max_completion_tokens: OpenAI-compatible servers
+		// (Ollama, llama.cpp, older vLLM) know only max_tokens, and OpenAI
+		// still accepts it for non-reasoning models.
+		//lint:ignore SA1019 max_tokens is what every OpenAI-compatible server understands
 		o.MaxTokens = maxTok
 		if temp != nil {
 			o.Temperature = *temp

@@ -369,10 +369,8 @@ type stepRun struct {
 	failed    bool
 	stopped   bool
 	submitted *rlmctx.Dict
-	rejected  bool
 	submitRaw bool
 	defined   []string
-	nOut      int
 }
 
 func (s *stepRun) digest(step int) StepDigest {

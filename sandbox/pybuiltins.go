@@ -1334,7 +1334,7 @@ func pyDelSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 // sliceValue evaluates x[lo:hi:step] via a tiny Starlark expression.
 func sliceValue(x, lo, hi, step starlark.Value) (starlark.Value, error) {
 	thread := &starlark.Thread{Name: "slice"}
-	return starlark.Eval(thread, "<slice>", "x[lo:hi:step]", starlark.StringDict{"x": x, "lo": lo, "hi": hi, "step": step})
+	return starlark.EvalOptions(&syntax.FileOptions{}, thread, "<slice>", "x[lo:hi:step]", starlark.StringDict{"x": x, "lo": lo, "hi": hi, "step": step})
 }
 
 func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

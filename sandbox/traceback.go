@@ -213,7 +213,6 @@ func limitKind(limit, err error) (string, string) {
 
 var (
 	reKeyNotIn    = regexp.MustCompile(`^key (.*) not in (dict|mapping)$`)
-	reIndexRange  = regexp.MustCompile(`index (-?\d+) out of range`)
 	reIntRange    = regexp.MustCompile(`-?\d+ out of range \(want value in (?:un)?signed \d+-bit range\)`)
 	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
 	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)

@@ -697,7 +697,7 @@ func (sc *scanner) nestedSameQuote(quote rune) bool {
 	if j < 0 {
 		return false
 	}
-	return bytes.IndexByte(rest[j+1:], '}') >= 0 && bytes.IndexRune(rest[j+1:], quote) >= 0
+	return bytes.IndexByte(rest[j+1:], '}') >= 0 && bytes.ContainsRune(rest[j+1:], quote)
 }
 
 // skipNestedString copies a string literal nested in an f-string
@@ -838,9 +838,7 @@ func isIdentStart(c rune) bool {
 }
 
 func isdigit(c rune) bool  { return '0' <= c && c <= '9' }
-func isodigit(c rune) bool { return '0' <= c && c <= '7' }
 func isxdigit(c rune) bool { return isdigit(c) || 'A' <= c && c <= 'F' || 'a' <= c && c <= 'f' }
-func isbdigit(c rune) bool { return '0' == c || c == '1' }
 
 // keywordToken records the special tokens for
 // strings that should not be treated as ordinary identifiers.
