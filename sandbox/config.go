@@ -17,7 +17,7 @@ const (
 )
 
 // Limits are the per-step limits of a [Session]: each bounds one Exec call.
-// Zero fields take the defaults above; a negative MaxMemory or Timeout
+// Zero fields take the defaults above; a negative MaxMemory, MaxSessionMemory or Timeout
 // disables that limit. The same struct is nested in the orchestrator's
 // configuration and filled by the command's flags.
 type Limits struct {
@@ -30,6 +30,11 @@ type Limits struct {
 	// MaxMemory bounds the heap growth of one step, in bytes (default 1 GB;
 	// ErrMemoryLimit).
 	MaxMemory int64
+	// MaxSessionMemory bounds the heap growth of the whole session across
+	// its steps, in bytes (default [DefaultMaxSessionMemory], half of the
+	// machine): a step that grows the heap past it fails with a
+	// MemoryError (ErrSessionMemoryLimit), and the session stays usable.
+	MaxSessionMemory int64
 	// MaxRecursion bounds the depth of nested function calls (default 1000,
 	// as CPython; ErrRecursionLimit).
 	MaxRecursion int
@@ -60,6 +65,9 @@ func (l Limits) WithDefaults() Limits {
 	}
 	if l.MaxMemory == 0 {
 		l.MaxMemory = DefaultMaxMemory
+	}
+	if l.MaxSessionMemory == 0 {
+		l.MaxSessionMemory = DefaultMaxSessionMemory()
 	}
 	if l.MaxRecursion <= 0 {
 		l.MaxRecursion = DefaultMaxRecursion

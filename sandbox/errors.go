@@ -15,6 +15,9 @@ var (
 	ErrTimeout = errors.New("sandbox: time limit exceeded")
 	// ErrMemoryLimit reports that a step allocated more than Limits.MaxMemory bytes.
 	ErrMemoryLimit = errors.New("sandbox: memory limit exceeded")
+	// ErrSessionMemoryLimit reports that a step grew the session's heap past
+	// Limits.MaxSessionMemory bytes (the total across steps).
+	ErrSessionMemoryLimit = errors.New("sandbox: session memory limit exceeded")
 	// ErrRecursionLimit reports that calls nested deeper than Limits.MaxRecursion.
 	ErrRecursionLimit = errors.New("sandbox: maximum recursion depth exceeded")
 	// ErrOutputLimit reports that a step printed more than Limits.MaxOutputBytes.

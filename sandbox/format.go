@@ -99,6 +99,9 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 	if err != nil {
 		return "", err
 	}
+	if err := checkAlloc(thread, int64(s.width)+int64(max(s.precision, 0))); err != nil {
+		return "", err
+	}
 	switch x := v.(type) {
 	case starlark.String:
 		return formatString(string(x), s)
@@ -217,7 +220,10 @@ func formatInt(n *big.Int, s fmtSpec) (string, error) {
 	groupN := 3
 	switch s.typ {
 	case 0, 'd', 'n':
-		digits = abs.String()
+		var err error
+		if digits, err = intDecimal(abs); err != nil {
+			return "", err
+		}
 	case 'b':
 		digits, prefix, groupN = abs.Text(2), "0b", 4
 	case 'o':

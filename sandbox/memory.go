@@ -2,15 +2,41 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"go.starlark.net/starlark"
 )
 
+// Memory is bounded three ways:
+//
+//   - before allocating, every builtin whose result grows with its
+//     arguments asks checkAlloc whether the size fits in what is left of
+//     the step's allowance (and of the session's), and refuses with a
+//     MemoryError before it allocates;
+//   - builtins that grow a value in a loop call interrupted (or forEach
+//     does it for them) so they stop within a few milliseconds of a limit;
+//   - a watchdog samples the heap every memPoll and stops the step when it
+//     grew past the step's or the session's limit (the backstop for
+//     growth in interpreted code, e.g. list.append in a loop).
+
 // memPoll is how often the memory watchdog samples the heap.
 const memPoll = 2 * time.Millisecond
+
+// smallAlloc is the size below which checkAlloc does not look: a
+// step cannot overshoot its limit by much with allocations this small
+// before the watchdog notices.
+const smallAlloc = 64 << 10
+
+// gcEvery bounds how often the watchdog collects garbage before deciding
+// that the heap really is over a limit.
+const gcEvery = 50 * time.Millisecond
 
 var memSamples = []string{
 	"/memory/classes/heap/objects:bytes",
@@ -32,40 +58,128 @@ func heapInUse() int64 {
 	return n
 }
 
-// watchMemory cancels thread when the heap grows by more than MaxMemory
-// since the step started. Heap use by other goroutines counts too, so the
-// limit is an approximate guard against runaway allocation.
+// DefaultMaxSessionMemory returns the default of Config.MaxSessionMemory:
+// half of the machine's memory (or of the container's memory limit when
+// it is lower), and 4 GB when neither can be read.
+func DefaultMaxSessionMemory() int64 {
+	machineOnce.Do(func() { machineMemory = readMachineMemory() })
+	if machineMemory <= 0 {
+		return 4 << 30
+	}
+	return machineMemory / 2
+}
+
+var (
+	machineOnce   sync.Once
+	machineMemory int64
+)
+
+func readMachineMemory() int64 {
+	var total int64
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) == nil {
+		total = int64(si.Totalram) * int64(si.Unit)
+	}
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
+			total = n
+		}
+	}
+	return total
+}
+
+// memGauge is a step's view of the heap, sampled by the watchdog and read
+// by checkAlloc without locking.
+type memGauge struct {
+	base     int64 // heap in use when the step started
+	sessBase int64 // heap in use when the session was created
+	mu       sync.Mutex
+	lastGC   time.Time
+}
+
+// room returns how many bytes the step may still allocate: the lesser of
+// what is left of its own limit and of the session's.
+func (st *step) room() int64 {
+	room := int64(1<<63 - 1)
+	h := st.heap.Load()
+	if limit := st.memLimit(); limit > 0 {
+		room = min(room, limit-(h-st.mem.base))
+	}
+	if limit := st.sessMemLimit(); limit > 0 {
+		room = min(room, limit-(h-st.mem.sessBase))
+	}
+	return room
+}
+
+// sample refreshes the step's heap reading; with collect it first runs
+// the garbage collector (at most every gcEvery), so that garbage does not
+// count against the limits.
+func (st *step) sample(collect bool) {
+	if collect {
+		st.mem.mu.Lock()
+		if time.Since(st.mem.lastGC) > gcEvery {
+			runtime.GC()
+			st.mem.lastGC = time.Now()
+		}
+		st.mem.mu.Unlock()
+	}
+	st.heap.Store(heapInUse())
+}
+
+// overLimit reports which limit the sampled heap exceeds, if any, with
+// the message that stops the step.
+func (st *step) overLimit() (msg string, limit error) {
+	h := st.heap.Load()
+	grown := h - st.mem.base
+	if limit := st.memLimit(); limit > 0 && grown > limit {
+		return memoryMsg(limit), ErrMemoryLimit
+	}
+	// A step that frees memory (del x) may run even when the session is
+	// over its limit: only a step that grows the heap is stopped.
+	if limit := st.sessMemLimit(); limit > 0 && h-st.mem.sessBase > limit && grown > 0 {
+		return sessionMemoryMsg(limit), ErrSessionMemoryLimit
+	}
+	return "", nil
+}
+
+// watchMemory stops the step (thread) when the heap grows by more than
+// MaxMemory since the step started, or by more than MaxSessionMemory since
+// the session was created. Heap use by other goroutines counts too, so the
+// limits are approximate guards against runaway allocation; the checks
+// builtins make before allocating are the exact ones.
 func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
-	limit := st.sess.cfg.Limits.MaxMemory
-	base := heapInUse()
 	t := time.NewTicker(memPoll)
 	defer t.Stop()
-	var lastGC time.Time
 	for {
 		select {
 		case <-done:
 			return
 		case <-t.C:
-			if heapInUse()-base <= limit {
+			st.sample(false)
+			if _, limit := st.overLimit(); limit == nil {
 				continue
 			}
 			// The heap count includes garbage not yet collected: collect
-			// once (at most every 100 ms) before deciding.
-			if time.Since(lastGC) > 100*time.Millisecond {
-				runtime.GC()
-				lastGC = time.Now()
-				if heapInUse()-base <= limit {
-					continue
-				}
+			// before deciding.
+			st.sample(true)
+			if msg, limit := st.overLimit(); limit != nil {
+				st.stop(thread, limit, msg)
+				return
 			}
-			st.stop(thread, ErrMemoryLimit, memoryMsg(limit))
-			return
 		}
 	}
 }
 
 func memoryMsg(limit int64) string {
 	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", fmtBytes(limit))
+}
+
+func sessionMemoryMsg(limit int64) string {
+	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", fmtBytes(limit))
 }
 
 func fmtBytes(n int64) string {
@@ -79,15 +193,89 @@ func fmtBytes(n int64) string {
 	}
 }
 
-// checkAlloc fails with a MemoryError when a builtin is about to build a
-// value of n bytes (or elements) that exceeds the step's memory limit.
+// checkAlloc fails with a MemoryError when a builtin is about to allocate
+// n bytes that do not fit in what is left of the step's (or the session's)
+// memory allowance, and with the step's limit error when a limit already
+// stopped it. Builtins call it before allocating a result whose size
+// grows with their arguments.
 func checkAlloc(thread *starlark.Thread, n int64) error {
-	limit := int64(DefaultMaxMemory)
-	if st := stepOf(thread); st != nil {
-		limit = st.sess.cfg.Limits.MaxMemory
+	if n < smallAlloc {
+		return nil
 	}
-	if limit > 0 && n > limit {
-		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("result of %d bytes would exceed the memory limit (%s per step); build smaller values", n, fmtBytes(limit)), Err: ErrMemoryLimit}
+	st := stepOf(thread)
+	if st == nil {
+		if n > DefaultMaxMemory {
+			return allocErr(n, DefaultMaxMemory, fmtBytes(DefaultMaxMemory)+" per step")
+		}
+		return nil
+	}
+	if err := st.interrupted(); err != nil {
+		return err
+	}
+	if n <= st.room() {
+		return nil
+	}
+	// The reading may be stale or count garbage: measure afresh before
+	// refusing anything that could fit.
+	st.sample(true)
+	room := st.room()
+	if n <= room {
+		return nil
+	}
+	what := fmtBytes(st.memLimit()) + " per step"
+	if sl := st.sessMemLimit(); sl > 0 && room < st.memLimit()-(st.heap.Load()-st.mem.base) {
+		what = fmtBytes(sl) + " across steps"
+		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s)", fmtAlloc(n), fmtAlloc(max(room, 0)), what), Err: ErrSessionMemoryLimit}
+	}
+	return allocErr(n, max(room, 0), what)
+}
+
+func allocErr(n, room int64, what string) error {
+	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the memory limit (%s); build smaller values", fmtAlloc(n), fmtAlloc(room), what), Err: ErrMemoryLimit}
+}
+
+// fmtAlloc formats an allocation size for a message.
+func fmtAlloc(n int64) string {
+	if n >= 10<<20 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// growCheckEvery is how many elements a growing builtin adds between two
+// calls of interrupted.
+const growCheckEvery = 1 << 10
+
+// interrupted returns the error that ended the step running on thread
+// when a limit (time, memory, steps, output) or the caller stopped it, and
+// nil otherwise. Builtins that loop over their input call it as they go
+// (every growCheckEvery elements or so), so a step ends promptly whatever
+// builtin it is in.
+func interrupted(thread *starlark.Thread) error {
+	if st := stepOf(thread); st != nil {
+		return st.interrupted()
 	}
 	return nil
 }
+
+func (st *step) interrupted() error {
+	p := st.limit.Load()
+	if p == nil {
+		return nil
+	}
+	msg := (*p).Error()
+	if r := st.reason.Load(); r != nil {
+		msg = *r
+	}
+	return &stopError{limit: *p, msg: msg}
+}
+
+// stopError is what a builtin returns when it notices that a limit
+// stopped the step; the step's traceback reports the limit.
+type stopError struct {
+	limit error
+	msg   string
+}
+
+func (e *stopError) Error() string { return e.msg }
+func (e *stopError) Unwrap() error { return e.limit }

@@ -151,6 +151,9 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		if n >= w {
 			return starlark.String(s), true, nil
 		}
+		if err := checkAlloc(thread, int64(w)); err != nil {
+			return nil, true, err
+		}
 		sign := ""
 		if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
 			sign, s = s[:1], s[1:]
@@ -233,6 +236,9 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &tab); err != nil {
 			return nil, true, err
 		}
+		if err := checkAlloc(thread, expandedLen(s, tab)); err != nil {
+			return nil, true, err
+		}
 		var b strings.Builder
 		col := 0
 		for _, r := range s {
@@ -265,7 +271,12 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			return nil, true, Errorf("TypeError", "translate() table must be a mapping")
 		}
 		var b strings.Builder
-		for _, r := range s {
+		for i, r := range s {
+			if i%growCheckEvery == 0 && b.Len() > smallAlloc {
+				if err := checkAlloc(thread, int64(b.Len())); err != nil {
+					return nil, true, err
+				}
+			}
 			v, found, _ := m.Get(starlark.MakeInt(int(r)))
 			if !found {
 				b.WriteRune(r)
@@ -283,9 +294,28 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.String(b.String()), true, nil
 	case "encode":
 		return starlark.Bytes(s), true, nil
+	case "replace":
+		var old, repl string
+		count := -1
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 2, &old, &repl, &count); err != nil {
+			return nil, true, err
+		}
+		if len(repl) > len(old) {
+			n := strings.Count(s, old)
+			if count >= 0 {
+				n = min(n, count)
+			}
+			if err := checkAlloc(thread, int64(len(s))+int64(n)*int64(len(repl)-len(old))); err != nil {
+				return nil, true, err
+			}
+		}
+		return starlark.String(strings.Replace(s, old, repl, count)), true, nil
 	case "join":
 		var it starlark.Value
 		if err := starlark.UnpackPositionalArgs("join", args, kwargs, 1, &it); err != nil {
+			return nil, true, err
+		}
+		if err := checkJoin(thread, s, it); err != nil {
 			return nil, true, err
 		}
 		var b strings.Builder
@@ -307,6 +337,9 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			}
 			b.WriteString(string(str))
 			i++
+			if i%growCheckEvery == 0 {
+				return checkAlloc(thread, int64(b.Len()))
+			}
 			return nil
 		})
 		return starlark.String(b.String()), true, err
@@ -597,6 +630,9 @@ func listMethod(thread *starlark.Thread, l *starlark.List, name string, args sta
 // sortList sorts l in place, stably, with Python's key/reverse semantics.
 func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, reverse bool) error {
 	n := l.Len()
+	if err := checkAlloc(thread, int64(n)*(3*listElemBytes+8)); err != nil {
+		return err
+	}
 	elems := make([]starlark.Value, n)
 	for i := range elems {
 		elems[i] = l.Index(i)
@@ -616,23 +652,14 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 	for i := range idx {
 		idx[i] = i
 	}
-	var cmpErr error
-	sort.SliceStable(idx, func(a, b int) bool {
-		if cmpErr != nil {
-			return false
-		}
-		x, y := keys[idx[a]], keys[idx[b]]
+	if err := sortStable(thread, idx, func(a, b int) (bool, error) {
+		x, y := keys[a], keys[b]
 		if reverse {
 			x, y = y, x
 		}
-		less, err := pyCompare(syntax.LT, x, y)
-		if err != nil {
-			cmpErr = err
-		}
-		return less
-	})
-	if cmpErr != nil {
-		return cmpErr
+		return pyCompare(syntax.LT, x, y)
+	}); err != nil {
+		return err
 	}
 	sorted := make([]starlark.Value, n)
 	for i, j := range idx {
@@ -658,6 +685,9 @@ func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args sta
 		var it starlark.Value
 		var v starlark.Value = starlark.None
 		if err := starlark.UnpackPositionalArgs("fromkeys", args, kwargs, 1, &it, &v); err != nil {
+			return nil, true, err
+		}
+		if err := checkLen(thread, it, dictElemBytes); err != nil {
 			return nil, true, err
 		}
 		out := starlark.NewDict(0)
@@ -939,4 +969,81 @@ func clampBounds(args starlark.Tuple) starlark.Tuple {
 		return args
 	}
 	return out
+}
+
+// expandedLen is the length of s.expandtabs(tab), counted without building it.
+func expandedLen(s string, tab int) int64 {
+	var n, col int64
+	for _, r := range s {
+		switch r {
+		case '\t':
+			if tab > 0 {
+				w := int64(tab) - col%int64(tab)
+				n += w
+				col += w
+			}
+		case '\n', '\r':
+			n++
+			col = 0
+		default:
+			n += int64(utf8.RuneLen(r))
+			col++
+		}
+	}
+	return n
+}
+
+// checkJoin checks the size of sep.join(it) before building it when it is
+// a list or tuple (other iterables are checked as the result grows).
+func checkJoin(thread *starlark.Thread, sep string, it starlark.Value) error {
+	var elems starlark.Indexable
+	switch x := it.(type) {
+	case *starlark.List:
+		elems = x
+	case starlark.Tuple:
+		elems = x
+	default:
+		return nil
+	}
+	n := int64(len(sep)) * int64(max(elems.Len()-1, 0))
+	for i := range elems.Len() {
+		if s, ok := elems.Index(i).(starlark.String); ok {
+			n += int64(len(s))
+		}
+	}
+	return checkAlloc(thread, n)
+}
+
+// sortAbort carries the error that ends a sort out of sort.SliceStable.
+type sortAbort struct{ err error }
+
+// sortStable sorts the indices idx stably by less, stopping at the first
+// comparison error and when a limit stops the step (checked every
+// growCheckEvery comparisons), so that sorting a huge list cannot outlive
+// the step's deadline.
+func sortStable(thread *starlark.Thread, idx []int, less func(a, b int) (bool, error)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(sortAbort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	calls := 0
+	sort.SliceStable(idx, func(a, b int) bool {
+		calls++
+		if calls%growCheckEvery == 0 {
+			if err := interrupted(thread); err != nil {
+				panic(sortAbort{err})
+			}
+		}
+		lt, err := less(idx[a], idx[b])
+		if err != nil {
+			panic(sortAbort{err})
+		}
+		return lt
+	})
+	return nil
 }

@@ -222,10 +222,11 @@ func mathModule() *module {
 			if n < 0 {
 				return nil, Errorf("ValueError", "factorial() not defined for negative values")
 			}
-			if n > 20000 {
-				return nil, &PyError{Kind: "MemoryError", Msg: "factorial argument too large for the sandbox", Err: ErrMemoryLimit}
+			r, err := intFactorial(thread, int64(n))
+			if err != nil {
+				return nil, err
 			}
-			return starlark.MakeBigInt(new(big.Int).MulRange(1, int64(n))), nil
+			return starlark.MakeBigInt(r), nil
 		},
 		"comb": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var n, k int
@@ -238,7 +239,11 @@ func mathModule() *module {
 			if k > n {
 				return starlark.MakeInt(0), nil
 			}
-			return starlark.MakeBigInt(new(big.Int).Binomial(int64(n), int64(k))), nil
+			r, err := intComb(thread, int64(n), int64(k))
+			if err != nil {
+				return nil, err
+			}
+			return starlark.MakeBigInt(r), nil
 		},
 		"prod": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var it starlark.Value

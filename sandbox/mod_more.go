@@ -306,10 +306,11 @@ func mathExtras() map[string]builtinFn {
 			if k > n {
 				return starlark.MakeInt(0), nil
 			}
-			if n > 20000 {
-				return nil, &PyError{Kind: "MemoryError", Msg: "math.perm argument too large for the sandbox", Err: ErrMemoryLimit}
+			r, err := intPerm(thread, int64(n), int64(k))
+			if err != nil {
+				return nil, err
 			}
-			return starlark.MakeBigInt(new(big.Int).MulRange(int64(n-k+1), int64(n))), nil
+			return starlark.MakeBigInt(r), nil
 		},
 		"isqrt": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			x, err := oneArg("math.isqrt", args, kwargs)

@@ -321,7 +321,10 @@ func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
-	ms := r.FindAllIndex(s, -1)
+	ms, err := findAll(thread, r, s, -1)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkAlloc(thread, int64(len(ms))*48); err != nil {
 		return nil, err
 	}
@@ -441,7 +444,20 @@ func reSub(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple,
 	if count > 0 {
 		n = count
 	}
-	ms := r.FindAllIndex(s, n)
+	ms, err := findAll(thread, r, s, n)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := repl.(starlark.String); ok && !strings.Contains(string(x), "\\") {
+		// A literal replacement: the result's size is known before building it.
+		size := int64(len(s))
+		for _, m := range ms {
+			size += int64(len(x)) - int64(m[1]-m[0])
+		}
+		if err := checkAlloc(thread, size); err != nil {
+			return nil, err
+		}
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
@@ -493,7 +509,10 @@ func reSplit(thread *starlark.Thread, r *Regexp, name string, args starlark.Tupl
 	if maxsplit > 0 {
 		n = maxsplit
 	}
-	ms := r.FindAllIndex(s, n)
+	ms, err := findAll(thread, r, s, n)
+	if err != nil {
+		return nil, err
+	}
 	var out []starlark.Value
 	last := 0
 	for _, m := range ms {
@@ -640,4 +659,34 @@ func reModule() *module {
 		"Pattern": &typeObj{name: "re.Pattern", check: isType[*rePattern]},
 		"Match":   &typeObj{name: "re.Match", check: isType[*reMatch]},
 	})
+}
+
+// matchBytes estimates the memory of one match found by findAll: its
+// indices and the value a caller builds from it.
+const matchBytes = 128
+
+// findAll is r.FindAllIndex(s, n) bounded by what is left of the step's
+// memory allowance: it asks for one match more than the allowance holds
+// and refuses with a MemoryError when it gets it, so that re.findall('a',
+// 'a' * 10**8) fails before it builds 10**8 matches.
+func findAll(thread *starlark.Thread, r *Regexp, s string, n int) ([][]int, error) {
+	st := stepOf(thread)
+	if st == nil {
+		return r.FindAllIndex(s, n), nil
+	}
+	for try := 0; ; try++ {
+		limit := int(min(max(st.room()/matchBytes, 1<<10), int64(len(s))+2))
+		if n >= 0 && n <= limit {
+			return r.FindAllIndex(s, n), nil
+		}
+		ms := r.FindAllIndex(s, limit)
+		if len(ms) < limit {
+			return ms, nil
+		}
+		if try > 0 {
+			return nil, &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.memLimit())), Err: ErrMemoryLimit}
+		}
+		// Perhaps garbage filled the allowance: measure afresh once.
+		st.sample(true)
+	}
 }

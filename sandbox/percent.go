@@ -133,6 +133,9 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 			}
 			s.precision = p
 		}
+		if err := checkAlloc(thread, int64(s.width)+int64(max(s.precision, 0))); err != nil {
+			return "", err
+		}
 		for i < len(format) && (format[i] == 'l' || format[i] == 'h' || format[i] == 'L') {
 			i++
 		}
@@ -219,6 +222,11 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 			s.precision = -1
 			neg := n.Sign() < 0
 			digits := new(big.Int).Abs(n).Text(map[byte]int{'d': 10, 'x': 16, 'X': 16, 'o': 8}[c])
+			if c == 'd' {
+				if _, err := intDecimal(n); err != nil {
+					return "", err
+				}
+			}
 			if c == 'X' {
 				digits = strings.ToUpper(digits)
 			}

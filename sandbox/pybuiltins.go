@@ -607,7 +607,10 @@ func pyPowBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 		}
 		base, exp = inv, new(big.Int).Neg(exp)
 	}
-	r := new(big.Int).Exp(base, exp, new(big.Int).Abs(mod))
+	r, err := intPowMod(thread, base, exp, new(big.Int).Abs(mod))
+	if err != nil {
+		return nil, err
+	}
 	if mod.Sign() < 0 && r.Sign() != 0 {
 		r.Add(r, mod)
 	}
@@ -648,19 +651,14 @@ func pyPow(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error)
 			}
 			return ai, nil
 		}
-		if !ok || bits*e/8 > 1<<40 {
-			return nil, &PyError{Kind: "MemoryError", Msg: "integer result of ** is too large", Err: ErrMemoryLimit}
+		if !ok {
+			return nil, errIntTooLarge("integer result of **", float64(bits-1)*math.MaxInt64)
 		}
-		if err := checkAlloc(thread, (bits-1)*e/8); err != nil {
+		r, err := intPow(thread, base, e)
+		if err != nil {
 			return nil, err
 		}
-		if (bits-1)*e > 1<<22 {
-			// Huge powers take long; keep the step cancelable by refusing the absurd ones.
-			if (bits-1)*e > 1<<28 {
-				return nil, &PyError{Kind: "MemoryError", Msg: "integer result of ** is too large", Err: ErrMemoryLimit}
-			}
-		}
-		return starlark.MakeBigInt(new(big.Int).Exp(base, big.NewInt(e), nil)), nil
+		return starlark.MakeBigInt(r), nil
 	}
 	af, ok1 := starlark.AsFloat(a)
 	bf, ok2 := starlark.AsFloat(b)
@@ -695,7 +693,7 @@ func pyMulHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	a, b := args[0], args[1]
 	if x, ok := a.(starlark.Int); ok {
 		if y, ok := b.(starlark.Int); ok {
-			return x.Mul(y), nil
+			return intMul(thread, x, y)
 		}
 	}
 	var err error

@@ -312,6 +312,9 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 				b = 10
 			}
 		}
+		if err := checkParseDigits(t, b); err != nil {
+			return nil, err
+		}
 		n, ok := new(big.Int).SetString(t, b)
 		if !ok || t == "" || strings.ContainsAny(t, "+- ") {
 			return nil, Errorf("ValueError", "invalid literal for int() with base %d: %s", b, Repr(v))
@@ -393,6 +396,9 @@ func builtinSet(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	if x == nil {
 		return s, nil
 	}
+	if err := checkLen(thread, x, dictElemBytes); err != nil {
+		return nil, err
+	}
 	err := forEach(thread, x, func(v starlark.Value) error { return s.Insert(v) })
 	if err != nil {
 		return nil, err
@@ -420,6 +426,9 @@ func builtinDict(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark
 				}
 			}
 		} else {
+			if err := checkLen(thread, x, dictElemBytes); err != nil {
+				return nil, err
+			}
 			i := 0
 			err := forEach(thread, x, func(v starlark.Value) error {
 				pair, err := collect(thread, v)
@@ -503,10 +512,32 @@ func forEach(thread *starlark.Thread, v starlark.Value, fn func(starlark.Value) 
 	iter := it.Iterate()
 	defer iter.Done()
 	var x starlark.Value
-	for iter.Next(&x) {
+	for i := 1; iter.Next(&x); i++ {
 		if err := fn(x); err != nil {
 			return err
 		}
+		if i%growCheckEvery == 0 {
+			if err := interrupted(thread); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Estimated bytes per element of the values builtins build, for the
+// checks made before allocating (see checkAlloc).
+const (
+	listElemBytes = 16 // an interface value
+	dictElemBytes = 64 // a hash-table entry with its key and value
+)
+
+// checkLen fails with a MemoryError when v has a known length and a value
+// of that many elements of elemBytes each would not fit in the step's
+// memory allowance (e.g. list(range(10**9))).
+func checkLen(thread *starlark.Thread, v starlark.Value, elemBytes int64) error {
+	if s, ok := v.(starlark.Sequence); ok {
+		return checkAlloc(thread, int64(s.Len())*elemBytes)
 	}
 	return nil
 }
@@ -555,6 +586,9 @@ func collect(thread *starlark.Thread, v starlark.Value) ([]starlark.Value, error
 			out = append(out, starlark.String(string(r)))
 		}
 		return out, nil
+	}
+	if err := checkLen(thread, v, listElemBytes); err != nil {
+		return nil, err
 	}
 	var out []starlark.Value
 	if s, ok := v.(starlark.Sequence); ok && s.Len() > 0 {

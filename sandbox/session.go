@@ -46,6 +46,7 @@ type Session struct {
 	defs    map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
 	steps   int                  // number of Exec calls so far
 	sources map[string]string    // code of each step that defined functions, by file name
+	memBase int64                // heap in use when the session was created
 }
 
 // New returns a session with the given configuration.
@@ -58,6 +59,7 @@ func New(cfg Config) *Session {
 		known:   map[string]bool{},
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
+		memBase: heapInUse(),
 	}
 	for name, v := range pyBuiltins() {
 		s.globals[name] = v
@@ -410,9 +412,12 @@ type step struct {
 	sess     *Session
 	ctx      context.Context
 	out      *outBuf
-	limit    atomic.Pointer[error] // first limit that stopped the step
-	depth    int                   // recursion limit (frames)
-	handling *exception            // exception being handled (for bare raise)
+	limit    atomic.Pointer[error]  // first limit that stopped the step
+	reason   atomic.Pointer[string] // its message
+	heap     atomic.Int64           // heap in use, sampled by the memory watchdog
+	mem      memGauge
+	depth    int        // recursion limit (frames)
+	handling *exception // exception being handled (for bare raise)
 	prog     *pyfront.Program
 	code     string
 	file     string                  // file name of this step's code
@@ -422,13 +427,23 @@ type step struct {
 const stepKey = "rlm.sandbox.step"
 
 func newStep(s *Session, ctx context.Context) *step {
-	return &step{
+	h := heapInUse()
+	st := &step{
 		sess:  s,
 		ctx:   ctx,
 		out:   &outBuf{max: s.cfg.Limits.MaxOutputBytes},
 		depth: s.cfg.Limits.MaxRecursion,
+		mem:   memGauge{base: h, sessBase: s.memBase},
 	}
+	st.heap.Store(h)
+	return st
 }
+
+// memLimit is the step's memory limit (0: none).
+func (st *step) memLimit() int64 { return max(st.sess.cfg.Limits.MaxMemory, 0) }
+
+// sessMemLimit is the session's memory limit across steps (0: none).
+func (st *step) sessMemLimit() int64 { return max(st.sess.cfg.Limits.MaxSessionMemory, 0) }
 
 func stepOf(thread *starlark.Thread) *step {
 	st, _ := thread.Local(stepKey).(*step)
@@ -469,7 +484,9 @@ func (st *step) write(s string) error {
 // stop records the limit that ended the step and cancels the thread
 // (and the step's context, so blocking builtins return too).
 func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
-	st.limit.CompareAndSwap(nil, &limit)
+	if st.limit.CompareAndSwap(nil, &limit) {
+		st.reason.Store(&reason)
+	}
 	thread.Cancel(reason)
 	if st.cancel != nil && limit != ErrCanceled {
 		st.cancel(limit)
@@ -531,7 +548,7 @@ func (st *step) watch(thread *starlark.Thread) func() {
 			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
 		}
 	}()
-	if cfg.Limits.MaxMemory > 0 {
+	if st.memLimit() > 0 || st.sessMemLimit() > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -193,7 +193,7 @@ func limitKind(limit, err error) (string, string) {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "Starlark computation cancelled: ")
 	switch limit {
-	case ErrMemoryLimit:
+	case ErrMemoryLimit, ErrSessionMemoryLimit:
 		return "MemoryError", strings.TrimPrefix(msg, "MemoryError: ")
 	case ErrRecursionLimit:
 		return "RecursionError", "maximum recursion depth exceeded"

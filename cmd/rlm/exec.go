@@ -61,6 +61,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	if err != nil {
 		return nil, err
 	}
+	softMemoryLimit(env, limits)
 	host := &builtins.Host{Notes: env.stderr, Context: ctx}
 	closeModel := func() error { return nil }
 	cfg, err := f.models.config(env)

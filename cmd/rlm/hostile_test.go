@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -29,11 +30,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Limits every hostile snippet runs under (issue 15's table used 512M and
-// 20s; smaller here so that the suite stays fast).
+// Limits every hostile snippet runs under unless its row says otherwise
+// (issue 15's table used 512M and 20s). The step timeout is long so that a
+// memory row ends by memory even on a loaded machine; time rows set a
+// short one.
 const (
 	hostileMemory  = 256 << 20
-	hostileTimeout = 2 * time.Second
+	hostileTimeout = 20 * time.Second
 	// hostileKill is when the harness gives up on a child: well past the
 	// step timeout, so a hang shows as a failure instead of a stuck suite.
 	hostileKill = 60 * time.Second
@@ -49,16 +52,43 @@ type hostileSnippet struct {
 	want string
 	// args are extra rlm exec flags (e.g. a smaller --max-recursion).
 	args []string
+	// timeout replaces hostileTimeout as --step-timeout (time rows).
+	timeout time.Duration
+	// memory replaces hostileMemory as --max-memory.
+	memory int64
 }
 
 // hostileSnippets is the table of issue 15: each class of attack and its
 // neighbours. Other limits (depth, recursion) append their rows here.
 var hostileSnippets = []hostileSnippet{
-	// Memory.
+	// Memory: builtins refuse before allocating.
 	{name: "repeat str", code: "s = 'a' * 10**10", want: "MemoryError"},
 	{name: "repeat list", code: "x = [0] * 10**10", want: "MemoryError"},
+	{name: "str.replace", code: "s = ('a'*10**6).replace('a', 'b'*10**4)", want: "MemoryError"},
+	{name: "dict.fromkeys(range)", code: "x = dict.fromkeys(range(10**8))", want: "MemoryError"},
+	{name: "set(range)", code: "x = set(range(10**8))", want: "MemoryError"},
+	{name: "str.expandtabs", code: "s = ('\t'*10**6).expandtabs(2000)", want: "MemoryError"},
+	{name: "list(range)", code: "x = list(range(10**9))", want: "MemoryError"},
+	{name: "sorted(range)", code: "x = sorted(range(10**9))", want: "MemoryError"},
+	{name: "str.join", code: "s = ''.join(['a'*10**6]*2000)", want: "MemoryError"},
+	{name: "join of a generator", code: "s = ''.join('a'*10**5 for _ in range(10**5))", want: "MemoryError", memory: 64 << 20},
+	{name: "format width", code: "s = '{:>2000000000}'.format(1)", want: "MemoryError"},
+	{name: "percent width", code: "s = '%2000000000d' % 1", want: "MemoryError"},
+	{name: "str.center", code: "s = 'a'.center(10**10)", want: "MemoryError"},
+	{name: "re.findall", code: "import re\nx = re.findall('a', 'a'*10**8)", want: "MemoryError"},
+	{name: "re.sub", code: "import re\nx = re.sub('a', 'b'*10**4, 'a'*10**6)", want: "MemoryError"},
+	{name: "bigint squaring", code: "x = 7\nwhile True:\n    x = x * x", want: "MemoryError"},
+	{name: "bigint power", code: "x = 10 ** (10 ** 9)", want: "MemoryError"},
+	{name: "math.factorial", code: "import math\nx = math.factorial(10**7)", want: "MemoryError"},
+	{name: "math.comb", code: "import math\nx = math.comb(10**7, 5*10**6)", want: "MemoryError"},
+	// Memory: growth in interpreted code (the watchdog).
+	{name: "comprehension growth", code: "x = ['a'*1000 + str(i) for i in range(10**8)]", want: "MemoryError", memory: 64 << 20},
+	{name: "append growth", code: "x = []\nwhile True:\n    x.append('%d' % len(x) * 100)", want: "MemoryError", memory: 64 << 20},
 	// Time.
-	{name: "busy loop", code: "while True:\n    pass", want: "TimeoutError"},
+	{name: "busy loop", code: "while True:\n    pass", want: "TimeoutError", timeout: 2 * time.Second},
+	{name: "3-argument pow", code: "x = pow(5, 7**(2**20), 3**(2**16)+2)", want: "TimeoutError", timeout: 2 * time.Second},
+	{name: "int(str) digits", code: "x = int('9' * 5*10**6)", want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000000 digits"},
+	{name: "str(int) digits", code: "x = '%d' % 10**100000", want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion"},
 	// Depth: values nested far beyond the recursion limit, and cycles.
 	{name: "str of a deep list", code: deepListCode + "s = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
 	{name: "str of a deep tuple", code: "x = ()\nfor i in range(200000):\n    x = (x,)\ns = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
@@ -82,15 +112,15 @@ type hostileResult struct {
 	maxRSS  int64 // peak resident set size in bytes
 }
 
-// runHostile runs rlm exec on code in a child process with the hostile
+// runHostile runs rlm exec on code in a child process with the given
 // limits plus args.
-func runHostile(t *testing.T, code string, args ...string) hostileResult {
+func runHostile(t *testing.T, code string, memory int64, timeout time.Duration, args ...string) hostileResult {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), hostileKill)
 	defer cancel()
-	full := append([]string{"exec", "--max-memory", formatSize(hostileMemory), "--step-timeout", hostileTimeout.String()}, args...)
+	full := append([]string{"exec", "--max-memory", formatSize(memory), "--step-timeout", timeout.String()}, args...)
 	full = append(full, "-c", code)
 	cmd := exec.CommandContext(ctx, exe, full...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
@@ -132,10 +162,12 @@ func TestHostileSnippets(t *testing.T) {
 	for _, tt := range hostileSnippets {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res := runHostile(t, tt.code, tt.args...)
+			timeout := cmp.Or(tt.timeout, hostileTimeout)
+			memory := cmp.Or(tt.memory, hostileMemory)
+			res := runHostile(t, tt.code, memory, timeout, tt.args...)
 			t.Logf("%-28s time to error %6.2fs (%.2f x step timeout)  peak RSS %5d MB (%.2f x limit)",
-				tt.name, res.elapsed.Seconds(), res.elapsed.Seconds()/hostileTimeout.Seconds(),
-				res.maxRSS>>20, float64(res.maxRSS)/float64(hostileMemory))
+				tt.name, res.elapsed.Seconds(), res.elapsed.Seconds()/timeout.Seconds(),
+				res.maxRSS>>20, float64(res.maxRSS)/float64(memory))
 			assert.Equal(t, 1, res.code, "stderr:\n%s", tail(res.stderr, 2000))
 			assert.Contains(t, res.stderr, tt.want)
 			assert.NotContains(t, res.stderr, "goroutine ", "Go runtime dump")
@@ -143,4 +175,16 @@ func TestHostileSnippets(t *testing.T) {
 			assert.True(t, strings.Count(res.stderr, "\n") < 40, "short error, got:\n%s", tail(res.stderr, 2000))
 		})
 	}
+}
+
+// TestSessionMemoryAcrossSteps: steps that each keep memory end, once the
+// session's total passes --max-session-memory, with a MemoryError for the
+// offending step; the session (and the process) goes on.
+func TestSessionMemoryAcrossSteps(t *testing.T) {
+	steps := "a = 'x' * (30 * 2**20)\nb = 'x' * (30 * 2**20)\nc = 'x' * (30 * 2**20)\nd = 'x' * (30 * 2**20)\nprint('alive', len(a) + len(c))\n"
+	code, out, errOut := runCLI(t, steps, nil, "repl", "--max-memory", "64M", "--max-session-memory", "100M")
+	assert.Equal(t, 1, code, "a failed input: %s", errOut)
+	assert.Contains(t, errOut, "MemoryError: cannot allocate 30 MB")
+	assert.Contains(t, errOut, "session memory limit (100 MB across steps)")
+	assert.Equal(t, "alive 62914560\n", out)
 }

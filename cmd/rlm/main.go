@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -35,6 +36,9 @@ type cliEnv struct {
 	// resuming marks rlm run's second pass over the arguments of a run
 	// given with --resume.
 	resuming bool
+	// setMemoryLimit, if set, sets the process's soft memory limit
+	// (debug.SetMemoryLimit); tests leave it nil.
+	setMemoryLimit func(int64)
 }
 
 // errUsage marks bad invocations (exit status 2).
@@ -127,7 +131,8 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		setMemoryLimit: func(n int64) { debug.SetMemoryLimit(n) }}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 

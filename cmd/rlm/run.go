@@ -177,6 +177,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
+	softMemoryLimit(env, o.limits.Limits)
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
 	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes)
 	if err != nil {

@@ -138,10 +138,10 @@ func TestExecLimitAndSizeFlags(t *testing.T) {
 // The limit flags fill one sandbox.Limits, handed whole to the engine.
 func TestRunLimitFlagsFillSandboxLimits(t *testing.T) {
 	o, err := parseRunFlags(envOf(nil), []string{"--query", "q", "--max-steps", "7", "--step-timeout", "3s",
-		"--max-memory", "2M", "--max-recursion", "9", "--max-output-bytes", "1K", "--observation-tokens", "11"})
+		"--max-memory", "2M", "--max-session-memory", "5M", "--max-recursion", "9", "--max-output-bytes", "1K", "--observation-tokens", "11"})
 	require.NoError(t, err)
 	require.NoError(t, o.validate())
-	assert.Equal(t, sandbox.Limits{MaxSteps: 7, Timeout: 3 * time.Second, MaxMemory: 2 << 20, MaxRecursion: 9, MaxOutputBytes: 1 << 10, ObservationTokens: 11}, o.limits.Limits)
+	assert.Equal(t, sandbox.Limits{MaxSteps: 7, Timeout: 3 * time.Second, MaxMemory: 2 << 20, MaxSessionMemory: 5 << 20, MaxRecursion: 9, MaxOutputBytes: 1 << 10, ObservationTokens: 11}, o.limits.Limits)
 
 	o, err = parseRunFlags(envOf(nil), []string{"--query", "q"})
 	require.NoError(t, err)

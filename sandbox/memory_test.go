@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+)
+
+// TestAllocChecks: every builtin whose result grows with its arguments
+// refuses, before allocating, a result that does not fit in the step's
+// memory allowance. Without the checks each of these allocates gigabytes.
+func TestAllocChecks(t *testing.T) {
+	tests := []struct {
+		name, code string
+	}{
+		{"str.replace", "s = ('a'*10**6).replace('a', 'b'*10**4)"},
+		{"str.expandtabs", "s = ('\\t'*10**6).expandtabs(2000)"},
+		{"str.join of a list", "s = ''.join(['a'*10**6]*2000)"},
+		{"str.join of a generator", "s = '-'.join('a'*10**5 for _ in range(10**5))"},
+		{"str.zfill", "s = '1'.zfill(10**10)"},
+		{"str.center", "s = 'a'.center(10**10)"},
+		{"format width", "s = '{:>2000000000}'.format(1)"},
+		{"f-string width", "w = 2000000000\ns = f'{1:>{w}}'"},
+		{"percent width", "s = '%2000000000d' % 1"},
+		{"str.translate growth", "s = ('a'*10**6).translate({97: 'b'*1000})"},
+		{"list(range)", "x = list(range(10**9))"},
+		{"tuple(range)", "x = tuple(range(10**9))"},
+		{"sorted(range)", "x = sorted(range(10**9))"},
+		{"dict.fromkeys", "x = dict.fromkeys(range(10**8))"},
+		{"set(range)", "x = set(range(10**8))"},
+		{"str * int", "s = 'ab' * 10**10"},
+		{"int ** int", "x = 10 ** (10 ** 12)"},
+		{"int * int growth", "x = 7\nwhile True:\n    x = x * x"},
+		{"math.factorial", "import math\nx = math.factorial(10**7)"},
+		{"math.comb", "import math\nx = math.comb(10**7, 5*10**6)"},
+		{"math.perm", "import math\nx = math.perm(10**7, 5*10**6)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{MaxMemory: 64 << 20, Timeout: 10 * time.Second}})
+			_, err := s.Exec(context.Background(), tt.code)
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
+			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
+			assert.ErrorIs(t, err, ErrMemoryLimit)
+		})
+	}
+}
+
+// TestIntStrDigits: int <-> str in base 10 is limited to 4,300 digits with
+// CPython's exact ValueError; powers of two bases are not limited.
+func TestIntStrDigits(t *testing.T) {
+	const toStr = "ValueError: Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"
+	tests := []struct {
+		code, want string
+	}{
+		{"x = int('9' * 5000)", "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit"},
+		{"x = int('9' * 5 * 10**6)", "value has 5000000 digits"},
+		{"x = '%d' % 10**5000", toStr},
+		{"x = format(10**4300, ',')", toStr},
+		{"x = int('1' * 5000, 16)\nprint(len(hex(x)))", "ok"},
+		{"x = int('9' * 4300)\nprint(len('%d' % x))", "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			_, err := New(Config{}).Exec(context.Background(), tt.code)
+			if tt.want == "ok" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// stoppedThread returns a thread of a step that a time limit already
+// stopped, as the watchdog leaves it while a builtin runs.
+func stoppedThread(t *testing.T) *starlark.Thread {
+	t.Helper()
+	s := New(Config{})
+	st := newStep(s, context.Background())
+	thread := st.newThread()
+	st.stop(thread, ErrTimeout, "time limit exceeded (test)")
+	return thread
+}
+
+// TestLongBuiltinsNoticeLimits: builtins whose running time grows without
+// bound notice, while they run, that a limit stopped the step.
+func TestLongBuiltinsNoticeLimits(t *testing.T) {
+	big7 := new(big.Int).Exp(big.NewInt(7), big.NewInt(1<<20), nil)
+	mod := new(big.Int).Add(new(big.Int).Exp(big.NewInt(3), big.NewInt(1<<16), nil), big.NewInt(2))
+	tests := []struct {
+		name string
+		run  func(thread *starlark.Thread) error
+	}{
+		{"3-argument pow", func(th *starlark.Thread) error {
+			_, err := intPowMod(th, big.NewInt(5), big7, mod)
+			return err
+		}},
+		{"power", func(th *starlark.Thread) error {
+			_, err := intPow(th, big.NewInt(3), 1<<22)
+			return err
+		}},
+		{"product of a range", func(th *starlark.Thread) error {
+			_, err := prodRange(th, 1, 1<<20)
+			return err
+		}},
+		{"iteration", func(th *starlark.Thread) error {
+			n := 0
+			r, _ := starlark.Call(th, starlark.Universe["range"], starlark.Tuple{starlark.MakeInt(1 << 30)}, nil)
+			err := forEach(th, r, func(starlark.Value) error { n++; return nil })
+			if n > growCheckEvery {
+				return errors.New("iterated past the check")
+			}
+			return err
+		}},
+		{"sort", func(th *starlark.Thread) error {
+			idx := make([]int, 1<<16)
+			for i := range idx {
+				idx[i] = len(idx) - i
+			}
+			n := 0
+			err := sortStable(th, idx, func(a, b int) (bool, error) { n++; return a < b, nil })
+			if n > growCheckEvery {
+				return errors.New("compared past the check")
+			}
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.run(stoppedThread(t))
+			assert.ErrorIs(t, err, ErrTimeout)
+		})
+	}
+}
+
+// TestTimeoutEndsLongBuiltins: a 3-argument pow that would run for
+// minutes ends at the step's deadline with a TimeoutError.
+func TestTimeoutEndsLongBuiltins(t *testing.T) {
+	s := New(Config{Limits: Limits{Timeout: 200 * time.Millisecond}})
+	_, err := s.Exec(context.Background(), "x = pow(5, 7**(2**20), 3**(2**16)+2)")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrTimeout)
+}
+
+// TestSessionMemory: steps that each keep memory end, once the session's
+// total is past MaxSessionMemory, with a MemoryError; the session stays
+// usable and freeing a variable makes room again.
+func TestSessionMemory(t *testing.T) {
+	s := New(Config{Limits: Limits{MaxMemory: 64 << 20, MaxSessionMemory: 100 << 20}})
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		_, err := s.Exec(ctx, name+" = 'x' * (30 * 2**20)")
+		require.NoError(t, err, name)
+	}
+	_, err := s.Exec(ctx, "d = 'x' * (30 * 2**20)")
+	var se *ScriptError
+	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
+	assert.Equal(t, "MemoryError", se.Kind)
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+	assert.Contains(t, se.Msg, "session memory limit")
+
+	// Growth in interpreted code is caught by the watchdog.
+	_, err = s.Exec(ctx, "e = []\nfor i in range(10**8):\n    e.append('%d' % i)")
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+
+	_, err = s.Exec(ctx, "del a, e")
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, "d = 'x' * (30 * 2**20)")
+	require.NoError(t, err)
+}
+
+func TestDefaultMaxSessionMemory(t *testing.T) {
+	n := DefaultMaxSessionMemory()
+	assert.Greater(t, n, int64(0))
+	assert.Equal(t, n, New(Config{}).Config().Limits.MaxSessionMemory)
+	assert.Equal(t, int64(-1), New(Config{Limits: Limits{MaxSessionMemory: -1}}).Config().Limits.MaxSessionMemory)
+}
