@@ -371,6 +371,13 @@ func pathList(paths []string, max int) string {
 // \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029, and a final line break
 // does not start another line.
 func LineCount(s string) int {
+	if !hasRareLineBreak(s) {
+		n := strings.Count(s, "\n") // vectorized: the common case
+		if s != "" && s[len(s)-1] != '\n' {
+			n++
+		}
+		return n
+	}
 	n, end := 0, 0 // end: where the last line break ends
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -393,4 +400,15 @@ func LineCount(s string) int {
 		n++ // a last line without a line break
 	}
 	return n
+}
+
+// hasRareLineBreak reports whether s holds a line break other than \n
+// (each search is vectorized, unlike a loop over the bytes).
+func hasRareLineBreak(s string) bool {
+	for _, c := range []byte{'\r', '\v', '\f', 0x1c, 0x1d, 0x1e} {
+		if strings.IndexByte(s, c) >= 0 {
+			return true
+		}
+	}
+	return strings.Contains(s, "\u0085") || strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029")
 }
