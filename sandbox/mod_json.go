@@ -72,6 +72,7 @@ type jsonEncoder struct {
 	onPath    map[starlark.Value]bool
 	depth     int
 	depthStop int
+	stop      stopCheck
 }
 
 func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -116,7 +117,7 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	var b strings.Builder
 	e := jsonEncoder{thread: thread, w: pyjson.NewWriter(&b, o), sortKeys: sortKeys, skipKeys: skipKeys, allowNaN: allowNaN,
-		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread)}
+		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread), stop: newStopCheck(thread)}
 	if dflt != starlark.None {
 		e.dflt = dflt
 	}
@@ -127,6 +128,9 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 }
 
 func (e *jsonEncoder) encode(v starlark.Value) error {
+	if err := e.stop.stopped(); err != nil {
+		return err
+	}
 	v, err := Unproxy(e.thread, v)
 	if err != nil {
 		return err

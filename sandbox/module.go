@@ -50,14 +50,14 @@ var modules = map[string]func() *module{
 				if err != nil {
 					return nil, err
 				}
-				return (&copier{thread: thread}).copy(x, 0)
+				return (&copier{thread: thread, stop: newStopCheck(thread)}).copy(x, 0)
 			},
 			"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				x, err := oneArg("copy.deepcopy", args, kwargs)
 				if err != nil {
 					return nil, err
 				}
-				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}}).copy(x, 0)
+				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopCheck(thread)}).copy(x, 0)
 			},
 		}, nil)
 	},
@@ -134,6 +134,7 @@ type copier struct {
 	thread *starlark.Thread
 	deep   bool
 	memo   map[starlark.Value]starlark.Value
+	stop   stopCheck
 }
 
 func (c *copier) elem(x starlark.Value, depth int) (starlark.Value, error) {
@@ -144,6 +145,9 @@ func (c *copier) elem(x starlark.Value, depth int) (starlark.Value, error) {
 }
 
 func (c *copier) copy(v starlark.Value, depth int) (starlark.Value, error) {
+	if err := c.stop.stopped(); err != nil {
+		return nil, err
+	}
 	if depth >= valueDepthLimit(c.thread) {
 		return nil, errDepth("while calling a Python object")
 	}

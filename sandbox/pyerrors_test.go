@@ -30,6 +30,8 @@ func TestCPythonErrors(t *testing.T) {
 		{"x = 1\n'ab'.center(2**64)", "OverflowError", "Python int too large to convert to C ssize_t"},
 		{"x = 1\n[1, 2].insert(2**64, 5)", "OverflowError", "Python int too large to convert to C ssize_t"},
 		{"x = 1\n'a' * 2**64", "OverflowError", "cannot fit 'int' into an index-sized integer"},
+		{"x = 1\n1 < [1]", "TypeError", "'<' not supported between instances of 'int' and 'list'"},
+		{"x = 1\n{} >= 'a'", "TypeError", "'>=' not supported between instances of 'dict' and 'str'"},
 		{"x = 1\n'abc'['a':]", "TypeError", "slice indices must be integers or None or have an __index__ method"},
 	}
 	for _, tt := range tests {

@@ -66,7 +66,9 @@ type renderer struct {
 	depth   int
 	max     int   // stop rendering containers beyond this many bytes (0 = no limit)
 	lenient bool  // write "..." beyond the depth limit instead of failing
-	err     error // set when the depth limit stopped the rendering
+	err     error // set when the depth limit or the step's end stopped the rendering
+	stop    stopCheck
+	started bool
 }
 
 // full reports whether the rendering has reached its size limit or failed.
@@ -84,6 +86,7 @@ func (r *renderer) descend() bool {
 	if r.err != nil {
 		return false
 	}
+
 	if r.depth >= valueDepthLimit(r.thread) {
 		if r.lenient {
 			r.b.WriteString("...")
@@ -172,6 +175,14 @@ func (r *renderer) leave() {
 }
 
 func (r *renderer) repr(v starlark.Value) {
+	if r.thread != nil {
+		if !r.started {
+			r.started, r.stop = true, newStopCheck(r.thread)
+		}
+		if err := r.stop.stopped(); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 	v = r.resolve(v)
 	if v != nil && v.Type() == "range" {
 		// Starlark writes range(3); Python range(0, 3).

@@ -213,6 +213,7 @@ func limitKind(limit, err error) (string, string) {
 
 var (
 	reKeyNotIn    = regexp.MustCompile(`^key (.*) not in (dict|mapping)$`)
+	reNotImpl     = regexp.MustCompile(`^(\w+) (<|<=|>|>=) (\w+) not implemented$`)
 	reIntRange    = regexp.MustCompile(`-?\d+ out of range \(want value in (?:un)?signed \d+-bit range\)`)
 	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
 	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)
@@ -311,6 +312,9 @@ func classify(err error) (string, string) {
 			key = Repr(starlark.String(s))
 		}
 		return "KeyError", key
+	case reNotImpl.MatchString(inner):
+		m := reNotImpl.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("'%s' not supported between instances of '%s' and '%s'", m[2], pyTypeName(m[1]), pyTypeName(m[3]))
 	case strings.HasPrefix(inner, "repeat count ") && strings.HasSuffix(inner, " too large"):
 		return "OverflowError", "cannot fit 'int' into an index-sized integer"
 	case reIntRange.MatchString(inner):
