@@ -1,10 +1,15 @@
 package builtins_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/builtins"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // deep builds x nested 10**6 levels: every helper must answer (or raise)
@@ -40,6 +45,20 @@ func TestHelpersOnDeepAndCyclicValues(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.out, out)
+		})
+	}
+}
+
+// TestHelpersStopWithTheStep checks that a helper rendering an
+// exponentially shared value (2**80 leaves) ends when the step's time limit
+// does, with the step's TimeoutError, instead of rendering on for ever.
+func TestHelpersStopWithTheStep(t *testing.T) {
+	for _, call := range []string{"search(x, 'zzz')", "find_relevant(x, 'zzz')"} {
+		t.Run(call, func(t *testing.T) {
+			h := &builtins.Host{}
+			s := sandbox.New(sandbox.Config{Limits: sandbox.Limits{Timeout: 300 * time.Millisecond}, Predeclared: builtins.Predeclared(h)})
+			_, err := s.Exec(context.Background(), "x = [1]\nfor i in range(80):\n    x = [x, x]\nr = "+call)
+			scriptErr(t, err, "TimeoutError")
 		})
 	}
 }

@@ -86,7 +86,7 @@ func relevanceItems(thread *starlark.Thread, helper string, v starlark.Value) ([
 			if err != nil {
 				return nil, "", err
 			}
-			items = append(items, relItem{text: itemText(x), key: starlark.MakeInt(i), item: x})
+			items = append(items, relItem{text: itemText(thread, x), key: starlark.MakeInt(i), item: x})
 		}
 		return items, "index", nil
 	case starlark.IterableMapping:
@@ -95,7 +95,7 @@ func relevanceItems(thread *starlark.Thread, helper string, v starlark.Value) ([
 			if err != nil {
 				return nil, "", err
 			}
-			text := itemText(x)
+			text := itemText(thread, x)
 			if k, ok := kv[0].(starlark.String); ok {
 				text = string(k) + ": " + text
 			}

@@ -62,12 +62,12 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 				return nil, err
 			}
 			if mp, ok := asMapping(item); ok {
-				if field, preview, ok := searchFields(mp, m); ok {
+				if field, preview, ok := searchFields(thread, mp, m); ok {
 					results = append(results, resultDict("index", starlark.MakeInt(i), "field", field, "preview", starlark.String(preview)))
 				}
 				continue
 			}
-			if preview, ok := searchItem(item, m); ok {
+			if preview, ok := searchItem(thread, item, m); ok {
 				results = append(results, resultDict("index", starlark.MakeInt(i), "preview", starlark.String(preview)))
 			}
 		}
@@ -80,7 +80,7 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 			if err != nil {
 				return nil, err
 			}
-			if preview, ok := searchItem(val, m); ok {
+			if preview, ok := searchItem(thread, val, m); ok {
 				results = append(results, resultDict("key", kv[0], "preview", starlark.String(preview)))
 			}
 		}
@@ -189,18 +189,19 @@ func hex2(c byte) string {
 }
 
 // itemText is the text searched for a list item or dict value: a string
-// as is, other values as str() renders them.
-func itemText(v starlark.Value) string {
+// as is, other values as str() renders them for the step on thread (so
+// that rendering a huge value ends with the step).
+func itemText(thread *starlark.Thread, v starlark.Value) string {
 	if s, ok := v.(starlark.String); ok {
 		return string(s)
 	}
-	return sandbox.Str(v)
+	return sandbox.StrOn(thread, v)
 }
 
 // searchItem reports whether an item matches and a preview around the
 // first match (the item's start for short items).
-func searchItem(v starlark.Value, m *pyre.Matcher) (string, bool) {
-	text := itemText(v)
+func searchItem(thread *starlark.Thread, v starlark.Value, m *pyre.Matcher) (string, bool) {
+	text := itemText(thread, v)
 	start, end := m.First(text)
 	if start < 0 {
 		return "", false
@@ -218,9 +219,9 @@ func itemPreviewAround(text string, start, end int) string {
 }
 
 // searchFields finds the first field of a dict item that matches.
-func searchFields(mp starlark.IterableMapping, m *pyre.Matcher) (starlark.Value, string, bool) {
+func searchFields(thread *starlark.Thread, mp starlark.IterableMapping, m *pyre.Matcher) (starlark.Value, string, bool) {
 	for _, kv := range mp.Items() {
-		if p, ok := searchItem(kv[1], m); ok {
+		if p, ok := searchItem(thread, kv[1], m); ok {
 			return kv[0], p, true
 		}
 	}

@@ -39,7 +39,7 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		h.note(fmt.Sprintf("%s: no model configured; returning an extractive summary (first and last lines)", name))
 		return deferred.Resolved(name, starlark.String(extractiveSummary(v, maxTokens))), nil
 	}
-	text := itemText(v)
+	text := itemText(thread, v)
 	model := h.subModel("")
 	replyTokens := maxTokens + maxTokens/2
 	if _, err := h.fitPrompt(name, model, summaryPrompt(text, maxTokens, ""), false); err == nil {

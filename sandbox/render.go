@@ -32,6 +32,16 @@ func Str(v starlark.Value) string {
 	return r.b.String()
 }
 
+// StrOn is Str(v) rendered for the step running on thread: when the step
+// is stopped (time or memory limit, cancellation) the rendering stops too
+// and StrOn returns what it has, so rendering a huge or exponentially
+// shared value cannot outlive its step.
+func StrOn(thread *starlark.Thread, v starlark.Value) string {
+	r := renderer{lenient: true, thread: thread}
+	r.str(v)
+	return r.b.String()
+}
+
 // StrLimit returns Str(v) cut to at most max bytes (at a UTF-8 boundary),
 // without rendering much more of a large container than it keeps.
 func StrLimit(v starlark.Value, max int) string { return renderLimit(v, max, false) }
