@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,24 +156,63 @@ func TestRetryAfterOnFinalError(t *testing.T) {
 	assert.Equal(t, 1, srv.Count())
 }
 
+// attemptCounter counts the HTTP attempts the client makes (whether or not
+// the server received them), so tests need not race a timer against the
+// server's bookkeeping.
+type attemptCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (a *attemptCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	a.mu.Lock()
+	a.n++
+	a.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (a *attemptCounter) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+// hold is a reply that never comes: the handler blocks until the client
+// gives up on the request (its per-attempt timeout).
+var hold = llmtest.Reply{Content: "never sent", Delay: time.Hour}
+
 func TestTimeoutRetried(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	srv.Enqueue("", llmtest.Reply{Content: "slow", Delay: 5 * time.Second}, llmtest.Text("fast"))
-	c := newClient(t, srv, func(c *llm.Config) { c.Timeout = 100 * time.Millisecond })
+	srv.Enqueue("", hold, llmtest.Text("fast"))
+	var att attemptCounter
+	// The timeout only has to end the held attempt; it is long enough that
+	// the retry's local round trip finishes within it on a loaded machine.
+	c := newClient(t, srv, func(c *llm.Config) {
+		c.Timeout = time.Second
+		c.HTTPClient = &http.Client{Transport: &att}
+	})
 	resp, err := c.Chat(context.Background(), userReq("q"))
 	require.NoError(t, err)
 	assert.Equal(t, "fast", resp.Content)
+	assert.Equal(t, 2, att.count())
 	assert.Equal(t, 2, srv.Count())
 }
 
 func TestTimeoutClassified(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	srv.SetDefault(func(llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: "slow", Delay: 5 * time.Second} })
-	c := newClient(t, srv, func(c *llm.Config) { c.Timeout = 50 * time.Millisecond; c.MaxRetries = 1 })
+	srv.SetDefault(func(llmtest.Call) llmtest.Reply { return hold })
+	var att attemptCounter
+	// Every attempt is held until its timeout: how fast the timeout fires
+	// does not matter, so it can be short.
+	c := newClient(t, srv, func(c *llm.Config) {
+		c.Timeout = 50 * time.Millisecond
+		c.MaxRetries = 1
+		c.HTTPClient = &http.Client{Transport: &att}
+	})
 	_, err := c.Chat(context.Background(), userReq("q"))
 	assert.Equal(t, llm.KindTransient, llm.KindOf(err), "err: %v", err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, 2, srv.Count())
+	assert.Equal(t, 2, att.count(), "one retry after the timed-out attempt")
 }
 
 func TestConnectionErrorRetriedThenTransient(t *testing.T) {
