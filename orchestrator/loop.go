@@ -413,7 +413,7 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 	}
 	part = strings.TrimRight(part, "\n")
 	if res.Truncated {
-		part += fmt.Sprintf("\n[engine] output truncated: %d chars printed, head and tail shown; the full output is in outputs[%d]", len(res.Output), step)
+		part += fmt.Sprintf("\n[engine] output truncated: %d chars printed, an excerpt shown (head and tail, repeated lines collapsed); the full output is in outputs[%d]", len(res.Output), step)
 	}
 	if res.Submitted {
 		sr.submitRaw = true

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"strings"
 	"errors"
 	"testing"
 	"time"
@@ -105,4 +106,32 @@ func TestThreadContextTimeout(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrTimeout)
 	assert.Equal(t, context.Background(), ThreadContext(&starlark.Thread{}))
+}
+
+// Runs of identical lines are collapsed in the model's excerpt (seed 002);
+// the full output keeps them.
+func TestOutputExcerptCollapsesRepeats(t *testing.T) {
+	tests := []struct {
+		name, code, excerpt string
+		truncated           bool
+	}{
+		{"loop of 10,000", "print('start')\nfor i in range(10000):\n    print('waiting...')\nprint('done')\n",
+			"start\nwaiting...\n[... line repeated 9,998 times ...]\nwaiting...\ndone\n", true},
+		{"short run kept", "for i in range(3):\n    print('x')\n", "x\nx\nx\n", false},
+		{"blank lines", "print('a' + '\\n' * 6 + 'b')\n", "a\n\n[... line repeated 3 times ...]\n\nb\n", true},
+		{"distinct lines kept", "for i in range(5):\n    print(i)\n", "0\n1\n2\n3\n4\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{ObservationTokens: 1000}})
+			res, err := s.Exec(context.Background(), tc.code)
+			require.NoError(t, err)
+			assert.Equal(t, tc.excerpt, res.Excerpt)
+			assert.Equal(t, tc.truncated, res.Truncated)
+		})
+	}
+	s := New(Config{Limits: Limits{ObservationTokens: 1000}})
+	res, err := s.Exec(context.Background(), "for i in range(10000):\n    print('waiting...')\n")
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("waiting...\n", 10000), res.Output, "the full output keeps every line")
 }

@@ -45,10 +45,13 @@ const bytesPerToken = 4
 
 // excerpt returns the head and tail of out within maxTokens (estimated),
 // with a line saying how much was cut, and whether anything was cut.
-func excerpt(out string, maxTokens int) (string, bool) {
+// Runs of identical lines are collapsed first (seed 002: a loop printing
+// the same progress line 10,000 times shows it twice with a count).
+func excerpt(full string, maxTokens int) (string, bool) {
+	out, collapsed := collapseRepeats(full)
 	limit := maxTokens * bytesPerToken
 	if len(out) <= limit {
-		return out, false
+		return out, collapsed
 	}
 	headN := limit * 2 / 3
 	tailN := limit - headN
@@ -70,7 +73,7 @@ func excerpt(out string, maxTokens int) (string, bool) {
 	if !strings.HasSuffix(head, "\n") {
 		head += "\n"
 	}
-	marker := fmt.Sprintf("... [output truncated: %d of %d bytes (%d lines) not shown; print less, e.g. a slice or a count] ...\n", len(cut), len(out), lines)
+	marker := fmt.Sprintf("... [output truncated: %d of %d bytes (%d lines) not shown; print less, e.g. a slice or a count] ...\n", len(cut), len(full), lines)
 	return head + marker + tail, true
 }
 
@@ -91,6 +94,58 @@ func trimRuneStart(s string) string {
 		if s[i] < 0x80 || s[i] >= 0xC0 {
 			return s[i:]
 		}
+	}
+	return s
+}
+
+// minRepeatRun is the shortest run of identical lines that is collapsed.
+const minRepeatRun = 4
+
+// collapseRepeats replaces each run of at least minRepeatRun identical
+// consecutive lines by its first line, a marker with the number of lines
+// left out, and its last line. It reports whether anything was collapsed.
+func collapseRepeats(out string) (string, bool) {
+	lines := strings.SplitAfter(out, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var b strings.Builder
+	collapsed := false
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && strings.TrimSuffix(lines[j], "\n") == strings.TrimSuffix(lines[i], "\n") {
+			j++
+		}
+		if n := j - i; n >= minRepeatRun {
+			if !collapsed {
+				b.Grow(len(out) / 4)
+				for _, l := range lines[:i] {
+					b.WriteString(l)
+				}
+				collapsed = true
+			}
+			b.WriteString(lines[i])
+			fmt.Fprintf(&b, "[... line repeated %s times ...]\n", groupThousands(n-2))
+			last := lines[j-1]
+			b.WriteString(last)
+		} else if collapsed {
+			for _, l := range lines[i:j] {
+				b.WriteString(l)
+			}
+		}
+		i = j
+	}
+	if !collapsed {
+		return out, false
+	}
+	return b.String(), true
+}
+
+// groupThousands formats n with commas: 9998 -> "9,998".
+func groupThousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

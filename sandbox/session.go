@@ -24,7 +24,8 @@ type Result struct {
 	// Excerpt is what the model sees: the output, or its head and tail with
 	// a line saying how much was cut.
 	Excerpt string
-	// Truncated reports whether Excerpt is shorter than Output.
+	// Truncated reports whether Excerpt is shorter than Output (cut to a
+	// head and tail, or runs of identical lines collapsed).
 	Truncated bool
 	// Steps is the number of Starlark execution steps used.
 	Steps uint64
