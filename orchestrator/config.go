@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -203,6 +204,17 @@ func (c Config) withDefaults() Config {
 		c.Executors = defaultExecutors
 	}
 	return c
+}
+
+// checkBudgets refuses section budgets that cannot hold together: one
+// step's observation excerpt must leave room in the history for the reply,
+// the rolling summary and the engine's notes.
+func (c Config) checkBudgets() error {
+	if c.Limits.ObservationTokens > c.DynamicBudget/2 {
+		return fmt.Errorf("%w: the excerpt is %d tokens and the history budget %d; the excerpt can be at most half the history (%d tokens)",
+			ErrObservationBudget, c.Limits.ObservationTokens, c.DynamicBudget, c.DynamicBudget/2)
+	}
+	return nil
 }
 
 // Var is one variable handed to an executor: a context value (the Go kinds

@@ -75,7 +75,10 @@ type Metrics struct {
 	RLMQueries int `json:"rlm_queries"` // rlm_query calls, child RLM or plain
 	ChildRuns  int `json:"child_runs"`  // child RLMs started
 	Nudges     int `json:"nudges"`
-	Iterations int `json:"iterations"` // tree-wide
+	// OverBudgetRequests counts requests whose history stayed over
+	// Config.DynamicBudget even after compression and clamping.
+	OverBudgetRequests int `json:"over_budget_requests,omitempty"`
+	Iterations         int `json:"iterations"` // tree-wide
 	// Root-run model usage as the server reported it (the root RLM's own
 	// requests; sub-calls and child RLMs are the rest of Result.Usage).
 	RootCalls            int `json:"root_calls"`
@@ -159,6 +162,9 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ..
 	}
 	if c == nil {
 		return nil, errors.New("orchestrator: nil context")
+	}
+	if err := cfg.checkBudgets(); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, onStatus: cfg.OnStatus}

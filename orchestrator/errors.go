@@ -20,6 +20,10 @@ var (
 	// ErrReservedName reports a context variable named like a REPL helper
 	// (len, search, SUBMIT, ...) or the engine's outputs variable.
 	ErrReservedName = errors.New("orchestrator: reserved variable name")
+	// ErrObservationBudget reports an observation excerpt
+	// (Limits.ObservationTokens) too large for the history budget
+	// (DynamicBudget): it must be at most half of it.
+	ErrObservationBudget = errors.New("orchestrator: the observation excerpt does not fit the history budget")
 	// ErrNoModel reports a Config without a root model.
 	ErrNoModel = errors.New("orchestrator: no model configured")
 )

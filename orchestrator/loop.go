@@ -213,6 +213,7 @@ func (r *run) partial(reason StopReason, err error) *Result {
 // call sends the envelope to the root model.
 func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 	cfg := r.t.cfg
+	over := r.fitHistory(ctx)
 	msgs := r.env.Messages()
 	toks := r.env.tokens(cfg.Tokenizer)
 	hash := r.env.PrefixHash()
@@ -239,6 +240,9 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 		if nudge {
 			m.Nudges++
 		}
+		if over > 0 {
+			m.OverBudgetRequests++
+		}
 	})
 	req := llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
 	if cfg.Protocol == ProtocolTools {
@@ -246,6 +250,7 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 	}
 	r.t.traj.emit(EventRequest, r.id, r.iterations+1, requestData{
 		Model: cfg.RootModel, Messages: len(msgs), Tokens: toks, Total: toks.Total(), PrefixHash: hash, Final: final, Nudge: nudge,
+		OverBudget: over,
 	})
 	r.t.status(r, "model", "")
 	resp, err := cfg.Model.Chat(ctx, req)

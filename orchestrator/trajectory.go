@@ -110,6 +110,10 @@ type requestData struct {
 	PrefixHash string        `json:"prefix_hash"`
 	Final      bool          `json:"final_extraction,omitempty"`
 	Nudge      bool          `json:"nudge,omitempty"`
+	// OverBudget is how many tokens the dynamic section is over
+	// Config.DynamicBudget after compression and clamping (e.g. a reply
+	// whose tool-call arguments alone exceed it).
+	OverBudget int `json:"over_budget_tokens,omitempty"`
 }
 
 type replyData struct {

@@ -163,6 +163,8 @@ func (o *runOptions) validate() error {
 		return fmt.Errorf("%w: --max-errors must be >= 1", errUsage)
 	case o.historyTokens < 1000:
 		return fmt.Errorf("%w: --history-tokens must be >= 1000 (the last step is always kept verbatim)", errUsage)
+	case o.limits.ObservationTokens > o.historyTokens/2:
+		return fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d: the excerpt of one step can be at most half the history; lower --observation-tokens or raise --history-tokens", errUsage, o.limits.ObservationTokens, o.historyTokens)
 	case o.maxTotalIter < 0:
 		return fmt.Errorf("%w: --max-total-iterations must be >= 0", errUsage)
 	}
