@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"strings"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
