@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // TestLongRunStaysUnderBudget runs 60 iterations that each print a large
@@ -119,7 +120,7 @@ func TestSummaryCitesErrorsAndDefinedNames(t *testing.T) {
 		llmtest.Say(code("PRINT 4000")),
 		llmtest.Say(submitReply("x")),
 	}
-	h := newHarness(t, Config{DynamicBudget: 1500}, steps...)
+	h := newHarness(t, Config{DynamicBudget: 1500, Limits: sandbox.Limits{ObservationTokens: 500}}, steps...)
 	res := h.run(t)
 	require.Equal(t, StopSubmit, res.StopReason)
 	var summary string
