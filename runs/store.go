@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
@@ -26,11 +27,13 @@ func StoreVersion(st *rlmctx.Store, key string) (int64, error) {
 // with compare-and-swap: the write fails (wrapping
 // rlmctx.ErrVersionMismatch) if key is no longer at version (0: absent),
 // so outputs saved by another writer during the run are not clobbered.
-func SaveOutputs(st *rlmctx.Store, key string, outputs *rlmctx.Dict, version int64) (rlmctx.Ref, error) {
+// Each of secrets (the endpoint's keys, llm.Config.Secrets) is replaced by
+// [REDACTED] in every string of the stored value, as in the trajectory.
+func SaveOutputs(st *rlmctx.Store, key string, outputs *rlmctx.Dict, version int64, secrets ...string) (rlmctx.Ref, error) {
 	if outputs == nil {
 		return rlmctx.Ref{}, fmt.Errorf("runs: save %q: the run has no outputs", key)
 	}
-	ref, err := st.SetIfVersion(key, outputs, version, rlmctx.WithPersist())
+	ref, err := st.SetIfVersion(key, RedactValue(outputs, secrets...), version, rlmctx.WithPersist())
 	if err != nil {
 		return rlmctx.Ref{}, fmt.Errorf("runs: save %q: %w", key, err)
 	}
@@ -52,6 +55,8 @@ func ChildScope(runID string) string { return rlmctx.AgentScope(runID) }
 type ChildSaver struct {
 	RunID string
 	Open  func() (*rlmctx.Store, error)
+	// Secrets are redacted from the stored results (see [SaveOutputs]).
+	Secrets []string
 
 	mu    sync.Mutex
 	st    *rlmctx.Store
@@ -73,7 +78,7 @@ func (c *ChildSaver) Save(id string, res *orchestrator.Result) {
 		return
 	}
 	key := ChildKey(c.RunID, id)
-	if _, err := c.st.Set(key, res.Outputs, rlmctx.WithScope(ChildScope(c.RunID)), rlmctx.WithPersist()); err != nil {
+	if _, err := c.st.Set(key, RedactValue(res.Outputs, c.Secrets...), rlmctx.WithScope(ChildScope(c.RunID)), rlmctx.WithPersist()); err != nil {
 		c.err = fmt.Errorf("runs: persist child result %s: %w", key, err)
 		return
 	}
@@ -89,4 +94,38 @@ func (c *ChildSaver) Close() ([]string, error) {
 		c.st = nil
 	}
 	return c.saved, c.err
+}
+
+// RedactValue returns v (a context value: strings, numbers, lists, dicts)
+// with each secret replaced by [REDACTED] in every string and dict key, as
+// llm.RedactSecrets does for text. v is not modified; without secrets it is
+// returned as is.
+func RedactValue(v any, secrets ...string) any {
+	if len(secrets) == 0 {
+		return v
+	}
+	return redactAny(v, secrets)
+}
+
+func redactAny(v any, secrets []string) any {
+	switch x := v.(type) {
+	case string:
+		return llm.RedactSecrets(x, secrets...)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactAny(e, secrets)
+		}
+		return out
+	case *rlmctx.Dict:
+		if x == nil {
+			return x
+		}
+		out := rlmctx.NewDict(x.Len())
+		for k, e := range x.All() {
+			out.Set(llm.RedactSecrets(k, secrets...), redactAny(e, secrets))
+		}
+		return out
+	}
+	return v
 }

@@ -214,7 +214,7 @@ func (k *keepFlags) onChildEnd() func(string, *orchestrator.Result) {
 		return nil
 	}
 	dir := k.storeDir
-	k.children = &runs.ChildSaver{RunID: k.run.ID(), Open: func() (*rlmctx.Store, error) {
+	k.children = &runs.ChildSaver{RunID: k.run.ID(), Secrets: k.secrets, Open: func() (*rlmctx.Store, error) {
 		return rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
 	}}
 	return k.children.Save
@@ -246,7 +246,7 @@ func (k *keepFlags) saveOutputs(env *cliEnv, res *orchestrator.Result, quiet boo
 		return fmt.Errorf("--save %s: %w%s", k.save, err, where)
 	}
 	defer st.Close()
-	ref, err := runs.SaveOutputs(st, k.save, res.Outputs, k.saveVersion)
+	ref, err := runs.SaveOutputs(st, k.save, res.Outputs, k.saveVersion, k.secrets...)
 	if err != nil {
 		if errors.Is(err, rlmctx.ErrVersionMismatch) {
 			err = fmt.Errorf("%w: another writer changed the key during the run", err)
