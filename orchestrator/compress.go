@@ -96,9 +96,10 @@ func (e summaryEntry) render() string {
 
 const summaryHeader = "[engine] Summary of earlier steps (compressed by the engine; every name they defined is still in the REPL, and outputs[N] holds step N's full output):"
 
-// Summarizer writes the rolling summary of compressed steps. prev is the
-// current summary body (without header), steps the newly compressed steps;
-// the result replaces prev. The engine caps it to its budget and falls back
+// Summarizer writes the rolling summary of compressed steps, incrementally:
+// prev is its own previous summary (the deterministic one the first time or
+// after a failure; without header), steps only the newly compressed steps;
+// the result replaces prev. Each call is counted in Metrics.SummarizerCalls. The engine caps it to its budget and falls back
 // to the deterministic summary on error.
 type Summarizer interface {
 	Summarize(ctx context.Context, prev string, steps []StepDigest) (string, error)
@@ -111,24 +112,41 @@ type LLMSummarizer struct {
 	MaxTokens int // of the summary (default 400)
 }
 
-// Summarize implements Summarizer.
+// maxStepLines bounds the new-steps part of a summarizer prompt, in
+// multiples of the summary's own size: a forced fold of many steps sends
+// the newest ones and a count of the rest.
+const maxStepLines = 3
+
+// Summarize implements Summarizer. The prompt is bounded: the previous
+// summary (cut to MaxTokens) and the lines of the new steps (cut to
+// 3*MaxTokens, oldest dropped first), never the whole history.
 func (s *LLMSummarizer) Summarize(ctx context.Context, prev string, steps []StepDigest) (string, error) {
 	max := s.MaxTokens
 	if max <= 0 {
 		max = 400
 	}
+	tok := llm.TokenizerForModel(s.ModelName)
 	var b strings.Builder
-	b.WriteString("Update the running summary of an exploration session. Keep decision-critical facts (numbers, names, locations found, dead ends). Write short bullets; every bullet must cite its step numbers and the variable holding the full output, e.g. (step 4, outputs[4]). Do not alter quoted text.\n\nCurrent summary:\n")
+	b.WriteString("Update the running summary of an exploration session with the new steps: keep what still matters from the current summary and add the new facts. Keep decision-critical facts (numbers, names, locations found, dead ends). Write short bullets; every bullet must cite its step numbers and the variable holding the full output, e.g. (step 4, outputs[4]). Do not alter quoted text.\n\nCurrent summary:\n")
 	if prev == "" {
 		prev = "(empty)"
 	}
-	b.WriteString(prev)
+	b.WriteString(truncateToTokens(tok, prev, max, "- … (cut)"))
 	b.WriteString("\n\nNew steps:\n")
-	for _, d := range steps {
-		b.WriteString(d.line())
-		b.WriteByte('\n')
+	lines := make([]string, len(steps))
+	for i, d := range steps {
+		lines[i] = d.line()
 	}
-	b.WriteString(fmt.Sprintf("\nReply with the updated summary only, under %d tokens.", max))
+	skipped := 0
+	for len(lines) > 1 && tok.Count(strings.Join(lines, "\n")) > maxStepLines*max {
+		lines = lines[1:]
+		skipped++
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "- (%d earlier steps not shown: steps %d-%d, outputs[%d]..outputs[%d])\n", skipped, steps[0].Step, steps[skipped-1].Step, steps[0].Step, steps[skipped-1].Step)
+	}
+	b.WriteString(strings.Join(lines, "\n"))
+	b.WriteString(fmt.Sprintf("\n\nReply with the updated summary only, under %d tokens.", max))
 	resp, err := s.Model.Chat(ctx, llm.Request{Model: s.ModelName, MaxTokens: max, Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}}})
 	if err != nil {
 		return "", err

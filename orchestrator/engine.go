@@ -71,10 +71,13 @@ type Metrics struct {
 	// SubCalls counts sub-model requests made from code (llm_query,
 	// llm_query_batched, summarize, rlm_query at the depth limit) that
 	// reached the model; budget refusals are not counted.
-	SubCalls   int `json:"sub_calls"`
-	RLMQueries int `json:"rlm_queries"` // rlm_query calls, child RLM or plain
-	ChildRuns  int `json:"child_runs"`  // child RLMs started
-	Nudges     int `json:"nudges"`
+	SubCalls int `json:"sub_calls"`
+	// SummarizerCalls counts the calls of Config.Summarizer (each one
+	// model request for LLMSummarizer) that were not refused by a budget.
+	SummarizerCalls int `json:"summarizer_calls,omitempty"`
+	RLMQueries      int `json:"rlm_queries"` // rlm_query calls, child RLM or plain
+	ChildRuns       int `json:"child_runs"`  // child RLMs started
+	Nudges          int `json:"nudges"`
 	// OverBudgetRequests counts requests whose history stayed over
 	// Config.DynamicBudget even after compression and clamping.
 	OverBudgetRequests int `json:"over_budget_requests,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/rlmhq/rlm/llm"
 )
 
 // maybeCompress compresses the oldest turns into the rolling summary when
@@ -47,19 +49,7 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 	r.env.Turns = append([]*Turn(nil), r.env.Turns[n:]...)
 
 	summaryBudget := cfg.DynamicBudget / 4
-	body := ""
-	if cfg.Summarizer != nil {
-		prev := r.summaryBody()
-		s, err := cfg.Summarizer.Summarize(ctx, prev, digests)
-		if err == nil && strings.TrimSpace(s) != "" {
-			art.Summarizer = "llm"
-			body = truncateToTokens(tok, strings.TrimSpace(s), summaryBudget, "- … (summary cut to its budget)")
-			// Keep the deterministic entries too, so a later fallback
-			// still has them.
-		} else if err != nil {
-			art.Losses = append(art.Losses, "llm summarizer failed, deterministic summary used: "+err.Error())
-		}
-	}
+	detPrev := r.summaryBody() // before the new steps
 	for _, d := range digests {
 		e := summaryEntry{from: d.Step, to: d.Step, text: d.line(), defined: d.Defined}
 		if d.Error != "" || d.NoCode {
@@ -67,14 +57,39 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 		}
 		r.summary = append(r.summary, e)
 	}
-	if body == "" {
-		// Merge the oldest entries while the summary is over its budget.
-		for len(r.summary) > 1 && tok.Count(r.summaryBody()) > summaryBudget {
-			a, b := r.summary[0], r.summary[1]
-			m := summaryEntry{from: a.from, to: b.to, errors: a.errors + b.errors, defined: append(append([]string(nil), a.defined...), b.defined...)}
-			r.summary = append([]summaryEntry{m}, r.summary[2:]...)
-			art.Losses = append(art.Losses, fmt.Sprintf("steps %d-%d: per-step lines condensed", m.from, m.to))
+	// The deterministic summary stays within its budget whichever
+	// summarizer writes the prompt's: it is the fallback.
+	for len(r.summary) > 1 && tok.Count(r.summaryBody()) > summaryBudget {
+		a, b := r.summary[0], r.summary[1]
+		m := summaryEntry{from: a.from, to: b.to, errors: a.errors + b.errors, defined: append(append([]string(nil), a.defined...), b.defined...)}
+		r.summary = append([]summaryEntry{m}, r.summary[2:]...)
+		art.Losses = append(art.Losses, fmt.Sprintf("steps %d-%d: per-step lines condensed", m.from, m.to))
+	}
+	body := ""
+	if cfg.Summarizer != nil {
+		// Incremental: the summarizer updates its own previous summary
+		// with the newly compressed steps only (the deterministic one
+		// the first time, or after it failed).
+		prev := r.llmSummary
+		if prev == "" {
+			prev = detPrev
 		}
+		s, err := cfg.Summarizer.Summarize(ctx, prev, digests)
+		if err == nil || llm.KindOf(err) != llm.KindBudget {
+			r.t.addMetrics(func(m *Metrics) { m.SummarizerCalls++ })
+		}
+		if err == nil && strings.TrimSpace(s) != "" {
+			art.Summarizer = "llm"
+			body = truncateToTokens(tok, strings.TrimSpace(s), summaryBudget, "- … (summary cut to its budget)")
+			r.llmSummary = body
+		} else {
+			r.llmSummary = ""
+			if err != nil {
+				art.Losses = append(art.Losses, "llm summarizer failed, deterministic summary used: "+err.Error())
+			}
+		}
+	}
+	if body == "" {
 		body = r.summaryBody()
 	}
 	r.env.Summary = summaryHeader + "\n" + body

@@ -134,3 +134,42 @@ func TestSummaryCitesErrorsAndDefinedNames(t *testing.T) {
 	assert.Contains(t, summary, "- step 2: ran `DEF hits`; defined hits")
 	assert.Contains(t, summary, "-> outputs[3]")
 }
+
+// The LLM summarizer is incremental (its previous summary plus the newly
+// compressed steps), its prompt stays bounded over a long run, and its
+// calls are counted in the metrics.
+func TestLLMSummarizerIncrementalBoundedMetered(t *testing.T) {
+	var steps []llmtest.Step
+	for i := 1; i <= 40; i++ {
+		steps = append(steps, llmtest.Say(code(fmt.Sprintf("PRINT %d", 3000+i))))
+	}
+	steps = append(steps, llmtest.Say(submitReply("x")))
+	n := 0
+	sumModel := llmtest.NewScripted().Default(func(req llm.Request) (*llm.Response, error) {
+		n++
+		return &llm.Response{Content: fmt.Sprintf("- summary version %d (outputs[1])", n)}, nil
+	})
+	h := newHarness(t, Config{MaxIterations: 45, DynamicBudget: 3000, Summarizer: &LLMSummarizer{Model: sumModel}}, steps...)
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	reqs := sumModel.Requests()
+	require.Greater(t, len(reqs), 5)
+	assert.Equal(t, len(reqs), res.Metrics.SummarizerCalls, "every summarizer call is metered")
+
+	seen := map[string]bool{}
+	first := len(reqs[0].Messages[0].Content)
+	for i, req := range reqs {
+		p := req.Messages[0].Content
+		if i > 0 {
+			assert.Contains(t, p, fmt.Sprintf("- summary version %d (outputs[1])", i), "call %d updates the previous summary", i+1)
+		}
+		// Each step is sent to the summarizer once.
+		for _, line := range strings.Split(p, "\n") {
+			if strings.HasPrefix(line, "- step ") {
+				assert.False(t, seen[line], "step line sent again: %s", line)
+				seen[line] = true
+			}
+		}
+		assert.Less(t, len(p), 2*first+500, "prompt %d stays bounded", i+1)
+	}
+}

@@ -31,8 +31,9 @@ type run struct {
 	childUsed  map[string]bool
 	notes      []string // observation notes from child runs (childMu)
 
-	summary []summaryEntry
-	known   map[string]bool // globals seen so far
+	summary    []summaryEntry
+	llmSummary string          // the Summarizer's latest summary ("" when none or it failed)
+	known      map[string]bool // globals seen so far
 
 	lastRejected *rlmctx.Dict
 	lastText     string
