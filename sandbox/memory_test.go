@@ -64,6 +64,11 @@ func TestIntStrDigits(t *testing.T) {
 		{"x = int('9' * 5 * 10**6)", "value has 5000000 digits"},
 		{"x = '%d' % 10**5000", toStr},
 		{"x = format(10**4300, ',')", toStr},
+		{"x = str(10**5000)", toStr},
+		{"x = repr([1, -10**5000])", toStr},
+		{"print(10**5000)", toStr},
+		{"x = '{}'.format(-10**5000)", toStr},
+		{"x = f'{10**5000}'", toStr},
 		{"x = int('1' * 5000, 16)\nprint(len(hex(x)))", "ok"},
 		{"x = int('9' * 4300)\nprint(len('%d' % x))", "ok"},
 	}
@@ -120,6 +125,18 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 				return errors.New("iterated past the check")
 			}
 			return err
+		}},
+		{"repr", func(th *starlark.Thread) error {
+			elems := make([]starlark.Value, 1<<16)
+			for i := range elems {
+				elems[i] = starlark.MakeInt(i)
+			}
+			r := renderer{thread: th}
+			r.repr(starlark.NewList(elems))
+			if r.b.Len() > 2*smallAlloc {
+				return errors.New("rendered past the check")
+			}
+			return r.err
 		}},
 		{"sort", func(th *starlark.Thread) error {
 			idx := make([]int, 1<<16)

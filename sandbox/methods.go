@@ -271,11 +271,14 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			return nil, true, Errorf("TypeError", "translate() table must be a mapping")
 		}
 		var b strings.Builder
-		for i, r := range s {
-			if i%growCheckEvery == 0 && b.Len() > smallAlloc {
-				if err := checkAlloc(thread, int64(b.Len())); err != nil {
+		next := smallAlloc
+		for _, r := range s {
+			if b.Len() > next {
+				// The builder is about to double: check that it can.
+				if err := checkAlloc(thread, 2*int64(b.Len())); err != nil {
 					return nil, true, err
 				}
+				next = 2 * b.Len()
 			}
 			v, found, _ := m.Get(starlark.MakeInt(int(r)))
 			if !found {

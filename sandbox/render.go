@@ -79,6 +79,19 @@ type renderer struct {
 	err     error // set when the depth limit or the step's end stopped the rendering
 	stop    stopCheck
 	started bool
+	n       int // values rendered, for the periodic memory check
+}
+
+// checkSize notices, every growCheckEvery values, that the rendering
+// outgrew the step's memory allowance (or that a limit stopped the step).
+func (r *renderer) checkSize() {
+	r.n++
+	if r.n%growCheckEvery != 0 || r.thread == nil || r.err != nil {
+		return
+	}
+	if err := checkAlloc(r.thread, int64(r.b.Len())); err != nil {
+		r.err = err
+	}
 }
 
 // full reports whether the rendering has reached its size limit or failed.
@@ -193,6 +206,7 @@ func (r *renderer) repr(v starlark.Value) {
 			r.err = err
 		}
 	}
+	r.checkSize()
 	v = r.resolve(v)
 	if v != nil && v.Type() == "range" {
 		// Starlark writes range(3); Python range(0, 3).
@@ -215,7 +229,7 @@ func (r *renderer) repr(v starlark.Value) {
 			r.b.WriteString("False")
 		}
 	case starlark.Int:
-		r.b.WriteString(v.String())
+		r.writeInt(v)
 	case starlark.Float:
 		r.b.WriteString(formatFloatRepr(float64(v)))
 	case starlark.String:
@@ -531,5 +545,24 @@ func writeReprByte(b *strings.Builder, c, quote byte) {
 		b.WriteByte(hexDigits[c&15])
 	default:
 		b.WriteByte(c)
+	}
+}
+
+// writeInt writes the decimal digits of v: past CPython's 4,300 digits
+// Python code gets CPython's ValueError, Go callers (lenient) a short
+// placeholder instead of a conversion that can take seconds.
+func (r *renderer) writeInt(v starlark.Int) {
+	if _, ok := v.Int64(); ok {
+		r.b.WriteString(v.String())
+		return
+	}
+	digits, err := intDecimal(v.BigInt())
+	switch {
+	case err == nil:
+		r.b.WriteString(digits)
+	case r.lenient:
+		r.b.WriteString("<int of about " + strconv.Itoa(int(float64(v.BigInt().BitLen())*math.Log10(2))+1) + " digits>")
+	default:
+		r.err = err
 	}
 }
