@@ -93,172 +93,26 @@ func mathModule() *module {
 		"fabs":    math1("fabs", plain(math.Abs)),
 		"degrees": math1("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil }),
 		"radians": math1("radians", func(x float64) (float64, error) { return x * math.Pi / 180, nil }),
-		"log": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var x, base starlark.Value
-			if err := starlark.UnpackPositionalArgs("math.log", args, kwargs, 1, &x, &base); err != nil {
-				return nil, err
-			}
-			var f float64
-			if i, ok := x.(starlark.Int); ok && i.Sign() > 0 {
-				// Exact for big ints: log(m * 2**e) = log(m) + e*log(2).
-				b := i.BigInt()
-				e := b.BitLen() - 53
-				if e < 0 {
-					e = 0
-				}
-				m, _ := new(big.Float).SetInt(new(big.Int).Rsh(b, uint(e))).Float64()
-				f = math.Log(m) + float64(e)*math.Ln2
-			} else {
-				v, err := floatArg("log", x)
-				if err != nil {
-					return nil, err
-				}
-				if v <= 0 {
-					return nil, Errorf("ValueError", "math domain error")
-				}
-				f = math.Log(v)
-			}
-			if base != nil {
-				b, err := floatArg("log", base)
-				if err != nil {
-					return nil, err
-				}
-				if b <= 0 || b == 1 {
-					return nil, Errorf("ValueError", "math domain error")
-				}
-				return starlark.Float(f / math.Log(b)), nil
-			}
-			return starlark.Float(f), nil
-		},
+		"log":     mathLog,
 		"pow": math2("pow", func(x, y float64) (float64, error) {
 			r := math.Pow(x, y)
 			return domain(r, !math.IsNaN(r) || math.IsNaN(x) || math.IsNaN(y))
 		}),
-		"atan2": math2("atan2", func(y, x float64) (float64, error) { return math.Atan2(y, x), nil }),
-		"hypot": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			s := 0.0
-			for _, a := range args {
-				f, err := floatArg("hypot", a)
-				if err != nil {
-					return nil, err
-				}
-				s = math.Hypot(s, f)
-			}
-			return starlark.Float(s), nil
-		},
-		"floor":    mathRound("floor", math.Floor),
-		"ceil":     mathRound("ceil", math.Ceil),
-		"trunc":    mathRound("trunc", math.Trunc),
-		"isnan":    mathPred("isnan", math.IsNaN),
-		"isinf":    mathPred("isinf", func(f float64) bool { return math.IsInf(f, 0) }),
-		"isfinite": mathPred("isfinite", func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }),
-		"isclose": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var a, b starlark.Value
-			relTol, absTol := 1e-9, 0.0
-			if err := starlark.UnpackArgs("math.isclose", args, kwargs, "a", &a, "b", &b, "rel_tol?", &relTol, "abs_tol?", &absTol); err != nil {
-				return nil, err
-			}
-			x, err := floatArg("isclose", a)
-			if err != nil {
-				return nil, err
-			}
-			y, err := floatArg("isclose", b)
-			if err != nil {
-				return nil, err
-			}
-			if x == y {
-				return starlark.True, nil
-			}
-			if math.IsInf(x, 0) || math.IsInf(y, 0) {
-				return starlark.False, nil
-			}
-			d := math.Abs(x - y)
-			return starlark.Bool(d <= math.Abs(relTol*y) || d <= math.Abs(relTol*x) || d <= absTol), nil
-		},
-		"fsum": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := oneArg("math.fsum", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			// Shewchuk's algorithm (as CPython) for an exactly rounded sum.
-			var partials []float64
-			err = forEach(thread, x, func(v starlark.Value) error {
-				f, err := floatArg("fsum", v)
-				if err != nil {
-					return err
-				}
-				i := 0
-				for _, y := range partials {
-					if math.Abs(f) < math.Abs(y) {
-						f, y = y, f
-					}
-					hi := f + y
-					lo := y - (hi - f)
-					if lo != 0 {
-						partials[i] = lo
-						i++
-					}
-					f = hi
-				}
-				partials = append(partials[:i], f)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			sum := 0.0
-			for _, p := range partials {
-				sum += p
-			}
-			return starlark.Float(sum), nil
-		},
-		"gcd": mathGcdLcm(true),
-		"lcm": mathGcdLcm(false),
-		"factorial": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var n int
-			if err := starlark.UnpackPositionalArgs("math.factorial", args, kwargs, 1, &n); err != nil {
-				return nil, err
-			}
-			if n < 0 {
-				return nil, Errorf("ValueError", "factorial() not defined for negative values")
-			}
-			r, err := intFactorial(thread, int64(n))
-			if err != nil {
-				return nil, err
-			}
-			return starlark.MakeBigInt(r), nil
-		},
-		"comb": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var n, k int
-			if err := starlark.UnpackPositionalArgs("math.comb", args, kwargs, 2, &n, &k); err != nil {
-				return nil, err
-			}
-			if n < 0 || k < 0 {
-				return nil, Errorf("ValueError", "n and k must be non-negative integers")
-			}
-			if k > n {
-				return starlark.MakeInt(0), nil
-			}
-			r, err := intComb(thread, int64(n), int64(k))
-			if err != nil {
-				return nil, err
-			}
-			return starlark.MakeBigInt(r), nil
-		},
-		"prod": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var it starlark.Value
-			var start starlark.Value = starlark.MakeInt(1)
-			if err := starlark.UnpackArgs("math.prod", args, kwargs, "iterable", &it, "start?", &start); err != nil {
-				return nil, err
-			}
-			acc := start
-			err := forEach(thread, it, func(v starlark.Value) error {
-				var err error
-				acc, err = pyMulHelper(thread, nil, starlark.Tuple{acc, v}, nil)
-				return err
-			})
-			return acc, err
-		},
+		"atan2":     math2("atan2", func(y, x float64) (float64, error) { return math.Atan2(y, x), nil }),
+		"hypot":     mathHypot,
+		"floor":     mathRound("floor", math.Floor),
+		"ceil":      mathRound("ceil", math.Ceil),
+		"trunc":     mathRound("trunc", math.Trunc),
+		"isnan":     mathPred("isnan", math.IsNaN),
+		"isinf":     mathPred("isinf", func(f float64) bool { return math.IsInf(f, 0) }),
+		"isfinite":  mathPred("isfinite", func(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }),
+		"isclose":   mathIsclose,
+		"fsum":      mathFsum,
+		"gcd":       mathGcdLcm(true),
+		"lcm":       mathGcdLcm(false),
+		"factorial": mathFactorial,
+		"comb":      mathComb,
+		"prod":      mathProd,
 	}
 	for k, f := range mathExtras() {
 		fns[k] = f
@@ -270,6 +124,173 @@ func mathModule() *module {
 		"inf": starlark.Float(math.Inf(1)),
 		"nan": starlark.Float(math.NaN()),
 	})
+}
+
+// mathLog implements math.log.
+func mathLog(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, base starlark.Value
+	if err := starlark.UnpackPositionalArgs("math.log", args, kwargs, 1, &x, &base); err != nil {
+		return nil, err
+	}
+	var f float64
+	if i, ok := x.(starlark.Int); ok && i.Sign() > 0 {
+		// Exact for big ints: log(m * 2**e) = log(m) + e*log(2).
+		b := i.BigInt()
+		e := b.BitLen() - 53
+		if e < 0 {
+			e = 0
+		}
+		m, _ := new(big.Float).SetInt(new(big.Int).Rsh(b, uint(e))).Float64()
+		f = math.Log(m) + float64(e)*math.Ln2
+	} else {
+		v, err := floatArg("log", x)
+		if err != nil {
+			return nil, err
+		}
+		if v <= 0 {
+			return nil, Errorf("ValueError", "math domain error")
+		}
+		f = math.Log(v)
+	}
+	if base != nil {
+		b, err := floatArg("log", base)
+		if err != nil {
+			return nil, err
+		}
+		if b <= 0 || b == 1 {
+			return nil, Errorf("ValueError", "math domain error")
+		}
+		return starlark.Float(f / math.Log(b)), nil
+	}
+	return starlark.Float(f), nil
+}
+
+// mathHypot implements math.hypot.
+func mathHypot(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	s := 0.0
+	for _, a := range args {
+		f, err := floatArg("hypot", a)
+		if err != nil {
+			return nil, err
+		}
+		s = math.Hypot(s, f)
+	}
+	return starlark.Float(s), nil
+}
+
+// mathIsclose implements math.isclose.
+func mathIsclose(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var a, b starlark.Value
+	relTol, absTol := 1e-9, 0.0
+	if err := starlark.UnpackArgs("math.isclose", args, kwargs, "a", &a, "b", &b, "rel_tol?", &relTol, "abs_tol?", &absTol); err != nil {
+		return nil, err
+	}
+	x, err := floatArg("isclose", a)
+	if err != nil {
+		return nil, err
+	}
+	y, err := floatArg("isclose", b)
+	if err != nil {
+		return nil, err
+	}
+	if x == y {
+		return starlark.True, nil
+	}
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return starlark.False, nil
+	}
+	d := math.Abs(x - y)
+	return starlark.Bool(d <= math.Abs(relTol*y) || d <= math.Abs(relTol*x) || d <= absTol), nil
+}
+
+// mathFsum implements math.fsum.
+func mathFsum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("math.fsum", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	// Shewchuk's algorithm (as CPython) for an exactly rounded sum.
+	var partials []float64
+	err = forEach(thread, x, func(v starlark.Value) error {
+		f, err := floatArg("fsum", v)
+		if err != nil {
+			return err
+		}
+		i := 0
+		for _, y := range partials {
+			if math.Abs(f) < math.Abs(y) {
+				f, y = y, f
+			}
+			hi := f + y
+			lo := y - (hi - f)
+			if lo != 0 {
+				partials[i] = lo
+				i++
+			}
+			f = hi
+		}
+		partials = append(partials[:i], f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sum := 0.0
+	for _, p := range partials {
+		sum += p
+	}
+	return starlark.Float(sum), nil
+}
+
+// mathFactorial implements math.factorial.
+func mathFactorial(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n int
+	if err := starlark.UnpackPositionalArgs("math.factorial", args, kwargs, 1, &n); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, Errorf("ValueError", "factorial() not defined for negative values")
+	}
+	r, err := intFactorial(thread, int64(n))
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeBigInt(r), nil
+}
+
+// mathComb implements math.comb.
+func mathComb(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n, k int
+	if err := starlark.UnpackPositionalArgs("math.comb", args, kwargs, 2, &n, &k); err != nil {
+		return nil, err
+	}
+	if n < 0 || k < 0 {
+		return nil, Errorf("ValueError", "n and k must be non-negative integers")
+	}
+	if k > n {
+		return starlark.MakeInt(0), nil
+	}
+	r, err := intComb(thread, int64(n), int64(k))
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeBigInt(r), nil
+}
+
+// mathProd implements math.prod.
+func mathProd(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it starlark.Value
+	var start starlark.Value = starlark.MakeInt(1)
+	if err := starlark.UnpackArgs("math.prod", args, kwargs, "iterable", &it, "start?", &start); err != nil {
+		return nil, err
+	}
+	acc := start
+	err := forEach(thread, it, func(v starlark.Value) error {
+		var err error
+		acc, err = pyMulHelper(thread, nil, starlark.Tuple{acc, v}, nil)
+		return err
+	})
+	return acc, err
 }
 
 func mathRound(name string, fn func(float64) float64) builtinFn {
