@@ -41,260 +41,284 @@ func itertoolsModule() *module {
 		}),
 	}
 	return newModule("itertools", map[string]builtinFn{
-		"count": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var start, step starlark.Value = starlark.MakeInt(0), starlark.MakeInt(1)
-			if err := starlark.UnpackArgs("count", args, kwargs, "start?", &start, "step?", &step); err != nil {
-				return nil, err
-			}
-			return &countObj{start: start, cur: start, step: step}, nil
-		},
-		"permutations": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var it, rv starlark.Value = nil, starlark.None
-			if err := starlark.UnpackArgs("permutations", args, kwargs, "iterable", &it, "r?", &rv); err != nil {
-				return nil, err
-			}
-			elems, err := collect(thread, it)
-			if err != nil {
-				return nil, err
-			}
-			r := len(elems)
-			if rv != starlark.None {
-				if r, err = starlark.AsInt32(rv); err != nil {
-					return nil, err
-				}
-			}
-			var out []starlark.Value
-			used := make([]bool, len(elems))
-			cur := make([]starlark.Value, 0, r)
-			var rec func() error
-			rec = func() error {
-				if len(cur) == r {
-					out = append(out, append(starlark.Tuple(nil), cur...))
-					return checkAlloc(thread, int64(len(out))*int64(16*r+32))
-				}
-				for i, e := range elems {
-					if used[i] {
-						continue
-					}
-					used[i] = true
-					cur = append(cur, e)
-					if err := rec(); err != nil {
-						return err
-					}
-					cur = cur[:len(cur)-1]
-					used[i] = false
-				}
-				return nil
-			}
-			if r <= len(elems) {
-				if err := rec(); err != nil {
-					return nil, err
-				}
-			}
-			return starlark.NewList(out), nil
-		},
-		"product": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			repeat := 1
-			if err := starlark.UnpackArgs("product", nil, kwargs, "repeat?", &repeat); err != nil {
-				return nil, err
-			}
-			var pools [][]starlark.Value
-			for k := 0; k < repeat; k++ {
-				for _, a := range args {
-					elems, err := collect(thread, a)
-					if err != nil {
-						return nil, err
-					}
-					pools = append(pools, elems)
-				}
-			}
-			out := []starlark.Value{starlark.Tuple{}}
-			for _, pool := range pools {
-				var next []starlark.Value
-				for _, t := range out {
-					for _, e := range pool {
-						next = append(next, append(append(starlark.Tuple(nil), t.(starlark.Tuple)...), e))
-					}
-				}
-				if err := checkAlloc(thread, int64(len(next))*int64(16*len(pools)+32)); err != nil {
-					return nil, err
-				}
-				out = next
-			}
-			return starlark.NewList(out), nil
-		},
-		"zip_longest": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var fill starlark.Value = starlark.None
-			if err := starlark.UnpackArgs("zip_longest", nil, kwargs, "fillvalue?", &fill); err != nil {
-				return nil, err
-			}
-			lists := make([][]starlark.Value, len(args))
-			n := 0
-			for i, a := range args {
-				elems, err := collect(thread, a)
-				if err != nil {
-					return nil, err
-				}
-				lists[i] = elems
-				n = max(n, len(elems))
-			}
-			out := make([]starlark.Value, n)
-			for i := range out {
-				t := make(starlark.Tuple, len(lists))
-				for j, l := range lists {
-					if i < len(l) {
-						t[j] = l[i]
-					} else {
-						t[j] = fill
-					}
-				}
-				out[i] = t
-			}
-			return starlark.NewList(out), nil
-		},
-		"islice": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if len(args) < 2 || len(args) > 4 {
-				return nil, argErr("islice", "expected 2 to 4 arguments")
-			}
-			start, stop, step := 0, -1, 1
-			ints := make([]int, 0, 3)
-			for _, a := range args[1:] {
-				if a == starlark.None {
-					ints = append(ints, -1)
-					continue
-				}
-				n, err := starlark.AsInt32(a)
-				if err != nil {
-					return nil, err
-				}
-				ints = append(ints, n)
-			}
-			if len(ints) == 1 {
-				stop = ints[0]
-			} else {
-				start, stop = max(ints[0], 0), ints[1]
-				if len(ints) == 3 && ints[2] > 0 {
-					step = ints[2]
-				}
-			}
-			var out []starlark.Value
-			i := 0
-			stopErr := errStop
-			err := forEach(thread, args[0], func(x starlark.Value) error {
-				if stop >= 0 && i >= stop {
-					return stopErr
-				}
-				if i >= start && (i-start)%step == 0 {
-					out = append(out, x)
-				}
-				i++
-				return nil
-			})
-			if err != nil && err != stopErr {
-				return nil, err
-			}
-			return starlark.NewList(out), nil
-		},
-		"groupby": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var it, key starlark.Value = nil, starlark.None
-			if err := starlark.UnpackArgs("groupby", args, kwargs, "iterable", &it, "key?", &key); err != nil {
-				return nil, err
-			}
-			elems, err := collect(thread, it)
-			if err != nil {
-				return nil, err
-			}
-			var out []starlark.Value
-			var curKey starlark.Value
-			var cur []starlark.Value
-			flush := func() {
-				if cur != nil {
-					out = append(out, starlark.Tuple{curKey, starlark.NewList(cur)})
-				}
-			}
-			for _, x := range elems {
-				k := x
-				if key != starlark.None {
-					if k, err = starlark.Call(thread, key, starlark.Tuple{x}, nil); err != nil {
-						return nil, err
-					}
-				}
-				if cur != nil {
-					if eq, _ := starlark.Equal(k, curKey); eq {
-						cur = append(cur, x)
-						continue
-					}
-				}
-				flush()
-				curKey, cur = k, []starlark.Value{x}
-			}
-			flush()
-			return starlark.NewList(out), nil
-		},
-		"combinations": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var it starlark.Value
-			var r int
-			if err := starlark.UnpackPositionalArgs("combinations", args, kwargs, 2, &it, &r); err != nil {
-				return nil, err
-			}
-			elems, err := collect(thread, it)
-			if err != nil {
-				return nil, err
-			}
-			var out []starlark.Value
-			idx := make([]int, r)
-			var rec func(start, depth int) error
-			rec = func(start, depth int) error {
-				if depth == r {
-					t := make(starlark.Tuple, r)
-					for i, j := range idx {
-						t[i] = elems[j]
-					}
-					out = append(out, t)
-					return checkAlloc(thread, int64(len(out))*int64(16*r+32))
-				}
-				for i := start; i < len(elems); i++ {
-					idx[depth] = i
-					if err := rec(i+1, depth+1); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			if r <= len(elems) {
-				if err := rec(0, 0); err != nil {
-					return nil, err
-				}
-			}
-			return starlark.NewList(out), nil
-		},
-		"accumulate": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var it starlark.Value
-			var fn starlark.Value = starlark.None
-			if err := starlark.UnpackPositionalArgs("accumulate", args, kwargs, 1, &it, &fn); err != nil {
-				return nil, err
-			}
-			var out []starlark.Value
-			var acc starlark.Value
-			err := forEach(thread, it, func(x starlark.Value) error {
-				var err error
-				switch {
-				case acc == nil:
-					acc = x
-				case fn == starlark.None:
-					acc, err = add(acc, x)
-				default:
-					acc, err = starlark.Call(thread, fn, starlark.Tuple{acc, x}, nil)
-				}
-				out = append(out, acc)
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
-			return starlark.NewList(out), nil
-		},
+		"count":        itertoolsCount,
+		"permutations": itertoolsPermutations,
+		"product":      itertoolsProduct,
+		"zip_longest":  itertoolsZipLongest,
+		"islice":       itertoolsIslice,
+		"groupby":      itertoolsGroupby,
+		"combinations": itertoolsCombinations,
+		"accumulate":   itertoolsAccumulate,
 	}, starlark.StringDict{"chain": chain})
+}
+
+// itertoolsCount implements itertools.count.
+func itertoolsCount(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var start, step starlark.Value = starlark.MakeInt(0), starlark.MakeInt(1)
+	if err := starlark.UnpackArgs("count", args, kwargs, "start?", &start, "step?", &step); err != nil {
+		return nil, err
+	}
+	return &countObj{start: start, cur: start, step: step}, nil
+}
+
+// itertoolsPermutations implements itertools.permutations.
+func itertoolsPermutations(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it, rv starlark.Value = nil, starlark.None
+	if err := starlark.UnpackArgs("permutations", args, kwargs, "iterable", &it, "r?", &rv); err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, it)
+	if err != nil {
+		return nil, err
+	}
+	r := len(elems)
+	if rv != starlark.None {
+		if r, err = starlark.AsInt32(rv); err != nil {
+			return nil, err
+		}
+	}
+	var out []starlark.Value
+	used := make([]bool, len(elems))
+	cur := make([]starlark.Value, 0, r)
+	var rec func() error
+	rec = func() error {
+		if len(cur) == r {
+			out = append(out, append(starlark.Tuple(nil), cur...))
+			return checkAlloc(thread, int64(len(out))*int64(16*r+32))
+		}
+		for i, e := range elems {
+			if used[i] {
+				continue
+			}
+			used[i] = true
+			cur = append(cur, e)
+			if err := rec(); err != nil {
+				return err
+			}
+			cur = cur[:len(cur)-1]
+			used[i] = false
+		}
+		return nil
+	}
+	if r <= len(elems) {
+		if err := rec(); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsProduct implements itertools.product.
+func itertoolsProduct(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	repeat := 1
+	if err := starlark.UnpackArgs("product", nil, kwargs, "repeat?", &repeat); err != nil {
+		return nil, err
+	}
+	var pools [][]starlark.Value
+	for k := 0; k < repeat; k++ {
+		for _, a := range args {
+			elems, err := collect(thread, a)
+			if err != nil {
+				return nil, err
+			}
+			pools = append(pools, elems)
+		}
+	}
+	out := []starlark.Value{starlark.Tuple{}}
+	for _, pool := range pools {
+		var next []starlark.Value
+		for _, t := range out {
+			for _, e := range pool {
+				next = append(next, append(append(starlark.Tuple(nil), t.(starlark.Tuple)...), e))
+			}
+		}
+		if err := checkAlloc(thread, int64(len(next))*int64(16*len(pools)+32)); err != nil {
+			return nil, err
+		}
+		out = next
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsZipLongest implements itertools.zip_longest.
+func itertoolsZipLongest(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fill starlark.Value = starlark.None
+	if err := starlark.UnpackArgs("zip_longest", nil, kwargs, "fillvalue?", &fill); err != nil {
+		return nil, err
+	}
+	lists := make([][]starlark.Value, len(args))
+	n := 0
+	for i, a := range args {
+		elems, err := collect(thread, a)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = elems
+		n = max(n, len(elems))
+	}
+	out := make([]starlark.Value, n)
+	for i := range out {
+		t := make(starlark.Tuple, len(lists))
+		for j, l := range lists {
+			if i < len(l) {
+				t[j] = l[i]
+			} else {
+				t[j] = fill
+			}
+		}
+		out[i] = t
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsIslice implements itertools.islice.
+func itertoolsIslice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 2 || len(args) > 4 {
+		return nil, argErr("islice", "expected 2 to 4 arguments")
+	}
+	start, stop, step := 0, -1, 1
+	ints := make([]int, 0, 3)
+	for _, a := range args[1:] {
+		if a == starlark.None {
+			ints = append(ints, -1)
+			continue
+		}
+		n, err := starlark.AsInt32(a)
+		if err != nil {
+			return nil, err
+		}
+		ints = append(ints, n)
+	}
+	if len(ints) == 1 {
+		stop = ints[0]
+	} else {
+		start, stop = max(ints[0], 0), ints[1]
+		if len(ints) == 3 && ints[2] > 0 {
+			step = ints[2]
+		}
+	}
+	var out []starlark.Value
+	i := 0
+	stopErr := errStop
+	err := forEach(thread, args[0], func(x starlark.Value) error {
+		if stop >= 0 && i >= stop {
+			return stopErr
+		}
+		if i >= start && (i-start)%step == 0 {
+			out = append(out, x)
+		}
+		i++
+		return nil
+	})
+	if err != nil && err != stopErr {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsGroupby implements itertools.groupby.
+func itertoolsGroupby(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it, key starlark.Value = nil, starlark.None
+	if err := starlark.UnpackArgs("groupby", args, kwargs, "iterable", &it, "key?", &key); err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, it)
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	var curKey starlark.Value
+	var cur []starlark.Value
+	flush := func() {
+		if cur != nil {
+			out = append(out, starlark.Tuple{curKey, starlark.NewList(cur)})
+		}
+	}
+	for _, x := range elems {
+		k := x
+		if key != starlark.None {
+			if k, err = starlark.Call(thread, key, starlark.Tuple{x}, nil); err != nil {
+				return nil, err
+			}
+		}
+		if cur != nil {
+			if eq, _ := starlark.Equal(k, curKey); eq {
+				cur = append(cur, x)
+				continue
+			}
+		}
+		flush()
+		curKey, cur = k, []starlark.Value{x}
+	}
+	flush()
+	return starlark.NewList(out), nil
+}
+
+// itertoolsCombinations implements itertools.combinations.
+func itertoolsCombinations(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it starlark.Value
+	var r int
+	if err := starlark.UnpackPositionalArgs("combinations", args, kwargs, 2, &it, &r); err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, it)
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	idx := make([]int, r)
+	var rec func(start, depth int) error
+	rec = func(start, depth int) error {
+		if depth == r {
+			t := make(starlark.Tuple, r)
+			for i, j := range idx {
+				t[i] = elems[j]
+			}
+			out = append(out, t)
+			return checkAlloc(thread, int64(len(out))*int64(16*r+32))
+		}
+		for i := start; i < len(elems); i++ {
+			idx[depth] = i
+			if err := rec(i+1, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if r <= len(elems) {
+		if err := rec(0, 0); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsAccumulate implements itertools.accumulate.
+func itertoolsAccumulate(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it starlark.Value
+	var fn starlark.Value = starlark.None
+	if err := starlark.UnpackPositionalArgs("accumulate", args, kwargs, 1, &it, &fn); err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	var acc starlark.Value
+	err := forEach(thread, it, func(x starlark.Value) error {
+		var err error
+		switch {
+		case acc == nil:
+			acc = x
+		case fn == starlark.None:
+			acc, err = add(acc, x)
+		default:
+			acc, err = starlark.Call(thread, fn, starlark.Tuple{acc, x}, nil)
+		}
+		out = append(out, acc)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
 }
 
 // countObj is itertools.count: an infinite arithmetic sequence; it is its
@@ -361,107 +385,129 @@ func numbers(thread *starlark.Thread, name string, args starlark.Tuple, kwargs [
 	return out, allInt, err
 }
 
+// statisticsMeanOf is a helper of the statistics module.
+func statisticsMeanOf(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// statisticsVarianceOf is a helper of the statistics module.
+func statisticsVarianceOf(xs []float64, sample bool) float64 {
+	m := statisticsMeanOf(xs)
+	s := 0.0
+	for _, x := range xs {
+		s += (x - m) * (x - m)
+	}
+	n := float64(len(xs))
+	if sample {
+		n--
+	}
+	return s / n
+}
+
 func statisticsModule() *module {
-	mean := func(xs []float64) float64 {
-		s := 0.0
-		for _, x := range xs {
-			s += x
-		}
-		return s / float64(len(xs))
-	}
-	variance := func(xs []float64, sample bool) float64 {
-		m := mean(xs)
-		s := 0.0
-		for _, x := range xs {
-			s += (x - m) * (x - m)
-		}
-		n := float64(len(xs))
-		if sample {
-			n--
-		}
-		return s / n
-	}
 	return newModule("statistics", map[string]builtinFn{
-		"mean": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			xs, allInt, err := numbers(thread, "mean", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			m := mean(xs)
-			if allInt && m == math.Trunc(m) {
-				return starlark.NumberToInt(starlark.Float(m))
-			}
-			return starlark.Float(m), nil
-		},
-		"median": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := oneArg("median", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			elems, err := collect(thread, x)
-			if err != nil {
-				return nil, err
-			}
-			if len(elems) == 0 {
-				return nil, &PyError{Kind: "StatisticsError", Msg: "no median for empty data"}
-			}
-			l := starlark.NewList(elems)
-			if err := sortList(thread, l, starlark.None, false); err != nil {
-				return nil, err
-			}
-			n := l.Len()
-			if n%2 == 1 {
-				return l.Index(n / 2), nil
-			}
-			s, err := add(l.Index(n/2-1), l.Index(n/2))
-			if err != nil {
-				return nil, err
-			}
-			return binary(syntax.SLASH, s, starlark.MakeInt(2))
-		},
-		"stdev": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			xs, _, err := numbers(thread, "stdev", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			if len(xs) < 2 {
-				return nil, &PyError{Kind: "StatisticsError", Msg: "stdev requires at least two data points"}
-			}
-			return starlark.Float(math.Sqrt(variance(xs, true))), nil
-		},
-		"pstdev": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			xs, _, err := numbers(thread, "pstdev", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			return starlark.Float(math.Sqrt(variance(xs, false))), nil
-		},
-		"variance": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			xs, _, err := numbers(thread, "variance", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			if len(xs) < 2 {
-				return nil, &PyError{Kind: "StatisticsError", Msg: "variance requires at least two data points"}
-			}
-			return starlark.Float(variance(xs, true)), nil
-		},
-		"mode": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := oneArg("mode", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			c, err := newCounter(thread, starlark.Tuple{x}, nil)
-			if err != nil {
-				return nil, err
-			}
-			items := c.(*dictSub).mostCommon()
-			if len(items) == 0 {
-				return nil, &PyError{Kind: "StatisticsError", Msg: "no mode for empty data"}
-			}
-			return items[0][0], nil
-		},
+		"mean":     statisticsMean,
+		"median":   statisticsMedian,
+		"stdev":    statisticsStdev,
+		"pstdev":   statisticsPstdev,
+		"variance": statisticsVariance,
+		"mode":     statisticsMode,
 	}, nil)
+}
+
+// statisticsMean implements statistics.mean.
+func statisticsMean(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	xs, allInt, err := numbers(thread, "mean", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	m := statisticsMeanOf(xs)
+	if allInt && m == math.Trunc(m) {
+		return starlark.NumberToInt(starlark.Float(m))
+	}
+	return starlark.Float(m), nil
+}
+
+// statisticsMedian implements statistics.median.
+func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("median", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "no median for empty data"}
+	}
+	l := starlark.NewList(elems)
+	if err := sortList(thread, l, starlark.None, false); err != nil {
+		return nil, err
+	}
+	n := l.Len()
+	if n%2 == 1 {
+		return l.Index(n / 2), nil
+	}
+	s, err := add(l.Index(n/2-1), l.Index(n/2))
+	if err != nil {
+		return nil, err
+	}
+	return binary(syntax.SLASH, s, starlark.MakeInt(2))
+}
+
+// statisticsStdev implements statistics.stdev.
+func statisticsStdev(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	xs, _, err := numbers(thread, "stdev", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) < 2 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "stdev requires at least two data points"}
+	}
+	return starlark.Float(math.Sqrt(statisticsVarianceOf(xs, true))), nil
+}
+
+// statisticsPstdev implements statistics.pstdev.
+func statisticsPstdev(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	xs, _, err := numbers(thread, "pstdev", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.Float(math.Sqrt(statisticsVarianceOf(xs, false))), nil
+}
+
+// statisticsVariance implements statistics.variance.
+func statisticsVariance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	xs, _, err := numbers(thread, "variance", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) < 2 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "variance requires at least two data points"}
+	}
+	return starlark.Float(statisticsVarianceOf(xs, true)), nil
+}
+
+// statisticsMode implements statistics.mode.
+func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("mode", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCounter(thread, starlark.Tuple{x}, nil)
+	if err != nil {
+		return nil, err
+	}
+	items := c.(*dictSub).mostCommon()
+	if len(items) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "no mode for empty data"}
+	}
+	return items[0][0], nil
 }
 
 func functoolsModule() *module {
