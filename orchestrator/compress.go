@@ -21,8 +21,6 @@ type StepDigest struct {
 	Reply       string   `json:"reply,omitempty"` // head of a reply without code
 }
 
-type stepDigest = StepDigest
-
 // Ref is the variable holding the step's full output.
 func (d StepDigest) Ref() string { return fmt.Sprintf("outputs[%d]", d.Step) }
 

@@ -117,49 +117,6 @@ type Config struct {
 	OnChildEnd func(id string, res *Result)
 }
 
-// Option adjusts one Run.
-type Option func(*runOptions)
-
-type runOptions struct {
-	outputs   Schema
-	maxIter   int
-	trajWrite io.Writer
-	onStatus  func(Status)
-}
-
-// WithOutputs declares the output schema of this run.
-func WithOutputs(s Schema) Option { return func(o *runOptions) { o.outputs = s } }
-
-// WithMaxIterations overrides Config.MaxIterations for this run.
-func WithMaxIterations(n int) Option { return func(o *runOptions) { o.maxIter = n } }
-
-// WithTrajectory writes this run's trajectory to w.
-func WithTrajectory(w io.Writer) Option { return func(o *runOptions) { o.trajWrite = w } }
-
-// WithStatus sets the live status callback of this run.
-func WithStatus(f func(Status)) Option { return func(o *runOptions) { o.onStatus = f } }
-
-// withOptions returns c with the per-run options applied.
-func (c Config) withOptions(opts []Option) Config {
-	var o runOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if len(o.outputs) > 0 {
-		c.Outputs = o.outputs
-	}
-	if o.maxIter > 0 {
-		c.MaxIterations = o.maxIter
-	}
-	if o.trajWrite != nil {
-		c.Trajectory = o.trajWrite
-	}
-	if o.onStatus != nil {
-		c.OnStatus = o.onStatus
-	}
-	return c
-}
-
 func (c Config) withDefaults() Config {
 	if c.Protocol == "" {
 		c.Protocol = ProtocolText

@@ -4,7 +4,7 @@
 // sandbox, and finishes by calling SUBMIT({...}).
 //
 // An [Engine] owns the loop. Each iteration sends the prompt envelope
-// (system, meta and dynamic sections, see [Envelope]), extracts the code from
+// (system, meta and dynamic sections, with a byte-identical prefix across iterations), extracts the code from
 // the reply, runs it, settles deferred operations (the barrier) and appends a
 // bounded observation. The full output of step N is kept in the sandbox
 // variable outputs[N] so the model can search it instead of reprinting it.

@@ -158,8 +158,8 @@ func (t *tree) snapshot() Metrics {
 // Run answers c.Query over c's variables. The error is non-nil only when
 // the run could not start (bad configuration); a run that stops on a limit
 // returns a Result with its StopReason, Err and best partial answer.
-func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ...Option) (*Result, error) {
-	cfg := e.cfg.withOptions(opts)
+func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Result, error) {
+	cfg := e.cfg
 	if cfg.Model == nil {
 		return nil, ErrNoModel
 	}
@@ -206,8 +206,8 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext, opts ..
 
 // RootPrompt returns the messages of the first root request for c, and
 // their tokens by section, without calling a model (rlm bench --dry-run).
-func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext, opts ...Option) ([]llm.Message, SectionTokens) {
-	cfg := e.cfg.withOptions(opts)
+func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext) ([]llm.Message, SectionTokens) {
+	cfg := e.cfg
 	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), cfg.Outputs, cfg.MaxIterations, 0)
 	return env.Messages(), env.tokens(cfg.Tokenizer)
 }

@@ -20,10 +20,10 @@ const (
 // msgOverhead is the per-message token overhead of the chat format.
 const msgOverhead = 4
 
-// Turn is one iteration in the dynamic section: the model's reply and what
+// exchange is one iteration in the dynamic section: the model's reply and what
 // the engine answered (an observation in text mode, tool results and a
 // directive in tools mode).
-type Turn struct {
+type exchange struct {
 	Step int
 	// Reply is the assistant message as received (content and tool calls).
 	Reply llm.Message
@@ -36,27 +36,27 @@ type Turn struct {
 	// NoCode marks a reply in which nothing ran.
 	NoCode bool
 
-	digest stepDigest
+	digest StepDigest
 	tokens int // cached: tokens of the turn's messages, nudge excluded
 }
 
-// Envelope is the typed prompt: a stable prefix (system and meta sections,
+// envelope is the typed prompt: a stable prefix (system and meta sections,
 // byte-identical across iterations), the query, and the dynamic section
 // (rolling summary, raw turns and a trailing engine directive).
-type Envelope struct {
+type envelope struct {
 	System string
 	Meta   string
 	Query  string
 	// Summary is the engine-authored rolling summary of compressed turns.
 	Summary   string
-	Turns     []*Turn
+	Turns     []*exchange
 	Directive string // trailing engine directive (final extraction), if any
 	nudge     string // the nudge text for this protocol
 }
 
 // PrefixHash is a short sha256 of the system and meta sections: equal across
 // requests exactly when the cacheable prefix is byte-identical.
-func (e *Envelope) PrefixHash() string {
+func (e *envelope) PrefixHash() string {
 	h := sha256.New()
 	h.Write([]byte(e.System))
 	h.Write([]byte{0})
@@ -64,12 +64,12 @@ func (e *Envelope) PrefixHash() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-func (e *Envelope) queryMessage() string {
+func (e *envelope) queryMessage() string {
 	return e.Meta + "\n\nQuery: " + e.Query
 }
 
 // Messages renders the envelope as chat messages.
-func (e *Envelope) Messages() []llm.Message {
+func (e *envelope) Messages() []llm.Message {
 	msgs := []llm.Message{
 		{Role: llm.RoleSystem, Content: e.System},
 		{Role: llm.RoleUser, Content: e.queryMessage()},
@@ -125,7 +125,7 @@ func countMessage(tok *llm.Tokenizer, m llm.Message) int {
 	return n
 }
 
-func (t *Turn) count(tok *llm.Tokenizer) int {
+func (t *exchange) count(tok *llm.Tokenizer) int {
 	if t.tokens == 0 {
 		n := countMessage(tok, t.Reply)
 		for _, m := range t.ToolResults {
@@ -140,7 +140,7 @@ func (t *Turn) count(tok *llm.Tokenizer) int {
 }
 
 // tokens counts the sections of the envelope as Messages renders them.
-func (e *Envelope) tokens(tok *llm.Tokenizer) SectionTokens {
+func (e *envelope) tokens(tok *llm.Tokenizer) SectionTokens {
 	s := SectionTokens{
 		System: msgOverhead + tok.Count(e.System),
 		Meta:   msgOverhead + tok.Count(e.Meta),
@@ -150,7 +150,7 @@ func (e *Envelope) tokens(tok *llm.Tokenizer) SectionTokens {
 	return s
 }
 
-func (e *Envelope) dynamicTokens(tok *llm.Tokenizer) int {
+func (e *envelope) dynamicTokens(tok *llm.Tokenizer) int {
 	n := 0
 	if e.Summary != "" {
 		n += msgOverhead + tok.Count(e.Summary)

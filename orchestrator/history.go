@@ -46,7 +46,7 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 		art.Losses = append(art.Losses, fmt.Sprintf("step %d: reply and observation excerpt (%d tokens)", t.Step, t.count(tok)))
 		art.KeptRefs = append(art.KeptRefs, d.Ref())
 	}
-	r.env.Turns = append([]*Turn(nil), r.env.Turns[n:]...)
+	r.env.Turns = append([]*exchange(nil), r.env.Turns[n:]...)
 
 	summaryBudget := cfg.DynamicBudget / 4
 	detPrev := r.summaryBody() // before the new steps

@@ -20,7 +20,7 @@ type run struct {
 	depth   int
 	maxIter int
 	schema  Schema
-	env     *Envelope
+	env     *envelope
 	exec    Executor
 
 	iterations int
@@ -85,12 +85,12 @@ func configFor(cfg Config, depth int) any {
 }
 
 // buildEnvelope renders the stable sections of an RLM's prompt.
-func buildEnvelope(cfg Config, query, summaries string, schema Schema, maxIter, depth int) *Envelope {
+func buildEnvelope(cfg Config, query, summaries string, schema Schema, maxIter, depth int) *envelope {
 	helpers := cfg.HelperDocs
 	if helpers == "" {
 		helpers = defaultHelperDocs()
 	}
-	env := &Envelope{System: systemPrompt(cfg.Protocol, helpers), Query: query, nudge: nudgeText}
+	env := &envelope{System: systemPrompt(cfg.Protocol, helpers), Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {
 		env.nudge = nudgeTool
 	}
@@ -290,7 +290,7 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		// refuses one with neither, which would end the run.
 		content = emptyReply
 	}
-	turn := &Turn{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: withCallIDs(resp.ToolCalls, step)}}
+	turn := &exchange{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: withCallIDs(resp.ToolCalls, step)}}
 	turn.digest = StepDigest{Step: step}
 	if len(resp.ToolCalls) > 0 {
 		out, err := r.handleTools(ctx, turn, turn.Reply.ToolCalls, final)
@@ -498,7 +498,7 @@ func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error
 
 // handleTools answers every tool call of a reply (one result per call id,
 // in order) and adds the engine directive after them.
-func (r *run) handleTools(ctx context.Context, turn *Turn, calls []llm.ToolCall, final bool) (outcome, error) {
+func (r *run) handleTools(ctx context.Context, turn *exchange, calls []llm.ToolCall, final bool) (outcome, error) {
 	step := turn.Step
 	var sr stepRun
 	ended := false

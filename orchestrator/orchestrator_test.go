@@ -105,9 +105,9 @@ func testContext(t *testing.T, text string) *rlmctx.ExternalizedContext {
 	return c
 }
 
-func (h *harness) run(t *testing.T, opts ...Option) *Result {
+func (h *harness) run(t *testing.T) *Result {
 	t.Helper()
-	res, err := h.eng.Run(context.Background(), testContext(t, "some text\nwith lines\n"), opts...)
+	res, err := h.eng.Run(context.Background(), testContext(t, "some text\nwith lines\n"))
 	require.NoError(t, err)
 	return res
 }
@@ -341,8 +341,8 @@ func TestContextLengthErrorForcesCompression(t *testing.T) {
 
 func TestStatusCallbackAndRootMetrics(t *testing.T) {
 	var sts []Status
-	h := newHarness(t, Config{}, llmtest.Say(code("print(1)")), llmtest.Say(submitReply("a")))
-	res := h.run(t, WithStatus(func(s Status) { sts = append(sts, s) }))
+	h := newHarness(t, Config{OnStatus: func(s Status) { sts = append(sts, s) }}, llmtest.Say(code("print(1)")), llmtest.Say(submitReply("a")))
+	res := h.run(t)
 	require.NotEmpty(t, sts)
 	last := sts[len(sts)-1]
 	assert.Equal(t, "done", last.Phase)

@@ -233,6 +233,10 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: subModel}
 	}
 	proto := orchestrator.Protocol(o.protocol)
+	var status *statusLine
+	if !o.quiet && isTerminal(env.stderr) {
+		status = &statusLine{w: env.stderr}
+	}
 	eng := orchestrator.New(orchestrator.Config{
 		Summarizer: summarizer,
 		Model:      model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
@@ -244,16 +248,9 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Trajectory: traj,
 		RunConfig:  runConfigRecord(llmCfg, o),
 		OnChildEnd: o.keep.onChildEnd(),
+		OnStatus:   status.updater(),
 	})
-	var status *statusLine
-	if !o.quiet && isTerminal(env.stderr) {
-		status = &statusLine{w: env.stderr}
-	}
-	var opts []orchestrator.Option
-	if status != nil {
-		opts = append(opts, orchestrator.WithStatus(status.update))
-	}
-	res, err := eng.Run(ctx, c, opts...)
+	res, err := eng.Run(ctx, c)
 	if status != nil {
 		status.clear()
 	}
@@ -429,6 +426,15 @@ func (s *statusLine) update(st orchestrator.Status) {
 		st.Iteration, st.MaxIter, st.Phase, st.Tokens, cost, st.Pending, st.Elapsed.Round(time.Second))
 	fmt.Fprint(s.w, "\r\x1b[K"+line)
 	s.used = true
+}
+
+// updater returns the status callback of the engine: nil without a status
+// line.
+func (s *statusLine) updater() func(orchestrator.Status) {
+	if s == nil {
+		return nil
+	}
+	return s.update
 }
 
 func (s *statusLine) clear() {
