@@ -28,5 +28,7 @@
 // as in CPython; a variable holding a bool is not an int in arithmetic
 // (True + True and count += (a == b) work, flag + 1 with a bool flag does
 // not); functions cannot assign globals (a clear error); nonlocal works
-// unless Config.NoNonlocal is set.
+// unless Config.NoNonlocal is set; dict views have no set operators
+// (write set(d.keys()) & s), a Counter has no unary +, and repr(re.I) is
+// not CPython's.
 package sandbox
