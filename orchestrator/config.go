@@ -31,6 +31,8 @@ const (
 	DefaultMaxConsecutiveErrors = 5
 	DefaultSystemBudget         = 1100
 	DefaultMetaBudget           = 380
+	DefaultMetaTokensPerVar     = 40
+	DefaultMaxMetaBudget        = 2400
 	DefaultDynamicBudget        = 12000
 	DefaultCompressAt           = 0.8
 	DefaultObservationTokens    = 1000
@@ -84,10 +86,16 @@ type Config struct {
 	// only reported); meta is cut to fit its budget; when the dynamic
 	// section passes CompressAt (0.8) of its budget, old turns are
 	// compressed into the rolling summary.
-	SystemBudget  int
-	MetaBudget    int
-	DynamicBudget int
-	CompressAt    float64
+	SystemBudget int
+	// MetaBudget is the meta section's base budget (default 380 tokens);
+	// each variable adds MetaTokensPerVar (default 40), up to MaxMetaBudget
+	// (default 2,400). When the variable summaries do not fit, the section
+	// lists one compact line per variable (name, type, size).
+	MetaBudget       int
+	MetaTokensPerVar int
+	MaxMetaBudget    int
+	DynamicBudget    int
+	CompressAt       float64
 	// Summarizer writes the rolling summary; nil uses the deterministic one.
 	Summarizer Summarizer
 
@@ -141,6 +149,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MetaBudget <= 0 {
 		c.MetaBudget = DefaultMetaBudget
+	}
+	if c.MetaTokensPerVar <= 0 {
+		c.MetaTokensPerVar = DefaultMetaTokensPerVar
+	}
+	if c.MaxMetaBudget <= 0 {
+		c.MaxMetaBudget = DefaultMaxMetaBudget
 	}
 	if c.DynamicBudget <= 0 {
 		c.DynamicBudget = DefaultDynamicBudget

@@ -208,7 +208,11 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 // their tokens by section, without calling a model (rlm bench --dry-run).
 func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext) ([]llm.Message, SectionTokens) {
 	cfg := e.cfg
-	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), cfg.Outputs, cfg.MaxIterations, 0)
+	infos := make([]varInfo, 0, len(c.Vars))
+	for _, v := range c.Vars {
+		infos = append(infos, varInfo{Name: v.Name, Type: v.Type.String(), SizeBytes: v.SizeBytes})
+	}
+	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), infos, cfg.Outputs, cfg.MaxIterations, 0)
 	return env.Messages(), env.tokens(cfg.Tokenizer)
 }
 

@@ -53,7 +53,7 @@ type runSpec struct {
 func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	cfg := t.cfg
 	r := &run{t: t, id: s.id, depth: s.depth, maxIter: s.maxIter, schema: s.schema, known: map[string]bool{}}
-	r.env = buildEnvelope(cfg, s.query, s.summaries, s.schema, s.maxIter, s.depth)
+	r.env = buildEnvelope(cfg, s.query, s.summaries, s.infos, s.schema, s.maxIter, s.depth)
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
 		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
@@ -72,7 +72,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 		Variables: s.infos, Config: configFor(cfg, s.depth),
 		Limits: limitsInfo{MaxIterations: s.maxIter, MaxDepth: cfg.MaxDepth, MaxCalls: lim.MaxCalls, MaxTokens: lim.MaxTokens,
 			MaxCostUSD: lim.MaxCostUSD, TimeoutMS: cfg.Timeout.Milliseconds()},
-		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.MetaBudget, Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
+		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.metaBudget(len(s.infos)), Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
 	})
 	return r, nil
 }
@@ -85,7 +85,7 @@ func configFor(cfg Config, depth int) any {
 }
 
 // buildEnvelope renders the stable sections of an RLM's prompt.
-func buildEnvelope(cfg Config, query, summaries string, schema Schema, maxIter, depth int) *envelope {
+func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema Schema, maxIter, depth int) *envelope {
 	helpers := cfg.HelperDocs
 	if helpers == "" {
 		helpers = defaultHelperDocs()
@@ -94,25 +94,59 @@ func buildEnvelope(cfg Config, query, summaries string, schema Schema, maxIter, 
 	if cfg.Protocol == ProtocolTools {
 		env.nudge = nudgeTool
 	}
-	env.Meta = fitMeta(cfg, summaries, schema, maxIter, depth)
+	env.Meta = fitMeta(cfg, summaries, infos, schema, maxIter, depth)
 	return env
 }
 
-// fitMeta renders the meta section, cutting the variable summaries to the
-// meta budget.
-func fitMeta(cfg Config, summaries string, schema Schema, maxIter, depth int) string {
+// metaBudget is the meta section's budget for n variables: MetaBudget plus
+// MetaTokensPerVar for each variable, up to MaxMetaBudget.
+func (c Config) metaBudget(n int) int {
+	b := c.MetaBudget + c.MetaTokensPerVar*n
+	return max(min(b, c.MaxMetaBudget), c.MetaBudget)
+}
+
+// fitMeta renders the meta section within the meta budget: the variable
+// summaries when they fit, else one compact line per variable (name, type,
+// size), else as many compact lines as fit and a pointer to show_vars().
+func fitMeta(cfg Config, summaries string, infos []varInfo, schema Schema, maxIter, depth int) string {
 	tok := cfg.Tokenizer
+	budget := cfg.metaBudget(len(infos))
 	meta := metaPrompt(summaries, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
-	if tok.Count(meta) <= cfg.MetaBudget {
+	if tok.Count(meta) <= budget {
 		return meta
 	}
+	if len(infos) > 1 {
+		compact := compactVarLines(infos)
+		if m := metaPrompt(compact, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth); tok.Count(m) <= budget {
+			return m
+		}
+		summaries = compact
+	}
 	rest := tok.Count(metaPrompt("", schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth))
-	room := cfg.MetaBudget - rest
+	room := budget - rest
 	if room < 40 {
 		room = 40
 	}
 	cut := truncateToTokens(tok, summaries, room, "- … more variables not listed: call show_vars()")
 	return metaPrompt(cut, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
+}
+
+// compactVarLines is one line per variable: name, type and size.
+func compactVarLines(infos []varInfo) string {
+	lines := make([]string, len(infos))
+	for i, v := range infos {
+		lines[i] = fmt.Sprintf("- %s: %s, %s bytes", v.Name, v.Type, groupDigits(v.SizeBytes))
+	}
+	return "(one line per variable; show_vars() describes them)\n" + strings.Join(lines, "\n")
+}
+
+// groupDigits formats n with thousands separators: 12345 -> "12,345".
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // loop runs iterations until a stop condition and returns the result.

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,4 +59,49 @@ func TestToolsPromptMentionsTools(t *testing.T) {
 	msgs, _ := RootPrompt(Config{Protocol: ProtocolTools}, c)
 	assert.Contains(t, msgs[0].Content, "execute_code")
 	assert.Contains(t, msgs[1].Content, "submit tool")
+}
+
+// The meta budget grows with the number of variables up to a cap; when the
+// summaries do not fit, each variable gets one compact line.
+func TestMetaBudgetScalesWithVariables(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       Config
+		vars      int
+		allListed bool
+	}{
+		{"40 vars fit compactly", Config{}, 40, true},
+		{"cap reached", Config{MaxMetaBudget: 500}, 40, false},
+		{"3 vars keep summaries", Config{}, 3, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := rlmctx.NewContext("q")
+			for i := 0; i < tc.vars; i++ {
+				_, err := c.Add(fmt.Sprintf("doc_%02d", i), strings.Repeat(fmt.Sprintf("line %d of a document about topic %d\n", i, i), 50))
+				require.NoError(t, err)
+			}
+			tc.cfg.HelperDocs = testHelpers
+			cfg := New(tc.cfg).Config()
+			msgs, toks := RootPrompt(tc.cfg, c)
+			meta := msgs[1].Content
+			assert.LessOrEqual(t, toks.Meta, cfg.metaBudget(tc.vars)+msgOverhead)
+			listed := 0
+			for i := 0; i < tc.vars; i++ {
+				if strings.Contains(meta, fmt.Sprintf("doc_%02d", i)) {
+					listed++
+				}
+			}
+			if tc.allListed {
+				assert.Equal(t, tc.vars, listed, meta)
+				assert.NotContains(t, meta, "more variables not listed")
+			} else {
+				assert.Less(t, listed, tc.vars)
+				assert.Contains(t, meta, "more variables not listed: call show_vars()")
+			}
+			if tc.vars <= 3 {
+				assert.NotContains(t, meta, "one line per variable")
+			}
+		})
+	}
 }

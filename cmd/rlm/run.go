@@ -78,6 +78,9 @@ type runOptions struct {
 	trajectory    string
 	quiet         bool
 	summarizer    string
+	metaTokens    int
+	metaPerVar    int
+	maxMetaTokens int
 
 	schema orchestrator.Schema // parsed --output, set by validate
 }
@@ -114,6 +117,9 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
 	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
 	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%")
+	fs.IntVar(&o.metaTokens, "meta-tokens", orchestrator.DefaultMetaBudget, "base token budget of the variable summaries, output schema and limits at the head of each request")
+	fs.IntVar(&o.metaPerVar, "meta-tokens-per-var", orchestrator.DefaultMetaTokensPerVar, "tokens added to --meta-tokens per variable, up to --max-meta-tokens; when summaries do not fit, each variable gets one compact line")
+	fs.IntVar(&o.maxMetaTokens, "max-meta-tokens", orchestrator.DefaultMaxMetaBudget, "cap of the variable-summary section's budget; past it the rest of the variables are left to show_vars()")
 	fs.StringVar(&o.output, "output", "answer:str", "declared outputs `SCHEMA`, e.g. \"answer:str, confidence:float\" (types: str int float bool list dict any)")
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
@@ -165,6 +171,8 @@ func (o *runOptions) validate() error {
 		return fmt.Errorf("%w: --history-tokens must be >= 1000 (the last step is always kept verbatim)", errUsage)
 	case o.limits.ObservationTokens > o.historyTokens/2:
 		return fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d: the excerpt of one step can be at most half the history; lower --observation-tokens or raise --history-tokens", errUsage, o.limits.ObservationTokens, o.historyTokens)
+	case o.metaTokens < 100 || o.metaPerVar < 1 || o.maxMetaTokens < o.metaTokens:
+		return fmt.Errorf("%w: --meta-tokens must be >= 100, --meta-tokens-per-var >= 1 and --max-meta-tokens >= --meta-tokens", errUsage)
 	case o.maxTotalIter < 0:
 		return fmt.Errorf("%w: --max-total-iterations must be >= 0", errUsage)
 	}
@@ -244,6 +252,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter, MaxTotalIterations: o.maxTotalIter,
 		MaxConsecutiveErrors: o.maxErrors, DynamicBudget: o.historyTokens, MaxDepth: o.maxDepth, Timeout: o.timeout,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		MetaBudget: o.metaTokens, MetaTokensPerVar: o.metaPerVar, MaxMetaBudget: o.maxMetaTokens,
 		Limits:     o.limits.Limits,
 		Trajectory: traj,
 		RunConfig:  runConfigRecord(llmCfg, o),

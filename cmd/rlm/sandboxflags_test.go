@@ -96,6 +96,7 @@ func TestLimitFlagErrors(t *testing.T) {
 	}{
 		{[]string{"run", "--query", "q", "--observation-tokens", "0"}, "--observation-tokens must be positive"},
 		{[]string{"run", "--query", "q", "--history-tokens", "1000", "--observation-tokens", "6000"}, "--observation-tokens 6000 does not fit --history-tokens 1000"},
+		{[]string{"run", "--query", "q", "--max-meta-tokens", "200"}, "--max-meta-tokens >= --meta-tokens"},
 		{[]string{"run", "--query", "q", "--max-recursion", "-1"}, "must be positive"},
 		{[]string{"run", "--query", "q", "--max-memory", "lots"}, "want a positive size"},
 		{[]string{"run", "--query", "q", "--chunk-size", "-5"}, "bad size"},
