@@ -45,9 +45,10 @@ func TestMetaCutToBudget(t *testing.T) {
 		_, err := c.Add("var_"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+string(rune('a'+i/26)), strings.Repeat("word ", 100+i))
 		require.NoError(t, err)
 	}
-	cfg := Config{}.withDefaults()
-	msgs, toks := RootPrompt(Config{}, c)
-	assert.LessOrEqual(t, toks.Meta, cfg.MetaBudget+msgOverhead)
+	// A cap equal to the base: the compact lines are cut to it too.
+	cfg := Config{MaxMetaBudget: DefaultMetaBudget}
+	msgs, toks := RootPrompt(cfg, c)
+	assert.LessOrEqual(t, toks.Meta, DefaultMetaBudget+msgOverhead)
 	assert.Contains(t, msgs[1].Content, "call show_vars()")
 	assert.Less(t, toks.Prefix(), 1500)
 }
