@@ -107,13 +107,20 @@ func (h *Host) init() {
 
 // opCtx is the context deferred operations start with: the running
 // sandbox step's, so that a step stopped by a limit (time, memory, steps)
-// cancels the sub-calls it started (see deferred.Group.Start), else the
+// cancels the sub-calls it started (see deferred.Group.Go), else the
 // run's.
 func (h *Host) opCtx(thread *starlark.Thread) context.Context {
 	if ctx := sandbox.ThreadContext(thread); ctx != context.Background() {
 		return ctx
 	}
 	return h.ctx()
+}
+
+// spawn starts fn as the deferred operation label (memoized by key when
+// not empty) with the step's context.
+func (h *Host) spawn(thread *starlark.Thread, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *deferred.Future {
+	f, _ := h.Group.Go(h.opCtx(thread), fn, deferred.Label(label), deferred.Key(key))
+	return f
 }
 
 func (h *Host) ctx() context.Context {

@@ -210,7 +210,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 			return nil, fmt.Errorf("%s: %w; nothing was sent", helper, err)
 		}
 	}
-	f, started := h.Group.Start(h.opCtx(thread), helper, key, func(ctx context.Context) (starlark.Value, error) {
+	f, started := h.Group.Go(h.opCtx(thread), func(ctx context.Context) (starlark.Value, error) {
 		if res != nil {
 			ctx = llm.WithReservation(ctx, res) // the metered model uses it
 			defer res.Cancel()                  // no-op once used
@@ -220,7 +220,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 			return nil, fmt.Errorf("%s: %w", helper, err)
 		}
 		return starlark.String(resp.Content), nil
-	})
+	}, deferred.Label(helper), deferred.Key(key))
 	if res != nil && !started {
 		res.Cancel() // memoized (or closed): nothing will be sent
 	}
@@ -276,7 +276,7 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		vars[k] = v
 	}
 	child := h.Child
-	return h.Group.GoLabel(h.opCtx(thread), name, "", func(ctx context.Context) (starlark.Value, error) {
+	return h.spawn(thread, name, "", func(ctx context.Context) (starlark.Value, error) {
 		ans, err := child.RunChild(ctx, query, vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -61,7 +61,7 @@ func findRelevant(h *Host, thread *starlark.Thread, name string, args starlark.T
 		return deferred.Resolved(name, rankResults(items, scores, topK, keyName, "bm25")), nil
 	}
 	key := relevanceKey(h.EmbeddingModel, query, topK, items)
-	return h.Group.GoLabel(h.opCtx(thread), name, key, func(ctx context.Context) (starlark.Value, error) {
+	return h.spawn(thread, name, key, func(ctx context.Context) (starlark.Value, error) {
 		scores, err := h.embedScores(ctx, query, items)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -55,7 +55,7 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		return nil, fmt.Errorf("%s: %w: var is about %d tokens, more than %d windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need", name, ErrContextWindow, n, maxSummaryParts, modelLabel(model))
 	}
 	key := chatKey(llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}})
-	return h.Group.GoLabel(h.opCtx(thread), name, key, func(ctx context.Context) (starlark.Value, error) {
+	return h.spawn(thread, name, key, func(ctx context.Context) (starlark.Value, error) {
 		partial := make([]string, len(parts))
 		errs := make([]error, len(parts))
 		var wg sync.WaitGroup

@@ -47,10 +47,22 @@ func New(cfg Config) *Group {
 	return g
 }
 
-// Go starts fn on a new goroutine and returns its future. If key is not
-// empty and an operation with the same key was already started in this
-// group and has not failed, that operation's future is returned and fn is
-// not called (memoization by content hash).
+// Option is a per-call knob of [Group.Go].
+type Option func(*spawn)
+
+type spawn struct{ label, key string }
+
+// Label names the operation (e.g. "llm_query") in its rendering and errors.
+func Label(name string) Option { return func(s *spawn) { s.label = name } }
+
+// Key memoizes the operation by key (a content hash): if an operation with
+// the same key was already started in the group and has not failed, its
+// future is returned and fn is not called.
+func Key(key string) Option { return func(s *spawn) { s.key = key } }
+
+// Go starts fn on a new goroutine and returns its future, and whether fn
+// was started: false when the future was memoized (see [Key]) or the group
+// is closed, so a caller can release resources it reserved for fn.
 //
 // fn runs with ctx's values. An operation outlives the step that started
 // it: a ctx canceled with plain context.Canceled (a sandbox step's context
@@ -59,21 +71,12 @@ func New(cfg Config) *Group {
 // (time, memory, steps), or a deadline — cancels the operation with that
 // cause, so a timed-out step does not leave its sub-calls running. So do
 // [Group.Close] and a canceled [Group.Wait].
-func (g *Group) Go(ctx context.Context, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
-	return g.GoLabel(ctx, "", key, fn)
-}
-
-// GoLabel is like Go and names the operation (e.g. "llm_query") in its
-// rendering and errors.
-func (g *Group) GoLabel(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *Future {
-	f, _ := g.Start(ctx, label, key, fn)
-	return f
-}
-
-// Start is GoLabel that also reports whether fn was started (false when
-// the future was memoized or the group is closed), so a caller can release
-// resources it reserved for fn.
-func (g *Group) Start(ctx context.Context, label, key string, fn func(ctx context.Context) (starlark.Value, error)) (*Future, bool) {
+func (g *Group) Go(ctx context.Context, fn func(ctx context.Context) (starlark.Value, error), opts ...Option) (*Future, bool) {
+	var sp spawn
+	for _, o := range opts {
+		o(&sp)
+	}
+	label, key := sp.label, sp.key
 	if err := context.Cause(g.base); err != nil {
 		return Failed(label, err), false
 	}

@@ -19,17 +19,20 @@ import (
 
 var _ sandbox.Proxy = (*deferred.Future)(nil)
 
+// first drops Go's started flag.
+func first(f *deferred.Future, _ bool) *deferred.Future { return f }
+
 func TestGoRunsAtOnceAndWaitIsTheBarrier(t *testing.T) {
 	g := deferred.New(deferred.Config{})
 	release := make(chan struct{})
 	var started atomic.Int32
 	var fs []*deferred.Future
 	for i := range 5 {
-		fs = append(fs, g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+		fs = append(fs, first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 			started.Add(1)
 			<-release
 			return starlark.MakeInt(i), nil
-		}))
+		})))
 	}
 	require.Eventually(t, func() bool { return started.Load() == 5 }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, 5, g.Pending())
@@ -53,9 +56,9 @@ func TestMemoizedByKey(t *testing.T) {
 		calls.Add(1)
 		return starlark.String("x"), nil
 	}
-	a := g.Go(context.Background(), "k", op)
-	b := g.Go(context.Background(), "k", op)
-	c := g.Go(context.Background(), "other", op)
+	a := first(g.Go(context.Background(), op, deferred.Key("k")))
+	b := first(g.Go(context.Background(), op, deferred.Key("k")))
+	c := first(g.Go(context.Background(), op, deferred.Key("other")))
 	require.NoError(t, g.Wait(context.Background()))
 	assert.Same(t, a, b)
 	assert.NotSame(t, a, c)
@@ -64,9 +67,9 @@ func TestMemoizedByKey(t *testing.T) {
 
 	// A failed operation is not memoized: the next call retries.
 	boom := errors.New("boom")
-	f1 := g.Go(context.Background(), "fails", func(ctx context.Context) (starlark.Value, error) { return nil, boom })
+	f1 := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) { return nil, boom }, deferred.Key("fails")))
 	require.NoError(t, g.Wait(context.Background()))
-	f2 := g.Go(context.Background(), "fails", op)
+	f2 := first(g.Go(context.Background(), op, deferred.Key("fails")))
 	require.NoError(t, g.Wait(context.Background()))
 	assert.ErrorIs(t, f1.Err(), boom)
 	assert.NoError(t, f2.Err())
@@ -74,12 +77,12 @@ func TestMemoizedByKey(t *testing.T) {
 
 func TestFutureAttributes(t *testing.T) {
 	g := deferred.New(deferred.Config{})
-	ok := g.GoLabel(context.Background(), "llm_query", "", func(ctx context.Context) (starlark.Value, error) {
+	ok := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 		return starlark.String("answer"), nil
-	})
-	bad := g.GoLabel(context.Background(), "llm_query", "", func(ctx context.Context) (starlark.Value, error) {
+	}, deferred.Label("llm_query")))
+	bad := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 		return nil, errors.New("server said no")
-	})
+	}, deferred.Label("llm_query")))
 	require.NoError(t, g.Wait(context.Background()))
 
 	thread := &starlark.Thread{}
@@ -128,10 +131,10 @@ func TestFutureAttributes(t *testing.T) {
 
 func TestWaitCanceledCancelsPending(t *testing.T) {
 	g := deferred.New(deferred.Config{})
-	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+	f := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
-	})
+	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := g.Wait(ctx)
@@ -143,13 +146,13 @@ func TestWaitCanceledCancelsPending(t *testing.T) {
 func TestOperationsOutliveTheStartingContext(t *testing.T) {
 	g := deferred.New(deferred.Config{})
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), ctxKey{}, "v"))
-	f := g.Go(ctx, "", func(ctx context.Context) (starlark.Value, error) {
+	f := first(g.Go(ctx, func(ctx context.Context) (starlark.Value, error) {
 		time.Sleep(10 * time.Millisecond)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return starlark.String(ctx.Value(ctxKey{}).(string)), nil
-	})
+	}))
 	cancel() // the step ended; the operation keeps running
 	require.NoError(t, g.Wait(context.Background()))
 	v, err := f.Wait(context.Background())
@@ -161,13 +164,13 @@ type ctxKey struct{}
 
 func TestCloseCancels(t *testing.T) {
 	g := deferred.New(deferred.Config{})
-	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+	f := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
-	})
+	}))
 	g.Close()
 	assert.ErrorIs(t, f.Err(), deferred.ErrClosed)
-	late := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) { return starlark.None, nil })
+	late := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) { return starlark.None, nil }))
 	_, err := late.Wait(context.Background())
 	assert.ErrorIs(t, err, deferred.ErrClosed)
 }
@@ -177,7 +180,7 @@ func TestMaxConcurrency(t *testing.T) {
 	var mu sync.Mutex
 	cur, peak := 0, 0
 	for range 20 {
-		g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+		first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 			mu.Lock()
 			cur++
 			peak = max(peak, cur)
@@ -187,7 +190,7 @@ func TestMaxConcurrency(t *testing.T) {
 			cur--
 			mu.Unlock()
 			return starlark.None, nil
-		})
+		}))
 	}
 	require.NoError(t, g.Wait(context.Background()))
 	assert.LessOrEqual(t, peak, 3)
@@ -196,7 +199,7 @@ func TestMaxConcurrency(t *testing.T) {
 
 func TestPanicBecomesError(t *testing.T) {
 	g := deferred.New(deferred.Config{})
-	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) { panic("oops") })
+	f := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) { panic("oops") }))
 	require.NoError(t, g.Wait(context.Background()))
 	assert.ErrorIs(t, f.Err(), deferred.ErrPanic)
 	assert.ErrorContains(t, f.Err(), "oops")
@@ -216,10 +219,10 @@ func TestFutureWaitsUnderThreadContext(t *testing.T) {
 	g := deferred.New(deferred.Config{})
 	defer g.Close()
 	release := make(chan struct{})
-	f := g.Go(context.Background(), "", func(ctx context.Context) (starlark.Value, error) {
+	f := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
 		<-release
 		return starlark.String("late"), nil
-	})
+	}))
 	th := &starlark.Thread{}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("step stopped")
@@ -252,14 +255,14 @@ func TestStoppedStartingContextCancelsOperations(t *testing.T) {
 			g := deferred.New(deferred.Config{})
 			release := make(chan struct{})
 			ctx, cancel := context.WithCancelCause(context.Background())
-			f := g.Go(ctx, "", func(ctx context.Context) (starlark.Value, error) {
+			f := first(g.Go(ctx, func(ctx context.Context) (starlark.Value, error) {
 				select {
 				case <-ctx.Done():
 					return nil, context.Cause(ctx)
 				case <-release:
 					return starlark.String("ok"), nil
 				}
-			})
+			}))
 			tc.cancel(cancel)
 			if tc.want == nil {
 				assert.False(t, f.Done())

@@ -15,9 +15,9 @@ func Example() {
 	square := func(n int) func(context.Context) (starlark.Value, error) {
 		return func(context.Context) (starlark.Value, error) { return starlark.MakeInt(n * n), nil }
 	}
-	a := g.GoLabel(ctx, "square", "sq:3", square(3))
-	b := g.GoLabel(ctx, "square", "sq:3", square(3)) // memoized: same future
-	_ = g.Wait(ctx)                                  // the barrier
-	fmt.Println(a, a == b, g.Started(), g.Pending())
-	// Output: 9 true 1 0
+	a, started := g.Go(ctx, square(3), deferred.Label("square"), deferred.Key("sq:3"))
+	b, again := g.Go(ctx, square(3), deferred.Label("square"), deferred.Key("sq:3")) // memoized: same future
+	_ = g.Wait(ctx)                                                                  // the barrier
+	fmt.Println(a, a == b, started, again, g.Started(), g.Pending())
+	// Output: 9 true true false 1 0
 }
