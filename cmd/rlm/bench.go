@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlmhq/rlm/bench"
+	"github.com/rlmhq/rlm/internal/bench"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/sandbox"

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rlmhq/rlm/bench"
+	"github.com/rlmhq/rlm/internal/bench"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/llm/llmtest"
 )

@@ -43,13 +43,13 @@ func TestLayers(t *testing.T) {
 	}{
 		{pattern: "./internal/pyjson", stdlibOnly: true},
 		{pattern: "./internal/pyre", stdlibOnly: true},
-		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "bench", "cmd"}},
-		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "bench", "cmd"}},
-		{pattern: "./deferred", forbidden: []string{"builtins", "orchestrator", "context", "bench", "cmd"}},
-		{pattern: "./context", forbidden: []string{"sandbox", "builtins", "orchestrator", "deferred", "bench", "cmd"}},
-		{pattern: "./builtins", forbidden: []string{"orchestrator", "bench", "cmd"}},
-		{pattern: "./orchestrator", forbidden: []string{"bench", "cmd"}},
-		{pattern: "./runs", forbidden: []string{"bench", "cmd"}},
+		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
+		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
+		{pattern: "./deferred", forbidden: []string{"builtins", "orchestrator", "context", "internal/bench", "cmd"}},
+		{pattern: "./context", forbidden: []string{"sandbox", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
+		{pattern: "./builtins", forbidden: []string{"orchestrator", "internal/bench", "cmd"}},
+		{pattern: "./orchestrator", forbidden: []string{"internal/bench", "cmd"}},
+		{pattern: "./runs", forbidden: []string{"internal/bench", "cmd"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {

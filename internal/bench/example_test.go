@@ -3,7 +3,7 @@ package bench_test
 import (
 	"fmt"
 
-	"github.com/rlmhq/rlm/bench"
+	"github.com/rlmhq/rlm/internal/bench"
 )
 
 // Generate a task, answer it, and score the answer.
