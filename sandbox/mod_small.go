@@ -76,6 +76,9 @@ func itertoolsPermutations(thread *starlark.Thread, _ *starlark.Builtin, args st
 		if r, err = starlark.AsInt32(rv); err != nil {
 			return nil, err
 		}
+		if r < 0 {
+			return nil, &PyError{Kind: "ValueError", Msg: "r must be non-negative"}
+		}
 	}
 	var out []starlark.Value
 	used := make([]bool, len(elems))
@@ -260,6 +263,9 @@ func itertoolsCombinations(thread *starlark.Thread, _ *starlark.Builtin, args st
 	var r int
 	if err := starlark.UnpackPositionalArgs("combinations", args, kwargs, 2, &it, &r); err != nil {
 		return nil, err
+	}
+	if r < 0 {
+		return nil, &PyError{Kind: "ValueError", Msg: "r must be non-negative"}
 	}
 	elems, err := collect(thread, it)
 	if err != nil {

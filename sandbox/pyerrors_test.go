@@ -18,6 +18,8 @@ func TestCPythonErrors(t *testing.T) {
 		code, kind, msg string
 	}{
 		{"x = 1\nsum('abc')", "TypeError", "unsupported operand type(s) for +: 'int' and 'str'"},
+		{"import itertools\nitertools.combinations([1, 2], -1)", "ValueError", "r must be non-negative"},
+		{"import itertools\nitertools.permutations([1, 2], -1)", "ValueError", "r must be non-negative"},
 		{"x = 1\nint('0', 1)", "ValueError", "int() base must be >= 2 and <= 36, or 0"},
 		{"x = 1\nint('1', 2**40)", "ValueError", "int() base must be >= 2 and <= 36, or 0"},
 		{"x = 1\nint('1', 'x')", "TypeError", "'str' object cannot be interpreted as an integer"},
