@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -104,15 +105,22 @@ type memGauge struct {
 // room returns how many bytes the step may still allocate: the lesser of
 // what is left of its own limit and of the session's.
 func (st *step) room() int64 {
-	room := int64(1<<63 - 1)
+	step, sess := st.rooms()
+	return min(step, sess)
+}
+
+// rooms returns what is left of the step's own limit and of the session's
+// (math.MaxInt64 for a limit that is off).
+func (st *step) rooms() (step, sess int64) {
+	step, sess = math.MaxInt64, math.MaxInt64
 	h := st.heap.Load()
 	if limit := st.memLimit(); limit > 0 {
-		room = min(room, limit-(h-st.mem.base))
+		step = limit - (h - st.mem.base)
 	}
 	if limit := st.sessMemLimit(); limit > 0 {
-		room = min(room, limit-(h-st.mem.sessBase))
+		sess = limit - (h - st.mem.sessBase)
 	}
-	return room
+	return step, sess
 }
 
 // sample refreshes the step's heap reading; with collect it first runs
@@ -218,16 +226,14 @@ func checkAlloc(thread *starlark.Thread, n int64) error {
 	// The reading may be stale or count garbage: measure afresh before
 	// refusing anything that could fit.
 	st.sample(true)
-	room := st.room()
-	if n <= room {
+	step, sess := st.rooms()
+	if n <= min(step, sess) {
 		return nil
 	}
-	what := fmtBytes(st.memLimit()) + " per step"
-	if sl := st.sessMemLimit(); sl > 0 && room < st.memLimit()-(st.heap.Load()-st.mem.base) {
-		what = fmtBytes(sl) + " across steps"
-		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s)", fmtAlloc(n), fmtAlloc(max(room, 0)), what), Err: ErrSessionMemoryLimit}
+	if sess < step {
+		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", fmtAlloc(n), fmtAlloc(max(sess, 0)), fmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
 	}
-	return allocErr(n, max(room, 0), what)
+	return allocErr(n, max(step, 0), fmtBytes(st.memLimit())+" per step")
 }
 
 func allocErr(n, room int64, what string) error {

@@ -195,6 +195,18 @@ func TestSessionMemory(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// TestSessionMemoryNoStepLimit: with the step's limit off, an allocation
+// refused for the session's limit names that limit, not a step limit of 0.
+func TestSessionMemoryNoStepLimit(t *testing.T) {
+	s := New(Config{Limits: Limits{MaxMemory: -1, MaxSessionMemory: 64 << 20}})
+	_, err := s.Exec(context.Background(), "d = 'x' * (200 * 2**20)")
+	var se *ScriptError
+	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
+	assert.Equal(t, "MemoryError", se.Kind)
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+	assert.Contains(t, se.Msg, "session memory limit")
+}
+
 func TestDefaultMaxSessionMemory(t *testing.T) {
 	n := DefaultMaxSessionMemory()
 	assert.Greater(t, n, int64(0))
