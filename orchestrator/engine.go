@@ -178,17 +178,15 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 		defer cancel()
 	}
 	vars := make([]Var, 0, len(c.Vars))
-	infos := make([]varInfo, 0, len(c.Vars))
 	for _, v := range c.Vars {
 		if err := CheckVarName(v.Name); err != nil {
 			return nil, fmt.Errorf("orchestrator: variable %s: %w", v.Name, err)
 		}
 		vars = append(vars, Var{Name: v.Name, Value: v.Value})
-		infos = append(infos, varInfo{Name: v.Name, Type: v.Type.String(), SizeBytes: v.SizeBytes})
 	}
 	r, err := newRun(ctx, t, runSpec{
 		id: "0", depth: 0, query: c.Query, schema: cfg.Outputs, maxIter: cfg.MaxIterations,
-		vars: vars, summaries: c.VariableSummaries(), infos: infos,
+		vars: vars, summaries: c.VariableSummaries(), infos: rootVarInfos(c),
 	})
 	if err != nil {
 		return nil, err
@@ -208,12 +206,18 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 // their tokens by section, without calling a model (rlm bench --dry-run).
 func (e *Engine) RootPrompt(c *rlmctx.ExternalizedContext) ([]llm.Message, SectionTokens) {
 	cfg := e.cfg
+	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), rootVarInfos(c), cfg.Outputs, cfg.MaxIterations, 0)
+	return env.Messages(), env.tokens(cfg.Tokenizer)
+}
+
+// rootVarInfos describes the root run's variables (name, type, size) for
+// the run_start event and the meta section.
+func rootVarInfos(c *rlmctx.ExternalizedContext) []varInfo {
 	infos := make([]varInfo, 0, len(c.Vars))
 	for _, v := range c.Vars {
 		infos = append(infos, varInfo{Name: v.Name, Type: v.Type.String(), SizeBytes: v.SizeBytes})
 	}
-	env := buildEnvelope(cfg, c.Query, c.VariableSummaries(), infos, cfg.Outputs, cfg.MaxIterations, 0)
-	return env.Messages(), env.tokens(cfg.Tokenizer)
+	return infos
 }
 
 // RootPrompt is New(cfg).RootPrompt(c).
