@@ -138,7 +138,7 @@ func classify(parent context.Context, err error, hdr http.Header, secrets []stri
 	case errors.As(err, &reqErr):
 		e.StatusCode = reqErr.HTTPStatusCode
 		body := strings.TrimSpace(string(reqErr.Body))
-		e.Message = cutRedacted(body, secrets)
+		e.Message = body // redacted and cut below, with every other message
 		if e.Message == "" {
 			e.Message = http.StatusText(e.StatusCode)
 		}
