@@ -66,6 +66,19 @@ func scriptedRoot(srv *llmtest.Server) {
 	})
 }
 
+// magicFixture starts a fake server answering with scriptedRoot and writes
+// the notes file its script searches; env points rlm at the server (callers
+// add their own keys).
+func magicFixture(tb testing.TB) (srv *llmtest.Server, dir, ctxFile string, env map[string]string) {
+	tb.Helper()
+	srv = llmtest.NewServer(tb)
+	scriptedRoot(srv)
+	dir = tb.TempDir()
+	ctxFile = filepath.Join(dir, "notes.txt")
+	require.NoError(tb, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
+	return srv, dir, ctxFile, map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub"}
+}
+
 func TestRunEndToEnd(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	scriptedRoot(srv)
@@ -116,13 +129,8 @@ func TestRunEndToEnd(t *testing.T) {
 }
 
 func TestRunRecordReplay(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	scriptedRoot(srv)
-	dir := t.TempDir()
-	ctxFile := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
+	srv, dir, ctxFile, env := magicFixture(t)
 	rec := filepath.Join(dir, "rec.jsonl")
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub"}
 	code, out1, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--record", rec, "--quiet")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	n := srv.Count()

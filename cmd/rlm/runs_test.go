@@ -24,22 +24,15 @@ import (
 // none holding the API key; rlm runs ls/show/rm/gc manage it; --no-keep
 // keeps nothing.
 func TestRunIsKept(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	scriptedRoot(srv)
-	dir := t.TempDir()
+	_, dir, ctxFile, env := magicFixture(t)
 	runsDir := filepath.Join(dir, "runs")
-	ctxFile := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-secret-kept", "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": runsDir}
+	env["OPENAI_API_KEY"], env["RLM_RUNS_DIR"] = "sk-secret-kept", runsDir
 
 	code, out, errOut := runCLI(t, "", env, "run", "--query", "What is the magic number?", "--var", "context="+ctxFile, "--quiet")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "42\n", out)
 
-	list, _, err := runs.NewRoot(runsDir).List()
-	require.NoError(t, err)
-	require.Len(t, list, 1)
-	m := list[0]
+	m := onlyRun(t, runsDir)
 	assert.Equal(t, runs.StatusDone, m.Status)
 	assert.Equal(t, "What is the magic number?", m.Query)
 	assert.Equal(t, 2, m.Iterations)
@@ -97,28 +90,31 @@ func TestRunIsKept(t *testing.T) {
 	assert.Contains(t, errOut, "no such run")
 }
 
+// onlyRun is the one run kept in runsDir.
+func onlyRun(t *testing.T, runsDir string) runs.Meta {
+	t.Helper()
+	list, _, err := runs.NewRoot(runsDir).List()
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	return list[0]
+}
+
 // TestResumeBudgetStop: a run stopped by --max-llm-calls is resumed with a
 // raised budget: the recorded answers are replayed (the server sees no
 // request twice), the run finishes with the same answer as an
 // uninterrupted run, and the trajectory continues with a resume event.
 func TestResumeBudgetStop(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	scriptedRoot(srv)
-	dir := t.TempDir()
+	srv, dir, ctxFile, env := magicFixture(t)
 	runsDir := filepath.Join(dir, "runs")
-	ctxFile := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": runsDir}
+	env["RLM_RUNS_DIR"] = runsDir
 
 	code, out, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "2")
 	require.Equal(t, 1, code, "stderr: %s", errOut)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "stopped: budget")
-	list, _, err := runs.NewRoot(runsDir).List()
-	require.NoError(t, err)
-	require.Len(t, list, 1)
-	id := list[0].ID
-	assert.Equal(t, runs.StatusStopped, list[0].Status)
+	stopped := onlyRun(t, runsDir)
+	id := stopped.ID
+	assert.Equal(t, runs.StatusStopped, stopped.Status)
 	assert.Contains(t, errOut, "rlm run --resume "+id)
 	before := srv.Calls()
 	require.Len(t, before, 2)
@@ -154,7 +150,7 @@ func TestResumeBudgetStop(t *testing.T) {
 	// A changed variable file refuses the resume.
 	code, _, _ = runCLI(t, "", env, "run", "--query", "q2", "--var", "context="+ctxFile, "--max-llm-calls", "1", "--quiet")
 	require.Equal(t, 1, code)
-	list, _, _ = runs.NewRoot(runsDir).List()
+	list, _, _ := runs.NewRoot(runsDir).List()
 	id2 := list[0].ID
 	require.NoError(t, os.WriteFile(ctxFile, []byte("changed\n"), 0o644))
 	n := srv.Count()
@@ -281,18 +277,12 @@ func TestStoreSummarize(t *testing.T) {
 // as a different rlm version would make it), the resume stops with a
 // clear error before sending anything live, and the run keeps its status.
 func TestResumeStopsOnDivergence(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	scriptedRoot(srv)
-	dir := t.TempDir()
+	srv, dir, ctxFile, env := magicFixture(t)
 	runsDir := filepath.Join(dir, "runs")
-	ctxFile := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": runsDir}
+	env["RLM_RUNS_DIR"] = runsDir
 	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "2")
 	require.Equal(t, 1, code, "stderr: %s", errOut)
-	list, _, err := runs.NewRoot(runsDir).List()
-	require.NoError(t, err)
-	id := list[0].ID
+	id := onlyRun(t, runsDir).ID
 	trajPath := filepath.Join(runsDir, id, runs.TrajectoryFile)
 	b, err := os.ReadFile(trajPath)
 	require.NoError(t, err)
@@ -316,12 +306,8 @@ func TestResumeStopsOnDivergence(t *testing.T) {
 // to disk after each answer, against the same run with --no-keep, and
 // reports the ratio.
 func BenchmarkKeptRunOverhead(b *testing.B) {
-	srv := llmtest.NewServer(b)
-	scriptedRoot(srv)
-	dir := b.TempDir()
-	ctxFile := filepath.Join(dir, "notes.txt")
-	require.NoError(b, os.WriteFile(ctxFile, []byte("x\nthe magic number is 42\n"), 0o644))
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": filepath.Join(dir, "runs")}
+	_, dir, ctxFile, env := magicFixture(b)
+	env["RLM_RUNS_DIR"] = filepath.Join(dir, "runs")
 	run := func(extra ...string) time.Duration {
 		start := time.Now()
 		var out, errb bytes.Buffer
