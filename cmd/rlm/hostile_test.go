@@ -30,6 +30,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// childCommand prepares rlm with args in a child process (the test binary
+// re-executed, see TestMain) in a temporary directory, with env added to
+// the test's environment and stdout and stderr captured.
+func childCommand(ctx context.Context, t *testing.T, env map[string]string, args ...string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd = exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Dir = t.TempDir()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd, stdout, stderr
+}
+
 // Limits every hostile snippet runs under unless its row says otherwise
 // (issue 15's table used 512M and 20s). The step timeout is long so that a
 // memory row ends by memory even on a loaded machine; time rows set a
@@ -116,19 +134,13 @@ type hostileResult struct {
 // limits plus args.
 func runHostile(t *testing.T, code string, memory int64, timeout time.Duration, args ...string) hostileResult {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), hostileKill)
 	defer cancel()
 	full := append([]string{"exec", "--max-memory", formatSize(memory), "--step-timeout", timeout.String()}, args...)
 	full = append(full, "-c", code)
-	cmd := exec.CommandContext(ctx, exe, full...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
-	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd, _, stderr := childCommand(ctx, t, nil, full...)
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	res := hostileResult{elapsed: time.Since(start), stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
 		t.Fatalf("no answer after %s (killed); stderr:\n%s", hostileKill, tail(res.stderr, 2000))

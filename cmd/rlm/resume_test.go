@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -135,18 +134,9 @@ func (ks *killServer) run(t *testing.T, env map[string]string, killAt int, args 
 // wherever it is: running code, writing a file, waiting for an answer.
 func (ks *killServer) runKill(t *testing.T, env map[string]string, killAt int, killAfter time.Duration, args ...string) (int, string, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Dir = t.TempDir()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd, stdout, stderr := childCommand(ctx, t, env, args...)
 	require.NoError(t, cmd.Start())
 	ks.mu.Lock()
 	ks.proc, ks.n, ks.killAt = cmd.Process, 0, killAt
