@@ -77,16 +77,18 @@ type renderer struct {
 	max     int   // stop rendering containers beyond this many bytes (0 = no limit)
 	lenient bool  // write "..." beyond the depth limit instead of failing
 	err     error // set when the depth limit or the step's end stopped the rendering
-	stop    stopCheck
-	started bool
-	n       int // values rendered, for the periodic memory check
+	n       int   // values rendered, for the periodic stop and memory check
 }
 
-// checkSize notices, every growCheckEvery values, that the rendering
-// outgrew the step's memory allowance (or that a limit stopped the step).
+// checkSize notices, every growCheckEvery values, that a limit stopped
+// the step or that the rendering outgrew the step's memory allowance.
 func (r *renderer) checkSize() {
 	r.n++
 	if r.n%growCheckEvery != 0 || r.thread == nil || r.err != nil {
+		return
+	}
+	if err := interrupted(r.thread); err != nil {
+		r.err = err
 		return
 	}
 	if err := checkAlloc(r.thread, int64(r.b.Len())); err != nil {
@@ -198,14 +200,6 @@ func (r *renderer) leave() {
 }
 
 func (r *renderer) repr(v starlark.Value) {
-	if r.thread != nil {
-		if !r.started {
-			r.started, r.stop = true, newStopCheck(r.thread)
-		}
-		if err := r.stop.stopped(); err != nil && r.err == nil {
-			r.err = err
-		}
-	}
 	r.checkSize()
 	v = r.resolve(v)
 	if v != nil && v.Type() == "range" {
