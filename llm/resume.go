@@ -2,12 +2,13 @@ package llm
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/rlmhq/rlm/internal/jsonl"
 )
 
 // NewAppendRecorder returns a [Recorder] that appends to the recording at
@@ -20,7 +21,7 @@ func NewAppendRecorder(inner ChatModel, path string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: open recording: %w", err)
 	}
-	size, err := cutTorn(f)
+	size, err := jsonl.CutTorn(f)
 	if err == nil {
 		_, err = f.Seek(size, io.SeekStart)
 	}
@@ -41,33 +42,6 @@ func NewAppendRecorder(inner ChatModel, path string) (*Recorder, error) {
 		r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
 	}
 	return r, nil
-}
-
-// cutTorn truncates f after its last newline and returns the new size.
-func cutTorn(f *os.File) (int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := fi.Size()
-	const chunk = 64 << 10
-	buf := make([]byte, chunk)
-	for end := size; end > 0; {
-		start := max(end-chunk, 0)
-		n, err := f.ReadAt(buf[:end-start], start)
-		if err != nil && err != io.EOF {
-			return 0, err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			keep := start + int64(i) + 1
-			if keep < size {
-				return keep, f.Truncate(keep)
-			}
-			return size, nil
-		}
-		end = start
-	}
-	return 0, f.Truncate(0)
 }
 
 // Resumer continues an interrupted run from its recording: each request

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/jsonl"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -258,28 +259,8 @@ func cutTornTail(path string) error {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	size := fi.Size()
-	const chunk = 64 << 10
-	buf := make([]byte, chunk)
-	for end := size; end > 0; {
-		start := max(end-chunk, 0)
-		n, err := f.ReadAt(buf[:end-start], start)
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			if keep := start + int64(i) + 1; keep < size {
-				return f.Truncate(keep)
-			}
-			return nil
-		}
-		end = start
-	}
-	return f.Truncate(0)
+	_, err = jsonl.CutTorn(f)
+	return err
 }
 
 // sink receives the trajectory, one JSON event per line.

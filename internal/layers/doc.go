@@ -1,10 +1,11 @@
 // Package layers holds no code: its test checks that imports point down the
 // project's layers, so that a new feature cannot add an upward import.
 //
-// From the bottom: the leaves internal/pyjson and internal/pyre import only
-// the standard library; the sandbox imports no model client, helper or
-// orchestration package; llm knows nothing of the sandbox; builtins and
-// context sit below the orchestrator; only cmd/rlm sees everything.
+// From the bottom: the leaves internal/pyjson, internal/pyre and
+// internal/jsonl import only the standard library; the sandbox imports no
+// model client, helper or orchestration package; llm knows nothing of the
+// sandbox; builtins and context sit below the orchestrator; only cmd/rlm
+// sees everything.
 //
 // A second test checks that no library string names a command-line flag:
 // libraries are configured through Config fields, and cmd/rlm adds the
