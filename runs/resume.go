@@ -167,9 +167,8 @@ func readEvents(path string) (map[string][]byte, int, error) {
 			if e.Type == EventResume {
 				continue
 			}
-			base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
-			out[eventKey(e, seen[base])] = e.Data
-			seen[base]++
+			key, _ := nextEventKey(seen, e)
+			out[key] = e.Data
 			n++
 		}
 		if rerr == io.EOF {

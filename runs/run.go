@@ -309,8 +309,14 @@ type eventHead struct {
 	Data json.RawMessage `json:"data"`
 }
 
-func eventKey(e eventHead, n int) string {
-	return fmt.Sprintf("%s|%s|%d|%d", e.Type, e.Run, e.Step, n)
+// nextEventKey returns e's event key (type, run, step and occurrence) and
+// its occurrence n: how many events of the same type, run and step seen
+// counted before it. It counts e.
+func nextEventKey(seen map[string]int, e eventHead) (key string, n int) {
+	base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
+	n = seen[base]
+	seen[base] = n + 1
+	return fmt.Sprintf("%s|%d", base, n), n
 }
 
 // deterministic are the event types whose data must be the same when a
@@ -337,10 +343,8 @@ func (s *sink) event(line []byte) {
 		}
 	}
 	if s.old != nil {
-		base := fmt.Sprintf("%s|%s|%d", e.Type, e.Run, e.Step)
-		n := s.seen[base]
-		s.seen[base] = n + 1
-		if prev, ok := s.old[eventKey(e, n)]; ok {
+		key, n := nextEventKey(s.seen, e)
+		if prev, ok := s.old[key]; ok {
 			if bytes.Equal(prev, e.Data) {
 				return // written before the interruption
 			}
