@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,16 +21,8 @@ func (*ttyBuffer) IsTerminal() bool { return true }
 // runCLITTY is runCLI with stdout and stderr seen as terminals.
 func runCLITTY(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	if _, ok := env["RLM_RUNS_DIR"]; !ok {
-		e := map[string]string{"RLM_RUNS_DIR": t.TempDir()}
-		for k, v := range env {
-			e[k] = v
-		}
-		env = e
-	}
 	var out, errb ttyBuffer
-	e := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
-	code := runMain(context.Background(), e, args)
+	code := runCLIOn(t, "", env, &out, &errb, args...)
 	return code, out.String(), errb.String()
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -12,23 +13,30 @@ import (
 // runCLI runs rlm with args and returns exit status, stdout and stderr.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	var out, errb bytes.Buffer
+	code := runCLIOn(t, stdin, env, &out, &errb, args...)
+	return code, out.String(), errb.String()
+}
+
+// runCLIOn runs rlm with args, writing to stdout and stderr, and returns
+// the exit status.
+func runCLIOn(tb testing.TB, stdin string, env map[string]string, stdout, stderr io.Writer, args ...string) int {
+	tb.Helper()
 	if _, ok := env["RLM_RUNS_DIR"]; !ok {
 		// Kept runs go to a temporary directory, not the package's .rlm.
-		e := map[string]string{"RLM_RUNS_DIR": t.TempDir()}
+		e := map[string]string{"RLM_RUNS_DIR": tb.TempDir()}
 		for k, v := range env {
 			e[k] = v
 		}
 		env = e
 	}
-	var out, errb bytes.Buffer
 	e := &cliEnv{
 		stdin:  strings.NewReader(stdin),
-		stdout: &out,
-		stderr: &errb,
+		stdout: stdout,
+		stderr: stderr,
 		getenv: func(k string) string { return env[k] },
 	}
-	code := runMain(context.Background(), e, args)
-	return code, out.String(), errb.String()
+	return runMain(context.Background(), e, args)
 }
 
 func TestMainFrame(t *testing.T) {

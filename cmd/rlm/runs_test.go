@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -311,8 +310,7 @@ func BenchmarkKeptRunOverhead(b *testing.B) {
 	run := func(extra ...string) time.Duration {
 		start := time.Now()
 		var out, errb bytes.Buffer
-		e := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
-		if code := runMain(context.Background(), e, append([]string{"run", "--query", "q", "--var", "context=" + ctxFile, "--quiet"}, extra...)); code != 0 {
+		if code := runCLIOn(b, "", env, &out, &errb, append([]string{"run", "--query", "q", "--var", "context=" + ctxFile, "--quiet"}, extra...)...); code != 0 {
 			b.Fatalf("exit %d: %s", code, errb.String())
 		}
 		return time.Since(start)
