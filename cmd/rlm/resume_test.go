@@ -193,13 +193,11 @@ func TestResumeAfterKill(t *testing.T) {
 			env := envFor(runsDir)
 			code, _, errOut := ks.run(t, env, k, args...)
 			require.True(t, ks.killed.Load(), "killed (exit %d, stderr %s)", code, errOut)
-			list, _, err := runs.NewRoot(runsDir).List()
-			require.NoError(t, err)
-			require.Len(t, list, 1)
-			id := list[0].ID
-			assert.Equal(t, runs.StatusInterrupted, list[0].Status)
+			killed := onlyRun(t, runsDir)
+			id := killed.ID
+			assert.Equal(t, runs.StatusInterrupted, killed.Status)
 			// Root replies before request k: 1 after request 1, 2 after request 6.
-			assert.Equal(t, min(k/2, 1)+min(k/7, 1), list[0].Iterations, "run.json shows how far the killed run got")
+			assert.Equal(t, min(k/2, 1)+min(k/7, 1), killed.Iterations, "run.json shows how far the killed run got")
 			rec := filepath.Join(runsDir, id, runs.RecordingFile)
 
 			// Once, kill the resume too, two requests later.
