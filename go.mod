@@ -28,3 +28,5 @@ require (
 	golang.org/x/sys v0.42.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 )
+
+replace go.starlark.net => ./third_party/go.starlark.net
