@@ -9,6 +9,7 @@ import (
 
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -267,12 +268,12 @@ func typeLabel(v starlark.Value) string {
 func sizeLabel(v starlark.Value) string {
 	switch v := v.(type) {
 	case starlark.String:
-		return plural(utf8.RuneCountInString(string(v)), "char") + ", " + plural(rlmctx.LineCount(string(v)), "line")
+		return numfmt.Plural(utf8.RuneCountInString(string(v)), "char") + ", " + numfmt.Plural(rlmctx.LineCount(string(v)), "line")
 	case *starlark.List, starlark.Tuple:
-		return plural(v.(starlark.Sequence).Len(), "item")
+		return numfmt.Plural(v.(starlark.Sequence).Len(), "item")
 	case starlark.IterableMapping:
 		n, _ := lengthOf(v)
-		return plural(n, "key")
+		return numfmt.Plural(n, "key")
 	case *starlark.Builtin, *starlark.Function:
 		return ""
 	case *deferred.Future:
@@ -289,28 +290,6 @@ func sizeLabel(v starlark.Value) string {
 		s = s[:37] + "..."
 	}
 	return s
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return commas(n) + " " + unit + "s"
-}
-
-func commas(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + commas(-n)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 type namedValue struct {

@@ -11,6 +11,7 @@ import (
 
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -112,7 +113,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 	switch v := v.(type) {
 	case starlark.String:
 		s := string(v)
-		fmt.Fprintf(&b, "str of %s, %s.\n", plural(utf8.RuneCountInString(s), "char"), plural(rlmctx.LineCount(s), "line"))
+		fmt.Fprintf(&b, "str of %s, %s.\n", numfmt.Plural(utf8.RuneCountInString(s), "char"), numfmt.Plural(rlmctx.LineCount(s), "line"))
 		if side := maxTokens * 16; len(s) > 4*side {
 			// Only the ends can be shown: split just those.
 			head := s[:runeFloor(s, side)]
@@ -131,7 +132,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 		}
 	case *starlark.List, starlark.Tuple:
 		seq := v.(starlark.Indexable)
-		fmt.Fprintf(&b, "%s of %s items.\n", pyTypeName(v), commas(seq.Len()))
+		fmt.Fprintf(&b, "%s of %s items.\n", pyTypeName(v), numfmt.Group(int64(seq.Len())))
 		for i := 0; i < seq.Len(); i++ {
 			lines = append(lines, fmt.Sprintf("[%d] %s", i, oneLine(sandbox.StrLimit(seq.Index(i), itemMax))))
 		}
@@ -141,7 +142,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 		for _, kv := range items {
 			keys = append(keys, oneLine(sandbox.StrLimit(kv[0], itemMax)))
 		}
-		fmt.Fprintf(&b, "dict of %s keys: %s.\n", commas(len(items)), oneLine(strings.Join(keys, ", ")))
+		fmt.Fprintf(&b, "dict of %s keys: %s.\n", numfmt.Group(int64(len(items))), oneLine(strings.Join(keys, ", ")))
 		for _, kv := range items {
 			lines = append(lines, oneLine(sandbox.StrLimit(kv[0], itemMax)+": "+sandbox.StrLimit(kv[1], itemMax)))
 		}
@@ -179,7 +180,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 	}
 	b.WriteString(strings.Join(head, "\n"))
 	if skipped := j - i + 1 + hidden; skipped > 0 {
-		fmt.Fprintf(&b, "\n[... %s omitted ...]", plural(skipped, "line"))
+		fmt.Fprintf(&b, "\n[... %s omitted ...]", numfmt.Plural(skipped, "line"))
 	}
 	if len(tail) > 0 {
 		b.WriteString("\n" + strings.Join(tail, "\n"))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
@@ -165,8 +166,8 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
 			Tokens: v.Tokens, TokensEstimated: v.TokensEstimated, Source: v.Name,
 			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
-		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s %s, %s; %s", plural(len(list), "chunk"), what, sizeText(cv), cv.Note))
-		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, plural(len(list), "chunk")))
+		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s %s, %s; %s", numfmt.Plural(len(list), "chunk"), what, sizeText(cv), cv.Note))
+		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, numfmt.Plural(len(list), "chunk")))
 		v.Summary = summarize(v)
 		c.add(cv, false)
 		added = append(added, name)

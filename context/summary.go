@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
@@ -70,9 +71,9 @@ func describe(v *Variable, previewRunes, maxKeys int) string {
 	case string:
 		parts = append(parts, head)
 		parts = append(parts, sizeText(v))
-		parts = append(parts, plural(LineCount(x), "line"))
+		parts = append(parts, numfmt.Plural(LineCount(x), "line"))
 	case []any:
-		parts = append(parts, head+" list of "+plural(len(x), itemWord(v.Type)))
+		parts = append(parts, head+" list of "+numfmt.Plural(len(x), itemWord(v.Type)))
 		parts = append(parts, sizeText(v))
 		if st := listStructure(v.Type, x, maxKeys); st != "" {
 			parts = append(parts, st)
@@ -80,14 +81,14 @@ func describe(v *Variable, previewRunes, maxKeys int) string {
 	case *Dict:
 		switch v.Type {
 		case Files:
-			parts = append(parts, head+" dict of "+plural(x.Len(), "file"))
+			parts = append(parts, head+" dict of "+numfmt.Plural(x.Len(), "file"))
 			parts = append(parts, sizeText(v))
 			if maxKeys > 0 && x.Len() > 0 {
 				parts = append(parts, "paths "+pathList(x.Keys(), maxKeys))
 			}
 			previewRunes = 0 // the paths say more than a JSON excerpt
 		default:
-			parts = append(parts, head+" dict of "+plural(x.Len(), "key"))
+			parts = append(parts, head+" dict of "+numfmt.Plural(x.Len(), "key"))
 			parts = append(parts, sizeText(v))
 			if maxKeys > 0 && x.Len() > 0 {
 				parts = append(parts, "keys "+keyList(x.Keys(), maxKeys))
@@ -296,7 +297,7 @@ func preview(v *Variable, runes int) string {
 
 // sizeText renders bytes and tokens.
 func sizeText(v *Variable) string {
-	t := plural(v.Tokens, "token")
+	t := numfmt.Plural(v.Tokens, "token")
 	if v.TokensEstimated {
 		t = "~" + t + " (est.)"
 	}
@@ -308,40 +309,13 @@ func sizeText(v *Variable) string {
 func humanBytes(n int64) string {
 	switch {
 	case n < 10<<10:
-		return plural(int(n), "byte")
+		return numfmt.Plural(int(n), "byte")
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	case n < 1<<30:
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return groupDigits(int64(n)) + " " + word + "s"
-}
-
-// groupDigits renders n with thousands separators.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // utf8ValidTail reports whether s does not end inside a UTF-8 sequence.

@@ -186,11 +186,7 @@ func TestSummaryLongName(t *testing.T) {
 	assert.LessOrEqual(t, llm.CountTokens(summaryLine(name, v.Summary)), MaxSummaryTokens)
 }
 
-func TestGroupDigitsAndBytes(t *testing.T) {
-	assert.Equal(t, "0", groupDigits(0))
-	assert.Equal(t, "999", groupDigits(999))
-	assert.Equal(t, "1,000", groupDigits(1000))
-	assert.Equal(t, "-1,234,567", groupDigits(-1234567))
+func TestHumanBytes(t *testing.T) {
 	assert.Equal(t, "1 byte", humanBytes(1))
 	assert.Equal(t, "10,239 bytes", humanBytes(10239))
 	assert.Equal(t, "10.0 KB", humanBytes(10240))

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 )
@@ -135,18 +136,9 @@ func fitMeta(cfg Config, summaries string, infos []varInfo, schema Schema, maxIt
 func compactVarLines(infos []varInfo) string {
 	lines := make([]string, len(infos))
 	for i, v := range infos {
-		lines[i] = fmt.Sprintf("- %s: %s, %s bytes", v.Name, v.Type, groupDigits(v.SizeBytes))
+		lines[i] = fmt.Sprintf("- %s: %s, %s bytes", v.Name, v.Type, numfmt.Group(v.SizeBytes))
 	}
 	return "(one line per variable; show_vars() describes them)\n" + strings.Join(lines, "\n")
-}
-
-// groupDigits formats n with thousands separators: 12345 -> "12,345".
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // loop runs iterations until a stop condition and returns the result.

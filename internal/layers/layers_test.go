@@ -44,6 +44,7 @@ func TestLayers(t *testing.T) {
 		{pattern: "./internal/pyjson", stdlibOnly: true},
 		{pattern: "./internal/pyre", stdlibOnly: true},
 		{pattern: "./internal/jsonl", stdlibOnly: true},
+		{pattern: "./internal/numfmt", stdlibOnly: true},
 		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./deferred", forbidden: []string{"builtins", "orchestrator", "context", "internal/bench", "cmd"}},
