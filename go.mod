@@ -4,11 +4,13 @@ go 1.26.0
 
 require (
 	github.com/google/uuid v1.6.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/term v0.41.0
+	golang.org/x/text v0.23.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.16.0
 )
@@ -26,7 +28,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/sys v0.42.0 // indirect
-	golang.org/x/text v0.23.0 // indirect
 )
 
 replace go.starlark.net => ./third_party/go.starlark.net

@@ -98,6 +98,11 @@ type Config struct {
 	CompressAt       float64
 	// Summarizer writes the rolling summary; nil uses the deterministic one.
 	Summarizer Summarizer
+	// Meta holds the notes of the meta document (package meta) rendered
+	// for this run; its text is appended to the meta section of every
+	// RLM's prompt (its tokens are added to the meta budget reported in
+	// run_start), and the root's run_start records its version.
+	Meta MetaNotes
 
 	// Limits bound each code step of every RLM in the tree; zero fields
 	// take the sandbox's defaults, except ObservationTokens (the output
@@ -186,6 +191,18 @@ func (c Config) checkBudgets() error {
 			ErrObservationBudget, c.Limits.ObservationTokens, c.DynamicBudget, c.DynamicBudget/2)
 	}
 	return nil
+}
+
+// MetaNotes are the lessons of a meta document as rendered for one run.
+type MetaNotes struct {
+	// Version is the meta document's version (0: no document).
+	Version int `json:"version"`
+	// Digest is the document's content digest.
+	Digest string `json:"digest,omitempty"`
+	// Lessons are the ids of the lessons in Text.
+	Lessons []string `json:"lessons,omitempty"`
+	// Text is the engine-rendered notes block ("" for none).
+	Text string `json:"-"`
 }
 
 // Var is one variable handed to an executor: a context value (the Go kinds

@@ -68,12 +68,17 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 		r.known[g] = true
 	}
 	lim := cfg.Ledger.Limits()
+	var notes *MetaNotes
+	if s.depth == 0 {
+		notes = &cfg.Meta
+	}
 	t.traj.emit(EventRunStart, r.id, 0, runStartData{
+		Meta:  notes,
 		Query: s.query, Depth: s.depth, Parent: s.parent, Protocol: cfg.Protocol, Outputs: s.schema.String(),
 		Variables: s.infos, Config: configFor(cfg, s.depth),
 		Limits: limitsInfo{MaxIterations: s.maxIter, MaxDepth: cfg.MaxDepth, MaxCalls: lim.MaxCalls, MaxTokens: lim.MaxTokens,
 			MaxCostUSD: lim.MaxCostUSD, TimeoutMS: cfg.Timeout.Milliseconds()},
-		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.metaBudget(len(s.infos)), Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
+		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.metaBudget(len(s.infos)) + cfg.notesTokens(), Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
 	})
 	return r, nil
 }
@@ -96,7 +101,19 @@ func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema 
 		env.nudge = nudgeTool
 	}
 	env.Meta = fitMeta(cfg, summaries, infos, schema, maxIter, depth)
+	if cfg.Meta.Text != "" {
+		env.Meta += "\n\n" + cfg.Meta.Text
+	}
 	return env
+}
+
+// notesTokens counts the meta document's notes (and their separator) in
+// the meta section.
+func (c Config) notesTokens() int {
+	if c.Meta.Text == "" {
+		return 0
+	}
+	return c.Tokenizer.Count("\n\n" + c.Meta.Text)
 }
 
 // metaBudget is the meta section's budget for n variables: MetaBudget plus

@@ -78,6 +78,7 @@ type runStartData struct {
 	Limits    limitsInfo  `json:"limits"`
 	Config    any         `json:"config,omitempty"`
 	Budgets   budgetsInfo `json:"budgets"`
+	Meta      *MetaNotes  `json:"meta,omitempty"`
 }
 
 type varInfo struct {

@@ -60,6 +60,10 @@ type Meta struct {
 	// name, checked on resume.
 	VarHashes map[string]string `json:"var_hashes,omitempty"`
 	Version   string            `json:"version,omitempty"`
+	// MetaVersion and MetaDigest identify the meta document the run used
+	// (version 0: none).
+	MetaVersion int    `json:"meta_version"`
+	MetaDigest  string `json:"meta_digest,omitempty"`
 
 	Status     Status   `json:"status"`
 	StopReason string   `json:"stop_reason,omitempty"`

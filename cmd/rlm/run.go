@@ -67,6 +67,8 @@ type runOptions struct {
 	sessionFlags
 	budgetFlags
 	keep          keepFlags
+	meta          metaFlags
+	notes         orchestrator.MetaNotes // set by run from the meta document
 	query         string
 	childIter     int
 	maxTotalIter  int
@@ -127,6 +129,7 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
 	o.keep.register(fs)
+	o.meta.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -185,6 +188,14 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	// The endpoint first: a missing model is reported before loading data.
 	llmCfg, prices, err := o.models.endpoint(env, o.maxCost)
 	if err != nil {
+		return err
+	}
+	// The meta document before anything else is loaded: a run never
+	// starts on an invalid one, and its recommended budgets are flags.
+	if _, o.notes, err = o.meta.load(env, *o.storeDir, llmCfg.Model, o.quiet); err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
 		return err
 	}
 	softMemoryLimit(env, o.limits.Limits)
@@ -246,8 +257,8 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		status = &statusLine{w: env.stderr}
 	}
 	eng := orchestrator.New(orchestrator.Config{
-		Summarizer: summarizer,
-		Model:      model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
+		Summarizer: summarizer, Meta: o.notes,
+		Model: model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
 		Protocol: proto, Outputs: o.schema,
 		MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter, MaxTotalIterations: o.maxTotalIter,
 		MaxConsecutiveErrors: o.maxErrors, DynamicBudget: o.historyTokens, MaxDepth: o.maxDepth, Timeout: o.timeout,

@@ -190,6 +190,10 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 		if err := r.CheckVars(hashes); err != nil {
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
+		if d := r.Meta().MetaDigest; d != "" && d != f.notes.Digest {
+			err := fmt.Errorf("%w: %w (version %d then, %d now): its prompts would differ from the recorded ones; restore it with rlm steward rollback %d", runs.ErrNotResumable, errMetaChanged, r.Meta().MetaVersion, f.notes.Version, r.Meta().MetaVersion)
+			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
+		}
 		if v := r.Meta().Version; v != "" && v != version {
 			fmt.Fprintf(env.stderr, "rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n", r.ID(), v, version)
 		}
@@ -198,7 +202,7 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	rc := runConfigRecord(cfg, f)
 	r, err := root.Create(runs.Meta{
 		Query: f.query, Config: rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
-		VarHashes: hashes, Version: version,
+		VarHashes: hashes, Version: version, MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass --no-keep to run without a run directory, or --runs-dir DIR)", err)
@@ -421,12 +425,21 @@ func runsLs(env *cliEnv, root *runs.Root, jsonOut bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tITER\tTOKENS\tCOST\tQUERY")
+	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tITER\tTOKENS\tCOST\tMETA\tQUERY")
 	for _, m := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", m.ID, m.Started.Local().Format("2006-01-02 15:04"), statusText(m),
-			m.Iterations, m.Tokens, costText(m.CostUSD), oneLine(m.Query, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", m.ID, m.Started.Local().Format("2006-01-02 15:04"), statusText(m),
+			m.Iterations, m.Tokens, costText(m.CostUSD), metaText(m), oneLine(m.Query, 60))
 	}
 	return tw.Flush()
+}
+
+// metaText is the meta document version a run used: v3, or "-" for none
+// (or a run from before meta documents were recorded).
+func metaText(m runs.Meta) string {
+	if m.MetaVersion == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("v%d", m.MetaVersion)
 }
 
 func statusText(m runs.Meta) string {

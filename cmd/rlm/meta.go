@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/meta"
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// metaFlags choose the meta document of rlm run: --meta FILE (default
+// .rlm/meta.json next to the store) and --meta-notes-tokens, the budget
+// of its lessons in the meta section.
+type metaFlags struct {
+	fs          *flag.FlagSet
+	path        string
+	notesTokens int
+}
+
+func (m *metaFlags) register(fs *flag.FlagSet) {
+	m.fs = fs
+	fs.StringVar(&m.path, "meta", "", "meta document `FILE` (lessons and recommended budgets kept by rlm steward; default meta.json next to the store directory, e.g. .rlm/meta.json); an invalid one stops the run before it starts")
+	fs.IntVar(&m.notesTokens, "meta-notes-tokens", meta.DefaultNotesBudget, "token budget of the meta document's lessons in the meta section of each request")
+}
+
+// metaPath is the meta document's path: --meta, else meta.json next to
+// the store directory.
+func metaPath(flagPath, storeDir string) string {
+	if flagPath != "" {
+		return flagPath
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(storeDir)), "meta.json")
+}
+
+// load reads and validates the meta document for a run of model, applies
+// its recommended budgets to the flags not given on the command line
+// (setting them, so run.json records them for a resume), and renders its
+// lessons. A document named with --meta must exist.
+func (m *metaFlags) load(env *cliEnv, storeDir, model string, quiet bool) (*meta.Document, orchestrator.MetaNotes, error) {
+	if m.notesTokens < 0 {
+		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w: --meta-notes-tokens must be >= 0", errUsage)
+	}
+	path := metaPath(m.path, storeDir)
+	doc, exists, err := meta.Load(path)
+	if err != nil {
+		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w (fix the file, or restore a good version with rlm steward rollback VERSION)", err)
+	}
+	if !exists && m.path != "" {
+		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w: --meta %s: no such file", errUsage, m.path)
+	}
+	if b, ok := doc.BudgetFor(model); ok {
+		var applied []string
+		for _, s := range []struct {
+			flag string
+			v    int
+		}{{"history-tokens", b.HistoryTokens}, {"observation-tokens", b.ObservationTokens}, {"max-iterations", b.MaxIterations}} {
+			if s.v > 0 && m.fs.Lookup(s.flag) != nil && !isSet(m.fs, s.flag) {
+				if err := m.fs.Set(s.flag, strconv.Itoa(s.v)); err != nil {
+					return nil, orchestrator.MetaNotes{}, err
+				}
+				applied = append(applied, fmt.Sprintf("--%s %d", s.flag, s.v))
+			}
+		}
+		if len(applied) > 0 && !quiet {
+			fmt.Fprintf(env.stderr, "rlm run: meta v%d recommends for %s: %v\n", doc.Version, model, applied)
+		}
+	}
+	text, ids := doc.Render(model, m.notesTokens, llm.TokenizerForModel(model))
+	if n := countFor(doc, model); len(ids) < n && !quiet {
+		fmt.Fprintf(env.stderr, "rlm run: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n", len(ids), n, m.notesTokens)
+	}
+	return doc, orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest(), Lessons: ids, Text: text}, nil
+}
+
+func countFor(doc *meta.Document, model string) int {
+	n := 0
+	for _, l := range doc.Lessons {
+		if l.Model == "" || l.Model == model {
+			n++
+		}
+	}
+	return n
+}
+
+// errMetaChanged refuses a resume whose meta document changed since the
+// run started: its prompt would differ from the recorded one.
+var errMetaChanged = errors.New("the meta document changed since the run started")

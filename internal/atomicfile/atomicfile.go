@@ -1,0 +1,46 @@
+// Package atomicfile writes files so that a reader, or a process that
+// restarts after a crash, sees the old content or the new one, never a
+// torn mix: data goes to a synced temporary file in the same directory,
+// which is then renamed over the target.
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Write replaces path with data atomically (temporary file, fsync,
+// rename, then an fsync of the directory where the platform allows it).
+func Write(path string, data []byte, perm os.FileMode) error {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}

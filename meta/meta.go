@@ -1,0 +1,319 @@
+package meta
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/rlmhq/rlm/internal/atomicfile"
+	"github.com/rlmhq/rlm/llm"
+)
+
+// SchemaVersion is the schema_version this engine reads and writes.
+const SchemaVersion = 1
+
+// DefaultNotesBudget is the default token budget of the rendered lessons
+// inside the meta section.
+const DefaultNotesBudget = 240
+
+// SchemaJSON is the published JSON Schema of the meta document
+// (meta/meta.schema.json); [Parse] validates every document against it.
+//
+//go:embed meta.schema.json
+var SchemaJSON []byte
+
+// Document is the meta document (.rlm/meta.json).
+type Document struct {
+	SchemaVersion int       `json:"schema_version"`
+	Version       int       `json:"version"`
+	Updated       time.Time `json:"updated,omitzero"`
+	Lessons       []Lesson  `json:"lessons"`
+	Budgets       []Budget  `json:"budgets"`
+}
+
+// Lesson is one note of the meta section, rendered from a template.
+type Lesson struct {
+	ID       string `json:"id"`
+	Template string `json:"template"`
+	Params   Params `json:"params,omitzero"`
+	// Model scopes the lesson to runs of one root model ("" = all).
+	Model string `json:"model,omitempty"`
+	// Text is LessonText(Template, Params), kept for review.
+	Text string `json:"text"`
+	// Since is the document version that added or last changed it.
+	Since int `json:"since,omitempty"`
+}
+
+// Budget holds the recommended budgets for one root model; zero fields
+// recommend nothing.
+type Budget struct {
+	Model             string `json:"model"`
+	HistoryTokens     int    `json:"history_tokens,omitempty"`
+	ObservationTokens int    `json:"observation_tokens,omitempty"`
+	MaxIterations     int    `json:"max_iterations,omitempty"`
+	Since             int    `json:"since,omitempty"`
+}
+
+// New returns the empty document (version 0).
+func New() *Document {
+	return &Document{SchemaVersion: SchemaVersion, Lessons: []Lesson{}, Budgets: []Budget{}}
+}
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Schema
+	schemaErr  error
+)
+
+func compiled() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
+		if err != nil {
+			schemaErr = fmt.Errorf("meta: schema: %w", err)
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		if err := c.AddResource("meta.schema.json", doc); err != nil {
+			schemaErr = fmt.Errorf("meta: schema: %w", err)
+			return
+		}
+		schema, schemaErr = c.Compile("meta.schema.json")
+	})
+	return schema, schemaErr
+}
+
+// Load reads and validates the meta document at path. A missing file is
+// the empty document (exists false); an invalid one is an error naming
+// the file, the field and the reason, wrapping ErrInvalid.
+func Load(path string) (doc *Document, exists bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return New(), false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("meta: %w", err)
+	}
+	d, err := Parse(b)
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, true, nil
+}
+
+// Parse validates data against the schema and the engine's rules and
+// decodes it.
+func Parse(data []byte) (*Document, error) {
+	sch, err := compiled()
+	if err != nil {
+		return nil, err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not JSON: %v", ErrInvalid, err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			field, reason := leafError(ve)
+			return nil, fmt.Errorf("%w: field %s: %s", ErrInvalid, field, reason)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	var d Document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// leafError picks the deepest cause of a schema error: its field path
+// (e.g. lessons[2].text) and reason.
+func leafError(ve *jsonschema.ValidationError) (string, string) {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	var b strings.Builder
+	for _, tok := range ve.InstanceLocation {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	field := b.String()
+	if field == "" {
+		field = "(document)"
+	}
+	return field, ve.ErrorKind.LocalizedString(message.NewPrinter(language.English))
+}
+
+// Check applies the rules the schema cannot state: every lesson's id and
+// text are those of its template, ids and budget models are unique.
+func (d *Document) Check() error {
+	if d.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("%w: field schema_version: %d, this rlm reads %d", ErrInvalid, d.SchemaVersion, SchemaVersion)
+	}
+	ids := map[string]bool{}
+	for i, l := range d.Lessons {
+		text, err := LessonText(l.Template, l.Params)
+		if err != nil {
+			return fmt.Errorf("%w: field lessons[%d]: %v", ErrInvalid, i, err)
+		}
+		if l.Text != text {
+			return fmt.Errorf("%w: field lessons[%d].text: not the text of template %s (lesson text is engine-authored: %q)", ErrInvalid, i, l.Template, text)
+		}
+		if want := LessonID(l.Template, l.Model); l.ID != want {
+			return fmt.Errorf("%w: field lessons[%d].id: %q, want %q (template, then @model when scoped)", ErrInvalid, i, l.ID, want)
+		}
+		if ids[l.ID] {
+			return fmt.Errorf("%w: field lessons[%d].id: %q appears twice", ErrInvalid, i, l.ID)
+		}
+		ids[l.ID] = true
+	}
+	models := map[string]bool{}
+	for i, b := range d.Budgets {
+		if models[b.Model] {
+			return fmt.Errorf("%w: field budgets[%d].model: %q appears twice", ErrInvalid, i, b.Model)
+		}
+		models[b.Model] = true
+	}
+	return nil
+}
+
+// Marshal encodes the document in its canonical form: lessons sorted by
+// id, budgets by model, indented.
+func (d *Document) Marshal() ([]byte, error) {
+	c := *d
+	c.Lessons = append([]Lesson{}, d.Lessons...)
+	c.Budgets = append([]Budget{}, d.Budgets...)
+	sort.Slice(c.Lessons, func(i, j int) bool { return c.Lessons[i].ID < c.Lessons[j].ID })
+	sort.Slice(c.Budgets, func(i, j int) bool { return c.Budgets[i].Model < c.Budgets[j].Model })
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Save validates d (schema included) and writes it to path atomically.
+func (d *Document) Save(path string) error {
+	b, err := d.Marshal()
+	if err != nil {
+		return fmt.Errorf("meta: %w", err)
+	}
+	if _, err := Parse(b); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(path, b, 0o644); err != nil {
+		return fmt.Errorf("meta: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Digest is a short hash of the document's content (lessons and budgets,
+// not the version or time): equal digests render equal meta sections.
+func (d *Document) Digest() string {
+	c := Document{SchemaVersion: d.SchemaVersion, Lessons: d.Lessons, Budgets: d.Budgets}
+	b, _ := c.Marshal()
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:6])
+}
+
+// notesHeader starts the rendered lessons.
+const notesHeader = "Notes from earlier runs (kept by the engine from their errors):"
+
+// Render returns the lessons that apply to runs of model (those without a
+// model and those scoped to it), in id order, as the notes block of the
+// meta section, within budget tokens: a lesson that does not fit is left
+// out whole, and so are the ones after it. ids lists the lessons rendered.
+// The text depends only on the document, the model and the budget, so the
+// prompt prefix stays byte-identical (cacheable) until the document
+// changes.
+func (d *Document) Render(model string, budget int, tok *llm.Tokenizer) (text string, ids []string) {
+	ls := d.applicable(model)
+	if len(ls) == 0 {
+		return "", nil
+	}
+	if tok == nil {
+		tok = llm.TokenizerForModel(model)
+	}
+	lines := []string{notesHeader}
+	for _, l := range ls {
+		next := append(lines, "- "+l.Text)
+		if tok.Count(strings.Join(next, "\n")) > budget {
+			break
+		}
+		lines = next
+		ids = append(ids, l.ID)
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	return strings.Join(lines, "\n"), ids
+}
+
+func (d *Document) applicable(model string) []Lesson {
+	var ls []Lesson
+	for _, l := range d.Lessons {
+		if l.Model == "" || l.Model == model {
+			ls = append(ls, l)
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].ID < ls[j].ID })
+	return ls
+}
+
+// CheckBudget reports (wrapping ErrOverBudget) when the lessons that apply
+// to some root model do not all fit budget tokens.
+func (d *Document) CheckBudget(budget int, tok *llm.Tokenizer) error {
+	scopes := []string{""}
+	seen := map[string]bool{}
+	for _, l := range d.Lessons {
+		if l.Model != "" && !seen[l.Model] {
+			seen[l.Model] = true
+			scopes = append(scopes, l.Model)
+		}
+	}
+	for _, m := range scopes {
+		all := len(d.applicable(m))
+		if _, ids := d.Render(m, budget, tok); len(ids) < all {
+			who := "every model"
+			if m != "" {
+				who = "model " + m
+			}
+			return fmt.Errorf("%w: %d of the %d lessons for %s fit %d tokens", ErrOverBudget, len(ids), all, who, budget)
+		}
+	}
+	return nil
+}
+
+// BudgetFor returns the recommended budgets for model, if any.
+func (d *Document) BudgetFor(model string) (Budget, bool) {
+	for _, b := range d.Budgets {
+		if b.Model == model {
+			return b, true
+		}
+	}
+	return Budget{}, false
+}
