@@ -9,8 +9,9 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	golang.org/x/crypto v0.49.0
 	golang.org/x/term v0.41.0
-	golang.org/x/text v0.23.0
+	golang.org/x/text v0.35.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.16.0
 )

@@ -48,6 +48,7 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		Limits:      spec.Limits,
 		Predeclared: builtins.Predeclared(host),
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
+		Seed:        spec.RunID,
 	})
 	for _, v := range spec.Vars {
 		sv, ok := v.Value.(starlark.Value)

@@ -90,6 +90,10 @@ type Config struct {
 	// suggesting the supported form. By default nonlocal works as in
 	// Python: the enclosing def keeps x in a cell.
 	NoNonlocal bool
+	// Seed seeds the session's random module (as random.seed(Seed) would,
+	// prefixed "rlm:") and uuid.uuid4. The orchestrator passes the run id,
+	// so a run draws the same numbers when it is replayed or resumed.
+	Seed string
 }
 
 func (c Config) withDefaults() Config {

@@ -9,8 +9,9 @@
 // the runtime predeclares the Python builtins Starlark lacks (sum, round, map,
 // isinstance, ...), the helpers the front-end calls (_py_*), classes, and the
 // modules re, json, math, collections, itertools, functools, string,
-// statistics, heapq, bisect, operator, textwrap, copy, dataclasses and
-// datetime (without a clock). Values print as CPython prints them ([Repr],
+// statistics, heapq, bisect, operator, textwrap, copy, dataclasses,
+// datetime (without a clock), hashlib, sys (a safe subset) and random
+// (CPython's Mersenne Twister, seeded per session from [Config.Seed]). Values print as CPython prints them ([Repr],
 // [Str]).
 //
 // Errors come back as a [*ScriptError] carrying the Python exception name and

@@ -64,7 +64,9 @@ var modules = map[string]func() *module{
 	"dataclasses": func() *module {
 		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField}, nil)
 	},
-	"random": nil, // listed as unavailable below
+	"random":  randomModule,
+	"sys":     sysModule,
+	"hashlib": hashlibModule,
 }
 
 var moduleCache = map[string]*module{}

@@ -48,6 +48,7 @@ type Session struct {
 	steps   int                  // number of Exec calls so far
 	sources map[string]string    // code of each step that defined functions, by file name
 	memBase int64                // heap in use when the session was created
+	rng     *mt19937             // the random module's generator (mod_random.go)
 }
 
 // New returns a session with the given configuration.
