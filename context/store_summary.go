@@ -69,6 +69,22 @@ func (s *Store) Summarize(ctx context.Context, key string, maxTokens int) (strin
 	return out, nil
 }
 
+// Hash returns the sha256 (hex) of the stored form of key's value, with
+// its ref: the content hash a compare-and-swap writer checks (its Version
+// is what [Store.SetIfVersion] takes). It fails with ErrNotFound for a
+// missing key.
+func (s *Store) Hash(key string) (string, Ref, error) {
+	v, ref, err := s.GetRef(key)
+	if err != nil {
+		return "", Ref{}, err
+	}
+	h, err := s.contentHash(ref, v)
+	if err != nil {
+		return "", Ref{}, err
+	}
+	return h, ref, nil
+}
+
 // contentHash returns the sha256 of the stored form of v, the value of ref.
 func (s *Store) contentHash(ref Ref, v any) (string, error) {
 	key := ref.Key

@@ -215,18 +215,25 @@ func (c *Client) do(ctx context.Context, tokens int, call func(ctx context.Conte
 		box.mu.Unlock()
 		err = classify(ctx, err, hdr, c.secrets)
 		var le *Error
-		if !errors.As(err, &le) || !le.Retryable() || attempt >= retries {
-			return err
-		}
-		if le.RetryAfter > max(c.cfg.retryMaxDelay(), maxRetryAfter) {
+		if !errors.As(err, &le) || !le.Retryable() || attempt >= retries ||
 			// The server asks for a longer pause than a run should sit
 			// through: report it (RetryAfter is set) instead of waiting.
+			le.RetryAfter > max(c.cfg.retryMaxDelay(), maxRetryAfter) {
+			c.attemptFailed(err, false)
 			return err
 		}
+		c.attemptFailed(err, true)
 		wait := backoff(attempt, le.RetryAfter, c.cfg.retryBaseDelay(), c.cfg.retryMaxDelay())
 		if err := c.sleep(ctx, wait); err != nil {
 			return fmt.Errorf("llm: %w (after %v)", err, le)
 		}
+	}
+}
+
+// attemptFailed reports a failed attempt to Config.OnAttemptError.
+func (c *Client) attemptFailed(err error, retry bool) {
+	if c.cfg.OnAttemptError != nil {
+		c.cfg.OnAttemptError(err, retry)
 	}
 }
 

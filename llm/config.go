@@ -53,6 +53,12 @@ type Config struct {
 	// EmbedLedger, if set, is charged for embedding requests (chat calls are
 	// charged by wrapping the client with [Metered]).
 	EmbedLedger *Ledger
+	// OnAttemptError, if set, is called after each failed attempt of a
+	// request (chat or embeddings) with the classified error (an *Error
+	// when it could be classified) and whether the attempt will be
+	// retried; e.g. to count retries and upstream errors by kind. It must
+	// be safe for concurrent use and must not block.
+	OnAttemptError func(err error, retry bool)
 }
 
 // String describes the configuration with the API key redacted.

@@ -50,7 +50,10 @@ type Error struct {
 	StatusCode int           // HTTP status, 0 if none
 	Message    string        // server or client message, redacted
 	RetryAfter time.Duration // server's Retry-After, if any
-	Err        error         // underlying cause
+	// Budget names the budget that refused a KindBudget error: "calls",
+	// "tokens" or "cost" ("" for other kinds).
+	Budget string
+	Err    error // underlying cause
 }
 
 // Error formats the error as "llm: KIND (HTTP STATUS): MESSAGE".

@@ -107,23 +107,26 @@ func (l *Ledger) Reserve(model string, promptTokens, maxOutputTokens int) (*Rese
 		if name == "" {
 			name = "(unnamed)"
 		}
-		return nil, &Error{Kind: KindBudget, Err: fmt.Errorf("%w: %w", ErrBudgetExceeded, ErrUnknownPrice),
+		return nil, &Error{Kind: KindBudget, Budget: "cost", Err: fmt.Errorf("%w: %w", ErrBudgetExceeded, ErrUnknownPrice),
 			Message: fmt.Sprintf("model %q has no known price, so the cost limit $%.4f cannot count its calls; nothing was sent (use a model with a known price, or add this model's price to the price table)", name, l.limits.MaxCostUSD)}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lim := l.limits
-	var why string
+	var why, budget string
 	switch {
 	case lim.MaxCalls > 0 && l.total.Calls+l.resCalls+1 > lim.MaxCalls:
+		budget = "calls"
 		why = fmt.Sprintf("call limit %d reached (%d made, %d in flight)", lim.MaxCalls, l.total.Calls, l.resCalls)
 	case lim.MaxTokens > 0 && l.total.Tokens()+l.resTokens+tokens > lim.MaxTokens:
+		budget = "tokens"
 		why = fmt.Sprintf("token limit %d: %d used, %d reserved in flight, this call needs up to %d", lim.MaxTokens, l.total.Tokens(), l.resTokens, tokens)
 	case lim.MaxCostUSD > 0 && l.total.CostUSD+l.resCost+cost > lim.MaxCostUSD:
+		budget = "cost"
 		why = fmt.Sprintf("cost limit $%.4f: $%.4f spent, $%.4f reserved in flight, this call may cost up to $%.4f", lim.MaxCostUSD, l.total.CostUSD, l.resCost, cost)
 	}
 	if why != "" {
-		return nil, &Error{Kind: KindBudget, Message: why + " (raise the limit or narrow the task)", Err: ErrBudgetExceeded}
+		return nil, &Error{Kind: KindBudget, Budget: budget, Message: why + " (raise the limit or narrow the task)", Err: ErrBudgetExceeded}
 	}
 	l.resCalls++
 	l.resTokens += tokens

@@ -29,6 +29,13 @@ type sandboxExecutor struct {
 	started int
 }
 
+// SandboxExecutors is the default [ExecutorFactory]: a sandbox session
+// with the helpers for each RLM. Wrap it to observe the steps of a run
+// (e.g. time them) without changing them.
+func SandboxExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
+	return defaultExecutors(ctx, spec)
+}
+
 // defaultExecutors builds a sandbox session with the helpers for one RLM.
 func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	group := deferred.New(deferred.Config{})

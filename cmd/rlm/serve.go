@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/server"
+)
+
+func init() {
+	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
+}
+
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep]"
+
+// defaultServeTimeout is rlm serve's default run timeout (--timeout).
+const defaultServeTimeout = 30 * time.Minute
+
+// serveOptions are the flags of rlm serve: rlm run's model flags, budgets
+// and sandbox limits as server-wide defaults and caps, and the server's own.
+type serveOptions struct {
+	models modelFlags
+	budgetFlags
+	limits        limitFlags
+	sizes         *rlmctx.SizeConfig
+	storeDir      *string
+	runsDir       string
+	noKeep        bool
+	addr          string
+	tokenFile     string
+	childIter     int
+	maxTotalIter  int
+	maxErrors     int
+	historyTokens int
+	output        string
+	protocol      string
+	summarizer    string
+	maxRuns       int
+	queue         int
+	maxBody       int64
+	drainTimeout  time.Duration
+}
+
+func runServe(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "serve", serveSynopsis)
+	o := &serveOptions{}
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8088", "listen on `HOST:PORT`; without a token only loopback addresses are allowed")
+	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token clients must send from `FILE` (default $RLM_SERVE_TOKEN)")
+	o.models.register(fs)
+	o.budgetFlags.register(fs, "each run tree (a cap: requests can only lower it)")
+	if f := fs.Lookup("timeout"); f != nil {
+		_ = f.Value.Set(defaultServeTimeout.String())
+		f.DefValue = defaultServeTimeout.String()
+	}
+	o.limits.register(fs, orchestrator.DefaultObservationTokens)
+	o.sizes = registerSizeFlags(fs)
+	o.storeDir = storeDirFlag(fs, env)
+	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
+	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
+	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
+	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of each run tree (0 = unlimited; a cap)")
+	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop a run after this many failed steps in a row")
+	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request")
+	fs.StringVar(&o.output, "output", "answer:str", "default declared outputs `SCHEMA` (a request's rlm.output replaces it)")
+	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text or tools")
+	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed: deterministic, or llm")
+	fs.IntVar(&o.maxRuns, "max-runs", server.DefaultMaxRuns, "runs executing at once")
+	fs.IntVar(&o.queue, "queue", server.DefaultQueue, "runs waiting for a slot; beyond, requests get 429 with Retry-After")
+	o.maxBody = server.DefaultMaxBodyBytes
+	fs.Var(byteSize[int64]{&o.maxBody}, "max-body", "largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	cfg, err := o.config(env, fs)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, env, cfg, o)
+}
+
+// config validates the flags into the server's configuration.
+func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, error) {
+	var cfg server.Config
+	if o.models.record != "" || o.models.replay != "" {
+		return cfg, fmt.Errorf("%w: --record and --replay are for rlm run; rlm serve keeps each run's trajectory in its run directory", errUsage)
+	}
+	if err := o.budgetFlags.validate(); err != nil {
+		return cfg, err
+	}
+	lim, err := o.limits.limits()
+	if err != nil {
+		return cfg, err
+	}
+	if _, err := orchestrator.ParseSchema(o.output); err != nil {
+		return cfg, fmt.Errorf("%w: --output: %v", errUsage, err)
+	}
+	if p := orchestrator.Protocol(o.protocol); p != orchestrator.ProtocolText && p != orchestrator.ProtocolTools {
+		return cfg, fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, o.protocol)
+	}
+	switch {
+	case o.summarizer != "deterministic" && o.summarizer != "llm":
+		return cfg, fmt.Errorf("%w: --summarizer must be deterministic or llm, not %q", errUsage, o.summarizer)
+	case o.childIter < 1 || o.maxErrors < 1 || o.maxTotalIter < 0:
+		return cfg, fmt.Errorf("%w: --child-iterations and --max-errors must be >= 1, --max-total-iterations >= 0", errUsage)
+	case o.historyTokens < 1000:
+		return cfg, fmt.Errorf("%w: --history-tokens must be >= 1000", errUsage)
+	case lim.ObservationTokens > o.historyTokens/2:
+		return cfg, fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d (at most half)", errUsage, lim.ObservationTokens, o.historyTokens)
+	case o.maxRuns < 1 || o.queue < 0 || o.maxBody < 1 || o.drainTimeout < 0:
+		return cfg, fmt.Errorf("%w: --max-runs and --max-body must be >= 1, --queue and --drain-timeout >= 0", errUsage)
+	}
+	token := strings.TrimSpace(env.getenv("RLM_SERVE_TOKEN"))
+	if o.tokenFile != "" {
+		b, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return cfg, fmt.Errorf("--token-file: %w", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return cfg, fmt.Errorf("%w: --token-file %s is empty", errUsage, o.tokenFile)
+		}
+	}
+	llmCfg, prices, err := o.models.endpoint(env, o.maxCost)
+	if err != nil {
+		return cfg, err
+	}
+	runsDir := ""
+	if !o.noKeep {
+		runsDir = runsRootDir(env, o.runsDir, *o.storeDir)
+	}
+	queue := o.queue
+	if queue == 0 {
+		queue = -1 // the flag's 0 means none; Config's 0 means the default
+	}
+	cfg = server.Config{
+		LLM: llmCfg, Prices: prices, LLMSummarizer: o.summarizer == "llm",
+		Engine: orchestrator.Config{
+			Protocol: orchestrator.Protocol(o.protocol), MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter,
+			MaxTotalIterations: o.maxTotalIter, MaxDepth: o.maxDepth, MaxConsecutiveErrors: o.maxErrors,
+			DynamicBudget: o.historyTokens, Timeout: o.timeout, Limits: lim,
+			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		},
+		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
+		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: version,
+		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody,
+	}
+	return cfg, nil
+}
+
+// serve runs the server until ctx ends (SIGINT, SIGTERM), then drains:
+// no new runs, running ones get --drain-timeout, then are canceled with
+// their partial answers recorded.
+func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions) error {
+	log := slog.New(slog.NewJSONHandler(env.stderr, nil))
+	cfg.Logger = log
+	softMemoryLimit(env, cfg.Engine.Limits)
+	s, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := s.Listen(o.addr)
+	if errors.Is(err, server.ErrInsecure) {
+		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)
+	}
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns)
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return err
+	}
+	log.Info("draining", "drain_timeout", o.drainTimeout.String())
+	dctx, cancel := context.WithTimeout(context.Background(), o.drainTimeout+30*time.Second)
+	defer cancel()
+	n := s.Drain(dctx, o.drainTimeout)
+	sctx, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown", "error", err.Error())
+	}
+	log.Info("stopped", "canceled_runs", n)
+	return nil
+}

@@ -1,0 +1,337 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// chatUsage is OpenAI's usage object: the whole run tree's usage.
+type chatUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	TotalTokens         int `json:"total_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+type chatChoice struct {
+	Index        int       `json:"index"`
+	Message      chatOut   `json:"message"`
+	FinishReason string    `json:"finish_reason"`
+	Logprobs     *struct{} `json:"logprobs"`
+}
+
+type chatOut struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// chatResponse is an OpenAI chat completion with the run in "rlm".
+type chatResponse struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   chatUsage    `json:"usage"`
+	RLM     *rlmSummary  `json:"rlm"`
+}
+
+// rlmSummary is the "rlm" field of a completion: the run behind it.
+type rlmSummary struct {
+	RunID      string   `json:"run_id"`
+	StopReason string   `json:"stop_reason"`
+	Iterations int      `json:"iterations"`
+	CostUSD    *float64 `json:"cost_usd"`
+	Partial    bool     `json:"partial"`
+	Error      string   `json:"error,omitempty"`
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	spec, err := s.parseChat(body)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	// The run belongs to this request: a client that goes away cancels it.
+	j, err := s.start(r.Context(), spec)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	if spec.stream {
+		s.streamChat(w, r, j)
+		return
+	}
+	<-j.done
+	res := j.snapshot()
+	noteRun(r.Context(), j.id, usageTotal(res), res.CostUSD)
+	if res.Status == StateFailed && res.Answer == "" {
+		s.writeError(w, &apiError{status: http.StatusBadGateway, typ: "upstream_error", code: "run_failed",
+			msg: fmt.Sprintf("run %s failed: %s", j.id, res.Error)})
+		return
+	}
+	writeJSON(w, 200, chatResponse{
+		ID: "chatcmpl-" + j.id, Object: "chat.completion", Created: j.created.Unix(), Model: spec.model,
+		Choices: []chatChoice{{Message: chatOut{Role: "assistant", Content: content(j)}, FinishReason: finishReason(res)}},
+		Usage:   chatUsageOf(res), RLM: summaryOf(res),
+	})
+}
+
+func usageTotal(r *RunResult) int {
+	if r.Usage == nil {
+		return 0
+	}
+	return r.Usage.TotalTokens
+}
+
+// content is the message content of a finished run: the answer, or the
+// SUBMIT object as JSON when more than answer is declared.
+func content(j *job) string {
+	res := j.snapshot()
+	if len(j.spec.schema) == 1 && j.spec.schema[0].Name == "answer" || len(res.Outputs) == 0 {
+		return res.Answer
+	}
+	return string(res.Outputs)
+}
+
+// finishReason is "stop" for a run that submitted, else "length": a
+// limit cut the run short.
+func finishReason(r *RunResult) string {
+	if r.Status == StateDone {
+		return "stop"
+	}
+	return "length"
+}
+
+func chatUsageOf(r *RunResult) chatUsage {
+	var u chatUsage
+	if r.Usage != nil {
+		u.PromptTokens, u.CompletionTokens, u.TotalTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens, r.Usage.TotalTokens
+		u.PromptTokensDetails.CachedTokens = r.Usage.CachedTokens
+	}
+	return u
+}
+
+func summaryOf(r *RunResult) *rlmSummary {
+	return &rlmSummary{RunID: r.ID, StopReason: r.StopReason, Iterations: r.Iterations, CostUSD: r.CostUSD, Partial: r.Partial, Error: r.Error}
+}
+
+// chunk is one chat.completion.chunk of a streamed completion.
+type chunk struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chatUsage    `json:"usage,omitempty"`
+	RLM     any           `json:"rlm,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
+}
+
+type chunkDelta struct {
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content,omitempty"`
+}
+
+// contentPiece is the size of the content deltas of a streamed answer.
+const contentPiece = 256
+
+// streamChat streams a run as chat.completion.chunk events: the role,
+// the run's progress in "rlm", the answer as content deltas, a last chunk
+// with the finish reason and the run summary (and usage if asked), then
+// [DONE].
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
+	sse := newSSE(w)
+	base := chunk{ID: "chatcmpl-" + j.id, Object: "chat.completion.chunk", Created: j.created.Unix(), Model: j.spec.model}
+	send := func(c chunk) bool { return sse.data(c) == nil }
+	first := base
+	first.Choices = []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}
+	first.RLM = map[string]any{"type": "run_created", "run_id": j.id}
+	if !send(first) {
+		return
+	}
+	next := 0
+	for {
+		lines, wake, ended, err := j.eventsFrom(next)
+		if err != nil {
+			break
+		}
+		next += len(lines)
+		for _, line := range lines {
+			p := progressOf(line)
+			if p == nil {
+				continue
+			}
+			c := base
+			c.Choices = []chunkChoice{{Delta: chunkDelta{}}}
+			c.RLM = p
+			if !send(c) {
+				return // the client went away: the request's context cancels the run
+			}
+		}
+		if ended {
+			break
+		}
+		select {
+		case <-wake:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	<-j.done
+	res := j.snapshot()
+	noteRun(r.Context(), j.id, usageTotal(res), res.CostUSD)
+	text := content(j)
+	for len(text) > 0 {
+		n := min(len(text), contentPiece)
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		c := base
+		c.Choices = []chunkChoice{{Delta: chunkDelta{Content: text[:n]}}}
+		if !send(c) {
+			return
+		}
+		text = text[n:]
+	}
+	fr := finishReason(res)
+	last := base
+	last.Choices = []chunkChoice{{Delta: chunkDelta{}, FinishReason: &fr}}
+	last.RLM = summaryOf(res)
+	if !send(last) {
+		return
+	}
+	if j.spec.includeUsage {
+		u := chatUsageOf(res)
+		c := base
+		c.Choices = []chunkChoice{}
+		c.Usage = &u
+		if !send(c) {
+			return
+		}
+	}
+	_ = sse.raw("data: [DONE]\n\n")
+}
+
+// progress is the "rlm" field of a progress chunk: one trajectory event,
+// cut to what a client shows while it waits.
+type progress struct {
+	Type      string `json:"type"`
+	Run       string `json:"run"`
+	Step      int    `json:"step,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+	// Per type: exec has code (cut) and error; deferred the sub-calls
+	// resolved; child_start/child_end the child; request the prompt size.
+	Code       string `json:"code,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Tokens     int    `json:"tokens,omitempty"`
+	Started    int    `json:"sub_calls_resolved,omitempty"`
+	Failed     int    `json:"sub_calls_failed,omitempty"`
+	Child      string `json:"child,omitempty"`
+	Mode       string `json:"mode,omitempty"`
+	StopReason string `json:"stop_reason,omitempty"`
+	Valid      *bool  `json:"valid,omitempty"`
+}
+
+// progressOf turns a trajectory line into a progress chunk payload (nil
+// for events a client need not see).
+func progressOf(line []byte) *progress {
+	var e struct {
+		Type      string `json:"type"`
+		Run       string `json:"run"`
+		Step      int    `json:"step"`
+		ElapsedMS int64  `json:"elapsed_ms"`
+		Data      struct {
+			Code   string `json:"code"`
+			Error  string `json:"error"`
+			Total  int    `json:"total_tokens"`
+			Start  int    `json:"started"`
+			Failed []any  `json:"failed"`
+			Child  string `json:"child"`
+			Mode   string `json:"mode"`
+			Stop   string `json:"stop_reason"`
+			Valid  *bool  `json:"valid"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return nil
+	}
+	p := &progress{Type: e.Type, Run: e.Run, Step: e.Step, ElapsedMS: e.ElapsedMS}
+	switch e.Type {
+	case orchestrator.EventRunStart, orchestrator.EventRunEnd:
+		p.StopReason = e.Data.Stop
+	case orchestrator.EventRequest:
+		p.Tokens = e.Data.Total
+	case orchestrator.EventExec:
+		p.Code, p.Error = cut(e.Data.Code, 2000), cut(e.Data.Error, 500)
+	case orchestrator.EventDeferred:
+		p.Started, p.Failed = e.Data.Start, len(e.Data.Failed)
+	case orchestrator.EventChildStart, orchestrator.EventChildEnd:
+		p.Child, p.Mode, p.StopReason = e.Data.Child, e.Data.Mode, e.Data.Stop
+	case orchestrator.EventSubmit:
+		p.Valid = e.Data.Valid
+	case orchestrator.EventCompression:
+	case orchestrator.EventReply:
+		p.Error = cut(e.Data.Error, 500)
+	default:
+		return nil
+	}
+	return p
+}
+
+// cut shortens s to at most n bytes on a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	now := time.Now().Unix()
+	list := []model{{ID: ModelName, Object: "model", Created: now, OwnedBy: "rlm"}}
+	seen := map[string]bool{}
+	for _, m := range []string{s.cfg.LLM.Model, s.cfg.LLM.SubModel} {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			list = append(list, model{ID: ModelName + ":" + m, Object: "model", Created: now, OwnedBy: "rlm"})
+		}
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": list})
+}
+
+func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("model")
+	if id != ModelName && (len(id) <= len(ModelName)+1 || id[:len(ModelName)+1] != ModelName+":") {
+		s.writeError(w, &apiError{status: 404, typ: "invalid_request_error", param: "model", code: "model_not_found",
+			msg: fmt.Sprintf("model %q does not exist", id), err: ErrNotFound})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"id": id, "object": "model", "created": time.Now().Unix(), "owned_by": "rlm"})
+}

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestChatCompletionThroughOpenAIClient(t *testing.T) {
+	ts := newTestServer(t, nil)
+	tests := []struct {
+		name     string
+		messages []openai.ChatCompletionMessage
+		rlm      any
+		want     string
+	}{
+		{"text variable", []openai.ChatCompletionMessage{{Role: "user", Content: "len doc"}},
+			map[string]any{"variables": map[string]any{"doc": "hello world"}}, "11"},
+		{"earlier messages are the conversation", []openai.ChatCompletionMessage{
+			{Role: "system", Content: "be brief"}, {Role: "user", Content: "first question"},
+			{Role: "assistant", Content: "first answer"}, {Role: "user", Content: "conv"}},
+			nil, "be brief|first question"},
+		{"typed variable and declared outputs", []openai.ChatCompletionMessage{{Role: "user", Content: "typed"}},
+			map[string]any{"variables": map[string]any{"data": map[string]any{"n": 41}}, "output": "answer:str, confidence:float"},
+			`{"answer": "42", "confidence": 0.5}`},
+		{"model rlm:MODEL and a sub-call", []openai.ChatCompletionMessage{{Role: "user", Content: "sub"}}, nil, "sub:hello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := "rlm"
+			if strings.HasPrefix(tt.name, "model rlm:") {
+				model = "rlm:" + rootModel
+			}
+			resp, err := ts.client(tt.rlm).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{Model: model, Messages: tt.messages})
+			require.NoError(t, err)
+			require.Len(t, resp.Choices, 1)
+			assert.Equal(t, tt.want, resp.Choices[0].Message.Content)
+			assert.Equal(t, "assistant", resp.Choices[0].Message.Role)
+			assert.Equal(t, openai.FinishReasonStop, resp.Choices[0].FinishReason)
+			assert.Equal(t, model, resp.Model)
+			assert.Positive(t, resp.Usage.PromptTokens)
+			assert.Equal(t, resp.Usage.PromptTokens+resp.Usage.CompletionTokens, resp.Usage.TotalTokens)
+		})
+	}
+	// The "rlm" field of the response carries the run.
+	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("echo hi", nil))
+	require.Equal(t, 200, code, string(body))
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string }
+		}
+		RLM rlmSummary
+	}
+	require.NoError(t, json.Unmarshal(body, &out))
+	assert.Equal(t, "hi", out.Choices[0].Message.Content)
+	assert.Equal(t, "submit", out.RLM.StopReason)
+	assert.Equal(t, 1, out.RLM.Iterations)
+	assert.NotEmpty(t, out.RLM.RunID)
+	assert.False(t, out.RLM.Partial)
+}
+
+func TestChatCompletionStreaming(t *testing.T) {
+	ts := newTestServer(t, nil)
+	long := strings.Repeat("é", 400) // content in several deltas, cut on rune boundaries
+	stream, err := ts.client(nil).CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
+		Model: "rlm", Stream: true, StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "echo " + long}},
+	})
+	require.NoError(t, err)
+	defer stream.Close()
+	var content strings.Builder
+	var finish openai.FinishReason
+	var usage *openai.Usage
+	chunks := 0
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		chunks++
+		if c.Usage != nil {
+			usage = c.Usage
+		}
+		for _, ch := range c.Choices {
+			content.WriteString(ch.Delta.Content)
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
+		}
+	}
+	assert.Equal(t, long, content.String())
+	assert.Equal(t, openai.FinishReasonStop, finish)
+	require.NotNil(t, usage)
+	assert.Positive(t, usage.TotalTokens)
+	assert.Greater(t, chunks, 4, "role, progress, several content deltas, finish, usage")
+
+	// On the wire: progress in "rlm" before the content, then [DONE].
+	body := chatBody("echo streamed", nil)
+	body["stream"] = true
+	code, hdr, raw := ts.do(t, "POST", "/v1/chat/completions", body)
+	require.Equal(t, 200, code)
+	assert.Equal(t, "text/event-stream", hdr.Get("Content-Type"))
+	var types []string
+	sawContent, done := false, false
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if line == "[DONE]" {
+			done = true
+			continue
+		}
+		require.False(t, done, "nothing after [DONE]")
+		var c struct {
+			Object  string `json:"object"`
+			Choices []struct {
+				Delta struct{ Content string }
+			}
+			RLM map[string]any `json:"rlm"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &c), line)
+		assert.Equal(t, "chat.completion.chunk", c.Object)
+		if len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+			sawContent = true
+			assert.Equal(t, "streamed", c.Choices[0].Delta.Content)
+		} else if typ, ok := c.RLM["type"].(string); ok {
+			assert.False(t, sawContent, "progress comes before the answer")
+			types = append(types, typ)
+		}
+	}
+	assert.True(t, done)
+	assert.True(t, sawContent)
+	assert.Subset(t, types, []string{"run_created", "run_start", "request", "exec", "submit", "run_end"})
+}
+
+func TestAuth(t *testing.T) {
+	ts := newTestServer(t, nil)
+	bad := openai.DefaultConfig("wrong-token")
+	bad.BaseURL = ts.http.URL + "/v1"
+	_, err := openai.NewClientWithConfig(bad).ListModels(context.Background())
+	var apiErr *openai.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 401, apiErr.HTTPStatusCode)
+	assert.Equal(t, "invalid_request_error", apiErr.Type)
+	assert.Contains(t, apiErr.Message, "bearer token")
+
+	models, err := ts.client(nil).ListModels(context.Background())
+	require.NoError(t, err)
+	var ids []string
+	for _, m := range models.Models {
+		ids = append(ids, m.ID)
+	}
+	assert.Equal(t, []string{"rlm", "rlm:" + rootModel, "rlm:" + subModel}, ids)
+
+	// The probes need no token.
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := ts.http.Client().Get(ts.http.URL + p)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 200, resp.StatusCode, p)
+	}
+	resp, err := ts.http.Client().Get(ts.http.URL + "/metrics")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 401, resp.StatusCode, "metrics need the token")
+}
+
+func TestListenRefusesNonLoopbackWithoutToken(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Token = "" })
+	_, err := ts.s.Listen("0.0.0.0:0")
+	require.ErrorIs(t, err, ErrInsecure)
+	ln, err := ts.s.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	ln.Close()
+	withToken := newTestServer(t, nil)
+	ln, err = withToken.s.Listen("0.0.0.0:0")
+	require.NoError(t, err)
+	ln.Close()
+}
+
+func TestBadRequests(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096 })
+	tests := []struct {
+		name   string
+		body   any
+		status int
+		param  string
+		msg    string
+	}{
+		{"bad JSON", `{"model": "rlm", "messages": [`, 400, "", "malformed JSON"},
+		{"unknown rlm field", chatBody("echo x", map[string]any{"variables": map[string]any{}, "max_iteration": 3}), 400, "rlm.max_iteration", "unknown field"},
+		{"mistyped rlm field", chatBody("echo x", map[string]any{"max_iterations": "many"}), 400, "rlm.max_iterations", "want int"},
+		{"bad variable name", chatBody("echo x", map[string]any{"variables": map[string]any{"2doc": "x"}}), 400, "rlm.variables.2doc", "invalid variable name"},
+		{"variable hiding a helper", chatBody("echo x", map[string]any{"variables": map[string]any{"search": "x"}}), 400, "rlm.variables.search", "helper"},
+		{"bad output schema", chatBody("echo x", map[string]any{"output": "answer:complex"}), 400, "rlm.output", "complex"},
+		{"budget over the cap", chatBody("echo x", map[string]any{"max_iterations": 50}), 400, "rlm.max_iterations", "cap 4"},
+		{"missing store key", chatBody("echo x", map[string]any{"variables": map[string]any{"doc": "store:nope"}}), 400, "rlm.variables.doc", "not found"},
+		{"no user message", map[string]any{"model": "rlm", "messages": []map[string]any{{"role": "system", "content": "x"}}}, 400, "messages", "no user message"},
+		{"unknown model", map[string]any{"model": "gpt-4o", "messages": []map[string]any{{"role": "user", "content": "x"}}}, 404, "model", "does not exist"},
+		{"body too large", chatBody(strings.Repeat("x", 5000), nil), 413, "", "over 4096 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, body := ts.do(t, "POST", "/v1/chat/completions", tt.body)
+			require.Equal(t, tt.status, code, string(body))
+			var eb errorBody
+			require.NoError(t, json.Unmarshal(body, &eb), string(body))
+			if tt.param != "" {
+				require.NotNil(t, eb.Error.Param, string(body))
+				assert.Equal(t, tt.param, *eb.Error.Param)
+			}
+			assert.Contains(t, eb.Error.Message, tt.msg)
+		})
+	}
+	assert.Zero(t, ts.up.Count(), "no bad request reached the upstream")
+}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxRuns      = 8
+	DefaultQueue        = 64
+	DefaultMaxBodyBytes = 32 << 20
+	DefaultRetain       = 1000
+	// DefaultRetryAfter is the Retry-After of a 429 when the queue is full.
+	DefaultRetryAfter = 5 * time.Second
+)
+
+// Config configures a [Server]. Zero fields take the defaults above.
+type Config struct {
+	// LLM is the upstream endpoint. One client serves every run (one
+	// scheduler: LLM.MaxConcurrency bounds the requests in flight to the
+	// upstream for all runs together).
+	LLM llm.Config
+	// Prices is the price table (nil: llm.DefaultPrices()).
+	Prices *llm.PriceTable
+	// Engine is the template of each run's engine configuration: its
+	// budgets and limits (MaxIterations, MaxDepth, ChildMaxIterations,
+	// MaxTotalIterations, MaxConsecutiveErrors, Timeout, Limits, section
+	// budgets, Protocol, Temperature, MaxOutputTokens) are the server's
+	// defaults and caps: a request can only lower them. Model, Ledger,
+	// Trajectory, Outputs and the hooks are set per run.
+	Engine orchestrator.Config
+	// LLMSummarizer makes the sub-model write the rolling summary of
+	// compressed steps (orchestrator.LLMSummarizer).
+	LLMSummarizer bool
+	// Budgets are the per-run caps on model calls, tokens and cost.
+	Budgets llm.Limits
+	// Output is the default output schema (default "answer:str").
+	Output string
+	// Sizes are the context size limits applied to each run's variables.
+	Sizes rlmctx.SizeConfig
+
+	// Token is the bearer token clients must send; "" disables auth,
+	// which [Server.Listen] allows on loopback addresses only.
+	Token string
+	// StoreDir is the variable store served by /v1/vars and read by
+	// "store:KEY" variables ("" keeps a store in memory).
+	StoreDir string
+	// RunsDir, if set, keeps every run in a durable run directory (see
+	// package runs); otherwise runs live in memory only.
+	RunsDir string
+	// Version is recorded in the run directories.
+	Version string
+
+	// MaxRuns bounds the runs executing at once; up to Queue more wait
+	// for a slot, and requests beyond get 429 with Retry-After.
+	MaxRuns int
+	Queue   int
+	// MaxBodyBytes bounds request bodies (413 beyond).
+	MaxBodyBytes int64
+	// Retain is how many finished runs are kept in memory for the run API.
+	Retain int
+
+	// Logger receives the access log and server events (nil: discarded).
+	Logger *slog.Logger
+	// Registry receives the server's metrics (nil: a new registry, see
+	// [Server.Registry]); other components may register theirs on it.
+	Registry *prometheus.Registry
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxRuns <= 0 {
+		c.MaxRuns = DefaultMaxRuns
+	}
+	if c.Queue < 0 {
+		c.Queue = 0
+	} else if c.Queue == 0 {
+		c.Queue = DefaultQueue
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Retain <= 0 {
+		c.Retain = DefaultRetain
+	}
+	if c.Output == "" {
+		c.Output = "answer:str"
+	}
+	if c.Prices == nil {
+		c.Prices = llm.DefaultPrices()
+	}
+	if c.Sizes == (rlmctx.SizeConfig{}) {
+		c.Sizes = rlmctx.DefaultSizeConfig()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Registry == nil {
+		c.Registry = prometheus.NewRegistry()
+	}
+	return c
+}

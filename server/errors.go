@@ -1,0 +1,22 @@
+package server
+
+import "errors"
+
+// Sentinel errors. Errors returned by this package wrap one of these.
+var (
+	// ErrInsecure: a listen address that is not loopback without a token.
+	ErrInsecure = errors.New("server: refusing to serve a non-loopback address without a bearer token")
+	// ErrBadRequest: a request that cannot be served as given (bad JSON,
+	// an unknown field in rlm, a bad variable name or output schema).
+	ErrBadRequest = errors.New("server: bad request")
+	// ErrBusy: every run slot and queue place is taken.
+	ErrBusy = errors.New("server: too many runs")
+	// ErrDraining: the server is shutting down and takes no new runs.
+	ErrDraining = errors.New("server: shutting down")
+	// ErrNotFound: no such run, store key or model.
+	ErrNotFound = errors.New("server: not found")
+	// ErrBodyTooLarge: a request body over the configured maximum.
+	ErrBodyTooLarge = errors.New("server: request body too large")
+	// ErrCanceled: a run canceled by DELETE /v1/runs/{id}.
+	ErrCanceled = errors.New("server: run canceled by request")
+)

@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlmhq/rlm/llm"
+)
+
+// apiError is an error answered in OpenAI's shape:
+// {"error": {"message", "type", "param", "code"}}.
+type apiError struct {
+	status     int
+	typ        string
+	param      string
+	code       string
+	msg        string
+	retryAfter time.Duration
+	err        error // the sentinel
+}
+
+func (e *apiError) Error() string { return e.msg }
+func (e *apiError) Unwrap() error { return e.err }
+
+// errorBody is the OpenAI error body.
+type errorBody struct {
+	Error struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	} `json:"error"`
+}
+
+// writeError answers err: an *apiError as it says, anything else as a
+// 500 whose message is redacted of the server's secrets.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{status: 500, typ: "server_error", msg: err.Error()}
+	}
+	var b errorBody
+	b.Error.Message = s.redact(ae.msg)
+	b.Error.Type = ae.typ
+	if ae.param != "" {
+		p := ae.param
+		b.Error.Param = &p
+	}
+	if ae.code != "" {
+		c := ae.code
+		b.Error.Code = &c
+	}
+	if ae.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
+	}
+	if ae.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rlm"`)
+	}
+	writeJSON(w, ae.status, b)
+}
+
+// writeJSON answers v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// redact replaces the server's secrets (token, API key) in s.
+func (s *Server) redact(text string) string {
+	return llm.RedactSecrets(text, s.secrets...)
+}
+
+// readBody reads a request body up to the configured maximum.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large",
+				msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes), err: ErrBodyTooLarge}
+		}
+		return nil, badRequest("", "reading the body: %v", err)
+	}
+	return body, nil
+}
+
+// logInfo is what a handler adds to its access-log line.
+type logInfo struct {
+	runID   string
+	tokens  int
+	costUSD *float64
+}
+
+type logKey struct{}
+
+// noteRun records the run a request served, for the access log.
+func noteRun(ctx context.Context, id string, tokens int, cost *float64) {
+	if li, ok := ctx.Value(logKey{}).(*logInfo); ok {
+		li.runID, li.tokens, li.costUSD = id, tokens, cost
+	}
+}
+
+// statusWriter records the status and size of a response. It keeps
+// http.Flusher reachable (Unwrap) for streaming responses.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush flushes a streaming response.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the wrapped writer (for http.ResponseController).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// public are the paths served without a token: the probes.
+var public = map[string]bool{"/healthz": true, "/readyz": true}
+
+// middleware checks the bearer token and writes the access log.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		li := &logInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
+		sw := &statusWriter{ResponseWriter: w}
+		if s.cfg.Token != "" && !public[r.URL.Path] && !s.authorized(r) {
+			s.writeError(sw, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
+				msg: "missing or wrong bearer token: send the header Authorization: Bearer TOKEN"})
+		} else {
+			next.ServeHTTP(sw, r)
+		}
+		s.metrics.httpRequests.WithLabelValues(strconv.Itoa(max(sw.status, 200))).Inc()
+		attrs := []slog.Attr{
+			slog.String("method", r.Method), slog.String("path", s.redact(r.URL.Path)),
+			slog.Int("status", max(sw.status, 200)), slog.Int64("bytes", sw.bytes),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("remote", r.RemoteAddr),
+		}
+		if li.runID != "" {
+			attrs = append(attrs, slog.String("run_id", li.runID), slog.Int("tokens", li.tokens))
+			if li.costUSD != nil {
+				attrs = append(attrs, slog.Float64("cost_usd", *li.costUSD))
+			}
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	})
+}
+
+// authorized reports whether r carries the server's token.
+func (s *Server) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.Token)) == 1
+}

@@ -1,0 +1,408 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/runs"
+)
+
+// Run states reported by the run API.
+const (
+	StateQueued   = "queued"
+	StateRunning  = "running"
+	StateDone     = "done"     // a valid SUBMIT (or final extraction)
+	StateStopped  = "stopped"  // a limit or budget stopped it: partial answer
+	StateCanceled = "canceled" // DELETE, a client that went away, or the drain
+	StateFailed   = "failed"   // the model failed, or the run could not start
+)
+
+// job is one run served by the server.
+type job struct {
+	s       *Server
+	id      string
+	spec    *runSpec
+	created time.Time
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	kept    *runs.Run // nil without a runs directory
+	done    chan struct{}
+
+	mu      sync.Mutex
+	state   string
+	started time.Time
+	ended   time.Time
+	events  [][]byte      // the trajectory's lines, redacted
+	onDisk  bool          // events dropped from memory: read the run directory
+	wake    chan struct{} // closed (and replaced) at each new event and at the end
+	partial []byte        // a line being written
+	res     *orchestrator.Result
+	result  *RunResult
+}
+
+// RunResult is the state and result of a run, as GET /v1/runs/{id}
+// returns it and as the "rlm" field of a chat completion carries it.
+type RunResult struct {
+	ID         string                `json:"id"`
+	Object     string                `json:"object"`
+	Status     string                `json:"status"`
+	Model      string                `json:"model"`
+	Query      string                `json:"query,omitempty"`
+	Created    int64                 `json:"created"`
+	Started    int64                 `json:"started_at,omitempty"`
+	Ended      int64                 `json:"ended_at,omitempty"`
+	Answer     string                `json:"answer"`
+	Outputs    json.RawMessage       `json:"outputs,omitempty"`
+	StopReason string                `json:"stop_reason,omitempty"`
+	Error      string                `json:"error,omitempty"`
+	Partial    bool                  `json:"partial"`
+	Extracted  bool                  `json:"final_extraction,omitempty"`
+	Iterations int                   `json:"iterations"`
+	Usage      *runUsage             `json:"usage,omitempty"`
+	CostUSD    *float64              `json:"cost_usd"`
+	DurationMS int64                 `json:"duration_ms,omitempty"`
+	Metrics    *orchestrator.Metrics `json:"metrics,omitempty"`
+}
+
+type runUsage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// start admits a run: it fails with ErrDraining or ErrBusy (queue full),
+// else the run starts (or queues for a slot) on its own goroutine under
+// parent's values; canceling parent cancels the run (a chat completion
+// whose client went away), the run API passes a context that outlives its
+// request.
+func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+	}
+	if s.active >= s.cfg.MaxRuns+s.cfg.Queue {
+		s.mu.Unlock()
+		s.metrics.rejected.Inc()
+		return nil, &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
+			msg: fmt.Sprintf("all %d run slots and %d queue places are taken; retry later", s.cfg.MaxRuns, s.cfg.Queue), err: ErrBusy, retryAfter: DefaultRetryAfter}
+	}
+	s.active++
+	now := time.Now()
+	j := &job{s: s, id: runs.NewID(now), spec: spec, created: now, state: StateQueued, done: make(chan struct{}), wake: make(chan struct{})}
+	j.ctx, j.cancel = context.WithCancelCause(parent)
+	s.jobs[j.id] = j
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.metrics.queueDepth.Inc()
+	go j.run()
+	return j, nil
+}
+
+// run waits for a slot, runs the engine and records the result.
+func (j *job) run() {
+	s := j.s
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+		s.retire(j)
+	}()
+	select {
+	case s.slots <- struct{}{}:
+	case <-j.ctx.Done():
+		s.metrics.queueDepth.Dec()
+		j.finish(&orchestrator.Result{StopReason: orchestrator.StopCanceled, Partial: true, Err: context.Cause(j.ctx)}, nil)
+		return
+	}
+	s.metrics.queueDepth.Dec()
+	s.metrics.inFlight.Inc()
+	defer func() {
+		s.metrics.inFlight.Dec()
+		<-s.slots
+	}()
+	j.mu.Lock()
+	j.state, j.started = StateRunning, time.Now()
+	j.mu.Unlock()
+	s.metrics.runsStarted.Inc()
+	res, err := j.execute()
+	j.finish(res, err)
+}
+
+// execute runs the engine for the job.
+func (j *job) execute() (*orchestrator.Result, error) {
+	s, spec := j.s, j.spec
+	ledger := llm.NewLedger(llm.LedgerConfig{Prices: s.cfg.Prices, Limits: spec.budgets})
+	model := &runModel{inner: llm.Metered(s.shared, ledger), m: s.metrics}
+	cfg := spec.engine
+	cfg.Model, cfg.Ledger, cfg.Embedder = model, ledger, s.embedder
+	cfg.RootModel = firstNonEmpty(spec.root, s.cfg.LLM.Model)
+	cfg.SubModel = s.subModel()
+	cfg.Outputs = spec.schema
+	cfg.Trajectory = j
+	cfg.Executors = s.metrics.executors
+	cfg.OnStatus, cfg.OnChildEnd = nil, nil
+	if s.cfg.LLMSummarizer {
+		cfg.Summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: cfg.SubModel}
+	}
+	rc := s.runConfig(spec, cfg)
+	cfg.RunConfig = rc
+	if s.runsRoot != nil {
+		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: rc, ConfigDigest: runs.Digest(rc),
+			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version})
+		if err != nil {
+			return nil, err
+		}
+		j.mu.Lock()
+		j.kept = kept
+		j.mu.Unlock()
+	}
+	return orchestrator.New(cfg).Run(j.ctx, spec.ctx)
+}
+
+// runConfig is the run configuration recorded in the trajectory and the
+// run directory: no secrets.
+func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) map[string]any {
+	base := firstNonEmpty(s.cfg.LLM.BaseURL, llm.DefaultBaseURL)
+	return map[string]any{
+		"server": true, "base_url": llm.RedactURL(base), "model": cfg.RootModel, "sub_model": cfg.SubModel,
+		"embedding_model": s.cfg.LLM.EmbeddingModel, "api_key_set": s.cfg.LLM.APIKey != "", "vars": spec.vars,
+		"output": spec.output, "max_iterations": cfg.MaxIterations, "max_depth": cfg.MaxDepth,
+		"child_iterations": cfg.ChildMaxIterations, "max_total_iterations": cfg.MaxTotalIterations,
+		"max_errors": cfg.MaxConsecutiveErrors, "max_llm_calls": spec.budgets.MaxCalls, "max_tokens": spec.budgets.MaxTokens,
+		"max_cost_usd": spec.budgets.MaxCostUSD, "timeout": cfg.Timeout.String(),
+		"max_steps": cfg.Limits.MaxSteps, "step_timeout": cfg.Limits.Timeout.String(), "max_memory": cfg.Limits.MaxMemory,
+		"max_session_memory": cfg.Limits.MaxSessionMemory,
+	}
+}
+
+// Write receives the run's JSONL trajectory (it is the engine's
+// Trajectory writer): each line is redacted, kept for the event streams,
+// written to the run directory and fed to the metrics.
+func (j *job) Write(p []byte) (int, error) {
+	j.mu.Lock()
+	j.partial = append(j.partial, p...)
+	var lines [][]byte
+	for {
+		i := bytes.IndexByte(j.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := []byte(j.s.redact(string(j.partial[:i+1])))
+		j.partial = j.partial[i+1:]
+		lines = append(lines, line)
+	}
+	j.events = append(j.events, lines...)
+	kept := j.kept
+	if len(lines) > 0 {
+		close(j.wake)
+		j.wake = make(chan struct{})
+	}
+	j.mu.Unlock()
+	for _, line := range lines {
+		if kept != nil {
+			_, _ = kept.Trajectory().Write(line)
+		}
+		j.s.metrics.event(line)
+	}
+	return len(p), nil
+}
+
+// finish records the run's result and wakes its watchers.
+func (j *job) finish(res *orchestrator.Result, err error) {
+	if res == nil {
+		msg := "the run could not start"
+		if err != nil {
+			msg = err.Error()
+		}
+		res = &orchestrator.Result{StopReason: orchestrator.StopModelError, Partial: true, Err: errors.New(msg)}
+	}
+	if res.StopReason == orchestrator.StopCanceled {
+		if cause := context.Cause(j.ctx); cause != nil {
+			res.Err = cause
+		}
+	}
+	j.mu.Lock()
+	j.res, j.ended = res, time.Now()
+	j.state = stateOf(res, err)
+	j.result = j.resultLocked()
+	kept := j.kept
+	j.mu.Unlock()
+	if kept != nil {
+		b, _ := json.MarshalIndent(j.result, "", "  ")
+		o := runs.OutcomeOf(res, append(b, '\n'))
+		o.Error = j.s.redact(o.Error)
+		if err := kept.Finish(o); err != nil {
+			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
+		}
+	}
+	j.s.metrics.finished(j.spec, res, j.ended.Sub(j.created))
+	j.mu.Lock()
+	close(j.wake)
+	j.wake = make(chan struct{})
+	j.mu.Unlock()
+	close(j.done)
+}
+
+// stateOf maps a result to the run API's state.
+func stateOf(res *orchestrator.Result, err error) string {
+	switch {
+	case err != nil:
+		return StateFailed
+	case res.StopReason == orchestrator.StopCanceled:
+		return StateCanceled
+	case res.StopReason == orchestrator.StopModelError:
+		return StateFailed
+	case !res.Partial:
+		return StateDone
+	}
+	return StateStopped
+}
+
+// snapshot returns the run's current state and result.
+func (j *job) snapshot() *RunResult {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.result != nil {
+		return j.result
+	}
+	return j.resultLocked()
+}
+
+func (j *job) resultLocked() *RunResult {
+	r := &RunResult{ID: j.id, Object: "rlm.run", Status: j.state, Model: j.spec.model, Query: j.spec.query, Created: j.created.Unix()}
+	if !j.started.IsZero() {
+		r.Started = j.started.Unix()
+	}
+	res := j.res
+	if res == nil {
+		return r
+	}
+	r.Ended = j.ended.Unix()
+	r.Answer = j.s.redact(res.Answer)
+	if res.Outputs != nil {
+		if b, err := orchestrator.MarshalValue(res.Outputs); err == nil {
+			r.Outputs = json.RawMessage(j.s.redact(string(b)))
+		}
+	}
+	r.StopReason, r.Partial, r.Extracted, r.Iterations = string(res.StopReason), res.Partial, res.Extracted, res.Iterations
+	if res.Err != nil {
+		r.Error = j.s.redact(res.Err.Error())
+	}
+	u := res.Usage
+	r.Usage = &runUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, TotalTokens: u.Tokens()}
+	if u.CostKnown {
+		c := u.CostUSD
+		r.CostUSD = &c
+	}
+	r.DurationMS = res.Duration.Milliseconds()
+	m := res.Metrics
+	r.Metrics = &m
+	return r
+}
+
+// eventsFrom returns the trajectory lines from index i on, a channel
+// closed at the next change, and whether the run has ended.
+func (j *job) eventsFrom(i int) ([][]byte, <-chan struct{}, bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ended := j.res != nil
+	if j.onDisk {
+		b, err := os.ReadFile(filepath.Join(j.kept.Dir(), runs.TrajectoryFile))
+		if err != nil {
+			return nil, nil, true, err
+		}
+		lines := splitLines(b)
+		if i > len(lines) {
+			i = len(lines)
+		}
+		return lines[i:], j.wake, true, nil
+	}
+	if i > len(j.events) {
+		i = len(j.events)
+	}
+	return j.events[i:], j.wake, ended, nil
+}
+
+// retire keeps at most Retain finished runs in memory; a kept run's
+// events are dropped from memory (its directory has them).
+func (s *Server) retire(j *job) {
+	j.mu.Lock()
+	if j.kept != nil {
+		j.events, j.onDisk = nil, true
+	}
+	j.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finishedOrder = append(s.finishedOrder, j.id)
+	for len(s.finishedOrder) > s.cfg.Retain {
+		delete(s.jobs, s.finishedOrder[0])
+		s.finishedOrder = s.finishedOrder[1:]
+	}
+}
+
+// runModel is a run's model: the shared client metered on the run's
+// ledger; it counts budget refusals by budget.
+type runModel struct {
+	inner llm.ChatModel
+	m     *metrics
+}
+
+// Chat sends req through the run's ledger.
+func (r *runModel) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := r.inner.Chat(ctx, req)
+	var le *llm.Error
+	if err != nil && errors.As(err, &le) && le.Kind == llm.KindBudget {
+		r.m.budgetRefusals.WithLabelValues(firstNonEmpty(le.Budget, "other")).Inc()
+	}
+	return resp, err
+}
+
+// Model is the default model name.
+func (r *runModel) Model() string {
+	if d, ok := r.inner.(interface{ Model() string }); ok {
+		return d.Model()
+	}
+	return ""
+}
+
+// SubModel is the sub-call model name.
+func (r *runModel) SubModel() string { return llm.SubModelOf(r.inner) }
+
+// Unwrap returns the metered model.
+func (r *runModel) Unwrap() llm.ChatModel { return r.inner }
+
+// sharedModel is the one upstream client of the server; it adds every
+// successful call's usage to the server-wide ledger the metrics read.
+type sharedModel struct {
+	inner  *llm.Client
+	ledger *llm.Ledger
+}
+
+// Chat sends req upstream.
+func (m *sharedModel) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := m.inner.Chat(ctx, req)
+	if err == nil {
+		model := firstNonEmpty(req.Model, m.inner.Model())
+		m.ledger.Record(model, resp.Usage)
+	}
+	return resp, err
+}
+
+// Model is the default model name.
+func (m *sharedModel) Model() string { return m.inner.Model() }
+
+// SubModel is the sub-call model name.
+func (m *sharedModel) SubModel() string { return m.inner.SubModel() }

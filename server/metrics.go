@@ -1,0 +1,231 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// metrics are the server's Prometheus metrics. They export the counters
+// the runs already keep, each from one source: the trajectory events as
+// they are written (requests, prompt sections, compressions, child runs),
+// each run's orchestrator.Metrics when it ends (prefix changes, sub-calls,
+// summarizer calls), the shared ledger at scrape time (tokens, calls and
+// cost by model), the client's failed attempts (retries, upstream errors)
+// and each sandbox step (duration, errors).
+type metrics struct {
+	reg *prometheus.Registry
+
+	runsStarted    prometheus.Counter
+	runsFinished   *prometheus.CounterVec
+	rejected       prometheus.Counter
+	runDuration    prometheus.Histogram
+	iterations     prometheus.Histogram
+	requests       *prometheus.CounterVec
+	sectionTokens  *prometheus.CounterVec
+	compressions   prometheus.Counter
+	savedTokens    prometheus.Counter
+	prefixChanges  prometheus.Counter
+	subCalls       prometheus.Counter
+	childRuns      *prometheus.CounterVec
+	retries        *prometheus.CounterVec
+	upstreamErrors *prometheus.CounterVec
+	budgetRefusals *prometheus.CounterVec
+	stepDuration   prometheus.Histogram
+	sandboxErrors  *prometheus.CounterVec
+	queueDepth     prometheus.Gauge
+	inFlight       prometheus.Gauge
+	httpRequests   *prometheus.CounterVec
+}
+
+func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
+	f := func(c prometheus.Collector) { reg.MustRegister(c) }
+	m := &metrics{reg: reg}
+	m.runsStarted = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_started_total", Help: "Runs that got a slot and started."})
+	m.runsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_runs_finished_total", Help: "Runs finished, by stop reason (submit, max_iterations, budget, errors, timeout, canceled, model_error)."}, []string{"stop_reason"})
+	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_rejected_total", Help: "Runs refused with 429 because every slot and queue place was taken."})
+	m.runDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_run_duration_seconds", Help: "Wall time of runs, queueing included.",
+		Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)})
+	m.iterations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_run_iterations", Help: "Iterations of each run tree (root and children).",
+		Buckets: []float64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}})
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_model_requests_total", Help: "Model requests: role root (requests of an RLM, root or child), sub (sub-calls from code), summarizer."}, []string{"role"})
+	m.sectionTokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_prompt_tokens_by_section_total", Help: "Prompt tokens of RLM requests by envelope section (system, meta, query, dynamic)."}, []string{"section"})
+	m.compressions = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_compressions_total", Help: "Compressions of the iteration history into the rolling summary."})
+	m.savedTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_compression_saved_tokens_total", Help: "Prompt tokens removed by compressions (before minus after)."})
+	m.prefixChanges = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_prompt_prefix_changes_total", Help: "Requests whose system+meta prefix changed from the previous one of the same RLM (prompt-cache misses)."})
+	m.subCalls = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_sub_calls_total", Help: "Sub-model requests made from code (llm_query, summarize, ...) that reached the model."})
+	m.childRuns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_rlm_queries_total", Help: "rlm_query calls, by mode: rlm (a child RLM) or llm (a plain sub-call at the depth limit)."}, []string{"mode"})
+	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_retries_total", Help: "Upstream request attempts that failed and were retried, by error kind."}, []string{"kind"})
+	m.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_errors_total", Help: "Upstream requests that failed after retries, by error kind."}, []string{"kind"})
+	m.budgetRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_budget_refusals_total", Help: "Model calls refused before sending by a run budget: calls, tokens or cost."}, []string{"budget"})
+	m.stepDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_sandbox_step_duration_seconds", Help: "Wall time of each code block run in the sandbox.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)})
+	m.sandboxErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_sandbox_errors_total", Help: "Code blocks that raised, by Python exception type (MemoryError, TimeoutError, ...)."}, []string{"type"})
+	m.queueDepth = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rlm_queue_depth", Help: "Runs waiting for a slot."})
+	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rlm_runs_in_flight", Help: "Runs executing now."})
+	m.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_http_requests_total", Help: "HTTP requests served, by status code."}, []string{"code"})
+	for _, c := range []prometheus.Collector{m.runsStarted, m.runsFinished, m.rejected, m.runDuration, m.iterations, m.requests, m.sectionTokens,
+		m.compressions, m.savedTokens, m.prefixChanges, m.subCalls, m.childRuns, m.retries, m.upstreamErrors, m.budgetRefusals,
+		m.stepDuration, m.sandboxErrors, m.queueDepth, m.inFlight, m.httpRequests} {
+		f(c)
+	}
+	f(&ledgerCollector{s: s})
+	f(collectors.NewGoCollector())
+	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is the registry of the server's metrics: other components
+// register their collectors on it to be served by GET /metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// event feeds one trajectory line to the metrics.
+func (m *metrics) event(line []byte) {
+	var e struct {
+		Type string `json:"type"`
+		Data struct {
+			Tokens     orchestrator.SectionTokens `json:"tokens"`
+			PreTokens  int                        `json:"pre_tokens"`
+			PostTokens int                        `json:"post_tokens"`
+			Mode       string                     `json:"mode"`
+		} `json:"data"`
+	}
+	switch {
+	case bytesContains(line, `"type":"request"`), bytesContains(line, `"type":"compression"`), bytesContains(line, `"type":"child_start"`):
+	default:
+		return // the other events feed nothing: do not parse them
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	switch e.Type {
+	case orchestrator.EventRequest:
+		m.requests.WithLabelValues("root").Inc()
+		t := e.Data.Tokens
+		m.sectionTokens.WithLabelValues("system").Add(float64(t.System))
+		m.sectionTokens.WithLabelValues("meta").Add(float64(t.Meta))
+		m.sectionTokens.WithLabelValues("query").Add(float64(t.Query))
+		m.sectionTokens.WithLabelValues("dynamic").Add(float64(t.Dynamic))
+	case orchestrator.EventCompression:
+		m.compressions.Inc()
+		m.savedTokens.Add(float64(max(e.Data.PreTokens-e.Data.PostTokens, 0)))
+	case orchestrator.EventChildStart:
+		m.childRuns.WithLabelValues(e.Data.Mode).Inc()
+	}
+}
+
+func bytesContains(b []byte, s string) bool {
+	return bytes.Contains(b, []byte(s))
+}
+
+// finished records a run's end.
+func (m *metrics) finished(spec *runSpec, res *orchestrator.Result, d time.Duration) {
+	m.runsFinished.WithLabelValues(string(res.StopReason)).Inc()
+	m.runDuration.Observe(d.Seconds())
+	m.iterations.Observe(float64(res.Metrics.Iterations))
+	m.prefixChanges.Add(float64(res.Metrics.PrefixChanges))
+	m.subCalls.Add(float64(res.Metrics.SubCalls))
+	m.requests.WithLabelValues("sub").Add(float64(res.Metrics.SubCalls))
+	m.requests.WithLabelValues("summarizer").Add(float64(res.Metrics.SummarizerCalls))
+}
+
+// attemptFailed counts a failed upstream attempt (llm.Config.OnAttemptError).
+func (m *metrics) attemptFailed(err error, retry bool) {
+	kind := llm.KindOf(err).String()
+	if errors.Is(err, context.Canceled) {
+		kind = "canceled"
+	}
+	if retry {
+		m.retries.WithLabelValues(kind).Inc()
+	} else {
+		m.upstreamErrors.WithLabelValues(kind).Inc()
+	}
+}
+
+// executors is the run's ExecutorFactory: the sandbox, each step timed
+// and its error counted by Python exception type.
+func (m *metrics) executors(ctx context.Context, spec orchestrator.ExecSpec) (orchestrator.Executor, error) {
+	ex, err := orchestrator.SandboxExecutors(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &timedExecutor{Executor: ex, m: m}, nil
+}
+
+type timedExecutor struct {
+	orchestrator.Executor
+	m *metrics
+}
+
+// excType finds the exception type in a traceback's last line.
+var excType = regexp.MustCompile(`(?m)^([A-Z][A-Za-z]*(?:Error|Exception|Interrupt|Exit))\b`)
+
+// Exec runs one code block, timing it.
+func (t *timedExecutor) Exec(ctx context.Context, code string) (*orchestrator.ExecResult, error) {
+	start := time.Now()
+	res, err := t.Executor.Exec(ctx, code)
+	t.m.stepDuration.Observe(time.Since(start).Seconds())
+	if res != nil && res.Err != nil && !res.Submitted {
+		t.m.sandboxErrors.WithLabelValues(errorType(res.Err, res.ErrText)).Inc()
+	}
+	return res, err
+}
+
+// errorType is the Python exception type of a step's error.
+func errorType(err error, text string) string {
+	var se *sandbox.ScriptError
+	if errors.As(err, &se) && se.Kind != "" {
+		return se.Kind
+	}
+	var pe *sandbox.PyError
+	if errors.As(err, &pe) && pe.Kind != "" {
+		return pe.Kind
+	}
+	if all := excType.FindAllStringSubmatch(text, -1); len(all) > 0 {
+		return all[len(all)-1][1]
+	}
+	return "other"
+}
+
+// ledgerCollector exports the shared ledger's totals by model at scrape
+// time: calls, tokens (prompt, completion, cached) and cost.
+type ledgerCollector struct{ s *Server }
+
+var (
+	descCalls  = prometheus.NewDesc("rlm_upstream_calls_total", "Successful upstream model calls, by model.", []string{"model"}, nil)
+	descTokens = prometheus.NewDesc("rlm_tokens_total", "Tokens of successful upstream calls, by model and type (prompt, completion, cached).", []string{"model", "type"}, nil)
+	descCost   = prometheus.NewDesc("rlm_cost_usd_total", "Cost in USD of the upstream calls of models with a known price, by model.", []string{"model"}, nil)
+)
+
+func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descCalls
+	ch <- descTokens
+	ch <- descCost
+}
+
+func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
+	for model, t := range c.s.ledger.ByModel() {
+		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(t.Calls), model)
+		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(t.PromptTokens), model, "prompt")
+		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(t.CompletionTokens), model, "completion")
+		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(t.CachedTokens), model, "cached")
+		if t.CostKnown {
+			ch <- prometheus.MustNewConstMetric(descCost, prometheus.CounterValue, t.CostUSD, model)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
+)
+
+// ModelName is the model clients ask for: "rlm" runs the server's root
+// model, "rlm:MODEL" the upstream MODEL.
+const ModelName = "rlm"
+
+// chatRequest is the part of an OpenAI chat completion request the server
+// reads; the other OpenAI fields (temperature, user, ...) are accepted and
+// ignored: the RLM's own model calls use the server's settings.
+type chatRequest struct {
+	Model         string          `json:"model"`
+	Messages      []chatMessage   `json:"messages"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *streamOptions  `json:"stream_options"`
+	N             *int            `json:"n"`
+	RLM           json.RawMessage `json:"rlm"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name,omitempty"`
+}
+
+// rlmOptions is the "rlm" field of a request. Unknown fields are refused.
+type rlmOptions struct {
+	// Variables maps names to a string (text), any other JSON value
+	// (typed), or "store:KEY".
+	Variables json.RawMessage `json:"variables"`
+	// Output is the declared output schema, e.g. "answer:str, confidence:float".
+	Output string `json:"output"`
+	// Per-request budgets: each can only lower the server's cap.
+	MaxIterations      int     `json:"max_iterations"`
+	MaxDepth           int     `json:"max_depth"`
+	ChildIterations    int     `json:"child_iterations"`
+	MaxTotalIterations int     `json:"max_total_iterations"`
+	MaxErrors          int     `json:"max_errors"`
+	MaxLLMCalls        int     `json:"max_llm_calls"`
+	MaxTokens          int     `json:"max_tokens"`
+	MaxCostUSD         float64 `json:"max_cost_usd"`
+	TimeoutSeconds     float64 `json:"timeout_seconds"`
+}
+
+// rlmFields lists the fields of rlmOptions for error messages.
+func rlmFields() string {
+	return "variables, output, max_iterations, max_depth, child_iterations, max_total_iterations, max_errors, max_llm_calls, max_tokens, max_cost_usd, timeout_seconds"
+}
+
+// runSpec is a validated request: everything a run needs.
+type runSpec struct {
+	query   string
+	model   string // the requested model name as the client gave it
+	root    string // upstream root model ("" = the server's)
+	ctx     *rlmctx.ExternalizedContext
+	output  string
+	schema  orchestrator.Schema
+	engine  orchestrator.Config
+	budgets llm.Limits
+	vars    []string // variable names, for the run record
+
+	stream       bool
+	includeUsage bool
+}
+
+// badRequest is a 400 naming the offending field.
+func badRequest(field, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &apiError{status: 400, typ: "invalid_request_error", param: field, msg: msg, err: ErrBadRequest}
+}
+
+// decodeJSON decodes a request body, naming the field of a type error.
+func decodeJSON(body []byte, v any, strict bool, prefix string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			field := prefix + te.Field
+			return badRequest(strings.TrimSuffix(field, "."), "want %s, got a JSON %s", te.Type, te.Value)
+		case errors.As(err, &se):
+			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON at byte %d: %v", se.Offset, err)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return badRequest(prefix+name, "unknown field (known fields of %s: %s)", strings.TrimSuffix(prefix, "."), rlmFields())
+		default:
+			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: %v", err)
+		}
+	}
+	if dec.More() {
+		return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: data after the object")
+	}
+	return nil
+}
+
+// messageText returns a message's text: a string, or the text parts of an
+// array of content parts.
+func messageText(i int, raw json.RawMessage) (string, error) {
+	field := fmt.Sprintf("messages[%d].content", i)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", badRequest(field, "want a string or an array of text parts")
+	}
+	var b strings.Builder
+	for j, p := range parts {
+		if p.Type != "text" {
+			return "", badRequest(fmt.Sprintf("%s[%d].type", field, j), "only text parts are supported, not %q", p.Type)
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// parseChat validates a chat completion request (the body of POST
+// /v1/chat/completions and POST /v1/runs) into a run spec.
+func (s *Server) parseChat(body []byte) (*runSpec, error) {
+	var req chatRequest
+	if err := decodeJSON(body, &req, false, ""); err != nil {
+		return nil, err
+	}
+	spec := &runSpec{model: req.Model, stream: req.Stream}
+	if req.StreamOptions != nil {
+		spec.includeUsage = req.StreamOptions.IncludeUsage
+	}
+	switch {
+	case req.Model == "":
+		return nil, badRequest("model", "required: %q (the server's root model) or %q", ModelName, ModelName+":MODEL")
+	case req.Model == ModelName:
+	case strings.HasPrefix(req.Model, ModelName+":") && len(req.Model) > len(ModelName)+1:
+		spec.root = strings.TrimPrefix(req.Model, ModelName+":")
+	default:
+		return nil, &apiError{status: 404, typ: "invalid_request_error", param: "model", code: "model_not_found",
+			msg: fmt.Sprintf("model: %q does not exist: use %q or %q (GET /v1/models lists them)", req.Model, ModelName, ModelName+":MODEL"), err: ErrNotFound}
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, badRequest("n", "only 1 choice is supported")
+	}
+	// The last user message is the query; the earlier ones are the
+	// conversation.
+	last := -1
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil, badRequest("messages", "no user message: the last user message is the query")
+	}
+	conv := make([]any, 0, last)
+	for i, m := range req.Messages {
+		text, err := messageText(i, m.Content)
+		if err != nil {
+			return nil, err
+		}
+		if m.Role == "" {
+			return nil, badRequest(fmt.Sprintf("messages[%d].role", i), "required")
+		}
+		if i == last {
+			spec.query = text
+			continue
+		}
+		if i > last {
+			continue // e.g. a trailing assistant prefill: not used
+		}
+		d := rlmctx.NewDict(2)
+		d.Set("role", m.Role)
+		d.Set("content", text)
+		conv = append(conv, d)
+	}
+	if strings.TrimSpace(spec.query) == "" {
+		return nil, badRequest(fmt.Sprintf("messages[%d].content", last), "the query (the last user message) is empty")
+	}
+	var opts rlmOptions
+	if len(req.RLM) > 0 && string(req.RLM) != "null" {
+		if err := decodeJSON(req.RLM, &opts, true, "rlm."); err != nil {
+			return nil, err
+		}
+	}
+	spec.ctx = rlmctx.NewContext(spec.query)
+	if len(conv) > 0 {
+		v, err := rlmctx.NewVariable("conversation", conv, rlmctx.WithType(rlmctx.Conversation), rlmctx.WithSource("messages"))
+		if err != nil {
+			return nil, badRequest("messages", "%v", err)
+		}
+		if err := spec.ctx.AddVariable(v); err != nil {
+			return nil, badRequest("messages", "%v", err)
+		}
+		spec.vars = append(spec.vars, "conversation")
+	}
+	if err := s.addVariables(spec, opts.Variables); err != nil {
+		return nil, err
+	}
+	spec.ctx.CheckSizeLimits(s.cfg.Sizes)
+	spec.ctx.AutoChunk(s.cfg.Sizes)
+	if err := s.applyOptions(spec, opts); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+// addVariables adds the rlm.variables to the run's context, in the order
+// the request gives them.
+func (s *Server) addVariables(spec *runSpec, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	v, err := pyjson.Decode(raw)
+	if err != nil {
+		return badRequest("rlm.variables", "%v", err)
+	}
+	vars, ok := v.(*rlmctx.Dict)
+	if !ok {
+		return badRequest("rlm.variables", "want an object of NAME: value")
+	}
+	for _, name := range vars.Keys() {
+		field := "rlm.variables." + name
+		val, _ := vars.Get(name)
+		if err := rlmctx.ValidateName(name); err != nil {
+			return badRequest(field, "%v", err)
+		}
+		if err := orchestrator.CheckVarName(name); err != nil {
+			return badRequest(field, "%v", err)
+		}
+		if _, dup := spec.ctx.Get(name); dup {
+			return badRequest(field, "the name is used twice (conversation holds the earlier messages)")
+		}
+		var variable *rlmctx.Variable
+		if str, ok := val.(string); ok && strings.HasPrefix(str, rlmctx.StorePrefix) {
+			spec2 := rlmctx.VarSpec{Name: name, Source: str}
+			variable, _, err = rlmctx.LoadVar(context.Background(), spec2, rlmctx.LoadOptions{Store: s.store})
+			if errors.Is(err, rlmctx.ErrNotFound) {
+				return &apiError{status: 400, typ: "invalid_request_error", param: field, code: "store_key_not_found",
+					msg: fmt.Sprintf("%s: %v (GET /v1/vars lists the keys)", field, err), err: ErrBadRequest}
+			}
+		} else {
+			typ := rlmctx.Text
+			if _, isStr := val.(string); !isStr {
+				typ = rlmctx.InferType(val)
+			}
+			variable, err = rlmctx.NewVariable(name, val, rlmctx.WithType(typ), rlmctx.WithSource("request"))
+		}
+		if err != nil {
+			return badRequest(field, "%v", err)
+		}
+		if err := spec.ctx.AddVariable(variable); err != nil {
+			return badRequest(field, "%v", err)
+		}
+		spec.vars = append(spec.vars, name)
+	}
+	return nil
+}
+
+// lowerInt applies a per-request limit v to the server's cap: 0 keeps the
+// cap; a value above a cap is refused (a request can only lower caps).
+// capv 0 means the server sets no cap.
+func lowerInt(field string, v, capv, min int) (int, error) {
+	switch {
+	case v == 0:
+		return capv, nil
+	case v < min:
+		return 0, badRequest(field, "must be >= %d", min)
+	case capv > 0 && v > capv:
+		return 0, badRequest(field, "%d is over the server's cap %d (a request can only lower it)", v, capv)
+	}
+	return v, nil
+}
+
+// applyOptions sets the run's engine configuration and budgets: the
+// server's, lowered by the request.
+func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
+	e := s.cfg.Engine
+	spec.output = s.cfg.Output
+	if o.Output != "" {
+		spec.output = o.Output
+	}
+	schema, err := orchestrator.ParseSchema(spec.output)
+	if err != nil {
+		field := "rlm.output"
+		if o.Output == "" {
+			field = ""
+		}
+		return badRequest(field, "%v", err)
+	}
+	spec.schema = schema
+	if e.MaxIterations, err = lowerInt("rlm.max_iterations", o.MaxIterations, e.MaxIterations, 1); err != nil {
+		return err
+	}
+	if e.MaxDepth, err = lowerInt("rlm.max_depth", o.MaxDepth, e.MaxDepth, 1); err != nil {
+		return err
+	}
+	if e.ChildMaxIterations, err = lowerInt("rlm.child_iterations", o.ChildIterations, e.ChildMaxIterations, 1); err != nil {
+		return err
+	}
+	if e.MaxTotalIterations, err = lowerInt("rlm.max_total_iterations", o.MaxTotalIterations, e.MaxTotalIterations, 1); err != nil {
+		return err
+	}
+	if e.MaxConsecutiveErrors, err = lowerInt("rlm.max_errors", o.MaxErrors, e.MaxConsecutiveErrors, 1); err != nil {
+		return err
+	}
+	b := s.cfg.Budgets
+	if b.MaxCalls, err = lowerInt("rlm.max_llm_calls", o.MaxLLMCalls, b.MaxCalls, 1); err != nil {
+		return err
+	}
+	if b.MaxTokens, err = lowerInt("rlm.max_tokens", o.MaxTokens, b.MaxTokens, 1); err != nil {
+		return err
+	}
+	switch c := o.MaxCostUSD; {
+	case c == 0:
+	case c < 0 || math.IsNaN(c):
+		return badRequest("rlm.max_cost_usd", "must be > 0")
+	case b.MaxCostUSD > 0 && c > b.MaxCostUSD:
+		return badRequest("rlm.max_cost_usd", "%g is over the server's cap %g (a request can only lower it)", c, b.MaxCostUSD)
+	default:
+		b.MaxCostUSD = c
+	}
+	switch t := o.TimeoutSeconds; {
+	case t == 0:
+	case t < 0 || math.IsNaN(t) || t > 1e9:
+		return badRequest("rlm.timeout_seconds", "must be > 0")
+	default:
+		d := time.Duration(t * float64(time.Second))
+		if e.Timeout > 0 && d > e.Timeout {
+			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", t, e.Timeout)
+		}
+		e.Timeout = d
+	}
+	if b.MaxCostUSD > 0 {
+		// A cost limit counts only priced models: refuse, as rlm run does,
+		// a run whose models have no known price.
+		for _, name := range []string{firstNonEmpty(spec.root, s.cfg.LLM.Model), s.subModel()} {
+			if _, ok := s.cfg.Prices.Lookup(name); name != "" && !ok {
+				return badRequest("rlm.max_cost_usd", "no price is known for model %q, so a cost limit cannot be enforced; limit max_tokens instead", name)
+			}
+		}
+	}
+	spec.engine, spec.budgets = e, b
+	return nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,226 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rlmhq/rlm/runs"
+)
+
+// handleRunCreate starts a run that outlives the request: 202 with the
+// run's id and links.
+func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	spec, err := s.parseChat(body)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	spec.stream = false
+	j, err := s.start(context.WithoutCancel(r.Context()), spec)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	noteRun(r.Context(), j.id, 0, nil)
+	w.Header().Set("Location", "/v1/runs/"+j.id)
+	writeJSON(w, http.StatusAccepted, j.snapshot())
+}
+
+// lookup finds a run in memory.
+func (s *Server) lookup(id string) *job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[id]
+}
+
+func notFound(id string) error {
+	return &apiError{status: 404, typ: "invalid_request_error", code: "run_not_found", msg: fmt.Sprintf("no run %q", id), err: ErrNotFound}
+}
+
+// keptResult reads a finished run from the runs directory (a run of an
+// earlier server process, or one no longer retained in memory).
+func (s *Server) keptResult(id string) (*RunResult, error) {
+	if s.runsRoot == nil || runs.CheckID(id) != nil {
+		return nil, notFound(id)
+	}
+	m, err := s.runsRoot.Get(id)
+	if err != nil {
+		return nil, notFound(id)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.runsRoot.Path(id), runs.ResultFile)); err == nil {
+		var res RunResult
+		if json.Unmarshal(b, &res) == nil && res.ID == id {
+			return &res, nil
+		}
+	}
+	res := &RunResult{ID: id, Object: "rlm.run", Status: string(m.Status), Query: m.Query, Created: m.Started.Unix(),
+		StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations, CostUSD: m.CostUSD}
+	if m.Status == runs.StatusRunning || m.Status == runs.StatusInterrupted {
+		res.Status = StateCanceled // its process is gone
+	}
+	return res, nil
+}
+
+func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if j := s.lookup(id); j != nil {
+		writeJSON(w, 200, j.snapshot())
+		return
+	}
+	res, err := s.keptResult(id)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	writeJSON(w, 200, res)
+}
+
+// handleRunCancel cancels a run; it answers when the run has stopped,
+// with its partial answer.
+func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	j := s.lookup(id)
+	if j == nil {
+		if res, err := s.keptResult(id); err == nil {
+			writeJSON(w, 200, res) // already finished
+			return
+		}
+		s.writeError(w, notFound(id))
+		return
+	}
+	j.cancel(ErrCanceled)
+	select {
+	case <-j.done:
+	case <-r.Context().Done():
+		return
+	}
+	res := j.snapshot()
+	noteRun(r.Context(), id, usageTotal(res), res.CostUSD)
+	writeJSON(w, 200, res)
+}
+
+// handleRunEvents streams the run's trajectory as Server-Sent Events:
+// the events so far, then live ones until the run ends, then an "end"
+// event with the result. Each event's id is its line number, and a client
+// reconnecting with Last-Event-ID continues after it.
+func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	j := s.lookup(id)
+	if j == nil {
+		s.streamKept(w, r, id)
+		return
+	}
+	next := 0
+	if last, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && last > 0 {
+		next = last
+	}
+	sse := newSSE(w)
+	for {
+		lines, wake, ended, err := j.eventsFrom(next)
+		if err != nil {
+			return
+		}
+		for _, line := range lines {
+			next++
+			if sse.event("trajectory", strconv.Itoa(next), line) != nil {
+				return
+			}
+		}
+		if ended {
+			break
+		}
+		select {
+		case <-wake:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	<-j.done
+	b, _ := json.Marshal(j.snapshot())
+	_ = sse.event("end", strconv.Itoa(next+1), b)
+}
+
+// streamKept streams the trajectory of a run found only in the runs
+// directory (finished).
+func (s *Server) streamKept(w http.ResponseWriter, r *http.Request, id string) {
+	res, err := s.keptResult(id)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.writeError(w, err)
+		return
+	}
+	sse := newSSE(w)
+	n := 0
+	for _, line := range splitLines(b) {
+		n++
+		if sse.event("trajectory", strconv.Itoa(n), line) != nil {
+			return
+		}
+	}
+	out, _ := json.Marshal(res)
+	_ = sse.event("end", strconv.Itoa(n+1), out)
+}
+
+// handleRunTrajectory answers the run's JSONL trajectory so far.
+func (s *Server) handleRunTrajectory(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var lines [][]byte
+	if j := s.lookup(id); j != nil {
+		var err error
+		if lines, _, _, err = j.eventsFrom(0); err != nil {
+			s.writeError(w, err)
+			return
+		}
+	} else {
+		if _, err := s.keptResult(id); err != nil {
+			s.writeError(w, err)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.writeError(w, err)
+			return
+		}
+		lines = splitLines(b)
+	}
+	w.Header().Set("Content-Type", "application/jsonl")
+	w.WriteHeader(200)
+	for _, l := range lines {
+		if _, err := w.Write(l); err != nil {
+			return
+		}
+	}
+}
+
+// splitLines splits JSONL into lines (each with its newline), dropping a
+// torn last line.
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		if i == len(b) {
+			break // torn
+		}
+		out = append(out, b[:i+1])
+		b = b[i+1:]
+	}
+	return out
+}

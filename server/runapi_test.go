@@ -1,0 +1,156 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sseEvents parses a text/event-stream body into (event, data) pairs.
+func sseEvents(t *testing.T, raw []byte) (names []string, data []string) {
+	t.Helper()
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	name := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			names, data = append(names, name), append(data, strings.TrimPrefix(line, "data: "))
+		}
+	}
+	return names, data
+}
+
+func TestRunAPI(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, hdr, body := ts.do(t, "POST", "/v1/runs", chatBody("sub", nil))
+	require.Equal(t, 202, code, string(body))
+	var created RunResult
+	require.NoError(t, json.Unmarshal(body, &created))
+	require.NotEmpty(t, created.ID)
+	assert.Equal(t, "/v1/runs/"+created.ID, hdr.Get("Location"))
+	assert.Contains(t, []string{StateQueued, StateRunning}, created.Status)
+
+	// The events stream is live: it ends with the run, with an end event.
+	code, hdr, raw := ts.do(t, "GET", "/v1/runs/"+created.ID+"/events", nil)
+	require.Equal(t, 200, code)
+	assert.Equal(t, "text/event-stream", hdr.Get("Content-Type"))
+	names, data := sseEvents(t, raw)
+	require.NotEmpty(t, names)
+	assert.Equal(t, "end", names[len(names)-1])
+	var types []string
+	for i, d := range data[:len(data)-1] {
+		assert.Equal(t, "trajectory", names[i])
+		var e struct{ Type string }
+		require.NoError(t, json.Unmarshal([]byte(d), &e))
+		types = append(types, e.Type)
+	}
+	assert.Equal(t, "run_start", types[0])
+	assert.Equal(t, "run_end", types[len(types)-1])
+	var end RunResult
+	require.NoError(t, json.Unmarshal([]byte(data[len(data)-1]), &end))
+	assert.Equal(t, "sub:hello", end.Answer)
+
+	res := ts.waitRun(t, created.ID)
+	assert.Equal(t, StateDone, res.Status)
+	assert.Equal(t, "sub:hello", res.Answer)
+	assert.Equal(t, "submit", res.StopReason)
+	require.NotNil(t, res.Usage)
+	assert.Equal(t, 3, res.Usage.Calls, "two root requests and a sub-call")
+
+	// The trajectory is the JSONL the events carried.
+	code, _, traj := ts.do(t, "GET", "/v1/runs/"+created.ID+"/trajectory", nil)
+	require.Equal(t, 200, code)
+	lines := strings.Split(strings.TrimSpace(string(traj)), "\n")
+	assert.Len(t, lines, len(types))
+
+	// Unknown runs are 404.
+	code, _, _ = ts.do(t, "GET", "/v1/runs/nope", nil)
+	assert.Equal(t, 404, code)
+}
+
+func TestRunOutlivesRequestAndCancelKeepsPartial(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 150*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 40 })
+	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
+	require.Equal(t, 202, code, string(body))
+	var created RunResult
+	require.NoError(t, json.Unmarshal(body, &created))
+	// The request that started it is over; the run goes on.
+	require.Eventually(t, func() bool {
+		_, _, b := ts.do(t, "GET", "/v1/runs/"+created.ID+"/trajectory", nil)
+		return strings.Count(string(b), `"type":"exec"`) >= 2
+	}, 20*time.Second, 20*time.Millisecond)
+	code, _, body = ts.do(t, "DELETE", "/v1/runs/"+created.ID, nil)
+	require.Equal(t, 200, code, string(body))
+	var res RunResult
+	require.NoError(t, json.Unmarshal(body, &res))
+	assert.Equal(t, StateCanceled, res.Status)
+	assert.Equal(t, "canceled", res.StopReason)
+	assert.True(t, res.Partial)
+	assert.Contains(t, res.Error, "canceled by request")
+	assert.GreaterOrEqual(t, res.Iterations, 2)
+	// GET after the cancel gives the same record.
+	got := ts.waitRun(t, created.ID)
+	assert.Equal(t, StateCanceled, got.Status)
+}
+
+func TestStoreAPI(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, hdr, body := ts.do(t, "PUT", "/v1/vars/docs/readme", "hello store")
+	require.Equal(t, 201, code, string(body))
+	tag := hdr.Get("ETag")
+	require.NotEmpty(t, tag)
+
+	code, hdr, body = ts.do(t, "GET", "/v1/vars/docs/readme", nil)
+	require.Equal(t, 200, code)
+	assert.Equal(t, "hello store", string(body))
+	assert.Equal(t, tag, hdr.Get("ETag"))
+	assert.Equal(t, "text", hdr.Get("X-RLM-Type"))
+
+	// Compare-and-swap on the content hash.
+	code, hdr, _ = ts.do(t, "PUT", "/v1/vars/docs/readme", "second", "If-Match", tag)
+	require.Equal(t, 200, code)
+	newTag := hdr.Get("ETag")
+	assert.NotEqual(t, tag, newTag)
+	code, _, body = ts.do(t, "PUT", "/v1/vars/docs/readme", "stale write", "If-Match", tag)
+	require.Equal(t, 412, code, string(body))
+	assert.Contains(t, string(body), "precondition_failed")
+	code, _, _ = ts.do(t, "PUT", "/v1/vars/docs/readme", "create only", "If-None-Match", "*")
+	assert.Equal(t, 412, code)
+	code, _, body = ts.do(t, "GET", "/v1/vars/docs/readme", nil)
+	require.Equal(t, 200, code)
+	assert.Equal(t, "second", string(body), "the stale writes changed nothing")
+
+	// JSON values are typed.
+	code, _, _ = ts.do(t, "PUT", "/v1/vars/data", map[string]any{"n": 41})
+	require.Equal(t, 201, code)
+	code, _, body = ts.do(t, "GET", "/v1/vars", nil)
+	require.Equal(t, 200, code)
+	var list struct{ Data []varInfo }
+	require.NoError(t, json.Unmarshal(body, &list))
+	require.Len(t, list.Data, 2)
+	assert.Equal(t, "data", list.Data[0].Key)
+	assert.Equal(t, "json", list.Data[0].Type)
+
+	// store:KEY variables load from the store.
+	code, _, body = ts.do(t, "POST", "/v1/chat/completions", chatBody("typed", map[string]any{
+		"variables": map[string]any{"data": "store:data"}}))
+	require.Equal(t, 200, code, string(body))
+	assert.Contains(t, string(body), `"content":"42"`)
+
+	code, _, _ = ts.do(t, "DELETE", "/v1/vars/data", nil, "If-Match", `"0000"`)
+	assert.Equal(t, 412, code)
+	code, _, _ = ts.do(t, "DELETE", "/v1/vars/data", nil)
+	assert.Equal(t, 204, code)
+	code, _, _ = ts.do(t, "GET", "/v1/vars/data", nil)
+	assert.Equal(t, 404, code)
+}

@@ -1,0 +1,261 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/runs"
+)
+
+// Server serves RLM runs over HTTP. Create it with [New], serve
+// [Server.Handler] (e.g. on the listener of [Server.Listen]), and stop it
+// with [Server.Drain] then [Server.Close].
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	client   *llm.Client
+	shared   *sharedModel
+	embedder llm.Embedder
+	ledger   *llm.Ledger // every run's usage, for the metrics
+	store    *rlmctx.Store
+	runsRoot *runs.Root
+	metrics  *metrics
+	secrets  []string
+	slots    chan struct{}
+	handler  http.Handler
+	http     *http.Client // readiness probe of the upstream
+
+	mu            sync.Mutex
+	jobs          map[string]*job
+	finishedOrder []string
+	active        int // runs admitted and not finished (queued or running)
+	draining      bool
+	wg            sync.WaitGroup
+}
+
+// New builds a server: one upstream client, the store, the metrics.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
+	s.secrets = cfg.LLM.Secrets()
+	if cfg.Token != "" {
+		s.secrets = append(s.secrets, cfg.Token)
+	}
+	s.ledger = llm.NewLedger(llm.LedgerConfig{Prices: cfg.Prices})
+	s.metrics = newMetrics(cfg.Registry, s)
+	lc := cfg.LLM
+	lc.EmbedLedger = s.ledger
+	prev := lc.OnAttemptError
+	lc.OnAttemptError = func(err error, retry bool) {
+		s.metrics.attemptFailed(err, retry)
+		if prev != nil {
+			prev(err, retry)
+		}
+	}
+	client, err := llm.New(lc)
+	if err != nil {
+		return nil, err
+	}
+	s.client = client
+	s.shared = &sharedModel{inner: client, ledger: s.ledger}
+	if lc.EmbeddingModel != "" {
+		s.embedder = client
+	}
+	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: cfg.StoreDir})
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	if cfg.RunsDir != "" {
+		s.runsRoot = runs.NewRoot(cfg.RunsDir)
+	}
+	s.http = &http.Client{Timeout: 3 * time.Second}
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// Handler is the server's HTTP handler (auth and access log included).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Store is the server's variable store.
+func (s *Server) Store() *rlmctx.Store { return s.store }
+
+// subModel is the model of sub-calls.
+func (s *Server) subModel() string { return firstNonEmpty(s.cfg.LLM.SubModel, s.cfg.LLM.Model) }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("GET /v1/models/{model}", s.handleModel)
+	mux.HandleFunc("POST /v1/runs", s.handleRunCreate)
+	mux.HandleFunc("GET /v1/runs/{id}", s.handleRunGet)
+	mux.HandleFunc("DELETE /v1/runs/{id}", s.handleRunCancel)
+	mux.HandleFunc("GET /v1/runs/{id}/events", s.handleRunEvents)
+	mux.HandleFunc("GET /v1/runs/{id}/trajectory", s.handleRunTrajectory)
+	mux.HandleFunc("GET /v1/vars", s.handleVarList)
+	mux.HandleFunc("GET /v1/vars/{key...}", s.handleVarGet)
+	mux.HandleFunc("PUT /v1/vars/{key...}", s.handleVarPut)
+	mux.HandleFunc("DELETE /v1/vars/{key...}", s.handleVarDelete)
+	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.HandleFunc("GET /readyz", s.handleReady)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, &apiError{status: 404, typ: "invalid_request_error", code: "not_found",
+			msg: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path), err: ErrNotFound})
+	})
+	return mux
+}
+
+// Listen listens on addr (HOST:PORT). Without a token it refuses any
+// address that is not loopback (ErrInsecure).
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	if s.cfg.Token == "" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("server: address %q: %w", addr, err)
+		}
+		if !isLoopback(host) {
+			return nil, fmt.Errorf("%w: %s (set a token, or listen on 127.0.0.1)", ErrInsecure, addr)
+		}
+	}
+	return net.Listen("tcp", addr)
+}
+
+// isLoopback reports whether host names only loopback addresses.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Drain stops taking runs, gives the runs in progress up to timeout to
+// finish, then cancels the rest (their partial answers are recorded) and
+// waits for them until ctx ends. It returns how many runs it canceled.
+func (s *Server) Drain(ctx context.Context, timeout time.Duration) int {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return 0
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	n := 0
+	for _, j := range s.jobs {
+		select {
+		case <-j.done:
+		default:
+			j.cancel(ErrDraining)
+			n++
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return n
+}
+
+// Close releases the store. Call it after Drain.
+func (s *Server) Close() error { return s.store.Close() }
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, map[string]string{"status": "ok"})
+}
+
+// handleReady answers 200 when the upstream answers HTTP, the store is
+// writable and the server is not draining; 503 otherwise, naming what
+// failed.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	checks := map[string]string{}
+	ok := true
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		checks["server"], ok = "draining", false
+	} else {
+		checks["server"] = "ok"
+	}
+	if err := s.probeUpstream(r.Context()); err != nil {
+		checks["upstream"], ok = s.redact(err.Error()), false
+	} else {
+		checks["upstream"] = "ok"
+	}
+	if err := s.probeStore(); err != nil {
+		checks["store"], ok = s.redact(err.Error()), false
+	} else {
+		checks["store"] = "ok"
+	}
+	status := 200
+	if !ok {
+		status = 503
+	}
+	writeJSON(w, status, map[string]any{"ready": ok, "checks": checks})
+}
+
+// probeUpstream sends GET {base}/models: any HTTP answer means the
+// upstream is reachable.
+func (s *Server) probeUpstream(ctx context.Context) error {
+	base := firstNonEmpty(s.cfg.LLM.BaseURL, llm.DefaultBaseURL)
+	u, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("upstream base URL: %w", err)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/models"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fmt.Errorf("upstream base URL: %w", err)
+	}
+	if s.cfg.LLM.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+s.cfg.LLM.APIKey)
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("upstream %s unreachable: %w", llm.RedactURL(base), err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("upstream %s answers %d", llm.RedactURL(base), resp.StatusCode)
+	}
+	return nil
+}
+
+// probeStore writes and removes a file in the store directory.
+func (s *Server) probeStore() error {
+	dir := s.store.Dir()
+	if dir == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, ".readyz-*")
+	if err != nil {
+		return fmt.Errorf("store not writable: %w", err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(filepath.Clean(name))
+}
