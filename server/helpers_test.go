@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -89,8 +92,10 @@ func rootReply(c llmtest.Call) llmtest.Reply {
 		return code("print(1)")
 	case "loop":
 		return code("while True:\n    pass")
+	case "huge":
+		return code("x = 'a' * (10 ** 10)")
 	case "bomb":
-		return code("x = []\nwhile True:\n    x.append('a' * 100000)")
+		return code("x = []\nwhile True:\n    x.append('a' * 10000000)")
 	case "leak":
 		// The upstream sends the key back: the client redacts it.
 		return llmtest.Text("the key is " + canaryKey + "\n```python\nSUBMIT(answer=\"key " + canaryKey + "\")\n```")
@@ -245,4 +250,31 @@ func (ts *testServer) waitRun(t testing.TB, id string) RunResult {
 	}
 	t.Fatalf("run %s did not finish", id)
 	return RunResult{}
+}
+
+// readTree concatenates every file under dir.
+func readTree(t testing.TB, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		b.Write(data)
+		return err
+	})
+	require.NoError(t, err)
+	return b.String()
+}
+
+// metricLines returns the lines of a /metrics text for one metric name.
+func metricLines(text, name string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, name+"{") || strings.HasPrefix(l, name+" ") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }

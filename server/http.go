@@ -52,7 +52,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	b.Error.Message = s.redact(ae.msg)
 	b.Error.Type = ae.typ
 	if ae.param != "" {
-		p := ae.param
+		p := s.redact(ae.param)
 		b.Error.Param = &p
 	}
 	if ae.code != "" {

@@ -129,15 +129,13 @@ func (j *job) run() {
 	}
 	s.metrics.queueDepth.Dec()
 	s.metrics.inFlight.Inc()
-	defer func() {
-		s.metrics.inFlight.Dec()
-		<-s.slots
-	}()
 	j.mu.Lock()
 	j.state, j.started = StateRunning, time.Now()
 	j.mu.Unlock()
 	s.metrics.runsStarted.Inc()
 	res, err := j.execute()
+	s.metrics.inFlight.Dec()
+	<-s.slots
 	j.finish(res, err)
 }
 
@@ -234,8 +232,11 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 			res.Err = cause
 		}
 	}
+	ended := time.Now()
+	// The metrics count the run before anyone can see it ended.
+	j.s.metrics.finished(j.spec, res, ended.Sub(j.created))
 	j.mu.Lock()
-	j.res, j.ended = res, time.Now()
+	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
 	j.result = j.resultLocked()
 	kept := j.kept
@@ -248,7 +249,6 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
 		}
 	}
-	j.s.metrics.finished(j.spec, res, j.ended.Sub(j.created))
 	j.mu.Lock()
 	close(j.wake)
 	j.wake = make(chan struct{})

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestQueueFullIs429WithRetryAfter(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 100*time.Millisecond), func(c *Config) {
+		c.MaxRuns, c.Queue = 1, 1
+		c.Engine.MaxIterations = 40
+	})
+	var ids []string
+	for range 2 { // one runs, one queues
+		code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
+		require.Equal(t, 202, code, string(body))
+		var r RunResult
+		require.NoError(t, json.Unmarshal(body, &r))
+		ids = append(ids, r.ID)
+	}
+	code, hdr, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("echo x", nil))
+	require.Equal(t, 429, code, string(body))
+	assert.Equal(t, "5", hdr.Get("Retry-After"))
+	assert.Contains(t, string(body), "too_many_runs")
+	_, _, b := ts.do(t, "GET", "/v1/runs/"+ids[1], nil)
+	assert.Contains(t, string(b), `"status":"queued"`)
+	// A canceled queued run never starts and frees its place.
+	code, _, b = ts.do(t, "DELETE", "/v1/runs/"+ids[1], nil)
+	require.Equal(t, 200, code)
+	assert.Contains(t, string(b), `"status":"canceled"`)
+	ts.do(t, "DELETE", "/v1/runs/"+ids[0], nil)
+	code, _, body = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo free again", nil))
+	require.Equal(t, 200, code, string(body))
+}
+
+func TestDrainCancelsRunsKeepingPartials(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 50*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 200 })
+	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
+	require.Equal(t, 202, code)
+	var r RunResult
+	require.NoError(t, json.Unmarshal(body, &r))
+	require.Eventually(t, func() bool { return ts.up.Count() >= 2 }, 20*time.Second, 5*time.Millisecond)
+	n := ts.s.Drain(context.Background(), 100*time.Millisecond)
+	assert.Equal(t, 1, n)
+	got := ts.waitRun(t, r.ID)
+	assert.Equal(t, StateCanceled, got.Status)
+	assert.True(t, got.Partial)
+	assert.Contains(t, got.Error, "shutting down")
+	// Draining: no new runs, not ready.
+	code, _, _ = ts.do(t, "POST", "/v1/runs", chatBody("echo x", nil))
+	assert.Equal(t, 503, code)
+	code, _, body = ts.do(t, "GET", "/readyz", nil)
+	assert.Equal(t, 503, code)
+	assert.Contains(t, string(body), "draining")
+}
+
+// TestHostileRunsDoNotAffectOthers runs an infinite loop, a growing
+// memory bomb and a huge allocation next to normal runs: each hostile run is stopped by its own
+// sandbox limits, the normal ones answer correctly, the server stays up.
+func TestHostileRunsDoNotAffectOthers(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxRuns = 8 })
+	doc := strings.Repeat("line of text\n", 1000)
+	type out struct {
+		query string
+		res   RunResult
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		outs []out
+	)
+	queries := []string{"loop", "bomb", "huge", "len doc", "len doc", "len doc", "len doc"}
+	for _, q := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, _, body := ts.do(t, "POST", "/v1/runs", chatBody(q, map[string]any{"variables": map[string]any{"doc": doc}}))
+			require.Equal(t, 202, code)
+			var r RunResult
+			require.NoError(t, json.Unmarshal(body, &r))
+			res := ts.waitRun(t, r.ID)
+			mu.Lock()
+			outs = append(outs, out{q, res})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	require.Len(t, outs, len(queries))
+	for _, o := range outs {
+		switch o.query {
+		case "len doc":
+			assert.Equal(t, StateDone, o.res.Status, o.res.Error)
+			assert.Equal(t, fmt.Sprint(len(doc)), o.res.Answer)
+		default:
+			assert.Equal(t, "errors", o.res.StopReason, "%s: stopped by its own failed steps", o.query)
+		}
+	}
+	code, _, metricsText := ts.do(t, "GET", "/metrics", nil)
+	require.Equal(t, 200, code)
+	errs := metricLines(string(metricsText), "rlm_sandbox_errors_total")
+	assert.Contains(t, errs, `rlm_sandbox_errors_total{type="TimeoutError"}`)
+	assert.Contains(t, errs, `rlm_sandbox_errors_total{type="MemoryError"}`)
+	code, _, _ = ts.do(t, "GET", "/healthz", nil)
+	assert.Equal(t, 200, code)
+}
+
+// TestSecretsNeverLeak uses canary values for the token and the upstream
+// key (which the upstream even sends back in a reply) and looks for them
+// in every artefact: responses, streams, trajectories, run directories,
+// metrics, errors and the access log.
+func TestSecretsNeverLeak(t *testing.T) {
+	ts := newTestServer(t, nil)
+	var seen []string
+	add := func(b []byte) { seen = append(seen, string(b)) }
+	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("leak", nil))
+	require.Equal(t, 200, code, string(body))
+	assert.Contains(t, string(body), "[REDACTED]", "the key the upstream sent back is redacted")
+	add(body)
+	var out struct{ RLM rlmSummary }
+	require.NoError(t, json.Unmarshal(body, &out))
+	id := out.RLM.RunID
+	for _, p := range []string{"/v1/runs/" + id, "/v1/runs/" + id + "/trajectory", "/v1/runs/" + id + "/events", "/metrics", "/readyz", "/v1/runs/nope",
+		"/v1/vars/" + canaryToken} {
+		_, _, b := ts.do(t, "GET", p, nil)
+		add(b)
+	}
+	stream := chatBody("leak", nil)
+	stream["stream"] = true
+	_, _, b := ts.do(t, "POST", "/v1/chat/completions", stream)
+	add(b)
+	// A request with a wrong token that contains the real one, an error
+	// naming the token, and an upstream failing with the key echoed.
+	req, _ := http.NewRequest("GET", ts.http.URL+"/v1/models", nil)
+	req.Header.Set("Authorization", "Bearer x"+canaryToken)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	add(b)
+	_, _, b = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo "+canaryToken, map[string]any{"variables": map[string]any{canaryToken: "x"}}))
+	add(b)
+	bad := newTestServer(t, func(c *Config) { c.LLM.APIKey = canaryKey + "-wrong" })
+	_, _, b = bad.do(t, "POST", "/v1/chat/completions", chatBody("echo x", nil))
+	assert.Contains(t, string(b), "run_failed")
+	add(b)
+	_, _, b = bad.do(t, "GET", "/metrics", nil)
+	add(b)
+	seen = append(seen, ts.logs.String(), bad.logs.String())
+	for _, dir := range []string{ts.s.cfg.RunsDir, bad.s.cfg.RunsDir} {
+		add([]byte(readTree(t, dir)))
+	}
+	for i, text := range seen {
+		assert.NotContains(t, text, canaryKey, "artefact %d", i)
+		assert.NotContains(t, text, canaryToken, "artefact %d", i)
+	}
+	assert.Contains(t, ts.logs.String(), `"run_id":"`+id+`"`, "the access log names the run")
+}
