@@ -108,6 +108,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"runs", "show"}, nil},
 		{[]string{"runs", "rm"}, nil},
 		{[]string{"runs", "gc"}, nil},
+		{[]string{"serve"}, []string{"--max-runs", "many"}},
 	}
 	listed := map[string]bool{}
 	for _, c := range cmds {
@@ -147,6 +148,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		tcase{"bench stray argument", []string{"bench", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"run stray argument", []string{"run", "--query", "q", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"repl stray argument", []string{"repl", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{"serve stray argument", []string{"serve", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"version stray argument", []string{"version", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"unknown runs subcommand", []string{"runs", "frob"}, 2, []string{`unknown runs subcommand "frob"`}},
 		tcase{"runs gc without age", []string{"runs", "gc"}, 2, []string{"--older-than AGE"}},
