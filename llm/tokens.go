@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"crypto/sha256"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -25,7 +26,19 @@ type Tokenizer struct {
 	name  string
 	// EstimateThreshold is the size above which CountLarge samples.
 	EstimateThreshold int
+
+	// counts remembers the counts of long texts (the system prompt and
+	// other sections sent again with every request), by content hash.
+	countsMu sync.Mutex
+	counts   map[[sha256.Size]byte]int
 }
+
+// Count cache: texts of at least countCacheMin bytes are remembered, up to
+// countCacheMax entries (then the cache starts over).
+const (
+	countCacheMin = 1 << 10
+	countCacheMax = 4096
+)
 
 var (
 	tokMu    sync.Mutex
@@ -83,10 +96,28 @@ func (t *Tokenizer) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	var key [sha256.Size]byte
+	if len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold {
+		key = sha256.Sum256([]byte(s))
+		t.countsMu.Lock()
+		n, ok := t.counts[key]
+		t.countsMu.Unlock()
+		if ok {
+			return n
+		}
+	}
 	n, err := t.codec.Count(s)
 	if err != nil {
 		// Invalid UTF-8 in replace mode does not error; be safe anyway.
 		return len(s) / 3
+	}
+	if len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold {
+		t.countsMu.Lock()
+		if t.counts == nil || len(t.counts) >= countCacheMax {
+			t.counts = map[[sha256.Size]byte]int{}
+		}
+		t.counts[key] = n
+		t.countsMu.Unlock()
 	}
 	return n
 }

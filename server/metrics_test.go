@@ -1,0 +1,102 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// metricValue reads one series (name and labels as printed) from a
+// /metrics text; 0 if absent.
+func metricValue(t *testing.T, text, series string) float64 {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err, l)
+			return f
+		}
+	}
+	return 0
+}
+
+func (ts *testServer) scrape(t *testing.T) string {
+	t.Helper()
+	code, hdr, body := ts.do(t, "GET", "/metrics", nil)
+	require.Equal(t, 200, code)
+	assert.Contains(t, hdr.Get("Content-Type"), "text/plain")
+	return string(body)
+}
+
+// TestMetricsMoveWithRuns scrapes /metrics around runs and checks each
+// counter moved by what the runs did.
+func TestMetricsMoveWithRuns(t *testing.T) {
+	up := fakeUpstream(t, 0)
+	up.Enqueue(rootModel, llmtest.ServerError()) // one retried upstream failure
+	ts := newTestServerOn(t, up, func(c *Config) {
+		c.LLM.MaxRetries = 1
+		c.LLM.RetryBaseDelay = 1
+		c.Engine.DynamicBudget = 1000
+		c.Engine.Limits.ObservationTokens = 200
+		c.Engine.MaxIterations = 8
+	})
+	before := ts.scrape(t)
+	assert.Zero(t, metricValue(t, before, "rlm_runs_started_total"))
+
+	for _, q := range []string{"sub", "loop", "fill"} {
+		code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody(q, nil))
+		require.Equal(t, 200, code, string(body))
+	}
+	// A sub-call refused by the run's call budget.
+	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("sub", map[string]any{"max_llm_calls": 1}))
+	require.Equal(t, 200, code, string(body))
+
+	after := ts.scrape(t)
+	checks := []struct {
+		series string
+		min    float64
+	}{
+		{"rlm_runs_started_total", 4},
+		{`rlm_runs_finished_total{stop_reason="submit"}`, 2},
+		{`rlm_runs_finished_total{stop_reason="errors"}`, 1},
+		{`rlm_model_requests_total{role="root"}`, 8},
+		{`rlm_model_requests_total{role="sub"}`, 1},
+		{"rlm_sub_calls_total", 1},
+		{`rlm_prompt_tokens_by_section_total{section="system"}`, 1000},
+		{`rlm_prompt_tokens_by_section_total{section="meta"}`, 1},
+		{`rlm_prompt_tokens_by_section_total{section="dynamic"}`, 1},
+		{"rlm_compressions_total", 1},
+		{"rlm_compression_saved_tokens_total", 1},
+		{`rlm_upstream_calls_total{model="root-model"}`, 8},
+		{`rlm_upstream_calls_total{model="sub-model"}`, 1},
+		{`rlm_tokens_total{model="root-model",type="prompt"}`, 1000},
+		{`rlm_tokens_total{model="root-model",type="completion"}`, 10},
+		{`rlm_upstream_retries_total{kind="transient"}`, 1},
+		{`rlm_budget_refusals_total{budget="calls"}`, 1},
+		{`rlm_sandbox_errors_total{type="TimeoutError"}`, 2},
+		{"rlm_sandbox_step_duration_seconds_count", 8},
+		{"rlm_run_iterations_count", 4},
+		{"rlm_run_duration_seconds_count", 4},
+		{`rlm_http_requests_total{code="200"}`, 5},
+	}
+	for _, c := range checks {
+		got := metricValue(t, after, c.series)
+		assert.GreaterOrEqual(t, got, c.min, "%s", c.series)
+		assert.Greater(t, got, metricValue(t, before, c.series), "%s moved", c.series)
+	}
+	assert.Zero(t, metricValue(t, after, "rlm_runs_in_flight"))
+	assert.Zero(t, metricValue(t, after, "rlm_queue_depth"))
+	// Every rlm metric follows the naming conventions.
+	for _, l := range strings.Split(after, "\n") {
+		if name, ok := strings.CutPrefix(l, "# TYPE "); ok && strings.HasPrefix(name, "rlm_") {
+			f := strings.Fields(name)
+			if f[1] == "counter" {
+				assert.True(t, strings.HasSuffix(f[0], "_total"), "%s: counters end in _total", f[0])
+			}
+		}
+	}
+}
