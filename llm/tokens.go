@@ -28,9 +28,15 @@ type Tokenizer struct {
 	EstimateThreshold int
 
 	// counts remembers the counts of long texts (the system prompt and
-	// other sections sent again with every request), by content hash.
-	countsMu sync.Mutex
-	counts   map[[sha256.Size]byte]int
+	// other sections sent again with every request), by content hash
+	// (nil: no cache). Copies of a Tokenizer share it.
+	counts *countCache
+}
+
+// countCache maps content hashes to token counts.
+type countCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]int
 }
 
 // Count cache: texts of at least countCacheMin bytes are remembered, up to
@@ -57,7 +63,7 @@ func NewTokenizer(encoding string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Message: "unknown token encoding " + encoding + " (use o200k_base or cl100k_base)", Err: err}
 	}
-	t := &Tokenizer{codec: c, name: encoding, EstimateThreshold: DefaultEstimateThreshold}
+	t := &Tokenizer{codec: c, name: encoding, EstimateThreshold: DefaultEstimateThreshold, counts: &countCache{}}
 	tokCache[encoding] = t
 	return t, nil
 }
@@ -96,12 +102,13 @@ func (t *Tokenizer) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	cache := t.counts != nil && len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold
 	var key [sha256.Size]byte
-	if len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold {
+	if cache {
 		key = sha256.Sum256([]byte(s))
-		t.countsMu.Lock()
-		n, ok := t.counts[key]
-		t.countsMu.Unlock()
+		t.counts.mu.Lock()
+		n, ok := t.counts.m[key]
+		t.counts.mu.Unlock()
 		if ok {
 			return n
 		}
@@ -111,13 +118,13 @@ func (t *Tokenizer) Count(s string) int {
 		// Invalid UTF-8 in replace mode does not error; be safe anyway.
 		return len(s) / 3
 	}
-	if len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold {
-		t.countsMu.Lock()
-		if t.counts == nil || len(t.counts) >= countCacheMax {
-			t.counts = map[[sha256.Size]byte]int{}
+	if cache {
+		t.counts.mu.Lock()
+		if t.counts.m == nil || len(t.counts.m) >= countCacheMax {
+			t.counts.m = map[[sha256.Size]byte]int{}
 		}
-		t.counts[key] = n
-		t.countsMu.Unlock()
+		t.counts.m[key] = n
+		t.counts.mu.Unlock()
 	}
 	return n
 }
