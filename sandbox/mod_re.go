@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
 	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // rePattern is a compiled re.Pattern.
@@ -98,7 +101,7 @@ func (m *reMatch) Freeze()               {}
 func (m *reMatch) Truth() starlark.Bool  { return true }
 func (m *reMatch) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 're.Match'") }
 func (m *reMatch) writeRepr(r *renderer) {
-	fmt.Fprintf(&r.b, "<re.Match object; span=(%d, %d), match=", m.m[0], m.m[1])
+	fmt.Fprintf(&r.b, "<re.Match object; span=(%d, %d), match=", CharOffset(m.s, m.m[0]), CharOffset(m.s, m.m[1]))
 	writeStringRepr(&r.b, m.s[m.m[0]:m.m[1]])
 	r.b.WriteByte('>')
 }
@@ -139,7 +142,7 @@ func (m *reMatch) Get(k starlark.Value) (starlark.Value, bool, error) {
 }
 
 func (m *reMatch) AttrNames() []string {
-	return []string{"end", "endpos", "group", "groupdict", "groups", "lastgroup", "lastindex", "pos", "re", "span", "start", "string"}
+	return []string{"end", "endpos", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "pos", "re", "span", "start", "string"}
 }
 
 func (m *reMatch) Attr(name string) (starlark.Value, error) {
@@ -175,6 +178,20 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 			}
 		}
 		return starlark.None, nil
+	case "expand":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var tmpl string
+			if err := starlark.UnpackArgs("expand", args, kwargs, "template", &tmpl); err != nil {
+				return nil, err
+			}
+			t, err := parseTemplate(m.r, tmpl)
+			if err != nil {
+				return nil, err
+			}
+			var b strings.Builder
+			expand(&b, t, m.s, m.m)
+			return starlark.String(b.String()), nil
+		})
 	case "group":
 		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) == 0 {
@@ -297,14 +314,16 @@ func reSearch(thread *starlark.Thread, r *Regexp, name string, args starlark.Tup
 	if pos > len(s) {
 		return starlark.None, nil
 	}
-	var m []int
+	mode := pyre.Search
 	switch name {
-	case "search":
-		m = r.FindIndex(s, pos)
 	case "match":
-		m = r.matchAt(s, pos, false)
-	default:
-		m = r.matchAt(s, pos, true)
+		mode = pyre.Anchored
+	case "fullmatch":
+		mode = pyre.Full
+	}
+	m, err := r.find(thread, s, pos, mode)
+	if err != nil {
+		return nil, err
 	}
 	if m == nil {
 		return starlark.None, nil
@@ -357,76 +376,27 @@ func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tu
 	return starlark.NewList(out), nil
 }
 
-// expandRepl expands a Python replacement template for match m.
-func expandRepl(r *Regexp, tmpl, s string, m []int) (string, error) {
-	if !strings.Contains(tmpl, `\`) {
-		return tmpl, nil
+// parseTemplate parses a replacement template for r (CPython's rules and errors).
+func parseTemplate(r *Regexp, tmpl string) (*pyre.Template, error) {
+	t, err := pyre.ParseTemplate(tmpl, r.NumSubexp(), r.SubexpNames())
+	if err != nil {
+		var pe *pyre.Error
+		if errors.As(err, &pe) && pe.Kind != "" {
+			return nil, &PyError{Kind: pe.Kind, Msg: pe.Error(), Err: err}
+		}
+		return nil, &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
 	}
-	var b strings.Builder
-	group := func(i int) error {
-		if i > r.NumSubexp() {
-			return &PyError{Kind: "re.error", Msg: fmt.Sprintf("invalid group reference %d", i)}
+	return t, nil
+}
+
+// expand appends template t for match m of s to b.
+func expand(b *strings.Builder, t *pyre.Template, s string, m []int) {
+	t.Expand(b, func(g int) string {
+		if m[2*g] < 0 {
+			return ""
 		}
-		if m[2*i] >= 0 {
-			b.WriteString(s[m[2*i]:m[2*i+1]])
-		}
-		return nil
-	}
-	for i := 0; i < len(tmpl); i++ {
-		c := tmpl[i]
-		if c != '\\' || i+1 >= len(tmpl) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		n := tmpl[i]
-		switch {
-		case n >= '0' && n <= '9':
-			j := i + 1
-			if j < len(tmpl) && tmpl[j] >= '0' && tmpl[j] <= '9' {
-				j++
-			}
-			g, _ := strconv.Atoi(tmpl[i:j])
-			if err := group(g); err != nil {
-				return "", err
-			}
-			i = j - 1
-		case n == 'g' && i+1 < len(tmpl) && tmpl[i+1] == '<':
-			end := strings.IndexByte(tmpl[i:], '>')
-			if end < 0 {
-				return "", &PyError{Kind: "re.error", Msg: "missing >, unterminated name"}
-			}
-			name := tmpl[i+2 : i+end]
-			g, err := strconv.Atoi(name)
-			if err != nil {
-				g = -1
-				for k, sn := range r.SubexpNames() {
-					if sn == name && sn != "" {
-						g = k
-					}
-				}
-				if g < 0 {
-					return "", &PyError{Kind: "IndexError", Msg: "unknown group name '" + name + "'"}
-				}
-			}
-			if err := group(g); err != nil {
-				return "", err
-			}
-			i += end
-		case n == 'n':
-			b.WriteByte('\n')
-		case n == 't':
-			b.WriteByte('\t')
-		case n == 'r':
-			b.WriteByte('\r')
-		case n == '\\':
-			b.WriteByte('\\')
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(n)
-		}
-	}
-	return b.String(), nil
+		return s[m[2*g]:m[2*g+1]]
+	})
 }
 
 func reSub(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -448,27 +418,29 @@ func reSub(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple,
 	if err != nil {
 		return nil, err
 	}
-	if x, ok := repl.(starlark.String); ok && !strings.Contains(string(x), "\\") {
-		// A literal replacement: the result's size is known before building it.
-		size := int64(len(s))
-		for _, m := range ms {
-			size += int64(len(x)) - int64(m[1]-m[0])
-		}
-		if err := checkAlloc(thread, size); err != nil {
+	var tmpl *pyre.Template
+	if x, ok := repl.(starlark.String); ok {
+		if tmpl, err = parseTemplate(r, string(x)); err != nil {
 			return nil, err
+		}
+		if lit, ok := tmpl.Literal(); ok {
+			// A literal replacement: the result's size is known before building it.
+			size := int64(len(s))
+			for _, m := range ms {
+				size += int64(len(lit)) - int64(m[1]-m[0])
+			}
+			if err := checkAlloc(thread, size); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
 		b.WriteString(s[last:m[0]])
-		switch x := repl.(type) {
-		case starlark.String:
-			e, err := expandRepl(r, string(x), s, m)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(e)
+		switch {
+		case tmpl != nil:
+			expand(&b, tmpl, s, m)
 		default:
 			v, err := starlark.Call(thread, repl, starlark.Tuple{&reMatch{r: r, s: s, m: m, end: len(s)}}, nil)
 			if err != nil {
@@ -672,16 +644,16 @@ const matchBytes = 128
 func findAll(thread *starlark.Thread, r *Regexp, s string, n int) ([][]int, error) {
 	st := stepOf(thread)
 	if st == nil {
-		return r.FindAllIndex(s, n), nil
+		return r.findAllIn(thread, s, n)
 	}
 	for try := 0; ; try++ {
-		limit := int(min(max(st.room()/matchBytes, 1<<10), int64(len(s))+2))
+		limit := int(min(max(st.room()/matchBytes, 1<<10), 2*int64(len(s))+2)) // an empty and a non-empty match can start at each place
 		if n >= 0 && n <= limit {
-			return r.FindAllIndex(s, n), nil
+			return r.findAllIn(thread, s, n)
 		}
-		ms := r.FindAllIndex(s, limit)
-		if len(ms) < limit {
-			return ms, nil
+		ms, err := r.findAllIn(thread, s, limit)
+		if err != nil || len(ms) < limit {
+			return ms, err
 		}
 		if try > 0 {
 			return nil, &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.memLimit())), Err: ErrMemoryLimit}

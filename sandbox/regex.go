@@ -29,9 +29,14 @@ const (
 // expression. The translation and the prefilter analysis are shared with
 // the search() helper (package grep).
 type Regexp struct {
-	re      *regexp.Regexp
-	pattern string // as written (Python syntax)
-	flags   int
+	re        *regexp.Regexp  // nil: only the backtracking engine can run the pattern
+	bt        *pyre.Backtrack // the backtracking engine (nil: RE2 only)
+	asciiOnly bool            // re has Python's meaning only on ASCII text; bt runs on other text
+	canEmpty  bool            // a match can be empty
+	groups    int
+	names     []string
+	pattern   string // as written (Python syntax)
+	flags     int
 
 	pre      *pyre.Prefilter // nil: no prefilter
 	lineOK   bool            // matches cannot span lines and use no \A \z anchors
@@ -51,20 +56,23 @@ type Regexp struct {
 const prefilterMin = 16 << 10
 
 // CompileRegexp compiles a Python-syntax pattern with Python re flags
-// (re.I = 2, re.M = 8, re.S = 16, re.X = 64). Python-only syntax RE2 lacks
-// (lookaround, backreferences) is a clear error.
+// (re.I = 2, re.M = 8, re.S = 16, re.X = 64). A bad pattern is a re.error
+// with CPython's message. Patterns RE2 cannot run (lookaround,
+// backreferences, ...) run on a backtracking engine instead.
 func CompileRegexp(pattern string, flags int) (*Regexp, error) {
-	re, goPat, err := pyre.CompileRE(pattern, pyre.Flags(flags))
+	c, err := pyre.CompilePython(pattern, pyre.Flags(flags))
 	if err != nil {
-		e := &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
-		if errors.Is(err, pyre.ErrUnsupported) {
-			e.Err = &multiError{errs: []error{ErrUnsupported, err}}
+		var pe *pyre.Error
+		if errors.As(err, &pe) && pe.Kind != "" {
+			return nil, &PyError{Kind: pe.Kind, Msg: pe.Error(), Err: err}
 		}
-		return nil, e
+		return nil, &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
 	}
-	r := &Regexp{re: re, pattern: pattern, flags: flags}
-	r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
-	r.analyze(goPat)
+	r := &Regexp{re: c.RE2, bt: c.BT, asciiOnly: c.ASCIIOnly, canEmpty: c.CanBeEmpty, groups: c.Groups, names: c.Names, pattern: pattern, flags: flags}
+	if r.re != nil {
+		r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
+		r.analyze(c.Expr)
+	}
 	return r, nil
 }
 
@@ -314,19 +322,24 @@ func withContext(re *regexp.Regexp, s string, pos int) []int {
 
 // FindAllIndex returns up to n (all if n < 0) non-overlapping matches.
 func (r *Regexp) FindAllIndex(s string, n int) [][]int {
-	if r.finalNewline(s, 0) {
+	if r.finalNewline(s, 0) || r.canEmpty {
+		// Python's iteration: after an empty match the next one must not
+		// be empty at the same place; after a non-empty one it may be.
 		var out [][]int
-		for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
+		for pos, advance := 0, false; pos <= len(s) && (n < 0 || len(out) < n); {
 			m := r.FindIndex(s, pos)
+			if m != nil && advance && m[1] == pos {
+				if pos == len(s) {
+					break
+				}
+				_, size := utf8.DecodeRuneInString(s[pos:])
+				m = r.FindIndex(s, pos+size)
+			}
 			if m == nil {
 				break
 			}
 			out = append(out, m)
-			pos = m[1]
-			if m[1] == m[0] {
-				_, size := utf8.DecodeRuneInString(s[pos:])
-				pos += max(size, 1)
-			}
+			pos, advance = m[1], m[0] == m[1]
 		}
 		return out
 	}
@@ -371,10 +384,10 @@ func (r *Regexp) FindAllIndex(s string, n int) [][]int {
 }
 
 // NumSubexp returns the number of capturing groups.
-func (r *Regexp) NumSubexp() int { return r.re.NumSubexp() }
+func (r *Regexp) NumSubexp() int { return r.groups }
 
 // SubexpNames returns the names of the capturing groups (index 0 is "").
-func (r *Regexp) SubexpNames() []string { return r.re.SubexpNames() }
+func (r *Regexp) SubexpNames() []string { return r.names }
 
 // String returns the pattern as written.
 func (r *Regexp) String() string { return r.pattern }

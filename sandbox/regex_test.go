@@ -3,14 +3,14 @@ package sandbox
 import (
 	"context"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // TestPrefilterMatchesRegexp checks that the literal prefilter finds
@@ -38,41 +38,40 @@ func TestPrefilterMatchesRegexp(t *testing.T) {
 	assert.Empty(t, r.FindAllIndex(text, -1))
 }
 
-// TestCompileRegexpErrors checks that constructs RE2 lacks are re.error
-// exceptions wrapping both sentinels, with the shared translator's message.
+// TestCompileRegexpErrors checks that bad patterns are re.error
+// exceptions with CPython 3.11's messages, and that the constructs RE2
+// lacks compile (for the backtracking engine).
 func TestCompileRegexpErrors(t *testing.T) {
 	tests := []struct {
-		in    string
-		flags int
-		want  string
+		in   string
+		want string // "" compiles
 	}{
-		{`(a)\1`, 0, `uses a backreference (\1)`},
-		{`(?P<n>a)(?P=n)`, 0, "uses a named backreference"},
-		{`a(?=b)`, 0, "uses a lookahead assertion (?=...)"},
-		{`a(?!b)`, 0, "uses a lookahead assertion (?!...)"},
-		{`(?<!a)b`, 0, "uses a lookbehind assertion (?<!...)"},
-		{`(?<=a)b`, reIgnoreCase, "uses a lookbehind assertion (?<=...)"},
-		{`(?>ab)`, 0, "uses an atomic group"},
-		{`a++`, 0, "uses a possessive quantifier"},
+		{`(a)\1`, ""},
+		{`(?P<n>a)(?P=n)`, ""},
+		{`a(?=b)`, ""},
+		{`(?<!a)b`, ""},
+		{`(?>ab)`, ""},
+		{`a++`, ""},
+		{`(?(1)a|b)`, "invalid group reference 1 at position 3"},
+		{`(a`, "missing ), unterminated subpattern at position 0"},
+		{`a(?i)b`, "global flags not at the start of the expression at position 1"},
+		{`(?<=a+)b`, "look-behind requires fixed-width pattern"},
+		{`\z`, `bad escape \z at position 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := CompileRegexp(tt.in, tt.flags)
+			r, err := CompileRegexp(tt.in, 0)
+			if tt.want == "" {
+				require.NoError(t, err)
+				assert.Nil(t, r.re, "runs on the backtracking engine")
+				return
+			}
 			var pe *PyError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, "re.error", pe.Kind)
-			assert.Contains(t, pe.Msg, tt.want)
-			assert.Contains(t, pe.Msg, "RE2")
-			assert.ErrorIs(t, err, ErrUnsupported)
-			assert.ErrorIs(t, err, pyre.ErrUnsupported)
+			assert.Equal(t, tt.want, pe.Msg)
 		})
 	}
-	_, err := CompileRegexp(`(a`, 0)
-	var pe *PyError
-	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, "re.error", pe.Kind)
-	assert.Contains(t, pe.Msg, `invalid regular expression "(a": missing closing )`)
-	assert.NotErrorIs(t, err, ErrUnsupported)
 }
 
 // Without MULTILINE, Python's $ also matches just before a final newline
@@ -114,4 +113,33 @@ func TestSearchFromPos(t *testing.T) {
 		require.NoError(t, err, tt.code)
 		assert.Equal(t, tt.want, res.Output, tt.code)
 	}
+}
+
+// A catastrophic pattern on the backtracking engine ends with the step's
+// TimeoutError naming the pattern, and the engine's clock goroutine ends
+// after it.
+func TestBacktrackTimeout(t *testing.T) {
+	s := New(Config{Limits: Limits{Timeout: 300 * time.Millisecond}})
+	_, err := s.Exec(context.Background(), `import re
+print(re.search(r"(a+)+(?!a)b", "a" * 40 + "c"))`)
+	require.ErrorIs(t, err, ErrTimeout)
+	assert.Contains(t, err.Error(), `the regular expression "(a+)+(?!a)b" backtracked`)
+	// The session is still usable.
+	res, err := s.Exec(context.Background(), `print(re.findall(r"(?<=a)b", "abab"))`)
+	require.NoError(t, err)
+	assert.Equal(t, "['b', 'b']\n", res.Output)
+	assert.Eventually(t, func() bool {
+		buf := make([]byte, 1<<20)
+		return !strings.Contains(string(buf[:runtime.Stack(buf, true)]), "regexp2")
+	}, 10*time.Second, 50*time.Millisecond, "the backtracking engine's clock goroutine ends")
+}
+
+// The text the backtracking engine matches (4 bytes a character) counts
+// against the step's memory limit.
+func TestBacktrackMemoryLimit(t *testing.T) {
+	s := New(Config{Limits: Limits{MaxMemory: 64 << 20}})
+	_, err := s.Exec(context.Background(), `import re
+text = "ab" * (12 << 20)
+print(len(re.findall(r"(?<=a)b", text)))`)
+	require.ErrorIs(t, err, ErrMemoryLimit)
 }

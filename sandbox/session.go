@@ -424,6 +424,7 @@ type step struct {
 	code     string
 	file     string                  // file name of this step's code
 	cancel   context.CancelCauseFunc // cancels ctx when a limit stops the step
+	deadline time.Time               // when the step's time limit ends (zero: none)
 }
 
 const stepKey = "rlm.sandbox.step"
@@ -532,13 +533,16 @@ func (st *step) limitErr() error {
 func (st *step) watch(thread *starlark.Thread) func() {
 	cfg := st.sess.cfg
 	done := make(chan struct{})
+	if cfg.Limits.Timeout > 0 {
+		st.deadline = time.Now().Add(cfg.Limits.Timeout)
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		var timeout <-chan time.Time
 		if cfg.Limits.Timeout > 0 {
-			t := time.NewTimer(cfg.Limits.Timeout)
+			t := time.NewTimer(time.Until(st.deadline))
 			defer t.Stop()
 			timeout = t.C
 		}

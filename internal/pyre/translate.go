@@ -126,6 +126,20 @@ func Translate(pattern string, flags Flags) (string, error) {
 				}
 			case n == 'W' && unicodeWord && !inClass:
 				b.WriteString(`[^\p{L}\p{N}_]`)
+			case n == 's' || n == 'S' && !inClass:
+				// Python's \s has \v (and, for str patterns, \x1c-\x1f); RE2's lacks them.
+				space := `\t-\r\x1c-\x20`
+				if !unicodeWord {
+					space = `\t-\r `
+				}
+				switch {
+				case inClass:
+					b.WriteString(space)
+				case n == 's':
+					b.WriteString("[" + space + "]")
+				default:
+					b.WriteString("[^" + space + "]")
+				}
 			default:
 				b.WriteByte(c)
 				b.WriteByte(n)
