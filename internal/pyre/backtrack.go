@@ -138,7 +138,7 @@ func usesUnicodeClasses(seq []*node) bool {
 // Python's string positions. It is safe for concurrent use.
 type Backtrack struct {
 	search, anchored, full, nonEmpty *regexp2.Regexp
-	groups                 int
+	groups                           int
 }
 
 func compileBT(t *tree) (*Backtrack, error) {
