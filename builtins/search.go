@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,6 +47,9 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 		if m, err = pyre.Compile(pattern); err != nil {
 			return nil, valueErr("%s: %v", name, err)
 		}
+		// Patterns RE2 cannot run (lookaround, backreferences) run on a
+		// backtracking engine, bounded by the step's time.
+		m = m.WithBudget(sandbox.ThreadContext(thread), sandbox.MatchBudget(thread))
 	} else {
 		m = pyre.Literal(pattern)
 	}
@@ -86,6 +90,10 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 		}
 	default:
 		return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(v))
+	}
+	if err := m.Err(); err != nil {
+		// A step stopped by a limit reports the limit; else the budget ran out.
+		return nil, &sandbox.PyError{Kind: "TimeoutError", Msg: name + ": the regular expression " + strconv.Quote(pattern) + " backtracked until the step's time ran out; avoid nested quantifiers like (a+)+, anchor it, or search a smaller part", Err: err}
 	}
 	if results == nil {
 		results = []starlark.Value{}

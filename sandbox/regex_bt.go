@@ -48,9 +48,11 @@ func runesOf(thread *starlark.Thread, s string) ([]rune, error) {
 	return rt.runes, nil
 }
 
-// matchBudget is the time one match may take: what is left of the step's
-// time limit (DefaultTimeout outside a step or without a limit).
-func matchBudget(thread *starlark.Thread) time.Duration {
+// MatchBudget is the time one match of the backtracking engine may take
+// on thread: what is left of the step's time limit (DefaultTimeout outside
+// a step or without a limit). The search() helper bounds its matches with
+// it too.
+func MatchBudget(thread *starlark.Thread) time.Duration {
 	if st := stepOf(thread); st != nil && !st.deadline.IsZero() {
 		return max(time.Until(st.deadline), time.Millisecond)
 	}
@@ -66,7 +68,7 @@ func (r *Regexp) btFind(thread *starlark.Thread, s string, pos int, mode pyre.Mo
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.bt.Find(runes, CharOffset(s, pos), mode, matchBudget(thread))
+	m, err := r.bt.Find(runes, CharOffset(s, pos), mode, MatchBudget(thread))
 	if err != nil {
 		return nil, r.btError(thread, err)
 	}
@@ -97,16 +99,16 @@ func (r *Regexp) btFindAll(thread *starlark.Thread, s string, n int) ([][]int, e
 				return nil, err
 			}
 		}
-		m, err := r.bt.Find(runes, pos, pyre.Search, matchBudget(thread))
+		m, err := r.bt.Find(runes, pos, pyre.Search, MatchBudget(thread))
 		if err == nil && m != nil && advance && m[1] == pos {
 			// Python backtracks into a non-empty match at pos, else
 			// searches on from the next character.
-			m, err = r.bt.Find(runes, pos, pyre.NonEmptyAt, matchBudget(thread))
+			m, err = r.bt.Find(runes, pos, pyre.NonEmptyAt, MatchBudget(thread))
 			if err == nil && m == nil {
 				if pos == len(runes) {
 					break
 				}
-				m, err = r.bt.Find(runes, pos+1, pyre.Search, matchBudget(thread))
+				m, err = r.bt.Find(runes, pos+1, pyre.Search, MatchBudget(thread))
 			}
 		}
 		if err != nil {

@@ -51,6 +51,9 @@ type Compiled struct {
 	// (the pattern uses \d, \s or \b, which are Unicode-aware in Python
 	// and ASCII in RE2): BT is set too, for other text.
 	ASCIIOnly bool
+	// ExplicitNewline reports that the pattern names a newline (\n, or a
+	// class of only \n and \r): search() then matches across lines.
+	ExplicitNewline bool
 	// CanBeEmpty reports whether a match can be empty (its minimum width
 	// is 0).
 	CanBeEmpty bool
@@ -65,7 +68,7 @@ func CompilePython(pattern string, flags Flags) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiled{Groups: t.groups, Names: t.names, Flags: t.flags, CanBeEmpty: t.minWidth == 0}
+	c := &Compiled{Groups: t.groups, Names: t.names, Flags: t.flags, CanBeEmpty: t.minWidth == 0, ExplicitNewline: explicitNewline(t.seq)}
 	if t.bt == "" && !needsBT(t.seq) {
 		if expr, err := Translate(pattern, flags); err == nil {
 			if re, err := regexp.Compile(expr); err == nil && re.NumSubexp() == t.groups {
@@ -101,6 +104,40 @@ func needsBT(seq []*node) bool {
 			}
 		}
 		if needsBT(n.sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func explicitNewline(seq []*node) bool {
+	for _, n := range seq {
+		switch n.op {
+		case opLit:
+			if n.r == '\n' {
+				return true
+			}
+		case opIn:
+			if !n.neg {
+				has, other := false, false
+				for _, it := range n.set {
+					if it.cat == 0 && it.lo == it.hi && (it.lo == '\n' || it.lo == '\r') {
+						has = has || it.lo == '\n'
+					} else {
+						other = true
+					}
+				}
+				if has && !other {
+					return true
+				}
+			}
+		}
+		for _, alt := range n.alts {
+			if explicitNewline(alt) {
+				return true
+			}
+		}
+		if explicitNewline(n.sub) || explicitNewline(n.no) {
 			return true
 		}
 	}

@@ -1,18 +1,30 @@
 package pyre
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
-// Matcher finds matches of one pattern. It is safe for concurrent use.
+// Matcher finds matches of one pattern. It is safe for concurrent use
+// (but see [Matcher.WithBudget]).
 type Matcher struct {
-	lit   string         // literal pattern (re == nil)
-	re    *regexp.Regexp // compiled with (?m): ^ and $ match at line ends
-	pre   *Prefilter     // nil: run the regular expression on every line
-	whole bool           // the pattern can match a newline explicitly: match over the whole text
+	lit       string         // literal pattern (re == nil && bt == nil)
+	re        *regexp.Regexp // compiled with (?m): ^ and $ match at line ends
+	bt        *Backtrack     // the backtracking engine: for patterns RE2 cannot run (re == nil), or for non-ASCII lines (asciiOnly)
+	asciiOnly bool           // re has Python's meaning only on ASCII text
+	pre       *Prefilter     // nil: run the regular expression on every line
+	whole     bool           // the pattern can match a newline explicitly: match over the whole text
+
+	// Set by WithBudget: the backtracking engine's context, time budget
+	// per match, and the first error that stopped a search.
+	ctx    context.Context
+	budget time.Duration
+	err    *error
 }
 
 // lit is one required literal; fold means ASCII case-insensitive (s is lower case).
@@ -27,13 +39,18 @@ func Literal(s string) *Matcher {
 }
 
 // Compile compiles a Python-style regular expression. ^ and $ match at the
-// start and end of each line (as with re.MULTILINE).
+// start and end of each line (as with re.MULTILINE). A bad pattern is an
+// error wrapping an [*Error] with CPython's message.
 func Compile(pattern string) (*Matcher, error) {
-	re, expr, err := CompileRE(pattern, Multiline)
+	c, err := CompilePython(pattern, Multiline)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	}
-	m := &Matcher{re: re}
+	if c.RE2 == nil {
+		return &Matcher{bt: c.BT, whole: c.ExplicitNewline}, nil
+	}
+	re, expr := c.RE2, c.Expr
+	m := &Matcher{re: re, bt: c.BT, asciiOnly: c.ASCIIOnly}
 	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil { // cannot happen: regexp.Compile parsed it
 		return m, nil
@@ -48,6 +65,8 @@ func Compile(pattern string) (*Matcher, error) {
 // the regular expression over every line).
 func (m *Matcher) Prefilter() string {
 	switch {
+	case m.re == nil && m.bt != nil:
+		return "none (backtracking engine)"
 	case m.re == nil:
 		return fmt.Sprintf("literal %q", m.lit)
 	case m.pre == nil:
@@ -73,6 +92,12 @@ func (m *Matcher) FindAll(text string, limit int, fn func(start, end int) bool) 
 		return fn(s, e) && (limit < 0 || n < limit)
 	}
 	switch {
+	case m.re == nil && m.bt != nil:
+		if m.whole {
+			m.btFind(text, 0, len(text), emit)
+		} else {
+			m.findEveryLine(text, emit)
+		}
 	case m.re == nil:
 		m.findLiteral(text, emit)
 	case m.whole:
@@ -118,6 +143,9 @@ func (m *Matcher) findLiteral(text string, emit func(s, e int) bool) {
 // matchLine reports the matches within text[ls:le]; it returns false to stop.
 func (m *Matcher) matchLine(text string, ls, le int, emit func(s, e int) bool) bool {
 	line := text[ls:le]
+	if m.re == nil || m.asciiOnly && !isASCII(line) {
+		return m.btFind(text, ls, le, emit)
+	}
 	if !m.re.MatchString(line) {
 		return true
 	}
@@ -162,4 +190,84 @@ func (m *Matcher) findCandidates(text string, sc *Scanner, emit func(s, e int) b
 		}
 		pos = le + 1
 	}
+}
+
+// WithBudget returns a copy of m whose backtracking engine gives up on a
+// match after budget, or when ctx is done; Err then reports why. The copy
+// is for one caller at a time.
+func (m *Matcher) WithBudget(ctx context.Context, budget time.Duration) *Matcher {
+	c := *m
+	c.ctx, c.budget, c.err = ctx, budget, new(error)
+	return &c
+}
+
+// Err returns the error that stopped the last search of a matcher from
+// [Matcher.WithBudget] (a match over its budget, wrapping
+// [ErrMatchTimeout], or the context's error), or nil.
+func (m *Matcher) Err() error {
+	if m.err == nil {
+		return nil
+	}
+	return *m.err
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// btFind reports the matches of the backtracking engine in text[from:to],
+// found as Python's finditer finds them; it returns false to stop.
+func (m *Matcher) btFind(text string, from, to int, emit func(s, e int) bool) bool {
+	if m.err != nil && *m.err != nil {
+		return false
+	}
+	if m.ctx != nil {
+		if err := m.ctx.Err(); err != nil {
+			*m.err = err
+			return false
+		}
+	}
+	runes := []rune(text[from:to])
+	// Offsets come in order: convert them by walking the text.
+	ri, bi := 0, from
+	byteAt := func(r int) int {
+		for ri < r {
+			_, size := utf8.DecodeRuneInString(text[bi:])
+			bi += size
+			ri++
+		}
+		return bi
+	}
+	for pos, advance := 0, false; pos <= len(runes); {
+		loc, err := m.bt.Find(runes, pos, Search, m.budget)
+		if err == nil && loc != nil && advance && loc[1] == pos {
+			loc, err = m.bt.Find(runes, pos, NonEmptyAt, m.budget)
+			if err == nil && loc == nil && pos < len(runes) {
+				loc, err = m.bt.Find(runes, pos+1, Search, m.budget)
+			}
+		}
+		if err != nil {
+			if m.err != nil {
+				*m.err = err
+			}
+			return false
+		}
+		if loc == nil {
+			return true
+		}
+		if loc[0] < ri { // cannot happen: matches come in order
+			ri, bi = 0, from
+		}
+		s := byteAt(loc[0])
+		if !emit(s, byteAt(loc[1])) {
+			return false
+		}
+		pos, advance = loc[1], loc[0] == loc[1]
+	}
+	return true
 }
