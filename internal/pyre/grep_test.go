@@ -119,7 +119,7 @@ func TestTranslate(t *testing.T) {
 		require.ErrorIs(t, err, ErrUnsupported, p)
 	}
 	_, err = Compile(`(unclosed`)
-	require.ErrorContains(t, err, "missing closing )")
+	require.EqualError(t, err, `invalid regular expression "(unclosed": missing ), unterminated subpattern at position 0`)
 }
 
 func TestCatastrophicPatternIsLinear(t *testing.T) {
