@@ -10,8 +10,10 @@
 // isinstance, ...), the helpers the front-end calls (_py_*), classes, and the
 // modules re, json, math, collections, itertools, functools, string,
 // statistics, heapq, bisect, operator, textwrap, copy, dataclasses,
-// datetime (without a clock), hashlib, sys (a safe subset) and random
-// (CPython's Mersenne Twister, seeded per session from [Config.Seed]). Values print as CPython prints them ([Repr],
+// datetime (without a clock), hashlib, sys (a safe subset), random
+// (CPython's Mersenne Twister, seeded per session from [Config.Seed]),
+// base64, html and urllib.parse. globals(), vars(), dir() and hasattr()
+// follow CPython for the builtin types (dir tables generated from CPython). Values print as CPython prints them ([Repr],
 // [Str]).
 //
 // Errors come back as a [*ScriptError] carrying the Python exception name and

@@ -112,6 +112,8 @@ var exceptionHierarchy = [][2]string{
 	{"SystemError", "Exception"},
 	{"re.error", "Exception"},
 	{"StatisticsError", "ValueError"},
+	{"binascii.Error", "ValueError"},
+	{"csv.Error", "Exception"},
 	{"Error", "Exception"}, // unclassified interpreter errors
 }
 

@@ -73,3 +73,22 @@ print(sys.getrecursionlimit(), sys.argv)`)
 	assert.Empty(t, errKind)
 	assert.Equal(t, "ab\n300 []\n", out, "setrecursionlimit changes nothing; the sandbox's limit stays")
 }
+
+func TestIntrospection(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{"x = 1\nprint('x' in globals(), 'nope' in globals(), 'llm_query' in globals())", "True False False"},
+		{"def f():\n    return 'y' in globals()\ny = 2\nprint(f())", "True"},
+		{"x = 1\ntry:\n    globals()['z'] = 3\nexcept Exception as e:\n    print('read-only')", "read-only"},
+		{"class P:\n    def __init__(self):\n        self.a = 1\nprint(vars(P()), hasattr(P(), '__len__'))", "{'a': 1} False"},
+		{"print(hasattr([], '__len__'), hasattr(3, '__iter__'), hasattr(print, '__call__'), hasattr('s', 'zfill'))", "True False True True"},
+		{"print([m for m in dir({}) if not m.startswith('_')][:3])", "['clear', 'copy', 'fromkeys']"},
+		{"import urllib.parse\nprint(urllib.parse.quote('a b'))", "a%20b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			out, errKind := execIn(t, Config{}, tt.code)
+			assert.Empty(t, errKind)
+			assert.Equal(t, tt.want+"\n", out)
+		})
+	}
+}

@@ -64,9 +64,13 @@ var modules = map[string]func() *module{
 	"dataclasses": func() *module {
 		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField}, nil)
 	},
-	"random":  randomModule,
-	"sys":     sysModule,
-	"hashlib": hashlibModule,
+	"random":       randomModule,
+	"sys":          sysModule,
+	"hashlib":      hashlibModule,
+	"base64":       base64Module,
+	"html":         htmlModule,
+	"urllib":       urllibModule,
+	"urllib.parse": urllibParse,
 }
 
 var moduleCache = map[string]*module{}
@@ -84,13 +88,16 @@ func availableModules() string {
 
 // pyImport implements _py_import(module) and _py_import(module, name).
 func pyImport(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name, attr string
-	if err := starlark.UnpackPositionalArgs("_py_import", args, kwargs, 1, &name, &attr); err != nil {
+	var name, attr, top string
+	if err := starlark.UnpackPositionalArgs("_py_import", args, kwargs, 1, &name, &attr, &top); err != nil {
 		return nil, err
 	}
 	m, err := importModule(name)
 	if err != nil {
 		return nil, err
+	}
+	if top != "" { // import a.b binds a
+		return importModule(top)
 	}
 	if attr == "" {
 		return m, nil

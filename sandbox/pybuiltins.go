@@ -68,9 +68,11 @@ func pyBuiltins() starlark.StringDict {
 		"exec":       unavailable("exec", "exec() is not available in the sandbox; write the code directly"),
 		"eval":       unavailable("eval", "eval() is not available in the sandbox; parse values with int(), float() or json.loads()"),
 		"compile":    unavailable("compile", "compile() is not available in the sandbox"),
-		"globals":    unavailable("globals", "globals() is not available; use show_vars()"),
+		"globals":    pyGlobals,
+		"dir":        pyDir,
+		"hasattr":    pyHasattr,
 		"locals":     unavailable("locals", "locals() is not available"),
-		"vars":       unavailable("vars", "vars() is not available; use show_vars()"),
+		"vars":       pyVars,
 		"exit":       unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),
 		"quit":       unavailable("quit", "quit() is not available; end the run with SUBMIT(...)"),
 		"__import__": unavailable("__import__", "use an import statement: import re, json, math, collections"),
@@ -123,7 +125,7 @@ func pyBuiltins() starlark.StringDict {
 		d[name] = NewBuiltin(name, fn)
 	}
 	d["chr"] = NewBuiltin("chr", pyChr)
-	for _, name := range []string{"ord", "hash", "getattr", "hasattr", "dir"} {
+	for _, name := range []string{"ord", "hash", "getattr"} {
 		d[name] = guardUniverse(name)
 	}
 	for name, t := range excTypes {

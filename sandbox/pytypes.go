@@ -68,6 +68,9 @@ func (t *typeObj) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwa
 func (t *typeObj) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "__name__", "__qualname__":
+		if t.cls == nil { // re.error, binascii.Error: the name without the module
+			return starlark.String(t.name[strings.LastIndexByte(t.name, '.')+1:]), nil
+		}
 		return starlark.String(t.name), nil
 	}
 	if t.cls != nil {

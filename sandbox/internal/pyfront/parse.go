@@ -942,7 +942,12 @@ func (p *parser) parseImport() []Stmt {
 			bind = p.parseIdent().Name
 		}
 		if !typingOnly[name] {
-			stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(bind, pos), RHS: call("_py_import", pos, strLit(name, pos))})
+			rhs := call("_py_import", pos, strLit(name, pos))
+			if bind == first && name != first {
+				// import a.b binds a (the runtime imports a.b, then returns a)
+				rhs = call("_py_import", pos, strLit(name, pos), strLit("", pos), strLit(first, pos))
+			}
+			stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(bind, pos), RHS: rhs})
 		}
 		if p.tok != COMMA {
 			return stmts

@@ -1,0 +1,169 @@
+package sandbox
+
+import (
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+//go:generate python3 testdata/gen_pydir.py
+
+// Introspection builtins: globals(), vars(), dir() and hasattr() as models
+// use them for duck typing ('x' in globals(), hasattr(v, '__len__')).
+
+// pyGlobals implements globals(): a read-only snapshot of the REPL's
+// names (the user's variables and definitions, not the helpers).
+func pyGlobals(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackPositionalArgs("globals", args, kwargs, 0); err != nil {
+		return nil, err
+	}
+	return globalsDict(thread), nil
+}
+
+func globalsDict(thread *starlark.Thread) *starlark.Dict {
+	names, vals := StepGlobals(thread)
+	d := starlark.NewDict(len(names) + 1)
+	_ = d.SetKey(starlark.String("__name__"), starlark.String("__main__"))
+	for _, n := range names {
+		_ = d.SetKey(starlark.String(n), vals[n])
+	}
+	d.Freeze() // a view: assigning through it would not define a variable
+	return d
+}
+
+// pyVars implements vars() (the globals) and vars(obj) (its attributes).
+func pyVars(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs("vars", args, kwargs, 0, &x); err != nil {
+		return nil, err
+	}
+	if x == nil {
+		return globalsDict(thread), nil
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	switch o := x.(type) {
+	case *pyObject:
+		d := starlark.NewDict(len(o.names))
+		for _, n := range o.names {
+			if v, ok := o.attrs[n]; ok {
+				_ = d.SetKey(starlark.String(n), v)
+			}
+		}
+		return d, nil
+	case *module:
+		d := starlark.NewDict(len(o.members))
+		for _, n := range o.AttrNames() {
+			_ = d.SetKey(starlark.String(n), o.members[n])
+		}
+		return d, nil
+	}
+	return nil, Errorf("TypeError", "vars() argument must have __dict__ attribute")
+}
+
+// pyDir implements dir(): the REPL's names, or the attributes of x as
+// CPython lists them for the builtin types.
+func pyDir(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs("dir", args, kwargs, 0, &x); err != nil {
+		return nil, err
+	}
+	if x == nil {
+		names, _ := StepGlobals(thread)
+		return sortedList(append([]string{"__builtins__", "__doc__", "__name__"}, names...)), nil
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	return sortedList(dirNames(x)), nil
+}
+
+func sortedList(names []string) *starlark.List {
+	sort.Strings(names)
+	out := make([]starlark.Value, 0, len(names))
+	for i, n := range names {
+		if i > 0 && n == names[i-1] {
+			continue
+		}
+		out = append(out, starlark.String(n))
+	}
+	return starlark.NewList(out)
+}
+
+// dirNames lists the attribute names of x (unsorted, maybe repeated).
+func dirNames(x starlark.Value) []string {
+	switch o := x.(type) {
+	case *pyObject:
+		names := append(append([]string(nil), cpythonDir["instance"]...), o.names...)
+		for _, c := range o.cls.mro() {
+			if c.cls != nil {
+				names = append(names, c.cls.names...)
+			}
+		}
+		return names
+	case *module:
+		return append(o.AttrNames(), "__doc__", "__name__")
+	case *typeObj:
+		if o.cls != nil {
+			var names []string
+			for _, c := range o.mro() {
+				if c.cls != nil {
+					names = append(names, c.cls.names...)
+				}
+			}
+			return append(names, cpythonDir["instance"]...)
+		}
+		if names, ok := cpythonDir[o.name]; ok {
+			return append([]string(nil), names...)
+		}
+	}
+	if t, ok := cpythonDir[pyType(x)]; ok {
+		return append([]string(nil), t...)
+	}
+	if h, ok := x.(starlark.HasAttrs); ok {
+		return h.AttrNames()
+	}
+	return nil
+}
+
+// pyHasattr implements hasattr(x, name): an attribute Starlark finds, or
+// one CPython's dir() lists for x (the dunders models test for duck
+// typing: __len__, __iter__, __getitem__, __contains__, __call__, ...).
+func pyHasattr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	var name string
+	if err := starlark.UnpackPositionalArgs("hasattr", args, kwargs, 2, &x, &name); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := x.(starlark.HasAttrs); ok {
+		if v, err := h.Attr(name); err == nil && v != nil {
+			return starlark.True, nil
+		}
+	}
+	if o, ok := x.(*pyObject); ok {
+		if _, found := o.cls.lookup(name); found {
+			return starlark.True, nil
+		}
+		if !strings.HasPrefix(name, "__") {
+			return starlark.False, nil
+		}
+	}
+	if name == "__call__" {
+		_, ok := x.(starlark.Callable)
+		return starlark.Bool(ok), nil
+	}
+	for _, n := range dirNames(x) {
+		if n == name {
+			return starlark.True, nil
+		}
+	}
+	return starlark.False, nil
+}

@@ -1,0 +1,740 @@
+package sandbox
+
+import (
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"html"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.starlark.net/starlark"
+)
+
+// Text codecs: base64, html and urllib.parse.
+
+// bytesOrASCII is the bytes of a bytes value or an ASCII str (as the
+// base64 decoders and urllib accept either).
+func bytesOrASCII(fn string, v starlark.Value) ([]byte, error) {
+	switch x := v.(type) {
+	case starlark.Bytes:
+		return []byte(x), nil
+	case starlark.String:
+		for i := 0; i < len(x); i++ {
+			if x[i] >= 0x80 {
+				return nil, Errorf("ValueError", "string argument should contain only ASCII characters")
+			}
+		}
+		return []byte(x), nil
+	}
+	return nil, Errorf("TypeError", "%s(): argument should be a bytes-like object or ASCII string, not '%s'", fn, pyType(v))
+}
+
+func bytesArg(fn string, v starlark.Value) ([]byte, error) {
+	if b, ok := v.(starlark.Bytes); ok {
+		return []byte(b), nil
+	}
+	return nil, Errorf("TypeError", "a bytes-like object is required, not '%s'", pyType(v))
+}
+
+// b64Decode decodes as binascii.a2b_base64: characters outside the
+// alphabet are dropped unless validate.
+func b64Decode(data []byte, alpha string, validate bool) (starlark.Value, error) {
+	var clean []byte
+	pad := 0
+	for _, c := range data {
+		switch {
+		case c == '=':
+			pad++
+			clean = append(clean, c)
+		case strings.IndexByte(alpha, c) >= 0:
+			if pad > 0 {
+				// data after padding: CPython stops at a complete quantum
+				if validate {
+					return nil, Errorf("binascii.Error", "Excess data after padding")
+				}
+			}
+			clean = append(clean, c)
+		default:
+			if validate {
+				return nil, Errorf("binascii.Error", "Only base64 data is allowed")
+			}
+		}
+	}
+	s := strings.TrimRight(string(clean), "=")
+	s = strings.ReplaceAll(s, "=", "")
+	if len(s)%4 == 1 {
+		return nil, Errorf("binascii.Error", "Invalid base64-encoded string: number of data characters (%d) cannot be 1 more than a multiple of 4", len(s))
+	}
+	need := (4 - len(s)%4) % 4
+	if strings.Count(string(clean), "=") < need {
+		return nil, Errorf("binascii.Error", "Incorrect padding")
+	}
+	enc := base64.RawStdEncoding
+	if alpha[62] == '-' {
+		enc = base64.RawURLEncoding
+	}
+	out, err := enc.DecodeString(s) // lenient about trailing bits, as CPython
+	if err != nil {
+		return nil, Errorf("binascii.Error", "Incorrect padding")
+	}
+	return starlark.Bytes(out), nil
+}
+
+const (
+	stdAlpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	urlAlpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
+func base64Module() *module {
+	enc := func(name string, e *base64.Encoding) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s, alt starlark.Value
+			if err := starlark.UnpackArgs(name, args, kwargs, "s", &s, "altchars?", &alt); err != nil {
+				return nil, err
+			}
+			b, err := bytesArg(name, s)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAlloc(thread, int64(len(b))*4/3+4); err != nil {
+				return nil, err
+			}
+			out := e.EncodeToString(b)
+			if alt != nil && alt != starlark.None {
+				a, err := bytesOrASCII(name, alt)
+				if err != nil || len(a) != 2 {
+					return nil, Errorf("ValueError", "altchars must be a bytes-like object of length 2")
+				}
+				out = strings.NewReplacer("+", string(a[0]), "/", string(a[1])).Replace(out)
+			}
+			return starlark.Bytes(out), nil
+		}
+	}
+	dec := func(name, alpha string) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s, alt starlark.Value
+			validate := false
+			if err := starlark.UnpackArgs(name, args, kwargs, "s", &s, "altchars?", &alt, "validate?", &validate); err != nil {
+				return nil, err
+			}
+			b, err := bytesOrASCII(name, s)
+			if err != nil {
+				return nil, err
+			}
+			if alt != nil && alt != starlark.None {
+				a, err := bytesOrASCII(name, alt)
+				if err != nil || len(a) != 2 {
+					return nil, Errorf("ValueError", "altchars must be a bytes-like object of length 2")
+				}
+				b = []byte(strings.NewReplacer(string(a[0]), "+", string(a[1]), "/").Replace(string(b)))
+			}
+			if alpha == urlAlpha {
+				b = []byte(strings.NewReplacer("-", "+", "_", "/").Replace(string(b)))
+			}
+			return b64Decode(b, stdAlpha, validate)
+		}
+	}
+	b32enc := func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg("b32encode", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		b, err := bytesArg("b32encode", x)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Bytes(base32.StdEncoding.EncodeToString(b)), nil
+	}
+	b32dec := func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var s starlark.Value
+		casefold := false
+		if err := starlark.UnpackArgs("b32decode", args, kwargs, "s", &s, "casefold?", &casefold); err != nil {
+			return nil, err
+		}
+		b, err := bytesOrASCII("b32decode", s)
+		if err != nil {
+			return nil, err
+		}
+		if casefold {
+			b = []byte(strings.ToUpper(string(b)))
+		}
+		out, err := base32.StdEncoding.DecodeString(string(b))
+		if err != nil {
+			return nil, Errorf("binascii.Error", "Incorrect padding or non-base32 digit found")
+		}
+		return starlark.Bytes(out), nil
+	}
+	b16enc := func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg("b16encode", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		b, err := bytesArg("b16encode", x)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Bytes(strings.ToUpper(hex.EncodeToString(b))), nil
+	}
+	b16dec := func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var s starlark.Value
+		casefold := false
+		if err := starlark.UnpackArgs("b16decode", args, kwargs, "s", &s, "casefold?", &casefold); err != nil {
+			return nil, err
+		}
+		b, err := bytesOrASCII("b16decode", s)
+		if err != nil {
+			return nil, err
+		}
+		if !casefold && strings.ToUpper(string(b)) != string(b) {
+			return nil, Errorf("binascii.Error", "Non-base16 digit found")
+		}
+		out, err := hex.DecodeString(string(b))
+		if err != nil {
+			return nil, Errorf("binascii.Error", "Non-base16 digit found")
+		}
+		return starlark.Bytes(out), nil
+	}
+	return newModule("base64", map[string]builtinFn{
+		"b64encode":          enc("b64encode", base64.StdEncoding),
+		"b64decode":          dec("b64decode", stdAlpha),
+		"standard_b64encode": enc("standard_b64encode", base64.StdEncoding),
+		"standard_b64decode": dec("standard_b64decode", stdAlpha),
+		"urlsafe_b64encode":  enc("urlsafe_b64encode", base64.URLEncoding),
+		"urlsafe_b64decode":  dec("urlsafe_b64decode", urlAlpha),
+		"b32encode":          b32enc,
+		"b32decode":          b32dec,
+		"b16encode":          b16enc,
+		"b16decode":          b16dec,
+	}, starlark.StringDict{"binascii": &module{name: "binascii", members: starlark.StringDict{"Error": excTypes["binascii.Error"]}}})
+}
+
+// htmlEscape is html.escape.
+func htmlEscape(s string, quote bool) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	if quote {
+		r = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+	}
+	return r.Replace(s)
+}
+
+func htmlModule() *module {
+	return newModule("html", map[string]builtinFn{
+		"escape": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s string
+			quote := true
+			if err := starlark.UnpackArgs("escape", args, kwargs, "s", &s, "quote?", &quote); err != nil {
+				return nil, err
+			}
+			if err := checkAlloc(thread, int64(len(s))*6); err != nil {
+				return nil, err
+			}
+			return starlark.String(htmlEscape(s, quote)), nil
+		},
+		"unescape": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s string
+			if err := starlark.UnpackArgs("unescape", args, kwargs, "s", &s); err != nil {
+				return nil, err
+			}
+			return starlark.String(html.UnescapeString(s)), nil
+		},
+	}, nil)
+}
+
+// urlQuote is urllib.parse.quote over the UTF-8 bytes of s.
+func urlQuote(s string, safe string) string {
+	const unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 && (strings.IndexByte(unreserved, c) >= 0 || strings.IndexByte(safe, c) >= 0) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
+	}
+	return b.String()
+}
+
+func urlQuotePlus(s, safe string) string {
+	if strings.Contains(s, " ") {
+		return strings.ReplaceAll(urlQuote(s, safe+" "), " ", "+")
+	}
+	return urlQuote(s, safe)
+}
+
+// urlUnquote is urllib.parse.unquote (UTF-8, invalid bytes replaced).
+func urlUnquote(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := hex.DecodeString(s[i+1 : i+3]); err == nil {
+				b = append(b, v[0])
+				i += 2
+				continue
+			}
+		}
+		b = append(b, s[i])
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+func strOrBytes(fn string, v starlark.Value) (string, error) {
+	switch x := v.(type) {
+	case starlark.String:
+		return string(x), nil
+	case starlark.Bytes:
+		return string(x), nil
+	}
+	return "", Errorf("TypeError", "%s() expected str, bytes or os.PathLike object, not %s", fn, pyType(v))
+}
+
+// parseQSL is urllib.parse.parse_qsl.
+func parseQSL(qs string, keepBlank, strict bool, sep string) ([][2]string, error) {
+	var out [][2]string
+	for _, field := range strings.Split(qs, sep) {
+		if field == "" {
+			continue
+		}
+		nv := strings.SplitN(field, "=", 2)
+		if len(nv) != 2 {
+			if strict {
+				return nil, Errorf("ValueError", "bad query field: %s", strconv.Quote(field))
+			}
+			if !keepBlank {
+				continue
+			}
+			nv = append(nv, "")
+		}
+		if nv[1] != "" || keepBlank {
+			out = append(out, [2]string{urlUnquote(strings.ReplaceAll(nv[0], "+", " ")), urlUnquote(strings.ReplaceAll(nv[1], "+", " "))})
+		}
+	}
+	return out, nil
+}
+
+var (
+	usesParams = map[string]bool{"": true, "ftp": true, "hdl": true, "prospero": true, "http": true, "imap": true, "https": true, "shttp": true, "rtsp": true, "rtspu": true, "sip": true, "sips": true, "mms": true, "sftp": true, "tel": true}
+	usesNetloc = map[string]bool{"": true, "ftp": true, "http": true, "gopher": true, "nntp": true, "telnet": true, "imap": true, "wais": true, "file": true, "mms": true, "https": true, "shttp": true, "snews": true, "prospero": true, "rtsp": true, "rtspu": true, "rsync": true, "svn": true, "svn+ssh": true, "sftp": true, "nfs": true, "git": true, "git+ssh": true, "ws": true, "wss": true}
+)
+
+// urlSplit is urllib.parse.urlsplit.
+func urlSplit(url, scheme string, fragments bool) ([5]string, error) {
+	url = strings.TrimLeft(url, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+	url = strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(url)
+	var netloc, query, fragment string
+	if i := strings.IndexByte(url, ':'); i > 0 && url[0] < 0x80 && isASCIILetter(url[0]) {
+		ok := true
+		for j := 0; j < i; j++ {
+			c := url[j]
+			if !(isASCIILetter(c) || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			scheme, url = strings.ToLower(url[:i]), url[i+1:]
+		}
+	}
+	if strings.HasPrefix(url, "//") {
+		end := len(url)
+		for _, d := range "/?#" {
+			if k := strings.IndexRune(url[2:], d); k >= 0 && k+2 < end {
+				end = k + 2
+			}
+		}
+		netloc, url = url[2:end], url[end:]
+		if strings.Contains(netloc, "[") != strings.Contains(netloc, "]") {
+			return [5]string{}, Errorf("ValueError", "Invalid IPv6 URL")
+		}
+	}
+	if fragments {
+		if k := strings.IndexByte(url, '#'); k >= 0 {
+			url, fragment = url[:k], url[k+1:]
+		}
+	}
+	if k := strings.IndexByte(url, '?'); k >= 0 {
+		url, query = url[:k], url[k+1:]
+	}
+	return [5]string{scheme, netloc, url, query, fragment}, nil
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func urlUnsplit(scheme, netloc, url, query, fragment string) string {
+	if netloc != "" || (scheme != "" && usesNetloc[scheme] && !strings.HasPrefix(url, "//")) {
+		if url != "" && url[0] != '/' {
+			url = "/" + url
+		}
+		url = "//" + netloc + url
+	}
+	if scheme != "" {
+		url = scheme + ":" + url
+	}
+	if query != "" {
+		url += "?" + query
+	}
+	if fragment != "" {
+		url += "#" + fragment
+	}
+	return url
+}
+
+var (
+	typeParseResult = urlResultType("ParseResult", "scheme netloc path params query fragment")
+	typeSplitResult = urlResultType("SplitResult", "scheme netloc path query fragment")
+)
+
+func urlResultType(name, fields string) *typeObj {
+	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String(name), starlark.String(fields)}, nil)
+	if err != nil {
+		panic(err)
+	}
+	return t.(*typeObj)
+}
+
+// urlResult is a ParseResult or SplitResult: a named tuple with the
+// hostname, port, username, password and geturl() of CPython's.
+type urlResult struct{ *namedTuple }
+
+func newURLResult(t *typeObj, parts ...string) starlark.Value {
+	vals := make(starlark.Tuple, len(parts))
+	for i, p := range parts {
+		vals[i] = starlark.String(p)
+	}
+	nt, _ := t.call(nil, vals, nil)
+	return urlResult{nt.(*namedTuple)}
+}
+
+func (u urlResult) part(name string) string {
+	v, _ := u.namedTuple.Attr(name)
+	s, _ := starlark.AsString(v)
+	return s
+}
+
+func (u urlResult) AttrNames() []string {
+	return append(u.namedTuple.AttrNames(), "geturl", "hostname", "password", "port", "username")
+}
+
+func (u urlResult) Attr(name string) (starlark.Value, error) {
+	netloc := u.part("netloc")
+	userinfo, hostport := "", netloc
+	hasUser := false
+	if k := strings.LastIndexByte(netloc, '@'); k >= 0 {
+		userinfo, hostport, hasUser = netloc[:k], netloc[k+1:], true
+	}
+	var host, port string
+	hasPort := false
+	if strings.HasPrefix(hostport, "[") {
+		if k := strings.IndexByte(hostport, ']'); k >= 0 {
+			host = hostport[1:k]
+			if rest := hostport[k+1:]; strings.HasPrefix(rest, ":") {
+				port, hasPort = rest[1:], true
+			}
+		}
+	} else if k := strings.IndexByte(hostport, ':'); k >= 0 {
+		host, port, hasPort = hostport[:k], hostport[k+1:], true
+	} else {
+		host = hostport
+	}
+	switch name {
+	case "hostname":
+		if host == "" {
+			return starlark.None, nil
+		}
+		return starlark.String(strings.ToLower(host)), nil
+	case "port":
+		if !hasPort || port == "" {
+			return starlark.None, nil
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil || !isDigits(port) {
+			return nil, Errorf("ValueError", "Port could not be cast to integer value as '%s'", port)
+		}
+		if n < 0 || n > 65535 {
+			return nil, Errorf("ValueError", "Port out of range 0-65535")
+		}
+		return starlark.MakeInt(n), nil
+	case "username", "password":
+		if !hasUser {
+			return starlark.None, nil
+		}
+		user, pass, hasPass := strings.Cut(userinfo, ":")
+		if name == "username" {
+			return starlark.String(user), nil
+		}
+		if !hasPass {
+			return starlark.None, nil
+		}
+		return starlark.String(pass), nil
+	case "geturl":
+		return NewBuiltin("geturl", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			path := u.part("path")
+			if p := u.part("params"); len(u.Tuple) == 6 && p != "" {
+				path += ";" + p
+			}
+			return starlark.String(urlUnsplit(u.part("scheme"), netloc, path, u.part("query"), u.part("fragment"))), nil
+		}), nil
+	}
+	return u.namedTuple.Attr(name)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func urllibParseModule() *module {
+	quoteFn := func(name string, plus bool) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s starlark.Value
+			safe := "/"
+			if plus {
+				safe = ""
+			}
+			var enc, errs starlark.Value
+			if err := starlark.UnpackArgs(name, args, kwargs, "string", &s, "safe?", &safe, "encoding?", &enc, "errors?", &errs); err != nil {
+				return nil, err
+			}
+			str, err := strOrBytes(name, s)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAlloc(thread, int64(len(str))*3); err != nil {
+				return nil, err
+			}
+			if plus {
+				return starlark.String(urlQuotePlus(str, safe)), nil
+			}
+			return starlark.String(urlQuote(str, safe)), nil
+		}
+	}
+	unquoteFn := func(name string, plus bool) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var s string
+			var enc, errs starlark.Value
+			if err := starlark.UnpackArgs(name, args, kwargs, "string", &s, "encoding?", &enc, "errors?", &errs); err != nil {
+				return nil, err
+			}
+			if plus {
+				s = strings.ReplaceAll(s, "+", " ")
+			}
+			return starlark.String(urlUnquote(s)), nil
+		}
+	}
+	qsArgs := func(name string, args starlark.Tuple, kwargs []starlark.Tuple) ([][2]string, error) {
+		var qs string
+		keep, strict := false, false
+		var maxFields starlark.Value
+		sep := "&"
+		var enc, errs starlark.Value
+		if err := starlark.UnpackArgs(name, args, kwargs, "qs", &qs, "keep_blank_values?", &keep, "strict_parsing?", &strict, "encoding?", &enc, "errors?", &errs, "max_num_fields?", &maxFields, "separator?", &sep); err != nil {
+			return nil, err
+		}
+		if sep == "" {
+			return nil, Errorf("ValueError", "Separator must be of type string or bytes.")
+		}
+		return parseQSL(qs, keep, strict, sep)
+	}
+	urlArgs := func(name string, args starlark.Tuple, kwargs []starlark.Tuple) ([5]string, error) {
+		var url string
+		scheme := ""
+		fragments := true
+		if err := starlark.UnpackArgs(name, args, kwargs, "urlstring", &url, "scheme?", &scheme, "allow_fragments?", &fragments); err != nil {
+			return [5]string{}, err
+		}
+		return urlSplit(url, scheme, fragments)
+	}
+	m := newModule("urllib.parse", map[string]builtinFn{
+		"quote":        quoteFn("quote", false),
+		"quote_plus":   quoteFn("quote_plus", true),
+		"unquote":      unquoteFn("unquote", false),
+		"unquote_plus": unquoteFn("unquote_plus", true),
+		"parse_qsl": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			pairs, err := qsArgs("parse_qsl", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]starlark.Value, len(pairs))
+			for i, p := range pairs {
+				out[i] = starlark.Tuple{starlark.String(p[0]), starlark.String(p[1])}
+			}
+			return starlark.NewList(out), nil
+		},
+		"parse_qs": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			pairs, err := qsArgs("parse_qs", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			d := starlark.NewDict(len(pairs))
+			for _, p := range pairs {
+				k := starlark.String(p[0])
+				v, found, _ := d.Get(k)
+				if !found {
+					v = starlark.NewList(nil)
+					_ = d.SetKey(k, v)
+				}
+				_ = v.(*starlark.List).Append(starlark.String(p[1]))
+			}
+			return d, nil
+		},
+		"urlencode": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var query, quoteVia starlark.Value
+			doseq := false
+			safe := ""
+			var enc, errs starlark.Value
+			if err := starlark.UnpackArgs("urlencode", args, kwargs, "query", &query, "doseq?", &doseq, "safe?", &safe, "encoding?", &enc, "errors?", &errs, "quote_via?", &quoteVia); err != nil {
+				return nil, err
+			}
+			var items []starlark.Tuple
+			if d, ok := query.(starlark.IterableMapping); ok {
+				items = d.Items()
+			} else {
+				elems, err := collect(thread, query)
+				if err != nil {
+					return nil, err
+				}
+				for _, e := range elems {
+					t, ok := e.(starlark.Tuple)
+					if !ok || len(t) != 2 {
+						return nil, Errorf("TypeError", "not a valid non-string sequence or mapping object")
+					}
+					items = append(items, t)
+				}
+			}
+			q := func(v starlark.Value) (string, error) {
+				var s string
+				switch x := v.(type) {
+				case starlark.String:
+					s = string(x)
+				case starlark.Bytes:
+					s = string(x)
+				default:
+					s = Str(v)
+				}
+				if quoteVia != nil && quoteVia != starlark.None {
+					r, err := starlark.Call(thread, quoteVia, starlark.Tuple{starlark.String(s), starlark.String(safe)}, nil)
+					if err != nil {
+						return "", err
+					}
+					rs, _ := starlark.AsString(r)
+					return rs, nil
+				}
+				return urlQuotePlus(s, safe), nil
+			}
+			var parts []string
+			for _, kv := range items {
+				k, err := q(kv[0])
+				if err != nil {
+					return nil, err
+				}
+				_, isStr := kv[1].(starlark.String)
+				_, isBytes := kv[1].(starlark.Bytes)
+				if doseq && !isStr && !isBytes {
+					if it, ok := kv[1].(starlark.Iterable); ok {
+						elems, err := collect(thread, it)
+						if err != nil {
+							return nil, err
+						}
+						for _, e := range elems {
+							v, err := q(e)
+							if err != nil {
+								return nil, err
+							}
+							parts = append(parts, k+"="+v)
+						}
+						continue
+					}
+				}
+				v, err := q(kv[1])
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, k+"="+v)
+			}
+			return starlark.String(strings.Join(parts, "&")), nil
+		},
+		"urlparse": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := urlArgs("urlparse", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			path, params := p[2], ""
+			if usesParams[p[0]] && strings.Contains(path, ";") {
+				i := strings.IndexByte(path, ';')
+				if k := strings.LastIndexByte(path, '/'); k >= 0 {
+					i = strings.IndexByte(path[k:], ';')
+					if i >= 0 {
+						i += k
+					}
+				}
+				if i >= 0 {
+					path, params = path[:i], path[i+1:]
+				}
+			}
+			return newURLResult(typeParseResult, p[0], p[1], path, params, p[3], p[4]), nil
+		},
+		"urlsplit": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := urlArgs("urlsplit", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return newURLResult(typeSplitResult, p[:]...), nil
+		},
+		"urlunparse": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			parts, err := urlParts("urlunparse", thread, args, kwargs, 6)
+			if err != nil {
+				return nil, err
+			}
+			path := parts[2]
+			if parts[3] != "" {
+				path += ";" + parts[3]
+			}
+			return starlark.String(urlUnsplit(parts[0], parts[1], path, parts[4], parts[5])), nil
+		},
+		"urlunsplit": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			parts, err := urlParts("urlunsplit", thread, args, kwargs, 5)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.String(urlUnsplit(parts[0], parts[1], parts[2], parts[3], parts[4])), nil
+		},
+	}, starlark.StringDict{"ParseResult": typeParseResult, "SplitResult": typeSplitResult})
+	return m
+}
+
+func urlParts(fn string, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple, n int) ([]string, error) {
+	x, err := oneArg(fn, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) != n {
+		return nil, Errorf("ValueError", "not enough values to unpack (expected %d, got %d)", n, len(elems))
+	}
+	out := make([]string, n)
+	for i, e := range elems {
+		if e != starlark.None {
+			out[i], _ = starlark.AsString(e)
+		}
+	}
+	return out, nil
+}
+
+var urllibParse = sync.OnceValue(urllibParseModule)
+
+// urllibModule is the urllib package: only urllib.parse is available.
+func urllibModule() *module {
+	return &module{name: "urllib", members: starlark.StringDict{"parse": urllibParse()}}
+}
