@@ -219,8 +219,10 @@ func hashlibModule() *module {
 		}
 		return s
 	}
-	return newModule("hashlib", fns, starlark.StringDict{
+	m := newModule("hashlib", fns, starlark.StringDict{
 		"algorithms_available":  set(),
 		"algorithms_guaranteed": set(),
 	})
+	m.members.Freeze() // shared by all sessions
+	return m
 }

@@ -54,6 +54,9 @@ func TestModuleErrors(t *testing.T) {
 		{"import random\nrandom.randrange(5, 5)", "ValueError: empty range for randrange() (5, 5, 0)"},
 		{"import random\nrandom.sample({1: 2}, 1)", "TypeError: Population must be a sequence."},
 		{"import sys\nsys.exit(0)", "NotImplementedError: sys.exit"},
+		{"import csv\ncsv.reader('a,b')", "TypeError: csv.reader() takes an iterable of lines"},
+		{"import csv\nlist(csv.reader(['a,\"b'], strict=True))", "csv.Error: unexpected end of data"},
+		{"import io\nf = io.StringIO()\nf.close()\nf.write('x')", "ValueError: I/O operation on closed file."},
 		{"import os", "ModuleNotFoundError: No module named 'os' in the sandbox (available modules: "},
 	}
 	for _, tt := range tests {
@@ -82,6 +85,7 @@ func TestIntrospection(t *testing.T) {
 		{"class P:\n    def __init__(self):\n        self.a = 1\nprint(vars(P()), hasattr(P(), '__len__'))", "{'a': 1} False"},
 		{"print(hasattr([], '__len__'), hasattr(3, '__iter__'), hasattr(print, '__call__'), hasattr('s', 'zfill'))", "True False True True"},
 		{"print([m for m in dir({}) if not m.startswith('_')][:3])", "['clear', 'copy', 'fromkeys']"},
+		{"import sys\nprint(sum(1 for _ in sys.argv), sys.modules)", "0 {}"},
 		{"import urllib.parse\nprint(urllib.parse.quote('a b'))", "a%20b"},
 	}
 	for _, tt := range tests {

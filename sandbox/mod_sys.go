@@ -201,7 +201,7 @@ func dictSizeof(d *starlark.Dict) int64 {
 
 func sysModule() *module {
 	vi, _ := versionInfo()
-	return newModule("sys", map[string]builtinFn{
+	m := newModule("sys", map[string]builtinFn{
 		"getsizeof": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var x, dflt starlark.Value
 			if err := starlark.UnpackPositionalArgs("getsizeof", args, kwargs, 1, &x, &dflt); err != nil {
@@ -254,6 +254,9 @@ func sysModule() *module {
 		}},
 		"implementation": &nsObj{repr: "namespace(name='rlm')", typ: "types.SimpleNamespace", attrs: starlark.StringDict{"name": starlark.String("rlm")}},
 	})
+	// Modules are shared by all sessions: their values must be immutable.
+	m.members.Freeze()
+	return m
 }
 
 // recursionLimit is the recursion limit in force on thread.

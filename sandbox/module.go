@@ -67,6 +67,8 @@ var modules = map[string]func() *module{
 	"random":       randomModule,
 	"sys":          sysModule,
 	"hashlib":      hashlibModule,
+	"io":           ioModule,
+	"csv":          csvModule,
 	"base64":       base64Module,
 	"html":         htmlModule,
 	"urllib":       urllibModule,

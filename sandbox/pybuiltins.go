@@ -1174,7 +1174,7 @@ func pyIterBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		return nil, err
 	}
 	switch x.(type) {
-	case *pyIterator, *countObj:
+	case *pyIterator, *countObj, iterHolder:
 		return x, nil
 	}
 	elems, err := collect(thread, x)
@@ -1191,6 +1191,9 @@ func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	}
 	if c, ok := x.(*countObj); ok {
 		return c.next(), nil
+	}
+	if h, ok := x.(iterHolder); ok {
+		x = h.iterator()
 	}
 	p, ok := x.(*pyIterator)
 	if !ok {

@@ -1,0 +1,685 @@
+package sandbox
+
+import (
+	"strconv"
+	"strings"
+
+	"go.starlark.net/starlark"
+)
+
+// csv over strings: reader, writer, DictReader and DictWriter with
+// CPython's parsing and quoting rules (Modules/_csv.c).
+
+const (
+	quoteMinimal    = 0
+	quoteAll        = 1
+	quoteNonnumeric = 2
+	quoteNone       = 3
+)
+
+type csvDialect struct {
+	delimiter, quotechar, escapechar rune // 0: none
+	doublequote, skipinitialspace    bool
+	strict                           bool
+	lineterminator                   string
+	quoting                          int
+}
+
+func defaultDialect() csvDialect {
+	return csvDialect{delimiter: ',', quotechar: '"', doublequote: true, lineterminator: "\r\n"}
+}
+
+// csvDialectArgs reads the dialect and the format parameters from kwargs
+// (already stripped of the caller's own parameters).
+func csvDialectArgs(fn string, dialect starlark.Value, kwargs []starlark.Tuple) (csvDialect, error) {
+	d := defaultDialect()
+	if s, ok := dialect.(starlark.String); ok {
+		switch s {
+		case "excel":
+		case "excel-tab":
+			d.delimiter = '\t'
+		case "unix":
+			d.lineterminator, d.quoting = "\n", quoteAll
+		default:
+			return d, Errorf("csv.Error", "unknown dialect")
+		}
+	}
+	char := func(k string, v starlark.Value, allowNone bool) (rune, error) {
+		if v == starlark.None && allowNone {
+			return 0, nil
+		}
+		s, ok := v.(starlark.String)
+		if !ok || rlen(string(s)) != 1 {
+			return 0, Errorf("TypeError", "\"%s\" must be a 1-character string", k)
+		}
+		return []rune(string(s))[0], nil
+	}
+	for _, kv := range kwargs {
+		k, _ := starlark.AsString(kv[0])
+		v := kv[1]
+		var err error
+		switch k {
+		case "delimiter":
+			d.delimiter, err = char(k, v, false)
+		case "quotechar":
+			d.quotechar, err = char(k, v, true)
+		case "escapechar":
+			d.escapechar, err = char(k, v, true)
+		case "doublequote":
+			d.doublequote = bool(v.Truth())
+		case "skipinitialspace":
+			d.skipinitialspace = bool(v.Truth())
+		case "strict":
+			d.strict = bool(v.Truth())
+		case "lineterminator":
+			s, ok := v.(starlark.String)
+			if !ok {
+				return d, Errorf("TypeError", "\"lineterminator\" must be a string")
+			}
+			d.lineterminator = string(s)
+		case "quoting":
+			n, e := starlark.AsInt32(v)
+			if e != nil || n < 0 || n > 3 {
+				return d, Errorf("TypeError", "bad \"quoting\" value")
+			}
+			d.quoting = n
+		default:
+			return d, Errorf("TypeError", "'%s' is an invalid keyword argument for %s()", k, fn)
+		}
+		if err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// splitKwargs separates the named parameters from the dialect keywords.
+func splitKwargs(kwargs []starlark.Tuple, own ...string) (mine, rest []starlark.Tuple) {
+	for _, kv := range kwargs {
+		k, _ := starlark.AsString(kv[0])
+		if indexOf(own, k) >= 0 {
+			mine = append(mine, kv)
+		} else {
+			rest = append(rest, kv)
+		}
+	}
+	return mine, rest
+}
+
+// csvParse parses lines into rows as csv.reader does.
+func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]starlark.Value, error) {
+	const (
+		startRecord = iota
+		startField
+		escapedChar
+		inField
+		inQuotedField
+		escapeInQuotedField
+		quoteInQuotedField
+		eatCRNL
+	)
+	const eol = -2
+	var rows []starlark.Value
+	var fields []starlark.Value
+	var field strings.Builder
+	fieldLen := 0
+	numeric := false
+	state := startRecord
+	lineNum := 0
+	save := func() error {
+		s := field.String()
+		field.Reset()
+		fieldLen = 0
+		if numeric {
+			numeric = false
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return Errorf("ValueError", "could not convert string to float: '%s'", s)
+			}
+			fields = append(fields, starlark.Float(f))
+			return nil
+		}
+		fields = append(fields, starlark.String(s))
+		return nil
+	}
+	add := func(c rune) { field.WriteRune(c); fieldLen++ }
+	process := func(c rune) error {
+		switch state {
+		case startRecord:
+			if c == eol {
+				return nil
+			}
+			if c == '\n' || c == '\r' {
+				state = eatCRNL
+				return nil
+			}
+			state = startField
+			fallthrough
+		case startField:
+			switch {
+			case c == '\n' || c == '\r' || c == eol:
+				if err := save(); err != nil {
+					return err
+				}
+				if c == eol {
+					state = startRecord
+				} else {
+					state = eatCRNL
+				}
+			case c == d.quotechar && d.quotechar != 0 && d.quoting != quoteNone:
+				state = inQuotedField
+			case c == d.escapechar && d.escapechar != 0:
+				state = escapedChar
+			case c == ' ' && d.skipinitialspace:
+			case c == d.delimiter:
+				return save()
+			default:
+				if d.quoting == quoteNonnumeric {
+					numeric = true
+				}
+				add(c)
+				state = inField
+			}
+		case escapedChar:
+			if c == eol {
+				c = '\n'
+			}
+			add(c)
+			state = inField
+		case inField:
+			switch {
+			case c == '\n' || c == '\r' || c == eol:
+				if err := save(); err != nil {
+					return err
+				}
+				if c == eol {
+					state = startRecord
+				} else {
+					state = eatCRNL
+				}
+			case c == d.escapechar && d.escapechar != 0:
+				state = escapedChar
+			case c == d.delimiter:
+				state = startField
+				return save()
+			default:
+				add(c)
+			}
+		case inQuotedField:
+			switch {
+			case c == eol:
+			case c == d.escapechar && d.escapechar != 0:
+				state = escapeInQuotedField
+			case c == d.quotechar && d.quoting != quoteNone:
+				if d.doublequote {
+					state = quoteInQuotedField
+				} else {
+					state = inField
+				}
+			default:
+				add(c)
+			}
+		case escapeInQuotedField:
+			if c == eol {
+				c = '\n'
+			}
+			add(c)
+			state = inQuotedField
+		case quoteInQuotedField:
+			switch {
+			case d.quoting != quoteNone && c == d.quotechar:
+				add(c)
+				state = inQuotedField
+			case c == d.delimiter:
+				state = startField
+				return save()
+			case c == '\n' || c == '\r' || c == eol:
+				if err := save(); err != nil {
+					return err
+				}
+				if c == eol {
+					state = startRecord
+				} else {
+					state = eatCRNL
+				}
+			case !d.strict:
+				add(c)
+				state = inField
+			default:
+				return Errorf("csv.Error", "'%c' expected after '%c'", d.delimiter, d.quotechar)
+			}
+		case eatCRNL:
+			switch {
+			case c == '\n' || c == '\r':
+			case c == eol:
+				state = startRecord
+			default:
+				return Errorf("csv.Error", "new-line character seen in unquoted field - do you need to open the file with newline=''?")
+			}
+		}
+		return nil
+	}
+	i := 0
+	for i < len(lines) {
+		fields = nil
+		for {
+			if i >= len(lines) {
+				if fieldLen != 0 || state == inQuotedField {
+					if d.strict {
+						return nil, Errorf("csv.Error", "unexpected end of data")
+					}
+					if err := save(); err != nil {
+						return nil, err
+					}
+					rows = append(rows, starlark.NewList(fields))
+				}
+				return rows, nil
+			}
+			s, ok := lines[i].(starlark.String)
+			if !ok {
+				return nil, Errorf("csv.Error", "iterator should return strings, not %s (the file should be opened in text mode)", pyType(lines[i]))
+			}
+			i++
+			lineNum++
+			for _, c := range string(s) {
+				if c == 0 {
+					return nil, Errorf("csv.Error", "line contains NUL")
+				}
+				if err := process(c); err != nil {
+					return nil, Errorf("csv.Error", "line %d: %s", lineNum, err.(*PyError).Msg)
+				}
+			}
+			if err := process(eol); err != nil {
+				return nil, err
+			}
+			if state == startRecord {
+				break
+			}
+		}
+		if fields == nil {
+			fields = []starlark.Value{}
+		}
+		rows = append(rows, starlark.NewList(fields))
+		if len(rows)%growCheckEvery == 0 {
+			if err := interrupted(thread); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rows, nil
+}
+
+// csvReader is what csv.reader and csv.DictReader return: an iterator
+// over the parsed rows (parsed up front; the input is in memory anyway).
+type csvReader struct {
+	it         *pyIterator
+	fieldnames starlark.Value // DictReader only
+	dict       bool
+}
+
+func (r *csvReader) String() string        { return "<_csv.reader object>" }
+func (r *csvReader) Type() string          { return "_csv.reader" }
+func (r *csvReader) Freeze()               {}
+func (r *csvReader) Truth() starlark.Bool  { return true }
+func (r *csvReader) Hash() (uint32, error) { return 0, nil }
+func (r *csvReader) Iterate() starlark.Iterator {
+	return r.it.Iterate()
+}
+func (r *csvReader) iterator() *pyIterator { return r.it }
+func (r *csvReader) AttrNames() []string {
+	if r.dict {
+		return []string{"fieldnames", "line_num"}
+	}
+	return []string{"line_num"}
+}
+func (r *csvReader) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "fieldnames":
+		if r.dict {
+			return r.fieldnames, nil
+		}
+	case "line_num":
+		return starlark.MakeInt(r.it.i), nil
+	}
+	return nil, nil
+}
+
+func csvLines(thread *starlark.Thread, x starlark.Value) ([]starlark.Value, error) {
+	if s, ok := x.(starlark.String); ok {
+		// CPython iterates a str by character; that is never what is meant.
+		return nil, Errorf("TypeError", "csv.reader() takes an iterable of lines: pass text.splitlines() or io.StringIO(text), not a str (%d characters)", rlen(string(s)))
+	}
+	return collect(thread, x)
+}
+
+func csvReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, argErr("reader", "expected 1 or 2 positional arguments (csvfile, dialect)")
+	}
+	var dialect starlark.Value = starlark.None
+	mine, rest := splitKwargs(kwargs, "dialect")
+	if len(args) == 2 {
+		dialect = args[1]
+	}
+	if len(mine) > 0 {
+		dialect = mine[0][1]
+	}
+	d, err := csvDialectArgs("reader", dialect, rest)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := csvLines(thread, args[0])
+	if err != nil {
+		return nil, err
+	}
+	rows, err := csvParse(thread, lines, d)
+	if err != nil {
+		return nil, err
+	}
+	return &csvReader{it: &pyIterator{elems: rows}}, nil
+}
+
+func csvDictReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	mine, rest := splitKwargs(kwargs, "f", "fieldnames", "restkey", "restval", "dialect")
+	var f starlark.Value
+	var fieldnames, restkey, restval, dialect starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs("DictReader", args, mine, "f", &f, "fieldnames?", &fieldnames, "restkey?", &restkey, "restval?", &restval, "dialect?", &dialect); err != nil {
+		return nil, err
+	}
+	d, err := csvDialectArgs("DictReader", dialect, rest)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := csvLines(thread, f)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := csvParse(thread, lines, d)
+	if err != nil {
+		return nil, err
+	}
+	var names []starlark.Value
+	if fieldnames == starlark.None {
+		for len(rows) > 0 && rows[0].(*starlark.List).Len() == 0 {
+			rows = rows[1:]
+		}
+		if len(rows) > 0 {
+			l := rows[0].(*starlark.List)
+			for i := 0; i < l.Len(); i++ {
+				names = append(names, l.Index(i))
+			}
+			rows = rows[1:]
+			fieldnames = starlark.NewList(names)
+		}
+	} else {
+		if names, err = collect(thread, fieldnames); err != nil {
+			return nil, err
+		}
+	}
+	var out []starlark.Value
+	for _, r := range rows {
+		l := r.(*starlark.List)
+		if l.Len() == 0 {
+			continue
+		}
+		dict := starlark.NewDict(len(names))
+		for i, n := range names {
+			if i < l.Len() {
+				_ = dict.SetKey(n, l.Index(i))
+			} else {
+				_ = dict.SetKey(n, restval)
+			}
+		}
+		if l.Len() > len(names) {
+			var extra []starlark.Value
+			for i := len(names); i < l.Len(); i++ {
+				extra = append(extra, l.Index(i))
+			}
+			_ = dict.SetKey(restkey, starlark.NewList(extra))
+		}
+		out = append(out, dict)
+	}
+	return &csvReader{it: &pyIterator{elems: out}, fieldnames: fieldnames, dict: true}, nil
+}
+
+// csvWriter is csv.writer / csv.DictWriter over an object with write().
+type csvWriter struct {
+	f          starlark.Value
+	d          csvDialect
+	fieldnames []starlark.Value // DictWriter
+	restval    starlark.Value
+	ignore     bool // extrasaction='ignore'
+	dict       bool
+}
+
+func (w *csvWriter) String() string        { return "<_csv.writer object>" }
+func (w *csvWriter) Type() string          { return "_csv.writer" }
+func (w *csvWriter) Freeze()               {}
+func (w *csvWriter) Truth() starlark.Bool  { return true }
+func (w *csvWriter) Hash() (uint32, error) { return 0, nil }
+func (w *csvWriter) AttrNames() []string {
+	if w.dict {
+		return []string{"fieldnames", "writeheader", "writerow", "writerows"}
+	}
+	return []string{"writerow", "writerows"}
+}
+
+func (w *csvWriter) formatRow(thread *starlark.Thread, fields []starlark.Value) (string, error) {
+	d := w.d
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteRune(d.delimiter)
+		}
+		var s string
+		isNum := false
+		switch x := f.(type) {
+		case starlark.NoneType:
+		case starlark.String:
+			s = string(x)
+		case starlark.Int, starlark.Float:
+			s, isNum = Str(x), true
+		case starlark.Bool:
+			s = Str(x)
+		default:
+			s = Str(x)
+		}
+		quote := false
+		switch d.quoting {
+		case quoteAll:
+			quote = true
+		case quoteNonnumeric:
+			quote = !isNum
+		}
+		if d.quoting != quoteNone && !quote {
+			quote = strings.ContainsRune(s, d.delimiter) || (d.quotechar != 0 && strings.ContainsRune(s, d.quotechar)) ||
+				strings.ContainsAny(s, "\r\n"+d.lineterminator) || (d.escapechar != 0 && strings.ContainsRune(s, d.escapechar))
+			if s == "" && len(fields) == 1 {
+				quote = true
+			}
+		}
+		if d.quoting == quoteNone && (strings.ContainsRune(s, d.delimiter) || strings.ContainsAny(s, "\r\n")) && d.escapechar == 0 {
+			return "", Errorf("csv.Error", "need to escape, but no escapechar set")
+		}
+		if quote {
+			b.WriteRune(d.quotechar)
+			if d.doublequote {
+				s = strings.ReplaceAll(s, string(d.quotechar), string(d.quotechar)+string(d.quotechar))
+			} else if d.escapechar != 0 {
+				s = strings.ReplaceAll(s, string(d.quotechar), string(d.escapechar)+string(d.quotechar))
+			}
+			b.WriteString(s)
+			b.WriteRune(d.quotechar)
+		} else {
+			b.WriteString(s)
+		}
+	}
+	b.WriteString(d.lineterminator)
+	return b.String(), checkAlloc(thread, int64(b.Len()))
+}
+
+func (w *csvWriter) write(thread *starlark.Thread, row starlark.Value) (starlark.Value, error) {
+	var fields []starlark.Value
+	if w.dict {
+		m, ok := row.(starlark.IterableMapping)
+		if !ok {
+			return nil, Errorf("AttributeError", "'%s' object has no attribute 'keys'", pyType(row))
+		}
+		if !w.ignore {
+			var wrong []string
+			for _, k := range m.Items() {
+				found := false
+				for _, n := range w.fieldnames {
+					if eq, _ := starlark.Equal(n, k[0]); eq {
+						found = true
+						break
+					}
+				}
+				if !found {
+					wrong = append(wrong, Repr(k[0]))
+				}
+			}
+			if len(wrong) > 0 {
+				return nil, Errorf("ValueError", "dict contains fields not in fieldnames: %s", strings.Join(wrong, ", "))
+			}
+		}
+		for _, n := range w.fieldnames {
+			v, found, err := m.Get(n)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				v = w.restval
+			}
+			fields = append(fields, v)
+		}
+	} else {
+		if _, ok := row.(starlark.String); ok {
+			// a str is an iterable of characters, as in CPython
+			for _, c := range string(row.(starlark.String)) {
+				fields = append(fields, starlark.String(string(c)))
+			}
+		} else {
+			var err error
+			if fields, err = collect(thread, row); err != nil {
+				return nil, Errorf("csv.Error", "iterable expected, not %s", pyType(row))
+			}
+		}
+	}
+	line, err := w.formatRow(thread, fields)
+	if err != nil {
+		return nil, err
+	}
+	h, ok := w.f.(starlark.HasAttrs)
+	var write starlark.Value
+	if ok {
+		write, _ = h.Attr("write")
+	}
+	if write == nil {
+		return nil, Errorf("TypeError", "argument 1 must have a \"write\" method")
+	}
+	return starlark.Call(thread, write, starlark.Tuple{starlark.String(line)}, nil)
+}
+
+func (w *csvWriter) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "fieldnames":
+		if w.dict {
+			return starlark.NewList(w.fieldnames), nil
+		}
+	case "writerow":
+		return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			row, err := oneArg(name, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return w.write(thread, row)
+		}), nil
+	case "writerows":
+		return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg(name, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			rows, err := collect(thread, x)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				if _, err := w.write(thread, r); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.None, nil
+		}), nil
+	case "writeheader":
+		if w.dict {
+			return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				hdr := starlark.NewDict(len(w.fieldnames))
+				for _, n := range w.fieldnames {
+					_ = hdr.SetKey(n, n)
+				}
+				return w.write(thread, hdr)
+			}), nil
+		}
+	}
+	return nil, nil
+}
+
+func csvWriterFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, argErr("writer", "expected 1 or 2 positional arguments (csvfile, dialect)")
+	}
+	var dialect starlark.Value = starlark.None
+	mine, rest := splitKwargs(kwargs, "dialect")
+	if len(args) == 2 {
+		dialect = args[1]
+	}
+	if len(mine) > 0 {
+		dialect = mine[0][1]
+	}
+	d, err := csvDialectArgs("writer", dialect, rest)
+	if err != nil {
+		return nil, err
+	}
+	return &csvWriter{f: args[0], d: d}, nil
+}
+
+func csvDictWriterFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	mine, rest := splitKwargs(kwargs, "f", "fieldnames", "restval", "extrasaction", "dialect")
+	var f, fieldnames starlark.Value
+	var restval starlark.Value = starlark.String("")
+	var dialect starlark.Value = starlark.None
+	extras := "raise"
+	if err := starlark.UnpackArgs("DictWriter", args, mine, "f", &f, "fieldnames", &fieldnames, "restval?", &restval, "extrasaction?", &extras, "dialect?", &dialect); err != nil {
+		return nil, err
+	}
+	if extras != "raise" && extras != "ignore" {
+		return nil, Errorf("ValueError", "extrasaction (%s) must be 'raise' or 'ignore'", extras)
+	}
+	d, err := csvDialectArgs("DictWriter", dialect, rest)
+	if err != nil {
+		return nil, err
+	}
+	names, err := collect(thread, fieldnames)
+	if err != nil {
+		return nil, err
+	}
+	return &csvWriter{f: f, d: d, fieldnames: names, restval: restval, ignore: extras == "ignore", dict: true}, nil
+}
+
+func csvModule() *module {
+	m := newModule("csv", map[string]builtinFn{
+		"reader":     csvReaderFn,
+		"writer":     csvWriterFn,
+		"DictReader": csvDictReaderFn,
+		"DictWriter": csvDictWriterFn,
+	}, starlark.StringDict{
+		"QUOTE_MINIMAL":    starlark.MakeInt(quoteMinimal),
+		"QUOTE_ALL":        starlark.MakeInt(quoteAll),
+		"QUOTE_NONNUMERIC": starlark.MakeInt(quoteNonnumeric),
+		"QUOTE_NONE":       starlark.MakeInt(quoteNone),
+		"Error":            excTypes["csv.Error"],
+	})
+	return m
+}
