@@ -34,7 +34,7 @@ func TestLimits(t *testing.T) {
 		{"printing a huge list is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 16}}, "xs = list(range(10 ** 6))\nprint(xs)", ErrOutputLimit, "OutputLimitError", "printed more than"},
 		{"load is disabled", Config{}, `load("x.star", "y")`, nil, "", ""},
 		{"open is unavailable", Config{}, `open("/etc/passwd")`, ErrUnsupported, "NotImplementedError", "file access is not available"},
-		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: bisect, collections"},
+		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: base64, bisect, collections"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
