@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 
@@ -19,7 +20,7 @@ import (
 const defaultSubOutputTokens = 1024
 
 // llm_query(prompt, model=None, truncate=False)
-// Ask a sub-model; returns a future str. A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
+// Ask a sub-model; returns a future str (the reply without surrounding whitespace). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
 func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		prompt, model string
@@ -32,7 +33,7 @@ func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 }
 
 // llm_query_batched(prompts, model=None, truncate=False)
-// Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt.
+// Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt, each a str without surrounding whitespace.
 func llmQueryBatched(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		list     starlark.Value
@@ -219,7 +220,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", helper, err)
 		}
-		return starlark.String(resp.Content), nil
+		return starlark.String(strings.TrimSpace(resp.Content)), nil
 	}, deferred.Label(helper), deferred.Key(key))
 	if res != nil && !started {
 		res.Cancel() // memoized (or closed): nothing will be sent
@@ -250,7 +251,7 @@ func chatKey(req llm.Request) string {
 }
 
 // rlm_query(query, **variables)
-// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str.
+// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (the answer without surrounding whitespace).
 func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rest []starlark.Tuple
 	var query string
@@ -281,6 +282,6 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return starlark.String(ans), nil
+		return starlark.String(strings.TrimSpace(ans)), nil
 	}), nil
 }

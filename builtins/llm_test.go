@@ -356,3 +356,34 @@ print(sum(v == "yes" for v in votes), [v for v in votes if v != "no"])
 `)
 	assert.Equal(t, "True True False False True\n3 ['yes', 'yes', 'yes']\n", out)
 }
+
+// Sub-call results come back without the model's surrounding whitespace
+// (a trailing newline would end up in SUBMIT or json.loads).
+func TestSubCallResultsAreStripped(t *testing.T) {
+	m := llmtest.NewScripted().Default(func(req llm.Request) (*llm.Response, error) {
+		return &llm.Response{Content: "\n  {\"n\": 1}\n\n"}, nil
+	})
+	tests := []struct {
+		name string
+		host *builtins.Host
+		code string
+	}{
+		{"llm_query", &builtins.Host{Model: m}, `r = llm_query("q").value`},
+		{"llm_query_batched", &builtins.Host{Model: m}, `r = llm_query_batched(["a", "b"])[1].value`},
+		{"summarize", &builtins.Host{Model: m}, `r = summarize("some text").value`},
+		{"summarize map-reduce", &builtins.Host{Model: m, ContextWindow: 1500, MaxOutputTokens: 200}, `r = summarize("some words on a line\n" * 400).value`},
+		{"rlm_query", &builtins.Host{Child: spacedChild{}}, `r = rlm_query("q", x=1).value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.host, nil)
+			assert.Equal(t, "'{\"n\": 1}' 1\n", e.run(tt.code+"\nimport json\nprint(repr(r), json.loads(r)[\"n\"])"))
+		})
+	}
+}
+
+type spacedChild struct{}
+
+func (spacedChild) RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error) {
+	return "\n  {\"n\": 1}\n\n", nil
+}

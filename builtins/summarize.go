@@ -21,7 +21,7 @@ import (
 const maxSummaryParts = 16
 
 // summarize(var, max_tokens=500)
-// Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str.
+// Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str without surrounding whitespace.
 func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v         starlark.Value
@@ -85,7 +85,7 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return starlark.String(resp.Content), nil
+		return starlark.String(strings.TrimSpace(resp.Content)), nil
 	}), nil
 }
 
