@@ -49,5 +49,5 @@ func ExamplePromptHelp() {
 	}
 	// Output:
 	// peek(var, start=0, end=10)
-	// search(var, pattern, regex=False, max_results=10)
+	// search(var, pattern, regex=False, max_results=10, field=None)
 }

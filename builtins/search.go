@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -19,16 +20,17 @@ const (
 	itemPreview    = 200
 )
 
-// search(var, pattern, regex=False, max_results=10)
-// Find pattern (literal, or a Python regex if regex=True) in a string, list or dict; returns a list of dicts: {line, offset, match, preview} for a string (^ and $ match at line ends), {index, preview} for a list (plus field for a list of dicts), {key, preview} for a dict.
+// search(var, pattern, regex=False, max_results=10, field=None)
+// Find pattern (literal, or a Python regex if regex=True) in a string, list or dict; returns a list of dicts: {line, offset, match, preview} for a string (^ and $ match at line ends), {index, preview} for a list, {key, preview} for a dict; a dict item's preview shows the whole item (cut) and field names the matching field, field='name' searches only that field; with regex=True items also get match, and groups holds the capture groups as re's m.groups(); when max_results cuts the list, its last dict has more: the number of matches left out.
 func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v          starlark.Value
 		pattern    string
 		regex      bool
-		maxResults = intOrNone{N: 10}
+		maxResults                = intOrNone{N: 10}
+		field      starlark.Value = starlark.None
 	)
-	if err := unpack(thread, name, args, kwargs, "var", &v, "pattern", &pattern, "regex?", &regex, "max_results?", &maxResults); err != nil {
+	if err := unpack(thread, name, args, kwargs, "var", &v, "pattern", &pattern, "regex?", &regex, "max_results?", &maxResults, "field?", &field); err != nil {
 		return nil, err
 	}
 	limit := maxResults.N
@@ -41,64 +43,180 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	if limit == 0 || limit < -1 {
 		return nil, valueErr("%s: max_results must be positive (or None for all), got %d", name, limit)
 	}
-	var m *pyre.Matcher
+	sr := &searcher{thread: thread, limit: limit}
+	if field != starlark.None {
+		if _, err := field.Hash(); err != nil {
+			return nil, typeErr("%s: field must be a dict key such as a str, got %s", name, pyTypeName(field))
+		}
+		sr.field = field
+	}
 	if regex {
 		var err error
-		if m, err = pyre.Compile(pattern); err != nil {
+		if sr.m, err = pyre.Compile(pattern); err != nil {
 			return nil, valueErr("%s: %v", name, err)
 		}
 		// Patterns RE2 cannot run (lookaround, backreferences) run on a
 		// backtracking engine, bounded by the step's time.
-		m = m.WithBudget(sandbox.ThreadContext(thread), sandbox.MatchBudget(thread))
+		sr.m = sr.m.WithBudget(sandbox.ThreadContext(thread), sandbox.MatchBudget(thread))
+		sr.regex = true
+		sr.groups = newGroupFinder(sr.m)
 	} else {
-		m = pyre.Literal(pattern)
+		sr.m = pyre.Literal(pattern)
 	}
-	var results []starlark.Value
-	full := func() bool { return limit > 0 && len(results) >= limit }
 	switch v := v.(type) {
 	case starlark.String:
-		results = searchText(string(v), m, limit)
+		if sr.field != nil {
+			return nil, typeErr("%s: field= searches one field of the dicts in a list or dict; var is a str", name)
+		}
+		sr.searchText(string(v))
 	case *starlark.List, starlark.Tuple:
 		seq := v.(starlark.Indexable)
-		for i := 0; i < seq.Len() && !full(); i++ {
+		for i := 0; i < seq.Len() && !sr.done(); i++ {
 			item, err := sandbox.Unproxy(thread, seq.Index(i))
 			if err != nil {
 				return nil, err
 			}
-			if mp, ok := asMapping(item); ok {
-				if field, preview, ok := searchFields(thread, mp, m); ok {
-					results = append(results, resultDict("index", starlark.MakeInt(i), "field", field, "preview", starlark.String(preview)))
-				}
-				continue
-			}
-			if preview, ok := searchItem(thread, item, m); ok {
-				results = append(results, resultDict("index", starlark.MakeInt(i), "preview", starlark.String(preview)))
-			}
+			sr.searchValue("index", starlark.MakeInt(i), item)
 		}
 	case starlark.IterableMapping:
 		for _, kv := range v.Items() {
-			if full() {
+			if sr.done() {
 				break
 			}
 			val, err := sandbox.Unproxy(thread, kv[1])
 			if err != nil {
 				return nil, err
 			}
-			if preview, ok := searchItem(thread, val, m); ok {
-				results = append(results, resultDict("key", kv[0], "preview", starlark.String(preview)))
-			}
+			sr.searchValue("key", kv[0], val)
 		}
 	default:
 		return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(v))
 	}
-	if err := m.Err(); err != nil {
+	if err := sr.m.Err(); err != nil {
 		// A step stopped by a limit reports the limit; else the budget ran out.
 		return nil, &sandbox.PyError{Kind: "TimeoutError", Msg: name + ": the regular expression " + strconv.Quote(pattern) + " backtracked until the step's time ran out; avoid nested quantifiers like (a+)+, anchor it, or search a smaller part", Err: err}
 	}
+	if sr.field != nil && sr.withField == 0 {
+		return nil, sr.noFieldErr(name)
+	}
+	results := sr.results
 	if results == nil {
 		results = []starlark.Value{}
 	}
+	if sr.more > 0 {
+		results[len(results)-1].(*starlark.Dict).SetKey(starlark.String("more"), starlark.MakeInt(sr.more))
+	}
 	return starlark.NewList(results), nil
+}
+
+// maxMoreCount bounds how many matches past max_results search counts for
+// the more entry.
+const maxMoreCount = 100_000
+
+// searcher collects the results of one search call.
+type searcher struct {
+	thread *starlark.Thread
+	m      *pyre.Matcher
+	regex  bool
+	groups *groupFinder // nil: no capture groups
+	field  starlark.Value
+	limit  int // < 0: no limit
+
+	results    []starlark.Value
+	more       int // matches past the limit, counted up to maxMoreCount
+	withField  int // items that have field
+	fieldsSeen []string
+}
+
+// done reports whether the results are full and the matches past them
+// counted.
+func (sr *searcher) done() bool { return sr.more >= maxMoreCount }
+
+// add appends a result, or counts it once the results are full.
+func (sr *searcher) add(build func() *starlark.Dict) {
+	if sr.limit > 0 && len(sr.results) >= sr.limit {
+		sr.more++
+		return
+	}
+	sr.results = append(sr.results, build())
+}
+
+// searchValue searches one list item or dict value: the fields of a dict
+// (or only sr.field), else its text.
+func (sr *searcher) searchValue(keyName string, key, item starlark.Value) {
+	mp, isMap := asMapping(item)
+	if sr.field != nil {
+		if !isMap {
+			return
+		}
+		fv, found, err := mp.Get(sr.field)
+		if err != nil || !found {
+			if len(sr.fieldsSeen) == 0 {
+				for _, kv := range mp.Items() {
+					sr.fieldsSeen = append(sr.fieldsSeen, sandbox.ReprLimit(kv[0], 40))
+				}
+			}
+			return
+		}
+		sr.withField++
+		fv, err = sandbox.Unproxy(sr.thread, fv)
+		if err != nil {
+			return
+		}
+		text := itemText(sr.thread, fv)
+		if start, end := sr.m.First(text); start >= 0 {
+			sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, sr.field, mp, text, start, end) })
+		}
+		return
+	}
+	if isMap {
+		for _, kv := range mp.Items() {
+			fv, err := sandbox.Unproxy(sr.thread, kv[1])
+			if err != nil {
+				continue
+			}
+			text := itemText(sr.thread, fv)
+			if start, end := sr.m.First(text); start >= 0 {
+				sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, kv[0], mp, text, start, end) })
+				return
+			}
+		}
+		return
+	}
+	text := itemText(sr.thread, item)
+	if start, end := sr.m.First(text); start >= 0 {
+		sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, nil, nil, text, start, end) })
+	}
+}
+
+// itemResult is the result for a matching item: its index or key, the
+// matching field of a dict item, for a regex the match and groups, and a
+// preview (the whole dict item, cut around the match).
+func (sr *searcher) itemResult(keyName string, key, field starlark.Value, mp starlark.IterableMapping, text string, start, end int) *starlark.Dict {
+	kv := []any{keyName, key}
+	if field != nil {
+		kv = append(kv, "field", field)
+	}
+	if sr.regex {
+		kv = append(kv, "match", starlark.String(cutMatch(text[start:end])))
+		if sr.groups != nil {
+			kv = append(kv, "groups", sr.groups.at(text, start, end))
+		}
+	}
+	var p string
+	if mp != nil {
+		p = dictPreview(sr.thread, mp, field, text, start, end)
+	} else {
+		p = itemPreviewAround(text, start, end)
+	}
+	return resultDict(append(kv, "preview", starlark.String(p))...)
+}
+
+func (sr *searcher) noFieldErr(name string) error {
+	if len(sr.fieldsSeen) == 0 {
+		return typeErr("%s: field= searches one field of the dicts in a list or dict, and var holds no dict", name)
+	}
+	return valueErr("%s: no item has the field %s; the first item's fields are %s", name, sandbox.ReprLimit(sr.field, 60), strings.Join(sr.fieldsSeen, ", "))
 }
 
 func resultDict(kv ...any) *starlark.Dict {
@@ -111,26 +229,39 @@ func resultDict(kv ...any) *starlark.Dict {
 
 // searchText reports each match in s with its 1-based line, offset in
 // code points (usable as s[offset:], like str.find) and a preview of the
-// line around it.
-func searchText(s string, m *pyre.Matcher, limit int) []starlark.Value {
-	var out []starlark.Value
+// line around it; past the limit it counts the matches for more.
+func (sr *searcher) searchText(s string) {
 	line, counted := 1, 0
-	m.FindAll(s, limit, func(start, end int) bool {
+	find := -1
+	if sr.limit > 0 {
+		find = sr.limit + maxMoreCount
+	}
+	sr.m.FindAll(s, find, func(start, end int) bool {
+		if sr.limit > 0 && len(sr.results) >= sr.limit {
+			sr.more++
+			return true
+		}
 		line += strings.Count(s[counted:start], "\n")
 		counted = start
-		match := s[start:end]
-		if len(match) > maxMatchText {
-			match = match[:runeFloor(match, maxMatchText)] + "..."
-		}
-		out = append(out, resultDict(
+		kv := []any{
 			"line", starlark.MakeInt(line),
 			"offset", starlark.MakeInt(sandbox.CharOffset(s, start)),
-			"match", starlark.String(match),
-			"preview", starlark.String(preview(s, start, end)),
-		))
+			"match", starlark.String(cutMatch(s[start:end])),
+		}
+		if sr.groups != nil {
+			kv = append(kv, "groups", sr.groups.at(s, start, end))
+		}
+		sr.results = append(sr.results, resultDict(append(kv, "preview", starlark.String(preview(s, start, end)))...))
 		return true
 	})
-	return out
+}
+
+// cutMatch cuts a long match to maxMatchText bytes, marked.
+func cutMatch(match string) string {
+	if len(match) > maxMatchText {
+		return match[:runeFloor(match, maxMatchText)] + "..."
+	}
+	return match
 }
 
 // preview returns the line around s[start:end], cut to about
@@ -206,17 +337,6 @@ func itemText(thread *starlark.Thread, v starlark.Value) string {
 	return sandbox.StrOn(thread, v)
 }
 
-// searchItem reports whether an item matches and a preview around the
-// first match (the item's start for short items).
-func searchItem(thread *starlark.Thread, v starlark.Value, m *pyre.Matcher) (string, bool) {
-	text := itemText(thread, v)
-	start, end := m.First(text)
-	if start < 0 {
-		return "", false
-	}
-	return itemPreviewAround(text, start, end), true
-}
-
 func itemPreviewAround(text string, start, end int) string {
 	if len(text) <= itemPreview {
 		var b strings.Builder
@@ -226,12 +346,122 @@ func itemPreviewAround(text string, start, end int) string {
 	return preview(text, start, end)
 }
 
-// searchFields finds the first field of a dict item that matches.
-func searchFields(thread *starlark.Thread, mp starlark.IterableMapping, m *pyre.Matcher) (starlark.Value, string, bool) {
-	for _, kv := range mp.Items() {
-		if p, ok := searchItem(thread, kv[1], m); ok {
-			return kv[0], p, true
+// Dict item previews: the whole item up to dictPreviewChars, else each
+// other field's value cut to otherFieldChars around the matching field.
+const (
+	dictPreviewChars = 300
+	otherFieldChars  = 60
+)
+
+// dictPreview shows a matching dict item: its repr when short, else every
+// field with long values cut and the matching field's value (text, where
+// the match is start..end) shown around the match; fields that do not fit
+// are left out, marked "...".
+func dictPreview(thread *starlark.Thread, mp starlark.IterableMapping, field starlark.Value, text string, start, end int) string {
+	if full := sandbox.ReprLimit(mp, dictPreviewChars+1); len(full) <= dictPreviewChars {
+		return full
+	}
+	items := mp.Items()
+	parts := make([]string, len(items))
+	matched := -1
+	for i, kv := range items {
+		k := cutRepr(sandbox.ReprLimit(kv[0], otherFieldChars+1), otherFieldChars)
+		var v string
+		if eq, err := starlark.Equal(kv[0], field); err == nil && eq && matched < 0 {
+			matched = i
+			v = itemPreviewAround(text, start, end)
+			if _, ok := kv[1].(starlark.String); ok {
+				v = "'" + v + "'"
+			}
+		} else {
+			v = cutRepr(sandbox.ReprLimit(kv[1], otherFieldChars+1), otherFieldChars)
+		}
+		parts[i] = k + ": " + v
+	}
+	used := 2
+	if matched >= 0 {
+		used += len(parts[matched]) + 2
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	sep := func() {
+		if b.Len() > 1 {
+			b.WriteString(", ")
 		}
 	}
-	return nil, "", false
+	left := false
+	for i, p := range parts {
+		if i != matched {
+			if used+len(p)+2 > dictPreviewChars {
+				left = true
+				continue
+			}
+			used += len(p) + 2
+		}
+		sep()
+		b.WriteString(p)
+	}
+	if left {
+		sep()
+		b.WriteString("...")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// cutRepr cuts a rendering to at most n bytes, marked with "...".
+func cutRepr(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeFloor(s, n-3)] + "..."
+}
+
+// groupFinder finds the capture groups of a match that a pyre.Matcher
+// reported. It reruns the expression anchored at the match, starting one
+// character earlier so that \b, \B and ^ see the character before it, on
+// the match's line (the whole rest of the text for a match over lines).
+type groupFinder struct {
+	first *regexp.Regexp // \A(?:expr): a match at offset 0
+	next  *regexp.Regexp // \A(?s:.)(?:expr): a match after a character
+	n     int
+}
+
+// newGroupFinder returns nil for a matcher without capture groups.
+func newGroupFinder(m *pyre.Matcher) *groupFinder {
+	re := m.Regexp()
+	if re == nil || re.NumSubexp() == 0 {
+		return nil
+	}
+	first, err1 := regexp.Compile(`\A(?:` + re.String() + `)`)
+	next, err2 := regexp.Compile(`\A(?s:.)(?:` + re.String() + `)`)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return &groupFinder{first: first, next: next, n: re.NumSubexp()}
+}
+
+// at returns the groups of the match text[start:end] as a tuple (None for
+// a group that took no part), as re's m.groups() does.
+func (g *groupFinder) at(text string, start, end int) starlark.Value {
+	lo, re := start, g.first
+	if start > 0 {
+		_, size := utf8.DecodeLastRuneInString(text[:start])
+		lo, re = start-size, g.next
+	}
+	hi := len(text)
+	if !strings.Contains(text[start:end], "\n") {
+		if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+			hi = end + i
+		}
+	}
+	loc := re.FindStringSubmatchIndex(text[lo:hi])
+	out := make(starlark.Tuple, g.n)
+	for i := range out {
+		out[i] = starlark.None
+		if loc != nil && loc[2*i+2] >= 0 {
+			out[i] = starlark.String(cutMatch(text[lo+loc[2*i+2] : lo+loc[2*i+3]]))
+		}
+	}
+	return out
 }

@@ -58,12 +58,12 @@ func TestSearchCollections(t *testing.T) {
 	})
 	tests := []struct{ code, want string }{
 		{`print(search(lines, "key"))`, "[{'index': 1, 'preview': 'beta key'}, {'index': 3, 'preview': 'key again'}]"},
-		{`print(search(msgs, "key"))`, "[{'index': 0, 'field': 'content', 'preview': 'where is the key?'}]"},
-		{`print(search(msgs, "assistant"))`, "[{'index': 1, 'field': 'role', 'preview': 'assistant'}]"},
+		{`print(search(msgs, "key"))`, `[{'index': 0, 'field': 'content', 'preview': "{'role': 'user', 'content': 'where is the key?'}"}]`},
+		{`print(search(msgs, "assistant"))`, `[{'index': 1, 'field': 'role', 'preview': "{'role': 'assistant', 'content': 'under the mat'}"}]`},
 		{`print(search(nums, "42"))`, "[{'index': 1, 'preview': '42'}, {'index': 2, 'preview': '420'}]"},
 		{`print(search(files, "key"))`, "[{'key': 'b.py', 'preview': 'def key():\\\\n    pass'}]"},
 		{`print([r["key"] for r in search(files, r"(?i)^#? ?(def|key)", regex=True)])`, "['b.py', 'c.md']"},
-		{`print(search(lines, "a", max_results=2))`, "[{'index': 0, 'preview': 'alpha'}, {'index': 1, 'preview': 'beta key'}]"},
+		{`print(search(lines, "a", max_results=2))`, "[{'index': 0, 'preview': 'alpha'}, {'index': 1, 'preview': 'beta key', 'more': 2}]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -102,4 +102,110 @@ func TestSearchBacktracking(t *testing.T) {
 func TestSearchCatastrophicPatternReturns(t *testing.T) {
 	e := newEnv(t, nil, map[string]any{"s": strings.Repeat("a", 50000) + "b"})
 	require.Equal(t, "[]\n", e.run(`print(search(s, r"(a+)+$", regex=True))`))
+}
+
+// A list of dicts: field= searches one field, and the preview shows the
+// whole item (cut when long) so the model need not fetch it.
+func TestSearchDictItems(t *testing.T) {
+	long := strings.Repeat("filler text ", 60) + "the secret is here " + strings.Repeat("more filler ", 60)
+	e := newEnv(t, nil, map[string]any{
+		"users": []any{
+			dict("id", int64(1), "name", "Ada Lovelace", "email", "ada@example.org", "manager", "Grace"),
+			dict("id", int64(2), "name", "Grace Hopper", "email", "grace@example.org", "manager", "Ada"),
+			"not a dict",
+		},
+		"byid": dict("u1", dict("name", "Ada", "city", "London"), "u2", dict("name", "Alan", "city", "Wilmslow")),
+		"docs": []any{dict("title", "Report", "body", long, "tags", []any{"a", "b"})},
+	})
+	tests := []struct{ code, want string }{
+		// Without field=, Grace matches Ada's manager field first.
+		{`print([(r["index"], r["field"]) for r in search(users, "Grace")])`, "[(0, 'manager'), (1, 'name')]"},
+		{`print(search(users, "Grace", field="name"))`,
+			`[{'index': 1, 'field': 'name', 'preview': "{'id': 2, 'name': 'Grace Hopper', 'email': 'grace@example.org', 'manager': 'Ada'}"}]`},
+		{`print(search(users, "2", field="id")[0]["index"])`, "1"},
+		{`print(search(users, "nobody", field="name"))`, "[]"},
+		{`print(search(byid, "Wilmslow", field="city"))`,
+			`[{'key': 'u2', 'field': 'city', 'preview': "{'name': 'Alan', 'city': 'Wilmslow'}"}]`},
+		{`print(search(users, r"(\w+)@example", regex=True, field="email", max_results=1))`,
+			`[{'index': 0, 'field': 'email', 'match': 'ada@example', 'groups': ('ada',), 'preview': "{'id': 1, 'name': 'Ada Lovelace', 'email': 'ada@example.org', 'manager': 'Grace'}", 'more': 1}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			assert.Equal(t, tt.want+"\n", e.run(tt.code))
+		})
+	}
+
+	// A long item: every field is shown, long values cut, the matching one
+	// around the match.
+	p := e.run(`print(search(docs, "secret")[0]["preview"])`)
+	assert.LessOrEqual(t, len(p), 310)
+	assert.Contains(t, p, "{'title': 'Report', 'body': '...")
+	assert.Contains(t, p, "the secret is here")
+	assert.Contains(t, p, "'tags': ['a', 'b']}")
+
+	errs := []struct{ code, kind, want string }{
+		{`search(users, "x", field="mail")`, "ValueError", "search: no item has the field 'mail'; the first item's fields are 'id', 'name', 'email', 'manager'"},
+		{`search(["a", "b"], "a", field="name")`, "TypeError", "var holds no dict"},
+		{`search("text", "x", field="name")`, "TypeError", "search: field= searches one field of the dicts in a list or dict; var is a str"},
+		{`search(users, "x", field=[1])`, "TypeError", "search: field must be a dict key such as a str, got list"},
+	}
+	for _, tt := range errs {
+		t.Run(tt.code, func(t *testing.T) {
+			_, err := e.exec(tt.code)
+			assert.Contains(t, scriptErr(t, err, tt.kind), tt.want)
+		})
+	}
+}
+
+// When max_results cuts the results, the last one says how many matches
+// were left out.
+func TestSearchMore(t *testing.T) {
+	e := newEnv(t, nil, map[string]any{
+		"log":   logText,
+		"items": []any{"x1", "y", "x2", "x3", "x4"},
+		"files": dict("a", "x", "b", "x", "c", "y"),
+		"many":  strings.Repeat("ab ", 100_050),
+	})
+	tests := []struct{ code, want string }{
+		{`print([r.get("more") for r in search(log, "2024", max_results=2)])`, "[None, 3]"},
+		{`print([r.get("more") for r in search(log, "2024", max_results=5)])`, "[None, None, None, None, None]"},
+		{`print([r.get("more") for r in search(log, "2024", max_results=None)])`, "[None, None, None, None, None]"},
+		{`print(search(log, r"^2024-01-0[1-3]", regex=True, max_results=1)[-1]["more"])`, "3"},
+		{`print(search(items, "x", max_results=3)[-1])`, "{'index': 3, 'preview': 'x3', 'more': 1}"},
+		{`print(search(files, "x", max_results=1))`, "[{'key': 'a', 'preview': 'x', 'more': 1}]"},
+		{`print(search(many, "ab")[-1]["more"])`, "100000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			assert.Equal(t, tt.want+"\n", e.run(tt.code))
+		})
+	}
+}
+
+// With regex=True each result holds the capture groups, as re's
+// m.groups() would for the same match.
+func TestSearchGroups(t *testing.T) {
+	text := "id: 17 name=ada\nid: 42\nref id:99 (x)\nzid: 5"
+	e := newEnv(t, nil, map[string]any{"s": text, "lines": []any{"key=alpha", "none", "key=beta"}})
+	tests := []struct{ code, want string }{
+		{`print([r["groups"] for r in search(s, r"id: (\d+)(?: name=(\w+))?", regex=True)])`, "[('17', 'ada'), ('42', None), ('5', None)]"},
+		{`print([r["groups"] for r in search(s, r"\bid:\s*(\d+)", regex=True)])`, "[('17',), ('42',), ('99',)]"},
+		{`print([r["groups"] for r in search(s, r"^(\w+):", regex=True)])`, "[('id',), ('id',), ('zid',)]"},
+		{`print([r["groups"] for r in search(s, r"(?P<k>\w+)=(?P<v>\w+)", regex=True)])`, "[('name', 'ada')]"},
+		{`print([r["groups"] for r in search(s, r"(\d+)\n(\w+)", regex=True)])`, "[('42', 'ref')]"},
+		{`print("groups" in search(s, r"id: \d+", regex=True)[0], "groups" in search(s, "id: ")[0])`, "False False"},
+		{`print([(r["index"], r["match"], r["groups"]) for r in search(lines, r"key=(\w+)", regex=True)])`, "[(0, 'key=alpha', ('alpha',)), (2, 'key=beta', ('beta',))]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			assert.Equal(t, tt.want+"\n", e.run(tt.code))
+		})
+	}
+	// The same groups as re.finditer on each line.
+	out := e.run(`import re
+pat = r"(\w)(\d)?\b"
+viaSearch = [r["groups"] for r in search(s, pat, regex=True, max_results=None)]
+viaRe = [m.groups() for line in s.split("\n") for m in re.finditer(pat, line)]
+print(viaSearch == viaRe, len(viaRe))`)
+	assert.Equal(t, "True 12\n", out)
 }
