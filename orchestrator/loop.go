@@ -369,8 +369,13 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 	}
 	var sr stepRun
 	for i, code := range blocks {
+		n := len(sr.parts)
 		if err := r.runBlock(ctx, &sr, step, i+1, code, ""); err != nil {
 			return outcome{}, err
+		}
+		if len(blocks) > 1 && len(sr.parts) > n {
+			// Several blocks share one step output: say which printed what.
+			sr.parts[n] = blockMarker(i+1, len(blocks)) + "\n" + sr.parts[n]
 		}
 		if sr.stopped {
 			if i+1 < len(blocks) {
@@ -398,6 +403,11 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 	r.env.Directive = ""
 	r.t.traj.emit(EventObservation, r.id, step, observationData{Engine: turn.Engine})
 	return out, nil
+}
+
+// blockMarker heads the output of block i of n in a step's observation.
+func blockMarker(i, n int) string {
+	return fmt.Sprintf("[block %d of %d]", i, n)
 }
 
 func (r *run) remaining() string {

@@ -159,6 +159,30 @@ func TestSeveralBlocksRunInOrderAndStopAtError(t *testing.T) {
 	assert.NotContains(t, last, "ran: print(never)")
 }
 
+// Several blocks in one reply: each block's part of the step output is
+// marked, so the model knows which block printed what; one block is not.
+func TestSeveralBlocksAreMarked(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply string
+		want  string
+	}{
+		{"two blocks", code("print(1)") + "\nthen\n" + code("DEF x"),
+			"[engine] Step 1 output:\n[block 1 of 2]\nran: print(1)\n[block 2 of 2]\n(no output)\n"},
+		{"error stops", code("print(1)") + "\n" + code("ERR boom") + "\n" + code("print(2)"),
+			"[engine] Step 1 output:\n[block 1 of 3]\nran: print(1)\n[block 2 of 3]\nTraceback (most recent call last):\n  line 1\nValueError: boom\n[engine] blocks 3-3 not run.\n"},
+		{"one block", code("print(1)"), "[engine] Step 1 output:\nran: print(1)\n[engine]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, Config{}, llmtest.Say(tt.reply), llmtest.Say(submitReply("x")))
+			res := h.run(t)
+			require.Equal(t, StopSubmit, res.StopReason)
+			assert.Contains(t, lastObservation(h.model, 1), tt.want)
+		})
+	}
+}
+
 func TestNudgeOnceNeverStacks(t *testing.T) {
 	h := newHarness(t, Config{},
 		llmtest.Say("I think the answer is in the text."),
