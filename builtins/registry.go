@@ -44,6 +44,12 @@ var helpers = []helper{
 	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
 }
 
+// atDepthLimit replaces a helper's summary where the recursion depth limit
+// is reached: rlm_query then makes a plain sub-model call.
+var atDepthLimit = map[string]string{
+	"rlm_query": "At this depth no sub-RLM can start: asks the sub-model query in one plain call, with the given variables' text appended to the prompt (keep them small); returns a future str (the reply without surrounding whitespace).",
+}
+
 // Docs returns the documentation of every helper, in prompt order.
 func Docs() []Doc {
 	out := make([]Doc, len(helpers))
@@ -55,13 +61,27 @@ func Docs() []Doc {
 
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
-	{"llm", "Sub-calls (start at once and run in the background, so start many before using any; each returns a future that prints and behaves as its result and is resolved before your next step; use f.value to wait explicitly or to compare with ==)"},
+	{"llm", "Sub-calls. Each starts at once, runs in the background and returns a future. Using a future in any way (print, f.value, ==, +, len, indexing, its methods, passing it on) waits for its result, at once, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query. So start all the calls you need first, then use the results; futures you never use are resolved before your next step"},
 	{"control", "Finish"},
 }
 
+// HelpOptions selects the helper list that is true for one run.
+type HelpOptions struct {
+	// AtDepthLimit: no sub-RLM can start here, so rlm_query is described
+	// as the plain sub-model call it makes.
+	AtDepthLimit bool
+	// NoFinal leaves out FINAL and FINAL_VAR, which finish with the output
+	// 'answer': for runs whose declared outputs are not a single answer.
+	NoFinal bool
+}
+
 // PromptHelp renders the helper list for the root prompt from the same text
-// as the helpers' doc comments.
-func PromptHelp() string {
+// as the helpers' doc comments (PromptHelpFor with no options).
+func PromptHelp() string { return PromptHelpFor(HelpOptions{}) }
+
+// PromptHelpFor renders the helper list for a run with options o: each
+// helper is described once, as it behaves in that run.
+func PromptHelpFor(o HelpOptions) string {
 	var b strings.Builder
 	for i, m := range moduleTitles {
 		if i > 0 {
@@ -69,9 +89,14 @@ func PromptHelp() string {
 		}
 		fmt.Fprintf(&b, "%s:\n", m.title)
 		for _, hp := range helpers {
-			if hp.Module == m.name {
-				fmt.Fprintf(&b, "- %s: %s\n", hp.Signature, hp.Summary)
+			if hp.Module != m.name || (o.NoFinal && (hp.Name == "FINAL" || hp.Name == "FINAL_VAR")) {
+				continue
 			}
+			summary := hp.Summary
+			if alt, ok := atDepthLimit[hp.Name]; ok && o.AtDepthLimit {
+				summary = alt
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", hp.Signature, summary)
 		}
 	}
 	return b.String()

@@ -13,7 +13,7 @@ import (
 )
 
 // defaultHelperDocs is the helper list of the system prompt.
-func defaultHelperDocs() string { return builtins.PromptHelp() }
+func defaultHelperDocs(o builtins.HelpOptions) string { return builtins.PromptHelpFor(o) }
 
 func unproxy(v starlark.Value) (starlark.Value, error) { return sandbox.Unproxy(nil, v) }
 func strOf(v starlark.Value) string                    { return sandbox.Str(v) }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/internal/pyjson"
@@ -94,13 +95,15 @@ func configFor(cfg Config, depth int) any {
 func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema Schema, maxIter, depth int) *envelope {
 	helpers := cfg.HelperDocs
 	if helpers == "" {
-		helpers = defaultHelperDocs()
+		// Each helper described once, as it behaves at this depth and
+		// for these outputs.
+		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, NoFinal: !schema.singleAnswer()})
 	}
 	env := &envelope{System: systemPrompt(cfg.Protocol, helpers), Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {
 		env.nudge = nudgeTool
 	}
-	env.Meta = fitMeta(cfg, summaries, infos, schema, maxIter, depth)
+	env.Meta = fitMeta(cfg, summaries, infos, schema, maxIter)
 	if cfg.Meta.Text != "" {
 		env.Meta += "\n\n" + cfg.Meta.Text
 	}
@@ -126,27 +129,27 @@ func (c Config) metaBudget(n int) int {
 // fitMeta renders the meta section within the meta budget: the variable
 // summaries when they fit, else one compact line per variable (name, type,
 // size), else as many compact lines as fit and a pointer to show_vars().
-func fitMeta(cfg Config, summaries string, infos []varInfo, schema Schema, maxIter, depth int) string {
+func fitMeta(cfg Config, summaries string, infos []varInfo, schema Schema, maxIter int) string {
 	tok := cfg.Tokenizer
 	budget := cfg.metaBudget(len(infos))
-	meta := metaPrompt(summaries, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
+	meta := metaPrompt(summaries, schema, cfg.Protocol, maxIter)
 	if tok.Count(meta) <= budget {
 		return meta
 	}
 	if len(infos) > 1 {
 		compact := compactVarLines(infos)
-		if m := metaPrompt(compact, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth); tok.Count(m) <= budget {
+		if m := metaPrompt(compact, schema, cfg.Protocol, maxIter); tok.Count(m) <= budget {
 			return m
 		}
 		summaries = compact
 	}
-	rest := tok.Count(metaPrompt("", schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth))
+	rest := tok.Count(metaPrompt("", schema, cfg.Protocol, maxIter))
 	room := budget - rest
 	if room < 40 {
 		room = 40
 	}
 	cut := truncateToTokens(tok, summaries, room, "- … more variables not listed: call show_vars()")
-	return metaPrompt(cut, schema, cfg.Protocol, maxIter, depth, cfg.MaxDepth)
+	return metaPrompt(cut, schema, cfg.Protocol, maxIter)
 }
 
 // compactVarLines is one line per variable: name, type and size.

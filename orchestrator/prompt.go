@@ -8,11 +8,11 @@ import (
 const systemIntroText = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by writing Python code, read what the code prints, and finish by calling SUBMIT.
 
 How it works:
-- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps.
+- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps. With several blocks, each block's output is headed [block i of n].
 - You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
-- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
-- When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run.`
+- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
+- When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run, so anything printed in the same block is never shown to you: check values in an earlier step.`
 
 const systemIntroTools = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by running Python code, read what the code prints, and finish by submitting.
 
@@ -20,8 +20,8 @@ How it works:
 - Call the execute_code tool with Python code; it runs in a persistent REPL, so names you define stay for later steps. Several calls in one reply run in order.
 - You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
-- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched. Results of llm_query, summarize and find_relevant are resolved by the end of each step.
-- When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run.`
+- To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
+- When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run, so anything printed in the same call is never shown to you: check values in an earlier step.`
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
 - Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.
@@ -49,7 +49,7 @@ func systemPrompt(p Protocol, helpers string) string {
 
 // metaPrompt renders the meta section: variable summaries, the output
 // schema and the run's limits. summaries must already fit the budget.
-func metaPrompt(summaries string, schema Schema, p Protocol, maxIter, depth, maxDepth int) string {
+func metaPrompt(summaries string, schema Schema, p Protocol, maxIter int) string {
 	var b strings.Builder
 	b.WriteString("Context variables in the REPL (summaries only; explore them with code):\n")
 	b.WriteString(strings.TrimSpace(summaries))
@@ -62,11 +62,6 @@ func metaPrompt(summaries string, schema Schema, p Protocol, maxIter, depth, max
 	}
 	b.WriteString(schema.example())
 	fmt.Fprintf(&b, "\nLimits: %d iterations.", maxIter)
-	if depth+1 < maxDepth {
-		b.WriteString(" rlm_query starts a child RLM over the variables you pass.")
-	} else {
-		b.WriteString(" rlm_query is a plain sub-model call here.")
-	}
 	return b.String()
 }
 

@@ -106,3 +106,54 @@ func TestMetaBudgetScalesWithVariables(t *testing.T) {
 		})
 	}
 }
+
+// The prompt never contradicts itself: rlm_query is described once, as it
+// behaves at the depth in force; FINAL and FINAL_VAR are offered only when
+// the outputs are a single answer; it says that what a successful SUBMIT's
+// block prints is not shown, and that using a future waits for it, for
+// every kind of sub-call.
+func TestPromptIsConsistent(t *testing.T) {
+	type depthCase struct {
+		depth, maxDepth int
+		recursive       bool
+	}
+	depths := []depthCase{{0, 1, false}, {0, 2, true}, {1, 2, false}, {1, 3, true}, {2, 3, false}}
+	outputs := []struct {
+		spec   string
+		finals bool
+	}{
+		{"answer:str", true},
+		{"answer:int", true},
+		{"answer:str, confidence:float", false},
+		{"summary:str", false},
+	}
+	for _, p := range []Protocol{ProtocolText, ProtocolTools} {
+		for _, d := range depths {
+			for _, o := range outputs {
+				name := fmt.Sprintf("%s/depth %d of %d/%s", p, d.depth, d.maxDepth, o.spec)
+				t.Run(name, func(t *testing.T) {
+					schema, err := ParseSchema(o.spec)
+					require.NoError(t, err)
+					cfg := New(Config{Protocol: p, MaxDepth: d.maxDepth, Outputs: schema}).Config()
+					env := buildEnvelope(cfg, "q", "- doc: text, 5 bytes", []varInfo{{Name: "doc", Type: "text", SizeBytes: 5}}, schema, 10, d.depth)
+					system, meta := env.System, env.Meta
+					all := system + "\n" + meta
+
+					assert.Equal(t, 1, strings.Count(all, "- rlm_query("), "rlm_query is described once")
+					assert.NotContains(t, meta, "rlm_query", "and only in the helper list")
+					assert.Equal(t, d.recursive, strings.Contains(all, "recursive sub-RLM"), "a sub-RLM is promised only below the depth limit")
+					assert.Equal(t, !d.recursive, strings.Contains(all, "no sub-RLM can start"), "a plain call is described only at the depth limit")
+
+					assert.Equal(t, o.finals, strings.Contains(all, "FINAL"), "FINAL and FINAL_VAR only for a single answer")
+					assert.Equal(t, o.finals, strings.Contains(all, "- FINAL_VAR("))
+					assert.Contains(t, meta, "Declared outputs: "+schema.String())
+
+					assert.Regexp(t, `It ends the run, so anything printed in the same (block|call) is never shown to you`, system)
+					assert.Contains(t, system, "waits for its result, at once, even later in the same block or reply")
+					assert.Contains(t, system, "every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query")
+					assert.NotContains(t, system, "resolved by the end of each step", "no second, weaker statement of when futures resolve")
+				})
+			}
+		}
+	}
+}

@@ -88,6 +88,10 @@ func (s Schema) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// singleAnswer reports whether the outputs are one field named answer, the
+// output FINAL and FINAL_VAR finish with.
+func (s Schema) singleAnswer() bool { return len(s) == 1 && s[0].Name == "answer" }
+
 // example renders a SUBMIT call template for the prompt.
 func (s Schema) example() string {
 	parts := make([]string, len(s))
