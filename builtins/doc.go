@@ -1,6 +1,6 @@
 // Package builtins provides the helpers the root model's code calls in the
 // sandbox to explore externalized context variables and to call sub-models:
-// peek, search, chunk and show_vars (explore), llm_query, llm_query_batched,
+// peek, search, chunk, outline and show_vars (explore), llm_query, llm_query_batched,
 // summarize, find_relevant and rlm_query (sub-calls, returning deferred
 // futures), and SUBMIT, FINAL and FINAL_VAR (finishing a run).
 //

@@ -61,7 +61,7 @@ func TestPromptHelp(t *testing.T) {
 	for _, d := range builtins.Docs() {
 		assert.Contains(t, help, "- "+d.Signature+": "+d.Summary+"\n")
 	}
-	for _, name := range []string{"peek", "search", "chunk", "show_vars", "summarize", "find_relevant", "llm_query", "llm_query_batched", "rlm_query", "SUBMIT", "FINAL", "FINAL_VAR"} {
+	for _, name := range []string{"peek", "search", "chunk", "outline", "show_vars", "summarize", "find_relevant", "llm_query", "llm_query_batched", "rlm_query", "SUBMIT", "FINAL", "FINAL_VAR"} {
 		_, ok := builtins.Predeclared(&builtins.Host{})[name]
 		assert.True(t, ok, name)
 		assert.Contains(t, help, "- "+name+"(")

@@ -149,7 +149,7 @@ func TestPromptIsConsistent(t *testing.T) {
 					assert.Contains(t, meta, "Declared outputs: "+schema.String())
 
 					assert.Regexp(t, `It ends the run, so anything printed in the same (block|call) is never shown to you`, system)
-					assert.Contains(t, system, "waits for its result, at once, even later in the same block or reply")
+					assert.Contains(t, system, "waits for its result, even later in the same block or reply")
 					assert.Contains(t, system, "every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query")
 					assert.NotContains(t, system, "resolved by the end of each step", "no second, weaker statement of when futures resolve")
 				})
