@@ -21,6 +21,8 @@ const (
 	outlineAboutChars   = 160
 	outlineDefsChars    = 240
 	outlineScanLines    = 4000 // lines of an item scanned for definitions
+	minCompactLine      = 120  // the shortest one-line entry
+	minCompactRoom      = 60   // room for description and definitions in it
 )
 
 // outline(var, max_chars=4000)
@@ -528,31 +530,56 @@ func renderOutline(docs []outlineDoc, kind string, maxChars int) string {
 		}
 		return s + "\n"
 	}
-	compact := func(e outlineEntry) string {
+	// compact is one line per item within about room bytes: the
+	// description gets three fifths of what the name leaves, the
+	// definitions the rest.
+	compact := func(e outlineEntry, room int) string {
 		s := fmt.Sprintf("%s (%s)", e.name, e.lines)
+		left := max(room-len(s), minCompactRoom)
+		aboutRoom, defsRoom := left*3/5, left*2/5
+		if len(e.defs) == 0 {
+			aboutRoom = left
+		}
+		if e.about == "" {
+			defsRoom = left
+		}
 		if e.about != "" {
-			s += ": " + cutRepr(e.about, 60)
+			s += ": " + cutRepr(e.about, min(aboutRoom, outlineAboutChars))
 		}
 		if len(e.defs) > 0 {
-			s += " | " + joinDefs(e.defs, 80)
+			s += " | " + joinDefs(e.defs, min(defsRoom, outlineDefsChars))
 		}
 		return s + "\n"
 	}
-	for _, render := range []func(outlineEntry) string{detailed, compact} {
-		var b strings.Builder
+	var b strings.Builder
+	b.WriteString(header)
+	for _, e := range entries {
+		b.WriteString(detailed(e))
+	}
+	if b.Len() <= maxChars {
+		return strings.TrimRight(b.String(), "\n")
+	}
+	// One line per item, sharing the room evenly.
+	room := (maxChars-len(header))/len(entries) - 1
+	if room >= minCompactLine {
+		b.Reset()
 		b.WriteString(header)
 		for _, e := range entries {
-			b.WriteString(render(e))
+			line := compact(e, room)
+			if len(line) > room+1 { // a long name: cut the line
+				line = line[:runeFloor(line, room-3)] + "...\n"
+			}
+			b.WriteString(line)
 		}
 		if b.Len() <= maxChars {
 			return strings.TrimRight(b.String(), "\n")
 		}
 	}
-	// As many compact lines as fit, then where the rest is.
-	var b strings.Builder
+	// As many short lines as fit, then where the rest is.
+	b.Reset()
 	b.WriteString(header)
 	for i, e := range entries {
-		line := compact(e)
+		line := compact(e, minCompactLine)
 		tail := fmt.Sprintf("[... %s not shown: outline(peek(var, %d, None)) outlines the rest]", numfmt.Plural(len(entries)-i, "more item"), i)
 		if kind != "dict" && !strings.HasPrefix(kind, "list") && kind != "tuple" {
 			tail = fmt.Sprintf("[... %s not shown: pass a larger max_chars]", numfmt.Plural(len(entries)-i, "more item"))

@@ -164,3 +164,24 @@ func TestOutlineErrors(t *testing.T) {
 		})
 	}
 }
+
+// When the detailed outline does not fit, one line per item shares the
+// room evenly: short descriptions stay whole, long definition lists are
+// cut first.
+func TestOutlineCompactKeepsDescriptions(t *testing.T) {
+	files := make([]any, 0, 40)
+	for i := range 20 {
+		var defs strings.Builder
+		for j := range 30 {
+			fmt.Fprintf(&defs, "def function_number_%d_%d():\n    pass\n", i, j)
+		}
+		files = append(files, fmt.Sprintf("mod_%02d.py", i), fmt.Sprintf("\"\"\"Module %02d parses the quarterly ledger exports of region %02d.\"\"\"\n%s", i, i, defs.String()))
+	}
+	e := newEnv(t, nil, map[string]any{"files": dict(files...)})
+	out := e.run(`print(outline(files))`)
+	assert.LessOrEqual(t, len(out), 4001)
+	assert.NotContains(t, out, "\n  defs:", "not the detailed level")
+	for i := range 20 {
+		assert.Contains(t, out, fmt.Sprintf("mod_%02d.py (61 lines): Module %02d parses the quarterly ledger exports of region %02d. | def function_number_%d_0, ", i, i, i, i))
+	}
+}
