@@ -20,7 +20,7 @@ import (
 const defaultSubOutputTokens = 1024
 
 // llm_query(prompt, model=None, truncate=False)
-// Ask a sub-model; returns a future str (whitespace-stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
+// Ask a sub-model; returns a future str (stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).
 func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		prompt, model string
@@ -33,7 +33,7 @@ func llmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 }
 
 // llm_query_batched(prompts, model=None, truncate=False)
-// Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (whitespace-stripped str).
+// Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (stripped str).
 func llmQueryBatched(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		list     starlark.Value
@@ -251,7 +251,7 @@ func chatKey(req llm.Request) string {
 }
 
 // rlm_query(query, **variables)
-// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (whitespace-stripped).
+// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).
 func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rest []starlark.Tuple
 	var query string

@@ -26,7 +26,7 @@ const (
 )
 
 // outline(var, max_chars=4000)
-// Survey many documents (dict of files, list of str or dicts, str bundling files): per item: size, docstring or first meaningful lines (skipping licence headers), top-level defs or Markdown headings; returns a str of at most max_chars to print.
+// Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.
 func outline(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v        starlark.Value

@@ -30,16 +30,16 @@ type helper struct {
 // comment of its Go function (checked by TestDocCommentsMatchRegistry).
 var helpers = []helper{
 	{Doc{"peek", "peek(var, start=0, end=10)", "Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.", "explore"}, peek},
-	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str (^ and $ match at line ends), {index or key, preview} for items; a dict item's preview shows the whole item, field names the matching field, field='x' searches only it; regex=True adds groups (and match for items); if max_results cut the list, its last dict has more (matches left out).", "explore"}, search},
+	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str (^ and $ match at line ends), {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
 	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
-	{Doc{"outline", "outline(var, max_chars=4000)", "Survey many documents (dict of files, list of str or dicts, str bundling files): per item: size, docstring or first meaningful lines (skipping licence headers), top-level defs or Markdown headings; returns a str of at most max_chars to print.", "explore"}, outline},
+	{Doc{"outline", "outline(var, max_chars=4000)", "Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.", "explore"}, outline},
 	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
 	{Doc{"len", "len(var)", "Number of characters of a string or items of a list or dict.", "explore"}, nil},
-	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str (whitespace-stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).", "llm"}, llmQuery},
-	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (whitespace-stripped str).", "llm"}, llmQueryBatched},
-	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (whitespace-stripped).", "llm"}, summarize},
+	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str (stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).", "llm"}, llmQuery},
+	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (stripped str).", "llm"}, llmQueryBatched},
+	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (stripped).", "llm"}, summarize},
 	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
-	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (whitespace-stripped).", "llm"}, rlmQuery},
+	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).", "llm"}, rlmQuery},
 	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
 	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
 	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
@@ -48,7 +48,7 @@ var helpers = []helper{
 // atDepthLimit replaces a helper's summary where the recursion depth limit
 // is reached: rlm_query then makes a plain sub-model call.
 var atDepthLimit = map[string]string{
-	"rlm_query": "At this depth no sub-RLM can start: asks the sub-model query in one plain call, with the given variables' text appended to the prompt (keep them small); returns a future str (whitespace-stripped).",
+	"rlm_query": "No sub-RLM at this depth: one plain sub-model call with query and the variables' text appended (keep them small); returns a future str (stripped).",
 }
 
 // Docs returns the documentation of every helper, in prompt order.
@@ -62,7 +62,7 @@ func Docs() []Doc {
 
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
-	{"llm", "Sub-calls. Each starts at once in the background and returns a future. Using a future in any way (print, f.value, ==, +, len, methods, passing it on) waits for its result, even later in the same block or reply; this holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query. So start all calls first, then use the results; unused futures resolve before your next step"},
+	{"llm", "Sub-calls. Each starts at once in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results"},
 	{"control", "Finish"},
 }
 

@@ -21,7 +21,7 @@ import (
 const maxSummaryParts = 16
 
 // summarize(var, max_tokens=500)
-// Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (whitespace-stripped).
+// Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (stripped).
 func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v         starlark.Value

@@ -8,11 +8,11 @@ import (
 const systemIntroText = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by writing Python code, read what the code prints, and finish by calling SUBMIT.
 
 How it works:
-- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps. With several blocks, each block's output is headed [block i of n].
+- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps.
 - You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
-- When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run, so anything printed in the same block is never shown to you: check values in an earlier step.`
+- When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run: what the same block prints is never shown.`
 
 const systemIntroTools = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by running Python code, read what the code prints, and finish by submitting.
 
@@ -21,7 +21,7 @@ How it works:
 - You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
-- When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run, so anything printed in the same call is never shown to you: check values in an earlier step.`
+- When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run: what the same call prints is never shown.`
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
 - Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.

@@ -138,19 +138,20 @@ func TestPromptIsConsistent(t *testing.T) {
 					env := buildEnvelope(cfg, "q", "- doc: text, 5 bytes", []varInfo{{Name: "doc", Type: "text", SizeBytes: 5}}, schema, 10, d.depth)
 					system, meta := env.System, env.Meta
 					all := system + "\n" + meta
+					assert.LessOrEqual(t, cfg.Tokenizer.Count(system), cfg.SystemBudget, "the system section fits its budget")
 
 					assert.Equal(t, 1, strings.Count(all, "- rlm_query("), "rlm_query is described once")
 					assert.NotContains(t, meta, "rlm_query", "and only in the helper list")
 					assert.Equal(t, d.recursive, strings.Contains(all, "recursive sub-RLM"), "a sub-RLM is promised only below the depth limit")
-					assert.Equal(t, !d.recursive, strings.Contains(all, "no sub-RLM can start"), "a plain call is described only at the depth limit")
+					assert.Equal(t, !d.recursive, strings.Contains(all, "No sub-RLM at this depth"), "a plain call is described only at the depth limit")
 
 					assert.Equal(t, o.finals, strings.Contains(all, "FINAL"), "FINAL and FINAL_VAR only for a single answer")
 					assert.Equal(t, o.finals, strings.Contains(all, "- FINAL_VAR("))
 					assert.Contains(t, meta, "Declared outputs: "+schema.String())
 
-					assert.Regexp(t, `It ends the run, so anything printed in the same (block|call) is never shown to you`, system)
+					assert.Regexp(t, `It ends the run: what the same (block|call) prints is never shown`, system)
 					assert.Contains(t, system, "waits for its result, even later in the same block or reply")
-					assert.Contains(t, system, "every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query")
+					assert.Contains(t, system, "every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first")
 					assert.NotContains(t, system, "resolved by the end of each step", "no second, weaker statement of when futures resolve")
 				})
 			}
