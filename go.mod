@@ -15,6 +15,7 @@ require (
 	golang.org/x/term v0.41.0
 	golang.org/x/text v0.42.0
 	golang.org/x/time v0.16.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.16.0
 )
 

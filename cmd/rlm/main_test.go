@@ -109,6 +109,10 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"runs", "rm"}, nil},
 		{[]string{"runs", "gc"}, nil},
 		{[]string{"serve"}, []string{"--max-runs", "many"}},
+		{[]string{"steward"}, nil},
+		{[]string{"steward", "propose"}, []string{"--meta-notes-tokens", "x"}},
+		{[]string{"steward", "drift"}, []string{"--window", "many"}},
+		{[]string{"steward", "apply"}, nil},
 	}
 	listed := map[string]bool{}
 	for _, c := range cmds {
@@ -156,6 +160,8 @@ func TestBadInvocationsExit2(t *testing.T) {
 		tcase{"runs show without id", []string{"runs", "show"}, 2, []string{"one run ID"}},
 		tcase{"runs show bad id", []string{"runs", "show", "../x"}, 1, []string{"bad run id"}},
 		tcase{"run resume with a query", []string{"run", "--resume", "x", "--query", "q"}, 2, []string{"--query cannot be changed"}},
+		tcase{"unknown steward subcommand", []string{"steward", "frob"}, 2, []string{`unknown steward subcommand "frob"`}},
+		tcase{"steward rollback bad version", []string{"steward", "rollback", "x"}, 2, []string{`bad version "x"`}},
 		tcase{"help command", []string{"help", "run"}, 0, []string{"usage: rlm run"}},
 		tcase{"help unknown command", []string{"help", "frob"}, 2, []string{`unknown command "frob"`}},
 	)

@@ -23,7 +23,7 @@ type metaFlags struct {
 
 func (m *metaFlags) register(fs *flag.FlagSet) {
 	m.fs = fs
-	fs.StringVar(&m.path, "meta", "", "meta document `FILE` (lessons and recommended budgets kept by rlm steward; default meta.json next to the store directory, e.g. .rlm/meta.json); an invalid one stops the run before it starts")
+	fs.StringVar(&m.path, "meta", "", "meta document `FILE` (lessons and recommended budgets kept by rlm steward; default $RLM_META, else meta.json next to the store directory, e.g. .rlm/meta.json); an invalid one stops the run before it starts")
 	fs.IntVar(&m.notesTokens, "meta-notes-tokens", meta.DefaultNotesBudget, "token budget of the meta document's lessons in the meta section of each request")
 }
 
@@ -41,10 +41,11 @@ func metaPath(flagPath, storeDir string) string {
 // (setting them, so run.json records them for a resume), and renders its
 // lessons. A document named with --meta must exist.
 func (m *metaFlags) load(env *cliEnv, storeDir, model string, quiet bool) (*meta.Document, orchestrator.MetaNotes, error) {
+
 	if m.notesTokens < 0 {
 		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w: --meta-notes-tokens must be >= 0", errUsage)
 	}
-	path := metaPath(m.path, storeDir)
+	path := metaPathEnv(env, m.path, storeDir)
 	doc, exists, err := meta.Load(path)
 	if err != nil {
 		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w (fix the file, or restore a good version with rlm steward rollback VERSION)", err)
