@@ -3,13 +3,20 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test eval vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
 
 test:
 	$(GO) test -race -count=1 $(PKGS)
+
+# eval runs the long-horizon evaluations (internal/evals): scripted models
+# over 50-200 iterations of the real engine, printing goal continuity,
+# prefix changes, citation coverage, quote recall, injection leaks and the
+# largest history against its budget; it fails on a threshold miss.
+eval:
+	RLM_EVAL=1 $(GO) test -count=1 -run TestLongHorizon -v ./internal/evals/
 
 vet:
 	$(GO) vet $(PKGS)

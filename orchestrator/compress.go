@@ -44,11 +44,19 @@ func (d StepDigest) line() string {
 	if d.Error != "" {
 		fmt.Fprintf(&b, "; error %s", quoteShort(d.Error, 100))
 	}
+	if d.OutputChars == 0 {
+		// Every line cites where the step's full text is, even when it
+		// printed nothing (what it computed is in the names it defined).
+		fmt.Fprintf(&b, "; printed nothing (%s is empty)", d.Ref())
+	}
 	return b.String()
 }
 
+// quoteShort quotes the first line of s, cut to n bytes, in backticks.
+// Backticks inside become ' so quoted text (model output, printed data)
+// cannot close the quote and pass for engine text.
 func quoteShort(s string, n int) string {
-	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(strings.TrimSpace(s), "`", "'")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
