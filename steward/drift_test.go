@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlmhq/rlm/meta"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
 )
@@ -133,4 +135,36 @@ func TestBackfill(t *testing.T) {
 	assert.Contains(t, res[0].Skipped, "newer")
 	after, _ := os.ReadFile(path)
 	assert.Equal(t, newer, string(after))
+}
+
+// TestCollectorExportsProposalsAndDrift: the Prometheus collector serves
+// the meta version, pending proposals by action and drift per model.
+func TestCollectorExportsProposalsAndDrift(t *testing.T) {
+	st, runsDir := newSteward(t)
+	root := runs.NewRoot(runsDir)
+	for range 2 {
+		keptRun(t, root, "gpt-a", "code: 7\n", orchestrator.MetaNotes{}, "Let me think.", submit)
+	}
+	evs, _, err := Collect(runsDir, time.Time{}, nil)
+	require.NoError(t, err)
+	doc := meta.New()
+	require.NoError(t, st.SaveProposals(Propose(doc, evs, Options{}, st.now())))
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&Collector{Steward: st, RunsDir: runsDir, Drift: DriftOptions{MinRuns: 1, Window: 1}})
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += "," + l.GetName() + "=" + l.GetValue()
+			}
+			got[key] = m.GetGauge().GetValue()
+		}
+	}
+	assert.Equal(t, 0.0, got["rlm_meta_version"])
+	assert.Equal(t, 1.0, got["rlm_steward_proposals_pending,action=add_lesson"], "no_code: %v", got)
+	assert.Contains(t, got, "rlm_steward_drift,metric=iterations_to_submit,model=gpt-a")
 }

@@ -14,6 +14,7 @@ import (
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/server"
+	"github.com/rlmhq/rlm/steward"
 )
 
 func init() {
@@ -171,6 +172,8 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 		return err
 	}
 	defer s.Close()
+	// The steward's proposals and drift over the kept runs (issue 13).
+	s.Registry().MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, "", *o.storeDir)}, RunsDir: cfg.RunsDir})
 	ln, err := s.Listen(o.addr)
 	if errors.Is(err, server.ErrInsecure) {
 		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)

@@ -88,6 +88,14 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, 202, resp.StatusCode)
 	require.Eventually(t, func() bool { return up.Count() >= 2 }, 20*time.Second, 10*time.Millisecond)
+	mreq, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
+	mreq.Header.Set("Authorization", "Bearer tok")
+	mresp, err := http.DefaultClient.Do(mreq)
+	require.NoError(t, err)
+	metrics, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	assert.Contains(t, string(metrics), "rlm_meta_version 0", "the steward's metrics are served")
+	assert.Contains(t, string(metrics), `rlm_steward_proposals_pending{action="add_lesson"} 0`)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	go func() {
 		for l := range lines {

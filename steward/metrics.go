@@ -1,0 +1,95 @@
+package steward
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rlmhq/rlm/meta"
+)
+
+// Collector exports the steward's state as Prometheus metrics (for rlm
+// serve's /metrics): the meta document's version, the pending proposals
+// by action, and the drift of the kept runs per model and metric. The
+// state is computed at scrape time, at most once per Interval.
+type Collector struct {
+	Steward *Steward
+	RunsDir string
+	Drift   DriftOptions
+	// Interval is how long a computed state is reused (default 1 minute):
+	// drift reads every kept trajectory.
+	Interval time.Duration
+
+	mu    sync.Mutex
+	at    time.Time
+	state collected
+}
+
+type collected struct {
+	version int
+	pending map[string]int
+	shifts  []Shift
+}
+
+var (
+	descVersion = prometheus.NewDesc("rlm_meta_version", "Version of the meta document (0: none).", nil, nil)
+	descPending = prometheus.NewDesc("rlm_steward_proposals_pending", "Pending steward proposals, by action (add_lesson, retire_lesson, set_budget).", []string{"action"}, nil)
+	descDrift   = prometheus.NewDesc("rlm_steward_drift", "1 when a metric of the recent runs of a model shifted significantly and past the threshold (rlm steward drift), else 0.", []string{"model", "metric"}, nil)
+	descChange  = prometheus.NewDesc("rlm_steward_drift_change", "Relative change of a metric between the recent runs of a model and the ones before.", []string{"model", "metric"}, nil)
+	descP       = prometheus.NewDesc("rlm_steward_drift_p_value", "p-value of the test comparing a metric of the recent runs of a model with the ones before.", []string{"model", "metric"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descVersion, descPending, descDrift, descChange, descP} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector. Unreadable files leave their
+// metrics out rather than fail the scrape.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.refresh()
+	ch <- prometheus.MustNewConstMetric(descVersion, prometheus.GaugeValue, float64(st.version))
+	for _, a := range []string{ActionAddLesson, ActionRetireLesson, ActionSetBudget} {
+		ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(st.pending[a]), a)
+	}
+	for _, s := range st.shifts {
+		v := 0.0
+		if s.Drift {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descDrift, prometheus.GaugeValue, v, s.Model, s.Metric)
+		ch <- prometheus.MustNewConstMetric(descChange, prometheus.GaugeValue, s.Change, s.Model, s.Metric)
+		ch <- prometheus.MustNewConstMetric(descP, prometheus.GaugeValue, s.P, s.Model, s.Metric)
+	}
+}
+
+func (c *Collector) refresh() collected {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	iv := c.Interval
+	if iv <= 0 {
+		iv = time.Minute
+	}
+	if !c.at.IsZero() && time.Since(c.at) < iv {
+		return c.state
+	}
+	st := collected{pending: map[string]int{}}
+	if doc, _, err := meta.Load(c.Steward.MetaPath); err == nil {
+		st.version = doc.Version
+	}
+	if ps, err := c.Steward.Pending(); err == nil {
+		for _, p := range ps {
+			st.pending[p.Action]++
+		}
+	}
+	if c.RunsDir != "" {
+		if evs, _, err := Collect(c.RunsDir, time.Time{}, nil); err == nil {
+			st.shifts = Drift(evs, c.Drift).Shifts
+		}
+	}
+	c.state, c.at = st, time.Now()
+	return st
+}
