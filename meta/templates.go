@@ -26,11 +26,11 @@ func fixed(s string) func(Params) string { return func(Params) string { return s
 // templates is the lesson catalog. Adding one also adds its name to the
 // template enum of meta.schema.json (TestSchemaListsEveryTemplate).
 var templates = map[string]template{
-	"re_unsupported":   {text: fixed("re is RE2: lookahead, lookbehind and backreferences are refused; match more broadly and filter the matches in Python.")},
+	"re_unsupported":   {text: fixed("Some regular expressions are refused by re: read the error's advice and rewrite the pattern instead of retrying it.")},
 	"no_with":          {text: fixed("with statements are not supported (there are no files to open): work on the variables directly.")},
 	"no_global_assign": {text: fixed("Assigning to a global name inside a function fails: return the new value, or keep shared state in a dict or list.")},
 	"no_async":         {text: fixed("async/await is not supported: call functions directly; llm_query_batched runs prompts concurrently.")},
-	"module_missing":   {text: fixed("Only the modules in the dialect notes can be imported: no os, sys, random, files, network or clock.")},
+	"module_missing":   {text: fixed("Only the modules in the dialect notes can be imported: no os, subprocess, files or network.")},
 	"step_limit":       {text: fixed("Steps hit the step or time limit: work on a sample or use search() instead of looping over the whole data.")},
 	"memory_limit":     {text: fixed("Steps hit the memory limit: build smaller values, e.g. process chunks one at a time.")},
 	"recursion_limit":  {text: fixed("Deep recursion fails: write loops instead of recursive functions.")},

@@ -12,7 +12,7 @@ const (
 
 var (
 	excType  = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.]{0,40}):`)
-	reSyntax = regexp.MustCompile(`lookahead|lookbehind|backreference|not supported by RE2|invalid or unsupported Perl syntax`)
+	reSyntax = regexp.MustCompile(`not supported|unsupported`)
 )
 
 // Classify maps an error from a step (a Python-style traceback) to a kind:
