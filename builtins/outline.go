@@ -324,7 +324,7 @@ var licenceWords = regexp.MustCompile(`(?i)copyright|licen[cs]e|spdx-|all rights
 
 // boilerplate lines carry no description: shebangs, encodings, build tags,
 // linter and editor directives, rulers, imports and package clauses.
-var boilerplate = regexp.MustCompile(`(?i)^(?:#!|-\*-.*-\*-|coding[:=]|go:build|\+build|eslint|jshint|@flow|@ts-|pylint:|noqa|type:\s*ignore|vim?:|prettier-ignore|["']use strict["'];?$|[-=*#/_~]{3,}$|package\s+[\w.]+;?$|import\b|from\s+\S+\s+import\b|using\s|#include|require\(|module\.exports|__all__|\{?$|\}?$|\|.*\|$|\x60{3})`)
+var boilerplate = regexp.MustCompile(`(?i)^(?:#!|-\*-.*-\*-|coding[:=]|go:\w+|\+build|eslint|jshint|@flow|@ts-|pylint:|noqa|type:\s*ignore|vim?:|prettier-ignore|["']use strict["'];?$|[-=*#/_~]{3,}$|package\s+[\w.]+;?$|import\b|from\s+\S+\s+import\b|using\s|#include|require\(|module\.exports|__all__|\{?$|\}?$|\|.*\|$|\x60{3})`)
 
 // aboutText is a document's description: a Python module docstring, else
 // its first meaningful lines (comment text included, licence blocks and

@@ -36,6 +36,8 @@ async def fetch(url):
 // Use of this source code is governed by a BSD-style
 // license that can be found in the LICENSE file.
 
+//go:generate stringer -type=Kind
+
 // Package ledger keeps accounts balanced.
 package ledger
 
@@ -74,7 +76,7 @@ func TestOutlineItems(t *testing.T) {
 		{"python docstring past a licence", "src/invoice.py (21 lines, 355 chars): "},
 		{"python about", "): Parse invoices and total them by customer.\n"},
 		{"python top-level defs only", "  defs: class Invoice, def parse, def fetch\n"},
-		{"go package comment past a licence", "ledger.go (16 lines, 330 chars): Package ledger keeps accounts balanced.\n"},
+		{"go package comment past a licence", "ledger.go (18 lines, 365 chars): Package ledger keeps accounts balanced.\n"},
 		{"go defs and methods", "  defs: type Account, func Account.Post, func New\n"},
 		{"js comment past a licence block", "chart.js (11 lines, 240 chars): Render charts in the browser.\n"},
 		{"js defs", "  defs: function draw, class Chart, function update, function helper\n"},
