@@ -29,7 +29,7 @@ const dialectNotes = `Python dialect (Python 3 in a sandbox):
 
 // dialectModules are the importable modules named in the dialect notes
 // (TestDialectNotesAreTrue imports each one in the sandbox).
-const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, dataclasses, random, hashlib, sys, base64, html, urllib.parse, io, csv"
+const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, dataclasses, random, hashlib, sys, base64, html, urllib.parse, io, csv, unicodedata, uuid"
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.

@@ -12,7 +12,8 @@
 // statistics, heapq, bisect, operator, textwrap, copy, dataclasses,
 // datetime (without a clock), hashlib, sys (a safe subset), random
 // (CPython's Mersenne Twister, seeded per session from [Config.Seed]),
-// base64, html, urllib.parse, io (StringIO) and csv. globals(), vars(), dir() and hasattr()
+// base64, html, urllib.parse, io (StringIO), csv, unicodedata and uuid
+// (uuid4 seeded per session too). globals(), vars(), dir() and hasattr()
 // follow CPython for the builtin types (dir tables generated from CPython). Values print as CPython prints them ([Repr],
 // [Str]).
 //

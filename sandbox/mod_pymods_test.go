@@ -33,6 +33,12 @@ func TestRandomSeededPerSession(t *testing.T) {
 	b, _ := execIn(t, Config{Seed: "0.2.abcdef"}, code)
 	assert.Equal(t, a1, a2)
 	assert.NotEqual(t, a1, b)
+	ids := "import uuid\nprint(uuid.uuid4(), uuid.uuid4())"
+	u1, _ := execIn(t, Config{Seed: "0"}, ids)
+	u2, _ := execIn(t, Config{Seed: "0"}, ids)
+	u3, _ := execIn(t, Config{Seed: "1"}, ids)
+	assert.Equal(t, u1, u2)
+	assert.NotEqual(t, u1, u3)
 
 	s := New(Config{Seed: "0"})
 	first, err := s.Exec(context.Background(), "import random\nx = random.random()\nprint(x)")

@@ -67,6 +67,8 @@ var modules = map[string]func() *module{
 	"random":       randomModule,
 	"sys":          sysModule,
 	"hashlib":      hashlibModule,
+	"uuid":         uuidModule,
+	"unicodedata":  unicodedataModule,
 	"io":           ioModule,
 	"csv":          csvModule,
 	"base64":       base64Module,

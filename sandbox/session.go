@@ -49,6 +49,7 @@ type Session struct {
 	sources map[string]string    // code of each step that defined functions, by file name
 	memBase int64                // heap in use when the session was created
 	rng     *mt19937             // the random module's generator (mod_random.go)
+	uuidRng *mt19937             // uuid4's generator (mod_uuid.go)
 }
 
 // New returns a session with the given configuration.

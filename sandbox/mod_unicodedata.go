@@ -1,0 +1,141 @@
+package sandbox
+
+import (
+	"strings"
+	"unicode"
+
+	"go.starlark.net/starlark"
+	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/unicode/runenames"
+)
+
+// unicodedata: name, lookup, category, normalize, is_normalized and the
+// numeric helpers, from Go's and golang.org/x/text's Unicode tables (the
+// Unicode version may differ slightly from CPython 3.11's 14.0).
+
+var unicodeCategories = []string{"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co"}
+
+func unicodeCategory(r rune) string {
+	for _, c := range unicodeCategories {
+		if unicode.Is(unicode.Categories[c], r) {
+			return c
+		}
+	}
+	return "Cn"
+}
+
+func oneChar(fn string, v starlark.Value) (rune, error) {
+	s, ok := v.(starlark.String)
+	if !ok {
+		return 0, Errorf("TypeError", "%s() argument 1 must be a unicode character, not %s", fn, pyType(v))
+	}
+	rs := []rune(string(s))
+	if len(rs) != 1 {
+		return 0, Errorf("TypeError", "%s() argument 1 must be a unicode character, not str", fn)
+	}
+	return rs[0], nil
+}
+
+func unicodedataModule() *module {
+	charFn := func(name string, f func(r rune, dflt starlark.Value) (starlark.Value, error)) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var c, dflt starlark.Value
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &c, &dflt); err != nil {
+				return nil, err
+			}
+			r, err := oneChar(name, c)
+			if err != nil {
+				return nil, err
+			}
+			return f(r, dflt)
+		}
+	}
+	forms := map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}
+	normArgs := func(name string, args starlark.Tuple, kwargs []starlark.Tuple) (norm.Form, string, error) {
+		var form, s string
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 2, &form, &s); err != nil {
+			return 0, "", err
+		}
+		f, ok := forms[form]
+		if !ok {
+			return 0, "", Errorf("ValueError", "invalid normalization form")
+		}
+		return f, s, nil
+	}
+	return newModule("unicodedata", map[string]builtinFn{
+		"name": charFn("name", func(r rune, dflt starlark.Value) (starlark.Value, error) {
+			n := runenames.Name(r)
+			if n == "" || strings.HasPrefix(n, "<") {
+				if dflt != nil {
+					return dflt, nil
+				}
+				return nil, Errorf("ValueError", "no such name")
+			}
+			return starlark.String(n), nil
+		}),
+		"category": charFn("category", func(r rune, _ starlark.Value) (starlark.Value, error) {
+			return starlark.String(unicodeCategory(r)), nil
+		}),
+		"decimal": charFn("decimal", func(r rune, dflt starlark.Value) (starlark.Value, error) {
+			if unicode.Is(unicode.Nd, r) {
+				return starlark.MakeInt(int(digitValue(r))), nil
+			}
+			if dflt != nil {
+				return dflt, nil
+			}
+			return nil, Errorf("ValueError", "not a decimal")
+		}),
+		"digit": charFn("digit", func(r rune, dflt starlark.Value) (starlark.Value, error) {
+			if unicode.Is(unicode.Nd, r) {
+				return starlark.MakeInt(int(digitValue(r))), nil
+			}
+			if dflt != nil {
+				return dflt, nil
+			}
+			return nil, Errorf("ValueError", "not a digit")
+		}),
+		"combining": charFn("combining", func(r rune, _ starlark.Value) (starlark.Value, error) {
+			return starlark.MakeInt(int(norm.NFD.PropertiesString(string(r)).CCC())), nil
+		}),
+		"lookup": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackPositionalArgs("lookup", args, kwargs, 1, &name); err != nil {
+				return nil, err
+			}
+			want := strings.ToUpper(name)
+			for r := rune(0); r <= unicode.MaxRune; r++ {
+				if runenames.Name(r) == want {
+					return starlark.String(string(r)), nil
+				}
+			}
+			return nil, Errorf("KeyError", "\"undefined character name '%s'\"", name)
+		},
+		"normalize": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			f, s, err := normArgs("normalize", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAlloc(thread, int64(len(s))*3); err != nil {
+				return nil, err
+			}
+			return starlark.String(f.String(s)), nil
+		},
+		"is_normalized": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			f, s, err := normArgs("is_normalized", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Bool(f.IsNormalString(s)), nil
+		},
+	}, starlark.StringDict{"unidata_version": starlark.String(unicode.Version)})
+}
+
+// digitValue is the value of a decimal digit (Nd): digits come in runs of
+// ten starting at a code point whose value is 0.
+func digitValue(r rune) rune {
+	z := r
+	for z > 0 && unicode.Is(unicode.Nd, z-1) && r-z < 9 {
+		z--
+	}
+	return (r - z) % 10
+}

@@ -1,0 +1,185 @@
+package sandbox
+
+import (
+	"encoding/hex"
+	"math/big"
+
+	"github.com/google/uuid"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// uuid: UUID objects, uuid3/uuid5 (exact, name-based) and uuid4 drawn
+// from a generator seeded per session from Config.Seed (so a replayed or
+// resumed run makes the same ids); uuid1 needs a clock and a MAC address
+// and is not available.
+
+type uuidObj struct{ u uuid.UUID }
+
+var typeUUID = &typeObj{name: "UUID", check: isType[*uuidObj]}
+
+func init() {
+	typeUUID.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var hexV, bytesV, intV starlark.Value = starlark.None, starlark.None, starlark.None
+		if err := starlark.UnpackArgs("UUID", args, kwargs, "hex?", &hexV, "bytes?", &bytesV, "bytes_le?", new(starlark.Value), "fields?", new(starlark.Value), "int?", &intV); err != nil {
+			return nil, err
+		}
+		switch {
+		case hexV != starlark.None:
+			s, ok := hexV.(starlark.String)
+			if !ok {
+				return nil, Errorf("TypeError", "one of the hex, bytes, bytes_le, fields, or int arguments must be given")
+			}
+			u, err := uuid.Parse(string(s))
+			if err != nil {
+				return nil, Errorf("ValueError", "badly formed hexadecimal UUID string")
+			}
+			return &uuidObj{u}, nil
+		case bytesV != starlark.None:
+			b, ok := bytesV.(starlark.Bytes)
+			if !ok || len(b) != 16 {
+				return nil, Errorf("ValueError", "bytes is not a 16-char string")
+			}
+			var u uuid.UUID
+			copy(u[:], b)
+			return &uuidObj{u}, nil
+		case intV != starlark.None:
+			i, ok := intV.(starlark.Int)
+			if !ok || i.Sign() < 0 || i.BigInt().BitLen() > 128 {
+				return nil, Errorf("ValueError", "int is out of range (need a 128-bit value)")
+			}
+			var u uuid.UUID
+			i.BigInt().FillBytes(u[:])
+			return &uuidObj{u}, nil
+		}
+		return nil, Errorf("TypeError", "one of the hex, bytes, bytes_le, fields, or int arguments must be given")
+	}
+}
+
+var _ starlark.Comparable = (*uuidObj)(nil)
+
+func (o *uuidObj) String() string        { return o.u.String() }
+func (o *uuidObj) Type() string          { return "UUID" }
+func (o *uuidObj) pyTypeObj() *typeObj   { return typeUUID }
+func (o *uuidObj) Freeze()               {}
+func (o *uuidObj) Truth() starlark.Bool  { return true }
+func (o *uuidObj) Hash() (uint32, error) { return starlark.String(o.u[:]).Hash() }
+func (o *uuidObj) writeRepr(r *renderer) { r.b.WriteString("UUID('" + o.u.String() + "')") }
+func (o *uuidObj) pyStr() string         { return o.u.String() }
+func (o *uuidObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	a, b := o.u.String(), y.(*uuidObj).u.String()
+	return threeway(op, compareStrings(a, b)), nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func threeway(op syntax.Token, c int) bool {
+	switch op {
+	case syntax.EQL:
+		return c == 0
+	case syntax.NEQ:
+		return c != 0
+	case syntax.LT:
+		return c < 0
+	case syntax.LE:
+		return c <= 0
+	case syntax.GT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+func (o *uuidObj) AttrNames() []string {
+	return []string{"bytes", "hex", "int", "urn", "variant", "version"}
+}
+
+func (o *uuidObj) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "hex":
+		return starlark.String(hex.EncodeToString(o.u[:])), nil
+	case "int":
+		return starlark.MakeBigInt(new(big.Int).SetBytes(o.u[:])), nil
+	case "bytes":
+		return starlark.Bytes(o.u[:]), nil
+	case "urn":
+		return starlark.String(o.u.URN()), nil
+	case "version":
+		if o.u.Variant() != uuid.RFC4122 {
+			return starlark.None, nil
+		}
+		return starlark.MakeInt(int(o.u.Version())), nil
+	case "variant":
+		return starlark.String(map[uuid.Variant]string{uuid.RFC4122: "specified in RFC 4122", uuid.Reserved: "reserved for NCS compatibility", uuid.Microsoft: "reserved for Microsoft compatibility", uuid.Future: "reserved for future definition"}[o.u.Variant()]), nil
+	}
+	return nil, nil
+}
+
+// sessionUUIDRandom is the generator behind uuid4: one per session,
+// seeded from Config.Seed apart from the random module's.
+func sessionUUIDRandom(thread *starlark.Thread) *mt19937 {
+	st := stepOf(thread)
+	if st == nil {
+		m := &mt19937{}
+		m.seedBytes([]byte("uuid:" + sessionSeed(nil)))
+		return m
+	}
+	if st.sess.uuidRng == nil {
+		st.sess.uuidRng = &mt19937{}
+		st.sess.uuidRng.seedBytes([]byte("uuid:" + sessionSeed(thread)))
+	}
+	return st.sess.uuidRng
+}
+
+func uuidModule() *module {
+	named := func(fn string, make func(ns uuid.UUID, name []byte) uuid.UUID) builtinFn {
+		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var ns, name starlark.Value
+			if err := starlark.UnpackArgs(fn, args, kwargs, "namespace", &ns, "name", &name); err != nil {
+				return nil, err
+			}
+			n, ok := ns.(*uuidObj)
+			if !ok {
+				return nil, Errorf("AttributeError", "'%s' object has no attribute 'bytes'", pyType(ns))
+			}
+			var b []byte
+			switch x := name.(type) {
+			case starlark.String:
+				b = []byte(x)
+			case starlark.Bytes:
+				b = []byte(x)
+			default:
+				return nil, Errorf("TypeError", "name must be str or bytes, not %s", pyType(name))
+			}
+			return &uuidObj{make(n.u, b)}, nil
+		}
+	}
+	return newModule("uuid", map[string]builtinFn{
+		"uuid3": named("uuid3", uuid.NewMD5),
+		"uuid5": named("uuid5", uuid.NewSHA1),
+		"uuid4": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs("uuid4", args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			var u uuid.UUID
+			sessionUUIDRandom(thread).getrandbits(128).FillBytes(u[:])
+			u[6] = (u[6] & 0x0f) | 0x40
+			u[8] = (u[8] & 0x3f) | 0x80
+			return &uuidObj{u}, nil
+		},
+		"uuid1": unavailable("uuid.uuid1", "uuid1() needs a clock and a network address; use uuid.uuid4() (seeded per run) or uuid.uuid5(namespace, name)"),
+	}, starlark.StringDict{
+		"UUID":           typeUUID,
+		"NAMESPACE_DNS":  &uuidObj{uuid.NameSpaceDNS},
+		"NAMESPACE_URL":  &uuidObj{uuid.NameSpaceURL},
+		"NAMESPACE_OID":  &uuidObj{uuid.NameSpaceOID},
+		"NAMESPACE_X500": &uuidObj{uuid.NameSpaceX500},
+	})
+}
