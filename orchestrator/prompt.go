@@ -25,7 +25,7 @@ How it works:
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
 - Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + `.
-- Not supported: with, async, match, assigning to a global name inside a function (return the value, or update a dict/list; nonlocal works), other modules (no os, subprocess, files or network; sys is a safe subset, random is seeded per run). re is Python's (lookaround and backreferences work).`
+- Not supported: with, async, match, assigning a global inside a function (return the value or update a dict/list), other modules (no os, files or network). re is Python's (lookaround and backreferences work).`
 
 // dialectModules are the importable modules named in the dialect notes
 // (TestDialectNotesAreTrue imports each one in the sandbox).
