@@ -13,8 +13,10 @@ import (
 
 // The backtracking engine (pyre.Backtrack) runs the patterns RE2 cannot
 // (lookaround, backreferences, atomic groups, possessive quantifiers,
-// conditional groups) and, for patterns using \d, \s or \b, text that is
-// not ASCII (where Python's Unicode classes and RE2's ASCII ones differ).
+// conditional groups) and, for patterns using \d or \b, text up to
+// pyre.ASCIIOnlyMax that is not ASCII (where Python's Unicode classes and
+// RE2's ASCII ones differ; larger texts keep RE2's speed and its ASCII
+// \d and \b).
 // It matches code points: the text is converted to a []rune once per step
 // and string (4 bytes a character, counted against the memory limit), and
 // each match runs under a time budget that ends with the step's time
@@ -22,7 +24,7 @@ import (
 
 // useBT reports whether a match in s runs on the backtracking engine.
 func (r *Regexp) useBT(s string) bool {
-	return r.re == nil || r.asciiOnly && !isASCII(s)
+	return r.re == nil || r.asciiOnly && len(s) <= pyre.ASCIIOnlyMax && !isASCII(s)
 }
 
 // runeText is a string converted for the backtracking engine.

@@ -48,8 +48,8 @@ type Compiled struct {
 	// Flags are the global flags, with the pattern's leading inline ones.
 	Flags Flags
 	// ASCIIOnly reports that RE2 has Python's meaning only on ASCII text
-	// (the pattern uses \d, \s or \b, which are Unicode-aware in Python
-	// and ASCII in RE2): BT is set too, for other text.
+	// (the pattern uses \d or \b, Unicode-aware in Python and ASCII in
+	// RE2): BT is set too, for other text up to ASCIIOnlyMax bytes.
 	ASCIIOnly bool
 	// ExplicitNewline reports that the pattern names a newline (\n, or a
 	// class of only \n and \r): search() then matches across lines.
@@ -144,15 +144,17 @@ func explicitNewline(seq []*node) bool {
 	return false
 }
 
-// usesUnicodeClasses reports \d, \s, \b and their negations.
+// usesUnicodeClasses reports what RE2 runs with ASCII meaning: \d, \D,
+// \b and \B (Python's see Unicode digits and word characters), and \S
+// and \W inside a set.
 func usesUnicodeClasses(seq []*node) bool {
 	for _, n := range seq {
 		switch {
-		case n.op == opCat && n.cat|0x20 != 'w', n.op == opAt && (n.at == 'b' || n.at == 'B'):
+		case n.op == opAt && (n.at == 'b' || n.at == 'B'), n.op == opCat && n.cat|0x20 == 'd':
 			return true
 		case n.op == opIn:
 			for _, it := range n.set {
-				if it.cat != 0 && it.cat|0x20 != 'w' {
+				if it.cat == 'S' || it.cat == 'W' || it.cat|0x20 == 'd' {
 					return true
 				}
 			}
@@ -168,6 +170,11 @@ func usesUnicodeClasses(seq []*node) bool {
 	}
 	return false
 }
+
+// ASCIIOnlyMax is the size up to which text that is not ASCII runs on
+// the backtracking engine for an [Compiled.ASCIIOnly] pattern; larger
+// texts run on RE2 (fast, with the prefilter) with ASCII \d and \b.
+const ASCIIOnlyMax = 1 << 20
 
 // Backtrack is a pattern compiled for the backtracking engine
 // (github.com/dlclark/regexp2, .NET's engine) with Python's syntax and

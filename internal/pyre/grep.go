@@ -143,7 +143,7 @@ func (m *Matcher) findLiteral(text string, emit func(s, e int) bool) {
 // matchLine reports the matches within text[ls:le]; it returns false to stop.
 func (m *Matcher) matchLine(text string, ls, le int, emit func(s, e int) bool) bool {
 	line := text[ls:le]
-	if m.re == nil || m.asciiOnly && !isASCII(line) {
+	if m.re == nil || m.asciiOnly && len(line) <= ASCIIOnlyMax && !isASCII(line) {
 		return m.btFind(text, ls, le, emit)
 	}
 	if !m.re.MatchString(line) {

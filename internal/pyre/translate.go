@@ -126,9 +126,11 @@ func Translate(pattern string, flags Flags) (string, error) {
 				}
 			case n == 'W' && unicodeWord && !inClass:
 				b.WriteString(`[^\p{L}\p{N}_]`)
+
 			case n == 's' || n == 'S' && !inClass:
-				// Python's \s has \v (and, for str patterns, \x1c-\x1f); RE2's lacks them.
-				space := `\t-\r\x1c-\x20`
+				// Python's \s has \v (and, for str patterns, \x1c-\x1f and
+				// Unicode spaces); RE2's is [\t\n\f\r ].
+				space := `\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}`
 				if !unicodeWord {
 					space = `\t-\r `
 				}

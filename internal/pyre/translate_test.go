@@ -29,7 +29,7 @@ func TestTranslateTable(t *testing.T) {
 		{`[^]a]`, 0, `[^\]a]`, false},
 		{`[[:alpha:]]`, 0, `[\[:alpha:]]`, false},
 		{`\u00e9`, 0, `\x{00e9}`, false},
-		{`\d\s\b`, 0, `\d[\t-\r\x1c-\x20]\b`, false},
+		{`\d\s\b`, 0, `\d[\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]\b`, false},
 		{`[\s]\S`, ASCII, `[\t-\r ][^\t-\r ]`, false},
 		{`\w+\W`, 0, `[\p{L}\p{N}_]+[^\p{L}\p{N}_]`, false},
 		{`[\w-]`, 0, `[\p{L}\p{N}_-]`, false},
