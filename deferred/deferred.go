@@ -31,6 +31,7 @@ type Group struct {
 	pending  map[*Future]struct{}
 	failures []*Future // failed since the last Failures call
 	started  int
+	memoHits int
 	onWait   []func()
 }
 
@@ -83,6 +84,7 @@ func (g *Group) Go(ctx context.Context, fn func(ctx context.Context) (starlark.V
 	g.mu.Lock()
 	if key != "" {
 		if f, ok := g.memo[key]; ok {
+			g.memoHits++
 			g.mu.Unlock()
 			return f, false
 		}
@@ -176,6 +178,14 @@ func (g *Group) Pending() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.pending)
+}
+
+// MemoHits is the number of calls answered by the future of an identical
+// operation started earlier (see [Key]) instead of a new operation.
+func (g *Group) MemoHits() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.memoHits
 }
 
 // Started is the number of operations started (memoized calls excluded).

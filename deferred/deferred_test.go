@@ -64,6 +64,7 @@ func TestMemoizedByKey(t *testing.T) {
 	assert.NotSame(t, a, c)
 	assert.Equal(t, int32(2), calls.Load())
 	assert.Equal(t, 2, g.Started())
+	assert.Equal(t, 1, g.MemoHits(), "b was answered by a's future")
 
 	// A failed operation is not memoized: the next call retries.
 	boom := errors.New("boom")
@@ -73,6 +74,7 @@ func TestMemoizedByKey(t *testing.T) {
 	require.NoError(t, g.Wait(context.Background()))
 	assert.ErrorIs(t, f1.Err(), boom)
 	assert.NoError(t, f2.Err())
+	assert.Equal(t, 1, g.MemoHits(), "a retry after a failure is no memo hit")
 }
 
 func TestFutureAttributes(t *testing.T) {

@@ -276,8 +276,11 @@ type ExecResult struct {
 
 // DeferredReport describes the deferred operations settled at a barrier.
 type DeferredReport struct {
-	Started int          `json:"started"` // operations started since the last barrier
-	Failed  []DeferredOp `json:"failed,omitempty"`
+	Started int `json:"started"` // operations started since the last barrier
+	// Memoized counts the calls since the last barrier answered by an
+	// identical operation started before (no new request).
+	Memoized int          `json:"memoized,omitempty"`
+	Failed   []DeferredOp `json:"failed,omitempty"`
 }
 
 // DeferredOp describes one deferred operation for the trajectory.

@@ -72,6 +72,9 @@ type Metrics struct {
 	// llm_query_batched, summarize, rlm_query at the depth limit) that
 	// reached the model; budget refusals are not counted.
 	SubCalls int `json:"sub_calls"`
+	// MemoHits counts sub-calls answered by an identical earlier one of
+	// the same RLM (memoized: no request).
+	MemoHits int `json:"memo_hits,omitempty"`
 	// SummarizerCalls counts the calls of Config.Summarizer (each one
 	// model request for LLMSummarizer) that were not refused by a budget.
 	SummarizerCalls int `json:"summarizer_calls,omitempty"`

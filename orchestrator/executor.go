@@ -26,7 +26,8 @@ type sandboxExecutor struct {
 	host    *builtins.Host
 	group   *deferred.Group
 	outputs *starlark.Dict
-	started int
+	// started and memoHits are the group's counts at the last barrier.
+	started, memoHits int
 }
 
 // SandboxExecutors is the default [ExecutorFactory]: a sandbox session
@@ -104,8 +105,9 @@ func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, e
 func (e *sandboxExecutor) Settle(ctx context.Context) (DeferredReport, error) {
 	err := e.group.Wait(ctx)
 	n := e.group.Started()
-	rep := DeferredReport{Started: n - e.started}
-	e.started = n
+	hits := e.group.MemoHits()
+	rep := DeferredReport{Started: n - e.started, Memoized: hits - e.memoHits}
+	e.started, e.memoHits = n, hits
 	for _, f := range e.group.Failures() {
 		op := DeferredOp{Key: f.Key(), Kind: f.Label()}
 		if ferr := f.Err(); ferr != nil {

@@ -515,8 +515,11 @@ func lastLine(s string) string {
 // SUBMIT.
 func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error) {
 	rep, err := r.exec.Settle(ctx)
-	if rep.Started > 0 || len(rep.Failed) > 0 {
+	if rep.Started > 0 || len(rep.Failed) > 0 || rep.Memoized > 0 {
 		r.t.traj.emit(EventDeferred, r.id, step, rep)
+	}
+	if rep.Memoized > 0 {
+		r.t.addMetrics(func(m *Metrics) { m.MemoHits += rep.Memoized })
 	}
 	if err != nil {
 		return outcome{}, err

@@ -88,6 +88,11 @@ func rootReply(c llmtest.Call) llmtest.Reply {
 			return code(`r = llm_query("hello")` + "\nprint(r)")
 		}
 		return code(`SUBMIT(answer=outputs[1].strip())`)
+	case "memo":
+		if turn == 0 {
+			return code(`a = llm_query("hello")` + "\n" + `b = llm_query("hello")` + "\nprint(a, b)")
+		}
+		return code(`SUBMIT(answer=outputs[1].strip())`)
 	case "slow":
 		return code("print(1)")
 	case "loop":

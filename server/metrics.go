@@ -38,6 +38,7 @@ type metrics struct {
 	savedTokens    prometheus.Counter
 	prefixChanges  prometheus.Counter
 	subCalls       prometheus.Counter
+	memoHits       prometheus.Counter
 	childRuns      *prometheus.CounterVec
 	retries        *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
@@ -65,6 +66,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 	m.savedTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_compression_saved_tokens_total", Help: "Prompt tokens removed by compressions (before minus after)."})
 	m.prefixChanges = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_prompt_prefix_changes_total", Help: "Requests whose system+meta prefix changed from the previous one of the same RLM (prompt-cache misses)."})
 	m.subCalls = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_sub_calls_total", Help: "Sub-model requests made from code (llm_query, summarize, ...) that reached the model."})
+	m.memoHits = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_sub_call_memo_hits_total", Help: "Sub-calls answered by an identical earlier one of the same RLM (memoized: no request)."})
 	m.childRuns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_rlm_queries_total", Help: "rlm_query calls, by mode: rlm (a child RLM) or llm (a plain sub-call at the depth limit)."}, []string{"mode"})
 	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_retries_total", Help: "Upstream request attempts that failed and were retried, by error kind."}, []string{"kind"})
 	m.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_errors_total", Help: "Upstream requests that failed after retries, by error kind."}, []string{"kind"})
@@ -76,7 +78,7 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rlm_runs_in_flight", Help: "Runs executing now."})
 	m.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_http_requests_total", Help: "HTTP requests served, by status code."}, []string{"code"})
 	for _, c := range []prometheus.Collector{m.runsStarted, m.runsFinished, m.rejected, m.runDuration, m.iterations, m.requests, m.sectionTokens,
-		m.compressions, m.savedTokens, m.prefixChanges, m.subCalls, m.childRuns, m.retries, m.upstreamErrors, m.budgetRefusals,
+		m.compressions, m.savedTokens, m.prefixChanges, m.subCalls, m.memoHits, m.childRuns, m.retries, m.upstreamErrors, m.budgetRefusals,
 		m.stepDuration, m.sandboxErrors, m.queueDepth, m.inFlight, m.httpRequests} {
 		f(c)
 	}
@@ -140,6 +142,7 @@ func (m *metrics) finished(spec *runSpec, res *orchestrator.Result, d time.Durat
 	m.iterations.Observe(float64(res.Metrics.Iterations))
 	m.prefixChanges.Add(float64(res.Metrics.PrefixChanges))
 	m.subCalls.Add(float64(res.Metrics.SubCalls))
+	m.memoHits.Add(float64(res.Metrics.MemoHits))
 	m.requests.WithLabelValues("sub").Add(float64(res.Metrics.SubCalls))
 	m.requests.WithLabelValues("summarizer").Add(float64(res.Metrics.SummarizerCalls))
 }

@@ -47,7 +47,7 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 	before := ts.scrape(t)
 	assert.Zero(t, metricValue(t, before, "rlm_runs_started_total"))
 
-	for _, q := range []string{"sub", "loop", "fill"} {
+	for _, q := range []string{"sub", "loop", "fill", "memo"} {
 		code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody(q, nil))
 		require.Equal(t, 200, code, string(body))
 	}
@@ -60,8 +60,9 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 		series string
 		min    float64
 	}{
-		{"rlm_runs_started_total", 4},
-		{`rlm_runs_finished_total{stop_reason="submit"}`, 2},
+		{"rlm_runs_started_total", 5},
+		{"rlm_sub_call_memo_hits_total", 1},
+		{`rlm_runs_finished_total{stop_reason="submit"}`, 3},
 		{`rlm_runs_finished_total{stop_reason="errors"}`, 1},
 		{`rlm_model_requests_total{role="root"}`, 8},
 		{`rlm_model_requests_total{role="sub"}`, 1},
