@@ -30,7 +30,7 @@ type helper struct {
 // comment of its Go function (checked by TestDocCommentsMatchRegistry).
 var helpers = []helper{
 	{Doc{"peek", "peek(var, start=0, end=10)", "Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.", "explore"}, peek},
-	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str (^ and $ match at line ends), {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
+	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str, {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
 	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
 	{Doc{"outline", "outline(var, max_chars=4000)", "Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.", "explore"}, outline},
 	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
@@ -48,7 +48,7 @@ var helpers = []helper{
 // atDepthLimit replaces a helper's summary where the recursion depth limit
 // is reached: rlm_query then makes a plain sub-model call.
 var atDepthLimit = map[string]string{
-	"rlm_query": "No sub-RLM at this depth: one plain sub-model call with query and the variables' text appended (keep them small); returns a future str (stripped).",
+	"rlm_query": "No sub-RLM at this depth: one plain sub-model call with query and the variables' text appended; returns a future str (stripped).",
 }
 
 // Docs returns the documentation of every helper, in prompt order.
@@ -62,7 +62,7 @@ func Docs() []Doc {
 
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
-	{"llm", "Sub-calls. Each starts at once in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results"},
+	{"llm", "Sub-calls. Each runs in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results"},
 	{"control", "Finish"},
 }
 

@@ -21,7 +21,7 @@ const (
 )
 
 // search(var, pattern, regex=False, max_results=10, field=None)
-// Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str (^ and $ match at line ends), {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.
+// Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str, {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.
 func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v          starlark.Value
