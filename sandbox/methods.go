@@ -3,7 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -101,7 +101,9 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	if fn == nil {
 		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
 	}
-	return starlark.Call(thread, fn, args, kwargs)
+	// args may be the interpreter's stack (_py_method's arguments are not
+	// copied): the callee may keep them.
+	return starlark.Call(thread, fn, slices.Clone(args), kwargs)
 }
 
 func hasAttr(ha starlark.HasAttrs, name string) bool {
@@ -1017,36 +1019,71 @@ func checkJoin(thread *starlark.Thread, sep string, it starlark.Value) error {
 	return checkAlloc(thread, n)
 }
 
-// sortAbort carries the error that ends a sort out of sort.SliceStable.
-type sortAbort struct{ err error }
-
 // sortStable sorts the indices idx stably by less, stopping at the first
 // comparison error and when a limit stops the step (checked every
 // growCheckEvery comparisons), so that sorting a huge list cannot outlive
-// the step's deadline.
-func sortStable(thread *starlark.Thread, idx []int, less func(a, b int) (bool, error)) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(sortAbort)
-			if !ok {
-				panic(r)
+// the step's deadline. It is a merge sort (about n log2 n comparisons,
+// n for sorted input, like CPython's timsort; sort.SliceStable's
+// in-place merging makes several times more calls of less, each a Python
+// comparison).
+func sortStable(thread *starlark.Thread, idx []int, less func(a, b int) (bool, error)) error {
+	m := &merger{thread: thread, less: less, buf: make([]int, len(idx)/2+1)}
+	m.sort(idx)
+	return m.err
+}
+
+type merger struct {
+	thread *starlark.Thread
+	less   func(a, b int) (bool, error)
+	buf    []int
+	calls  int
+	err    error
+}
+
+// lt compares the elements a and b (false once an error is recorded).
+func (m *merger) lt(a, b int) bool {
+	if m.err != nil {
+		return false
+	}
+	m.calls++
+	if m.calls%growCheckEvery == 0 {
+		if m.err = interrupted(m.thread); m.err != nil {
+			return false
+		}
+	}
+	lt, err := m.less(a, b)
+	if err != nil {
+		m.err = err
+	}
+	return lt
+}
+
+func (m *merger) sort(s []int) {
+	if len(s) <= 12 {
+		for i := 1; i < len(s) && m.err == nil; i++ {
+			for j := i; j > 0 && m.lt(s[j], s[j-1]); j-- {
+				s[j], s[j-1] = s[j-1], s[j]
 			}
-			err = a.err
 		}
-	}()
-	calls := 0
-	sort.SliceStable(idx, func(a, b int) bool {
-		calls++
-		if calls%growCheckEvery == 0 {
-			if err := interrupted(thread); err != nil {
-				panic(sortAbort{err})
-			}
+		return
+	}
+	mid := len(s) / 2
+	m.sort(s[:mid])
+	m.sort(s[mid:])
+	if m.err != nil || !m.lt(s[mid], s[mid-1]) {
+		return // already in order
+	}
+	left := append(m.buf[:0], s[:mid]...)
+	i, j, k := 0, mid, 0
+	for i < len(left) && j < len(s) {
+		if m.lt(s[j], left[i]) {
+			s[k] = s[j]
+			j++
+		} else {
+			s[k] = left[i]
+			i++
 		}
-		lt, err := less(idx[a], idx[b])
-		if err != nil {
-			panic(sortAbort{err})
-		}
-		return lt
-	})
-	return nil
+		k++
+	}
+	copy(s[k:], left[i:])
 }

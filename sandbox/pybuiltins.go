@@ -692,7 +692,11 @@ func pyMulHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	if len(args) != 2 {
 		return nil, argErr("_py_mul", "takes 2 arguments")
 	}
-	a, b := args[0], args[1]
+	return pyMul(thread, args[0], args[1])
+}
+
+// pyMul is Python's a * b with a size check against the memory limit.
+func pyMul(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error) {
 	if x, ok := a.(starlark.Int); ok {
 		if y, ok := b.(starlark.Int); ok {
 			return intMul(thread, x, y)
@@ -736,7 +740,12 @@ func pyModHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	if len(args) != 2 {
 		return nil, argErr("_py_mod", "takes 2 arguments")
 	}
-	a, b := args[0], args[1]
+	return pyMod(thread, args[0], args[1])
+}
+
+// pyMod is Python's a % b: printf-style formatting for str, modulo for
+// numbers.
+func pyMod(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error) {
 	if x, ok := a.(starlark.Int); ok {
 		if y, ok := b.(starlark.Int); ok {
 			if y.Sign() == 0 {
@@ -846,7 +855,12 @@ func pyIterHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	if len(args) != 1 {
 		return nil, argErr("_py_iter", "takes 1 argument")
 	}
-	switch x := args[0].(type) {
+	return pyIterable(thread, args[0])
+}
+
+// pyIterable is what a Python for loop iterates when given v.
+func pyIterable(thread *starlark.Thread, v starlark.Value) (starlark.Value, error) {
+	switch x := v.(type) {
 	case *starlark.List:
 		// Python lets a loop append to the list it iterates (work queues).
 		return liveList{x}, nil
@@ -858,7 +872,7 @@ func pyIterHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	case starlark.String:
 		return strChars{string(x)}, nil
 	}
-	x, err := Unproxy(thread, args[0])
+	x, err := Unproxy(thread, v)
 	if err != nil {
 		return nil, err
 	}

@@ -194,7 +194,11 @@ func pyGetItem(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	if len(args) != 2 || len(kwargs) != 0 {
 		return nil, fmt.Errorf("_py_getitem: want 2 arguments")
 	}
-	x, y := args[0], args[1]
+	return pyIndex(thread, args[0], args[1])
+}
+
+// pyIndex is Python's x[y] in a read (the interpreter's subscript hook).
+func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, error) {
 	switch x := x.(type) {
 	case *starlark.List:
 		if i, ok := smallInt(y); ok && i >= -x.Len() && i < x.Len() {
@@ -234,7 +238,7 @@ func pyGetItem(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		if err != nil {
 			return nil, err
 		}
-		return pyGetItem(thread, nil, starlark.Tuple{v, y}, nil)
+		return pyIndex(thread, v, y)
 	}
 	return getIndex(x, y)
 }
@@ -288,7 +292,12 @@ func pyGetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 	if len(args) != 4 || len(kwargs) != 0 {
 		return nil, fmt.Errorf("_py_getslice: want 4 arguments")
 	}
-	x := args[0]
+	return pySlice(thread, args[0], args[1], args[2], args[3])
+}
+
+// pySlice is Python's x[lo:hi:step] in a read (the interpreter's slice
+// hook).
+func pySlice(thread *starlark.Thread, x, lo, hi, stepv starlark.Value) (starlark.Value, error) {
 	if _, ok := x.(Proxy); ok {
 		var err error
 		if x, err = Unproxy(thread, x); err != nil {
@@ -311,7 +320,7 @@ func pyGetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 		}
 		n = sl.Len()
 	}
-	start, end, step, err := sliceBounds(args[1], args[2], args[3], n)
+	start, end, step, err := sliceBounds(lo, hi, stepv, n)
 	if err != nil {
 		return nil, err
 	}

@@ -149,8 +149,14 @@ func (p *parser) binary(pos Position, op Token, x, y Expr) Expr {
 	}
 	switch op {
 	case PERCENT:
+		if p.opts.NativeOps {
+			break
+		}
 		return call("_py_mod", pos, x, y)
 	case STAR:
+		if p.opts.NativeOps {
+			break
+		}
 		return call("_py_mul", pos, x, y)
 	case AT:
 		p.unsupported(pos, "the @ operator is not supported here")
@@ -919,11 +925,11 @@ func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comp
 				if len(stmts) != 1 || !ok {
 					p.unsupported(pos, "this starred target in a comprehension's for clause is not supported here: use a for loop")
 				}
-				clauses = append(clauses, &ForClause{For: pos, Vars: ident(t, pos), In: in, X: iterOf(x)},
+				clauses = append(clauses, &ForClause{For: pos, Vars: ident(t, pos), In: in, X: p.loopIter(x)},
 					&ForClause{For: pos, Vars: a.LHS, In: in, X: &ListExpr{Lbrack: pos, List: []Expr{a.RHS}, Rbrack: pos}})
 				continue
 			}
-			clauses = append(clauses, &ForClause{For: pos, Vars: vars, In: in, X: iterOf(x)})
+			clauses = append(clauses, &ForClause{For: pos, Vars: vars, In: in, X: p.loopIter(x)})
 		case IF:
 			pos := p.nextToken()
 			cond := p.parseTestNoCond()

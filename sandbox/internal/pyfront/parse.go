@@ -541,7 +541,7 @@ func (p *parser) parseForStmt() []Stmt {
 		body = append(p.assign(vars, ident(t, forpos)), body...)
 		vars = ident(t, forpos)
 	}
-	loop := &ForStmt{For: forpos, Vars: vars, X: iterOf(x), Body: body}
+	loop := &ForStmt{For: forpos, Vars: vars, X: p.loopIter(x), Body: body}
 	if p.tok == ELSE {
 		p.nextToken()
 		p.consume(COLON)
@@ -618,6 +618,16 @@ func iterOf(x Expr) Expr {
 	}
 	start, _ := x.Span()
 	return call("_py_iter", start, x)
+}
+
+// loopIter is the iterable of a for loop or comprehension clause: x
+// itself with Options.NativeOps (the runtime's interpreter iterates it as
+// Python does), else iterOf(x).
+func (p *parser) loopIter(x Expr) Expr {
+	if p.opts.NativeOps {
+		return x
+	}
+	return iterOf(x)
 }
 
 // parseForLoopVariables parses the targets of a for loop or clause.
@@ -784,8 +794,14 @@ func (p *parser) parseSmallStmt() []Stmt {
 		case STARSTAR_EQ:
 			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_pow", opPos, x, rhs)})
 		case PERCENT_EQ:
+			if p.opts.NativeOps {
+				break
+			}
 			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_mod", opPos, x, rhs)})
 		case STAR_EQ:
+			if p.opts.NativeOps {
+				break
+			}
 			return append(pre, &AssignStmt{OpPos: opPos, Op: EQ, LHS: x, RHS: call("_py_mul", opPos, x, rhs)})
 		case AT_EQ:
 			p.unsupported(opPos, "the @ operator is not supported here")

@@ -46,6 +46,13 @@ type Options struct {
 	// helpers _py_getitem and _py_getslice (see RUNTIME.md), so that str
 	// can be indexed by code point as in Python.
 	CodePoints bool
+	// NativeOps keeps %, *, %=, *=, subscript and slice reads and the
+	// iterables of for loops and comprehensions as native Starlark
+	// operations, for a runtime whose interpreter gives them Python's
+	// semantics (the sandbox's starlark.PyOps hooks) instead of the
+	// _py_mod, _py_mul, _py_getitem, _py_getslice and _py_iter helpers.
+	// It overrides CodePoints.
+	NativeOps bool
 
 	// Nonlocal supports `nonlocal x` in nested defs: the enclosing def
 	// keeps x in a cell (a one-element list). Without it an assignment to
@@ -122,7 +129,7 @@ func Compile(filename, src string, opts Options) (prog *Program, err error) {
 func (p *parser) validateChunk(c Chunk) {
 	if c.File != nil {
 		p.validate(c.File)
-		if p.opts.CodePoints {
+		if p.opts.CodePoints && !p.opts.NativeOps {
 			routeSubscripts(c.File.Stmts)
 		}
 		return

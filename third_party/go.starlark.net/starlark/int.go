@@ -5,9 +5,11 @@
 package starlark
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"reflect"
 	"strconv"
 
@@ -195,6 +197,9 @@ func (i Int) Hash() (uint32, error) {
 // Required by the TotallyOrdered interface.
 func (i Int) Cmp(v Value, depth int) (int, error) {
 	j := v.(Int)
+	if a, b, ok := int64Pair(i, j); ok { // rlm: int64 fast path
+		return cmp.Compare(a, b), nil
+	}
 	iSmall, iBig := i.get()
 	jSmall, jBig := j.get()
 	if iBig != nil || jBig != nil {
@@ -245,6 +250,11 @@ func (x Int) Sign() int {
 }
 
 func (x Int) Add(y Int) Int {
+	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
+		if s := a + b; (s > a) == (b > 0) {
+			return MakeInt64(s)
+		}
+	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	if xBig != nil || yBig != nil {
@@ -253,6 +263,11 @@ func (x Int) Add(y Int) Int {
 	return MakeInt64(xSmall + ySmall)
 }
 func (x Int) Sub(y Int) Int {
+	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
+		if d := a - b; (d < a) == (b > 0) {
+			return MakeInt64(d)
+		}
+	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	if xBig != nil || yBig != nil {
@@ -261,6 +276,15 @@ func (x Int) Sub(y Int) Int {
 	return MakeInt64(xSmall - ySmall)
 }
 func (x Int) Mul(y Int) Int {
+	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
+		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+		if hi == 0 && lo <= math.MaxInt64 && a != math.MinInt64 && b != math.MinInt64 {
+			if (a < 0) != (b < 0) {
+				return MakeInt64(-int64(lo))
+			}
+			return MakeInt64(int64(lo))
+		}
+	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	if xBig != nil || yBig != nil {
@@ -327,6 +351,13 @@ func (x Int) Div(y Int) Int {
 
 // Precondition: y is nonzero.
 func (x Int) Mod(y Int) Int {
+	if a, b, ok := int64Pair(x, y); ok && b != -1 { // rlm: int64 fast path
+		r := a % b
+		if r != 0 && (r < 0) != (b < 0) {
+			r += b
+		}
+		return MakeInt64(r)
+	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	if xBig != nil || yBig != nil {
@@ -458,4 +489,32 @@ func finiteFloatToInt(f Float) Int {
 		panic(f) // non-finite
 	}
 	return MakeBigInt(new(big.Int).Div(rat.Num(), rat.Denom()))
+}
+
+// rlm: int64Pair returns x and y as int64s if both fit: arithmetic on ints
+// past int32 (sums, products of loop counters) then allocates only the
+// result instead of big.Int copies of both operands and the result.
+func int64Pair(x, y Int) (a, b int64, ok bool) {
+	xSmall, xBig := x.get()
+	ySmall, yBig := y.get()
+	if xBig != nil {
+		if !xBig.IsInt64() {
+			return 0, 0, false
+		}
+		xSmall = xBig.Int64()
+	}
+	if yBig != nil {
+		if !yBig.IsInt64() {
+			return 0, 0, false
+		}
+		ySmall = yBig.Int64()
+	}
+	return xSmall, ySmall, true
+}
+
+func abs64(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"go.starlark.net/internal/compile"
 	"go.starlark.net/internal/spell"
@@ -192,7 +193,13 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
-			z, err2 := Binary(binop, x, y)
+			var z Value
+			var err2 error
+			if py := PyOps; py != nil && (op == compile.PERCENT || op == compile.STAR) {
+				z, err2 = py.Binary(thread, binop, x, y) // rlm: Python % and *
+			} else {
+				z, err2 = Binary(binop, x, y)
+			}
 			if err2 != nil {
 				err = err2
 				break loop
@@ -348,7 +355,11 @@ loop:
 				// unless the callee is another Starlark function,
 				// in which case it can be trusted not to mutate them.
 				if !is[*Function](stack[sp-1]) || args != nil {
-					positional = slices.Clone(positional)
+					// rlm: builtins named _py_* (the front end's runtime
+					// helpers) do not retain their argument tuple: no copy.
+					if b, ok := stack[sp-1].(*Builtin); !ok || args != nil || !strings.HasPrefix(b.name, "_py_") {
+						positional = slices.Clone(positional)
+					}
 				}
 			}
 			if args != nil {
@@ -387,6 +398,11 @@ loop:
 		case compile.ITERPUSH:
 			x := stack[sp-1]
 			sp--
+			if py := PyOps; py != nil { // rlm: Python iteration
+				if x, err = py.Iterable(thread, x); err != nil {
+					break loop
+				}
+			}
 			iter := Iterate(x)
 			if iter == nil {
 				err = fmt.Errorf("%s value is not iterable", x.Type())
@@ -428,7 +444,13 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
-			z, err2 := getIndex(x, y)
+			var z Value
+			var err2 error
+			if py := PyOps; py != nil {
+				z, err2 = py.Index(thread, x, y) // rlm: Python subscripts
+			} else {
+				z, err2 = getIndex(x, y)
+			}
 			if err2 != nil {
 				err = err2
 				break loop
@@ -479,6 +501,11 @@ loop:
 			elem := stack[sp-1]
 			list := stack[sp-2].(*List)
 			sp -= 2
+			if n := len(list.elems); n == cap(list.elems) && n >= 1024 {
+				// rlm: grow a comprehension's list by doubling, not by
+				// append's 1.25x for large slices (fewer copies).
+				list.elems = append(make([]Value, 0, 2*n), list.elems...)
+			}
 			list.elems = append(list.elems, elem)
 
 		case compile.SLICE:
@@ -487,7 +514,13 @@ loop:
 			hi := stack[sp-2]
 			step := stack[sp-1]
 			sp -= 4
-			res, err2 := slice(x, lo, hi, step)
+			var res Value
+			var err2 error
+			if py := PyOps; py != nil {
+				res, err2 = py.Slice(thread, x, lo, hi, step) // rlm: Python slices
+			} else {
+				res, err2 = slice(x, lo, hi, step)
+			}
 			if err2 != nil {
 				err = err2
 				break loop

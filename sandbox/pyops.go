@@ -1,0 +1,30 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// The interpreter runs the front end's native %, *, subscripts, slices
+// and for loops with Python's semantics through these hooks (a patch in
+// third_party/go.starlark.net), instead of through calls to the _py_mod,
+// _py_mul, _py_getitem, _py_getslice and _py_iter helpers: same code,
+// without a builtin call per operation.
+func init() {
+	starlark.PyOps = &starlark.PyOpsHooks{
+		Binary: func(thread *starlark.Thread, op syntax.Token, x, y starlark.Value) (starlark.Value, error) {
+			switch op {
+			case syntax.PERCENT:
+				return pyMod(thread, x, y)
+			case syntax.STAR:
+				return pyMul(thread, x, y)
+			}
+			return nil, fmt.Errorf("unexpected operator %s", op)
+		},
+		Index:    pyIndex,
+		Slice:    pySlice,
+		Iterable: pyIterable,
+	}
+}

@@ -1,0 +1,25 @@
+package starlark
+
+import "go.starlark.net/syntax"
+
+// rlm: PyOps gives the interpreter Python's semantics for the operations
+// where Python and Starlark disagree, so that a front end can emit native
+// operations instead of calls to runtime helpers (a helper call copies its
+// arguments and pushes a frame; these hooks are plain Go calls from the
+// interpreter loop). Each hook is called only when set (see PATCHES.md).
+type PyOpsHooks struct {
+	// Binary computes x op y for op % and * (Python formatting and
+	// modulo, sequence repetition with size checks).
+	Binary func(thread *Thread, op syntax.Token, x, y Value) (Value, error)
+	// Index computes x[y] in a read (str indexed by code point).
+	Index func(thread *Thread, x, y Value) (Value, error)
+	// Slice computes x[lo:hi:step] in a read (None for a missing part).
+	Slice func(thread *Thread, x, lo, hi, step Value) (Value, error)
+	// Iterable returns what a for loop or comprehension iterates when
+	// it is given x (e.g. the characters of a str).
+	Iterable func(thread *Thread, x Value) (Value, error)
+}
+
+// PyOps holds the process's Python operation hooks (nil: Starlark's own
+// semantics). Set it once, before any thread runs.
+var PyOps *PyOpsHooks
