@@ -55,8 +55,6 @@ func TestNativeOpsLowering(t *testing.T) {
 	}
 }
 
-
-
 // TestSortStable checks the merge sort behind list.sort and sorted:
 // stable, with key and reverse, on sizes around the insertion-sort cut.
 func TestSortStable(t *testing.T) {
