@@ -180,6 +180,33 @@ func BenchmarkFindLiteral(b *testing.B) {
 	cpython(b, text, "find_literal")
 }
 
+// BenchmarkStrSearch is str.find, `in`, str.index, str.count, str.rfind
+// and str.replace over 100 MB with a needle whose first byte is common
+// (absent, or found once near the end for index), in the sandbox and in
+// CPython (cpython-ms; x-cpython is the ratio).
+func BenchmarkStrSearch(b *testing.B) {
+	text, _ := benchData()
+	for _, c := range []struct{ name, code string }{
+		{"find", `i = text.find("the magic number 1000")`},
+		{"in", `i = "the magic number 1000" in text`},
+		{"index", `i = text.index("2024-01-13 1500000 ")`},
+		{"count", `i = text.count("the magic number 1")`},
+		{"rfind", `i = text.rfind("the magic number 1000")`},
+		{"replace", `i = text.replace("the magic number 1000", "x")`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			benchExec(b, text, c.code)
+			cpython(b, text, "str_"+c.name)
+			pyMu.Lock()
+			secs, ok := pyResults["str_"+c.name]
+			pyMu.Unlock()
+			if ok {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9/secs, "x-cpython")
+			}
+		})
+	}
+}
+
 // BenchmarkOperatorRouting measures what the front-end's routing of == and
 // bool arithmetic through runtime helpers costs, on the Starlark code it
 // produces, against the code Starlark ran before routing (same run):

@@ -10,6 +10,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // pyMethod implements _py_method(recv, name, *args, **kwargs).
@@ -306,7 +308,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			return nil, true, err
 		}
 		if len(repl) > len(old) {
-			n := strings.Count(s, old)
+			n := pyre.CountLiteral(s, old)
 			if count >= 0 {
 				n = min(n, count)
 			}
@@ -314,7 +316,10 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 				return nil, true, err
 			}
 		}
-		return starlark.String(strings.Replace(s, old, repl, count)), true, nil
+		if old == "" {
+			return starlark.String(strings.Replace(s, old, repl, count)), true, nil
+		}
+		return starlark.String(pyre.ReplaceLiteral(s, old, repl, count)), true, nil
 	case "join":
 		var it starlark.Value
 		if err := starlark.UnpackPositionalArgs("join", args, kwargs, 1, &it); err != nil {
@@ -378,7 +383,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		if sub == "" {
 			return starlark.MakeInt(utf8.RuneCountInString(s) + 1), true, nil
 		}
-		return starlark.MakeInt(strings.Count(s, sub)), true, nil
+		return starlark.MakeInt(pyre.CountLiteral(s, sub)), true, nil
 	}
 	return nil, false, nil
 }

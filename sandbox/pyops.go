@@ -5,10 +5,13 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // The interpreter runs the front end's native %, *, subscripts, slices
-// and for loops with Python's semantics through these hooks (a patch in
+// and for loops with Python's semantics through these hooks, and finds
+// substrings for `in` with the rare-byte literal scan (pyre.IndexLiteral), (a patch in
 // third_party/go.starlark.net), instead of through calls to the _py_mod,
 // _py_mul, _py_getitem, _py_getslice and _py_iter helpers: same code,
 // without a builtin call per operation.
@@ -26,5 +29,6 @@ func init() {
 		Index:    pyIndex,
 		Slice:    pySlice,
 		Iterable: pyIterable,
+		Contains: func(haystack, needle string) bool { return pyre.IndexLiteral(haystack, needle) >= 0 },
 	}
 }

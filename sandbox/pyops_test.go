@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -75,4 +76,32 @@ print(ok, ok2, len(a) == len(xs))
 		require.NoError(t, err)
 		assert.Equal(t, "True True True\n", res.Output, "n=%d", n)
 	}
+}
+
+// TestLiteralSearchMethods checks str.find, rfind, index, rindex, count,
+// replace and `in` on a text past the size where they use the rare-byte
+// scan, with code-point offsets in a non-ASCII text; the expected values
+// are computed the way CPython would (offsets in code points).
+func TestLiteralSearchMethods(t *testing.T) {
+	body := strings.Repeat("café the lazy dog ", 40000) // 720,000 code points, non-ASCII
+	text := "théad " + body + "the magic word " + body + "end"
+	s := New(Config{})
+	s.SetGlobal("text", starlark.String(text))
+	res, err := s.Exec(t.Context(), `
+print(text.find("the magic"), text.index("the magic"), text.rfind("the lazy"), text.rindex("café"), text.find("absent!"), text.rfind("absent!"))
+print(text.count("the magic"), text.count("lazy dog"), "the magic" in text, "the magix" in text)
+r = text.replace("the magic", "THE MAGIC", 1)
+print(r.find("THE MAGIC"), len(r) == len(text), text.replace("absent!", "x") == text)
+try:
+    text.index("absent!")
+except ValueError as e:
+    print("ValueError", e)
+`)
+	require.NoError(t, err)
+	body32 := len([]rune(body))
+	magic := 6 + body32
+	lastLazy := len([]rune(text)) - 3 - 18 + 5
+	lastCafe := len([]rune(text)) - 3 - 18
+	want := fmt.Sprintf("%d %d %d %d -1 -1\n1 80000 True False\n%d True True\nValueError substring not found\n", magic, magic, lastLazy, lastCafe, magic)
+	assert.Equal(t, want, res.Output)
 }

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/internal/pyre"
 )
 
 // Python indexes str by code point; Starlark (and Go) by UTF-8 byte. The
@@ -416,6 +418,22 @@ func sliceIndex(v starlark.Value) (int, error) {
 // resulting offset in code points; for ASCII text it leaves the call to
 // Starlark's own method (handled is false).
 func strFind(thread *starlark.Thread, s, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	if sub, ok := oneStr(args, kwargs); ok && name != "startswith" && name != "endswith" {
+		// The rare-byte literal scan, without a call of Starlark's method.
+		var i int
+		if name == "find" || name == "index" {
+			i = pyre.IndexLiteral(s, sub)
+		} else {
+			i = pyre.LastIndexLiteral(s, sub)
+		}
+		if i >= 0 || name == "find" || name == "rfind" {
+			if f := factsOf(s); i > 0 && f != nil {
+				i = f.runeOffset(i)
+			}
+			return starlark.MakeInt(i), true, nil
+		}
+		// index/rindex of a missing substring: the usual error below.
+	}
 	f := factsOf(s)
 	if f == nil || len(kwargs) != 0 {
 		return nil, false, nil
@@ -443,4 +461,14 @@ func strFind(thread *starlark.Thread, s, name string, args starlark.Tuple, kwarg
 		v = starlark.MakeInt(f.runeOffset(i))
 	}
 	return v, true, nil
+}
+
+// oneStr returns the only argument when the call has exactly one, a str,
+// and no keywords.
+func oneStr(args starlark.Tuple, kwargs []starlark.Tuple) (string, bool) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return "", false
+	}
+	s, ok := args[0].(starlark.String)
+	return string(s), ok
 }

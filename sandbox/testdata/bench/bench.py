@@ -30,6 +30,13 @@ CASES = {
     "re_ignorecase": lambda: len(re.findall(r"(?i)magic number", text)),
     "re_literal": lambda: len(re.findall(r"magic number", text)),
     "find_literal": lambda: text.find("no such needle here"),
+    # str methods with a needle whose first byte is common (BenchmarkStrSearch).
+    "str_find": lambda: text.find("the magic number 1000"),
+    "str_in": lambda: "the magic number 1000" in text,
+    "str_index": lambda: text.index("2024-01-13 1500000 "),
+    "str_count": lambda: text.count("the magic number 1"),
+    "str_rfind": lambda: text.rfind("the magic number 1000"),
+    "str_replace": lambda: text.replace("the magic number 1000", "x"),
 }
 
 best = None

@@ -197,6 +197,12 @@ loop:
 			var err2 error
 			if py := PyOps; py != nil && (op == compile.PERCENT || op == compile.STAR) {
 				z, err2 = py.Binary(thread, binop, x, y) // rlm: Python % and *
+			} else if xs, ok := x.(String); ok && op == compile.IN && py != nil && py.Contains != nil {
+				if ys, ok := y.(String); ok {
+					z = Bool(py.Contains(string(ys), string(xs))) // rlm: substring search
+				} else {
+					z, err2 = Binary(binop, x, y)
+				}
 			} else {
 				z, err2 = Binary(binop, x, y)
 			}
