@@ -71,11 +71,19 @@ type Host struct {
 	// MaxOutputTokens is the completion budget of each sub-call (0: 1024);
 	// it is reserved out of the context window.
 	MaxOutputTokens int
+	// TraceOps records each sub-call and embedding/ranking operation the
+	// code starts (see [Op], [Host.TakeOps]), for the trajectory.
+	TraceOps bool
+	// TraceFull keeps whole prompts and responses in the records instead
+	// of excerpts of OpExcerptChars.
+	TraceFull bool
 
 	once     sync.Once
 	mu       sync.Mutex
 	noted    map[string]bool
 	embCache map[[32]byte][]float32
+	opSeq    int
+	ops      []*Op
 }
 
 const hostKey = "rlm.builtins.host"
@@ -118,8 +126,12 @@ func (h *Host) opCtx(thread *starlark.Thread) context.Context {
 
 // spawn starts fn as the deferred operation label (memoized by key when
 // not empty) with the step's context.
-func (h *Host) spawn(thread *starlark.Thread, label, key string, fn func(ctx context.Context) (starlark.Value, error)) *deferred.Future {
-	f, _ := h.Group.Go(h.opCtx(thread), fn, deferred.Label(label), deferred.Key(key))
+// tr, if not nil, records the operation; fn ends it.
+func (h *Host) spawn(thread *starlark.Thread, label, key string, tr *opTrace, fn func(ctx context.Context) (starlark.Value, error)) *deferred.Future {
+	f, started := h.Group.Go(h.opCtx(thread), fn, deferred.Label(label), deferred.Key(key))
+	if !started {
+		tr.notStarted(f, key)
+	}
 	return f
 }
 

@@ -211,6 +211,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 			return nil, fmt.Errorf("%s: %w; nothing was sent", helper, err)
 		}
 	}
+	tr := h.startOp(helper, req.Model, chatPrompt(req))
 	f, started := h.Group.Go(h.opCtx(thread), func(ctx context.Context) (starlark.Value, error) {
 		if res != nil {
 			ctx = llm.WithReservation(ctx, res) // the metered model uses it
@@ -218,14 +219,35 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 		}
 		resp, err := h.Model.Chat(ctx, req)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", helper, err)
+			err = fmt.Errorf("%s: %w", helper, err)
+			tr.end("", llm.Usage{}, err)
+			return nil, err
 		}
+		tr.end(resp.Content, resp.Usage, nil)
 		return starlark.String(strings.TrimSpace(resp.Content)), nil
 	}, deferred.Label(helper), deferred.Key(key))
-	if res != nil && !started {
-		res.Cancel() // memoized (or closed): nothing will be sent
+	if !started {
+		if res != nil {
+			res.Cancel() // memoized (or closed): nothing will be sent
+		}
+		tr.notStarted(f, key)
 	}
 	return f, nil
+}
+
+// chatPrompt is the text of req's messages as recorded for the trajectory.
+func chatPrompt(req llm.Request) string {
+	if len(req.Messages) == 1 {
+		return req.Messages[0].Content
+	}
+	var b strings.Builder
+	for i, m := range req.Messages {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("[" + m.Role + "]\n" + m.Content)
+	}
+	return b.String()
 }
 
 // chatKey is the content hash identifying a chat request.
@@ -277,7 +299,7 @@ func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		vars[k] = v
 	}
 	child := h.Child
-	return h.spawn(thread, name, "", func(ctx context.Context) (starlark.Value, error) {
+	return h.spawn(thread, name, "", nil, func(ctx context.Context) (starlark.Value, error) {
 		ans, err := child.RunChild(ctx, query, vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -57,16 +57,33 @@ func findRelevant(h *Host, thread *starlark.Thread, name string, args starlark.T
 	}
 	if h.Embedder == nil {
 		h.note(fmt.Sprintf("%s: no embedding model configured; ranking with BM25 (results have method 'bm25')", name))
+		tr := h.startOp(name, "", query)
 		scores := bm25(query, items)
-		return deferred.Resolved(name, rankResults(items, scores, topK, keyName, "bm25")), nil
+		ranked := rankResults(items, scores, topK, keyName, "bm25")
+		if tr != nil {
+			tr.op.Method, tr.op.Items = "bm25", len(items)
+			tr.end(opResult(ranked), llm.Usage{}, nil)
+		}
+		return deferred.Resolved(name, ranked), nil
 	}
 	key := relevanceKey(h.EmbeddingModel, query, topK, items)
-	return h.spawn(thread, name, key, func(ctx context.Context) (starlark.Value, error) {
-		scores, err := h.embedScores(ctx, query, items)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	tr := h.startOp(name, h.EmbeddingModel, query)
+	if tr != nil {
+		tr.op.Method, tr.op.Items = "embedding", len(items)
+	}
+	return h.spawn(thread, name, key, tr, func(ctx context.Context) (starlark.Value, error) {
+		scores, embedded, err := h.embedScores(ctx, query, items)
+		if tr != nil {
+			tr.op.Embedded = embedded
 		}
-		return rankResults(items, scores, topK, keyName, "embedding"), nil
+		if err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
+			tr.end("", llm.Usage{}, err)
+			return nil, err
+		}
+		ranked := rankResults(items, scores, topK, keyName, "embedding")
+		tr.end(opResult(ranked), llm.Usage{}, nil)
+		return ranked, nil
 	}), nil
 }
 
@@ -142,8 +159,9 @@ func relevanceKey(model, query string, k int, items []relItem) string {
 }
 
 // embedScores embeds the query and the items (reusing cached vectors by
-// content hash) and returns the cosine similarity of each item.
-func (h *Host) embedScores(ctx context.Context, query string, items []relItem) ([]float64, error) {
+// content hash) and returns the cosine similarity of each item and the
+// number of texts it sent to the embedder.
+func (h *Host) embedScores(ctx context.Context, query string, items []relItem) ([]float64, int, error) {
 	texts := make([]string, 0, len(items)+1)
 	texts = append(texts, query)
 	for _, it := range items {
@@ -173,10 +191,10 @@ func (h *Host) embedScores(ctx context.Context, query string, items []relItem) (
 		}
 		got, err := h.Embedder.Embed(ctx, batch)
 		if err != nil {
-			return nil, err
+			return nil, len(batch), err
 		}
 		if len(got) != len(batch) {
-			return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(got), len(batch))
+			return nil, len(batch), fmt.Errorf("embedder returned %d vectors for %d texts", len(got), len(batch))
 		}
 		h.mu.Lock()
 		for j, i := range missing {
@@ -189,7 +207,7 @@ func (h *Host) embedScores(ctx context.Context, query string, items []relItem) (
 	for i := range items {
 		scores[i] = llm.Cosine(vecs[0], vecs[i+1])
 	}
-	return scores, nil
+	return scores, len(missing), nil
 }
 
 // bm25 scores each item against the query with Okapi BM25 (k1=1.2, b=0.75).

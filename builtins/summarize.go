@@ -56,7 +56,8 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		return nil, fmt.Errorf("%s: %w: var is about %d tokens, more than %d windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need", name, ErrContextWindow, n, maxSummaryParts, modelLabel(model))
 	}
 	key := chatKey(llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}})
-	return h.spawn(thread, name, key, func(ctx context.Context) (starlark.Value, error) {
+	tr := h.startOp(name, model, summaryPrompt(text, maxTokens, ""))
+	return h.spawn(thread, name, key, tr, func(ctx context.Context) (starlark.Value, error) {
 		partial := make([]string, len(parts))
 		errs := make([]error, len(parts))
 		var wg sync.WaitGroup
@@ -70,21 +71,28 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 					errs[i] = err
 					return
 				}
+				tr.addUsage(resp.Usage)
 				partial[i] = resp.Content
 			}()
 		}
 		wg.Wait()
 		for _, err := range errs {
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+				err = fmt.Errorf("%s: %w", name, err)
+				tr.end("", llm.Usage{}, err)
+				return nil, err
 			}
 		}
 		combined := strings.Join(partial, "\n\n")
 		resp, err := h.Model.Chat(ctx, llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: llm.RoleUser,
 			Content: summaryPrompt(combined, maxTokens, "These are summaries of consecutive parts of one text; write one summary of the whole text. ")}}})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			err = fmt.Errorf("%s: %w", name, err)
+			tr.end("", llm.Usage{}, err)
+			return nil, err
 		}
+		tr.addUsage(resp.Usage)
+		tr.end(resp.Content, llm.Usage{}, nil)
 		return starlark.String(strings.TrimSpace(resp.Content)), nil
 	}), nil
 }

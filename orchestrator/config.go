@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
@@ -119,6 +120,9 @@ type Config struct {
 
 	// Trajectory, if set, receives the JSONL trajectory (see TRAJECTORY.md).
 	Trajectory io.Writer
+	// TrajectoryFull keeps whole prompts and responses in the trajectory's
+	// sub_call events instead of excerpts (builtins.OpExcerptChars).
+	TrajectoryFull bool
 	// RunConfig is recorded in the trajectory's run_start event (redact
 	// secrets before passing it).
 	RunConfig any
@@ -229,6 +233,10 @@ type ExecSpec struct {
 	SubMaxOutputTokens int
 	// Limits bound each code step (zero fields: the sandbox's defaults).
 	Limits sandbox.Limits
+	// TraceOps asks the executor to report each sub-call and
+	// embedding/ranking operation in DeferredReport.Ops (set when there is
+	// a trajectory); TraceFull to keep their whole prompts and responses.
+	TraceOps, TraceFull bool
 }
 
 // ChildRunner runs rlm_query(query, **variables). It has the method set of
@@ -281,6 +289,10 @@ type DeferredReport struct {
 	// identical operation started before (no new request).
 	Memoized int          `json:"memoized,omitempty"`
 	Failed   []DeferredOp `json:"failed,omitempty"`
+	// Ops are the operations settled at the barrier, in the order they
+	// were started (only with ExecSpec.TraceOps); each is written as a
+	// sub_call event.
+	Ops []builtins.Op `json:"-"`
 }
 
 // DeferredOp describes one deferred operation for the trajectory.

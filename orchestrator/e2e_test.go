@@ -410,6 +410,7 @@ func normalizeTrajectory(t testing.TB, b []byte) []string {
 		delete(m, "elapsed_ms")
 		if d, ok := m["data"].(map[string]any); ok {
 			delete(d, "duration_ms")
+			delete(d, "latency_ms")
 		}
 		s, _ := json.Marshal(m)
 		out = append(out, string(s))

@@ -48,6 +48,8 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		Group:           group,
 		Context:         ctx,
 		MaxOutputTokens: spec.SubMaxOutputTokens,
+		TraceOps:        spec.TraceOps,
+		TraceFull:       spec.TraceFull,
 	}
 	if spec.Child != nil {
 		host.Child = spec.Child
@@ -106,7 +108,7 @@ func (e *sandboxExecutor) Settle(ctx context.Context) (DeferredReport, error) {
 	err := e.group.Wait(ctx)
 	n := e.group.Started()
 	hits := e.group.MemoHits()
-	rep := DeferredReport{Started: n - e.started, Memoized: hits - e.memoHits}
+	rep := DeferredReport{Started: n - e.started, Memoized: hits - e.memoHits, Ops: e.host.TakeOps()}
 	e.started, e.memoHits = n, hits
 	for _, f := range e.group.Failures() {
 		op := DeferredOp{Key: f.Key(), Kind: f.Label()}

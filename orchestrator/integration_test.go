@@ -20,7 +20,12 @@ import (
 // runScripted runs the real sandbox executor with a scripted root model.
 func runScripted(t *testing.T, cfg Config, c *rlmctx.ExternalizedContext, steps ...llmtest.Step) (*Result, *llmtest.Scripted) {
 	t.Helper()
-	model := llmtest.NewScripted(steps...)
+	return runScriptedModel(t, cfg, c, llmtest.NewScripted(steps...))
+}
+
+// runScriptedModel is runScripted with a model scripted by the caller.
+func runScriptedModel(t *testing.T, cfg Config, c *rlmctx.ExternalizedContext, model *llmtest.Scripted) (*Result, *llmtest.Scripted) {
+	t.Helper()
 	l := cfg.Ledger
 	if l == nil {
 		l = llm.NewLedger(llm.LedgerConfig{})

@@ -60,6 +60,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
 		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
 		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits,
+		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: creating the REPL: %w", err)
@@ -515,6 +516,9 @@ func lastLine(s string) string {
 // SUBMIT.
 func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error) {
 	rep, err := r.exec.Settle(ctx)
+	for _, op := range rep.Ops {
+		r.t.traj.emit(EventSubCall, r.id, step, op)
+	}
 	if rep.Started > 0 || len(rep.Failed) > 0 || rep.Memoized > 0 {
 		r.t.traj.emit(EventDeferred, r.id, step, rep)
 	}

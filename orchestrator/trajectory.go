@@ -18,6 +18,7 @@ const (
 	EventReply       = "reply"
 	EventExec        = "exec"
 	EventDeferred    = "deferred"
+	EventSubCall     = "sub_call"
 	EventCompression = "compression"
 	EventChildStart  = "child_start"
 	EventChildEnd    = "child_end"

@@ -78,6 +78,7 @@ type runOptions struct {
 	protocol      string
 	jsonOut       bool
 	trajectory    string
+	trajFull      bool
 	quiet         bool
 	summarizer    string
 	metaTokens    int
@@ -126,6 +127,7 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
 	fs.StringVar(&o.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
+	fs.BoolVar(&o.trajFull, "trajectory-full", false, "keep whole prompts and responses of sub-calls in the trajectory (default: the hash and an excerpt of 2,000 chars)")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
 	o.keep.register(fs)
@@ -265,7 +267,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		MetaBudget: o.metaTokens, MetaTokensPerVar: o.metaPerVar, MaxMetaBudget: o.maxMetaTokens,
 		Limits:     o.limits.Limits,
-		Trajectory: traj,
+		Trajectory: traj, TrajectoryFull: o.trajFull,
 		RunConfig:  runConfigRecord(llmCfg, o),
 		OnChildEnd: o.keep.onChildEnd(),
 		OnStatus:   status.updater(),
