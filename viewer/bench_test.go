@@ -1,0 +1,59 @@
+package viewer_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// renderCost opens file in a new tab and returns the time from the start of
+// the navigation to the first render (ms) and the V8 heap after it: used
+// and total (MB; total is what V8 reserved, so at least the peak of the
+// used heap since the last collection).
+func renderCost(b *testing.B, file string) (ms, usedMB, totalMB float64) {
+	p := open(b, "file://"+file, "", 1280, 900)
+	ms = js[float64](p, "rlmViewer.firstRenderMs")
+	_, err := chromedp.Call(p.ctx, performance.Enable, performance.EnableParams{})
+	require.NoError(b, err)
+	m, err := chromedp.Call(p.ctx, performance.GetMetrics, cdp.Empty{})
+	require.NoError(b, err)
+	for _, x := range m.Metrics {
+		switch x.Name {
+		case "JSHeapUsedSize":
+			usedMB = x.Value / (1 << 20)
+		case "JSHeapTotalSize":
+			totalMB = x.Value / (1 << 20)
+		}
+	}
+	return ms, usedMB, totalMB
+}
+
+// BenchmarkFirstRender opens the page of a 2,000-step trajectory with 5,000
+// sub-calls and 50 MB of outputs, and, as the baseline in the same run, one
+// of 20 steps (50 sub-calls, 500 KB). It reports the time to the first
+// render and the JS heap of each, and their ratios.
+func BenchmarkFirstRender(b *testing.B) {
+	big := writePage(b, "bench-2000-steps.html", synthetic(2000, 5000, 50<<20))
+	small := writePage(b, "bench-20-steps.html", synthetic(20, 50, 500_000))
+	var bigMS, bigUsed, bigTotal, smallMS, smallUsed, smallTotal float64
+	n := 0
+	for b.Loop() {
+		ms, used, total := renderCost(b, big)
+		bigMS, bigUsed, bigTotal = bigMS+ms, bigUsed+used, max(bigTotal, total)
+		ms, used, total = renderCost(b, small)
+		smallMS, smallUsed, smallTotal = smallMS+ms, smallUsed+used, max(smallTotal, total)
+		n++
+	}
+	f := float64(n)
+	b.ReportMetric(bigMS/f, "ms-first-render-2000")
+	b.ReportMetric(smallMS/f, "ms-first-render-20")
+	b.ReportMetric(bigMS/smallMS, "x-render-vs-20")
+	b.ReportMetric(bigUsed/f, "MB-heap-used-2000")
+	b.ReportMetric(bigTotal, "MB-heap-total-2000")
+	b.ReportMetric(smallUsed/f, "MB-heap-used-20")
+	b.ReportMetric(bigUsed/smallUsed, "x-heap-vs-20")
+	b.ReportMetric(0, "ns/op")
+}

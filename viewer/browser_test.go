@@ -1,0 +1,395 @@
+package viewer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/viewer"
+)
+
+// One headless Chromium serves every browser test of the package; each
+// test opens its own tabs.
+var browser struct {
+	once        sync.Once
+	ctx         context.Context
+	stop        func()
+	err         error
+	userDataDir string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.stop != nil {
+		browser.stop()
+	}
+	if browser.userDataDir != "" {
+		os.RemoveAll(browser.userDataDir)
+	}
+	os.Exit(code)
+}
+
+// chromiumPath finds the browser: $RLM_CHROMIUM, else chromium,
+// chromium-browser or google-chrome on PATH.
+func chromiumPath() string {
+	if p := os.Getenv("RLM_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// newTab opens a tab of the shared browser, or skips the test, naming the
+// missing browser.
+func newTab(t testing.TB) context.Context {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("browser tests skipped: no Chromium found ($RLM_CHROMIUM, or chromium, chromium-browser or google-chrome on PATH); install it with apt-get install -y chromium")
+	}
+	browser.once.Do(func() {
+		dir, err := os.MkdirTemp("", "rlm-viewer-chromium")
+		if err != nil {
+			browser.err = err
+			return
+		}
+		browser.userDataDir = dir
+		alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(dir),
+			// A closed network: Chromium's own connections would only fail.
+			chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+			chromedp.WindowSize(1280, 900))
+		ctx, stopBrowser := chromedp.NewContext(alloc)
+		browser.ctx = ctx
+		browser.stop = func() { stopBrowser(); stopAlloc() }
+		browser.err = chromedp.Do(ctx) // starts the browser
+	})
+	require.NoError(t, browser.err, "starting %s", path)
+	tab, cancel := chromedp.NewContext(browser.ctx)
+	tab, cancelTimeout := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel() })
+	return tab
+}
+
+// artifacts is where the tests leave screenshots and pages:
+// $RLM_TEST_ARTIFACTS, else rlm-viewer-artifacts in the temp directory.
+func artifacts(t testing.TB) string {
+	dir := os.Getenv("RLM_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "rlm-viewer-artifacts")
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// writePage renders trajectories to an HTML file in the artifacts directory.
+func writePage(t testing.TB, name string, trajs ...[]byte) string {
+	t.Helper()
+	var ts []*viewer.Trajectory
+	for i, b := range trajs {
+		tr, err := viewer.Read(fmt.Sprintf("%s-%d.jsonl", strings.TrimSuffix(name, ".html"), i), bytes.NewReader(b))
+		require.NoError(t, err)
+		ts = append(ts, tr)
+	}
+	path := filepath.Join(artifacts(t), name)
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, viewer.Write(f, ts...))
+	require.NoError(t, f.Close())
+	return path
+}
+
+// page is an open viewer page with what it requested and logged.
+type page struct {
+	t        testing.TB
+	ctx      context.Context
+	url      string
+	mu       sync.Mutex
+	requests []string
+	errors   []string
+}
+
+// open loads url (plus hash) in a new tab at the given viewport and waits
+// for the first render.
+func open(t testing.TB, url, hash string, width, height int64) *page {
+	t.Helper()
+	p := &page{t: t, ctx: newTab(t), url: url}
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.EmulateViewport(width, height), chromedp.Navigate("about:blank")))
+	require.NoError(t, chromedp.Listen(p.ctx, func(ev any) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			p.requests = append(p.requests, ev.Request.URL)
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				p.errors = append(p.errors, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			p.errors = append(p.errors, fmt.Sprintf("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, msg))
+		case *log.EventEntryAdded:
+			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
+				p.errors = append(p.errors, fmt.Sprintf("log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	}))
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.Navigate(url+hash)))
+	p.waitJS(`document.body.dataset.ready === '1'`)
+	return p
+}
+
+// js evaluates expr and returns its value as T.
+func js[T any](p *page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	require.NoError(p.t, err, "evaluating %s\nerrors: %v", expr, p.errors)
+	return v
+}
+
+// waitJS waits until expr is true.
+func (p *page) waitJS(expr string) {
+	p.t.Helper()
+	var err error
+	for range 5 {
+		_, err = chromedp.Run(p.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second)))
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the page was still replacing about:blank
+	}
+	require.NoError(p.t, err, "waiting for %s\nerrors: %v", expr, p.errors)
+}
+
+func (p *page) do(expr string) { p.t.Helper(); js[chromedp.Void](p, expr) }
+
+// screenshot saves the viewport as a PNG artifact.
+func (p *page) screenshot(name string) string {
+	p.t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	require.NoError(p.t, err)
+	path := filepath.Join(artifacts(p.t), name)
+	require.NoError(p.t, os.WriteFile(path, buf, 0o644))
+	p.t.Logf("screenshot: %s", path)
+	return path
+}
+
+// offline asserts the page requested nothing but itself and logged no
+// error (a blocked request would log one too).
+func (p *page) offline() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, u := range p.requests {
+		assert.True(p.t, strings.HasPrefix(u, p.url), "the page requested %s", u)
+	}
+	assert.Empty(p.t, p.errors, "console errors")
+}
+
+func stepCount(run string) string {
+	return `document.querySelectorAll('.run[data-run="` + run + `"] > .steps > section.step').length`
+}
+
+func TestBrowserRun(t *testing.T) {
+	file := writePage(t, "run.html", realTrajectory(t))
+	url := "file://" + file
+	p := open(t, url, "", 1280, 900)
+	defer p.offline()
+
+	assert.Equal(t, 4, js[int](p, stepCount("0")))
+	assert.Equal(t, fixtureAnswer, js[string](p, `document.getElementById('answer-0').textContent`))
+	assert.Contains(t, js[string](p, `document.getElementById('hdr-0').textContent`), "root-model")
+	step1 := `section.step[data-run="0"][data-step="1"]`
+	p.waitJS(`document.querySelector('` + step1 + ` table.subs') !== null`)
+	assert.Equal(t, 3, js[int](p, `document.querySelectorAll('`+step1+` table.subs tr.op').length`), "two llm_query (one memoized) and a ranking")
+	assert.Equal(t, 1, js[int](p, `[...document.querySelectorAll('`+step1+` table.subs tr.op')].filter(r => r.textContent.includes('memoized')).length`))
+	assert.Equal(t, 1, js[int](p, `document.querySelectorAll('section.step[data-run="0"][data-step="2"] .box.err').length`), "the ZeroDivisionError")
+	assert.Contains(t, js[string](p, `document.querySelector('section.step[data-run="0"][data-step="2"] .box.err').textContent`), "ZeroDivisionError")
+	assert.Contains(t, js[string](p, `document.querySelector('section.step[data-run="0"][data-step="3"]').textContent`), "rejected")
+	p.screenshot("run.png")
+
+	// The child run, collapsed at first, expands with its two steps.
+	child := `section.step[data-run="0"][data-step="2"] details.child`
+	p.waitJS(`document.querySelector('` + child + `') !== null`)
+	assert.False(t, js[bool](p, `document.querySelector('`+child+`').open`))
+	p.do(`document.querySelector('` + child + ` > summary').click()`)
+	p.waitJS(`document.querySelectorAll('` + child + ` .run section.step').length === 2`)
+	childID := js[string](p, `document.querySelector('`+child+` .run').dataset.run`)
+	assert.True(t, strings.HasPrefix(childID, "0.2."), childID)
+	assert.Contains(t, js[string](p, `document.querySelector('`+child+`').textContent`), childQuery)
+	p.screenshot("run-child.png")
+
+	// Search finds the needle in step 1's output and marks it.
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.SendKeys(chromedp.CSS("#search"), outputNeedle)))
+	p.waitJS(`document.getElementById('searchinfo').textContent === '1 step match'`)
+	assert.Equal(t, []string{"0/1"}, js[[]string](p, `[...document.querySelectorAll('section.step.hit')].map(s => s.dataset.run + '/' + s.dataset.step)`))
+	p.waitJS(`document.querySelector('` + step1 + ` .out mark') !== null`)
+	assert.Equal(t, outputNeedle, js[string](p, `document.querySelector('`+step1+` .out mark').textContent`))
+	p.screenshot("run-search.png")
+
+	// Filters hide the steps without errors.
+	p.do(`document.getElementById('f-errors').click()`)
+	assert.Equal(t, []int{2, 3}, js[[]int](p, `[...document.querySelectorAll('.run[data-run="0"] > .steps > section.step')].filter(s => s.offsetParent).map(s => +s.dataset.step)`))
+	p.do(`document.getElementById('f-errors').click()`)
+
+	// Dark mode, and phone width.
+	p.do(`document.getElementById('theme').click()`)
+	p.do(`window.scrollTo(0, 0)`)
+	p.screenshot("run-dark.png")
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.EmulateViewport(390, 844)))
+	p.do(`window.scrollTo(0, 0)`)
+	assert.LessOrEqual(t, js[int](p, `document.documentElement.scrollWidth`), 390, "no horizontal scrolling at phone width")
+	p.screenshot("run-phone.png")
+	p.do(`document.getElementById('theme').click()`) // the choice is kept: leave light for the other tests
+}
+
+func TestBrowserDeepLinkAndKeys(t *testing.T) {
+	file := writePage(t, "deeplink.html", synthetic(60, 30, 600_000))
+	p := open(t, "file://"+file, "#run/0/step/45", 1280, 900)
+	defer p.offline()
+	target := `document.querySelector('section.step[data-run="0"][data-step="45"]')`
+	p.waitJS(target + `.classList.contains('target')`)
+	p.waitJS(`(() => { const r = ` + target + `.getBoundingClientRect(); return r.top >= 0 && r.top < 120; })()`)
+	assert.Greater(t, js[float64](p, `window.scrollY`), 1000.0)
+
+	// j moves to the next step (and the link follows); k back.
+	p.do(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'j'}))`)
+	p.waitJS(`location.hash === '#run/0/step/46'`)
+	p.waitJS(`document.querySelector('section.step[data-step="46"]').classList.contains('target')`)
+	p.do(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'k'}))`)
+	p.waitJS(`location.hash === '#run/0/step/45'`)
+
+	// A link to a child run's step opens the child.
+	file2 := writePage(t, "deeplink-child.html", realTrajectory(t))
+	q := open(t, "file://"+file2, "", 1280, 900)
+	defer q.offline()
+	childID := js[string](q, `[...rlmViewer.sources[0].runs.keys()].find(id => id !== '0')`)
+	q.do(`location.hash = '#run/` + childID + `/step/2'`)
+	q.waitJS(`document.querySelector('details.child').open`)
+	q.waitJS(`document.querySelector('section.step[data-run="` + childID + `"][data-step="2"]').classList.contains('target')`)
+}
+
+func TestBrowserBadInput(t *testing.T) {
+	in := `{"v":1,"type":"run_start","run":"0","data":{"query":"q","meta_version":"m7","limits":{"max_iterations":5}}}` + "\n" +
+		`{"v":1,"type":"reply","run":"0","step":1,"elapsed_ms":5,"data":{"content":"hi"}}` + "\n" +
+		"this line is not json\n" +
+		`{"v":2,"type":"brand_new","run":"0","step":1,"elapsed_ms":6,"data":{"shiny":true}}` + "\n" +
+		`{"v":1,"type":"exec","run":"0","step":2,"elapsed_ms":7,"data":{"code":"print(1)","output":"1\n"}}` + "\n" +
+		`{"v":1,"type":"reply","run":"0","step":3,"data":{"content":"cut in the mid`
+	file := writePage(t, "bad.html", []byte(in))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	banners := js[string](p, `document.getElementById('banners').textContent`)
+	assert.Contains(t, banners, "the last line was cut")
+	assert.Contains(t, banners, "1 line is not JSON events")
+	assert.Contains(t, banners, "this line is not json")
+	assert.Contains(t, banners, "schema version 2")
+	assert.Contains(t, banners, "brand_new")
+	assert.Equal(t, 2, js[int](p, stepCount("0")), "the complete steps render")
+	p.waitJS(`document.querySelector('section.step[data-step="1"] .raw') !== null`)
+	raw := js[string](p, `document.querySelector('section.step[data-step="1"]').textContent`)
+	assert.Contains(t, raw, `Unknown event "brand_new"`)
+	assert.Contains(t, raw, `"shiny": true`)
+	hdr := js[string](p, `document.getElementById('hdr-0').textContent`)
+	assert.Contains(t, hdr, "meta_version", "unknown run_start fields are shown")
+	assert.Contains(t, hdr, "no run_end")
+	p.screenshot("bad-input.png")
+}
+
+func TestBrowserCompare(t *testing.T) {
+	a := realTrajectory(t)
+	b := synthetic(6, 4, 20_000)
+	file := writePage(t, "compare.html", a, b)
+	p := open(t, "file://"+file, "", 1400, 900)
+	defer p.offline()
+	rows := js[[][]string](p, `[...document.querySelectorAll('#compare tr')].map(r => [...r.children].map(c => c.textContent))`)
+	byName := map[string][]string{}
+	for _, r := range rows {
+		byName[r[0]] = r[1:]
+	}
+	assert.Equal(t, []string{fixtureAnswer, "done"}, byName["answer"])
+	assert.Equal(t, []string{"4", "6"}, byName["iterations"])
+	assert.True(t, js[bool](p, `[...document.querySelectorAll('#compare tr')].find(r => r.firstChild.textContent === 'answer').children[1].classList.contains('diff')`))
+	assert.Equal(t, 12, js[int](p, `document.getElementById('cmp-steps').children.length`), "six rows of two cells")
+	assert.Equal(t, 2, js[int](p, `document.querySelectorAll('#cmp-steps > .cmp-row-empty').length`), "steps 5 and 6 exist only on the right")
+	p.screenshot("compare.png")
+}
+
+func TestBrowserLiveFromEventStream(t *testing.T) {
+	traj := realTrajectory(t)
+	lines := strings.Split(strings.TrimSpace(string(traj)), "\n")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/view", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		require.NoError(t, viewer.WriteLive(w, viewer.Live{Title: "run 7", EventsURL: "/events"}))
+	})
+	mux.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		for i, l := range lines {
+			fmt.Fprintf(w, "event: trajectory\nid: %d\ndata: %s\n\n", i+1, l) // as rlm serve sends them
+			if i%5 == 0 {
+				fl.Flush()
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		fmt.Fprint(w, "event: end\ndata: {}\n\n")
+		fl.Flush()
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	p := open(t, srv.URL+"/view", "", 1280, 900)
+	p.url = srv.URL // the page and its event stream
+	defer p.offline()
+	p.waitJS(`document.getElementById('answer-0') !== null && document.getElementById('answer-0').textContent === '` + fixtureAnswer + `'`)
+	assert.Equal(t, 4, js[int](p, stepCount("0")))
+	assert.Contains(t, js[string](p, `document.getElementById('hdr-0').textContent`), "run 7")
+}
+
+func TestBrowserLargeTrajectoryRendersLazily(t *testing.T) {
+	file := writePage(t, "large.html", synthetic(2000, 5000, 8<<20))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	assert.Equal(t, 2000, js[int](p, stepCount("0")))
+	rendered := js[int](p, `[...document.querySelectorAll('section.step')].filter(s => s._step.rendered).length`)
+	assert.Less(t, rendered, 100, "only the steps near the viewport have bodies")
+	assert.Less(t, js[int](p, `document.documentElement.outerHTML.length`), 4<<20, "the DOM holds excerpts, not the 8 MB of outputs")
+	// Search reaches a step far below, in the part of its output not shown.
+	p.do(`rlmViewer.setQuery('` + outputNeedle + `')`)
+	p.waitJS(`document.getElementById('searchinfo').textContent === '1 step match'`)
+	p.do(`document.querySelector('#results a').click()`)
+	p.waitJS(`location.hash === '#run/0/step/1000'`)
+	p.waitJS(`document.querySelector('section.step[data-step="1000"]').classList.contains('target')`)
+	p.waitJS(`document.querySelector('section.step[data-step="1000"] .out mark') !== null`)
+	p.screenshot("large.png")
+}
