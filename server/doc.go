@@ -2,9 +2,10 @@
 // OpenAI-compatible endpoint (POST /v1/chat/completions, GET /v1/models),
 // so applications written for the OpenAI API get RLM answers over large
 // context with no code change; a run API for long jobs (POST /v1/runs,
-// GET /v1/runs/{id}, its events as Server-Sent Events, its trajectory,
-// DELETE to cancel); the variable store (/v1/vars); health and readiness
-// probes; and Prometheus metrics (GET /metrics).
+// GET /v1/runs/{id}, its events as Server-Sent Events, its trajectory, its
+// live page in the trajectory viewer, DELETE to cancel); the variable store
+// (/v1/vars); health and readiness probes; and Prometheus metrics
+// (GET /metrics).
 //
 // One [Server] shares one model client, so one scheduler and rate limiter
 // bound the requests in flight to the upstream endpoint for all runs, and

@@ -104,6 +104,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.handleRunCancel)
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.handleRunEvents)
 	mux.HandleFunc("GET /v1/runs/{id}/trajectory", s.handleRunTrajectory)
+	mux.HandleFunc("GET /v1/runs/{id}/view", s.handleRunView)
 	mux.HandleFunc("GET /v1/vars", s.handleVarList)
 	mux.HandleFunc("GET /v1/vars/{key...}", s.handleVarGet)
 	mux.HandleFunc("PUT /v1/vars/{key...}", s.handleVarPut)
