@@ -113,6 +113,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"steward", "propose"}, []string{"--meta-notes-tokens", "x"}},
 		{[]string{"steward", "drift"}, []string{"--window", "many"}},
 		{[]string{"steward", "apply"}, nil},
+		{[]string{"view"}, []string{"--open=maybe"}},
 	}
 	listed := map[string]bool{}
 	for _, c := range cmds {
