@@ -301,7 +301,7 @@ func TestBrowserDeepLinkAndKeys(t *testing.T) {
 
 func TestBrowserBadInput(t *testing.T) {
 	in := `{"v":1,"type":"run_start","run":"0","data":{"query":"q","meta_version":"m7","limits":{"max_iterations":5}}}` + "\n" +
-		`{"v":1,"type":"reply","run":"0","step":1,"elapsed_ms":5,"data":{"content":"hi"}}` + "\n" +
+		`{"v":1,"type":"reply","run":"0","step":1,"elapsed_ms":5,"data":{"content":"hi","reasoning":"a new field"}}` + "\n" +
 		"this line is not json\n" +
 		`{"v":2,"type":"brand_new","run":"0","step":1,"elapsed_ms":6,"data":{"shiny":true}}` + "\n" +
 		`{"v":1,"type":"exec","run":"0","step":2,"elapsed_ms":7,"data":{"code":"print(1)","output":"1\n"}}` + "\n" +
@@ -311,15 +311,17 @@ func TestBrowserBadInput(t *testing.T) {
 	defer p.offline()
 	banners := js[string](p, `document.getElementById('banners').textContent`)
 	assert.Contains(t, banners, "the last line was cut")
-	assert.Contains(t, banners, "1 line is not JSON events")
+	assert.Contains(t, banners, "1 line is not a JSON event")
 	assert.Contains(t, banners, "this line is not json")
-	assert.Contains(t, banners, "schema version 2")
+	assert.Contains(t, banners, "1 event uses trajectory schema version 2")
 	assert.Contains(t, banners, "brand_new")
 	assert.Equal(t, 2, js[int](p, stepCount("0")), "the complete steps render")
 	p.waitJS(`document.querySelector('section.step[data-step="1"] .raw') !== null`)
 	raw := js[string](p, `document.querySelector('section.step[data-step="1"]').textContent`)
 	assert.Contains(t, raw, `Unknown event "brand_new"`)
 	assert.Contains(t, raw, `"shiny": true`)
+	assert.Contains(t, raw, "other fields of reply")
+	assert.Contains(t, raw, `"reasoning": "a new field"`, "unknown fields of known events are shown")
 	hdr := js[string](p, `document.getElementById('hdr-0').textContent`)
 	assert.Contains(t, hdr, "meta_version", "unknown run_start fields are shown")
 	assert.Contains(t, hdr, "no run_end")

@@ -383,9 +383,32 @@
         case 'child_end': break;
         default: body.appendChild(renderRaw(ev));
       }
+      var ex = extraFields(ev);
+      if (ex) body.appendChild(ex);
     }
     if (subs.length && !subsShown) body.appendChild(renderSubs(subs));
     if (state.q) markIn(body);
+  }
+
+  // Fields of each event type this viewer shows; others are shown raw.
+  var FIELDS = {
+    request: 'model messages tokens total_tokens prefix_hash final_extraction nudge over_budget_tokens _miss',
+    reply: 'content tool_calls finish_reason usage error',
+    exec: 'block code output truncated error submitted tool_call_id',
+    observation: 'engine tool_results',
+    deferred: 'started failed',
+    sub_call: 'seq kind model prompt_hash prompt prompt_chars prompt_cut response response_chars response_cut usage latency_ms memoized error calls method items embedded',
+    submit: 'outputs valid error final_extraction tool_call_id',
+    compression: 'section pre_tokens post_tokens steps losses kept_refs summarizer',
+    child_start: 'child query vars depth mode',
+    child_end: 'child answer stop_reason error partial final_extraction'
+  };
+  for (var ft in FIELDS) { var set = {}; FIELDS[ft].split(' ').forEach(function (f) { set[f] = 1; }); FIELDS[ft] = set; }
+  function extraFields(ev) {
+    var known = FIELDS[ev.type], d = ev.data, extra = null;
+    if (!known || !d || typeof d !== 'object') return null;
+    for (var k in d) if (!known[k]) { extra = extra || {}; extra[k] = d[k]; }
+    return extra && blk('other fields of ' + ev.type, textBox(json(extra), {cls: 'raw'}));
   }
 
   function renderRequest(s, d) {
@@ -638,14 +661,14 @@
     var out = [];
     var vs = Object.keys(src.versions).map(Number);
     vs.forEach(function (v) {
-      if (v !== KNOWN_VERSION) out.push(el('div', {class: 'banner warn'}, src.name + ': ' + fmtN(src.versions[v]) + ' events use trajectory schema version ' + v +
+      if (v !== KNOWN_VERSION) out.push(el('div', {class: 'banner warn'}, src.name + ': ' + fmtN(src.versions[v]) + (src.versions[v] === 1 ? ' event uses' : ' events use') + ' trajectory schema version ' + v +
         '; this viewer knows version ' + KNOWN_VERSION + ' (orchestrator/TRAJECTORY.md). They are shown as well as it can; fields it does not know appear raw.'));
     });
     if (src.meta.truncated) out.push(el('div', {class: 'banner warn'}, src.name + ': the last line was cut (' + fmtN(src.meta.truncated_bytes) +
       ' bytes without an end): the run crashed or is still being written. Showing the ' + fmtN(src.events - src.problems.length) + ' complete events.'));
     var bad = src.problems.filter(function (p) { return !p.truncated; });
     if (bad.length) {
-      var b = el('div', {class: 'banner err'}, src.name + ': ' + bad.length + ' line' + (bad.length > 1 ? 's are' : ' is') + ' not JSON events (shown raw):');
+      var b = el('div', {class: 'banner err'}, src.name + ': ' + bad.length + (bad.length > 1 ? ' lines are not JSON events' : ' line is not a JSON event') + ' (shown raw):');
       bad.slice(0, 5).forEach(function (p) { b.appendChild(el('pre', null, 'line ' + p.line + ': ' + short(p.raw, 500) + (p.error ? '\n  (' + p.error + ')' : ''))); });
       out.push(b);
     }
