@@ -88,7 +88,7 @@ func newTab(t testing.TB) context.Context {
 	})
 	require.NoError(t, browser.err, "starting %s", path)
 	tab, cancel := chromedp.NewContext(browser.ctx)
-	tab, cancelTimeout := context.WithTimeout(tab, 60*time.Second)
+	tab, cancelTimeout := context.WithTimeout(tab, 4*time.Minute) // a loaded machine is slow
 	t.Cleanup(func() { cancelTimeout(); cancel() })
 	return tab
 }
@@ -182,7 +182,7 @@ func (p *page) waitJS(expr string) {
 	p.t.Helper()
 	var err error
 	for range 5 {
-		_, err = chromedp.Run(p.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second)))
+		_, err = chromedp.Run(p.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(90*time.Second)))
 		if err == nil || !strings.Contains(err.Error(), "Cannot find context") {
 			break
 		}
