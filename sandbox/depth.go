@@ -17,6 +17,9 @@ func init() {
 	// fails == on ordinary nested data; CPython's bound is its recursion
 	// limit.
 	starlark.CompareLimit = MaxRenderDepth
+	// Hashing and Starlark's own printing of nested tuples have the same
+	// bound (our patch of go.starlark.net; upstream's are unbounded).
+	starlark.NestingLimit = MaxRenderDepth
 }
 
 // valueDepthLimit is how deeply a walk of a value may nest on thread: the

@@ -177,10 +177,19 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 	case 's', 'r', 'a':
 		var str string
 		switch c {
-		case 's':
-			str = Str(v)
-		case 'r':
-			str = Repr(v)
+		case 's', 'r':
+			// Rendered for the step: a value nested past the recursion
+			// limit is a RecursionError, as in str() and repr().
+			r := renderer{thread: thread}
+			if c == 's' {
+				r.str(v)
+			} else {
+				r.repr(v)
+			}
+			if r.err != nil {
+				return "", r.err
+			}
+			str = r.b.String()
 		default:
 			a, err := pyASCII(thread, nil, starlark.Tuple{v}, nil)
 			if err != nil {

@@ -125,7 +125,8 @@ func pyBuiltins() starlark.StringDict {
 		d[name] = NewBuiltin(name, fn)
 	}
 	d["chr"] = NewBuiltin("chr", pyChr)
-	for _, name := range []string{"ord", "hash", "getattr"} {
+	d["hash"] = NewBuiltin("hash", pyHash)
+	for _, name := range []string{"ord", "getattr"} {
 		d[name] = guardUniverse(name)
 	}
 	for name, t := range excTypes {
@@ -166,6 +167,49 @@ func pyEnter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
 	}
 	return starlark.None, nil
+}
+
+// pyHash is Python's hash(): strings and bytes hash as Starlark's hash()
+// does, ints (and bools and integral floats) as CPython does (n modulo
+// 2**61-1, so hash(5) == 5), and other hashable values, tuples among them,
+// by their Hash. Unhashable values are a TypeError; a tuple nested past the
+// recursion limit is a RecursionError.
+func pyHash(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("hash", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case starlark.String, starlark.Bytes:
+		return starlark.Universe["hash"].(*starlark.Builtin).CallInternal(thread, args, nil)
+	case starlark.Bool:
+		return boolInt(v), nil
+	case starlark.Int:
+		return pyIntHash(v.BigInt()), nil
+	case starlark.Float:
+		if f := float64(v); f == math.Trunc(f) && !math.IsInf(f, 0) {
+			n, _ := new(big.Float).SetFloat64(f).Int(nil)
+			return pyIntHash(n), nil
+		}
+	}
+	h, err := x.Hash()
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeInt64(int64(int32(h))), nil
+}
+
+// pyIntHash is CPython's hash of the integer n.
+func pyIntHash(n *big.Int) starlark.Int {
+	const modulus = 1<<61 - 1
+	m := new(big.Int).Rem(new(big.Int).Abs(n), big.NewInt(modulus)).Int64()
+	if n.Sign() < 0 {
+		m = -m
+	}
+	if m == -1 {
+		m = -2
+	}
+	return starlark.MakeInt64(m)
 }
 
 func argErr(fn string, format string, args ...any) error {
@@ -1009,6 +1053,9 @@ func pyCompare(op syntax.Token, x, y starlark.Value) (bool, error) {
 	}
 	ok, err := starlark.Compare(op, x, y)
 	if err != nil {
+		if strings.Contains(err.Error(), "comparison exceeded maximum recursion depth") {
+			return false, errDepth("in comparison")
+		}
 		return false, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, pyType(x), pyType(y))
 	}
 	return ok, nil

@@ -288,6 +288,8 @@ func classify(err error) (string, string) {
 	switch {
 	case strings.Contains(inner, "comparison exceeded maximum recursion depth"):
 		return "RecursionError", "maximum recursion depth exceeded in comparison"
+	case errors.Is(err, starlark.ErrNestingLimit) || strings.Contains(inner, starlark.ErrNestingLimit.Error()):
+		return "RecursionError", "maximum recursion depth exceeded while calling a Python object"
 	case reUnbound.MatchString(msg):
 		m := reUnbound.FindStringSubmatch(msg)
 		if m[1] == "global" {

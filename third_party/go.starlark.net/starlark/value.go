@@ -69,6 +69,7 @@ package starlark // import "go.starlark.net/starlark"
 // This file defines the data types of Starlark and their basic operations.
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -1183,11 +1184,40 @@ func (t Tuple) Has(y Value) (bool, error) {
 	return false, nil
 }
 
-func (t Tuple) Hash() (uint32, error) {
+// NestingLimit bounds how deeply Tuple.Hash and String (writeValue)
+// recurse into nested values.
+//
+// rlm: upstream recursion here is unbounded, so a tuple nested ten million
+// deep (x = (x,) in a loop) overflowed the Go stack, a fatal error no
+// recover catches. Beyond the limit Tuple.Hash fails with ErrNestingLimit
+// and String writes "..." for the deeper part.
+var NestingLimit = 1000
+
+// ErrNestingLimit is the error of Tuple.Hash for tuples nested more than
+// NestingLimit deep.
+//
+// rlm: added with NestingLimit.
+var ErrNestingLimit = errors.New("hash exceeded maximum recursion depth")
+
+func (t Tuple) Hash() (uint32, error) { return t.hashDepth(NestingLimit) } // rlm: bounded depth
+
+// hashDepth is Tuple.Hash recursing at most depth levels into nested
+// tuples (rlm: the bound of NestingLimit; tuples are the only hashable
+// containers here).
+func (t Tuple) hashDepth(depth int) (uint32, error) {
+	if depth < 1 {
+		return 0, ErrNestingLimit
+	}
 	// Use same algorithm as Python.
 	var x, mult uint32 = 0x345678, 1000003
 	for _, elem := range t {
-		y, err := elem.Hash()
+		var y uint32
+		var err error
+		if et, ok := elem.(Tuple); ok {
+			y, err = et.hashDepth(depth - 1)
+		} else {
+			y, err = elem.Hash()
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -1412,6 +1442,17 @@ func toString(v Value) string {
 // Callers should generally pass nil for path.
 // It is safe to re-use the same path slice for multiple calls.
 func writeValue(out *strings.Builder, x Value, path []Value) {
+	writeValueDepth(out, x, path, 0)
+}
+
+// writeValueDepth is writeValue for x nested depth levels inside the value
+// being written (rlm: beyond NestingLimit it writes "...").
+func writeValueDepth(out *strings.Builder, x Value, path []Value, depth int) {
+	if depth >= NestingLimit {
+		out.WriteString("...") // rlm: bounded depth
+		return
+	}
+	depth++
 	switch x := x.(type) {
 	case nil:
 		out.WriteString("<nil>") // indicates a bug
@@ -1442,7 +1483,7 @@ func writeValue(out *strings.Builder, x Value, path []Value) {
 				if i > 0 {
 					out.WriteString(", ")
 				}
-				writeValue(out, elem, append(path, x))
+				writeValueDepth(out, elem, append(path, x), depth)
 			}
 		}
 		out.WriteByte(']')
@@ -1453,7 +1494,7 @@ func writeValue(out *strings.Builder, x Value, path []Value) {
 			if i > 0 {
 				out.WriteString(", ")
 			}
-			writeValue(out, elem, path)
+			writeValueDepth(out, elem, path, depth)
 		}
 		if len(x) == 1 {
 			out.WriteByte(',')
@@ -1479,9 +1520,9 @@ func writeValue(out *strings.Builder, x Value, path []Value) {
 			for e := x.ht.head; e != nil; e = e.next {
 				k, v := e.key, e.value
 				out.WriteString(sep)
-				writeValue(out, k, path)
+				writeValueDepth(out, k, path, depth)
 				out.WriteString(": ")
-				writeValue(out, v, append(path, x)) // cycle check
+				writeValueDepth(out, v, append(path, x), depth) // cycle check
 				sep = ", "
 			}
 		}
@@ -1493,7 +1534,7 @@ func writeValue(out *strings.Builder, x Value, path []Value) {
 			if e != x.ht.head {
 				out.WriteString(", ")
 			}
-			writeValue(out, e.key, path)
+			writeValueDepth(out, e.key, path, depth)
 		}
 		out.WriteString("])")
 
