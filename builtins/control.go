@@ -106,11 +106,14 @@ func setOutput(thread *starlark.Thread, helper string, out *rlmctx.Dict, key str
 	if err := checkFutures(thread, v); err != nil {
 		return fmt.Errorf("%s: output '%s': %w", helper, key, err)
 	}
-	g, err := sandbox.ToGo(v)
+	g, err := sandbox.ToGoOn(thread, v)
 	if err != nil {
 		var pe *sandbox.PyError
 		if errors.As(err, &pe) {
 			return &sandbox.PyError{Kind: pe.Kind, Msg: fmt.Sprintf("%s: output '%s' cannot be submitted: %s", helper, key, pe.Msg), Err: pe.Err}
+		}
+		if stoppedByLimit(err) {
+			return err // a limit stopped the step during the conversion: report the limit
 		}
 		return typeErr("%s: output '%s' cannot be submitted: %v", helper, key, err)
 	}

@@ -132,6 +132,17 @@ func Predeclared(h *Host) starlark.StringDict {
 	return d
 }
 
+// stoppedByLimit reports whether err is a step's limit (time, memory,
+// steps, output) or its cancellation, which the step reports as such.
+func stoppedByLimit(err error) bool {
+	for _, limit := range []error{sandbox.ErrTimeout, sandbox.ErrMemoryLimit, sandbox.ErrSessionMemoryLimit, sandbox.ErrStepLimit, sandbox.ErrOutputLimit, sandbox.ErrCanceled} {
+		if errors.Is(err, limit) {
+			return true
+		}
+	}
+	return false
+}
+
 // pyError gives helper errors a Python exception kind (keeping the Go
 // error in the chain): ValueError for a prompt over the context window,
 // RecursionError at the depth limit, RuntimeError for other failures.
@@ -140,7 +151,7 @@ func pyError(err error) error {
 		return nil
 	}
 	var pe *sandbox.PyError
-	if errors.As(err, &pe) || errors.Is(err, ErrSubmit) {
+	if errors.As(err, &pe) || errors.Is(err, ErrSubmit) || stoppedByLimit(err) {
 		return err
 	}
 	kind := "RuntimeError"

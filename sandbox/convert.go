@@ -118,18 +118,34 @@ func FromGo(v any) (starlark.Value, error) {
 // strings). Proxies convert their target. A value that contains itself is
 // a ValueError and one nested deeper than [MaxRenderDepth] a
 // RecursionError (both [*PyError]).
+//
+// ToGo is bounded in time as well as depth: past about sixteen million
+// values (a value shared at every level counts each time it appears) it
+// fails with a MemoryError. Builtins converting a value for the step
+// running on a thread call [ToGoOn], which stops with the step instead.
 func ToGo(v starlark.Value) (any, error) {
-	c := toGoConv{onPath: map[starlark.Value]bool{}}
+	return ToGoOn(nil, v)
+}
+
+// ToGoOn is [ToGo] for the step running on thread: the conversion stops
+// with the step's error when a limit (time, memory) or the caller stops
+// the step, within milliseconds, however large or shared the value.
+func ToGoOn(thread *starlark.Thread, v starlark.Value) (any, error) {
+	c := toGoConv{onPath: map[starlark.Value]bool{}, stop: newStopPoll(thread)}
 	return c.conv(v, 0)
 }
 
-// toGoConv is one conversion by [ToGo]: the mutable containers being
-// converted, to detect cycles.
+// toGoConv is one conversion by [ToGoOn]: the mutable containers being
+// converted, to detect cycles, and the poll that stops it.
 type toGoConv struct {
 	onPath map[starlark.Value]bool
+	stop   stopPoll
 }
 
 func (c *toGoConv) conv(v starlark.Value, depth int) (any, error) {
+	if err := c.stop.stopped(); err != nil {
+		return nil, err
+	}
 	v, err := Unproxy(nil, v)
 	if err != nil {
 		return nil, err

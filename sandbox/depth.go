@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"context"
-
 	"go.starlark.net/starlark"
 )
 
@@ -37,33 +35,4 @@ func valueDepthLimit(thread *starlark.Thread) int {
 // what was being done, e.g. "while getting the repr of an object").
 func errDepth(what string) error {
 	return &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded " + what, Err: ErrRecursionLimit}
-}
-
-// stopCheck lets a long walk of a value notice that its step was stopped
-// (time, memory or output limit, or cancellation): stopped polls the
-// step's context every 1024 calls.
-type stopCheck struct {
-	ctx context.Context
-	n   int
-}
-
-func newStopCheck(thread *starlark.Thread) stopCheck {
-	if thread == nil || stepOf(thread) == nil {
-		return stopCheck{}
-	}
-	return stopCheck{ctx: ThreadContext(thread)}
-}
-
-func (c *stopCheck) stopped() error {
-	if c.ctx == nil {
-		return nil
-	}
-	c.n++
-	if c.n&1023 != 0 {
-		return nil
-	}
-	if c.ctx.Err() != nil {
-		return context.Cause(c.ctx)
-	}
-	return nil
 }

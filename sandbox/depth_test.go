@@ -106,3 +106,25 @@ func TestGoWalksBounded(t *testing.T) {
 	assert.Equal(t, "[0, 1, 2, 3, 4", StrLimit(starlark.NewList(wide), 14))
 	assert.Equal(t, "'é", ReprLimit(starlark.String("éé"), 4), "cut at a rune boundary")
 }
+
+// TestGoWalksOfSharedValues: a value shared at every level of its nesting
+// (2**80 leaves in 81 lists) is bounded in time, not only in depth: the
+// Go-side Repr, Str and ToGo stop after their walk budget (SUBMIT's
+// ToGoOn, which stops with its step, is in cmd/rlm's hostile table).
+func TestGoWalksOfSharedValues(t *testing.T) {
+	defer func(n int) { walkBudget = n }(walkBudget)
+	walkBudget = 1 << 16 // the same stop, sooner
+	var dag starlark.Value = starlark.NewList([]starlark.Value{starlark.MakeInt(1)})
+	for i := 0; i < 80; i++ {
+		dag = starlark.NewList([]starlark.Value{dag, dag})
+	}
+	for _, s := range []string{Repr(dag), Str(dag)} {
+		assert.True(t, strings.HasPrefix(s, "[[[[") && strings.HasSuffix(s, "..."), "cut and marked: %q...%q", s[:10], s[len(s)-10:])
+	}
+	_, err := ToGo(dag)
+	var pe *PyError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	assert.Equal(t, "MemoryError", pe.Kind)
+	assert.Contains(t, pe.Msg, "value too large to walk")
+
+}

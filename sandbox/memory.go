@@ -276,6 +276,53 @@ func (st *step) interrupted() error {
 	return &stopError{limit: *p, msg: msg}
 }
 
+// stopPoll is the one way a long walk of a value (rendering, copy,
+// deepcopy, json, conversion to Go) asks whether to stop. On a step's
+// thread it calls interrupted every growCheckEvery values, so the walk
+// ends within milliseconds of whatever limit stopped the step (time,
+// memory, output, the caller). A walk with no step to ask (a host
+// rendering or converting a value after its step, e.g. a REPL echo or a
+// child run's variable sizes) has a budget instead: it stops after
+// walkBudget values, so a value whose parts are shared at every level
+// (x = [x, x] eighty times: 2**80 leaves in a few kilobytes) cannot hold
+// the host for longer than about a second.
+type stopPoll struct {
+	thread *starlark.Thread // nil, or a thread without a step: the budget applies
+	n      int
+}
+
+// walkBudget is how many values a walk with no step visits before it
+// stops with errWalkBudget (a variable so that tests can lower it).
+var walkBudget = 1 << 24
+
+// errWalkBudget is a host walk's error past walkBudget values.
+func errWalkBudget() error {
+	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("value too large to walk: more than %d values (counting shared parts each time they appear)", walkBudget), Err: ErrMemoryLimit}
+}
+
+func newStopPoll(thread *starlark.Thread) stopPoll {
+	if thread != nil && stepOf(thread) == nil {
+		thread = nil
+	}
+	return stopPoll{thread: thread}
+}
+
+// stopped counts one value visited and returns the error that ends the
+// walk, if any.
+func (p *stopPoll) stopped() error {
+	p.n++
+	if p.n%growCheckEvery != 0 {
+		return nil
+	}
+	if p.thread == nil {
+		if p.n > walkBudget {
+			return errWalkBudget()
+		}
+		return nil
+	}
+	return interrupted(p.thread)
+}
+
 // stopError is what a builtin returns when it notices that a limit
 // stopped the step; the step's traceback reports the limit.
 type stopError struct {

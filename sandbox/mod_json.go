@@ -72,7 +72,7 @@ type jsonEncoder struct {
 	onPath    map[starlark.Value]bool
 	depth     int
 	depthStop int
-	stop      stopCheck
+	stop      stopPoll
 }
 
 func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -117,7 +117,7 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	var b strings.Builder
 	e := jsonEncoder{thread: thread, w: pyjson.NewWriter(&b, o), sortKeys: sortKeys, skipKeys: skipKeys, allowNaN: allowNaN,
-		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread), stop: newStopCheck(thread)}
+		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread), stop: newStopPoll(thread)}
 	if dflt != starlark.None {
 		e.dflt = dflt
 	}

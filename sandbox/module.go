@@ -50,14 +50,14 @@ var modules = map[string]func() *module{
 				if err != nil {
 					return nil, err
 				}
-				return (&copier{thread: thread, stop: newStopCheck(thread)}).copy(x, 0)
+				return (&copier{thread: thread, stop: newStopPoll(thread)}).copy(x, 0)
 			},
 			"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				x, err := oneArg("copy.deepcopy", args, kwargs)
 				if err != nil {
 					return nil, err
 				}
-				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopCheck(thread)}).copy(x, 0)
+				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopPoll(thread)}).copy(x, 0)
 			},
 		}, nil)
 	},
@@ -147,7 +147,7 @@ type copier struct {
 	thread *starlark.Thread
 	deep   bool
 	memo   map[starlark.Value]starlark.Value
-	stop   stopCheck
+	stop   stopPoll
 }
 
 func (c *copier) elem(x starlark.Value, depth int) (starlark.Value, error) {

@@ -18,17 +18,29 @@ import (
 //
 // Containers nested deeper than [MaxRenderDepth] render as "...", so the
 // rendering of any value is bounded in depth (Python code gets a
-// RecursionError there instead).
+// RecursionError there instead). It is bounded in time too: past about
+// sixteen million values (a value shared at every level of its nesting
+// counts each time it appears) the rendering stops and ends with "...".
 func Repr(v starlark.Value) string {
 	r := renderer{lenient: true}
 	r.repr(v)
-	return r.b.String()
+	return r.cut()
 }
 
-// Str returns the CPython str() of v: strings unquoted, other values as Repr.
+// Str returns the CPython str() of v: strings unquoted, other values as
+// Repr, bounded as Repr is.
 func Str(v starlark.Value) string {
 	r := renderer{lenient: true}
 	r.str(v)
+	return r.cut()
+}
+
+// cut returns what a lenient rendering wrote, marked with "..." when a
+// limit stopped it.
+func (r *renderer) cut() string {
+	if r.err != nil {
+		r.b.WriteString("...")
+	}
 	return r.b.String()
 }
 
@@ -77,22 +89,29 @@ type renderer struct {
 	max     int   // stop rendering containers beyond this many bytes (0 = no limit)
 	lenient bool  // write "..." beyond the depth limit instead of failing
 	err     error // set when the depth limit or the step's end stopped the rendering
-	n       int   // values rendered, for the periodic stop and memory check
+	poll    stopPoll
+	polling bool // poll is set up
 }
 
 // checkSize notices, every growCheckEvery values, that a limit stopped
-// the step or that the rendering outgrew the step's memory allowance.
+// the step or that the rendering outgrew the step's memory allowance (and,
+// with no step, that the rendering went past the walk budget: see
+// stopPoll).
 func (r *renderer) checkSize() {
-	r.n++
-	if r.n%growCheckEvery != 0 || r.thread == nil || r.err != nil {
+	if r.err != nil {
 		return
 	}
-	if err := interrupted(r.thread); err != nil {
+	if !r.polling {
+		r.poll, r.polling = newStopPoll(r.thread), true
+	}
+	if err := r.poll.stopped(); err != nil {
 		r.err = err
 		return
 	}
-	if err := checkAlloc(r.thread, int64(r.b.Len())); err != nil {
-		r.err = err
+	if r.poll.n%growCheckEvery == 0 && r.poll.thread != nil {
+		if err := checkAlloc(r.thread, int64(r.b.Len())); err != nil {
+			r.err = err
+		}
 	}
 }
 

@@ -122,8 +122,14 @@ var hostileSnippets = []hostileSnippet{
 	{name: "json.loads of deep nesting", code: "x = json.loads('[' * 10**6)", want: "RecursionError: maximum recursion depth exceeded while decoding a JSON array from a unicode string"},
 	{name: "deepcopy of a deep list", code: "import copy\n" + deepListCode + "y = copy.deepcopy(x)", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
 	{name: "SUBMIT of a cyclic list", code: "x = []\nx.append(x)\nSUBMIT(x)", want: "ValueError: SUBMIT: output 'answer' cannot be submitted: Circular reference detected"},
+	{name: "SUBMIT of a shared value", code: sharedCode + "SUBMIT(x)", want: "\nTimeoutError: time limit exceeded", timeout: 2 * time.Second},
+	{name: "str of a shared value", code: sharedCode + "s = str(x)", want: "\nTimeoutError: time limit exceeded", timeout: 2 * time.Second},
 	{name: "SUBMIT of a deep list", code: deepListCode + "SUBMIT(x)", want: "RecursionError: SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded"},
 }
+
+// sharedCode builds x, a list shared at every level of its nesting: 2**80
+// leaves in 81 small lists, so walking it is bounded by time, not depth.
+const sharedCode = "x = [1]\nfor i in range(80):\n    x = [x, x]\n"
 
 // deepListCode and deepTupleCode build x, a list or a tuple nested
 // 200,000 levels deep.
