@@ -60,8 +60,9 @@ func heapInUse() int64 {
 }
 
 // DefaultMaxSessionMemory returns the default of Config.MaxSessionMemory:
-// half of the machine's memory (or of the container's memory limit when
-// it is lower), and 4 GB when neither can be read.
+// half of the machine's memory (or of the container's memory limit or the
+// process's address-space limit when lower), and 4 GB when none can be
+// read.
 func DefaultMaxSessionMemory() int64 {
 	machineOnce.Do(func() { machineMemory = readMachineMemory() })
 	if machineMemory <= 0 {
@@ -80,6 +81,12 @@ func readMachineMemory() int64 {
 	var si syscall.Sysinfo_t
 	if syscall.Sysinfo(&si) == nil {
 		total = int64(si.Totalram) * int64(si.Unit)
+	}
+	// An address-space limit (ulimit -v) bounds the heap too: past it Go
+	// dies with a fatal error instead of a MemoryError.
+	var rl syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &rl) == nil && int64(rl.Cur) > 0 && (total == 0 || int64(rl.Cur) < total) {
+		total = int64(rl.Cur)
 	}
 	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
 		b, err := os.ReadFile(f)

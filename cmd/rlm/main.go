@@ -123,6 +123,11 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 }
 
 func main() {
+	if os.Getenv(crashFilterEnv) == "1" {
+		runCrashFilter()
+		return
+	}
+	guardCrashes(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first Ctrl-C stops the run cleanly (partial answer, trajectory
