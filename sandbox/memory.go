@@ -224,6 +224,27 @@ func checkAlloc(thread *starlark.Thread, n int64) error {
 		}
 		return nil
 	}
+	return st.checkRoom(thread, n)
+}
+
+// growCheck is the interpreter's grow check on a step's thread (set with
+// starlark.SetGrowCheck): before a list, dict or set grows by another
+// GrowCheckEvery elements, and before a + builds a large string or list,
+// the allocating code itself asks whether n more bytes (0: whether the
+// heap) still fit in the step's and the session's allowance, so growth in
+// interpreted code stops at once and near the limit instead of when the
+// watchdog next looks. A builtin that allocates in proportion to its
+// arguments calls checkAlloc instead (modules added later too): it skips
+// the check for small sizes, which the grow check does not.
+func growCheck(thread *starlark.Thread, n int64) error {
+	if st := stepOf(thread); st != nil {
+		return st.checkRoom(thread, n)
+	}
+	return nil
+}
+
+// checkRoom is checkAlloc for the step st running on thread, at any size.
+func (st *step) checkRoom(thread *starlark.Thread, n int64) error {
 	if err := st.interrupted(); err != nil {
 		return err
 	}
@@ -235,6 +256,14 @@ func checkAlloc(thread *starlark.Thread, n int64) error {
 	st.sample(true)
 	step, sess := st.rooms()
 	if n <= min(step, sess) {
+		return nil
+	}
+	if n == 0 {
+		// Already over a limit: stop the step as the watchdog would.
+		if msg, limit := st.overLimit(); limit != nil {
+			st.stop(thread, limit, msg)
+			return st.interrupted()
+		}
 		return nil
 	}
 	if sess < step {

@@ -467,6 +467,7 @@ func (st *step) newThread() *starlark.Thread {
 		},
 	}
 	thread.SetLocal(stepKey, st)
+	starlark.SetGrowCheck(thread, growCheck)
 	if st.ctx != nil {
 		SetThreadContext(thread, st.ctx)
 	}

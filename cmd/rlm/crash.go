@@ -16,7 +16,7 @@ import (
 // goroutine, hundreds of lines, and exits with status 2. No recover,
 // debug.SetTraceback or GOTRACEBACK=none changes that: the runtime forces
 // full tracebacks for its own throws. So that such a crash ends with one
-// clear Python-style line instead, rlm exec, run, repl and bench route
+// clear Python-style line instead, rlm exec, run, repl, bench and serve route
 // file descriptor 2 through a small filter process (rlm itself, started
 // with crashFilterEnv):
 //
@@ -42,7 +42,7 @@ import (
 const crashFilterEnv = "RLM_CRASH_FILTER"
 
 // crashCommands are the commands that run model-written code.
-var crashCommands = map[string]bool{"exec": true, "run": true, "repl": true, "bench": true}
+var crashCommands = map[string]bool{"exec": true, "run": true, "repl": true, "bench": true, "serve": true}
 
 // guardCrashes starts the crash filter for a command that runs model
 // code, making os.Stderr a duplicate of the original standard error and

@@ -193,6 +193,11 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			if op == compile.PLUS { // rlm: bounded growth
+				if err = checkConcat(thread, x, y); err != nil {
+					break loop
+				}
+			}
 			var z Value
 			var err2 error
 			if py := PyOps; py != nil && (op == compile.PERCENT || op == compile.STAR) {
@@ -242,11 +247,16 @@ loop:
 					if err = xlist.checkMutable("apply += to"); err != nil {
 						break loop
 					}
-					listExtend(xlist, yiter)
+					if err = listExtendChecked(thread, xlist, yiter); err != nil { // rlm: bounded growth
+						break loop
+					}
 					z = xlist
 				}
 			}
 			if z == nil {
+				if err = checkConcat(thread, x, y); err != nil { // rlm: bounded growth
+					break loop
+				}
 				z, err = Binary(syntax.PLUS, x, y)
 				if err != nil {
 					break loop
@@ -441,6 +451,11 @@ loop:
 			y := stack[sp-2]
 			x := stack[sp-3]
 			sp -= 3
+			if d, ok := x.(*Dict); ok { // rlm: bounded growth
+				if err = checkGrowTable(thread, &d.ht); err != nil {
+					break loop
+				}
+			}
 			err = setIndex(x, y, z)
 			if err != nil {
 				break loop
@@ -494,6 +509,9 @@ loop:
 			v := stack[sp-1]
 			sp -= 3
 			oldlen := dict.Len()
+			if err = checkGrowTable(thread, &dict.ht); err != nil { // rlm: bounded growth
+				break loop
+			}
 			if err2 := dict.SetKey(k, v); err2 != nil {
 				err = err2
 				break loop
@@ -509,8 +527,14 @@ loop:
 			sp -= 2
 			if n := len(list.elems); n == cap(list.elems) && n >= 1024 {
 				// rlm: grow a comprehension's list by doubling, not by
-				// append's 1.25x for large slices (fewer copies).
+				// append's 1.25x for large slices (fewer copies); the
+				// doubled size is checked first (bounded growth).
+				if err = checkGrowListTo(thread, 2*n); err != nil {
+					break loop
+				}
 				list.elems = append(make([]Value, 0, 2*n), list.elems...)
+			} else if err = checkGrowList(thread, list); err != nil { // rlm: bounded growth
+				break loop
 			}
 			list.elems = append(list.elems, elem)
 

@@ -1330,7 +1330,7 @@ func dict_values(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#list·append
-func list_append(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func list_append(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var object Value
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &object); err != nil {
 		return nil, err
@@ -1338,6 +1338,9 @@ func list_append(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 	recv := b.Receiver().(*List)
 	if err := recv.checkMutable("append to"); err != nil {
 		return nil, nameErr(b, err)
+	}
+	if err := checkGrowList(thread, recv); err != nil { // rlm: bounded growth
+		return nil, err
 	}
 	recv.elems = append(recv.elems, object)
 	return None, nil
@@ -1355,7 +1358,7 @@ func list_clear(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#list·extend
-func list_extend(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func list_extend(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	recv := b.Receiver().(*List)
 	var iterable Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &iterable); err != nil {
@@ -1364,8 +1367,35 @@ func list_extend(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 	if err := recv.checkMutable("extend"); err != nil {
 		return nil, nameErr(b, err)
 	}
-	listExtend(recv, iterable)
+	if err := listExtendChecked(thread, recv, iterable); err != nil { // rlm: bounded growth
+		return nil, err
+	}
 	return None, nil
+}
+
+// listExtendChecked is listExtend with the grow check: before a sized
+// extension of 64 KB or more, and every GrowCheckEvery elements of an
+// unsized one (rlm).
+func listExtendChecked(thread *Thread, x *List, y Iterable) error {
+	if seq, ok := y.(Sequence); ok {
+		if n := 16 * (int64(x.Len()) + int64(seq.Len())); n >= 64<<10 {
+			if err := checkGrow(thread, n); err != nil {
+				return err
+			}
+		}
+		listExtend(x, y)
+		return nil
+	}
+	iter := y.Iterate()
+	defer iter.Done()
+	var z Value
+	for iter.Next(&z) {
+		if err := checkGrowList(thread, x); err != nil {
+			return err
+		}
+		x.elems = append(x.elems, z)
+	}
+	return nil
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#list·index
@@ -2188,7 +2218,7 @@ func string_splitlines(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set·add.
-func set_add(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_add(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var elem Value
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &elem); err != nil {
 		return nil, err
@@ -2197,6 +2227,9 @@ func set_add(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	// It is always an error to attempt to mutate a set that cannot be mutated
 	if err := recv.ht.checkMutable("insert into"); err != nil {
 		return nil, nameErr(b, err)
+	}
+	if err := checkGrowTable(thread, &recv.ht); err != nil { // rlm: bounded growth
+		return nil, err
 	}
 	// TODO(adonovan): opt: combine Has+Insert. (e.g. use Insert and re-check Len)
 	if found, err := recv.Has(elem); err != nil {

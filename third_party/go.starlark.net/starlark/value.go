@@ -79,6 +79,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"go.starlark.net/internal/compile"
 	"go.starlark.net/syntax"
@@ -1182,6 +1183,105 @@ func (t Tuple) Has(y Value) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// growCheckKey is the thread-local key of the function set by SetGrowCheck.
+const growCheckKey = "rlm.starlark.grow"
+
+// SetGrowCheck sets the function the interpreter calls on thread before
+// it grows a value in proportion to a program's work: every
+// GrowCheckEvery elements appended to a list (list.append, list.extend,
+// +=, list comprehensions) or inserted into a dict or set (d[k] = v,
+// dict comprehensions, set.add), and before a + (or +=) on strings,
+// lists or tuples that builds a result of at least 64 KB. n is the size
+// in bytes about to be allocated (0 when only checking); an error stops
+// the operation and is its error.
+//
+// rlm: upstream has no such hook, so growth in interpreted code was
+// bounded only by rlm's memory watchdog sampling the heap, which stopped
+// a runaway comprehension late (about 1 s) and past its limit (1.3 to
+// 2.2 times). rlm sets it on each step's thread.
+func SetGrowCheck(thread *Thread, f func(thread *Thread, n int64) error) {
+	thread.SetLocal(growCheckKey, f)
+}
+
+// GrowCheckEvery is how many elements a list, dict or set gains between
+// two calls of the grow check (rlm).
+const GrowCheckEvery = 1024
+
+// checkGrow calls thread's grow check, if any (rlm).
+func checkGrow(thread *Thread, n int64) error {
+	if thread == nil {
+		return nil
+	}
+	if f, ok := thread.Local(growCheckKey).(func(*Thread, int64) error); ok {
+		return f(thread, n)
+	}
+	return nil
+}
+
+// checkGrowLen calls the grow check when a container of length n is due
+// for one: every GrowCheckEvery elements (rlm).
+func checkGrowLen(thread *Thread, n int) error {
+	if n%GrowCheckEvery != GrowCheckEvery-1 {
+		return nil
+	}
+	return checkGrow(thread, 0)
+}
+
+// checkGrowList calls the grow check when list l is due for one: before
+// an append reallocates its elements (with the size of the new array) and
+// every GrowCheckEvery elements (rlm).
+func checkGrowList(thread *Thread, l *List) error {
+	n := len(l.elems)
+	if n == cap(l.elems) && n >= GrowCheckEvery {
+		return checkGrow(thread, int64(unsafe.Sizeof(Value(nil)))*int64(n+n/4))
+	}
+	return checkGrowLen(thread, n)
+}
+
+// checkGrowListTo calls the grow check before a list's backing array is
+// reallocated to hold newCap elements (rlm).
+func checkGrowListTo(thread *Thread, newCap int) error {
+	return checkGrow(thread, int64(unsafe.Sizeof(Value(nil)))*int64(newCap))
+}
+
+// checkGrowTable calls the grow check when the hash table of a dict or set
+// is due for one: before an insertion doubles its buckets (with the size
+// of the new table) and every GrowCheckEvery elements (rlm).
+func checkGrowTable(thread *Thread, ht *hashtable) error {
+	if n := len(ht.table); n >= 64 && overloaded(int(ht.len)+1, n) {
+		return checkGrow(thread, int64(unsafe.Sizeof(bucket{}))*int64(2*n))
+	}
+	return checkGrowLen(thread, int(ht.len))
+}
+
+// checkConcat calls the grow check before x + y builds a string, list or
+// tuple of at least 64 KB (rlm).
+func checkConcat(thread *Thread, x, y Value) error {
+	var n int64
+	switch x := x.(type) {
+	case String:
+		if y, ok := y.(String); ok {
+			n = int64(len(x)) + int64(len(y))
+		}
+	case Bytes:
+		if y, ok := y.(Bytes); ok {
+			n = int64(len(x)) + int64(len(y))
+		}
+	case *List:
+		if y, ok := y.(Sequence); ok {
+			n = 16 * (int64(x.Len()) + int64(y.Len()))
+		}
+	case Tuple:
+		if y, ok := y.(Tuple); ok {
+			n = 16 * (int64(len(x)) + int64(len(y)))
+		}
+	}
+	if n < 64<<10 {
+		return nil
+	}
+	return checkGrow(thread, n)
 }
 
 // NestingLimit bounds how deeply Tuple.Hash and String (writeValue)
