@@ -53,6 +53,38 @@ func TestAllocChecks(t *testing.T) {
 	}
 }
 
+// TestGrowChecks: growth in interpreted code (+ on strings and lists,
+// list comprehensions, append, dict comprehensions, d[k] = v) is refused
+// by the interpreter's grow check before the allocation that would pass
+// the limit ("cannot allocate ..."), not later by the watchdog ("memory
+// limit exceeded").
+func TestGrowChecks(t *testing.T) {
+	tests := []struct {
+		name, code string
+	}{
+		{"string doubling", "s = 'a' * 1000\nwhile True:\n    s = s + s"},
+		{"string doubling with +=", "s = 'a' * 1000\nwhile True:\n    s += s"},
+		{"list doubling", "x = [0]\nwhile True:\n    x = x + x"},
+		{"list doubling with +=", "x = [0]\nwhile True:\n    x += x"},
+		{"list doubling with extend", "x = [0]\nwhile True:\n    x.extend(x)"},
+		{"list comprehension", "x = [i for i in range(10**9)]"},
+		{"append loop", "x = []\nfor i in range(10**9):\n    x.append(i)"},
+		{"dict comprehension", "x = {i: i for i in range(10**9)}"},
+		{"d[k] = v loop", "x = {}\nfor i in range(10**9):\n    x[i] = i"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
+			_, err := s.Exec(context.Background(), tt.code)
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
+			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
+			assert.Contains(t, se.Msg, "cannot allocate")
+			assert.ErrorIs(t, err, ErrMemoryLimit)
+		})
+	}
+}
+
 // TestIntStrDigits: int <-> str in base 10 is limited to 4,300 digits with
 // CPython's exact ValueError; powers of two bases are not limited.
 func TestIntStrDigits(t *testing.T) {

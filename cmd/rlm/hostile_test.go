@@ -99,9 +99,14 @@ var hostileSnippets = []hostileSnippet{
 	{name: "bigint power", code: "x = 10 ** (10 ** 9)", want: "MemoryError"},
 	{name: "math.factorial", code: "import math\nx = math.factorial(10**7)", want: "MemoryError"},
 	{name: "math.comb", code: "import math\nx = math.comb(10**7, 5*10**6)", want: "MemoryError"},
-	// Memory: growth in interpreted code (the watchdog).
+	// Memory: growth in interpreted code (the interpreter's grow check,
+	// the watchdog behind it).
 	{name: "comprehension growth", code: "x = ['a'*1000 + str(i) for i in range(10**8)]", want: "MemoryError", memory: 64 << 20},
 	{name: "append growth", code: "x = []\nwhile True:\n    x.append('%d' % len(x) * 100)", want: "MemoryError", memory: 64 << 20},
+	{name: "list comprehension of ints", code: "x = [i for i in range(10**9)]", want: "MemoryError", memory: 64 << 20},
+	{name: "dict comprehension", code: "x = {i: i for i in range(10**9)}", want: "MemoryError", memory: 64 << 20},
+	{name: "string doubling", code: "s = 'a'\nwhile True:\n    s = s + s", want: "MemoryError: cannot allocate", memory: 64 << 20},
+	{name: "list doubling", code: "x = [0]\nwhile True:\n    x = x + x", want: "MemoryError: cannot allocate", memory: 64 << 20},
 	// Time.
 	{name: "busy loop", code: "while True:\n    pass", want: "TimeoutError", timeout: 2 * time.Second},
 	{name: "3-argument pow", code: "x = pow(5, 7**(2**20), 3**(2**16)+2)", want: "TimeoutError", timeout: 2 * time.Second},
