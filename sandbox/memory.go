@@ -238,6 +238,10 @@ func checkAlloc(thread *starlark.Thread, n int64) error {
 // the check for small sizes, which the grow check does not.
 func growCheck(thread *starlark.Thread, n int64) error {
 	if st := stepOf(thread); st != nil {
+		// Read the heap afresh (about a microsecond, once every
+		// GrowCheckEvery elements): the watchdog's last sample may be
+		// stale when the machine is busy.
+		st.sample(false)
 		return st.checkRoom(thread, n)
 	}
 	return nil

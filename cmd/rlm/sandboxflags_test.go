@@ -47,7 +47,7 @@ func TestRunSandboxLimitFlags(t *testing.T) {
 		{"max-steps", []string{"--max-steps", "5000"}, "t = 0\nfor i in range(1000000):\n    t += i", "step limit exceeded"},
 		{"max-output-bytes", []string{"--max-output-bytes", "1K"}, "for i in range(500):\n    print('line', i)", "the step printed more than 1024 bytes"},
 		{"step-timeout", []string{"--step-timeout", "50ms"}, "while True:\n    pass", "time limit exceeded"},
-		{"max-memory", []string{"--max-memory", "16M"}, "xs = []\nfor i in range(10000000):\n    xs.append('x' * 100 + str(i))", "memory limit exceeded"},
+		{"max-memory", []string{"--max-memory", "16M"}, "xs = []\nfor i in range(10000000):\n    xs.append('x' * 100 + str(i))", "MemoryError"},
 		{"observation-tokens", []string{"--observation-tokens", "40"}, "print('x' * 5000)", "output truncated: 5001 chars printed"},
 	}
 	for _, tt := range tests {
