@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/atomicfile"
 	"github.com/rlmhq/rlm/internal/jsonl"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
@@ -72,7 +73,11 @@ func (r *Run) writeMeta(sync bool) error {
 	if err != nil {
 		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
 	}
-	if err := writeFileRenamed(r.dir, MetaFile, append(b, '\n'), sync); err != nil {
+	var opts []atomicfile.Option
+	if !sync {
+		opts = append(opts, atomicfile.NoSync())
+	}
+	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), append(b, '\n'), 0o600, opts...); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
 	}
 	return nil
@@ -236,7 +241,7 @@ func (r *Run) Finish(o Outcome) error {
 		return errors.Join(errs...)
 	}
 	if o.Result != nil {
-		if err := writeFileAtomic(r.dir, ResultFile, o.Result); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600); err != nil {
 			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))
 		}
 	}

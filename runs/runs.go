@@ -278,36 +278,3 @@ func ParseAge(s string) (time.Duration, error) {
 	}
 	return 0, fmt.Errorf("%w %q: want e.g. 30d, 12h or 90m", ErrBadAge, s)
 }
-
-// writeFileAtomic writes data to dir/name through a synced temporary file
-// and a rename, so a reader sees the old or the new content, never a torn
-// one.
-func writeFileAtomic(dir, name string, data []byte) error {
-	return writeFileRenamed(dir, name, data, true)
-}
-
-// writeFileRenamed writes data to dir/name through a temporary file and a
-// rename, syncing the file first if sync is set (without it a killed
-// process still leaves the old or the new content; only a power loss may
-// lose the update).
-func writeFileRenamed(dir, name string, data []byte, sync bool) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil && sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}

@@ -9,9 +9,23 @@ import (
 	"path/filepath"
 )
 
+// Option changes how Write writes.
+type Option func(*options)
+
+type options struct{ noSync bool }
+
+// NoSync skips the fsyncs: a killed process still leaves the old or the
+// new content, only a power loss may lose the update. For frequent
+// progress writes.
+func NoSync() Option { return func(o *options) { o.noSync = true } }
+
 // Write replaces path with data atomically (temporary file, fsync,
 // rename, then an fsync of the directory where the platform allows it).
-func Write(path string, data []byte, perm os.FileMode) error {
+func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -25,7 +39,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && !o.noSync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -37,6 +51,9 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		os.Remove(tmp)
 		return err
+	}
+	if o.noSync {
+		return nil
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync() // best effort: not every file system syncs directories
