@@ -352,9 +352,11 @@ func csvLines(thread *starlark.Thread, x starlark.Value) ([]starlark.Value, erro
 	return collect(thread, x)
 }
 
-func csvReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// csvFileDialect unpacks the (csvfile, dialect=None, **fmtparams)
+// arguments that csv.reader and csv.writer share and returns the dialect.
+func csvFileDialect(fn string, args starlark.Tuple, kwargs []starlark.Tuple) (csvDialect, error) {
 	if len(args) < 1 || len(args) > 2 {
-		return nil, argErr("reader", "expected 1 or 2 positional arguments (csvfile, dialect)")
+		return csvDialect{}, argErr(fn, "expected 1 or 2 positional arguments (csvfile, dialect)")
 	}
 	var dialect starlark.Value = starlark.None
 	mine, rest := splitKwargs(kwargs, "dialect")
@@ -364,7 +366,11 @@ func csvReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	if len(mine) > 0 {
 		dialect = mine[0][1]
 	}
-	d, err := csvDialectArgs("reader", dialect, rest)
+	return csvDialectArgs(fn, dialect, rest)
+}
+
+func csvReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d, err := csvFileDialect("reader", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -627,18 +633,7 @@ func (w *csvWriter) Attr(name string) (starlark.Value, error) {
 }
 
 func csvWriterFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if len(args) < 1 || len(args) > 2 {
-		return nil, argErr("writer", "expected 1 or 2 positional arguments (csvfile, dialect)")
-	}
-	var dialect starlark.Value = starlark.None
-	mine, rest := splitKwargs(kwargs, "dialect")
-	if len(args) == 2 {
-		dialect = args[1]
-	}
-	if len(mine) > 0 {
-		dialect = mine[0][1]
-	}
-	d, err := csvDialectArgs("writer", dialect, rest)
+	d, err := csvFileDialect("writer", args, kwargs)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func (o *uuidObj) writeRepr(r *renderer) { r.b.WriteString("UUID('" + o.u.String
 func (o *uuidObj) pyStr() string         { return o.u.String() }
 func (o *uuidObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
 	a, b := o.u.String(), y.(*uuidObj).u.String()
-	return threeway(op, compareStrings(a, b)), nil
+	return cmpResult(op, compareStrings(a, b)), nil
 }
 
 func compareStrings(a, b string) int {
@@ -79,22 +79,6 @@ func compareStrings(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-func threeway(op syntax.Token, c int) bool {
-	switch op {
-	case syntax.EQL:
-		return c == 0
-	case syntax.NEQ:
-		return c != 0
-	case syntax.LT:
-		return c < 0
-	case syntax.LE:
-		return c <= 0
-	case syntax.GT:
-		return c > 0
-	}
-	return c >= 0
 }
 
 func (o *uuidObj) AttrNames() []string {
