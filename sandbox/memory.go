@@ -44,6 +44,16 @@ var memSamples = []string{
 	"/memory/classes/heap/stacks:bytes",
 }
 
+// liveHeap is heapInUse after a garbage collection: the base a session's
+// limit is measured from. Read without collecting, it would count garbage
+// left by earlier work (another session, a load) as the base, and every
+// step of the session could then grow the heap by that much more than
+// its limit allows.
+func liveHeap() int64 {
+	runtime.GC()
+	return heapInUse()
+}
+
 func heapInUse() int64 {
 	s := make([]metrics.Sample, len(memSamples))
 	for i, name := range memSamples {

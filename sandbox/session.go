@@ -62,7 +62,7 @@ func New(cfg Config) *Session {
 		known:   map[string]bool{},
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
-		memBase: heapInUse(),
+		memBase: liveHeap(),
 	}
 	for name, v := range pyBuiltins() {
 		s.globals[name] = v
