@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/meta"
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
@@ -44,6 +45,9 @@ type Config struct {
 	Output string
 	// Sizes are the context size limits applied to each run's variables.
 	Sizes rlmctx.SizeConfig
+	// Meta is the meta document applied to every run (none when Doc is
+	// nil), as rlm run applies it.
+	Meta Meta
 
 	// Token is the bearer token clients must send; "" disables auth,
 	// which [Server.Listen] allows on loopback addresses only.
@@ -71,6 +75,26 @@ type Config struct {
 	// Registry receives the server's metrics (nil: a new registry, see
 	// [Server.Registry]); other components may register theirs on it.
 	Registry *prometheus.Registry
+}
+
+// Meta is the meta document a server applies to its runs (package meta):
+// the lessons for a run's root model join the meta section of its prompt
+// within NotesTokens, and the budgets the document recommends for that
+// model apply to what neither the operator (Fixed) nor the request set.
+// The run records the document's version and digest (run_start.meta,
+// run.json).
+type Meta struct {
+	// Doc is the validated document (nil: none).
+	Doc *meta.Document
+	// Path is the file Doc was read from, recorded with each run.
+	Path string
+	// NotesTokens is the token budget of the lessons in the meta section
+	// (0: meta.DefaultNotesBudget; negative: no lessons).
+	NotesTokens int
+	// Fixed names the settings the operator set explicitly, which a
+	// recommendation never replaces: "max_iterations", "history_tokens",
+	// "observation_tokens".
+	Fixed map[string]bool
 }
 
 func (c Config) withDefaults() Config {

@@ -17,6 +17,9 @@ var (
 	ErrNotFound = errors.New("server: not found")
 	// ErrBodyTooLarge: a request body over the configured maximum.
 	ErrBodyTooLarge = errors.New("server: request body too large")
+	// ErrMeta: a meta document whose recommended budgets do not fit the
+	// server's settings.
+	ErrMeta = errors.New("server: meta document does not fit the server's settings")
 	// ErrCanceled: a run canceled by DELETE /v1/runs/{id}.
 	ErrCanceled = errors.New("server: run canceled by request")
 )

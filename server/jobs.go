@@ -159,7 +159,7 @@ func (j *job) execute() (*orchestrator.Result, error) {
 	cfg.RunConfig = rc
 	if s.runsRoot != nil {
 		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: rc, ConfigDigest: runs.Digest(rc),
-			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version})
+			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest})
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,8 @@ func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) map[string]an
 		"max_errors": cfg.MaxConsecutiveErrors, "max_llm_calls": spec.budgets.MaxCalls, "max_tokens": spec.budgets.MaxTokens,
 		"max_cost_usd": spec.budgets.MaxCostUSD, "timeout": cfg.Timeout.String(),
 		"max_steps": cfg.Limits.MaxSteps, "step_timeout": cfg.Limits.Timeout.String(), "max_memory": cfg.Limits.MaxMemory,
-		"max_session_memory": cfg.Limits.MaxSessionMemory,
+		"max_session_memory": cfg.Limits.MaxSessionMemory, "history_tokens": cfg.DynamicBudget,
+		"observation_tokens": cfg.Limits.ObservationTokens, "meta": s.cfg.Meta.Path, "meta_notes_tokens": s.cfg.Meta.NotesTokens,
 	}
 }
 

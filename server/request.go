@@ -334,6 +334,7 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 	if e.MaxTotalIterations, err = lowerInt("rlm.max_total_iterations", o.MaxTotalIterations, e.MaxTotalIterations, 1); err != nil {
 		return err
 	}
+	s.applyMeta(&e, firstNonEmpty(spec.root, s.cfg.LLM.Model), o.MaxIterations != 0)
 	if e.MaxConsecutiveErrors, err = lowerInt("rlm.max_errors", o.MaxErrors, e.MaxConsecutiveErrors, 1); err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ type Server struct {
 	handler  http.Handler
 	http     *http.Client // readiness probe of the upstream
 
+	metaNotes metaNotes // the meta document's lessons rendered per model
+
 	mu            sync.Mutex
 	jobs          map[string]*job
 	finishedOrder []string
@@ -48,6 +50,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
+	if err := s.checkMeta(); err != nil {
+		return nil, err
+	}
 	s.secrets = cfg.LLM.Secrets()
 	if cfg.Token != "" {
 		s.secrets = append(s.secrets, cfg.Token)

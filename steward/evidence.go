@@ -290,7 +290,8 @@ func benchEvidence(path string, since time.Time) ([]Evidence, error) {
 		}
 		score := r.Score
 		e := Evidence{Run: "bench:" + r.Key.String(), Source: "bench", Started: t, StopReason: r.StopReason,
-			Iterations: r.Iterations, Tokens: r.TotalTokens, CostUSD: r.CostUSD, CostKnown: r.CostKnown, Score: &score}
+			Iterations: r.Iterations, Tokens: r.TotalTokens, CostUSD: r.CostUSD, CostKnown: r.CostKnown, Score: &score,
+			MetaVersion: r.MetaVersion}
 		if modelName.MatchString(r.Model) {
 			e.Model = r.Model
 		}

@@ -20,6 +20,9 @@ type Collector struct {
 	// Interval is how long a computed state is reused (default 1 minute):
 	// drift reads every kept trajectory.
 	Interval time.Duration
+	// Version, if set, gives the meta version in force (rlm serve's runs
+	// use the document it read at start) instead of the file's.
+	Version func() int
 
 	mu    sync.Mutex
 	at    time.Time
@@ -33,7 +36,7 @@ type collected struct {
 }
 
 var (
-	descVersion = prometheus.NewDesc("rlm_meta_version", "Version of the meta document (0: none).", nil, nil)
+	descVersion = prometheus.NewDesc("rlm_meta_version", "Version of the meta document in force (rlm serve: the one its runs use, read at start; 0: none).", nil, nil)
 	descPending = prometheus.NewDesc("rlm_steward_proposals_pending", "Pending steward proposals, by action (add_lesson, retire_lesson, set_budget).", []string{"action"}, nil)
 	descDrift   = prometheus.NewDesc("rlm_steward_drift", "1 when a metric of the recent runs of a model shifted significantly and past the threshold (rlm steward drift), else 0.", []string{"model", "metric"}, nil)
 	descChange  = prometheus.NewDesc("rlm_steward_drift_change", "Relative change of a metric between the recent runs of a model and the ones before.", []string{"model", "metric"}, nil)
@@ -77,7 +80,9 @@ func (c *Collector) refresh() collected {
 		return c.state
 	}
 	st := collected{pending: map[string]int{}}
-	if doc, _, err := meta.Load(c.Steward.MetaPath); err == nil {
+	if c.Version != nil {
+		st.version = c.Version()
+	} else if doc, _, err := meta.Load(c.Steward.MetaPath); err == nil {
 		st.version = doc.Version
 	}
 	if ps, err := c.Steward.Pending(); err == nil {

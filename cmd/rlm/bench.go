@@ -19,7 +19,7 @@ func init() {
 	register(&command{name: "bench", summary: "benchmark externalized against direct prompting", run: runBench})
 }
 
-const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [model flags] [budgets] [sandbox limits]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
+const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [--meta FILE] [model flags] [budgets] [sandbox limits]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
 
 // benchFlags are the flags of rlm bench besides the model flags.
 type benchFlags struct {
@@ -35,6 +35,9 @@ type benchFlags struct {
 	quiet               bool
 	models              modelFlags
 	limits              limitFlags // rlm mode: the sandbox's per-step limits
+	meta                metaFlags
+	notes               orchestrator.MetaNotes // rlm mode: the meta document's lessons
+	historyTokens       int                    // rlm mode: the meta document's history budget (0: default)
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
@@ -58,6 +61,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	f.models.register(fs)
 	f.limits.register(fs, orchestrator.DefaultObservationTokens)
+	f.meta.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -89,12 +93,29 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --protocol must be text or tools, not %q", errUsage, f.protocol)
 	}
 
+	// The meta document before any model call, as rlm run loads it: its
+	// recommended budgets apply to the flags not given.
+	named, err := f.models.config(env)
+	if err != nil && !errors.Is(err, llm.ErrNoModel) {
+		return err
+	}
+	doc, notes, err := f.meta.load(env, "bench", benchStoreDir(env), named.Model, f.quiet)
+	if err != nil {
+		return err
+	}
+	f.notes = notes
+	if b, ok := doc.BudgetFor(named.Model); ok && b.HistoryTokens > 0 {
+		f.historyTokens = b.HistoryTokens
+	}
 	if err := f.budgets.validate(); err != nil {
 		return err
 	}
 	sbx, err := f.limits.limits()
 	if err != nil {
 		return err
+	}
+	if h := f.historyTokens; h > 0 && sbx.ObservationTokens > h/2 {
+		return fmt.Errorf("%w: --observation-tokens %d does not fit the meta document's history budget of %d tokens for %s (at most half)", errUsage, sbx.ObservationTokens, h, named.Model)
 	}
 	if f.dryRun {
 		// No model is called: the configured model names only pick the
@@ -180,9 +201,21 @@ func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Emb
 	rlm := &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
 		RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
 		Protocol: proto, MaxIterations: f.budgets.maxIterations, MaxDepth: f.budgets.maxDepth, Timeout: f.budgets.timeout,
+		Meta: f.notes, DynamicBudget: f.historyTokens,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens, Limits: sbx,
 	}}
 	return direct, rlm
+}
+
+// benchStoreDir is the store directory rlm bench's meta document is found
+// next to: $RLM_STORE, else the default (.rlm/store).
+func benchStoreDir(env *cliEnv) string {
+	if env.getenv != nil {
+		if d := env.getenv("RLM_STORE"); d != "" {
+			return d
+		}
+	}
+	return defaultStoreDir
 }
 
 func parseModes(s string) ([]string, error) {

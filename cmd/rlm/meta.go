@@ -12,13 +12,14 @@ import (
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
-// metaFlags choose the meta document of rlm run: --meta FILE (default
+// metaFlags choose the meta document of rlm run, serve and bench: --meta FILE (default
 // .rlm/meta.json next to the store) and --meta-notes-tokens, the budget
 // of its lessons in the meta section.
 type metaFlags struct {
 	fs          *flag.FlagSet
 	path        string
 	notesTokens int
+	resolved    string // the document's absolute path once loaded ("" if none exists)
 }
 
 func (m *metaFlags) register(fs *flag.FlagSet) {
@@ -36,23 +37,38 @@ func metaPath(flagPath, storeDir string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(storeDir)), "meta.json")
 }
 
+// read reads and validates the meta document (--meta, $RLM_META, else
+// meta.json next to the store): a missing one is the empty document, but
+// one named with --meta must exist. path is the file's absolute path, ""
+// when it does not exist.
+func (m *metaFlags) read(env *cliEnv, storeDir string) (doc *meta.Document, path string, err error) {
+	if m.notesTokens < 0 {
+		return nil, "", fmt.Errorf("%w: --meta-notes-tokens must be >= 0", errUsage)
+	}
+	p := metaPathEnv(env, m.path, storeDir)
+	doc, exists, err := meta.Load(p)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w (fix the file, or restore a good version with rlm steward rollback VERSION)", err)
+	}
+	if !exists && m.path != "" {
+		return nil, "", fmt.Errorf("%w: --meta %s: no such file", errUsage, m.path)
+	}
+	if exists {
+		path = absPath(p)
+	}
+	return doc, path, nil
+}
+
 // load reads and validates the meta document for a run of model, applies
 // its recommended budgets to the flags not given on the command line
 // (setting them, so run.json records them for a resume), and renders its
-// lessons. A document named with --meta must exist.
-func (m *metaFlags) load(env *cliEnv, storeDir, model string, quiet bool) (*meta.Document, orchestrator.MetaNotes, error) {
-
-	if m.notesTokens < 0 {
-		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w: --meta-notes-tokens must be >= 0", errUsage)
-	}
-	path := metaPathEnv(env, m.path, storeDir)
-	doc, exists, err := meta.Load(path)
+// lessons; cmd names the command in its notes on stderr.
+func (m *metaFlags) load(env *cliEnv, cmd, storeDir, model string, quiet bool) (*meta.Document, orchestrator.MetaNotes, error) {
+	doc, path, err := m.read(env, storeDir)
 	if err != nil {
-		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w (fix the file, or restore a good version with rlm steward rollback VERSION)", err)
+		return nil, orchestrator.MetaNotes{}, err
 	}
-	if !exists && m.path != "" {
-		return nil, orchestrator.MetaNotes{}, fmt.Errorf("%w: --meta %s: no such file", errUsage, m.path)
-	}
+	m.resolved = path
 	if b, ok := doc.BudgetFor(model); ok {
 		var applied []string
 		for _, s := range []struct {
@@ -67,12 +83,12 @@ func (m *metaFlags) load(env *cliEnv, storeDir, model string, quiet bool) (*meta
 			}
 		}
 		if len(applied) > 0 && !quiet {
-			fmt.Fprintf(env.stderr, "rlm run: meta v%d recommends for %s: %v\n", doc.Version, model, applied)
+			fmt.Fprintf(env.stderr, "rlm %s: meta v%d recommends for %s: %v\n", cmd, doc.Version, model, applied)
 		}
 	}
 	text, ids := doc.Render(model, m.notesTokens, llm.TokenizerForModel(model))
 	if n := countFor(doc, model); len(ids) < n && !quiet {
-		fmt.Fprintf(env.stderr, "rlm run: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n", len(ids), n, m.notesTokens)
+		fmt.Fprintf(env.stderr, "rlm %s: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n", cmd, len(ids), n, m.notesTokens)
 	}
 	return doc, orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest(), Lessons: ids, Text: text}, nil
 }

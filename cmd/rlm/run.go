@@ -194,7 +194,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	}
 	// The meta document before anything else is loaded: a run never
 	// starts on an invalid one, and its recommended budgets are flags.
-	if _, o.notes, err = o.meta.load(env, *o.storeDir, llmCfg.Model, o.quiet); err != nil {
+	if _, o.notes, err = o.meta.load(env, "run", *o.storeDir, llmCfg.Model, o.quiet); err != nil {
 		return err
 	}
 	if err := o.validate(); err != nil {

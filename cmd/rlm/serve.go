@@ -21,7 +21,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep] [--meta FILE] [--meta-notes-tokens N]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -32,6 +32,7 @@ type serveOptions struct {
 	models modelFlags
 	budgetFlags
 	limits        limitFlags
+	meta          metaFlags
 	sizes         *rlmctx.SizeConfig
 	storeDir      *string
 	runsDir       string
@@ -65,6 +66,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	o.limits.register(fs, orchestrator.DefaultObservationTokens)
 	o.sizes = registerSizeFlags(fs)
 	o.storeDir = storeDirFlag(fs, env)
+	o.meta.register(fs)
 	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
 	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
 	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
@@ -137,6 +139,20 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 	if err != nil {
 		return cfg, err
 	}
+	// The meta document before anything listens: the server never serves
+	// a run on an invalid one.
+	doc, metaFile, err := o.meta.read(env, *o.storeDir)
+	if err != nil {
+		return cfg, err
+	}
+	notesTokens := o.meta.notesTokens
+	if notesTokens == 0 {
+		notesTokens = -1 // Meta's 0 means the default; the flag's 0 means none
+	}
+	fixed := map[string]bool{}
+	for _, f := range []struct{ flag, name string }{{"max-iterations", "max_iterations"}, {"history-tokens", "history_tokens"}, {"observation-tokens", "observation_tokens"}} {
+		fixed[f.name] = isSet(fs, f.flag)
+	}
 	runsDir := ""
 	if !o.noKeep {
 		runsDir = runsRootDir(env, o.runsDir, *o.storeDir)
@@ -154,6 +170,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		},
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
+		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
 		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: version,
 		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody,
 	}
@@ -168,12 +185,18 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
 	s, err := server.New(cfg)
+	if errors.Is(err, server.ErrMeta) {
+		return fmt.Errorf("%w (fix the file or the flags --history-tokens and --observation-tokens, or restore a good version with rlm steward rollback VERSION)", err)
+	}
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	// The steward's proposals and drift over the kept runs (issue 13).
-	s.Registry().MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, "", *o.storeDir)}, RunsDir: cfg.RunsDir})
+	// rlm_meta_version is the version the server's runs use (read at start).
+	inForce := cfg.Meta.Doc.Version
+	s.Registry().MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, o.meta.path, *o.storeDir)}, RunsDir: cfg.RunsDir,
+		Version: func() int { return inForce }})
 	ln, err := s.Listen(o.addr)
 	if errors.Is(err, server.ErrInsecure) {
 		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)
@@ -184,7 +207,7 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns)
+	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns, "meta_version", cfg.Meta.Doc.Version)
 	select {
 	case <-ctx.Done():
 	case err := <-served:

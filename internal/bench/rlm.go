@@ -86,6 +86,7 @@ func (r *RLM) Run(ctx context.Context, t *Task) (*Outcome, error) {
 		CostKnown:        tot.CostKnown,
 		Iterations:       res.Iterations,
 		StopReason:       string(res.StopReason),
+		MetaVersion:      cfg.Meta.Version,
 	}
 	switch res.StopReason {
 	case orchestrator.StopSubmit:

@@ -53,6 +53,9 @@ type Outcome struct {
 	// Failure is a failure kind the runner already knows (e.g. "budget"),
 	// with or without an answer.
 	Failure string
+	// MetaVersion is the version of the meta document whose lessons and
+	// budgets the run used (rlm mode; 0: none).
+	MetaVersion int
 }
 
 // Result is one line of results.jsonl: one task item in one mode.
@@ -75,6 +78,7 @@ type Result struct {
 	CostKnown        bool    `json:"cost_known"`
 	Iterations       int     `json:"iterations"`
 	StopReason       string  `json:"stop_reason,omitempty"`
+	MetaVersion      int     `json:"meta_version,omitempty"`
 	WallSeconds      float64 `json:"wall_seconds"`
 	Finished         string  `json:"finished"` // RFC 3339
 }
@@ -292,6 +296,7 @@ func runItem(ctx context.Context, r Runner, t *Task, mode string, ctxTokens int)
 		CostKnown:        out.CostKnown,
 		Iterations:       out.Iterations,
 		StopReason:       out.StopReason,
+		MetaVersion:      out.MetaVersion,
 		WallSeconds:      time.Since(start).Seconds(),
 		Finished:         time.Now().UTC().Format(time.RFC3339),
 	}
