@@ -18,6 +18,19 @@ func init() {
 	// Hashing and Starlark's own printing of nested tuples have the same
 	// bound (our patch of go.starlark.net; upstream's are unbounded).
 	starlark.NestingLimit = MaxRenderDepth
+	// Python's recursion limit on calls of defs: each step's thread sets
+	// its own (Limits.MaxRecursion); other threads that run Python code
+	// (e.g. a dunder method called from Go) have the default. The
+	// interpreter checks it (our patch of go.starlark.net) instead of a
+	// _py_enter() call at the top of every def.
+	starlark.MaxCallDepth = DefaultMaxRecursion
+	starlark.CallDepthError = errRecursion
+}
+
+// errRecursion is CPython's RecursionError for a call past the recursion
+// limit. Python code may catch it: it does not end the step.
+func errRecursion() error {
+	return &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
 }
 
 // valueDepthLimit is how deeply a walk of a value may nest on thread: the

@@ -77,7 +77,6 @@ func pyBuiltins() starlark.StringDict {
 		"quit":       unavailable("quit", "quit() is not available; end the run with SUBMIT(...)"),
 		"__import__": unavailable("__import__", "use an import statement: import re, json, math, collections"),
 
-		"_py_enter":  pyEnter,
 		"_py_format": pyFormatHelper,
 		"_py_repr":   pyRepr,
 		"_py_str": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
@@ -152,21 +151,6 @@ func unavailable(name, msg string) builtinFn {
 	return func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 		return nil, &PyError{Kind: "NotImplementedError", Msg: name + ": " + msg, Err: ErrUnsupported}
 	}
-}
-
-// pyEnter is called at the top of every def body; it enforces MaxRecursion.
-func pyEnter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	st := stepOf(thread)
-	limit := DefaultMaxRecursion
-	if st != nil {
-		limit = st.depth
-	}
-	// Each Python call is one Starlark frame plus this builtin's frame.
-	if thread.CallStackDepth() > limit+1 {
-		// Not a step-ending limit: Python code may catch RecursionError.
-		return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
-	}
-	return starlark.None, nil
 }
 
 // pyHash is Python's hash(): strings and bytes hash as Starlark's hash()

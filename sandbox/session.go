@@ -471,6 +471,7 @@ func (st *step) newThread() *starlark.Thread {
 	if st.ctx != nil {
 		SetThreadContext(thread, st.ctx)
 	}
+	thread.SetMaxCallDepth(st.depth)
 	thread.SetMaxExecutionSteps(st.sess.cfg.Limits.MaxSteps)
 	thread.OnMaxSteps = func(thread *starlark.Thread) {
 		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.Limits.MaxSteps))

@@ -139,7 +139,7 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 		kind, msg = classify(err)
 	}
 	if kind == "RecursionError" && len(frames) > 1 {
-		frames = frames[:len(frames)-1] // the _py_enter check at the def line
+		frames = frames[:len(frames)-1] // the call refused at the def line
 	}
 	line := 0
 	if len(frames) > 0 {

@@ -409,7 +409,10 @@ func (p *parser) parseDefStmt() Stmt {
 	}
 	p.globals, p.genAcc = saved, savedGen
 	p.inDef--
-	enter := &ExprStmt{X: call("_py_enter", defpos)}
+	var enter []Stmt
+	if !p.opts.NativeDepth {
+		enter = []Stmt{&ExprStmt{X: call("_py_enter", defpos)}}
+	}
 	// A docstring stays the first statement (Starlark's Function.Doc reads it).
 	var doc []Stmt
 	if len(body) > 0 {
@@ -425,7 +428,7 @@ func (p *parser) parseDefStmt() Stmt {
 		Lparen: lparen,
 		Params: params,
 		Rparen: rparen,
-		Body:   append(append(doc[:len(doc):len(doc)], enter), body...),
+		Body:   append(append(doc[:len(doc):len(doc)], enter...), body...),
 	}
 }
 

@@ -54,6 +54,11 @@ type Options struct {
 	// It overrides CodePoints.
 	NativeOps bool
 
+	// NativeDepth leaves out the _py_enter() call that starts every def
+	// body, for a runtime whose interpreter checks the recursion depth
+	// when a function is called (the sandbox's starlark.MaxCallDepth).
+	NativeDepth bool
+
 	// Nonlocal supports `nonlocal x` in nested defs: the enclosing def
 	// keeps x in a cell (a one-element list). Without it an assignment to
 	// a nonlocal name is an unsupported-construct error.

@@ -67,6 +67,13 @@ type Thread struct {
 
 	// proftime holds the accumulated execution time since the last profile event.
 	proftime time.Duration
+
+	// rlm: maxCallDepth is the thread's recursion limit (SetMaxCallDepth).
+	maxCallDepth int
+	// rlm: vstack holds the locals and operand stacks of the thread's
+	// active Starlark calls, from vstack[0] to vstack[vsp] (allocSpace).
+	vstack []Value
+	vsp    int
 }
 
 // ExecutionSteps returns the current value of Steps.

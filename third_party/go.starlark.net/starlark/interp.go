@@ -34,6 +34,10 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 		if len(thread.stack) > 100_000 {
 			return nil, fmt.Errorf("Starlark stack overflow")
 		}
+		// rlm: Python's recursion limit (rlm_calls.go).
+		if err := thread.callDepthExceeded(f.Name); err != nil {
+			return nil, err
+		}
 	} else {
 		// detect recursion
 		for _, fr := range thread.stack[:len(thread.stack)-1] {
@@ -60,13 +64,15 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 	// that is expanded in chunks of min(k, nspace), for k=256 or 1024.
 	nlocals := len(f.Locals)
 	nspace := nlocals + f.MaxStack
-	space := make([]Value, nspace)
+	// rlm: from the thread's value stack, no allocation per call (rlm_calls.go).
+	space, spaceMark := thread.allocSpace(nspace)
 	locals := space[:nlocals:nlocals] // local variables, starting with parameters
 	stack := space[nlocals:]          // operand stack
 
 	// Digest arguments and set parameters.
 	err := setArgs(locals, fn, args, kwargs)
 	if err != nil {
+		thread.freeSpace(space, spaceMark) // rlm
 		return nil, thread.evalError(err)
 	}
 
@@ -99,6 +105,7 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 		}
 
 		fr.locals = nil
+		thread.freeSpace(space, spaceMark) // rlm
 	}()
 
 	sp := 0

@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
+)
+
+// TestCallFrames checks Python calls on the interpreter's call path (our
+// go.starlark.net patches: the recursion limit checked when a def is
+// called, frames from a per-thread value stack): a call never sees the
+// locals of an earlier one, deep recursion that outgrows the value stack
+// keeps every frame's values, and the recursion limit, its error and its
+// traceback are CPython's.
+func TestCallFrames(t *testing.T) {
+	tests := []struct {
+		name  string
+		limit int
+		code  string
+		out   string // expected output, when the code succeeds
+		kind  string // else the expected error
+		tb    string // and its traceback
+	}{
+		{name: "a call starts with no locals", code: "def f(flag):\n    if flag:\n        x = 1\n    return x\nprint(f(True))\nprint(f(False))",
+			out: "1\n", kind: "UnboundLocalError", tb: "Traceback (most recent call last):\n  line 6, in <module>\n    print(f(False))\n  line 4, in f\n    return x\nUnboundLocalError: cannot access local variable 'x' where it is not associated with a value"},
+		{name: "deep frames keep their values", code: "def f(n, a, b, c, d, e):\n    g, h, i, j = n * 2, n * 3, [n], (n,)\n    if n == 0:\n        return 0\n    r = f(n - 1, a + 1, b, c, d, e)\n    return r + g + h + i[0] + j[0] + a - n\nprint(f(900, 0, 1, 2, 3, 4), [f(k, 0, 0, 0, 0, 0) for k in range(4)])",
+			out: "2837250 [0, 6, 19, 39]\n"},
+		{name: "the limit counts every frame", code: "def g(n):\n    if n == 0:\n        return 0\n    return 1 + g(n - 1)\nfor k in range(990, 1010):\n    try:\n        g(k)\n    except RecursionError as e:\n        print('fail at', k, e)\n        break",
+			out: "fail at 997 maximum recursion depth exceeded\n"},
+		{name: "a configured limit", limit: 50, code: "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nprint(g(40))\ng(60)",
+			out: "40\n", kind: "RecursionError", tb: "Traceback (most recent call last):\n  line 4, in <module>\n    g(60)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  [Previous line repeated 46 more times]\nRecursionError: maximum recursion depth exceeded"},
+		{name: "lambdas are not limited", code: "h = lambda n: 0 if n == 0 else 1 + h(n - 1)\nprint(h(1500))", out: "1500\n"},
+		{name: "mutual recursion through a builtin", code: "def a(n):\n    return b(n)\ndef b(n):\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\na(0)",
+			kind: "RecursionError", tb: "  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\n  line 2, in a\n    return b(n)\n  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\nRecursionError: maximum recursion depth exceeded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := New(Config{Limits: Limits{MaxRecursion: tt.limit}}).Exec(t.Context(), tt.code)
+			assert.Equal(t, tt.out, res.Output)
+			if tt.kind == "" {
+				require.NoError(t, err)
+				return
+			}
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "error %v", err)
+			assert.Equal(t, tt.kind, se.Kind)
+			assert.True(t, strings.HasSuffix(se.Traceback, tt.tb), "traceback:\n%s\nwant the end:\n%s", se.Traceback, tt.tb)
+		})
+	}
+}
+
+// TestNativeDepthLowering checks that with NativeDepth the front end no
+// longer starts each def with a _py_enter() call.
+func TestNativeDepthLowering(t *testing.T) {
+	src := "def f(x):\n    '''doc'''\n    return x\n"
+	for _, native := range []bool{false, true} {
+		prog, err := pyfront.Compile("x.py", src, pyfront.Options{NativeDepth: native})
+		require.NoError(t, err)
+		out := pyfront.Unparse(prog.Chunks[0].File.Stmts)
+		assert.Equal(t, !native, strings.Contains(out, "_py_enter()"), "NativeDepth=%v:\n%s", native, out)
+		assert.Contains(t, out, "def f(x):\n    \"doc\"", "the docstring stays first")
+	}
+}
