@@ -8,6 +8,10 @@ import (
 
 // Sentinel errors for the limits of a step. A [*ScriptError] caused by a
 // limit wraps the matching sentinel, so errors.Is(err, ErrStepLimit) works.
+// errBadSpec marks a format spec that parseSpec could not read to its
+// end; formatValue names the value's type in the error, as CPython does.
+var errBadSpec = errors.New("sandbox: invalid format specifier")
+
 var (
 	// ErrStepLimit reports that a step executed more than Limits.MaxSteps steps.
 	ErrStepLimit = errors.New("sandbox: step limit exceeded")

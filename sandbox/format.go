@@ -13,8 +13,10 @@ import (
 // fmtSpec is a parsed Python format specification.
 type fmtSpec struct {
 	fill      rune
+	fillSet   bool // the spec gave a fill character
 	align     byte // '<' '>' '^' '=' or 0
 	sign      byte // '+' '-' ' ' or 0
+	noNeg0    bool // 'z': negative zero coercion
 	alt       bool // '#'
 	zero      bool // '0'
 	width     int
@@ -23,12 +25,14 @@ type fmtSpec struct {
 	typ       byte // 0 if absent
 }
 
+// parseSpec reads a format spec as CPython's
+// parse_internal_render_format_spec does.
 func parseSpec(spec string) (fmtSpec, error) {
 	s := fmtSpec{fill: ' ', precision: -1}
 	i := 0
 	isAlign := func(c byte) bool { return c == '<' || c == '>' || c == '^' || c == '=' }
 	if r, n := utf8.DecodeRuneInString(spec); n > 0 && n < len(spec) && isAlign(spec[n]) {
-		s.fill, s.align = r, spec[n]
+		s.fill, s.fillSet, s.align = r, true, spec[n]
 		i = n + 1
 	} else if len(spec) > 0 && isAlign(spec[0]) {
 		s.align = spec[0]
@@ -39,13 +43,14 @@ func parseSpec(spec string) (fmtSpec, error) {
 		i++
 	}
 	if i < len(spec) && spec[i] == 'z' {
+		s.noNeg0 = true
 		i++
 	}
 	if i < len(spec) && spec[i] == '#' {
 		s.alt = true
 		i++
 	}
-	if i < len(spec) && spec[i] == '0' {
+	if i < len(spec) && spec[i] == '0' && !s.fillSet {
 		s.zero = true
 		i++
 	}
@@ -54,11 +59,18 @@ func parseSpec(spec string) (fmtSpec, error) {
 		i++
 	}
 	if i > j {
-		s.width, _ = strconv.Atoi(spec[j:i])
+		w, err := strconv.Atoi(spec[j:i])
+		if err != nil {
+			return s, Errorf("ValueError", "Too many decimal digits in format string")
+		}
+		s.width = w
 	}
 	if i < len(spec) && (spec[i] == ',' || spec[i] == '_') {
 		s.grouping = spec[i]
 		i++
+		if i < len(spec) && (spec[i] == ',' || spec[i] == '_') {
+			return s, Errorf("ValueError", "Cannot specify both ',' and '_'.")
+		}
 	}
 	if i < len(spec) && spec[i] == '.' {
 		i++
@@ -69,16 +81,66 @@ func parseSpec(spec string) (fmtSpec, error) {
 		if i == j {
 			return s, Errorf("ValueError", "Format specifier missing precision")
 		}
-		s.precision, _ = strconv.Atoi(spec[j:i])
+		p, err := strconv.Atoi(spec[j:i])
+		if err != nil {
+			return s, Errorf("ValueError", "Too many decimal digits in format string")
+		}
+		s.precision = p
+	}
+	if len(spec)-i > 1 {
+		return s, errBadSpec
 	}
 	if i < len(spec) {
 		s.typ = spec[i]
-		i++
-	}
-	if i != len(spec) {
-		return s, Errorf("ValueError", "Invalid format specifier '%s'", spec)
 	}
 	return s, nil
+}
+
+// checkGrouping is CPython's check of a thousands separator against the
+// presentation type typ (the type's default when the spec has none).
+func (s *fmtSpec) checkGrouping(typ byte) error {
+	if s.grouping == 0 {
+		return nil
+	}
+	switch typ {
+	case 'd', 'e', 'f', 'g', 'E', 'G', '%', 'F', 0:
+		return nil
+	case 'b', 'o', 'x', 'X':
+		if s.grouping == '_' {
+			return nil
+		}
+	}
+	if typ > ' ' && typ < 0x7f {
+		return Errorf("ValueError", "Cannot specify '%c' with '%c'.", s.grouping, typ)
+	}
+	return Errorf("ValueError", "Cannot specify '%c' with '\\x%x'.", s.grouping, typ)
+}
+
+// unknownCode is CPython's error for a presentation type that the type
+// named typeName does not have.
+func unknownCode(typ byte, typeName string) error {
+	if typ > ' ' && typ < 0x7f {
+		return Errorf("ValueError", "Unknown format code '%c' for object of type '%s'", typ, typeName)
+	}
+	return Errorf("ValueError", "Unknown format code '\\x%x' for object of type '%s'", typ, typeName)
+}
+
+// fillAlign returns the fill character and alignment that s pads with,
+// for a type whose default alignment is defAlign: a '0' before the
+// width, with no fill given, fills with zeros (after the sign for
+// numbers).
+func (s *fmtSpec) fillAlign(defAlign byte) (rune, byte) {
+	fill, align := s.fill, s.align
+	if s.zero && !s.fillSet {
+		fill = '0'
+		if align == 0 && defAlign == '>' {
+			align = '='
+		}
+	}
+	if align == 0 {
+		align = defAlign
+	}
+	return fill, align
 }
 
 // formatValue implements Python's format(v, spec).
@@ -96,6 +158,9 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 		return r.b.String(), nil
 	}
 	s, err := parseSpec(spec)
+	if err == errBadSpec {
+		return "", Errorf("ValueError", "Invalid format specifier '%s' for object of type '%s'", spec, pyType(v))
+	}
 	if err != nil {
 		return "", err
 	}
@@ -106,66 +171,53 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 	case starlark.String:
 		return formatString(string(x), s)
 	case starlark.Bool:
-		if s.typ == 0 || s.typ == 's' {
-			return formatString(Str(x), s)
-		}
-		return formatInt(boolInt(x).BigInt(), s)
+		return formatInt(boolInt(x).BigInt(), s, "bool")
 	case starlark.Int:
-		switch s.typ {
-		case 'e', 'E', 'f', 'F', 'g', 'G', '%':
-			f, _ := starlark.AsFloat(x)
-			return formatFloat(f, s)
-		}
-		return formatInt(x.BigInt(), s)
+		return formatInt(x.BigInt(), s, "int")
 	case starlark.Float:
 		return formatFloat(float64(x), s)
 	}
 	if s.typ == 0 || s.typ == 's' {
 		// Python: object.__format__ rejects non-empty specs; be lenient for
 		// alignment-only specs on None and containers, which models use.
-		if s.precision < 0 && s.grouping == 0 && s.sign == 0 && !s.alt {
+		if s.precision < 0 && s.grouping == 0 && s.sign == 0 && !s.alt && !s.noNeg0 {
+			s.typ = 0
 			return formatString(Str(v), s)
 		}
 	}
 	return "", Errorf("TypeError", "unsupported format string passed to %s.__format__", pyType(v))
 }
 
+// pad pads body to s's width; signLen is the length of the sign and
+// prefix that zero padding ('=' alignment) goes after.
 func pad(body string, s fmtSpec, defAlign byte, signLen int) string {
-	n := utf8.RuneCountInString(body)
-	if n >= s.width {
+	if utf8.RuneCountInString(body) >= s.width {
 		return body
 	}
-	align := s.align
-	fill := s.fill
-	if align == 0 {
-		if s.zero && defAlign == '>' {
-			align, fill = '=', '0'
-		} else {
-			align = defAlign
-		}
-	}
-	padN := s.width - n
-	f := string(fill)
-	switch align {
-	case '<':
-		return body + strings.Repeat(f, padN)
-	case '^':
-		l := padN / 2
-		return strings.Repeat(f, l) + body + strings.Repeat(f, padN-l)
-	case '=':
-		return body[:signLen] + strings.Repeat(f, padN) + body[signLen:]
-	}
-	return strings.Repeat(f, padN) + body
+	return string(appendPad(nil, []byte(body), &s, defAlign, signLen))
 }
 
 func formatString(x string, s fmtSpec) (string, error) {
-	if s.typ != 0 && s.typ != 's' {
-		return "", Errorf("ValueError", "Unknown format code '%c' for object of type 'str'", s.typ)
+	typ := s.typ
+	if typ == 0 {
+		typ = 's'
 	}
-	if s.sign != 0 {
+	if err := s.checkGrouping(typ); err != nil {
+		return "", err
+	}
+	if typ != 's' {
+		return "", unknownCode(typ, "str")
+	}
+	switch {
+	case s.sign == ' ':
+		return "", Errorf("ValueError", "Space not allowed in string format specifier")
+	case s.sign != 0:
 		return "", Errorf("ValueError", "Sign not allowed in string format specifier")
-	}
-	if s.align == '=' {
+	case s.noNeg0:
+		return "", Errorf("ValueError", "Negative zero coercion (z) not allowed in string format specifier")
+	case s.alt:
+		return "", Errorf("ValueError", "Alternate form (#) not allowed in string format specifier")
+	case s.align == '=':
 		return "", Errorf("ValueError", "'=' alignment not allowed in string format specifier")
 	}
 	if s.precision >= 0 && utf8.RuneCountInString(x) > s.precision {
@@ -210,16 +262,52 @@ func group(digits string, sep byte, n int) string {
 	return b.String()
 }
 
-func formatInt(n *big.Int, s fmtSpec) (string, error) {
+// formatNumber lays out a number: sign and prefix, the integer digits
+// (grouped), then rest (fraction, exponent, '%'), padded to s's width.
+// Zero padding of grouped digits inserts grouped zeros, as CPython does.
+func formatNumber(sp, digits, rest string, s fmtSpec, groupN int) string {
+	fill, align := s.fillAlign('>')
+	if s.grouping != 0 && fill == '0' && align == '=' {
+		need := s.width - len(sp) - utf8.RuneCountInString(rest)
+		for len(group(digits, s.grouping, groupN)) < need {
+			digits = "0" + digits
+		}
+		return sp + group(digits, s.grouping, groupN) + rest
+	}
+	return pad(sp+group(digits, s.grouping, groupN)+rest, s, '>', len(sp))
+}
+
+func formatInt(n *big.Int, s fmtSpec, typeName string) (string, error) {
+	typ := s.typ
+	if typ == 0 {
+		typ = 'd'
+	}
+	if err := s.checkGrouping(typ); err != nil {
+		return "", err
+	}
+	switch typ {
+	case 'b', 'c', 'd', 'o', 'x', 'X', 'n':
+	case 'e', 'E', 'f', 'F', 'g', 'G', '%':
+		f := float64(starlark.MakeBigInt(n).Float())
+		if math.IsInf(f, 0) {
+			return "", Errorf("OverflowError", "int too large to convert to float")
+		}
+		return formatFloat(f, s)
+	default:
+		return "", unknownCode(typ, typeName)
+	}
 	if s.precision >= 0 {
 		return "", Errorf("ValueError", "Precision not allowed in integer format specifier")
+	}
+	if s.noNeg0 {
+		return "", Errorf("ValueError", "Negative zero coercion (z) not allowed in integer format specifier")
 	}
 	neg := n.Sign() < 0
 	abs := new(big.Int).Abs(n)
 	var digits, prefix string
 	groupN := 3
-	switch s.typ {
-	case 0, 'd', 'n':
+	switch typ {
+	case 'd', 'n':
 		var err error
 		if digits, err = intDecimal(abs); err != nil {
 			return "", err
@@ -233,35 +321,36 @@ func formatInt(n *big.Int, s fmtSpec) (string, error) {
 	case 'X':
 		digits, prefix, groupN = strings.ToUpper(abs.Text(16)), "0X", 4
 	case 'c':
-		if neg || !abs.IsInt64() || abs.Int64() > utf8.MaxRune {
+		if s.sign != 0 {
+			return "", Errorf("ValueError", "Sign not allowed with integer format specifier 'c'")
+		}
+		if s.alt {
+			return "", Errorf("ValueError", "Alternate form (#) not allowed with integer format specifier 'c'")
+		}
+		if !n.IsInt64() {
+			return "", Errorf("OverflowError", "Python int too large to convert to C long")
+		}
+		if neg || abs.Int64() > utf8.MaxRune {
 			return "", Errorf("OverflowError", "%%c arg not in range(0x110000)")
 		}
-		return pad(string(rune(abs.Int64())), s, '<', 0), nil
-	case 's':
-		return "", Errorf("ValueError", "Unknown format code 's' for object of type 'int'")
-	default:
-		return "", Errorf("ValueError", "Unknown format code '%c' for object of type 'int'", s.typ)
+		return pad(string(rune(abs.Int64())), s, '>', 0), nil
 	}
 	if !s.alt {
 		prefix = ""
 	}
-	if s.grouping != 0 && s.grouping == ',' && groupN == 4 {
-		return "", Errorf("ValueError", "Cannot specify ',' with '%c'.", s.typ)
-	}
-	sp := signPrefix(neg, s.sign) + prefix
-	if s.zero && s.align == 0 && s.grouping != 0 {
-		// Zero padding with grouping pads the digits with grouped zeros.
-		need := s.width - len(sp)
-		for len(group(digits, s.grouping, groupN)) < need {
-			digits = "0" + digits
-		}
-		return sp + group(digits, s.grouping, groupN), nil
-	}
-	return pad(sp+group(digits, s.grouping, groupN), s, '>', len(sp)), nil
+	return formatNumber(signPrefix(neg, s.sign)+prefix, digits, "", s, groupN), nil
 }
 
 func formatFloat(f float64, s fmtSpec) (string, error) {
 	typ := s.typ
+	if err := s.checkGrouping(typ); err != nil {
+		return "", err
+	}
+	switch typ {
+	case 0, 'e', 'E', 'f', 'F', 'g', 'G', 'n', '%':
+	default:
+		return "", unknownCode(typ, "float")
+	}
 	prec := s.precision
 	neg := math.Signbit(f) && !math.IsNaN(f)
 	a := math.Abs(f)
@@ -273,60 +362,59 @@ func formatFloat(f float64, s fmtSpec) (string, error) {
 	case math.IsNaN(a):
 		body = "nan"
 	default:
+		if prec < 0 {
+			prec = 6
+		}
 		switch typ {
 		case 'f', 'F':
-			if prec < 0 {
-				prec = 6
-			}
 			body = strconv.FormatFloat(a, 'f', prec, 64)
 			if s.alt && prec == 0 {
 				body += "."
 			}
 		case 'e', 'E':
-			if prec < 0 {
-				prec = 6
-			}
 			body = strconv.FormatFloat(a, 'e', prec, 64)
+			if s.alt && prec == 0 {
+				body = strings.Replace(body, "e", ".e", 1)
+			}
 		case '%':
-			if prec < 0 {
-				prec = 6
+			body = strconv.FormatFloat(a*100, 'f', prec, 64)
+			if s.alt && prec == 0 {
+				body += "."
 			}
-			body = strconv.FormatFloat(a*100, 'f', prec, 64) + "%"
 		case 'g', 'G', 'n':
-			if prec < 0 {
-				prec = 6
-			}
 			body = formatG(a, prec, s.alt, false)
 		case 0:
-			if prec < 0 {
+			if s.precision < 0 {
 				body = formatFloatRepr(a)
 			} else {
 				body = formatG(a, prec, s.alt, true)
 			}
-		case 'd':
-			return "", Errorf("ValueError", "Unknown format code 'd' for object of type 'float'")
-		default:
-			return "", Errorf("ValueError", "Unknown format code '%c' for object of type 'float'", typ)
 		}
+		if neg && s.noNeg0 && strings.Trim(strings.SplitN(strings.ToLower(body), "e", 2)[0], "0.") == "" {
+			neg = false
+		}
+	}
+	if typ == '%' {
+		body += "%"
 	}
 	if upper {
 		body = strings.ToUpper(body)
 	}
-	if s.grouping != 0 {
-		intEnd := strings.IndexAny(body, ".eE%")
-		if intEnd < 0 {
-			intEnd = len(body)
-		}
-		if body[0] >= '0' && body[0] <= '9' {
-			body = group(body[:intEnd], s.grouping, 3) + body[intEnd:]
-		}
-	}
 	sp := signPrefix(neg, s.sign)
-	return pad(sp+body, s, '>', len(sp)), nil
+	intEnd := strings.IndexFunc(body, func(r rune) bool { return r < '0' || r > '9' })
+	if intEnd < 0 {
+		intEnd = len(body)
+	}
+	if intEnd == 0 {
+		// inf, nan: no digits to group or to pad with zeros.
+		s.grouping = 0
+	}
+	return formatNumber(sp, body[:intEnd], body[intEnd:], s, 3), nil
 }
 
 // formatG implements Python's 'g' presentation (and the default
-// presentation with a precision when noneType is set).
+// presentation with a precision when noneType is set: at least one
+// digit after the point, so one digit less before an exponent is used).
 func formatG(a float64, prec int, alt, noneType bool) string {
 	if prec == 0 {
 		prec = 1
@@ -343,8 +431,12 @@ func formatG(a float64, prec int, alt, noneType bool) string {
 	e := strconv.FormatFloat(a, 'e', prec-1, 64)
 	mant, expStr, _ := strings.Cut(e, "e")
 	exp, _ := strconv.Atoi(expStr)
+	limit := prec
+	if noneType {
+		limit = prec - 1
+	}
 	var body string
-	if -4 <= exp && exp < prec {
+	if -4 <= exp && exp < limit {
 		body = strconv.FormatFloat(a, 'f', prec-1-exp, 64)
 		if !alt {
 			if strings.Contains(body, ".") {
@@ -354,12 +446,16 @@ func formatG(a float64, prec int, alt, noneType bool) string {
 			if noneType && !strings.Contains(body, ".") {
 				body += ".0"
 			}
+		} else if !strings.Contains(body, ".") {
+			body += "."
 		}
 		return body
 	}
 	if !alt && strings.Contains(mant, ".") {
 		mant = strings.TrimRight(mant, "0")
 		mant = strings.TrimSuffix(mant, ".")
+	} else if alt && !strings.Contains(mant, ".") {
+		mant += "."
 	}
 	sign := "+"
 	if exp < 0 {

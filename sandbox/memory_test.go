@@ -71,6 +71,8 @@ func TestGrowChecks(t *testing.T) {
 		{"append loop", "x = []\nfor i in range(10**9):\n    x.append(i)"},
 		{"dict comprehension", "x = {i: i for i in range(10**9)}"},
 		{"d[k] = v loop", "x = {}\nfor i in range(10**9):\n    x[i] = i"},
+		{"f-string doubling", "s = 'a' * 1000\nwhile True:\n    s = f'{s}{s}'"},
+		{"f-string doubling with spec and literal", "s = 'a' * 1000\nwhile True:\n    s = f'{s:>5}-{s!s}'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +103,8 @@ func TestIntStrDigits(t *testing.T) {
 		{"print(10**5000)", toStr},
 		{"x = '{}'.format(-10**5000)", toStr},
 		{"x = f'{10**5000}'", toStr},
+		{"x = f'n={10**5000}'", toStr},
+		{"x = f'n={-10**5000:>9}'", toStr},
 		{"x = int('1' * 5000, 16)\nprint(len(hex(x)))", "ok"},
 		{"x = int('9' * 4300)\nprint(len('%d' % x))", "ok"},
 	}

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 )
@@ -160,6 +161,14 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 			s.align = '<'
 			s.zero = false
 		}
+		if strings.IndexByte("sradiuxXoeEfFgGc", c) < 0 {
+			r, _ := utf8.DecodeRuneInString(format[i-1:])
+			shown := r
+			if r < 31 || r > 126 {
+				shown = '?'
+			}
+			return "", Errorf("ValueError", "unsupported format character '%c' (0x%x) at index %d", shown, r, utf8.RuneCountInString(format[:i-1]))
+		}
 		out, err := percentOne(thread, c, v, s)
 		if err != nil {
 			return "", err
@@ -242,10 +251,10 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 			for len(digits) < prec {
 				digits = "0" + digits
 			}
-			body := signPrefix(neg, s.sign) + digits
-			return pad(body, s, '>', 0), nil
+			sp := signPrefix(neg, s.sign)
+			return pad(sp+digits, s, '>', len(sp)), nil
 		}
-		return formatInt(n, s)
+		return formatInt(n, s, "int")
 	case 'f', 'F', 'e', 'E', 'g', 'G':
 		f, ok := starlark.AsFloat(v)
 		if !ok || !isNumber(v) {
@@ -259,10 +268,15 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 	case 'c':
 		switch x := v.(type) {
 		case starlark.Int:
-			s.typ = 'c'
-			return formatInt(x.BigInt(), s)
+			n, ok := x.Int64()
+			if !ok || n < 0 || n > utf8.MaxRune {
+				return "", Errorf("OverflowError", "%%c arg not in range(0x110000)")
+			}
+			return pad(string(rune(n)), s, '>', 0), nil
 		case starlark.String:
-			return formatString(string(x), s)
+			if utf8.RuneCountInString(string(x)) == 1 {
+				return pad(string(x), s, '>', 0), nil
+			}
 		}
 		return "", Errorf("TypeError", "%%c requires int or char")
 	}

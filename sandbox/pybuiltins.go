@@ -78,6 +78,7 @@ func pyBuiltins() starlark.StringDict {
 		"__import__": unavailable("__import__", "use an import statement: import re, json, math, collections"),
 
 		"_py_format": pyFormatHelper,
+		"_py_fstr":   pyFStr,
 		"_py_repr":   pyRepr,
 		"_py_str": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
 			return builtinStr(t, a, k)

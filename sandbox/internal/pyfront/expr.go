@@ -723,6 +723,11 @@ func (p *parser) parseStrings() Expr {
 		}
 		return merged[0]
 	}
+	if p.opts.FStrings {
+		if call := fstrCall(merged, start); call != nil {
+			return call
+		}
+	}
 	out := merged[0]
 	for _, e := range merged[1:] {
 		out = &BinaryExpr{OpPos: start, Op: PLUS, X: out, Y: e}

@@ -1,6 +1,7 @@
 package pyfront
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 )
@@ -125,7 +126,12 @@ func (fs *fstring) field(i int, nested bool) ([]Expr, int) {
 		}
 		k := fs.specEnd(j + 1)
 		parts := fs.parts(j+1, k, true)
-		spec = concat(parts, fs.pos(j+1))
+		if len(parts) > 1 && fs.p.opts.FStrings {
+			spec = fstrCall(parts, fs.pos(j+1))
+		}
+		if spec == nil {
+			spec = concat(parts, fs.pos(j+1))
+		}
 		j = k
 	}
 	if j >= len(fs.body) || fs.body[j] != '}' {
@@ -275,4 +281,89 @@ func concat(parts []Expr, pos Position) Expr {
 		out = &BinaryExpr{OpPos: pos, Op: PLUS, X: out, Y: e}
 	}
 	return out
+}
+
+// fstrMaxFields bounds the fields of one _py_fstr call: a Starlark call
+// passes at most 255 positional arguments.
+const fstrMaxFields = 120
+
+// Tags of the records of a _py_fstr template (see RUNTIME.md).
+const (
+	fstrLit     = 'L' // 'L' len text: literal text
+	fstrField   = 'F' // 'F' conv len spec: a value formatted with a constant spec
+	fstrDynSpec = 'D' // 'D' conv: a value, then its spec (a str value)
+)
+
+// fstrCall lowers the parts of an f-string (literals and the field
+// calls that field builds) to _py_fstr(template, values...): the
+// template lists the literals and, per field, its conversion and
+// constant spec, so the runtime formats the whole string into one
+// buffer. It returns nil when parts holds anything else.
+func fstrCall(parts []Expr, pos Position) Expr {
+	var tmpl []byte
+	var args []Expr
+	fields := 0
+	for _, e := range parts {
+		if lit, ok := e.(*Literal); ok {
+			s, ok := lit.Value.(string)
+			if !ok || lit.Token != STRING {
+				return nil
+			}
+			tmpl = append(tmpl, fstrLit)
+			tmpl = binary.AppendUvarint(tmpl, uint64(len(s)))
+			tmpl = append(tmpl, s...)
+			continue
+		}
+		x, conv, spec, ok := fieldParts(e)
+		if !ok {
+			return nil
+		}
+		if fields++; fields > fstrMaxFields {
+			return nil
+		}
+		args = append(args, x)
+		if lit, ok := spec.(*Literal); ok && lit.Token == STRING {
+			s := lit.Value.(string)
+			tmpl = append(tmpl, fstrField, conv)
+			tmpl = binary.AppendUvarint(tmpl, uint64(len(s)))
+			tmpl = append(tmpl, s...)
+			continue
+		}
+		tmpl = append(tmpl, fstrDynSpec, conv)
+		args = append(args, spec)
+	}
+	if fields == 0 {
+		return nil
+	}
+	return call("_py_fstr", pos, append([]Expr{strLit(string(tmpl), pos)}, args...)...)
+}
+
+// fieldParts takes apart a field call that field built: _py_format(x,
+// spec), with x possibly a conversion call, or a bare conversion call
+// (no spec: ""). conv is 0, 'r', 's' or 'a'.
+func fieldParts(e Expr) (x Expr, conv byte, spec Expr, ok bool) {
+	c, ok := e.(*CallExpr)
+	if !ok {
+		return nil, 0, nil, false
+	}
+	id, ok := c.Fn.(*Ident)
+	if !ok {
+		return nil, 0, nil, false
+	}
+	convOf := map[string]byte{"_py_repr": 'r', "_py_str": 's', "_py_ascii": 'a'}
+	if cv, isConv := convOf[id.Name]; isConv && len(c.Args) == 1 {
+		return c.Args[0], cv, strLit("", c.Lparen), true
+	}
+	if id.Name != "_py_format" || len(c.Args) != 2 {
+		return nil, 0, nil, false
+	}
+	x, spec = c.Args[0], c.Args[1]
+	if inner, ok := x.(*CallExpr); ok {
+		if iid, ok := inner.Fn.(*Ident); ok && len(inner.Args) == 1 {
+			if cv, isConv := convOf[iid.Name]; isConv {
+				return inner.Args[0], cv, spec, true
+			}
+		}
+	}
+	return x, 0, spec, true
 }

@@ -63,6 +63,12 @@ type Options struct {
 	// keeps x in a cell (a one-element list). Without it an assignment to
 	// a nonlocal name is an unsupported-construct error.
 	Nonlocal bool
+
+	// FStrings lowers an f-string (with the string literals next to it)
+	// to one call of the runtime helper _py_fstr (see RUNTIME.md), which
+	// formats all its parts into one buffer, instead of a chain of +
+	// over _py_format, _py_repr, _py_str and _py_ascii calls.
+	FStrings bool
 }
 
 // A Program is compiled Python: chunks to run in order against the same

@@ -130,3 +130,23 @@ func TestParseExpr(t *testing.T) {
 		assert.Error(t, err, src)
 	}
 }
+
+// TestFStringsOption: with Options.FStrings an f-string and the literals
+// next to it become one _py_fstr call whose template lists the literals
+// and, per field, its conversion and constant spec; a nested spec is
+// itself such a call, passed after its value.
+func TestFStringsOption(t *testing.T) {
+	for src, want := range map[string]string{
+		`f"{i}: {x:.2f}!"`:     `_py_fstr("F\x00\x00L\x02: F\x00\x03.2fL\x01!", i, x)`,
+		`"a" f"{x!r}" 'b'`:     `_py_fstr("L\x01aFr\x00L\x01b", x)`,
+		`f"{x=}"`:              `_py_fstr("L\x02x=Fr\x00", x)`,
+		`f"{x:>{w}} {y!s:^3}"`: `_py_fstr("D\x00L\x01 Fs\x02^3", x, _py_fstr("L\x01>F\x00\x00", w), y)`,
+		`f"{x}"`:               `_py_format(x, "")`,
+		`f"plain"`:             `"plain"`,
+		`f"{x!a}{{}}"`:         `_py_fstr("Fa\x00L\x02{}", x)`,
+	} {
+		x, err := ParseExpr("e", src, Options{FStrings: true})
+		require.NoError(t, err, src)
+		assert.Equal(t, want, unparseExpr(x), src)
+	}
+}
