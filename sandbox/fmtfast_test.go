@@ -44,7 +44,7 @@ func TestAppendFormatFast(t *testing.T) {
 	for _, tt := range tests {
 		s, err := parseSpec(tt.spec)
 		require.NoError(t, err)
-		for _, v := range []any{"abc", "", int64(-42), int64(7), int64(math.MinInt64), 2.5, -0.0, 1e-7, 1e300} {
+		for _, v := range []any{"abc", "", int64(-42), int64(7), int64(math.MinInt64), 2.5, math.Copysign(0, -1), 1e-7, 1e300} {
 			val, err := FromGo(v)
 			require.NoError(t, err)
 			out, ok := appendFormatFast(nil, val, &s)
