@@ -20,7 +20,9 @@ import (
 // Benchmarks for 100 MB inputs. Each also runs the operation once in a
 // fresh child process and reports its peak resident memory growth as a
 // ratio to the input size (peak-rss/size), next to a baseline measured the
-// same way in the same run:
+// same way in the same run. The load benchmarks go on past LoadSource to
+// the variable as rlm exec makes it and to the summaries rlm run shows;
+// cmd/rlm's BenchmarkExecLoad measures the whole process against CPython:
 //
 //	go test -run '^$' -bench . -benchtime 3x ./context/
 
@@ -117,6 +119,10 @@ func benchChild(mode, path string) int {
 		sink = string(data)
 	case "text-load":
 		sink, err = LoadSource(context.Background(), path, LoadOptions{})
+	case "text-var", "json-var":
+		sink, err = loadContext(path, false)
+	case "text-summary", "json-summary":
+		sink, err = loadContext(path, true)
 	case "json-stdlib":
 		var data []byte
 		if data, err = os.ReadFile(path); err == nil {
@@ -154,6 +160,26 @@ func benchChild(mode, path string) int {
 	}
 	fmt.Printf("peak=%d elapsed=%d\n", procStatus("VmHWM")-before, elapsed.Nanoseconds())
 	return 0
+}
+
+// loadContext loads path as rlm exec and rlm run do (LoadVar, size
+// checks, AutoChunk); with summaries, it also renders the variable
+// summaries that rlm run puts into the root prompt, which count tokens.
+func loadContext(path string, summaries bool) (*ExternalizedContext, error) {
+	v, _, err := LoadVar(context.Background(), VarSpec{Name: "doc", Source: path}, LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	c := NewContext("q")
+	if err := c.AddVariable(v); err != nil {
+		return nil, err
+	}
+	c.CheckSizeLimits(SizeConfig{})
+	c.AutoChunk(SizeConfig{})
+	if summaries {
+		sink = c.VariableSummaries()
+	}
+	return c, nil
 }
 
 // childPeak runs benchChild(mode) in a fresh process and returns its peak
@@ -211,6 +237,30 @@ func BenchmarkLoadText100MB(b *testing.B) {
 			sink = l
 		}
 	})
+	benchLoadContext(b, "text", path, fi.Size())
+}
+
+// benchLoadContext adds the sub-benchmarks of what a user pays beyond
+// LoadSource: the variable (LoadVar, size checks, AutoChunk) as rlm exec
+// makes it, and the same plus the summaries rlm run shows the model.
+func benchLoadContext(b *testing.B, kind, path string, size int64) {
+	for _, summaries := range []bool{false, true} {
+		name, mode := "LoadVar+AutoChunk", kind+"-var"
+		if summaries {
+			name, mode = "LoadVar+AutoChunk+Summary", kind+"-summary"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(size)
+			defer reportPeak(b, mode, path) // after b.Loop, which resets metrics
+			for b.Loop() {
+				c, err := loadContext(path, summaries)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = c
+			}
+		})
+	}
 }
 
 func BenchmarkLoadJSON100MB(b *testing.B) {
@@ -242,6 +292,7 @@ func BenchmarkLoadJSON100MB(b *testing.B) {
 			sink = l
 		}
 	})
+	benchLoadContext(b, "json", path, fi.Size())
 }
 
 func BenchmarkStoreSetGet100MB(b *testing.B) {

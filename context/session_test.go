@@ -30,15 +30,15 @@ func TestFromSession(t *testing.T) {
 	for _, v := range c.Vars {
 		assert.Equal(t, want[v.Name], v.Type, v.Name)
 		assert.Equal(t, "session", v.Source)
-		assert.NotEmpty(t, v.Summary)
+		assert.NotEmpty(t, v.Summary())
 		total += v.SizeBytes
 	}
 	assert.Equal(t, total, c.TotalSizeBytes)
 	conv, _ := c.Get("conversation")
 	assert.Equal(t, 2, conv.ItemCount)
-	assert.Contains(t, conv.Summary, "roles user 1 assistant 1")
+	assert.Contains(t, conv.Summary(), "roles user 1 assistant 1")
 	files, _ := c.Get("files")
-	assert.Contains(t, files.Summary, "paths [main.go, README.md]")
+	assert.Contains(t, files.Summary(), "paths [main.go, README.md]")
 }
 
 func TestFromSessionPartial(t *testing.T) {

@@ -164,11 +164,13 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 			continue
 		}
 		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
-			Tokens: v.Tokens, TokensEstimated: v.TokensEstimated, Source: v.Name,
+			tokensFrom: v, Source: v.Name,
 			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
-		cv.Summary = fitSummary(name, fmt.Sprintf("json list of %s %s, %s; %s", numfmt.Plural(len(list), "chunk"), what, sizeText(cv), cv.Note))
-		v.Note = joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, numfmt.Plural(len(list), "chunk")))
-		v.Summary = summarize(v)
+		n := len(list)
+		cv.describeFn = func(cv *Variable) string {
+			return fitSummary(cv.Name, fmt.Sprintf("json list of %s %s, %s; %s", numfmt.Plural(n, "chunk"), what, sizeText(cv), cv.Note))
+		}
+		v.SetNote(joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, numfmt.Plural(len(list), "chunk"))))
 		c.add(cv, false)
 		added = append(added, name)
 	}

@@ -103,8 +103,8 @@ func TestAutoChunk(t *testing.T) {
 	assert.Equal(t, text, b.String())
 	assert.Equal(t, len(pieces), cv.ItemCount)
 	lv, _ := c.Get("log")
-	assert.Contains(t, lv.Summary, "also split into log_chunks (13 chunks)")
-	assert.Contains(t, cv.Summary, "13 chunks")
+	assert.Contains(t, lv.Summary(), "also split into log_chunks (13 chunks)")
+	assert.Contains(t, cv.Summary(), "13 chunks")
 	for _, ln := range strings.Split(c.VariableSummaries(), "\n") {
 		assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 		t.Log(ln)
@@ -147,8 +147,8 @@ func TestAutoChunkJSON(t *testing.T) {
 	assert.Equal(t, items, joined)
 	last := rv.Value.([]any)[len(rv.Value.([]any))-1].([]any)
 	assert.Len(t, last, 1, "the oversized item is alone")
-	assert.Contains(t, rv.Summary, "(lists of consecutive items)")
-	assert.Contains(t, rv.Summary, "sum(records_chunks, []) equals records")
+	assert.Contains(t, rv.Summary(), "(lists of consecutive items)")
+	assert.Contains(t, rv.Summary(), "sum(records_chunks, []) equals records")
 
 	tv, _ := c.Get("table_chunks")
 	merged := NewDict(0)
@@ -161,7 +161,7 @@ func TestAutoChunkJSON(t *testing.T) {
 	}
 	assert.Equal(t, pyjson.Excerpt(d, -1), pyjson.Excerpt(merged, -1))
 	orig, _ := c.Get("table")
-	assert.Contains(t, orig.Summary, "also split into table_chunks")
+	assert.Contains(t, orig.Summary(), "also split into table_chunks")
 }
 
 // TestAutoChunkRoundTrip: AutoChunk's pieces join back to the original
@@ -232,9 +232,9 @@ func TestAutoChunkSummaryCap(t *testing.T) {
 			assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 		}
 		cv, _ := c.Get(name + ChunkSuffix)
-		assert.Contains(t, cv.Summary, fmt.Sprintf("%d chunks", len(cv.Value.([]any))))
+		assert.Contains(t, cv.Summary(), fmt.Sprintf("%d chunks", len(cv.Value.([]any))))
 		v, _ := c.Get(name)
-		assert.Contains(t, v.Summary, "also split into "+name+ChunkSuffix)
+		assert.Contains(t, v.Summary(), "also split into "+name+ChunkSuffix)
 	}
 }
 
@@ -243,7 +243,7 @@ func TestAutoChunkSummaryCap(t *testing.T) {
 func TestSummaryCapPathological(t *testing.T) {
 	v, err := NewVariable("data", "x", WithType(Custom(strings.Repeat("very long type name ", 20))), WithNote(strings.Repeat("note ", 100)))
 	require.NoError(t, err)
-	ln := summaryLine(v.Name, v.Summary)
+	ln := summaryLine(v.Name, v.Summary())
 	assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 	assert.True(t, utf8.ValidString(ln))
 }

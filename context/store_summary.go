@@ -185,6 +185,5 @@ func (s *Store) Describe(key string) (*Variable, error) {
 	}
 	vr := &Variable{Name: key, Type: ref.Type, Value: v, Source: StorePrefix + key}
 	vr.measure()
-	vr.Summary = summarize(vr)
 	return vr, nil
 }

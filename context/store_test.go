@@ -643,7 +643,7 @@ func TestStoreDescribe(t *testing.T) {
 	v, err := s.Describe("my key/with spaces")
 	require.NoError(t, err)
 	assert.Equal(t, Conversation, v.Type)
-	assert.Contains(t, v.Summary, "conversation list of 1 message")
+	assert.Contains(t, v.Summary(), "conversation list of 1 message")
 	assert.Equal(t, "store:my key/with spaces", v.Source)
 }
 

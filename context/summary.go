@@ -297,8 +297,9 @@ func preview(v *Variable, runes int) string {
 
 // sizeText renders bytes and tokens.
 func sizeText(v *Variable) string {
-	t := numfmt.Plural(v.Tokens, "token")
-	if v.TokensEstimated {
+	n, est := v.Tokens()
+	t := numfmt.Plural(n, "token")
+	if est {
 		t = "~" + t + " (est.)"
 	}
 	return humanBytes(v.SizeBytes) + ", " + t

@@ -169,11 +169,11 @@ func TestSummaryTokenCapAllTypes(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, k.want, v.Type)
 				assert.GreaterOrEqual(t, v.SizeBytes, int64(size))
-				ln := summaryLine(v.Name, v.Summary)
+				ln := summaryLine(v.Name, v.Summary())
 				assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 				assert.Less(t, len(ln), 400, "a summary is never more than a preview")
-				assert.Contains(t, v.Summary, string(k.want))
-				assert.Equal(t, v.SizeBytes > llm.DefaultEstimateThreshold, v.TokensEstimated)
+				assert.Contains(t, v.Summary(), string(k.want))
+				assert.Equal(t, v.SizeBytes > llm.DefaultEstimateThreshold, func() bool { _, est := v.Tokens(); return est }())
 			})
 		}
 	}
@@ -183,7 +183,7 @@ func TestSummaryLongName(t *testing.T) {
 	name := strings.Repeat("very_long_variable_name_", 3)
 	v, err := NewVariable(name, strings.Repeat("word ", 1000))
 	require.NoError(t, err)
-	assert.LessOrEqual(t, llm.CountTokens(summaryLine(name, v.Summary)), MaxSummaryTokens)
+	assert.LessOrEqual(t, llm.CountTokens(summaryLine(name, v.Summary())), MaxSummaryTokens)
 }
 
 func TestHumanBytes(t *testing.T) {

@@ -3,6 +3,7 @@ package rlmctx
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
@@ -11,6 +12,11 @@ import (
 
 // Variable is one externalized context variable: a value the root model can
 // reach only through code, described by a short summary.
+//
+// The token count and the summary are computed on first use ([Variable.Tokens],
+// [Variable.Summary]): loading a variable for code that never shows it to a
+// model (rlm exec) neither loads the tokenizer nor tokenizes samples of the
+// value. A Variable must not be copied after first use.
 type Variable struct {
 	// Name is a valid Python identifier.
 	Name string
@@ -21,20 +27,27 @@ type Variable struct {
 	Value any
 	// SizeBytes is the size of a string, or of the JSON encoding of other values.
 	SizeBytes int64
-	// Tokens is the token count (default tokenizer); TokensEstimated is true
-	// when it was sampled rather than counted exactly.
-	Tokens          int
-	TokensEstimated bool
 	// ItemCount is the length of a list or dict, -1 for other values.
 	ItemCount int
-	// Summary is the deterministic description shown to the root model
-	// (at most ~60 tokens with the name).
-	Summary string
 	// Source says where the value came from (a path, "stdin", "store:KEY",
 	// "session"), or "".
 	Source string
 	// Note is extra text appended to the summary (e.g. that chunks exist).
+	// Set it before the first call of Summary, or call [Variable.SetNote].
 	Note string
+
+	mu sync.Mutex
+	// tokens, tokensEstimated and tokensDone cache Tokens; tokensFrom, when
+	// set, is the variable whose count this one shares (chunk companions).
+	tokens          int
+	tokensEstimated bool
+	tokensDone      bool
+	tokensFrom      *Variable
+	// summary and summaryDone cache Summary; describeFn, when set, writes
+	// the summary instead of the default description.
+	summary     string
+	summaryDone bool
+	describeFn  func(*Variable) string
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].
@@ -56,7 +69,8 @@ func WithSource(src string) VarOption { return func(o *varOptions) { o.source = 
 func WithNote(note string) VarOption { return func(o *varOptions) { o.note = note } }
 
 // NewVariable validates name, normalizes value (see [Normalize]), infers or
-// checks its type, and computes size, tokens, item count and summary.
+// checks its type, and computes size and item count; the token count and
+// the summary follow on first use.
 func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 	var o varOptions
 	for _, opt := range opts {
@@ -77,18 +91,59 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 	}
 	vr := &Variable{Name: name, Type: t, Value: v, Source: o.source, Note: o.note}
 	vr.measure()
-	vr.Summary = summarize(vr)
 	return vr, nil
 }
 
-// measure fills SizeBytes, Tokens, TokensEstimated and ItemCount.
+// Tokens returns the value's token count with the default tokenizer, and
+// whether it was estimated from samples rather than counted exactly (texts
+// over [llm.DefaultEstimateThreshold], other values whose JSON encoding is).
+// It is computed on the first call.
+func (v *Variable) Tokens() (n int, estimated bool) {
+	if v.tokensFrom != nil {
+		return v.tokensFrom.Tokens()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.tokensDone {
+		v.tokens, v.tokensEstimated = countTokens(v.Value, v.SizeBytes)
+		v.tokensDone = true
+	}
+	return v.tokens, v.tokensEstimated
+}
+
+// Summary is the deterministic description shown to the root model (at
+// most [MaxSummaryTokens] with the name), computed on the first call.
+func (v *Variable) Summary() string {
+	v.Tokens() // outside v.mu: the description reads them
+	v.mu.Lock()
+	done, s, fn := v.summaryDone, v.summary, v.describeFn
+	v.mu.Unlock()
+	if done {
+		return s
+	}
+	if fn == nil {
+		fn = summarize
+	}
+	s = fn(v)
+	v.mu.Lock()
+	v.summary, v.summaryDone = s, true
+	v.mu.Unlock()
+	return s
+}
+
+// SetNote replaces the note and makes the summary be written again.
+func (v *Variable) SetNote(note string) {
+	v.mu.Lock()
+	v.Note, v.summaryDone = note, false
+	v.mu.Unlock()
+}
+
+// measure fills SizeBytes and ItemCount.
 func (v *Variable) measure() {
-	tok := llm.DefaultTokenizer()
 	v.ItemCount = -1
 	switch x := v.Value.(type) {
 	case string:
 		v.SizeBytes = int64(len(x))
-		v.Tokens, v.TokensEstimated = tok.CountLarge(x)
 		return
 	case []any:
 		v.ItemCount = len(x)
@@ -96,19 +151,25 @@ func (v *Variable) measure() {
 		v.ItemCount = x.Len()
 	}
 	v.SizeBytes = pyjson.Size(v.Value)
+}
+
+// countTokens counts value's tokens: exactly up to the tokenizer's
+// EstimateThreshold, else estimated (texts sample evenly through
+// CountLarge; other values from the first MB of their encoding).
+func countTokens(value any, size int64) (int, bool) {
+	tok := llm.DefaultTokenizer()
+	if s, ok := value.(string); ok {
+		return tok.CountLarge(s)
+	}
 	limit := int64(tok.EstimateThreshold)
-	if limit <= 0 || v.SizeBytes <= limit {
-		v.Tokens = tok.Count(pyjson.Excerpt(v.Value, -1))
-		return
+	if limit <= 0 || size <= limit {
+		return tok.Count(pyjson.Excerpt(value, -1)), false
 	}
-	// Estimate from the first MB of the encoding (texts sample evenly
-	// instead, through CountLarge).
-	head := pyjson.Excerpt(v.Value, min(int(limit), 1<<20))
+	head := pyjson.Excerpt(value, min(int(limit), 1<<20))
 	if len(head) == 0 {
-		return
+		return 0, false
 	}
-	v.Tokens = int(float64(tok.Count(head)) * float64(v.SizeBytes) / float64(len(head)))
-	v.TokensEstimated = true
+	return int(float64(tok.Count(head)) * float64(size) / float64(len(head))), true
 }
 
 // pythonKeywords are reserved words that cannot name a variable.
@@ -257,7 +318,7 @@ func (c *ExternalizedContext) VariableSummaries() string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(summaryLine(v.Name, v.Summary))
+		b.WriteString(summaryLine(v.Name, v.Summary()))
 	}
 	return b.String()
 }

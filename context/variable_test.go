@@ -107,8 +107,8 @@ func TestNewVariableTypeOverride(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Files, v.Type)
 	assert.Equal(t, 2, v.ItemCount)
-	assert.Contains(t, v.Summary, "2 files")
-	assert.Contains(t, v.Summary, "paths [a.go, b.go]")
+	assert.Contains(t, v.Summary(), "2 files")
+	assert.Contains(t, v.Summary(), "paths [a.go, b.go]")
 
 	bad := []struct {
 		typ VarType
@@ -137,10 +137,11 @@ func TestNewVariableMeasures(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Text, v.Type)
 	assert.EqualValues(t, len("héllo wörld\nline two\n"), v.SizeBytes)
-	assert.Equal(t, llm.CountTokens("héllo wörld\nline two\n"), v.Tokens)
-	assert.False(t, v.TokensEstimated)
+	n, est := v.Tokens()
+	assert.Equal(t, llm.CountTokens("héllo wörld\nline two\n"), n)
+	assert.False(t, est)
 	assert.Equal(t, -1, v.ItemCount)
-	assert.Contains(t, v.Summary, "2 lines")
+	assert.Contains(t, v.Summary(), "2 lines")
 
 	l := []any{int64(1), "two", 3.5, nil, true}
 	v, err = NewVariable("l", l)
@@ -148,14 +149,15 @@ func TestNewVariableMeasures(t *testing.T) {
 	enc := pyjson.Excerpt(l, -1)
 	assert.Equal(t, `[1, "two", 3.5, null, true]`, enc)
 	assert.EqualValues(t, len(enc), v.SizeBytes)
-	assert.Equal(t, llm.CountTokens(enc), v.Tokens)
+	n, _ = v.Tokens()
+	assert.Equal(t, llm.CountTokens(enc), n)
 	assert.Equal(t, 5, v.ItemCount)
 
 	v, err = NewVariable("n", 42)
 	require.NoError(t, err)
 	assert.Equal(t, int64(42), v.Value)
 	assert.Equal(t, -1, v.ItemCount)
-	assert.Contains(t, v.Summary, "json int")
+	assert.Contains(t, v.Summary(), "json int")
 
 	_, err = NewVariable("f", func() {})
 	require.ErrorIs(t, err, ErrUnsupportedValue)

@@ -33,8 +33,9 @@ func BenchmarkNeedle(b *testing.B) {
 			b.ReportMetric(float64(first), "root-prefix-tokens")
 			b.ReportMetric(float64(res.Usage.PromptTokens+res.Usage.CompletionTokens), "total-tokens")
 			b.ReportMetric(float64(res.Usage.Calls), "llm-calls")
-			b.ReportMetric(float64(c.Vars[0].Tokens), "context-tokens")
-			b.ReportMetric(float64(res.Usage.PromptTokens+res.Usage.CompletionTokens)/float64(c.Vars[0].Tokens), "total/context-tokens")
+			ctxTokens, _ := c.Vars[0].Tokens()
+			b.ReportMetric(float64(ctxTokens), "context-tokens")
+			b.ReportMetric(float64(res.Usage.PromptTokens+res.Usage.CompletionTokens)/float64(ctxTokens), "total/context-tokens")
 			b.ReportMetric(float64(res.Metrics.MaxRequestTokens), "max-request-tokens")
 		})
 	}

@@ -160,9 +160,8 @@ func TestRLMQuerySharesValuesWithTheChild(t *testing.T) {
 func TestRLMQueryDoesNotCopyALargeString(t *testing.T) {
 	big := strings.Repeat("abcd efgh\n", 5<<20) // 50 MB
 	c := rlmctx.NewContext("q")
-	// Pre-measured, so the test does not spend its time counting tokens.
-	require.NoError(t, c.AddVariable(&rlmctx.Variable{Name: "context", Type: rlmctx.Text, Value: big,
-		SizeBytes: int64(len(big)), Tokens: len(big) / 4, TokensEstimated: true, ItemCount: -1, Summary: "str, 50 MB"}))
+	_, err := c.Add("context", big)
+	require.NoError(t, err)
 	var specs []ExecSpec
 	var execs []Executor
 	res, model := runScripted(t, Config{MaxDepth: 2, Executors: recordingExecutors(&specs, &execs)}, c,

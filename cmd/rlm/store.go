@@ -273,7 +273,7 @@ func storeShow(ctx context.Context, env *cliEnv, dir string, args []string) erro
 	fmt.Fprintf(w, "size:    %d bytes\n", ref.SizeBytes)
 	fmt.Fprintf(w, "version: %d\n", ref.Version)
 	fmt.Fprintf(w, "created: %s\n", ref.CreatedAt.Format(time.RFC3339))
-	fmt.Fprintf(w, "summary: %s\n", termSafe(w, v.Summary))
+	fmt.Fprintf(w, "summary: %s\n", termSafe(w, v.Summary()))
 	return nil
 }
 
