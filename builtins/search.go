@@ -243,18 +243,29 @@ func (sr *searcher) searchText(s string) {
 		}
 		line += strings.Count(s[counted:start], "\n")
 		counted = start
-		kv := []any{
-			"line", starlark.MakeInt(line),
-			"offset", starlark.MakeInt(sandbox.CharOffset(s, start)),
-			"match", starlark.String(cutMatch(s[start:end])),
-		}
+		// The dict is built directly, with keys made once: this runs for
+		// every hit (see BenchmarkSearchHits).
+		d := starlark.NewDict(5)
+		d.SetKey(keyLine, starlark.MakeInt(line))
+		d.SetKey(keyOffset, starlark.MakeInt(sandbox.CharOffset(s, start)))
+		d.SetKey(keyMatch, starlark.String(cutMatch(s[start:end])))
 		if sr.groups != nil {
-			kv = append(kv, "groups", sr.groups.at(s, start, end))
+			d.SetKey(keyGroups, sr.groups.at(s, start, end))
 		}
-		sr.results = append(sr.results, resultDict(append(kv, "preview", starlark.String(preview(s, start, end)))...))
+		d.SetKey(keyPreview, starlark.String(preview(s, start, end)))
+		sr.results = append(sr.results, d)
 		return true
 	})
 }
+
+// The keys of a text search result.
+var (
+	keyLine    starlark.Value = starlark.String("line")
+	keyOffset  starlark.Value = starlark.String("offset")
+	keyMatch   starlark.Value = starlark.String("match")
+	keyGroups  starlark.Value = starlark.String("groups")
+	keyPreview starlark.Value = starlark.String("preview")
+)
 
 // cutMatch cuts a long match to maxMatchText bytes, marked.
 func cutMatch(match string) string {
@@ -282,6 +293,7 @@ func preview(s string, start, end int) string {
 	}
 	lo, hi = runeCeil(s, lo), runeFloor(s, hi)
 	var b strings.Builder
+	b.Grow(hi - lo + 6) // exact unless characters are escaped
 	if lo > ls {
 		b.WriteString("...")
 	}
@@ -295,6 +307,10 @@ func preview(s string, start, end int) string {
 // writeEscaped writes s with control and invalid characters escaped, so a
 // preview stays on one line.
 func writeEscaped(b *strings.Builder, s string) {
+	if plainASCII(s) {
+		b.WriteString(s)
+		return
+	}
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -320,6 +336,17 @@ func writeEscaped(b *strings.Builder, s string) {
 		}
 		i += size
 	}
+}
+
+// plainASCII reports whether s holds only printable ASCII (and spaces),
+// which writeEscaped copies as is.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func hex2(c byte) string {

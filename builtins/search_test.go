@@ -47,6 +47,12 @@ print(r["preview"][:3], r["preview"][-3:])`)
 	assert.Equal(t, "1 1000 True\n... ...\n", out)
 	out = e.run(`print(search(s, "NEEDLE")[0]["preview"])`)
 	assert.Contains(t, out, `NEEDLE\tend\x01yyy`)
+
+	// The boundaries of the printable-ASCII fast path: DEL is escaped,
+	// printable non-ASCII characters are kept.
+	e = newEnv(t, nil, map[string]any{"s": "caf\u00e9 NEEDLE ~\x7f end\nNEEDLE ~ plain"})
+	out = e.run(`print([r["preview"] for r in search(s, "NEEDLE")])`)
+	assert.Equal(t, `['café NEEDLE ~\\x7f end', 'NEEDLE ~ plain']`+"\n", out)
 }
 
 func TestSearchCollections(t *testing.T) {
