@@ -41,7 +41,6 @@ func pyBuiltins() starlark.StringDict {
 		"isinstance": pyIsInstance,
 		"issubclass": pyIsSubclass,
 		"callable":   pyCallable,
-		"sum":        pySum,
 		"round":      pyRound,
 		"map":        pyMap,
 		"filter":     pyFilter,
@@ -51,8 +50,6 @@ func pyBuiltins() starlark.StringDict {
 		"bin":        pyRadix("bin", 2, "0b"),
 		"oct":        pyRadix("oct", 8, "0o"),
 		"abs":        pyAbs,
-		"min":        pyMinMax("min", syntax.LT),
-		"max":        pyMinMax("max", syntax.GT),
 		"sorted":     pySorted,
 		"reversed":   pyReversed,
 		"zip":        pyZip,
@@ -120,10 +117,13 @@ func pyBuiltins() starlark.StringDict {
 		"_py_eq":         pyEq,
 		"_py_getitem":    pyGetItem,
 		"_py_getslice":   pyGetSlice,
+		"_py_sink":       pySink,
+		"_py_fold":       pyFold,
 	}
 	for name, fn := range fns {
 		d[name] = NewBuiltin(name, fn)
 	}
+	d["sum"], d["min"], d["max"] = builtinSum, builtinMin, builtinMax
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
 	for _, name := range []string{"ord", "getattr"} {
@@ -412,50 +412,61 @@ func pySum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if _, ok := start.(starlark.String); ok {
 		return nil, Errorf("TypeError", "sum() can't sum strings [use ''.join(seq) instead]")
 	}
-	acc := start
-	// Fast path for int and float accumulation.
-	var iacc int64
-	var fast = true
-	if i, ok := start.(starlark.Int); ok {
-		if v, ok := i.Int64(); ok {
-			iacc = v
-		} else {
-			fast = false
-		}
-	} else {
-		fast = false
-	}
-	err := forEach(thread, it, func(x starlark.Value) error {
-		var err error
-		if p, ok := x.(Proxy); ok {
-			if x, err = p.ProxyTarget(thread); err != nil {
-				return err
-			}
-		}
-		if fast {
-			if i, ok := x.(starlark.Int); ok {
-				if v, ok := i.Int64(); ok && (v >= 0 && iacc <= math.MaxInt64-v || v < 0 && iacc >= math.MinInt64-v) {
-					iacc += v
-					return nil
-				}
-			}
-			fast = false
-			acc = starlark.MakeInt64(iacc)
-		}
-		sum, err := add(acc, x)
-		if err != nil {
-			return Errorf("TypeError", "unsupported operand type(s) for +: '%s' and '%s'", pyType(acc), pyType(x))
-		}
-		acc = sum
-		return nil
-	})
-	if err != nil {
+	f := newSumFold(start)
+	if err := forEach(thread, it, func(x starlark.Value) error { return f.add(thread, x) }); err != nil {
 		return nil, err
 	}
-	if fast {
-		return starlark.MakeInt64(iacc), nil
+	return f.result(), nil
+}
+
+// sumFold is sum's accumulator: pySum feeds it an iterable's elements,
+// foldSink a comprehension's as they come.
+type sumFold struct {
+	acc starlark.Value
+	// iacc is the sum while fast: all elements so far were ints whose
+	// sum fits in an int64.
+	iacc int64
+	fast bool
+}
+
+func newSumFold(start starlark.Value) *sumFold {
+	f := &sumFold{acc: start}
+	if i, ok := start.(starlark.Int); ok {
+		f.iacc, f.fast = i.Int64()
 	}
-	return acc, nil
+	return f
+}
+
+func (f *sumFold) add(thread *starlark.Thread, x starlark.Value) error {
+	var err error
+	if p, ok := x.(Proxy); ok {
+		if x, err = p.ProxyTarget(thread); err != nil {
+			return err
+		}
+	}
+	if f.fast {
+		if i, ok := x.(starlark.Int); ok {
+			if v, ok := i.Int64(); ok && (v >= 0 && f.iacc <= math.MaxInt64-v || v < 0 && f.iacc >= math.MinInt64-v) {
+				f.iacc += v
+				return nil
+			}
+		}
+		f.fast = false
+		f.acc = starlark.MakeInt64(f.iacc)
+	}
+	sum, err := add(f.acc, x)
+	if err != nil {
+		return Errorf("TypeError", "unsupported operand type(s) for +: '%s' and '%s'", pyType(f.acc), pyType(x))
+	}
+	f.acc = sum
+	return nil
+}
+
+func (f *sumFold) result() starlark.Value {
+	if f.fast {
+		return starlark.MakeInt64(f.iacc)
+	}
+	return f.acc
 }
 
 func pyRound(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

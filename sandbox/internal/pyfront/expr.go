@@ -470,7 +470,36 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 		args = p.parseArgs(lparen)
 		rparen = p.consume(RPAREN)
 	}
+	if c := p.foldable(fn, args); c != nil {
+		id := fn.(*Ident)
+		c.Acc = call("_py_sink", id.NamePos, ident(id.Name, id.NamePos))
+		return call("_py_fold", lparen, fn, args[0])
+	}
 	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
+}
+
+// foldable returns the list comprehension or generator expression that
+// is the only argument of a call of sum, min or max, with
+// Options.FoldCalls, and nil for any other call.
+func (p *parser) foldable(fn Expr, args []Expr) *Comprehension {
+	if !p.opts.FoldCalls || len(args) != 1 {
+		return nil
+	}
+	if id, ok := fn.(*Ident); !ok || id.Name != "sum" && id.Name != "min" && id.Name != "max" {
+		return nil
+	}
+	x := args[0]
+	for {
+		px, ok := x.(*ParenExpr)
+		if !ok {
+			break
+		}
+		x = px.X
+	}
+	if c, ok := x.(*Comprehension); ok && !c.Curly && c.Acc == nil {
+		return c
+	}
+	return nil
 }
 
 // parseArgs parses call arguments; a lone generator expression argument

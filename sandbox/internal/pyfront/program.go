@@ -53,6 +53,13 @@ type Options struct {
 	// _py_mod, _py_mul, _py_getitem, _py_getslice and _py_iter helpers.
 	// It overrides CodePoints.
 	NativeOps bool
+	// FoldCalls lowers sum, min and max called with a generator
+	// expression or list comprehension as their only argument to
+	// _py_fold(F, [... for ...]) whose comprehension appends to
+	// _py_sink(F) (syntax.Comprehension.Acc, an interpreter patch): when F
+	// is the runtime's builtin the elements are folded as they come,
+	// without building the list (see RUNTIME.md).
+	FoldCalls bool
 
 	// NativeDepth leaves out the _py_enter() call that starts every def
 	// body, for a runtime whose interpreter checks the recursion depth

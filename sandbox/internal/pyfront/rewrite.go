@@ -95,6 +95,7 @@ func (r *rewriter) expr(e Expr, target bool) Expr {
 		r.params(e.Params)
 		e.Body = r.expr(e.Body, false)
 	case *Comprehension:
+		e.Acc = r.expr(e.Acc, false)
 		switch b := e.Body.(type) {
 		case *DictEntry:
 			b.Key, b.Value = r.expr(b.Key, false), r.expr(b.Value, false)

@@ -687,6 +687,9 @@ func (r *resolver) expr(e syntax.Expr) {
 		// The 'in' operand of the first clause (always a ForClause)
 		// is resolved in the outer block; consider: [x for x in x].
 		clause := e.Clauses[0].(*syntax.ForClause)
+		if e.Acc != nil { // rlm: accumulator, evaluated first, outside
+			r.expr(e.Acc)
+		}
 		r.expr(clause.X)
 
 		// A list/dict comprehension defines a new lexical block.

@@ -31,7 +31,33 @@ func MakeInt64(x int64) Int {
 	if math.MinInt32 <= x && x <= math.MaxInt32 {
 		return makeSmallInt(x)
 	}
-	return makeBigInt(big.NewInt(x))
+	return makeBigInt(newBigInt64(x))
+}
+
+// rlm: bigInt64 is a big.Int with room for its one word, so that an int
+// past int32 but within int64 (a product or sum of loop counters) costs
+// one allocation instead of big.NewInt's two.
+type bigInt64 struct {
+	b big.Int
+	w [1]big.Word
+}
+
+// newBigInt64 returns big.NewInt(x) in one allocation (64-bit words).
+func newBigInt64(x int64) *big.Int {
+	if bits.UintSize != 64 {
+		return big.NewInt(x)
+	}
+	u := uint64(x)
+	if x < 0 {
+		u = -u // the magnitude; math.MinInt64's is 1<<63
+	}
+	c := &bigInt64{}
+	c.w[0] = big.Word(u)
+	c.b.SetBits(c.w[:])
+	if x < 0 {
+		c.b.Neg(&c.b)
+	}
+	return &c.b
 }
 
 // MakeUint returns a Starlark int for the specified unsigned integer.

@@ -530,7 +530,21 @@ loop:
 
 		case compile.APPEND:
 			elem := stack[sp-1]
-			list := stack[sp-2].(*List)
+			list, ok := stack[sp-2].(*List)
+			if !ok {
+				// rlm: a comprehension's accumulator that consumes
+				// its elements (syntax.Comprehension.Acc).
+				sp -= 2
+				acc, ok := stack[sp].(Appender)
+				if !ok {
+					err = fmt.Errorf("internal error: comprehension accumulator %s cannot append", stack[sp].Type())
+					break loop
+				}
+				if err = acc.Append(thread, elem); err != nil {
+					break loop
+				}
+				break
+			}
 			sp -= 2
 			if n := len(list.elems); n == cap(list.elems) && n >= 1024 {
 				// rlm: grow a comprehension's list by doubling, not by

@@ -26,3 +26,11 @@ type PyOpsHooks struct {
 // PyOps holds the process's Python operation hooks (nil: Starlark's own
 // semantics). Set it once, before any thread runs.
 var PyOps *PyOpsHooks
+
+// rlm: Appender is a list comprehension's accumulator that is not a
+// *List (syntax.Comprehension.Acc): the APPEND of each element calls
+// Append, whose error ends the comprehension.
+type Appender interface {
+	Value
+	Append(thread *Thread, v Value) error
+}

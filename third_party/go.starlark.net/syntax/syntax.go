@@ -315,6 +315,12 @@ type Comprehension struct {
 	Body    Expr
 	Clauses []Node // = *ForClause | *IfClause
 	Rbrack  Position
+	// rlm: Acc, if non-nil in a list comprehension, is evaluated (in the
+	// enclosing block, before the first clause's iterable) in place of
+	// the new empty list, and each element is appended to it: a *List,
+	// or a value with an Append method (starlark.Appender) that consumes
+	// the elements as they come (sum(x for x in xs) without a list).
+	Acc Expr
 }
 
 func (x *Comprehension) Span() (start, end Position) {

@@ -104,6 +104,9 @@ func Walk(n Node, f func(Node) bool) {
 		}
 
 	case *Comprehension:
+		if n.Acc != nil { // rlm: accumulator
+			Walk(n.Acc, f)
+		}
 		Walk(n.Body, f)
 		for _, clause := range n.Clauses {
 			Walk(clause, f)

@@ -1360,6 +1360,8 @@ func (fcomp *fcomp) expr(e syntax.Expr) {
 	case *syntax.Comprehension:
 		if e.Curly {
 			fcomp.emit(MAKEDICT)
+		} else if e.Acc != nil {
+			fcomp.expr(e.Acc) // rlm: accumulator given by the front end
 		} else {
 			fcomp.emit1(MAKELIST, 0)
 		}

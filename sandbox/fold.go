@@ -1,0 +1,92 @@
+package sandbox
+
+import (
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// The builtins sum, min and max, one value each for the process, so that
+// _py_sink can tell them from a user's function of the same name.
+var (
+	builtinSum = NewBuiltin("sum", pySum)
+	builtinMin = NewBuiltin("min", pyMinMax("min", syntax.LT))
+	builtinMax = NewBuiltin("max", pyMinMax("max", syntax.GT))
+)
+
+// foldSink consumes the elements of a comprehension given to sum, min or
+// max as they are produced (pyfront's Options.FoldCalls): sum(x * x for x
+// in range(10**6)) then builds no list of a million elements. The front
+// end lowers F(<comprehension>) to _py_fold(F, comprehension) whose
+// comprehension appends to _py_sink(F) (starlark.Appender).
+type foldSink struct {
+	fn   *starlark.Builtin
+	sum  *sumFold       // sum
+	op   syntax.Token   // min (LT) or max (GT)
+	best starlark.Value // min and max: the best element so far (nil: none)
+}
+
+var _ starlark.Appender = (*foldSink)(nil)
+
+func (s *foldSink) String() string        { return "<fold " + s.fn.Name() + ">" }
+func (s *foldSink) Type() string          { return "fold" }
+func (s *foldSink) Freeze()               {}
+func (s *foldSink) Truth() starlark.Bool  { return starlark.True }
+func (s *foldSink) Hash() (uint32, error) { return 0, Errorf("TypeError", "unhashable type: 'fold'") }
+
+// Append folds v in, as the builtin would when it iterates to v.
+func (s *foldSink) Append(thread *starlark.Thread, v starlark.Value) error {
+	if s.sum != nil {
+		return s.sum.add(thread, v)
+	}
+	if s.best == nil {
+		s.best = v
+		return nil
+	}
+	better, err := pyCompare(s.op, v, s.best)
+	if err != nil {
+		return err
+	}
+	if better {
+		s.best = v
+	}
+	return nil
+}
+
+// result is what the builtin returns for the elements appended.
+func (s *foldSink) result() (starlark.Value, error) {
+	if s.sum != nil {
+		return s.sum.result(), nil
+	}
+	if s.best == nil {
+		return nil, Errorf("ValueError", "%s() arg is an empty sequence", s.fn.Name())
+	}
+	return s.best, nil
+}
+
+// pySink is _py_sink(f): a foldSink when f is the builtin sum, min or max,
+// else a new list (the comprehension then builds its list for f).
+func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 1 {
+		switch args[0] {
+		case builtinSum:
+			return &foldSink{fn: builtinSum, sum: newSumFold(starlark.MakeInt(0))}, nil
+		case builtinMin:
+			return &foldSink{fn: builtinMin, op: syntax.LT}, nil
+		case builtinMax:
+			return &foldSink{fn: builtinMax, op: syntax.GT}, nil
+		}
+	}
+	return starlark.NewList(nil), nil
+}
+
+// pyFold is _py_fold(f, acc): the result of a foldSink, or f(acc) for the
+// list that _py_sink made when f was not a builtin it folds.
+func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 2 {
+		return nil, Errorf("TypeError", "_py_fold() takes 2 arguments (%d given)", len(args))
+	}
+	if s, ok := args[1].(*foldSink); ok {
+		return s.result()
+	}
+	return starlark.Call(thread, args[0], starlark.Tuple{args[1]}, nil)
+}
