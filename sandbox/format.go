@@ -504,20 +504,15 @@ func pyFormatHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 
 // strFormat implements str.format(*args, **kwargs).
 func strFormat(thread *starlark.Thread, format string, args starlark.Tuple, kwargs []starlark.Tuple) (string, error) {
-	var b strings.Builder
+	a := fmtAppender{thread: thread, buf: make([]byte, 0, len(format)+8*len(args)), next: smallAlloc}
 	auto := 0
 	manual := false
-	kw := map[string]starlark.Value{}
-	for _, kv := range kwargs {
-		k, _ := starlark.AsString(kv[0])
-		kw[k] = kv[1]
-	}
 	i := 0
 	for i < len(format) {
 		c := format[i]
 		if c == '}' {
 			if i+1 < len(format) && format[i+1] == '}' {
-				b.WriteByte('}')
+				a.buf = append(a.buf, '}')
 				i += 2
 				continue
 			}
@@ -526,15 +521,15 @@ func strFormat(thread *starlark.Thread, format string, args starlark.Tuple, kwar
 		if c != '{' {
 			j := strings.IndexAny(format[i:], "{}")
 			if j < 0 {
-				b.WriteString(format[i:])
+				a.buf = append(a.buf, format[i:]...)
 				break
 			}
-			b.WriteString(format[i : i+j])
+			a.buf = append(a.buf, format[i:i+j]...)
 			i += j
 			continue
 		}
 		if i+1 < len(format) && format[i+1] == '{' {
-			b.WriteByte('{')
+			a.buf = append(a.buf, '{')
 			i += 2
 			continue
 		}
@@ -588,11 +583,14 @@ func strFormat(thread *starlark.Thread, format string, args starlark.Tuple, kwar
 			}
 			v = args[n]
 		default:
-			x, ok := kw[head]
-			if !ok {
+			for _, kv := range kwargs {
+				if k, _ := starlark.AsString(kv[0]); k == head {
+					v = kv[1]
+				}
+			}
+			if v == nil {
 				return "", &PyError{Kind: "KeyError", Msg: Repr(starlark.String(head))}
 			}
-			v = x
 		}
 		for rest != "" {
 			if rest[0] == '.' {
@@ -639,27 +637,15 @@ func strFormat(thread *starlark.Thread, format string, args starlark.Tuple, kwar
 			}
 		}
 		switch conv {
-		case 'r':
-			v = starlark.String(Repr(v))
-		case 's':
-			v = starlark.String(Str(v))
-		case 'a':
-			a, err := pyASCII(thread, nil, starlark.Tuple{v}, nil)
-			if err != nil {
-				return "", err
-			}
-			v = a
-		case 0:
+		case 'r', 's', 'a', 0:
 		default:
 			return "", Errorf("ValueError", "Unknown conversion specifier %c", conv)
 		}
-		s, err := formatValue(thread, v, spec)
-		if err != nil {
+		if err := a.value(v, conv, spec); err != nil {
 			return "", err
 		}
-		b.WriteString(s)
 	}
-	return b.String(), nil
+	return bytesString(a.buf), nil
 }
 
 func strFormatNested(thread *starlark.Thread, spec string, args starlark.Tuple, kwargs []starlark.Tuple, auto *int) (string, error) {

@@ -38,15 +38,15 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 		next++
 		return args[next-1], nil
 	}
-	var b strings.Builder
+	a := fmtAppender{thread: thread, buf: make([]byte, 0, len(format)+8*len(args)), next: smallAlloc}
 	i := 0
 	for i < len(format) {
 		j := strings.IndexByte(format[i:], '%')
 		if j < 0 {
-			b.WriteString(format[i:])
+			a.buf = append(a.buf, format[i:]...)
 			break
 		}
-		b.WriteString(format[i : i+j])
+		a.buf = append(a.buf, format[i:i+j]...)
 		i += j + 1
 		if i >= len(format) {
 			return "", Errorf("ValueError", "incomplete format")
@@ -146,7 +146,7 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 		c := format[i]
 		i++
 		if c == '%' {
-			b.WriteByte('%')
+			a.buf = append(a.buf, '%')
 			continue
 		}
 		if v == nil {
@@ -169,16 +169,63 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 			}
 			return "", Errorf("ValueError", "unsupported format character '%c' (0x%x) at index %d", shown, r, utf8.RuneCountInString(format[:i-1]))
 		}
+		if err := a.room(s.width); err != nil {
+			return "", err
+		}
+		if out, ok := percentFast(a.buf, c, v, s); ok {
+			a.buf = out
+			continue
+		}
 		out, err := percentOne(thread, c, v, s)
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(out)
+		if err := a.room(len(out)); err != nil {
+			return "", err
+		}
+		a.buf = append(a.buf, out...)
 	}
 	if next < len(args) && !usedMapping && mapping == nil {
 		return "", Errorf("TypeError", "not all arguments converted during string formatting")
 	}
-	return b.String(), nil
+	return bytesString(a.buf), nil
+}
+
+// percentFast appends the conversion c of v for the common cases (%s of
+// a str, an int64 or a float, %d of an int64, %f of a float) as
+// percentOne would write it; ok is false, with dst unchanged, for the
+// others.
+func percentFast(dst []byte, c byte, v starlark.Value, s fmtSpec) ([]byte, bool) {
+	switch c {
+	case 's':
+		if str, ok := v.(starlark.String); ok {
+			s.sign, s.alt, s.zero = 0, false, false
+			if s.align == 0 {
+				s.align = '>'
+			}
+			if s.width == 0 && s.precision < 0 {
+				return append(dst, str...), true
+			}
+			return appendFormatFast(dst, str, &s)
+		}
+		if s.width == 0 && s.precision < 0 {
+			return appendStrValue(dst, v)
+		}
+	case 'd', 'i', 'u':
+		if _, ok := v.(starlark.Int); ok && s.precision < 0 {
+			s.typ = 'd'
+			return appendFormatFast(dst, v, &s)
+		}
+	case 'f', 'F':
+		if _, ok := v.(starlark.Float); ok {
+			s.typ = c
+			if s.precision < 0 {
+				s.precision = 6
+			}
+			return appendFormatFast(dst, v, &s)
+		}
+	}
+	return dst, false
 }
 
 func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (string, error) {
@@ -256,6 +303,9 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 		}
 		return formatInt(n, s, "int")
 	case 'f', 'F', 'e', 'E', 'g', 'G':
+		if b, ok := v.(starlark.Bool); ok {
+			v = boolInt(b)
+		}
 		f, ok := starlark.AsFloat(v)
 		if !ok || !isNumber(v) {
 			return "", Errorf("TypeError", "must be real number, not %s", pyType(v))

@@ -263,6 +263,17 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		}
 		return nil, Errorf("TypeError", "str() takes at most 1 argument (%d given)", len(args))
 	}
+	switch x := args[0].(type) {
+	case starlark.String:
+		return x, nil
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return starlark.String(strconv.FormatInt(n, 10)), nil
+		}
+	case starlark.Float:
+		var tmp [32]byte
+		return starlark.String(appendFloatRepr(tmp[:0], float64(x))), nil
+	}
 	r := renderer{thread: thread}
 	r.str(args[0])
 	if r.err != nil {
