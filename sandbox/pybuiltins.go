@@ -1144,14 +1144,27 @@ func (e *enumerateObj) Iterate() starlark.Iterator {
 type enumerateIter struct {
 	inner starlark.Iterator
 	i     starlark.Int
+	pairs []starlark.Value // room for the next pairs
 }
+
+// enumPairs is how many (index, value) pairs an enumerate iterator
+// allocates at once: one allocation per enumPairs items instead of one
+// per item, while a pair kept alone keeps at most enumPairs-1 others'
+// room alive.
+const enumPairs = 16
 
 func (it *enumerateIter) Next(p *starlark.Value) bool {
 	var x starlark.Value
 	if !it.inner.Next(&x) {
 		return false
 	}
-	*p = starlark.Tuple{it.i, x}
+	if len(it.pairs) < 2 {
+		it.pairs = make([]starlark.Value, 2*enumPairs)
+	}
+	t := starlark.Tuple(it.pairs[:2:2])
+	it.pairs = it.pairs[2:]
+	t[0], t[1] = it.i, x
+	*p = t
 	it.i = it.i.Add(starlark.MakeInt(1))
 	return true
 }

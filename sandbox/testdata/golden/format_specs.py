@@ -64,3 +64,9 @@ for f_, a_, k_ in [("{} {}", (1,), {}), ("{0} {}", (1, 2), {}), ("{k}", (), {}),
         print(type(e).__name__, e)
 print("%s|%s|%s|%5s|%-5s|%.1s|%d|%5d|%-5d|%05d|%+d|%f|%.2f|%8.3f|%-8.1f|%+.0f" % ("x", 7, 2.5, 7, 2.5, "yz", -7, 42, 42, -42, 0, 1/3, 2.675, -1.5, 0.05, 0.5))
 print("%s %d %f" % (True, True, True), "%s" % (1e16,), "%s" % (1e-5,), "%d" % 2**70)
+# enumerate pairs and tuple unpacking
+pairs = list(enumerate("abc", 5))
+kept = [t for t in enumerate(range(100)) if t[0] % 37 == 0]
+print(pairs, kept, [a * b for a, b in enumerate([3, 4, 5])])
+for i, (a, b) in enumerate([(1, 2), (3, 4)]):
+    print(i, a, b)

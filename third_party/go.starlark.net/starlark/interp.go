@@ -583,6 +583,15 @@ loop:
 			n := int(arg)
 			iterable := stack[sp-1]
 			sp--
+			// rlm: a tuple of the right length (enumerate, dict.items,
+			// zip) is unpacked without an iterator.
+			if t, ok := iterable.(Tuple); ok && len(t) == n {
+				for i, v := range t {
+					stack[sp+n-1-i] = v
+				}
+				sp += n
+				break
+			}
 			iter := Iterate(iterable)
 			if iter == nil {
 				err = fmt.Errorf("got %s in sequence assignment", iterable.Type())
