@@ -64,6 +64,13 @@ type Meta struct {
 	// (version 0: none).
 	MetaVersion int    `json:"meta_version"`
 	MetaDigest  string `json:"meta_digest,omitempty"`
+	// MetaPath is the meta document's file ("" when none existed),
+	// MetaNotesTokens the token budget of its lessons (nil in runs from
+	// before it was recorded) and MetaLessons the lessons rendered: a
+	// resume checks that they are unchanged.
+	MetaPath        string   `json:"meta_path,omitempty"`
+	MetaNotesTokens *int     `json:"meta_notes_tokens,omitempty"`
+	MetaLessons     []string `json:"meta_lessons,omitempty"`
 
 	Status     Status   `json:"status"`
 	StopReason string   `json:"stop_reason,omitempty"`

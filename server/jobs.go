@@ -158,8 +158,10 @@ func (j *job) execute() (*orchestrator.Result, error) {
 	rc := s.runConfig(spec, cfg)
 	cfg.RunConfig = rc
 	if s.runsRoot != nil {
+		notes := s.notesBudget()
 		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: rc, ConfigDigest: runs.Digest(rc),
-			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest})
+			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
+			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons})
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +185,7 @@ func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) map[string]an
 		"max_cost_usd": spec.budgets.MaxCostUSD, "timeout": cfg.Timeout.String(),
 		"max_steps": cfg.Limits.MaxSteps, "step_timeout": cfg.Limits.Timeout.String(), "max_memory": cfg.Limits.MaxMemory,
 		"max_session_memory": cfg.Limits.MaxSessionMemory, "history_tokens": cfg.DynamicBudget,
-		"observation_tokens": cfg.Limits.ObservationTokens, "meta": s.cfg.Meta.Path, "meta_notes_tokens": s.cfg.Meta.NotesTokens,
+		"observation_tokens": cfg.Limits.ObservationTokens, "meta": s.cfg.Meta.Path, "meta_notes_tokens": s.notesBudget(),
 	}
 }
 

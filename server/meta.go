@@ -27,10 +27,7 @@ func (s *Server) notes(model string) orchestrator.MetaNotes {
 		return n
 	}
 	n := orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest()}
-	if budget := s.cfg.Meta.NotesTokens; budget >= 0 {
-		if budget == 0 {
-			budget = meta.DefaultNotesBudget
-		}
+	if budget := s.notesBudget(); budget > 0 {
 		n.Text, n.Lessons = doc.Render(model, budget, llm.TokenizerForModel(model))
 	}
 	if s.metaNotes.cache == nil {
@@ -38,6 +35,18 @@ func (s *Server) notes(model string) orchestrator.MetaNotes {
 	}
 	s.metaNotes.cache[model] = n
 	return n
+}
+
+// notesBudget is the token budget of the lessons (0: none).
+func (s *Server) notesBudget() int {
+	switch n := s.cfg.Meta.NotesTokens; {
+	case n == 0:
+		return meta.DefaultNotesBudget
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
 }
 
 // applyMeta sets the meta notes of a run of model in e, and the budgets

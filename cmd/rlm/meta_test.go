@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlmhq/rlm/meta"
+	"github.com/rlmhq/rlm/runs"
 )
 
 // writeMetaDoc writes a valid meta document at path: version v, one lesson
@@ -115,4 +117,65 @@ func TestRunRefusesInvalidMeta(t *testing.T) {
 	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--meta", filepath.Join(dir, "none.json"), "--no-keep")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "no such file")
+}
+
+// TestResumeUsesRecordedMeta: a run records the meta document it found
+// (here through $RLM_META) and its notes budget, in run_start and
+// run.json; a resume uses them whatever the environment says then, and
+// refuses a run whose recorded meta settings differ from the resumed ones.
+func TestResumeUsesRecordedMeta(t *testing.T) {
+	srv, dir, ctxFile, env := magicFixture(t)
+	runsDir := filepath.Join(dir, "runs")
+	env["RLM_RUNS_DIR"] = runsDir
+	metaFile := filepath.Join(dir, "meta.json")
+	writeMetaDoc(t, metaFile, 3, "root", 7)
+	env["RLM_META"] = metaFile
+	traj := filepath.Join(dir, "traj.jsonl")
+
+	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "2", "--quiet", "--trajectory", traj)
+	require.Equal(t, 1, code, "stderr: %s", errOut)
+	m := onlyRun(t, runsDir)
+	assert.Equal(t, metaFile, m.MetaPath)
+	require.NotNil(t, m.MetaNotesTokens)
+	assert.Equal(t, meta.DefaultNotesBudget, *m.MetaNotesTokens)
+	assert.Equal(t, []string{"no_code"}, m.MetaLessons)
+	b, err := os.ReadFile(traj)
+	require.NoError(t, err)
+	line, _, _ := strings.Cut(string(b), "\n")
+	var ev struct {
+		Data struct {
+			Config map[string]any `json:"config"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(line), &ev))
+	assert.Equal(t, metaFile, ev.Data.Config["meta"], "run_start records the document")
+	assert.EqualValues(t, meta.DefaultNotesBudget, ev.Data.Config["meta_notes_tokens"])
+
+	// Without $RLM_META the resume still reads the recorded document.
+	delete(env, "RLM_META")
+	n := srv.Count()
+	code, out, errOut := runCLI(t, "", env, "run", "--resume", m.ID, "--max-llm-calls", "10", "--quiet")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Equal(t, "42\n", out)
+	lessonText, _ := meta.LessonText("no_code", meta.Params{})
+	assert.Contains(t, metaSection(t, srv, "root", n), lessonText)
+
+	// A run whose recorded notes budget differs from the one it would be
+	// resumed with (e.g. its arguments were recorded before the budget
+	// was) is refused, and nothing is sent.
+	code, _, _ = runCLI(t, "", env, "run", "--query", "q2", "--var", "context="+ctxFile, "--meta", metaFile, "--max-llm-calls", "1", "--quiet")
+	require.Equal(t, 1, code)
+	list, _, err := runs.NewRoot(runsDir).List()
+	require.NoError(t, err)
+	id := list[0].ID
+	runJSON := filepath.Join(runsDir, id, runs.MetaFile)
+	rj, err := os.ReadFile(runJSON)
+	require.NoError(t, err)
+	rj = []byte(strings.Replace(string(rj), fmt.Sprintf(`"--meta-notes-tokens=%d"`, meta.DefaultNotesBudget), `"--meta-notes-tokens=5"`, 1))
+	require.NoError(t, os.WriteFile(runJSON, rj, 0o600))
+	n = srv.Count()
+	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--max-llm-calls", "10", "--quiet")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "the meta document changed since the run started: its lessons had 240 tokens, this resume 5")
+	assert.Equal(t, n, srv.Count(), "nothing is sent")
 }

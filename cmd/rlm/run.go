@@ -374,6 +374,7 @@ func runConfigRecord(c llm.Config, f *runOptions) map[string]any {
 		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
 		"max_steps": f.limits.MaxSteps, "step_timeout": f.limits.Timeout.String(), "max_memory": f.limits.MaxMemory,
 		"max_recursion": f.limits.MaxRecursion, "max_output_bytes": int64(f.limits.MaxOutputBytes), "observation_tokens": f.limits.ObservationTokens,
+		"meta": f.meta.resolved, "meta_notes_tokens": f.meta.notesTokens,
 		"warn_size": f.sizes.WarnThreshold, "chunk_threshold": f.sizes.ChunkThreshold, "chunk_size": f.sizes.ChunkSize, "max_context_size": f.sizes.MaxTotalSize,
 	}
 	return m

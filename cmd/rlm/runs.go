@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -81,7 +82,7 @@ var notKept = map[string]bool{
 
 // pathFlags hold file names, stored as absolute paths so a resume from
 // another directory reads the same files.
-var pathFlags = map[string]bool{"session": true, "store": true, "prices": true, "replay": true, "cache-dir": true}
+var pathFlags = map[string]bool{"meta": true, "session": true, "store": true, "prices": true, "replay": true, "cache-dir": true}
 
 // resumeArgs checks the flags given with --resume and returns the stored
 // arguments of the run to put before them.
@@ -132,6 +133,15 @@ func keptArgs(fs *flag.FlagSet, f *runOptions, c llm.Config) []string {
 	}
 	if fs.Lookup("store") != nil && !isSet(fs, "store") {
 		args = append(args, "--store="+absPath(*f.storeDir))
+	}
+	// The meta document the run used, from wherever it was found ($RLM_META
+	// or next to the store), and its notes budget: a resume renders the
+	// same lessons whatever the environment or the defaults say then.
+	if !isSet(fs, "meta") && f.meta.resolved != "" {
+		args = append(args, "--meta="+f.meta.resolved)
+	}
+	if !isSet(fs, "meta-notes-tokens") {
+		args = append(args, fmt.Sprintf("--meta-notes-tokens=%d", f.meta.notesTokens))
 	}
 	for _, m := range []struct{ flag, name string }{{"model", c.Model}, {"sub-model", c.SubModel}, {"embedding-model", c.EmbeddingModel}} {
 		if m.name != "" {
@@ -194,6 +204,9 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 			err := fmt.Errorf("%w: %w (version %d then, %d now): its prompts would differ from the recorded ones; restore it with rlm steward rollback %d", runs.ErrNotResumable, errMetaChanged, r.Meta().MetaVersion, f.notes.Version, r.Meta().MetaVersion)
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
+		if err := checkMeta(r.Meta(), f); err != nil {
+			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
+		}
 		if v := r.Meta().Version; v != "" && v != version {
 			fmt.Fprintf(env.stderr, "rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n", r.ID(), v, version)
 		}
@@ -203,12 +216,42 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	r, err := root.Create(runs.Meta{
 		Query: f.query, Config: rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
 		VarHashes: hashes, Version: version, MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
+		MetaPath: f.meta.resolved, MetaNotesTokens: &f.meta.notesTokens, MetaLessons: f.notes.Lessons,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass --no-keep to run without a run directory, or --runs-dir DIR)", err)
 	}
 	k.run = r
 	return r, nil
+}
+
+// checkMeta refuses a resume whose meta settings differ from the recorded
+// ones (the document's file, the notes budget, the lessons rendered): its
+// prompts would differ from the recorded ones. Runs from before they were
+// recorded are checked by digest only.
+func checkMeta(was runs.Meta, f *runOptions) error {
+	if was.MetaNotesTokens == nil {
+		return nil
+	}
+	var diff string
+	switch {
+	case was.MetaPath != f.meta.resolved:
+		diff = fmt.Sprintf("it used %s, this resume %s", orNone(was.MetaPath), orNone(f.meta.resolved))
+	case *was.MetaNotesTokens != f.meta.notesTokens:
+		diff = fmt.Sprintf("its lessons had %d tokens, this resume %d", *was.MetaNotesTokens, f.meta.notesTokens)
+	case !slices.Equal(was.MetaLessons, f.notes.Lessons):
+		diff = fmt.Sprintf("it rendered the lessons [%s], this resume [%s]", strings.Join(was.MetaLessons, " "), strings.Join(f.notes.Lessons, " "))
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %w: %s; its prompts would differ from the recorded ones", runs.ErrNotResumable, errMetaChanged, diff)
+}
+
+func orNone(path string) string {
+	if path == "" {
+		return "no meta document"
+	}
+	return path
 }
 
 // onChildEnd is the orchestrator hook that persists child results of a
