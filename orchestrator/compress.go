@@ -118,6 +118,10 @@ type LLMSummarizer struct {
 	MaxTokens int // of the summary (default 400)
 }
 
+// countTokens counts the tokens of s (a variable so that a test can count
+// what Summarize tokenizes).
+var countTokens = func(tok *llm.Tokenizer, s string) int { return tok.Count(s) }
+
 // maxStepLines bounds the new-steps part of a summarizer prompt, in
 // multiples of the summary's own size: a forced fold of many steps sends
 // the newest ones and a count of the rest.
@@ -140,11 +144,25 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, prev string, steps []Step
 	b.WriteString(truncateToTokens(tok, prev, max, "- … (cut)"))
 	b.WriteString("\n\nNew steps:\n")
 	lines := make([]string, len(steps))
+	counts := make([]int, len(steps))
+	total := 0
 	for i, d := range steps {
 		lines[i] = d.line()
+		counts[i] = countTokens(tok, lines[i]+"\n")
+		total += counts[i]
 	}
+	// Oldest lines first out, each counted once (linear in the steps):
+	// the sum of the lines' counts bounds the count of their join.
+	limit := maxStepLines * max
 	skipped := 0
-	for len(lines) > 1 && tok.Count(strings.Join(lines, "\n")) > maxStepLines*max {
+	for len(lines) > 1 && total > limit {
+		total -= counts[0]
+		lines, counts = lines[1:], counts[1:]
+		skipped++
+	}
+	// The bound is checked on the text as sent, in case a tokenizer
+	// merges across lines (never seen: one count, no loop).
+	for len(lines) > 1 && countTokens(tok, strings.Join(lines, "\n")) > limit {
 		lines = lines[1:]
 		skipped++
 	}

@@ -16,6 +16,11 @@ import (
 func renderCost(b *testing.B, file string) (ms, usedMB, totalMB float64) {
 	p := open(b, "file://"+file, "", 1280, 900)
 	ms = js[float64](p, "rlmViewer.firstRenderMs")
+	if testing.Verbose() {
+		// Where the time went: reading the page, inflating, ingesting
+		// the events, the first update (ms since the navigation).
+		b.Logf("%s: phases %s", file, js[string](p, "JSON.stringify(rlmViewer.phases)"))
+	}
 	_, err := chromedp.Call(p.ctx, performance.Enable, performance.EnableParams{})
 	require.NoError(b, err)
 	m, err := chromedp.Call(p.ctx, performance.GetMetrics, cdp.Empty{})
