@@ -3,6 +3,7 @@ package viewer_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -386,12 +387,49 @@ func TestBrowserLargeTrajectoryRendersLazily(t *testing.T) {
 	rendered := js[int](p, `[...document.querySelectorAll('section.step')].filter(s => s._step.rendered).length`)
 	assert.Less(t, rendered, 100, "only the steps near the viewport have bodies")
 	assert.Less(t, js[int](p, `document.documentElement.outerHTML.length`), 4<<20, "the DOM holds excerpts, not the 8 MB of outputs")
-	// Search reaches a step far below, in the part of its output not shown.
+	// Only the steps shown have their outputs parsed.
+	lazy := js[int](p, `rlmViewer.stats()[0].lazy`)
+	assert.Greater(t, lazy, 2000-rendered-1, "the outputs of steps not shown are not parsed")
+	// Search reaches a step far below, in the part of its output not shown
+	// (parsing the outputs it searches).
 	p.do(`rlmViewer.setQuery('` + outputNeedle + `')`)
 	p.waitJS(`document.getElementById('searchinfo').textContent === '1 step match'`)
+	assert.Zero(t, js[int](p, `rlmViewer.stats()[0].lazy`))
 	p.do(`document.querySelector('#results a').click()`)
 	p.waitJS(`location.hash === '#run/0/step/1000'`)
 	p.waitJS(`document.querySelector('section.step[data-step="1000"]').classList.contains('target')`)
 	p.waitJS(`document.querySelector('section.step[data-step="1000"] .out mark') !== null`)
 	p.screenshot("large.png")
+}
+
+// TestBrowserLazyTextsAreExact: the long texts of a step, left unparsed
+// until the step is shown, render exactly (escaped quotes and backslashes
+// included), in every field that holds one.
+func TestBrowserLazyTextsAreExact(t *testing.T) {
+	head := `quoted "x" and back\slash\ then \"both\\"` + "\n"
+	out := head + strings.Repeat("a", 2500) + "\nEND\\\""
+	long := strings.Repeat("p", 300)
+	traj := synthetic(1, 0, 10)
+	lines := strings.SplitAfter(string(traj), "\n")
+	ev, err := json.Marshal(map[string]any{"v": 1, "type": "exec", "run": "0", "step": 1, "elapsed_ms": 5,
+		"data": map[string]any{"block": 2, "code": "print(x)", "output": out, "error": "ValueError: " + long}})
+	require.NoError(t, err)
+	sub, err := json.Marshal(map[string]any{"v": 1, "type": "sub_call", "run": "0", "step": 1, "elapsed_ms": 6,
+		"data": map[string]any{"seq": 1, "kind": "llm_query", "model": "m", "prompt": "P:" + long + strings.Repeat("q", 2000), "response": "R:" + long}})
+	require.NoError(t, err)
+	// After the step's exec event.
+	page := strings.Join(lines[:4], "") + string(ev) + "\n" + string(sub) + "\n" + strings.Join(lines[4:], "")
+	file := writePage(t, "lazy.html", []byte(page))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	step := `document.querySelector('section.step[data-step="1"]')`
+	p.waitJS(step + `._step.rendered`)
+	text := js[string](p, step+`.textContent`)
+	assert.Contains(t, text, `quoted "x" and back\slash\ then \"both\\"`)
+	assert.Contains(t, text, "END\\\"")
+	assert.Contains(t, text, "ValueError: "+long)
+	assert.NotContains(t, text, "rlm-lazy")
+	p.do(step + `.querySelector('table.subs tr.op').click()`)
+	assert.Contains(t, js[string](p, step+`.textContent`), "R:"+long, "the sub-call's response")
+	assert.Zero(t, js[int](p, `rlmViewer.stats()[0].lazy`))
 }

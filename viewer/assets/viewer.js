@@ -91,10 +91,75 @@
     return s;
   }
 
+  // ---------- lazy parsing ----------
+  // A long line (a step's output, a sub-call's prompt and response) is not
+  // parsed when it is read: lightParse parses a copy whose long string
+  // values are replaced by markers, and keeps their JSON literals (slices
+  // of the text read, not copies); resolve() parses them when the step is
+  // shown or searched. Events whose long fields other code reads at once
+  // (run_start, child_start, ...) are parsed whole.
+  var LAZY_LINE = 2048;    // lines from this length are parsed lazily
+  var LAZY_STRING = 256;   // string values from this length are left in the text
+  var LAZY_TYPES = {exec: 1, reply: 1, sub_call: 1, observation: 1};
+  var MARK = '\u0000rlm-lazy-' + Math.random().toString(36).slice(2) + ':';
+  function lightParse(line) {
+    var out = [], raw = [], i = 0, n = line.length;
+    for (;;) {
+      var q = line.indexOf('"', i);
+      if (q < 0) break;
+      var e = q + 1;
+      for (;;) { // the closing quote: one not escaped by an odd run of backslashes
+        e = line.indexOf('"', e);
+        if (e < 0) return null;
+        var b = e - 1;
+        while (line.charCodeAt(b) === 92) b--;
+        if ((e - 1 - b) % 2 === 0) break;
+        e++;
+      }
+      var next = e + 1;
+      while (next < n && (line.charCodeAt(next) === 32 || line.charCodeAt(next) === 9)) next++;
+      if (e - q > LAZY_STRING && line.charCodeAt(next) !== 58 /* : a key */) {
+        out.push(line.slice(i, q), JSON.stringify(MARK + raw.length));
+        raw.push(line.slice(q, e + 1));
+      } else {
+        out.push(line.slice(i, e + 1));
+      }
+      i = e + 1;
+    }
+    if (!raw.length) return null;
+    out.push(line.slice(i));
+    var ev = JSON.parse(out.join(''));
+    if (!ev || typeof ev !== 'object' || !LAZY_TYPES[ev.type] || !ev.step) return null; // only step events are resolved
+    Object.defineProperty(ev, '_raw', {value: raw, writable: true});
+    return ev;
+  }
+  // resolve parses the long strings of a step's events that lightParse
+  // left in the text.
+  function resolve(s) {
+    if (!s.lazy) return;
+    s.lazy = false;
+    for (var i = 0; i < s.events.length; i++) {
+      var ev = s.events[i];
+      if (!ev._raw) continue;
+      ev.data = fill(ev.data, ev._raw);
+      ev._raw = null;
+    }
+  }
+  function fill(x, raw) {
+    if (typeof x === 'string') {
+      return x.lastIndexOf(MARK, 0) === 0 ? JSON.parse(raw[+x.slice(MARK.length)]) : x;
+    }
+    if (x && typeof x === 'object') for (var k in x) x[k] = fill(x[k], raw);
+    return x;
+  }
+
   function ingestLine(src, line) {
     if (!line) return;
-    var ev;
-    try { ev = JSON.parse(line); } catch (e) {
+    var ev = null;
+    try {
+      if (line.length >= LAZY_LINE) ev = lightParse(line);
+      if (!ev) ev = JSON.parse(line);
+    } catch (e) {
       ev = {type: 'rlm.unparsed', line: src.events + 1, raw: line, error: String(e.message || e)};
     }
     ingest(src, ev);
@@ -129,6 +194,7 @@
     if (!ev.step) { run.runEvents.push(ev); return; }
     var s = getStep(run, ev.step);
     s.events.push(ev);
+    if (ev._raw) s.lazy = true;
     s.text = null;
     s.dirty = true;
     if (s.t0 == null) s.t0 = t;
@@ -182,6 +248,7 @@
   // ---------- search text ----------
   function stepText(s) {
     if (s.text != null) return s.text;
+    resolve(s);
     var parts = [];
     for (var i = 0; i < s.events.length; i++) {
       var d = s.events[i].data || {};
@@ -357,6 +424,7 @@
     var body = s.el.lastChild;
     body.textContent = '';
     s.rendered = true;
+    resolve(s);
     var obs = null, subs = [], execs = 0;
     s.events.forEach(function (ev) {
       if (ev.type === 'observation') obs = ev.data || {};
@@ -1083,8 +1151,10 @@
   window.rlmViewer = {sources: sources, firstRenderMs: null, go: go, setQuery: function (q) { ui.search.value = q; setQuery(q); },
     stats: function () {
       return sources.map(function (s) {
-        var steps = 0; s.runs.forEach(function (r) { steps += r.steps.size; });
-        return {name: s.name, events: s.events, runs: s.runs.size, steps: steps, problems: s.problems.length};
+        var steps = 0, lazy = 0;
+        s.runs.forEach(function (r) { steps += r.steps.size; r.steps.forEach(function (st) { if (st.lazy) lazy++; }); });
+        // lazy: steps whose long texts are not parsed yet
+        return {name: s.name, events: s.events, runs: s.runs.size, steps: steps, problems: s.problems.length, lazy: lazy};
       });
     }};
   var phases = window.rlmViewer.phases = {start: t0};
