@@ -149,6 +149,19 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // public are the paths served without a token: the probes.
 var public = map[string]bool{"/healthz": true, "/readyz": true}
 
+// isViewPage reports a request for a run's live viewer page, which a
+// browser loads without a bearer token: the page holds no run data, and
+// reads the token from its address's fragment (never sent to the server)
+// to send it with its event stream requests.
+func isViewPage(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/runs/")
+	id, ok2 := strings.CutSuffix(rest, "/view")
+	return ok && ok2 && id != "" && !strings.Contains(id, "/")
+}
+
 // middleware checks the bearer token and writes the access log.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -156,7 +169,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		li := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
 		sw := &statusWriter{ResponseWriter: w}
-		if s.cfg.Token != "" && !public[r.URL.Path] && !s.authorized(r) {
+		if s.cfg.Token != "" && !public[r.URL.Path] && !isViewPage(r) && !s.authorized(r) {
 			s.writeError(sw, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
 				msg: "missing or wrong bearer token: send the header Authorization: Bearer TOKEN"})
 		} else {

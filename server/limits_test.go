@@ -153,6 +153,19 @@ func TestSecretsNeverLeak(t *testing.T) {
 	add(b)
 	_, _, b = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo "+canaryToken, map[string]any{"variables": map[string]any{canaryToken: "x"}}))
 	add(b)
+	// The live viewer page, which a browser loads without the header.
+	for _, h := range []string{"", "Bearer x" + canaryToken} {
+		req, _ := http.NewRequest("GET", ts.http.URL+"/v1/runs/"+id+"/view", nil)
+		if h != "" {
+			req.Header.Set("Authorization", h)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, 200, resp.StatusCode)
+		add(b)
+	}
 	bad := newTestServer(t, func(c *Config) { c.LLM.APIKey = canaryKey + "-wrong" })
 	_, _, b = bad.do(t, "POST", "/v1/chat/completions", chatBody("echo x", nil))
 	assert.Contains(t, string(b), "run_failed")

@@ -210,6 +210,10 @@ type Live struct {
 	// unnamed or named "trajectory", carries one event (a line of the
 	// trajectory). Message ids, when set, let the page skip events it has
 	// already seen after a reconnection; an "end" event closes the stream.
+	// A page opened with "#token=TOKEN" in its address reads the stream
+	// with fetch, sending the token as a bearer Authorization header (the
+	// fragment never reaches a server), and takes the token out of the
+	// address at once.
 	EventsURL string
 }
 

@@ -13,7 +13,21 @@
   var TEXT_LIMIT = 4000;   // chars of a long text shown before "show more"
   var SIDE_STEPS = 400;    // step links per run in the side tree
   var sources = [];
-  var state = {q: '', hits: [], hitIdx: -1, rendered: false, live: null};
+  var state = {q: '', hits: [], hitIdx: -1, rendered: false, live: null, liveError: null};
+  // A server that wants a bearer token (rlm serve with a token) is opened
+  // as VIEW_URL#token=TOKEN: the fragment never reaches a server or its
+  // logs; the page takes the token out of the address (and the history)
+  // at once and sends it only in the Authorization header of its event
+  // stream requests.
+  var TOKEN = null;
+  if (CFG.events_url) {
+    var tm = /(^#|&)token=([^&]*)/.exec(location.hash);
+    if (tm) {
+      try { TOKEN = decodeURIComponent(tm[2]); } catch (e) { TOKEN = tm[2]; }
+      var rest = location.hash.replace(/(^#|&)token=[^&]*/, '$1').replace(/^#&/, '#').replace(/&$/, '');
+      history.replaceState(null, '', location.pathname + location.search + (rest === '#' ? '' : rest));
+    }
+  }
   var t0 = performance.now();
 
   // ---------- small DOM helpers ----------
@@ -743,7 +757,8 @@
     var unk = Object.keys(src.unknownTypes);
     if (unk.length) out.push(el('div', {class: 'banner warn'}, src.name + ': event types this viewer does not know, shown raw in their steps: ' +
       unk.map(function (k) { return k + ' (' + src.unknownTypes[k] + ')'; }).join(', ')));
-    if (!src.runs.size && !state.live) out.push(el('div', {class: 'banner err'}, src.name + ': no events.'));
+    if (state.liveError) out.push(el('div', {class: 'banner err', id: 'live-error'}, state.liveError));
+    else if (!src.runs.size && !state.live) out.push(el('div', {class: 'banner err'}, src.name + ': no events.'));
     return out;
   }
   function header(src) {
@@ -1190,13 +1205,62 @@
     document.getElementById('app').textContent = 'rlm view: cannot read the embedded trajectory: ' + e;
     throw e;
   });
+  // streamWithToken reads a server-sent events stream with fetch, which
+  // (unlike EventSource) can send the Authorization header; it reconnects
+  // with Last-Event-ID until the stream's "end" event.
+  function streamWithToken(url, token, onEvent, onEnd) {
+    var last = null, ended = false, failures = 0;
+    function fail(msg, retry) {
+      if (!retry || ++failures > 5) { state.live = null; state.liveError = msg; scheduleUpdate(); return; }
+      setTimeout(connect, 500 * failures);
+    }
+    function dispatch(block) {
+      var name = 'message', data = [], id = null;
+      block.split(/\r\n|\r|\n/).forEach(function (line) {
+        if (!line || line.charAt(0) === ':') return;
+        var c = line.indexOf(':'), f = c < 0 ? line : line.slice(0, c), v = c < 0 ? '' : line.slice(c + 1);
+        if (v.charAt(0) === ' ') v = v.slice(1);
+        if (f === 'event') name = v; else if (f === 'data') data.push(v); else if (f === 'id') id = v;
+      });
+      if (id != null) last = id;
+      if (name === 'end') { ended = true; onEnd(); return; }
+      if (data.length && (name === 'message' || name === 'trajectory')) onEvent({data: data.join('\n'), lastEventId: id == null ? '' : id});
+    }
+    function connect() {
+      var headers = {'Authorization': 'Bearer ' + token, 'Accept': 'text/event-stream'};
+      if (last != null) headers['Last-Event-ID'] = last;
+      fetch(url, {headers: headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer'}).then(function (resp) {
+        if (!resp.ok) {
+          fail('the live event stream answered ' + resp.status + (resp.status === 401 ? ': the token in the address (#token=…) is missing or wrong' : ''), resp.status >= 500);
+          return;
+        }
+        failures = 0;
+        var reader = resp.body.pipeThrough(new TextDecoderStream()).getReader(), buf = '';
+        function pump() {
+          return reader.read().then(function (r) {
+            if (r.done) { if (!ended) fail('the live event stream ended early', true); return; }
+            buf += r.value;
+            var m;
+            while ((m = /\r\n\r\n|\n\n|\r\r/.exec(buf))) {
+              var block = buf.slice(0, m.index);
+              buf = buf.slice(m.index + m[0].length);
+              dispatch(block);
+              if (ended) { reader.cancel(); return; }
+            }
+            return pump();
+          });
+        }
+        return pump();
+      }).catch(function (e) { if (!ended) fail('the live event stream failed: ' + (e && e.message || e), true); });
+    }
+    connect();
+  }
   function start() {
     phases.ingested = performance.now();
     if (CFG.events_url) {
       if (!sources.length) sources.push(newSource(0, {name: CFG.title || 'live run'}));
       var src = sources[0], seen = -1;
       state.live = 'connecting';
-      var es = new EventSource(CFG.events_url);
       // Events come unnamed or named "trajectory" (rlm serve), one
       // trajectory line each; ids let a reconnection skip what was seen.
       var onEvent = function (m) {
@@ -1205,10 +1269,24 @@
         ingestLine(src, m.data);
         scheduleUpdate();
       };
+      if (TOKEN != null) {
+        streamWithToken(CFG.events_url, TOKEN, onEvent, function () { state.live = null; scheduleUpdate(); });
+        update();
+        phases.updated = performance.now();
+        return;
+      }
+      var es = new EventSource(CFG.events_url);
       es.onmessage = onEvent;
       es.addEventListener('trajectory', onEvent);
       es.addEventListener('end', function () { state.live = null; es.close(); scheduleUpdate(); });
-      es.onerror = function () { if (src.ended) { es.close(); state.live = null; scheduleUpdate(); } };
+      es.onerror = function () {
+        if (src.ended) { es.close(); state.live = null; scheduleUpdate(); return; }
+        if (es.readyState === EventSource.CLOSED) { // refused (e.g. 401), not a dropped connection
+          state.live = null;
+          state.liveError = 'the live event stream refused the connection; if the server wants a bearer token, open this page as …/view#token=TOKEN';
+          scheduleUpdate();
+        }
+      };
     }
     update();
     phases.updated = performance.now();
