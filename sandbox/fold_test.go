@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +67,21 @@ func TestFoldLowering(t *testing.T) {
 		out := pyfront.Unparse(prog.Chunks[0].File.Stmts)
 		assert.Equal(t, tt.fold, strings.Contains(out, "_py_fold("), "%s -> %s", tt.src, out)
 	}
+}
+
+// TestSmallDictBytes: a small dict (a record) costs under 400 bytes of
+// heap (the hash table's inline bucket holds 4 entries; with 8 it was 512
+// bytes before any other allocation).
+func TestSmallDictBytes(t *testing.T) {
+	s := New(Config{})
+	ctx := context.Background()
+	_, err := s.Exec(ctx, "n = 100000\nrecords = None")
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = s.Exec(ctx, `records = [{"id": i, "v": i % 7} for i in range(n)]`)
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	perDict := float64(after.TotalAlloc-before.TotalAlloc) / 100000
+	assert.Less(t, perDict, 400.0, "bytes allocated per record dict (list slot included)")
 }
