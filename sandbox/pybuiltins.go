@@ -1170,6 +1170,17 @@ func (it *enumerateIter) Next(p *starlark.Value) bool {
 }
 func (it *enumerateIter) Done() { it.inner.Done() }
 
+// NextPair is Next for `for i, x in enumerate(...)`: the interpreter takes
+// the index and the element without a tuple (starlark.PairIterator).
+func (it *enumerateIter) NextPair(a, b *starlark.Value) bool {
+	if !it.inner.Next(b) {
+		return false
+	}
+	*a = it.i
+	it.i = it.i.Add(starlark.MakeInt(1))
+	return true
+}
+
 func pyEnumerate(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
 	start := starlark.MakeInt(0)

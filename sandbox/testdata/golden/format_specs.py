@@ -70,3 +70,8 @@ kept = [t for t in enumerate(range(100)) if t[0] % 37 == 0]
 print(pairs, kept, [a * b for a, b in enumerate([3, 4, 5])])
 for i, (a, b) in enumerate([(1, 2), (3, 4)]):
     print(i, a, b)
+ix = [(i, c) for i, c in enumerate("héllo") if c != "l"]
+acc = 0
+for i, x in enumerate(range(10, 15), start=-2):
+    acc += i * x
+print(ix, acc, [(k, v) for k, v in enumerate([])], list(enumerate("ab", 2**40)))

@@ -435,6 +435,18 @@ loop:
 
 		case compile.ITERJMP:
 			iter := iterstack[len(iterstack)-1]
+			// rlm: `for a, b in pairs` takes both elements from a
+			// PairIterator without building the tuple (rlm_pyops.go).
+			if pi, ok := iter.(PairIterator); ok && int(pc)+1 < len(code) && code[pc] == byte(compile.UNPACK) && code[pc+1] == 2 {
+				if pi.NextPair(&stack[sp+1], &stack[sp]) {
+					sp += 2
+					pc += 2        // the UNPACK 2 it did
+					thread.Steps++ // and its step
+				} else {
+					pc = arg
+				}
+				break
+			}
 			if iter.Next(&stack[sp]) {
 				sp++
 			} else {

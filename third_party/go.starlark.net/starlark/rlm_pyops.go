@@ -34,3 +34,13 @@ type Appender interface {
 	Value
 	Append(thread *Thread, v Value) error
 }
+
+// rlm: PairIterator is an Iterator whose elements are pairs (2-tuples)
+// that it can also hand out as their two elements, with no tuple built:
+// the interpreter uses NextPair for `for a, b in x` (an ITERJMP followed
+// by UNPACK 2). NextPair(a, b) must be equivalent to Next(&t) followed
+// by a, b = t[0], t[1].
+type PairIterator interface {
+	Iterator
+	NextPair(a, b *Value) bool
+}
