@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -60,4 +62,22 @@ func TestAppendFormatFast(t *testing.T) {
 			assert.False(t, ok, tt.spec)
 		}
 	}
+}
+
+// TestPairLoopSteps: a for loop over enumerate, which the interpreter
+// runs without building the pairs, counts as many steps per item as the
+// same loop over a list of the same pairs (the skipped UNPACK still
+// counts).
+func TestPairLoopSteps(t *testing.T) {
+	steps := func(n int, loop string) uint64 {
+		s := New(Config{})
+		_, err := s.Exec(context.Background(), fmt.Sprintf("xs = list(range(%d))\npairs = [(i, x) for i, x in zip(range(%d), xs)]", n, n))
+		require.NoError(t, err)
+		res, err := s.Exec(context.Background(), "n = 0\nfor i, x in "+loop+":\n    n += i\n")
+		require.NoError(t, err)
+		return res.Steps
+	}
+	perItem := func(loop string) uint64 { return (steps(2000, loop) - steps(1000, loop)) / 1000 }
+	assert.Equal(t, perItem("pairs"), perItem("enumerate(xs)"))
+	assert.Greater(t, perItem("enumerate(xs)"), uint64(4))
 }

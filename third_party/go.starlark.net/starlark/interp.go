@@ -437,15 +437,17 @@ loop:
 			iter := iterstack[len(iterstack)-1]
 			// rlm: `for a, b in pairs` takes both elements from a
 			// PairIterator without building the tuple (rlm_pyops.go).
-			if pi, ok := iter.(PairIterator); ok && int(pc)+1 < len(code) && code[pc] == byte(compile.UNPACK) && code[pc+1] == 2 {
-				if pi.NextPair(&stack[sp+1], &stack[sp]) {
-					sp += 2
-					pc += 2        // the UNPACK 2 it did
-					thread.Steps++ // and its step
-				} else {
-					pc = arg
+			if pi, ok := iter.(PairIterator); ok {
+				if next, skipped := pairUnpack(code, pc); next > 0 {
+					if pi.NextPair(&stack[sp+1], &stack[sp]) {
+						sp += 2
+						pc = next               // past the UNPACK 2 it did
+						thread.Steps += skipped // whose steps still count
+					} else {
+						pc = arg
+					}
+					break
 				}
-				break
 			}
 			if iter.Next(&stack[sp]) {
 				sp++

@@ -1,6 +1,9 @@
 package starlark
 
-import "go.starlark.net/syntax"
+import (
+	"go.starlark.net/internal/compile"
+	"go.starlark.net/syntax"
+)
 
 // rlm: PyOps gives the interpreter Python's semantics for the operations
 // where Python and Starlark disagree, so that a front end can emit native
@@ -43,4 +46,18 @@ type Appender interface {
 type PairIterator interface {
 	Iterator
 	NextPair(a, b *Value) bool
+}
+
+// pairUnpack reports whether the instructions at pc are an UNPACK 2
+// (after NOPs): it returns the pc after it and how many instructions
+// that skips, or 0 if they are not.
+func pairUnpack(code []byte, pc uint32) (next uint32, skipped uint64) {
+	for int(pc) < len(code) && code[pc] == byte(compile.NOP) {
+		pc++
+		skipped++
+	}
+	if int(pc)+1 < len(code) && code[pc] == byte(compile.UNPACK) && code[pc+1] == 2 {
+		return pc + 2, skipped + 1
+	}
+	return 0, 0
 }
