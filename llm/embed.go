@@ -83,7 +83,8 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 func (c *Client) embedBatch(ctx context.Context, model string, batch []string) ([][]float32, error) {
 	var res *Reservation
 	tokens := 0
-	if c.cfg.EmbedLedger != nil || c.sched.tpm != nil {
+	charged, _ := ctx.Value(embedChargeKey{}).(func(batch []string, model string, u Usage))
+	if c.cfg.EmbedLedger != nil || c.sched.tpm != nil || charged != nil {
 		t := TokenizerForModel(model)
 		for _, s := range batch {
 			tokens += t.Count(s)
@@ -126,14 +127,50 @@ func (c *Client) embedBatch(ctx context.Context, model string, batch []string) (
 			return nil, &Error{Kind: KindTransient, Message: fmt.Sprintf("embeddings: no vector for input %d", i)}
 		}
 	}
+	u := Usage{PromptTokens: resp.Usage.PromptTokens}
+	if u.PromptTokens == 0 {
+		u.PromptTokens = tokens
+	}
 	if res != nil {
-		u := Usage{PromptTokens: resp.Usage.PromptTokens}
-		if u.PromptTokens == 0 {
-			u.PromptTokens = tokens
-		}
 		res.Commit(u)
 	}
+	if charged != nil {
+		charged(batch, model, u)
+	}
 	return vecs, nil
+}
+
+// embedChargeKey carries a func told of every embedding request a
+// [Client] sends (its texts, model and usage), so that a [Recorder] can
+// record what each request cost and a resume can charge it again.
+type embedChargeKey struct{}
+
+// embedCharge is what one embedding request cost, recorded with the
+// entry of the request's first text.
+type embedCharge struct {
+	Model string `json:"model"`
+	Usage Usage  `json:"usage"`
+}
+
+// embedCharger is an Embedder that can charge its ledger for an embedding
+// request answered from a recording (see [Resumer]).
+type embedCharger interface {
+	chargeReplayed(ch embedCharge) error
+}
+
+// chargeReplayed charges the client's EmbedLedger for a replayed
+// embedding request, as if it had been sent: a ledger over budget refuses
+// it as it would refuse the request.
+func (c *Client) chargeReplayed(ch embedCharge) error {
+	if c.cfg.EmbedLedger == nil {
+		return nil
+	}
+	res, err := c.cfg.EmbedLedger.Reserve(ch.Model, ch.Usage.PromptTokens, 0)
+	if err != nil {
+		return err
+	}
+	res.Commit(ch.Usage)
+	return nil
 }
 
 func embedKey(model, text string) string {

@@ -22,6 +22,7 @@ import (
 //	{"type":"chat","key":"…","request":{…},"response":{…}}
 //	{"type":"chat","key":"…","request":{…},"error":{"kind":"context_length","status":400,"message":"…"}}
 //	{"type":"embed","key":"…","text":"first words…","vector":[…]}
+//	{"type":"embed","key":"…","text":"…","vector":[…],"charge":{"model":"…","usage":{…}}}
 //
 // Keys are content hashes (see [RequestKey]), so concurrent calls replay
 // correctly whatever order they arrive in. Recordings never hold the API
@@ -37,6 +38,10 @@ type recEntry struct {
 	Error    *recError `json:"error,omitempty"`
 	Text     string    `json:"text,omitempty"`
 	Vector   []float32 `json:"vector,omitempty"`
+	// Charge (embed entries): what the embedding request this text was
+	// the first of cost; nil for texts that cost nothing more (later in
+	// the same request, or served from a cache).
+	Charge *embedCharge `json:"charge,omitempty"`
 }
 
 type recError struct {
@@ -240,21 +245,45 @@ type recEmbedder struct {
 }
 
 func (e *recEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	// The requests the inner client sends, each charged with the entry
+	// of its first text, so that a resume charges them again.
+	var mu sync.Mutex
+	charges := map[string]*embedCharge{}
+	ctx = context.WithValue(ctx, embedChargeKey{}, func(batch []string, model string, u Usage) {
+		if len(batch) > 0 {
+			mu.Lock()
+			charges[batch[0]] = &embedCharge{Model: model, Usage: u}
+			mu.Unlock()
+		}
+	})
 	vecs, err := e.inner.Embed(ctx, texts)
 	if err != nil {
 		return nil, err
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	for i, t := range texts {
 		k := embedRecKey(t)
+		ch := charges[t]
+		delete(charges, t)
 		e.r.mu.Lock()
 		done := e.r.embeds[k]
 		e.r.embeds[k] = true
 		e.r.mu.Unlock()
-		if !done {
-			e.r.write(recEntry{Type: "embed", Key: k, Text: firstWords(t, 8), Vector: vecs[i]})
+		if !done || ch != nil {
+			e.r.write(recEntry{Type: "embed", Key: k, Text: firstWords(t, 8), Vector: vecs[i], Charge: ch})
 		}
 	}
 	return vecs, nil
+}
+
+// chargeReplayed passes a replayed request's charge to the inner
+// embedder.
+func (e *recEmbedder) chargeReplayed(ch embedCharge) error {
+	if c, ok := e.inner.(embedCharger); ok {
+		return c.chargeReplayed(ch)
+	}
+	return nil
 }
 
 // Close flushes the recording and moves it into place at path, reporting
@@ -298,6 +327,9 @@ type Replay struct {
 	chats  map[string][]recEntry
 	next   map[string]int
 	embeds map[string][]float32
+	// charges: the recorded cost of the embedding requests, by the key
+	// of their first text, in recorded order.
+	charges map[string][]embedCharge
 }
 
 var (
@@ -312,7 +344,7 @@ func OpenReplay(path string) (*Replay, error) {
 		return nil, fmt.Errorf("llm: open replay: %w", err)
 	}
 	defer f.Close()
-	r := &Replay{path: path, chats: map[string][]recEntry{}, next: map[string]int{}, embeds: map[string][]float32{}}
+	r := &Replay{path: path, chats: map[string][]recEntry{}, next: map[string]int{}, embeds: map[string][]float32{}, charges: map[string][]embedCharge{}}
 	br := bufio.NewReaderSize(f, 1<<20)
 	for line := 1; ; line++ {
 		raw, rerr := br.ReadBytes('\n')
@@ -337,6 +369,9 @@ func OpenReplay(path string) (*Replay, error) {
 				r.chats[e.Key] = append(r.chats[e.Key], e)
 			case "embed":
 				r.embeds[e.Key] = e.Vector
+				if e.Charge != nil {
+					r.charges[e.Key] = append(r.charges[e.Key], *e.Charge)
+				}
 			default:
 				return nil, fmt.Errorf("llm: replay %s line %d: unknown entry type %q", path, line, e.Type)
 			}

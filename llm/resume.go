@@ -57,6 +57,7 @@ type Resumer struct {
 
 	mu       sync.Mutex
 	used     map[string]int
+	charged  map[string]int // replayed embedding charges used, by key
 	live     ChatModel
 	gate     func(Request) error
 	replayed int
@@ -70,7 +71,7 @@ func OpenResume(path string) (*Resumer, error) {
 		return nil, err
 	}
 	dropTrailingFailures(rp)
-	return &Resumer{rp: rp, used: map[string]int{}}, nil
+	return &Resumer{rp: rp, used: map[string]int{}, charged: map[string]int{}}, nil
 }
 
 // dropTrailingFailures removes the recorded retryable failures that no
@@ -193,15 +194,25 @@ type resumeEmbedder struct {
 }
 
 // Embed returns recorded vectors, embedding only the texts the recording
-// lacks with the live embedder.
+// lacks with the live embedder. The recorded requests whose vectors it
+// replays are charged to the live embedder's ledger as the interrupted
+// run was charged for them (each once), so a resumed run ends with the
+// usage of an uninterrupted one and a budget cannot be bypassed by
+// crashing and resuming.
 func (e *resumeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var missing []string
 	var at []int
+	var charges []embedCharge
 	e.r.mu.Lock()
 	for i, t := range texts {
-		if v, ok := e.r.rp.embeds[embedRecKey(t)]; ok {
+		k := embedRecKey(t)
+		if v, ok := e.r.rp.embeds[k]; ok {
 			out[i] = v
+			if list, j := e.r.rp.charges[k], e.r.charged[k]; j < len(list) {
+				e.r.charged[k] = j + 1
+				charges = append(charges, list[j])
+			}
 			continue
 		}
 		missing = append(missing, t)
@@ -209,6 +220,13 @@ func (e *resumeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	}
 	gate := e.r.gate
 	e.r.mu.Unlock()
+	if c, ok := e.live.(embedCharger); ok {
+		for _, ch := range charges {
+			if err := c.chargeReplayed(ch); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if len(missing) == 0 {
 		return out, nil
 	}

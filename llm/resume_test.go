@@ -100,3 +100,55 @@ func TestResumeRetriesTrailingFailure(t *testing.T) {
 	assert.ErrorIs(t, err, assert.AnError)
 	assert.Equal(t, 3, srv.Count())
 }
+
+// TestResumeChargesReplayedEmbeddings: the embedding requests a Resumer
+// answers from the recording are charged to the live client's ledger as
+// they were when recorded (each request once, whatever the batching), and
+// a ledger over budget refuses them as it refuses a live request.
+func TestResumeChargesReplayedEmbeddings(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	ctx := context.Background()
+	texts := []string{"alpha beta", "gamma", "delta epsilon zeta", "alpha beta"}
+
+	l1 := llm.NewLedger(llm.LedgerConfig{})
+	c1 := newClient(t, srv, func(c *llm.Config) { c.EmbedLedger = l1; c.EmbedBatchSize = 2 })
+	rec, err := llm.NewAppendRecorder(c1, path)
+	require.NoError(t, err)
+	emb := rec.Embedder(c1)
+	want, err := emb.Embed(ctx, texts)
+	require.NoError(t, err)
+	_, err = emb.Embed(ctx, texts[1:2]) // cached: costs nothing
+	require.NoError(t, err)
+	require.NoError(t, rec.Close())
+	require.Equal(t, 2, l1.Totals().Calls, "3 distinct texts in batches of 2")
+	sent := len(srv.Calls())
+
+	for _, tc := range []struct {
+		name   string
+		limits llm.Limits
+		err    bool
+	}{
+		{"charged as recorded", llm.Limits{}, false},
+		{"over budget", llm.Limits{MaxCalls: 1}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := llm.OpenResume(path)
+			require.NoError(t, err)
+			l2 := llm.NewLedger(llm.LedgerConfig{Limits: tc.limits})
+			c2 := newClient(t, srv, func(c *llm.Config) { c.EmbedLedger = l2 })
+			_, emb2 := rs.Continue(c2, c2)
+			got, err := emb2.Embed(ctx, texts)
+			if tc.err {
+				require.ErrorIs(t, err, llm.ErrBudgetExceeded)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			_, err = emb2.Embed(ctx, texts[1:2])
+			require.NoError(t, err)
+			assert.Equal(t, l1.Totals(), l2.Totals(), "the resume's ledger matches the recorded run's")
+			assert.Len(t, srv.Calls(), sent, "nothing embedded again")
+		})
+	}
+}

@@ -107,6 +107,11 @@ type killServer struct {
 }
 
 func newKillServer(t *testing.T) *killServer {
+	return newKillServerWith(t, resumeScript)
+}
+
+// newKillServerWith is newKillServer answering with script.
+func newKillServerWith(t *testing.T, script func(llmtest.Call) llmtest.Reply) *killServer {
 	ks := &killServer{Server: llmtest.NewServer(t)}
 	ks.SetDefault(func(c llmtest.Call) llmtest.Reply {
 		ks.mu.Lock()
@@ -119,7 +124,7 @@ func newKillServer(t *testing.T) *killServer {
 			_ = p.Kill() // SIGKILL
 			return llmtest.ServerError()
 		}
-		return resumeScript(c)
+		return script(c)
 	})
 	return ks
 }
