@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
@@ -34,6 +36,8 @@ func TestCallFrames(t *testing.T) {
 			out: "fail at 997 maximum recursion depth exceeded\n"},
 		{name: "a configured limit", limit: 50, code: "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nprint(g(40))\ng(60)",
 			out: "40\n", kind: "RecursionError", tb: "Traceback (most recent call last):\n  line 4, in <module>\n    g(60)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  [Previous line repeated 46 more times]\nRecursionError: maximum recursion depth exceeded"},
+		{name: "methods of built-in values and of instances", code: "class C:\n    def count(self, x):\n        return 42\nxs = [3, 1, 2]\nxs.sort(key=lambda v: -v)\nprint(C().count(1), xs, 'a,b'.split(','), 'a b'.split(), {'k': 1}.items(), 'banana'.count('a'))\ns = 'abc'\ndef f():\n    return s.index('z')\ntry:\n    f()\nexcept ValueError as e:\n    print('caught', e)\ndef g(d):\n    return d.items(1)\ng({})",
+			out: "42 [3, 2, 1] ['a', 'b'] ['a', 'b'] dict_items([('k', 1)]) 3\ncaught substring not found\n", kind: "TypeError", tb: "  line 15, in g\n    return d.items(1)\nTypeError: items() takes no arguments (1 given)"},
 		{name: "lambdas are not limited", code: "h = lambda n: 0 if n == 0 else 1 + h(n - 1)\nprint(h(1500))", out: "1500\n"},
 		{name: "mutual recursion through a builtin", code: "def a(n):\n    return b(n)\ndef b(n):\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\na(0)",
 			kind: "RecursionError", tb: "  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\n  line 2, in a\n    return b(n)\n  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\nRecursionError: maximum recursion depth exceeded"},
@@ -65,4 +69,36 @@ func TestNativeDepthLowering(t *testing.T) {
 		assert.Equal(t, !native, strings.Contains(out, "_py_enter()"), "NativeDepth=%v:\n%s", native, out)
 		assert.Contains(t, out, "def f(x):\n    \"doc\"", "the docstring stays first")
 	}
+}
+
+// TestCallsAllocateNothing checks that a loop calling a def, builtins and
+// str methods allocates nothing per iteration: frames come from the
+// thread's value stack, a method of a built-in value runs without the
+// _py_method helper's frame, and the arguments of builtins that do not
+// keep them are not copied (go.starlark.net patches, rlm_calls.go).
+func TestCallsAllocateNothing(t *testing.T) {
+	const code = `
+def score(s):
+    return len(s) * 2 + s.count("a") + s.find("b") + abs(-1) + max(1, 2) + int(True)
+total = 0
+for w in words:
+    total += score(w)
+`
+	mallocs := func(n int) uint64 {
+		s := New(Config{})
+		words := make([]starlark.Value, n)
+		for i := range words {
+			words[i] = starlark.String("banana")
+		}
+		s.SetGlobal("words", starlark.NewList(words))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := s.Exec(t.Context(), code)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		return after.Mallocs - before.Mallocs
+	}
+	small, large := mallocs(1000), mallocs(21000)
+	perCall := float64(int64(large)-int64(small)) / 20000
+	assert.Less(t, perCall, 0.1, "allocations per iteration (%d for 1000 iterations, %d for 21000)", small, large)
 }

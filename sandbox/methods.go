@@ -38,17 +38,51 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 			recv = t
 		}
 	}
-	var v starlark.Value
-	var err error
-	handled := true
+	v, handled, err := builtinMethod(thread, recv, name, args, kwargs)
+	if handled {
+		if err != nil {
+			return nil, withMethodName(name, err)
+		}
+		return v, nil
+	}
+	if _, ok := recv.(starlark.String); ok && strPositionMethod(name) {
+		args = clampBounds(args) // for Starlark's own method below
+	}
+	if dl, ok := recv.(pyDictLike); ok {
+		switch name {
+		case "items", "keys", "values":
+			if ha, ok := recv.(starlark.HasAttrs); !ok || !hasAttr(ha, name) {
+				return dictMethodValue(thread, dl.underlyingDict(), name, args, kwargs)
+			}
+		}
+	}
+	ha, ok := recv.(starlark.HasAttrs)
+	if !ok {
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
+	}
+	fn, err := ha.Attr(name)
+	if err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
+	}
+	// args may be the interpreter's stack (_py_method's arguments are not
+	// copied): the callee may keep them.
+	return starlark.Call(thread, fn, slices.Clone(args), kwargs)
+}
+
+// builtinMethod calls recv.name(*args, **kwargs) for the methods of
+// built-in values (str, list, dict, set, tuple, bytes) whose Python
+// semantics the sandbox provides; handled is false for any other value or
+// method.
+func builtinMethod(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, handled bool, err error) {
+	handled = true
 	switch r := recv.(type) {
 	case starlark.String:
-		switch name {
-		case "find", "rfind", "index", "rindex", "startswith", "endswith":
-			args = clampBounds(args)
-			v, handled, err = strFind(thread, string(r), name, args, kwargs)
-
-		default:
+		if strPositionMethod(name) {
+			v, handled, err = strFind(thread, string(r), name, clampBounds(args), kwargs)
+		} else {
 			v, handled, err = strMethod(thread, string(r), name, args, kwargs)
 		}
 	case *starlark.List:
@@ -78,34 +112,34 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	default:
 		handled = false
 	}
-	if handled {
-		if err != nil {
-			return nil, withMethodName(name, err)
+	return v, handled, err
+}
+
+// methodHook is the interpreter's PyOps.Method: a _py_method call on a
+// built-in value runs without the helper's frame; other receivers (class
+// instances, deferred values, values with attributes of their own) go to
+// the helper. A panic is a SystemError, as in the helper (guard).
+func methodHook(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, handled bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, handled, err = nil, true, panicError("_py_method", r)
 		}
-		return v, nil
+	}()
+	v, handled, err = builtinMethod(thread, recv, name, args, kwargs)
+	if handled && err != nil {
+		err = withMethodName(name, err)
 	}
-	if dl, ok := recv.(pyDictLike); ok {
-		switch name {
-		case "items", "keys", "values":
-			if ha, ok := recv.(starlark.HasAttrs); !ok || !hasAttr(ha, name) {
-				return dictMethodValue(thread, dl.underlyingDict(), name, args, kwargs)
-			}
-		}
+	return v, handled, err
+}
+
+// strPositionMethod reports whether str method name takes start and end
+// positions (clamped to int32 by clampBounds).
+func strPositionMethod(name string) bool {
+	switch name {
+	case "find", "rfind", "index", "rindex", "startswith", "endswith":
+		return true
 	}
-	ha, ok := recv.(starlark.HasAttrs)
-	if !ok {
-		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
-	}
-	fn, err := ha.Attr(name)
-	if err != nil {
-		return nil, err
-	}
-	if fn == nil {
-		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(recv), name)
-	}
-	// args may be the interpreter's stack (_py_method's arguments are not
-	// copied): the callee may keep them.
-	return starlark.Call(thread, fn, slices.Clone(args), kwargs)
+	return false
 }
 
 func hasAttr(ha starlark.HasAttrs, name string) bool {
@@ -134,7 +168,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.String(out), true, err
 	case "format_map":
 		var m starlark.Value
-		if err := starlark.UnpackPositionalArgs("format_map", args, kwargs, 1, &m); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("format_map", args, kwargs, 1, &m); err != nil {
 			return nil, true, err
 		}
 		if dl, ok := m.(pyDictLike); ok {
@@ -148,7 +182,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.String(out), true, err
 	case "zfill":
 		var w int
-		if err := starlark.UnpackPositionalArgs("zfill", args, kwargs, 1, &w); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("zfill", args, kwargs, 1, &w); err != nil {
 			return nil, true, err
 		}
 		n := utf8.RuneCountInString(s)
@@ -166,7 +200,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 	case "ljust", "rjust", "center":
 		var w int
 		fill := " "
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &w, &fill); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 1, &w, &fill); err != nil {
 			return nil, true, err
 		}
 		if utf8.RuneCountInString(fill) != 1 {
@@ -237,7 +271,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.True, true, nil
 	case "expandtabs":
 		tab := 8
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &tab); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 0, &tab); err != nil {
 			return nil, true, err
 		}
 		if err := checkAlloc(thread, expandedLen(s, tab)); err != nil {
@@ -267,7 +301,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return v, true, err
 	case "translate":
 		var table starlark.Value
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &table); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 1, &table); err != nil {
 			return nil, true, err
 		}
 		m, ok := table.(starlark.Mapping)
@@ -304,7 +338,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 	case "replace":
 		var old, repl string
 		count := -1
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 2, &old, &repl, &count); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 2, &old, &repl, &count); err != nil {
 			return nil, true, err
 		}
 		if len(repl) > len(old) {
@@ -322,7 +356,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.String(pyre.ReplaceLiteral(s, old, repl, count)), true, nil
 	case "join":
 		var it starlark.Value
-		if err := starlark.UnpackPositionalArgs("join", args, kwargs, 1, &it); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("join", args, kwargs, 1, &it); err != nil {
 			return nil, true, err
 		}
 		if err := checkJoin(thread, s, it); err != nil {
@@ -354,9 +388,8 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		})
 		return starlark.String(b.String()), true, err
 	case "split", "rsplit":
-		var sep starlark.Value = starlark.None
-		maxsplit := -1
-		if err := starlark.UnpackArgs(name, args, kwargs, "sep?", &sep, "maxsplit?", &maxsplit); err != nil {
+		sep, maxsplit, err := splitArgs(name, args, kwargs)
+		if err != nil {
 			return nil, true, err
 		}
 		v, err := pySplit(thread, s, sep, maxsplit, name == "rsplit")
@@ -370,7 +403,7 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 	case "count":
 		var sub string
 		var start, end starlark.Value = starlark.None, starlark.None
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &sub, &start, &end); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 1, &sub, &start, &end); err != nil {
 			return nil, true, err
 		}
 		if start != starlark.None || end != starlark.None {
@@ -386,6 +419,24 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		return starlark.MakeInt(pyre.CountLiteral(s, sub)), true, nil
 	}
 	return nil, false, nil
+}
+
+// splitArgs unpacks the arguments of str.split and str.rsplit.
+func splitArgs(name string, args starlark.Tuple, kwargs []starlark.Tuple) (sep starlark.Value, maxsplit int, err error) {
+	if len(args) <= 1 && len(kwargs) == 0 { // the common calls, with no variable moved to the heap
+		if len(args) == 1 {
+			return args[0], -1, nil
+		}
+		return starlark.None, -1, nil
+	}
+	return splitArgsSlow(name, args, kwargs)
+}
+
+func splitArgsSlow(name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, int, error) {
+	var sep starlark.Value = starlark.None
+	maxsplit := -1
+	err := starlark.UnpackArgs(name, args, kwargs, "sep?", &sep, "maxsplit?", &maxsplit)
+	return sep, maxsplit, err
 }
 
 func strMaketrans(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -575,7 +626,7 @@ func splitLines(s string, keep bool) *starlark.List {
 
 func countEq(seq starlark.Indexable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	if err := starlark.UnpackPositionalArgs("count", args, kwargs, 1, &x); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("count", args, kwargs, 1, &x); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -613,7 +664,7 @@ func listMethod(thread *starlark.Thread, l *starlark.List, name string, args sta
 		return v, true, err
 	case "remove":
 		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs("remove", args, kwargs, 1, &x); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("remove", args, kwargs, 1, &x); err != nil {
 			return nil, true, err
 		}
 		for i := 0; i < l.Len(); i++ {
@@ -694,7 +745,7 @@ func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args sta
 	case "fromkeys": // d.fromkeys(...) also works on an instance
 		var it starlark.Value
 		var v starlark.Value = starlark.None
-		if err := starlark.UnpackPositionalArgs("fromkeys", args, kwargs, 1, &it, &v); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("fromkeys", args, kwargs, 1, &it, &v); err != nil {
 			return nil, true, err
 		}
 		if err := checkLen(thread, it, dictElemBytes); err != nil {
@@ -815,13 +866,13 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 	switch name {
 	case "add":
 		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs("add", args, kwargs, 1, &x); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("add", args, kwargs, 1, &x); err != nil {
 			return nil, true, err
 		}
 		return starlark.None, true, s.Insert(x)
 	case "discard":
 		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs("discard", args, kwargs, 1, &x); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("discard", args, kwargs, 1, &x); err != nil {
 			return nil, true, err
 		}
 		_, err := s.Delete(x)
@@ -931,7 +982,7 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 func seqIndex(seq starlark.Indexable, typ string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
 	start, end := 0, seq.Len()
-	if err := starlark.UnpackPositionalArgs("index", args, kwargs, 1, &x, &start, &end); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("index", args, kwargs, 1, &x, &start, &end); err != nil {
 		return nil, err
 	}
 	n := seq.Len()

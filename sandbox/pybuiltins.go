@@ -129,6 +129,12 @@ func pyBuiltins() starlark.StringDict {
 	for _, name := range []string{"ord", "getattr"} {
 		d[name] = guardUniverse(name)
 	}
+	// Builtins that never keep their argument tuple (checked one by one):
+	// the interpreter passes them its operand stack uncopied.
+	for _, name := range []string{"len", "isinstance", "sum", "round", "abs", "min", "max", "sorted", "print",
+		"repr", "hash", "chr", "ord", "divmod", "callable", "id", "any", "all"} {
+		d[name].(*starlark.Builtin).SetArgsNotKept()
+	}
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
 			d[name] = t
@@ -324,7 +330,7 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 
 func pyIsInstance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, t starlark.Value
-	if err := starlark.UnpackPositionalArgs("isinstance", args, kwargs, 2, &x, &t); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("isinstance", args, kwargs, 2, &x, &t); err != nil {
 		return nil, err
 	}
 	x, err := Unproxy(thread, x)
@@ -337,7 +343,7 @@ func pyIsInstance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 
 func pyIsSubclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, t starlark.Value
-	if err := starlark.UnpackPositionalArgs("issubclass", args, kwargs, 2, &x, &t); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("issubclass", args, kwargs, 2, &x, &t); err != nil {
 		return nil, err
 	}
 	xt, ok := x.(*typeObj)
@@ -584,7 +590,7 @@ func pyMap(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 
 func pyFilter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var fn, it starlark.Value
-	if err := starlark.UnpackPositionalArgs("filter", args, kwargs, 2, &fn, &it); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("filter", args, kwargs, 2, &fn, &it); err != nil {
 		return nil, err
 	}
 	var out []starlark.Value
@@ -610,7 +616,7 @@ func pyFilter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 
 func pyDivmod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var a, b starlark.Value
-	if err := starlark.UnpackPositionalArgs("divmod", args, kwargs, 2, &a, &b); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("divmod", args, kwargs, 2, &a, &b); err != nil {
 		return nil, err
 	}
 	q, err := binary(syntax.SLASHSLASH, a, b)
@@ -1267,7 +1273,7 @@ func pyIterBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 
 func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, dflt starlark.Value
-	if err := starlark.UnpackPositionalArgs("next", args, kwargs, 1, &x, &dflt); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("next", args, kwargs, 1, &x, &dflt); err != nil {
 		return nil, err
 	}
 	if c, ok := x.(*countObj); ok {
@@ -1424,7 +1430,7 @@ func sliceValue(x, lo, hi, step starlark.Value) (starlark.Value, error) {
 func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var seq starlark.Value
 	var before, after int
-	if err := starlark.UnpackPositionalArgs("_py_unpack", args, kwargs, 3, &seq, &before, &after); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("_py_unpack", args, kwargs, 3, &seq, &before, &after); err != nil {
 		return nil, err
 	}
 	elems, err := collect(thread, seq)

@@ -30,5 +30,6 @@ func init() {
 		Slice:    pySlice,
 		Iterable: pyIterable,
 		Contains: func(haystack, needle string) bool { return pyre.IndexLiteral(haystack, needle) >= 0 },
+		Method:   methodHook,
 	}
 }

@@ -22,6 +22,8 @@ type typeObj struct {
 	base  *typeObj // for exception classes and bool <: int
 	attrs starlark.StringDict
 	cls   *classInfo // non-nil for classes defined by code
+
+	argsNotKept bool // call never keeps its argument tuple (starlark.ArgsNotKept)
 }
 
 var (
@@ -41,6 +43,10 @@ func (t *typeObj) Freeze()               {}
 func (t *typeObj) Truth() starlark.Bool  { return true }
 func (t *typeObj) Hash() (uint32, error) { return starlark.String(t.name).Hash() }
 func (t *typeObj) Name() string          { return t.name }
+
+// ArgsNotKept reports whether calling t never keeps the argument tuple,
+// so the interpreter may pass its operand stack uncopied.
+func (t *typeObj) ArgsNotKept() bool     { return t.argsNotKept }
 func (t *typeObj) writeRepr(r *renderer) { r.b.WriteString(t.String()) }
 func (t *typeObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
 	u := y.(*typeObj)
@@ -137,7 +143,7 @@ func init() {
 	}}
 	typeBool = &typeObj{name: "bool", base: typeInt, call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value = starlark.False
-		if err := starlark.UnpackPositionalArgs("bool", args, kwargs, 0, &x); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape("bool", args, kwargs, 0, &x); err != nil {
 			return nil, err
 		}
 		x, err := Unproxy(thread, x)
@@ -180,6 +186,10 @@ func init() {
 	typeBytes = &typeObj{name: "bytes", check: isType[starlark.Bytes], call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return starlark.Call(thread, starlark.Universe["bytes"], args, kwargs)
 	}}
+	// Constructors that never keep their argument tuple (checked one by one).
+	for _, t := range []*typeObj{typeInt, typeFloat, typeStr, typeBool, typeList, typeDict, typeTuple, typeSet, typeFrozenset, typeRange} {
+		t.argsNotKept = true
+	}
 	for _, t := range []*typeObj{typeInt, typeFloat, typeStr, typeBool, typeList, typeDict, typeTuple, typeSet, typeNone, typeType, typeRange, typeFunction, typeBuiltin, typeBytes} {
 		typeByName[t.name] = t
 	}
@@ -218,7 +228,7 @@ type typeOwner interface {
 
 func builtinType(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	if err := starlark.UnpackPositionalArgs("type", args, kwargs, 1, &x); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("type", args, kwargs, 1, &x); err != nil {
 		return nil, err
 	}
 	x, err := Unproxy(thread, x)
@@ -285,7 +295,7 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value = starlark.MakeInt(0)
 	var base starlark.Value
-	if err := starlark.UnpackPositionalArgs("int", args, kwargs, 0, &x, &base); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("int", args, kwargs, 0, &x, &base); err != nil {
 		return nil, err
 	}
 	x, err := Unproxy(thread, x)
@@ -359,7 +369,7 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 
 func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value = starlark.Float(0)
-	if err := starlark.UnpackPositionalArgs("float", args, kwargs, 0, &x); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("float", args, kwargs, 0, &x); err != nil {
 		return nil, err
 	}
 	x, err := Unproxy(thread, x)
@@ -403,7 +413,7 @@ func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlar
 
 func builtinSet(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	if err := starlark.UnpackPositionalArgs("set", args, kwargs, 0, &x); err != nil {
+	if err := starlark.UnpackPositionalArgsNoEscape("set", args, kwargs, 0, &x); err != nil {
 		return nil, err
 	}
 	s := new(starlark.Set)
@@ -562,7 +572,7 @@ func checkLen(thread *starlark.Thread, v starlark.Value, elemBytes int64) error 
 func seqConstructor(name string, wrap func([]starlark.Value) starlark.Value) func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
-		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &x); err != nil {
+		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 0, &x); err != nil {
 			return nil, err
 		}
 		if x == nil {

@@ -849,9 +849,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			}
 		case *Set: // difference
 			if y, ok := y.(*Set); ok {
-				iter := y.Iterate()
-				defer iter.Done()
-				return x.Difference(iter)
+				return setOp(y.Iterate(), x.Difference) // rlm: no defer in Binary
 			}
 		}
 
@@ -1067,9 +1065,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 
 		case *Set: // union
 			if y, ok := y.(*Set); ok {
-				iter := Iterate(y)
-				defer iter.Done()
-				return x.Union(iter)
+				return setOp(Iterate(y), x.Union) // rlm: no defer in Binary
 			}
 		}
 
@@ -1081,9 +1077,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			}
 		case *Set: // intersection
 			if y, ok := y.(*Set); ok {
-				iter := y.Iterate()
-				defer iter.Done()
-				return x.Intersection(iter)
+				return setOp(y.Iterate(), x.Intersection) // rlm: no defer in Binary
 			}
 		}
 
@@ -1095,9 +1089,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			}
 		case *Set: // symmetric difference
 			if y, ok := y.(*Set); ok {
-				iter := y.Iterate()
-				defer iter.Done()
-				return x.SymmetricDifference(iter)
+				return setOp(y.Iterate(), x.SymmetricDifference) // rlm: no defer in Binary
 			}
 		}
 

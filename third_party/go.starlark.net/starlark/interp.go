@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 
 	"go.starlark.net/internal/compile"
 	"go.starlark.net/internal/spell"
@@ -378,9 +377,9 @@ loop:
 				// unless the callee is another Starlark function,
 				// in which case it can be trusted not to mutate them.
 				if !is[*Function](stack[sp-1]) || args != nil {
-					// rlm: builtins named _py_* (the front end's runtime
-					// helpers) do not retain their argument tuple: no copy.
-					if b, ok := stack[sp-1].(*Builtin); !ok || args != nil || !strings.HasPrefix(b.name, "_py_") {
+					// rlm: no copy for callables that do not keep their
+					// argument tuple (rlm_calls.go).
+					if args != nil || !argsNotKept(stack[sp-1]) {
 						positional = slices.Clone(positional)
 					}
 				}
@@ -407,7 +406,11 @@ loop:
 			}
 
 			thread.endProfSpan()
-			z, err2 := Call(thread, function, positional, kvpairs)
+			// rlm: a method of a built-in value runs without a frame (rlm_pyops.go).
+			z, handled, err2 := pyMethodCall(thread, function, positional, kvpairs)
+			if !handled {
+				z, err2 = Call(thread, function, positional, kvpairs)
+			}
 			thread.beginProfSpan()
 			if err2 != nil {
 				err = err2

@@ -1,6 +1,9 @@
 package starlark
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // rlm: Python's recursion limit, checked by the interpreter when a
 // Starlark function is called, in place of a runtime helper call
@@ -69,4 +72,55 @@ func (thread *Thread) allocSpace(n int) ([]Value, int) {
 func (thread *Thread) freeSpace(space []Value, mark int) {
 	clear(space)
 	thread.vsp = mark
+}
+
+// rlm: the interpreter copies the positional arguments of a call of
+// anything but a Starlark function, since the callee might keep the
+// tuple, which is a slice of the caller's operand stack. Callables that
+// promise not to keep it (nor a part of it) after they return are called
+// with the slice itself: a heap allocation less per call.
+
+// ArgsNotKept is implemented by callables that may be given their
+// positional arguments without a copy: ArgsNotKept reports whether they
+// never keep the argument tuple, nor a slice of it, after they return.
+type ArgsNotKept interface {
+	ArgsNotKept() bool
+}
+
+// ArgsNotKept reports whether b keeps no argument tuple: set by
+// SetArgsNotKept, and true for the runtime helpers named _py_* of rlm's
+// front end.
+func (b *Builtin) ArgsNotKept() bool {
+	return b.argsNotKept || strings.HasPrefix(b.name, "_py_")
+}
+
+// SetArgsNotKept records that b never keeps its argument tuple after it
+// returns, and returns b. Set it before b is shared.
+func (b *Builtin) SetArgsNotKept() *Builtin {
+	b.argsNotKept = true
+	return b
+}
+
+// argsNotKept reports whether fn may be given its arguments uncopied.
+func argsNotKept(fn Value) bool {
+	c, ok := fn.(ArgsNotKept)
+	return ok && c.ArgsNotKept()
+}
+
+// UnpackPositionalArgsNoEscape is [UnpackPositionalArgs] for variables
+// whose addresses do not escape, so that a builtin's variables are not
+// moved to the heap (an allocation per variable per call). It panics if a
+// pointer in vars implements [Unpacker]. (rlm: upstream's
+// unpackPositionalArgsNoEscape, exported.)
+func UnpackPositionalArgsNoEscape(fnname string, args Tuple, kwargs []Tuple, min int, vars ...any) error {
+	return unpackPositionalArgsNoEscape(fnname, args, kwargs, min, vars...)
+}
+
+// setOp returns op(iter) and then calls iter.Done. rlm: Binary's set
+// operations call it instead of deferring iter.Done themselves: a defer
+// anywhere in Binary, too large for open-coded defers, costs every call
+// of Binary (every + of two ints) a deferreturn.
+func setOp(iter Iterator, op func(Iterator) (Value, error)) (Value, error) {
+	defer iter.Done()
+	return op(iter)
 }

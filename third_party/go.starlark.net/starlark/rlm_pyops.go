@@ -1,6 +1,8 @@
 package starlark
 
 import (
+	"fmt"
+
 	"go.starlark.net/internal/compile"
 	"go.starlark.net/syntax"
 )
@@ -24,6 +26,11 @@ type PyOpsHooks struct {
 	// Contains reports whether needle occurs in haystack (str in str),
 	// e.g. with a faster search than strings.Contains on large texts.
 	Contains func(haystack, needle string) bool
+	// Method calls recv.name(*args, **kwargs) for a call of the front
+	// end's _py_method(recv, "name", *args) helper, without the helper's
+	// frame; handled false (with no effect) leaves the call to the helper.
+	// args may be the interpreter's operand stack: Method must not keep it.
+	Method func(thread *Thread, recv Value, name string, args Tuple, kwargs []Tuple) (v Value, handled bool, err error)
 }
 
 // PyOps holds the process's Python operation hooks (nil: Starlark's own
@@ -60,4 +67,26 @@ func pairUnpack(code []byte, pc uint32) (next uint32, skipped uint64) {
 		return pc + 2, skipped + 1
 	}
 	return 0, 0
+}
+
+// pyMethodCall calls PyOps.Method for a call of fn, the _py_method helper,
+// with args; handled is false when fn is something else or when the hook
+// leaves the call to the helper.
+func pyMethodCall(thread *Thread, fn Value, args Tuple, kwargs []Tuple) (v Value, handled bool, err error) {
+	py := PyOps
+	if py == nil || py.Method == nil || len(args) < 2 {
+		return nil, false, nil
+	}
+	if b, ok := fn.(*Builtin); !ok || b.name != "_py_method" || b.recv != nil {
+		return nil, false, nil
+	}
+	name, ok := args[1].(String)
+	if !ok {
+		return nil, false, nil
+	}
+	v, handled, err = py.Method(thread, args[0], string(name), args[2:], kwargs)
+	if handled && v == nil && err == nil {
+		err = fmt.Errorf("internal error: nil (not None) returned from %s", name)
+	}
+	return v, handled, err
 }

@@ -833,6 +833,8 @@ type Builtin struct {
 	name string
 	fn   func(thread *Thread, fn *Builtin, args Tuple, kwargs []Tuple) (Value, error)
 	recv Value // for bound methods (e.g. "".startswith)
+
+	argsNotKept bool // rlm: see rlm_calls.go
 }
 
 func (b *Builtin) Name() string { return b.name }
