@@ -102,3 +102,14 @@ for w in words:
 	perCall := float64(int64(large)-int64(small)) / 20000
 	assert.Less(t, perCall, 0.1, "allocations per iteration (%d for 1000 iterations, %d for 21000)", small, large)
 }
+
+// TestSortFastKeys checks sorting by keys that the comparison fast path
+// takes (str, int, tuples of them, ints past int64) and by keys it leaves
+// to the general comparison, against CPython's output.
+func TestSortFastKeys(t *testing.T) {
+	const code = "xs = [(1, \"b\"), (1, \"a\"), (0, \"z\"), (1,), (), (2**70, \"x\"), (-2**70, \"y\"), (1, \"a\", 3), (1, \"a\", 2)]\nprint(sorted(xs), sorted(xs, reverse=True))\nprint(sorted([\"é\", \"e\", \"z\", \"É\", \"a\", \"\\U0001F600\", \"\\uffff\"]), sorted([3, 2**64, -2**64, 0, -1, 2**31, -2**31 - 1]))\nd = {\"k%d\" % i: (i * 7919) % 13 for i in range(40)}\nprint(sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:6], sorted(d.items(), key=lambda kv: kv[1], reverse=True)[:6])\nprint(sorted([(1, [2]), (1, [1])]))\n"
+	const want = "[(), (-1180591620717411303424, 'y'), (0, 'z'), (1,), (1, 'a'), (1, 'a', 2), (1, 'a', 3), (1, 'b'), (1180591620717411303424, 'x')] [(1180591620717411303424, 'x'), (1, 'b'), (1, 'a', 3), (1, 'a', 2), (1, 'a'), (1,), (0, 'z'), (-1180591620717411303424, 'y'), ()]\n['a', 'e', 'z', 'É', 'é', '\\uffff', '😀'] [-18446744073709551616, -2147483649, -1, 0, 3, 2147483648, 18446744073709551616]\n[('k19', 12), ('k32', 12), ('k6', 12), ('k12', 11), ('k25', 11), ('k38', 11)] [('k6', 12), ('k19', 12), ('k32', 12), ('k12', 11), ('k25', 11), ('k38', 11)]\n[(1, [1]), (1, [2])]\n"
+	res, err := New(Config{}).Exec(t.Context(), code)
+	require.NoError(t, err)
+	assert.Equal(t, want, res.Output)
+}

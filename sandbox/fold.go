@@ -8,9 +8,9 @@ import (
 // The builtins sum, min and max, one value each for the process, so that
 // _py_sink can tell them from a user's function of the same name.
 var (
-	builtinSum = NewBuiltin("sum", pySum)
-	builtinMin = NewBuiltin("min", pyMinMax("min", syntax.LT))
-	builtinMax = NewBuiltin("max", pyMinMax("max", syntax.GT))
+	builtinSum = NewBuiltin("sum", pySum).SetArgsNotKept()
+	builtinMin = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept()
+	builtinMax = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept()
 )
 
 // foldSink consumes the elements of a comprehension given to sum, min or

@@ -718,6 +718,9 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 		if reverse {
 			x, y = y, x
 		}
+		if lt, ok := fastLess(x, y); ok {
+			return lt, nil
+		}
 		return pyCompare(syntax.LT, x, y)
 	}); err != nil {
 		return err
@@ -732,6 +735,54 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 		}
 	}
 	return nil
+}
+
+// fastLess is x < y for the keys sort compares most: two strs, two ints,
+// or two tuples whose elements are compared with these same fast paths
+// up to the first that differs; ok is false for any other pair (the
+// caller then uses pyCompare, whose result it would be).
+func fastLess(x, y starlark.Value) (lt, ok bool) {
+	switch a := x.(type) {
+	case starlark.String:
+		if b, ok := y.(starlark.String); ok {
+			return a < b, true // UTF-8 byte order is code point order
+		}
+	case starlark.Int:
+		if b, ok := y.(starlark.Int); ok {
+			c, _ := a.Cmp(b, 0) // ints compare without error
+			return c < 0, true
+		}
+	case starlark.Tuple:
+		b, ok := y.(starlark.Tuple)
+		if !ok {
+			return false, false
+		}
+		for i := 0; i < len(a) && i < len(b); i++ {
+			if eq, ok := fastEqual(a[i], b[i]); !ok {
+				return false, false
+			} else if !eq {
+				return fastLess(a[i], b[i])
+			}
+		}
+		return len(a) < len(b), true
+	}
+	return false, false
+}
+
+// fastEqual is x == y for two strs or two ints (ok false otherwise).
+func fastEqual(x, y starlark.Value) (eq, ok bool) {
+	switch a := x.(type) {
+	case starlark.String:
+		if b, ok := y.(starlark.String); ok {
+			return a == b, true
+		}
+	case starlark.Int:
+		if b, ok := y.(starlark.Int); ok {
+			c, _ := a.Cmp(b, 0)
+			return c == 0, true
+		}
+	}
+	return false, false
 }
 
 func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {

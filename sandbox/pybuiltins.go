@@ -130,10 +130,11 @@ func pyBuiltins() starlark.StringDict {
 		d[name] = guardUniverse(name)
 	}
 	// Builtins that never keep their argument tuple (checked one by one):
-	// the interpreter passes them its operand stack uncopied.
-	for _, name := range []string{"len", "isinstance", "sum", "round", "abs", "min", "max", "sorted", "print",
+	// the interpreter passes them its operand stack uncopied. (sum, min
+	// and max, shared by all sessions, are marked where they are made.)
+	for _, name := range []string{"len", "isinstance", "round", "abs", "sorted", "print",
 		"repr", "hash", "chr", "ord", "divmod", "callable", "id", "any", "all"} {
-		d[name].(*starlark.Builtin).SetArgsNotKept()
+		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
