@@ -14,11 +14,12 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Recording file format: JSON Lines, one entry per answered request.
 //
-//	{"type":"meta","model":"gpt-4o-mini"}
+//	{"type":"meta","model":"gpt-4o-mini","clock":"2026-01-02T03:04:05Z"}
 //	{"type":"chat","key":"…","request":{…},"response":{…}}
 //	{"type":"chat","key":"…","request":{…},"error":{"kind":"context_length","status":400,"message":"…"}}
 //	{"type":"embed","key":"…","text":"first words…","vector":[…]}
@@ -33,6 +34,7 @@ type recEntry struct {
 	Model    string    `json:"model,omitempty"`
 	SubModel string    `json:"sub_model,omitempty"`
 	EmbModel string    `json:"embedding_model,omitempty"`
+	Clock    string    `json:"clock,omitempty"`
 	Request  *Request  `json:"request,omitempty"`
 	Response *Response `json:"response,omitempty"`
 	Error    *recError `json:"error,omitempty"`
@@ -112,7 +114,7 @@ const PartialSuffix = ".partial"
 
 // NewRecorder starts a recording that Close will put at path, and returns
 // a recorder forwarding to inner.
-func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
+func NewRecorder(inner ChatModel, path string, opts ...RecordOption) (*Recorder, error) {
 	f, err := os.Create(path + PartialSuffix)
 	if err != nil {
 		return nil, fmt.Errorf("llm: create recording: %w", err)
@@ -128,8 +130,38 @@ func NewRecorder(inner ChatModel, path string) (*Recorder, error) {
 	if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
 		meta.EmbeddingModel = d.EmbeddingModel()
 	}
-	r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
+	r.write(metaEntry(meta, opts))
 	return r, nil
+}
+
+// RecordOption sets a field of a new recording's meta line.
+type RecordOption func(*RecordingMeta)
+
+// RecordClock records the clock the recorded run's code saw (the
+// sandbox's start time), so a replay can give its code the same times.
+func RecordClock(t time.Time) RecordOption {
+	return func(m *RecordingMeta) { m.Clock = t }
+}
+
+// metaEntry is the meta line of a recording.
+func metaEntry(meta RecordingMeta, opts []RecordOption) recEntry {
+	for _, o := range opts {
+		o(&meta)
+	}
+	e := recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel}
+	if !meta.Clock.IsZero() {
+		e.Clock = meta.Clock.UTC().Format(time.RFC3339Nano)
+	}
+	return e
+}
+
+// metaOf reads a recording's meta line.
+func metaOf(e recEntry) RecordingMeta {
+	m := RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}
+	if t, err := time.Parse(time.RFC3339Nano, e.Clock); err == nil {
+		m.Clock = t
+	}
+	return m
 }
 
 // secretsOf returns the credentials of the client under m (a Client, or a
@@ -147,9 +179,12 @@ func secretsOf(m ChatModel) []string {
 // RecordingMeta is what a recording says about the client that made it.
 type RecordingMeta struct {
 	Model, SubModel, EmbeddingModel string
+	// Clock is the time the recorded run's sandbox clock started at (zero
+	// if not recorded).
+	Clock time.Time
 }
 
-// ReadRecordingMeta reads the model names from a recording's first line
+// ReadRecordingMeta reads the model names and clock from a recording's first line
 // (zero if the recording has none), without loading the whole file.
 func ReadRecordingMeta(path string) (RecordingMeta, error) {
 	f, err := os.Open(path)
@@ -165,7 +200,7 @@ func ReadRecordingMeta(path string) (RecordingMeta, error) {
 	if json.Unmarshal(line, &e) != nil || e.Type != "meta" {
 		return RecordingMeta{}, nil
 	}
-	return RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}, nil
+	return metaOf(e), nil
 }
 
 // SubModel is the inner model's sub-call model name, if it has one.
@@ -362,7 +397,7 @@ func OpenReplay(path string) (*Replay, error) {
 			switch e.Type {
 			case "meta":
 				if line == 1 {
-					r.meta = RecordingMeta{Model: e.Model, SubModel: e.SubModel, EmbeddingModel: e.EmbModel}
+					r.meta = metaOf(e)
 				}
 			case "chat":
 				e.Request = nil // not needed any more

@@ -16,7 +16,7 @@ import (
 // synced to disk before the answer is returned, so a process killed at any
 // point keeps every answer it received. A line torn by an earlier crash is
 // cut first. Close does not move the file.
-func NewAppendRecorder(inner ChatModel, path string) (*Recorder, error) {
+func NewAppendRecorder(inner ChatModel, path string, opts ...RecordOption) (*Recorder, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("llm: open recording: %w", err)
@@ -39,7 +39,7 @@ func NewAppendRecorder(inner ChatModel, path string) (*Recorder, error) {
 		if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
 			meta.EmbeddingModel = d.EmbeddingModel()
 		}
-		r.write(recEntry{Type: "meta", Model: meta.Model, SubModel: meta.SubModel, EmbModel: meta.EmbeddingModel})
+		r.write(metaEntry(meta, opts))
 	}
 	return r, nil
 }

@@ -105,6 +105,13 @@ type Config struct {
 	// run_start), and the root's run_start records its version.
 	Meta MetaNotes
 
+	// Clock is the time the sandbox's clock starts at in every RLM of the
+	// tree (what time.time(), datetime.now() and date.today() read; see
+	// sandbox.Config.Clock); zero: the real time when Run starts. Each
+	// run_start event records it (`clock`), so a replay or a resume can
+	// pass the recorded clock back and the code sees the same times.
+	Clock time.Time
+
 	// Limits bound each code step of every RLM in the tree; zero fields
 	// take the sandbox's defaults, except ObservationTokens (the output
 	// excerpt the model sees per step), which defaults to
@@ -233,6 +240,9 @@ type ExecSpec struct {
 	SubMaxOutputTokens int
 	// Limits bound each code step (zero fields: the sandbox's defaults).
 	Limits sandbox.Limits
+	// Clock is the time the session's clock starts at (Config.Clock, or
+	// the run's start time).
+	Clock time.Time
 	// TraceOps asks the executor to report each sub-call and
 	// embedding/ranking operation in DeferredReport.Ops (set when there is
 	// a trajectory); TraceFull to keep their whole prompts and responses.

@@ -124,6 +124,7 @@ type tree struct {
 	cfg      Config
 	traj     *trajectory
 	start    time.Time
+	clock    time.Time // Config.Clock, or start
 	onStatus func(Status)
 	pending  atomic.Int64
 
@@ -173,7 +174,12 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 		return nil, err
 	}
 	start := time.Now()
-	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, onStatus: cfg.OnStatus}
+	clock := cfg.Clock
+	if clock.IsZero() {
+		clock = start
+	}
+	clock = clock.UTC().Truncate(time.Microsecond)
+	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, clock: clock, onStatus: cfg.OnStatus}
 	parent := ctx
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -59,6 +59,7 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		Predeclared: builtins.Predeclared(host),
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
 		Seed:        spec.RunID,
+		Clock:       spec.Clock,
 	})
 	for _, v := range spec.Vars {
 		sv, ok := v.Value.(starlark.Value)

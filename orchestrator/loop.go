@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
@@ -59,7 +60,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
 		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
-		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits,
+		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits, Clock: t.clock,
 		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull,
 	})
 	if err != nil {
@@ -76,6 +77,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	}
 	t.traj.emit(EventRunStart, r.id, 0, runStartData{
 		Meta:  notes,
+		Clock: t.clock.Format(time.RFC3339Nano),
 		Query: s.query, Depth: s.depth, Parent: s.parent, Protocol: cfg.Protocol, Outputs: s.schema.String(),
 		Variables: s.infos, Config: configFor(cfg, s.depth),
 		Limits: limitsInfo{MaxIterations: s.maxIter, MaxDepth: cfg.MaxDepth, MaxCalls: lim.MaxCalls, MaxTokens: lim.MaxTokens,

@@ -80,6 +80,8 @@ type runStartData struct {
 	Config    any         `json:"config,omitempty"`
 	Budgets   budgetsInfo `json:"budgets"`
 	Meta      *MetaNotes  `json:"meta,omitempty"`
+	// Clock is the time the sandbox's clock started at (RFC 3339, UTC).
+	Clock string `json:"clock,omitempty"`
 }
 
 type varInfo struct {

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 // HashVars returns the content hash of each variable of c (sha256 of its
@@ -134,6 +136,34 @@ func (r *Root) reopen(id, dir string, m Meta, lock *os.File) (*Run, error) {
 		return nil, err
 	}
 	return run, nil
+}
+
+// SetClock sets the sandbox clock of the run (see orchestrator.Config.Clock)
+// that [Run.WrapModel] records in a new recording's meta line, so that
+// rlm run --replay of the recording sees the same times. Call it before
+// WrapModel.
+func (r *Run) SetClock(t time.Time) { r.clock = t }
+
+// Clock returns the sandbox clock the resumed run started with, from the
+// root's run_start event in its trajectory (zero for a new run, or one
+// whose trajectory records no clock): pass it as orchestrator.Config.Clock
+// so the re-executed code sees the same times.
+func (r *Run) Clock() time.Time {
+	if r.sink == nil {
+		return time.Time{}
+	}
+	data := r.sink.old[orchestrator.EventRunStart+"|0|0|0"]
+	var d struct {
+		Clock string `json:"clock"`
+	}
+	if len(data) == 0 || json.Unmarshal(data, &d) != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, d.Clock)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // readEvents loads the data of every complete event of a trajectory by

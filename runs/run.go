@@ -35,7 +35,8 @@ type Run struct {
 	cancel   context.CancelCauseFunc
 	diverged error
 	finished bool
-	lock     *os.File // the run lock, held until Finish
+	lock     *os.File  // the run lock, held until Finish
+	clock    time.Time // recorded in a new recording's meta line (SetClock)
 }
 
 func (r *Run) unlock() {
@@ -153,7 +154,11 @@ func (r *Run) diverge(err error) {
 // (see llm.Resumer) and only requests without one reach chat. The
 // returned func closes the recording; [Run.Finish] calls it too.
 func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, llm.Embedder, error) {
-	rec, err := llm.NewAppendRecorder(chat, r.RecordingPath())
+	var opts []llm.RecordOption
+	if !r.clock.IsZero() {
+		opts = append(opts, llm.RecordClock(r.clock))
+	}
+	rec, err := llm.NewAppendRecorder(chat, r.RecordingPath(), opts...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -94,6 +94,13 @@ type Config struct {
 	// prefixed "rlm:") and uuid.uuid4. The orchestrator passes the run id,
 	// so a run draws the same numbers when it is replayed or resumed.
 	Seed string
+	// Clock is the time code reads (time.time(), datetime.now(),
+	// date.today(), ...), in UTC; zero: the real time when the session is
+	// created. The orchestrator passes the run's start time, recorded in
+	// the trajectory, so a replayed or resumed run sees the same times.
+	// The clock never reads the real time afterwards: each read advances
+	// it by one microsecond and time.sleep(s) by s (without waiting).
+	Clock time.Time
 }
 
 func (c Config) withDefaults() Config {

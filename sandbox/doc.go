@@ -3,14 +3,17 @@
 // A [Session] keeps top-level variables across [Session.Exec] calls like a
 // Python REPL. Each step runs on a fresh go.starlark.net thread with its own
 // limits (execution steps, wall time, output size, memory, recursion depth)
-// and no access to files, network, processes, the clock or load().
+// and no access to files, network, processes, the real clock or load().
 //
 // Python source is translated to Starlark by the front-end in sandbox/internal/pyfront;
 // the runtime predeclares the Python builtins Starlark lacks (sum, round, map,
 // isinstance, ...), the helpers the front-end calls (_py_*), classes, and the
 // modules re, json, math, collections, itertools, functools, string,
 // statistics, heapq, bisect, operator, textwrap, copy, dataclasses,
-// datetime (without a clock), hashlib, sys (a safe subset), random
+// datetime and time (the clock is [Config.Clock], the run's start time in
+// UTC: each read advances it by a microsecond and time.sleep(s) by s,
+// never with the real time, so replays agree), hashlib, sys (a safe
+// subset), random
 // (CPython's Mersenne Twister, seeded per session from [Config.Seed]),
 // base64, html, urllib.parse, io (StringIO), csv, unicodedata and uuid
 // (uuid4 seeded per session too). globals(), vars(), dir() and hasattr()

@@ -11,14 +11,101 @@ import (
 	"go.starlark.net/syntax"
 )
 
-// The datetime module: naive dates and times (no time zones) and
-// timedeltas, parsing and formatting. There is no clock: now()/today()
-// are refused.
+// The datetime module: dates, times (naive, or aware with a fixed-offset
+// timezone such as timezone.utc) and timedeltas, parsing and formatting.
+// now(), today() and friends read the session's clock (mod_time.go): the
+// run's start time, in UTC, which is also the sandbox's local time.
 
 // dtValue is a datetime.datetime (isDate false) or datetime.date.
 type dtValue struct {
-	t      time.Time // UTC
+	t      time.Time // wall time, in a UTC time.Time
 	isDate bool
+	tz     *tzValue // nil: naive
+}
+
+// instant is d's time in UTC (its wall time for a naive datetime).
+func (d *dtValue) instant() time.Time {
+	if d.tz == nil {
+		return d.t
+	}
+	return d.t.Add(-time.Duration(d.tz.off) * time.Second)
+}
+
+// tzValue is a datetime.timezone: a fixed offset from UTC, in seconds.
+type tzValue struct {
+	off  int64
+	name string
+}
+
+// utcZone is datetime.timezone.utc.
+var utcZone = &tzValue{}
+
+var typeTimezone *typeObj
+
+func (z *tzValue) Type() string          { return "timezone" }
+func (z *tzValue) pyTypeObj() *typeObj   { return typeTimezone }
+func (z *tzValue) Freeze()               {}
+func (z *tzValue) Truth() starlark.Bool  { return true }
+func (z *tzValue) Hash() (uint32, error) { return uint32(z.off), nil }
+func (z *tzValue) String() string        { return z.pyStr() }
+func (z *tzValue) pyStr() string {
+	switch {
+	case z.name != "":
+		return z.name
+	case z.off == 0:
+		return "UTC"
+	}
+	return "UTC" + offsetString(z.off, ":")
+}
+func (z *tzValue) writeRepr(r *renderer) {
+	if z == utcZone {
+		r.b.WriteString("datetime.timezone.utc")
+		return
+	}
+	r.b.WriteString("datetime.timezone(")
+	(&tdValue{z.off * 1e6}).writeRepr(r)
+	if z.name != "" {
+		r.b.WriteString(", ")
+		r.repr(starlark.String(z.name))
+	}
+	r.b.WriteByte(')')
+}
+func (z *tzValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	o := y.(*tzValue)
+	switch op {
+	case syntax.EQL:
+		return z.off == o.off, nil
+	case syntax.NEQ:
+		return z.off != o.off, nil
+	}
+	return false, Errorf("TypeError", "'%s' not supported between instances of 'datetime.timezone' and 'datetime.timezone'", op)
+}
+func (z *tzValue) AttrNames() []string { return []string{"tzname", "utcoffset"} }
+func (z *tzValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "utcoffset":
+		return NewBuiltin("utcoffset", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return &tdValue{z.off * 1e6}, nil
+		}).BindReceiver(z), nil
+	case "tzname":
+		return NewBuiltin("tzname", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.String(z.pyStr()), nil
+		}).BindReceiver(z), nil
+	}
+	return nil, nil
+}
+
+// offsetString renders an offset in seconds as +HH<sep>MM[<sep>SS].
+func offsetString(off int64, sep string) string {
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	s := fmt.Sprintf("%s%02d%s%02d", sign, off/3600, sep, off%3600/60)
+	if off%60 != 0 {
+		s += fmt.Sprintf("%s%02d", sep, off%60)
+	}
+	return s
 }
 
 // tdValue is a datetime.timedelta in microseconds.
@@ -49,7 +136,7 @@ func (d *dtValue) pyTypeObj() *typeObj {
 }
 func (d *dtValue) Freeze()               {}
 func (d *dtValue) Truth() starlark.Bool  { return true }
-func (d *dtValue) Hash() (uint32, error) { return uint32(d.t.UnixNano()), nil }
+func (d *dtValue) Hash() (uint32, error) { return uint32(d.instant().UnixNano()), nil }
 func (d *dtValue) String() string        { return d.pyStr() }
 func (d *dtValue) pyStr() string {
 	if d.isDate {
@@ -58,6 +145,9 @@ func (d *dtValue) pyStr() string {
 	s := d.t.Format("2006-01-02 15:04:05")
 	if us := d.t.Nanosecond() / 1000; us != 0 {
 		s += fmt.Sprintf(".%06d", us)
+	}
+	if d.tz != nil {
+		s += offsetString(d.tz.off, ":")
 	}
 	return s
 }
@@ -76,12 +166,26 @@ func (d *dtValue) writeRepr(r *renderer) {
 	for i := range strs {
 		strs[i] = strconv.Itoa(parts[i])
 	}
-	fmt.Fprintf(&r.b, "datetime.datetime(%s)", strings.Join(strs, ", "))
+	fmt.Fprintf(&r.b, "datetime.datetime(%s", strings.Join(strs, ", "))
+	if d.tz != nil {
+		r.b.WriteString(", tzinfo=")
+		d.tz.writeRepr(r)
+	}
+	r.b.WriteByte(')')
 }
 
 func (d *dtValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
 	o := y.(*dtValue)
-	c := d.t.Compare(o.t)
+	if (d.tz == nil) != (o.tz == nil) && !d.isDate && !o.isDate {
+		switch op {
+		case syntax.EQL:
+			return false, nil
+		case syntax.NEQ:
+			return true, nil
+		}
+		return false, Errorf("TypeError", "can't compare offset-naive and offset-aware datetimes")
+	}
+	c := d.instant().Compare(o.instant())
 	return cmpResult(op, c), nil
 }
 
@@ -113,7 +217,10 @@ func (d *dtValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) 
 		}
 	case *dtValue:
 		if op == syntax.MINUS && o.isDate == d.isDate {
-			a, b := d.t, o.t
+			if (d.tz == nil) != (o.tz == nil) {
+				return nil, Errorf("TypeError", "can't subtract offset-naive and offset-aware datetimes")
+			}
+			a, b := d.instant(), o.instant()
 			if side == starlark.Right {
 				a, b = b, a
 			}
@@ -127,11 +234,14 @@ func (d *dtValue) with(t time.Time) *dtValue {
 	if d.isDate {
 		t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
-	return &dtValue{t: t, isDate: d.isDate}
+	return &dtValue{t: t, isDate: d.isDate, tz: d.tz}
 }
 
 func (d *dtValue) AttrNames() []string {
-	return []string{"year", "month", "day", "hour", "minute", "second", "microsecond", "date", "weekday", "isoweekday", "isoformat", "strftime", "replace", "timestamp", "toordinal"}
+	if d.isDate {
+		return []string{"day", "isoformat", "isoweekday", "month", "replace", "strftime", "timetuple", "toordinal", "weekday", "year"}
+	}
+	return []string{"astimezone", "date", "day", "hour", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
 }
 
 func (d *dtValue) Attr(name string) (starlark.Value, error) {
@@ -164,6 +274,46 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return (&dtValue{t: t, isDate: true}).with(t), nil
 		})
+	case "tzinfo":
+		if d.isDate {
+			return nil, nil
+		}
+		if d.tz == nil {
+			return starlark.None, nil
+		}
+		return d.tz, nil
+	case "utcoffset":
+		if d.isDate {
+			return nil, nil
+		}
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if d.tz == nil {
+				return starlark.None, nil
+			}
+			return &tdValue{d.tz.off * 1e6}, nil
+		})
+	case "astimezone":
+		if d.isDate {
+			return nil, nil
+		}
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var tz starlark.Value = starlark.None
+			if err := starlark.UnpackArgs("astimezone", args, kwargs, "tz?", &tz); err != nil {
+				return nil, err
+			}
+			z := &tzValue{name: "UTC"} // the sandbox's local time zone
+			if tz != starlark.None {
+				var ok bool
+				if z, ok = tz.(*tzValue); !ok {
+					return nil, Errorf("TypeError", "tzinfo argument must be None or of a tzinfo subclass, not type '%s'", pyType(tz))
+				}
+			}
+			return &dtValue{t: d.instant().Add(time.Duration(z.off) * time.Second), tz: z}, nil
+		})
+	case "timetuple":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return structTime(t, -1), nil
+		})
 	case "isoformat":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if d.isDate {
@@ -177,11 +327,14 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs("strftime", args, kwargs, 1, &f); err != nil {
 				return nil, err
 			}
-			return starlark.String(strftime(t, f)), nil
+			return starlark.String(strftime(t, f, d.tz)), nil
 		})
 	case "timestamp":
+		if d.isDate {
+			return nil, nil
+		}
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return starlark.Float(float64(t.UnixMicro()) / 1e6), nil
+			return starlark.Float(float64(d.instant().UnixMicro()) / 1e6), nil
 		})
 	case "toordinal":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -190,8 +343,16 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 	case "replace":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			f := map[string]int{"year": t.Year(), "month": int(t.Month()), "day": t.Day(), "hour": t.Hour(), "minute": t.Minute(), "second": t.Second(), "microsecond": t.Nanosecond() / 1000}
+			tz := d.tz
 			for _, kv := range kwargs {
 				k, _ := starlark.AsString(kv[0])
+				if k == "tzinfo" && !d.isDate {
+					var err error
+					if tz, err = tzArg(kv[1]); err != nil {
+						return nil, err
+					}
+					continue
+				}
 				if _, ok := f[k]; !ok {
 					return nil, Errorf("TypeError", "replace() got an unexpected keyword argument '%s'", k)
 				}
@@ -201,7 +362,11 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 				}
 				f[k] = n
 			}
-			return makeDT(f["year"], f["month"], f["day"], f["hour"], f["minute"], f["second"], f["microsecond"], d.isDate)
+			nd, err := makeDT(f["year"], f["month"], f["day"], f["hour"], f["minute"], f["second"], f["microsecond"], d.isDate)
+			if err == nil {
+				nd.tz = tz
+			}
+			return nd, err
 		})
 	}
 	return nil, nil
@@ -224,7 +389,20 @@ func makeDT(y, mo, d, h, mi, s, us int, isDate bool) (*dtValue, error) {
 var monthNames = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 var dayNames = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
-func strftime(t time.Time, f string) string {
+// tzArg reads a tzinfo argument (None: naive).
+func tzArg(v starlark.Value) (*tzValue, error) {
+	if v == starlark.None {
+		return nil, nil
+	}
+	z, ok := v.(*tzValue)
+	if !ok {
+		return nil, Errorf("TypeError", "tzinfo argument must be None or of a tzinfo subclass, not type '%s'", pyType(v))
+	}
+	return z, nil
+}
+
+// strftime formats t (a wall time, in the time zone tz; nil: naive).
+func strftime(t time.Time, f string, tz *tzValue) string {
 	var b strings.Builder
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' || i+1 == len(f) {
@@ -278,6 +456,30 @@ func strftime(t time.Time, f string) string {
 			b.WriteString(t.Format("2006-01-02"))
 		case 'T':
 			b.WriteString(t.Format("15:04:05"))
+		case 'z':
+			if tz != nil {
+				b.WriteString(offsetString(tz.off, ""))
+			}
+		case 'Z':
+			if tz != nil {
+				b.WriteString(tz.pyStr())
+			}
+		case 'c':
+			b.WriteString(asctime(t))
+		case 'x':
+			b.WriteString(t.Format("01/02/06"))
+		case 'X':
+			b.WriteString(t.Format("15:04:05"))
+		case 'e':
+			fmt.Fprintf(&b, "%2d", t.Day())
+		case 'D':
+			b.WriteString(t.Format("01/02/06"))
+		case 'R':
+			b.WriteString(t.Format("15:04"))
+		case 'u':
+			fmt.Fprintf(&b, "%d", wd+1)
+		case 'h':
+			b.WriteString(monthNames[t.Month()-1][:3])
 		case '%':
 			b.WriteByte('%')
 		default:
@@ -504,9 +706,63 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-func noClock(name string) starlark.Value {
-	return NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-		return nil, &PyError{Kind: "NotImplementedError", Msg: name + "(): the sandbox has no clock; use dates found in the data", Err: ErrUnsupported}
+// clockFn builds datetime.now/utcnow/today and date.today: they read the
+// session's clock (see mod_time.go). tzOK: the function takes tz.
+func clockFn(name string, isDate, tzOK bool) starlark.Value {
+	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var tz starlark.Value = starlark.None
+		if tzOK {
+			if err := starlark.UnpackArgs(name, args, kwargs, "tz?", &tz); err != nil {
+				return nil, err
+			}
+		} else if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+			return nil, err
+		}
+		z, err := tzArg(tz)
+		if err != nil {
+			return nil, err
+		}
+		return atZone(nowUTC(thread), isDate, z), nil
+	})
+}
+
+// atZone is the datetime (or date) of the UTC time t in the time zone z
+// (nil: naive local time, which is UTC in the sandbox).
+func atZone(t time.Time, isDate bool, z *tzValue) *dtValue {
+	if z != nil {
+		t = t.Add(time.Duration(z.off) * time.Second)
+	}
+	return (&dtValue{isDate: isDate, tz: z}).with(t)
+}
+
+// fromTimestampFn builds datetime.fromtimestamp, utcfromtimestamp and
+// date.fromtimestamp.
+func fromTimestampFn(name string, isDate, tzOK bool) starlark.Value {
+	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var ts starlark.Value
+		var tz starlark.Value = starlark.None
+		var err error
+		if tzOK {
+			err = starlark.UnpackArgs(name, args, kwargs, "timestamp", &ts, "tz?", &tz)
+		} else {
+			err = starlark.UnpackPositionalArgs(name, args, kwargs, 1, &ts)
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := floatArg(name, ts)
+		if err != nil {
+			return nil, err
+		}
+		t, err := fromTimestamp(f)
+		if err != nil {
+			return nil, err
+		}
+		z, err := tzArg(tz)
+		if err != nil {
+			return nil, err
+		}
+		return atZone(t, isDate, z), nil
 	})
 }
 
@@ -524,12 +780,54 @@ func init() {
 	}
 	typeDatetime = &typeObj{name: "datetime", check: func(v starlark.Value) bool { d, ok := v.(*dtValue); return ok && !d.isDate }}
 	typeDatetime.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var tz *tzValue
+		if len(args) == 8 {
+			var err error
+			if tz, err = tzArg(args[7]); err != nil {
+				return nil, err
+			}
+			args = args[:7]
+		}
+		for i, kv := range kwargs {
+			if k, _ := starlark.AsString(kv[0]); k == "tzinfo" {
+				var err error
+				if tz, err = tzArg(kv[1]); err != nil {
+					return nil, err
+				}
+				kwargs = append(kwargs[:i:i], kwargs[i+1:]...)
+				break
+			}
+		}
 		v, err := intArgs("datetime", args, kwargs, []string{"year", "month", "day", "hour", "minute", "second", "microsecond"}, 3)
 		if err != nil {
 			return nil, err
 		}
-		return makeDT(v[0], v[1], v[2], v[3], v[4], v[5], v[6], false)
+		d, err := makeDT(v[0], v[1], v[2], v[3], v[4], v[5], v[6], false)
+		if err == nil {
+			d.tz = tz
+		}
+		return d, err
 	}
+	typeTimezone = &typeObj{name: "timezone", check: isType[*tzValue]}
+	typeTimezone.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var off starlark.Value
+		var name string
+		if err := starlark.UnpackArgs("timezone", args, kwargs, "offset", &off, "name?", &name); err != nil {
+			return nil, err
+		}
+		td, ok := off.(*tdValue)
+		if !ok {
+			return nil, Errorf("TypeError", "timezone() argument 1 must be datetime.timedelta, not %s", pyType(off))
+		}
+		if td.us%1e6 != 0 || td.us <= -86400e6 || td.us >= 86400e6 {
+			return nil, Errorf("ValueError", "offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24) (whole seconds in the sandbox), not %s", Repr(td))
+		}
+		if td.us == 0 && name == "" {
+			return utcZone, nil
+		}
+		return &tzValue{off: td.us / 1e6, name: name}, nil
+	}
+	typeTimezone.attrs = starlark.StringDict{"utc": utcZone}
 	typeDate = &typeObj{name: "date", check: isType[*dtValue]}
 	typeDate.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		v, err := intArgs("date", args, kwargs, []string{"year", "month", "day"}, 3)
@@ -573,6 +871,18 @@ func init() {
 				if t, err := time.Parse(layout, s); err == nil {
 					return (&dtValue{isDate: isDate}).with(t), nil
 				}
+				if isDate || len(layout) <= 10 {
+					continue
+				}
+				// An offset: +HH:MM, or Z (3.11).
+				if t, err := time.Parse(layout+"Z07:00", s); err == nil {
+					_, off := t.Zone()
+					z := utcZone
+					if off != 0 {
+						z = &tzValue{off: int64(off)}
+					}
+					return &dtValue{t: time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC), tz: z}, nil
+				}
 			}
 			return nil, Errorf("ValueError", "Invalid isoformat string: %s", Repr(starlark.String(s)))
 		})
@@ -585,12 +895,14 @@ func init() {
 			}
 			return strptime(s, f)
 		}),
-		"fromisoformat": parse(false),
-		"now":           noClock("datetime.now"),
-		"utcnow":        noClock("datetime.utcnow"),
-		"today":         noClock("datetime.today"),
+		"fromisoformat":    parse(false),
+		"now":              clockFn("now", false, true),
+		"utcnow":           clockFn("utcnow", false, false),
+		"today":            clockFn("today", false, false),
+		"fromtimestamp":    fromTimestampFn("fromtimestamp", false, true),
+		"utcfromtimestamp": fromTimestampFn("utcfromtimestamp", false, false),
 	}
-	typeDate.attrs = starlark.StringDict{"fromisoformat": parse(true), "today": noClock("date.today")}
+	typeDate.attrs = starlark.StringDict{"fromisoformat": parse(true), "today": clockFn("today", true, false), "fromtimestamp": fromTimestampFn("fromtimestamp", true, false)}
 }
 
 func datetimeModule() *module {
@@ -598,6 +910,7 @@ func datetimeModule() *module {
 		"datetime":  typeDatetime,
 		"date":      typeDate,
 		"timedelta": typeTimedelta,
+		"timezone":  typeTimezone,
 	})
 }
 

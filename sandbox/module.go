@@ -40,6 +40,7 @@ var modules = map[string]func() *module{
 	"functools":   functoolsModule,
 	"heapq":       heapqModule,
 	"datetime":    datetimeModule,
+	"time":        timeModule,
 	"bisect":      bisectModule,
 	"operator":    operatorModule,
 	"textwrap":    textwrapModule,

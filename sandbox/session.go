@@ -50,6 +50,7 @@ type Session struct {
 	memBase int64                // heap in use when the session was created
 	rng     *mt19937             // the random module's generator (mod_random.go)
 	uuidRng *mt19937             // uuid4's generator (mod_uuid.go)
+	clock   *sessionClock        // what code reads as the time (mod_time.go)
 }
 
 // New returns a session with the given configuration.
@@ -63,6 +64,7 @@ func New(cfg Config) *Session {
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
 		memBase: liveHeap(),
+		clock:   newSessionClock(cfg.Clock),
 	}
 	for name, v := range pyBuiltins() {
 		s.globals[name] = v

@@ -58,6 +58,9 @@ type modelFlags struct {
 	cacheDir                        string
 	record, replay                  string
 	prices                          string
+	// clock is the sandbox clock a --record recording records (see
+	// sessionFlags.startClock).
+	clock time.Time
 	// wrap, if set, wraps the model and embedder below the meter (rlm
 	// run's kept-run recorder).
 	wrap func(llm.ChatModel, llm.Embedder) (llm.ChatModel, llm.Embedder, error)
@@ -237,7 +240,11 @@ func (m *modelFlags) chatModel(env *cliEnv, ledger *llm.Ledger) (llm.ChatModel, 
 			emb = c
 		}
 		if m.record != "" {
-			rec, err := llm.NewRecorder(c, m.record)
+			var opts []llm.RecordOption
+			if !m.clock.IsZero() {
+				opts = append(opts, llm.RecordClock(m.clock))
+			}
+			rec, err := llm.NewRecorder(c, m.record, opts...)
 			if err != nil {
 				return nil, nil, noop, err
 			}

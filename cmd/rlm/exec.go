@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -34,6 +35,7 @@ type sessionFlags struct {
 	models   modelFlags
 	limits   limitFlags
 	sizes    *rlmctx.SizeConfig
+	clock    string
 }
 
 // register adds the flags to fs; observationTokens is the default of
@@ -45,6 +47,39 @@ func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv, observationTokens
 	f.models.register(fs)
 	f.limits.register(fs, observationTokens)
 	f.sizes = registerSizeFlags(fs)
+	fs.StringVar(&f.clock, "clock", "", "the `TIME` code reads as now (time.time(), datetime.now(), date.today()), e.g. 2026-01-02T03:04:05Z or 2026-01-02 (UTC); default: the recording's with --replay, else the real time at the start; the clock then advances one microsecond per read, never with the real time")
+}
+
+// clockLayouts are the forms --clock accepts (without an offset: UTC).
+var clockLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+
+// startClock is the time the sandbox's clock starts at: --clock, else
+// the clock recorded in the --replay recording, else the real time. It
+// also tells a --record recorder to record it.
+func (f *sessionFlags) startClock() (time.Time, error) {
+	t, err := f.pickClock()
+	if err == nil {
+		t = t.UTC().Truncate(time.Microsecond)
+		f.models.clock = t
+	}
+	return t, err
+}
+
+func (f *sessionFlags) pickClock() (time.Time, error) {
+	if f.clock != "" {
+		for _, layout := range clockLayouts {
+			if t, err := time.Parse(layout, f.clock); err == nil {
+				return t, nil
+			}
+		}
+		return time.Time{}, fmt.Errorf("%w: --clock %q: want a time such as 2026-01-02T03:04:05Z, 2026-01-02T03:04:05+02:00 or 2026-01-02", errUsage, f.clock)
+	}
+	if f.models.replay != "" {
+		if m, err := llm.ReadRecordingMeta(f.models.replay); err == nil && !m.Clock.IsZero() {
+			return m.Clock, nil
+		}
+	}
+	return time.Now(), nil
 }
 
 // execSession is a sandbox session with the helpers and the variables
@@ -69,6 +104,10 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		return nil, err
 	}
 	if cerr := checkVarNames(f.vars, false); cerr != nil {
+		return nil, cerr
+	}
+	clock, cerr := f.startClock()
+	if cerr != nil {
 		return nil, cerr
 	}
 	// The variables before the model: a bad --var must not replace an
@@ -102,6 +141,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		Limits:      limits,
 		Predeclared: builtins.Predeclared(host),
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
+		Clock:       clock,
 	})
 	for _, v := range c.Vars {
 		sv, err := sandbox.FromGo(v.Value)

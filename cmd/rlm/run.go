@@ -200,6 +200,10 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	clock, err := o.startClock()
+	if err != nil {
+		return err
+	}
 	softMemoryLimit(env, o.limits.Limits)
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
 	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes)
@@ -225,6 +229,11 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		return err
 	} else if kept != nil {
 		defer o.keep.finish(env, nil, true) // a run that could not start
+		if c := kept.Clock(); !c.IsZero() {
+			clock = c // a resumed run sees the times it saw before
+		}
+		kept.SetClock(clock)
+		o.models.clock = clock
 		traj = teeWriter(traj, kept.Trajectory())
 		o.models.wrap = kept.WrapModel
 		var cancel context.CancelFunc
@@ -267,6 +276,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		MetaBudget: o.metaTokens, MetaTokensPerVar: o.metaPerVar, MaxMetaBudget: o.maxMetaTokens,
 		Limits:     o.limits.Limits,
+		Clock:      clock,
 		Trajectory: traj, TrajectoryFull: o.trajFull,
 		RunConfig:  runConfigRecord(llmCfg, o),
 		OnChildEnd: o.keep.onChildEnd(),
