@@ -15,7 +15,9 @@
 // never with the real time, so replays agree), hashlib, sys (a safe
 // subset), random
 // (CPython's Mersenne Twister, seeded per session from [Config.Seed]),
-// base64, html, urllib.parse, io (StringIO), csv, unicodedata and uuid
+// base64, html, urllib.parse, io (StringIO), csv, unicodedata, fractions
+// (Fraction on math/big), decimal (basic: Decimal arithmetic, quantize and
+// the rounding modes, getcontext().prec and .rounding) and uuid
 // (uuid4 seeded per session too). globals(), vars(), dir() and hasattr()
 // follow CPython for the builtin types (dir tables generated from CPython). Values print as CPython prints them ([Repr],
 // [Str]).

@@ -114,6 +114,10 @@ var exceptionHierarchy = [][2]string{
 	{"StatisticsError", "ValueError"},
 	{"binascii.Error", "ValueError"},
 	{"csv.Error", "Exception"},
+	{"decimal.DecimalException", "ArithmeticError"},
+	{"decimal.InvalidOperation", "decimal.DecimalException"},
+	{"decimal.DivisionByZero", "ZeroDivisionError"},
+	{"decimal.Overflow", "decimal.DecimalException"},
 	{"Error", "Exception"}, // unclassified interpreter errors
 }
 
@@ -172,6 +176,9 @@ func excMatches(t *typeObj, handler string, lookup func(string) *typeObj) bool {
 	var h *typeObj
 	if lookup != nil {
 		h = lookup(handler)
+	}
+	if h == nil {
+		h = excTypes[handler] // a module's exception, e.g. decimal.InvalidOperation
 	}
 	if h == nil {
 		name := handler

@@ -176,6 +176,8 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 		return formatInt(x.BigInt(), s, "int")
 	case starlark.Float:
 		return formatFloat(float64(x), s)
+	case *decValue:
+		return x.pyFormat(thread, s)
 	}
 	if s.typ == 0 || s.typ == 's' {
 		// Python: object.__format__ rejects non-empty specs; be lenient for

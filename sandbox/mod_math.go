@@ -11,6 +11,9 @@ func floatArg(name string, v starlark.Value) (float64, error) {
 	if b, ok := v.(starlark.Bool); ok {
 		v = boolInt(b)
 	}
+	if n, ok := v.(pyNumber); ok {
+		return n.float(), nil
+	}
 	f, ok := starlark.AsFloat(v)
 	if !ok || !isNumber(v) {
 		return 0, Errorf("TypeError", "must be real number, not %s", pyType(v))
@@ -301,6 +304,9 @@ func mathRound(name string, fn func(float64) float64) builtinFn {
 		}
 		if i, ok := x.(starlark.Int); ok {
 			return i, nil
+		}
+		if n, ok := x.(pyNumber); ok {
+			return intOf(n, name)
 		}
 		f, err := floatArg(name, x)
 		if err != nil {

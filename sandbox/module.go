@@ -41,6 +41,8 @@ var modules = map[string]func() *module{
 	"heapq":       heapqModule,
 	"datetime":    datetimeModule,
 	"time":        timeModule,
+	"fractions":   fractionsModule,
+	"decimal":     decimalModule,
 	"bisect":      bisectModule,
 	"operator":    operatorModule,
 	"textwrap":    textwrapModule,

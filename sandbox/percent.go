@@ -303,12 +303,9 @@ func percentOne(thread *starlark.Thread, c byte, v starlark.Value, s fmtSpec) (s
 		}
 		return formatInt(n, s, "int")
 	case 'f', 'F', 'e', 'E', 'g', 'G':
-		if b, ok := v.(starlark.Bool); ok {
-			v = boolInt(b)
-		}
-		f, ok := starlark.AsFloat(v)
-		if !ok || !isNumber(v) {
-			return "", Errorf("TypeError", "must be real number, not %s", pyType(v))
+		f, err := floatArg("%", v) // also Fraction and Decimal, as float(v)
+		if err != nil {
+			return "", err
 		}
 		s.typ = c
 		if s.precision < 0 {

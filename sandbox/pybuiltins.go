@@ -183,6 +183,10 @@ func pyHash(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 			n, _ := new(big.Float).SetFloat64(f).Int(nil)
 			return pyIntHash(n), nil
 		}
+	case pyNumber:
+		if r := v.rat(); r.Rat != nil && r.IsInt() {
+			return pyIntHash(r.Num()), nil
+		}
 	}
 	h, err := x.Hash()
 	if err != nil {
@@ -488,6 +492,9 @@ func pyRound(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 	if b, ok := x.(starlark.Bool); ok {
 		x = boolInt(b)
 	}
+	if n, ok := x.(pyNumber); ok {
+		return n.round(nd)
+	}
 	if nd == starlark.None {
 		switch v := x.(type) {
 		case starlark.Int:
@@ -684,6 +691,12 @@ func pyPow(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error)
 	}
 	if x, ok := b.(starlark.Bool); ok {
 		b = boolInt(x)
+	}
+	if n, ok := a.(pyNumber); ok {
+		return n.pow(thread, b, starlark.Left)
+	}
+	if n, ok := b.(pyNumber); ok {
+		return n.pow(thread, a, starlark.Right)
 	}
 	ai, aInt := a.(starlark.Int)
 	bi, bInt := b.(starlark.Int)
@@ -952,6 +965,8 @@ func pyAbs(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 		return starlark.Float(math.Abs(float64(v))), nil
 	case starlark.Bool:
 		return boolInt(v), nil
+	case pyNumber:
+		return v.abs(), nil
 	}
 	return nil, Errorf("TypeError", "bad operand type for abs(): '%s'", pyType(x))
 }

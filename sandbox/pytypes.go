@@ -358,6 +358,8 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		return starlark.NumberToInt(v)
 	case starlark.Int:
 		return v, nil
+	case pyNumber:
+		return intOf(v, "trunc")
 	case starlark.Bool:
 		if v {
 			return starlark.MakeInt(1), nil
@@ -377,6 +379,8 @@ func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlar
 		return nil, err
 	}
 	switch v := x.(type) {
+	case pyNumber:
+		return starlark.Float(v.float()), nil
 	case starlark.String:
 		s := strings.ToLower(strings.TrimSpace(string(v)))
 		s = strings.ReplaceAll(s, "_", "")

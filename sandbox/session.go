@@ -51,6 +51,7 @@ type Session struct {
 	rng     *mt19937             // the random module's generator (mod_random.go)
 	uuidRng *mt19937             // uuid4's generator (mod_uuid.go)
 	clock   *sessionClock        // what code reads as the time (mod_time.go)
+	decCtx  *decContext          // decimal.getcontext() (mod_decimal.go)
 }
 
 // New returns a session with the given configuration.

@@ -1748,6 +1748,19 @@ func CompareDepth(op syntax.Token, x, y Value, depth int) (bool, error) {
 		}
 	}
 
+	// rlm: values of other types that know how to compare with each other
+	// (Python's numeric tower: Fraction and Decimal against int and float).
+	if xc, ok := x.(HasCompareOther); ok {
+		if r, ok, err := xc.CompareOther(op, y, Left); ok || err != nil {
+			return r, err
+		}
+	}
+	if yc, ok := y.(HasCompareOther); ok {
+		if r, ok, err := yc.CompareOther(op, x, Right); ok || err != nil {
+			return r, err
+		}
+	}
+
 	// All other values of different types compare unequal.
 	switch op {
 	case syntax.EQL:
@@ -1756,6 +1769,17 @@ func CompareDepth(op syntax.Token, x, y Value, depth int) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%s %s %s not implemented", x.Type(), op, y.Type())
+}
+
+// HasCompareOther is a value that can be compared with values of other
+// types (rlm: added; upstream compares values of different types unequal
+// and fails their ordered comparisons).
+type HasCompareOther interface {
+	Value
+	// CompareOther reports x op y, where x is the receiver if side is
+	// Left and y otherwise, and y's type differs from x's; ok false
+	// means the comparison is not supported.
+	CompareOther(op syntax.Token, y Value, side Side) (result, ok bool, err error)
 }
 
 func sameType(x, y Value) bool {

@@ -1,0 +1,952 @@
+package sandbox
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// The decimal module, basic: Decimal from str, int, float or Decimal;
+// + - * / // % ** (integral powers), comparisons (with ints and floats
+// too), str/repr, quantize, normalize, to_integral_value, round(), int()
+// and float(), and getcontext() with a settable prec (default 28) and
+// rounding (default ROUND_HALF_EVEN), as in CPython 3.11. Results are
+// rounded to the context's precision; exponents stay within ±maxDecExp.
+// NaN and Infinity parse and print, but arithmetic on them is refused.
+
+// maxDecExp bounds exponents (CPython's Emax is 999999): aligning two
+// operands costs a coefficient of the difference's digits.
+const maxDecExp = 100000
+
+// decValue is a decimal.Decimal: (-1)**neg * coef * 10**exp, or a special
+// value ("NaN", "Infinity"). Never modified.
+type decValue struct {
+	neg     bool
+	coef    *big.Int // >= 0
+	exp     int
+	special string
+	// ctx is the context of the session that made it (getcontext()):
+	// operators, which get no thread, round with the context of their
+	// Decimal operand.
+	ctx *decContext
+}
+
+// context is the decimal context d's arithmetic uses.
+func (d *decValue) context() *decContext {
+	if d.ctx != nil {
+		return d.ctx
+	}
+	return &decContext{prec: 28, rounding: roundHalfEven}
+}
+
+var (
+	_ starlark.HasAttrs        = (*decValue)(nil)
+	_ starlark.HasBinary       = (*decValue)(nil)
+	_ starlark.HasUnary        = (*decValue)(nil)
+	_ starlark.Comparable      = (*decValue)(nil)
+	_ starlark.HasCompareOther = (*decValue)(nil)
+	_ pyNumber                 = (*decValue)(nil)
+)
+
+var typeDecimal, typeDecContext *typeObj
+
+// Rounding modes, as the decimal module names them.
+const (
+	roundHalfEven = "ROUND_HALF_EVEN"
+	roundHalfUp   = "ROUND_HALF_UP"
+	roundHalfDown = "ROUND_HALF_DOWN"
+	roundDown     = "ROUND_DOWN"
+	roundUp       = "ROUND_UP"
+	roundCeiling  = "ROUND_CEILING"
+	roundFloor    = "ROUND_FLOOR"
+	round05Up     = "ROUND_05UP"
+)
+
+var roundingModes = []string{roundCeiling, roundDown, roundFloor, roundHalfDown, roundHalfEven, roundHalfUp, roundUp, round05Up}
+
+// decContext is a decimal.Context: the precision and rounding of the
+// arithmetic (one per session, from getcontext()).
+type decContext struct {
+	prec        int
+	rounding    string
+	fromSession bool // a session's context, which results carry
+}
+
+var _ starlark.HasSetField = (*decContext)(nil)
+
+func (c *decContext) Type() string         { return "Context" }
+func (c *decContext) pyTypeObj() *typeObj  { return typeDecContext }
+func (c *decContext) Freeze()              {}
+func (c *decContext) Truth() starlark.Bool { return true }
+func (c *decContext) Hash() (uint32, error) {
+	return 0, Errorf("TypeError", "unhashable type: 'decimal.Context'")
+}
+func (c *decContext) String() string {
+	return fmt.Sprintf("Context(prec=%d, rounding=%s, Emin=-999999, Emax=999999, capitals=1, clamp=0, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])", c.prec, c.rounding)
+}
+func (c *decContext) AttrNames() []string { return []string{"Emax", "Emin", "prec", "rounding"} }
+func (c *decContext) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "prec":
+		return starlark.MakeInt(c.prec), nil
+	case "rounding":
+		return starlark.String(c.rounding), nil
+	case "Emax":
+		return starlark.MakeInt(999999), nil
+	case "Emin":
+		return starlark.MakeInt(-999999), nil
+	}
+	return nil, nil
+}
+func (c *decContext) SetField(name string, v starlark.Value) error {
+	switch name {
+	case "prec":
+		n, err := starlark.AsInt32(v)
+		if _, ok := v.(starlark.Int); !ok || err != nil || n < 1 || n > 10000 {
+			return Errorf("ValueError", "valid range for prec is [1, 10000] in the sandbox")
+		}
+		c.prec = n
+		return nil
+	case "rounding":
+		s, ok := v.(starlark.String)
+		if !ok || indexOf(roundingModes, string(s)) < 0 {
+			return Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
+		}
+		c.rounding = string(s)
+		return nil
+	}
+	return Errorf("AttributeError", "'decimal.Context' object attribute '%s' is read-only in the sandbox", name)
+}
+
+// decContextOf returns the decimal context of the session running on
+// thread (a default one outside a session).
+func decContextOf(thread *starlark.Thread) *decContext {
+	if thread != nil {
+		if st := stepOf(thread); st != nil {
+			if st.sess.decCtx == nil {
+				st.sess.decCtx = &decContext{prec: 28, rounding: roundHalfEven, fromSession: true}
+			}
+			return st.sess.decCtx
+		}
+	}
+	return &decContext{prec: 28, rounding: roundHalfEven}
+}
+
+func decErr(kind, cond string) error {
+	return Errorf("decimal."+kind, "[<class 'decimal.%s'>]", cond)
+}
+
+func (d *decValue) Type() string        { return "Decimal" }
+func (d *decValue) pyTypeObj() *typeObj { return typeDecimal }
+func (d *decValue) pyTypeName() string  { return "decimal.Decimal" }
+func (d *decValue) Freeze()             {}
+func (d *decValue) Truth() starlark.Bool {
+	return d.special != "" || d.coef.Sign() != 0
+}
+func (d *decValue) Hash() (uint32, error) {
+	if d.special != "" {
+		return starlark.String(d.special).Hash()
+	}
+	return hashRat(d.rat().Rat)
+}
+func (d *decValue) String() string { return d.pyStr() }
+func (d *decValue) writeRepr(r *renderer) {
+	r.b.WriteString("Decimal('" + d.pyStr() + "')")
+}
+
+// pyStr is the decimal's to-scientific-string.
+func (d *decValue) pyStr() string {
+	sign := ""
+	if d.neg {
+		sign = "-"
+	}
+	if d.special != "" {
+		return sign + d.special
+	}
+	digits := d.coef.String()
+	adjusted := d.exp + len(digits) - 1
+	if d.exp <= 0 && adjusted >= -6 {
+		if d.exp == 0 {
+			return sign + digits
+		}
+		point := len(digits) + d.exp
+		if point > 0 {
+			return sign + digits[:point] + "." + digits[point:]
+		}
+		return sign + "0." + strings.Repeat("0", -point) + digits
+	}
+	s := digits[:1]
+	if len(digits) > 1 {
+		s += "." + digits[1:]
+	}
+	e := strconv.Itoa(adjusted)
+	if adjusted >= 0 {
+		e = "+" + e
+	}
+	return sign + s + "E" + e
+}
+
+// rat is d's exact value (a nil Rat for NaN and Infinity).
+func (d *decValue) rat() exactRat {
+	if d.special != "" {
+		return exactRat{}
+	}
+	r := new(big.Rat).SetInt(d.coef)
+	p := new(big.Rat).SetInt(pow10(abs(d.exp)))
+	if d.exp >= 0 {
+		r.Mul(r, p)
+	} else {
+		r.Quo(r, p)
+	}
+	if d.neg {
+		r.Neg(r)
+	}
+	return exactRat{r}
+}
+
+func (d *decValue) float() float64 {
+	if d.special != "" {
+		f, _ := strconv.ParseFloat(strings.ToLower(d.pyStr()), 64)
+		return f
+	}
+	f, err := strconv.ParseFloat(d.pyStr(), 64)
+	if err != nil { // out of range: ±Inf or 0, as CPython
+		return f
+	}
+	return f
+}
+
+func (d *decValue) abs() starlark.Value {
+	return &decValue{coef: d.coef, exp: d.exp, special: d.special, ctx: d.ctx}
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+func numDigits(c *big.Int) int {
+	if c.Sign() == 0 {
+		return 1
+	}
+	return len(c.String())
+}
+
+// roundCoef drops the last drop digits of coef (> 0 digits), rounding
+// with mode; neg is the sign of the value.
+func roundCoef(coef *big.Int, drop int, neg bool, mode string) *big.Int {
+	p := pow10(drop)
+	q, r := new(big.Int).QuoRem(coef, p, new(big.Int))
+	if r.Sign() == 0 {
+		return q
+	}
+	half := new(big.Int).Mul(big.NewInt(5), pow10(drop-1))
+	c := r.Cmp(half)
+	up := false
+	switch mode {
+	case roundUp:
+		up = true
+	case roundHalfUp:
+		up = c >= 0
+	case roundHalfDown:
+		up = c > 0
+	case roundHalfEven:
+		up = c > 0 || c == 0 && q.Bit(0) == 1
+	case roundCeiling:
+		up = !neg
+	case roundFloor:
+		up = neg
+	case round05Up:
+		last := new(big.Int).Mod(q, big.NewInt(10)).Int64()
+		up = last == 0 || last == 5
+	}
+	if up {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+// fix rounds d to the context's precision.
+func (c *decContext) fix(d *decValue) (*decValue, error) {
+	if d.special != "" {
+		return d, nil
+	}
+	if n := numDigits(d.coef); n > c.prec {
+		drop := n - c.prec
+		coef := roundCoef(d.coef, drop, d.neg, c.rounding)
+		exp := d.exp + drop
+		if numDigits(coef) > c.prec {
+			coef.Quo(coef, big.NewInt(10))
+			exp++
+		}
+		d = &decValue{neg: d.neg, coef: coef, exp: exp}
+	}
+	if d.ctx != c && c.fromSession {
+		d = &decValue{neg: d.neg, coef: d.coef, exp: d.exp, ctx: c}
+	}
+	if d.exp > maxDecExp || d.exp < -maxDecExp {
+		if d.coef.Sign() == 0 {
+			return &decValue{neg: d.neg, coef: d.coef, exp: max(min(d.exp, maxDecExp), -maxDecExp)}, nil
+		}
+		return nil, decErr("Overflow", "Overflow")
+	}
+	return d, nil
+}
+
+var decimalRE = regexp.MustCompile(`(?i)^([-+]?)(?:(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf|infinity)|(s?nan)(\d*))$`)
+
+// parseDecimal parses a Decimal literal.
+func parseDecimal(s string) (*decValue, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	m := decimalRE.FindStringSubmatch(t)
+	bad := decErr("InvalidOperation", "ConversionSyntax")
+	if m == nil || strings.Contains(s, "__") || strings.HasPrefix(strings.TrimSpace(s), "_") {
+		return nil, bad
+	}
+	neg := m[1] == "-"
+	switch {
+	case m[5] != "":
+		return &decValue{neg: neg, coef: new(big.Int), special: "Infinity"}, nil
+	case m[6] != "":
+		return &decValue{neg: neg, coef: new(big.Int), special: "NaN"}, nil
+	}
+	if m[2] == "" && m[3] == "" {
+		return nil, bad
+	}
+	coef, _ := new(big.Int).SetString("0"+m[2]+m[3], 10)
+	exp := -len(m[3])
+	if m[4] != "" {
+		e, err := strconv.Atoi(m[4])
+		if err != nil || e > maxDecExp || e < -maxDecExp {
+			return nil, decErr("Overflow", "Overflow")
+		}
+		exp += e
+	}
+	if exp > maxDecExp || exp < -maxDecExp {
+		return nil, decErr("Overflow", "Overflow")
+	}
+	return &decValue{neg: neg, coef: coef, exp: exp}, nil
+}
+
+// decimalOf converts an int, bool or Decimal operand (ok false for other
+// values).
+func decimalOf(v starlark.Value) (*decValue, bool) {
+	switch x := v.(type) {
+	case *decValue:
+		return x, true
+	case starlark.Int:
+		b := x.BigInt()
+		return &decValue{neg: b.Sign() < 0, coef: new(big.Int).Abs(b)}, true
+	case starlark.Bool:
+		return &decValue{coef: big.NewInt(int64(b2i(bool(x))))}, true
+	}
+	return nil, false
+}
+
+// decimalFromFloat is the exact value of a float.
+func decimalFromFloat(f float64) *decValue {
+	switch {
+	case math.IsNaN(f):
+		return &decValue{coef: new(big.Int), special: "NaN"}
+	case math.IsInf(f, 0):
+		return &decValue{neg: f < 0, coef: new(big.Int), special: "Infinity"}
+	}
+	r := new(big.Rat).SetFloat64(math.Abs(f))
+	k := r.Denom().BitLen() - 1 // the denominator is 2**k
+	coef := new(big.Int).Mul(r.Num(), new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(k)), nil))
+	return &decValue{neg: math.Signbit(f), coef: coef, exp: -k}
+}
+
+// aligned returns the coefficients of a and b, signed, at their common
+// (smaller) exponent.
+func aligned(a, b *decValue) (x, y *big.Int, exp int, err error) {
+	exp = min(a.exp, b.exp)
+	if a.exp-exp > 2*maxDecExp/10 || b.exp-exp > 2*maxDecExp/10 {
+		return nil, nil, 0, Errorf("decimal.InvalidOperation", "the sandbox's decimal does not align operands whose exponents differ by more than %d", 2*maxDecExp/10)
+	}
+	x = new(big.Int).Mul(a.coef, pow10(a.exp-exp))
+	y = new(big.Int).Mul(b.coef, pow10(b.exp-exp))
+	if a.neg {
+		x.Neg(x)
+	}
+	if b.neg {
+		y.Neg(y)
+	}
+	return x, y, exp, nil
+}
+
+func signed(c *big.Int, exp int) *decValue {
+	return &decValue{neg: c.Sign() < 0, coef: new(big.Int).Abs(c), exp: exp}
+}
+
+func (d *decValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	o := y.(*decValue)
+	if d.special != "" || o.special != "" {
+		return compareSpecial(op, d, o)
+	}
+	return compareRats(op, d.rat().Rat, o.rat().Rat), nil
+}
+
+func compareSpecial(op syntax.Token, a, b *decValue) (bool, error) {
+	if a.special == "NaN" || b.special == "NaN" {
+		switch op {
+		case syntax.EQL:
+			return false, nil
+		case syntax.NEQ:
+			return true, nil
+		}
+		return false, decErr("InvalidOperation", "InvalidOperation")
+	}
+	key := func(d *decValue) float64 {
+		if d.special != "" {
+			return d.float()
+		}
+		return float64(d.coef.Sign())
+	}
+	if a.special != "" && b.special != "" || a.special == "" && b.special == "" {
+		return cmpResult(op, compareFloat(key(a), key(b))), nil
+	}
+	return cmpResult(op, compareFloat(key(a), key(b))*2-map[bool]int{true: 1, false: 0}[false]), nil
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (d *decValue) CompareOther(op syntax.Token, y starlark.Value, side starlark.Side) (bool, bool, error) {
+	switch v := y.(type) {
+	case starlark.Int, starlark.Bool, starlark.Float:
+		if d.special != "" {
+			o, ok := decimalOf(v)
+			if !ok {
+				o = decimalFromFloat(float64(v.(starlark.Float)))
+			}
+			a, b := d, o
+			if side == starlark.Right {
+				a, b = b, a
+			}
+			r, err := compareSpecial(op, a, b)
+			return r, true, err
+		}
+		return compareNumber(op, d.rat().Rat, y, side)
+	case *fracValue:
+		return compareNumber(op, d.rat().Rat, y, side)
+	}
+	return false, false, nil
+}
+
+func (d *decValue) Unary(op syntax.Token) (starlark.Value, error) {
+	if d.special != "" {
+		if op == syntax.MINUS {
+			return &decValue{neg: !d.neg, coef: d.coef, special: d.special}, nil
+		}
+		return d, nil
+	}
+	switch op {
+	case syntax.MINUS:
+		neg := !d.neg
+		if d.coef.Sign() == 0 {
+			neg = false
+		}
+		return d.context().fix(&decValue{neg: neg, coef: d.coef, exp: d.exp})
+	case syntax.PLUS:
+		return d, nil
+	}
+	return nil, nil
+}
+
+func (d *decValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	o, ok := decimalOf(y)
+	if !ok {
+		switch y.(type) {
+		case starlark.Float, *fracValue:
+			l, r := "decimal.Decimal", pyType(y)
+			if side == starlark.Right {
+				l, r = r, l
+			}
+			return nil, Errorf("TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", op, l, r)
+		}
+		return nil, nil
+	}
+	a, b := d, o
+	if side == starlark.Right {
+		a, b = b, a
+	}
+	return decBinary(d.context(), op, a, b)
+}
+
+// decBinary computes a op b in the context ctx.
+func decBinary(ctx *decContext, op syntax.Token, a, b *decValue) (starlark.Value, error) {
+	if a.special != "" || b.special != "" {
+		return nil, Errorf("decimal.InvalidOperation", "arithmetic on %s is not supported in the sandbox", map[bool]string{true: a.pyStr(), false: b.pyStr()}[a.special != ""])
+	}
+	switch op {
+	case syntax.PLUS, syntax.MINUS:
+		x, y, exp, err := aligned(a, b)
+		if err != nil {
+			return nil, err
+		}
+		if op == syntax.MINUS {
+			y.Neg(y)
+		}
+		sum := new(big.Int).Add(x, y)
+		r := signed(sum, exp)
+		if sum.Sign() == 0 {
+			// The sign of an exact zero: negative only if both were (or when rounding toward -inf).
+			bneg := b.neg != (op == syntax.MINUS)
+			r.neg = a.neg && bneg || ctx.rounding == roundFloor && a.neg != bneg
+		}
+		return ctx.fix(r)
+	case syntax.STAR:
+		return ctx.fix(&decValue{neg: a.neg != b.neg, coef: new(big.Int).Mul(a.coef, b.coef), exp: a.exp + b.exp})
+	case syntax.SLASH:
+		return decDivide(ctx, a, b)
+	case syntax.SLASHSLASH, syntax.PERCENT:
+		if b.coef.Sign() == 0 {
+			if a.coef.Sign() == 0 {
+				return nil, decErr("InvalidOperation", "DivisionUndefined")
+			}
+			if op == syntax.PERCENT {
+				return nil, decErr("InvalidOperation", "InvalidOperation")
+			}
+			return nil, decErr("DivisionByZero", "DivisionByZero")
+		}
+		x, y, exp, err := aligned(a, b)
+		if err != nil {
+			return nil, err
+		}
+		q, r := new(big.Int).QuoRem(x, y, new(big.Int)) // truncated, as Decimal
+		if numDigits(q) > ctx.prec {
+			return nil, decErr("InvalidOperation", "DivisionImpossible")
+		}
+		if op == syntax.SLASHSLASH {
+			res := signed(q, 0)
+			res.neg = a.neg != b.neg
+			return ctx.fix(res)
+		}
+		res := signed(r, exp)
+		if r.Sign() == 0 {
+			res.neg = a.neg
+		}
+		return ctx.fix(res)
+	}
+	return nil, nil
+}
+
+// decDivide is CPython's Decimal.__truediv__.
+func decDivide(ctx *decContext, a, b *decValue) (starlark.Value, error) {
+	neg := a.neg != b.neg
+	if b.coef.Sign() == 0 {
+		if a.coef.Sign() == 0 {
+			return nil, decErr("InvalidOperation", "DivisionUndefined")
+		}
+		return nil, decErr("DivisionByZero", "DivisionByZero")
+	}
+	if a.coef.Sign() == 0 {
+		return ctx.fix(&decValue{neg: neg, coef: new(big.Int), exp: a.exp - b.exp})
+	}
+	shift := numDigits(b.coef) - numDigits(a.coef) + ctx.prec + 1
+	exp := a.exp - b.exp - shift
+	var q, r *big.Int
+	if shift >= 0 {
+		q, r = new(big.Int).QuoRem(new(big.Int).Mul(a.coef, pow10(shift)), b.coef, new(big.Int))
+	} else {
+		q, r = new(big.Int).QuoRem(a.coef, new(big.Int).Mul(b.coef, pow10(-shift)), new(big.Int))
+	}
+	if r.Sign() != 0 {
+		if new(big.Int).Mod(q, big.NewInt(5)).Sign() == 0 {
+			q.Add(q, big.NewInt(1))
+		}
+	} else {
+		ideal := a.exp - b.exp
+		ten := big.NewInt(10)
+		m := new(big.Int)
+		for exp < ideal {
+			qq, mm := new(big.Int).QuoRem(q, ten, m)
+			if mm.Sign() != 0 {
+				break
+			}
+			q = qq
+			exp++
+		}
+	}
+	return ctx.fix(&decValue{neg: neg, coef: q, exp: exp})
+}
+
+// quantize is Decimal.quantize: d at exponent exp.
+func (d *decValue) quantize(ctx *decContext, exp int, mode string) (*decValue, error) {
+	if d.special != "" {
+		return nil, decErr("InvalidOperation", "InvalidOperation")
+	}
+	var coef *big.Int
+	switch {
+	case exp > d.exp:
+		coef = roundCoef(d.coef, exp-d.exp, d.neg, mode)
+	case d.exp-exp > 2*maxDecExp/10:
+		return nil, decErr("InvalidOperation", "InvalidOperation")
+	default:
+		coef = new(big.Int).Mul(d.coef, pow10(d.exp-exp))
+	}
+	if numDigits(coef) > ctx.prec {
+		return nil, decErr("InvalidOperation", "InvalidOperation")
+	}
+	return &decValue{neg: d.neg, coef: coef, exp: exp, ctx: d.ctx}, nil
+}
+
+func (d *decValue) round(nd starlark.Value) (starlark.Value, error) {
+	if d.special != "" {
+		if d.special == "NaN" {
+			return nil, Errorf("ValueError", "cannot convert NaN to integer")
+		}
+		return nil, Errorf("OverflowError", "cannot convert Infinity to integer")
+	}
+	ctx := d.context()
+	if nd == starlark.None {
+		q, err := d.quantize(&decContext{prec: math.MaxInt32, rounding: roundHalfEven}, 0, roundHalfEven)
+		if err != nil {
+			return nil, err
+		}
+		c := q.coef
+		if q.neg {
+			c = new(big.Int).Neg(c)
+		}
+		return starlark.MakeBigInt(c), nil
+	}
+	n, err := starlark.AsInt32(nd)
+	if err != nil {
+		return nil, Errorf("TypeError", "'%s' object cannot be interpreted as an integer", pyType(nd))
+	}
+	return d.quantize(ctx, -n, roundHalfEven)
+}
+
+func (d *decValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	other := func() string { return pyType(y) }
+	if side == starlark.Right {
+		o, ok := decimalOf(y)
+		if !ok {
+			return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): '%s' and 'decimal.Decimal'", other())
+		}
+		return o.pow(thread, d, starlark.Left)
+	}
+	e, ok := decimalOf(y)
+	if !ok {
+		return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): 'decimal.Decimal' and '%s'", other())
+	}
+	er := e.rat()
+	if e.special != "" || d.special != "" || !er.IsInt() {
+		return nil, Errorf("decimal.InvalidOperation", "the sandbox's decimal raises only to integral powers")
+	}
+	if !er.Num().IsInt64() || math.Abs(float64(er.Num().Int64())) > 10000 {
+		return nil, decErr("Overflow", "Overflow")
+	}
+	n := er.Num().Int64()
+	ctx := d.context()
+	if n == 0 {
+		if d.coef.Sign() == 0 {
+			return nil, decErr("InvalidOperation", "InvalidOperation")
+		}
+		return &decValue{coef: big.NewInt(1)}, nil
+	}
+	// Exact power, then one rounding (CPython rounds the exact result too
+	// whenever it is representable; other results may differ in the last
+	// digit).
+	neg := d.neg && n%2 != 0
+	an := n
+	if an < 0 {
+		an = -an
+	}
+	c, err := intPow(thread, d.coef, an)
+	if err != nil {
+		return nil, err
+	}
+	p := &decValue{neg: neg, coef: c, exp: d.exp * int(an)}
+	if n > 0 {
+		return ctx.fix(p)
+	}
+	wide := &decContext{prec: ctx.prec + 3, rounding: roundHalfEven}
+	q, err := decDivide(wide, &decValue{coef: big.NewInt(1)}, p)
+	if err != nil {
+		return nil, err
+	}
+	return ctx.fix(q.(*decValue))
+}
+
+func (d *decValue) AttrNames() []string {
+	return []string{"adjusted", "as_integer_ratio", "copy_abs", "copy_negate", "is_finite", "is_infinite", "is_nan", "is_signed", "is_zero", "normalize", "quantize", "to_integral", "to_integral_value"}
+}
+
+func (d *decValue) Attr(name string) (starlark.Value, error) {
+	method := func(fn func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
+		return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(thread, args, kwargs)
+		}).BindReceiver(d), nil
+	}
+	noArgs := func(fn func() starlark.Value) (starlark.Value, error) {
+		return method(func(_ *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			return fn(), nil
+		})
+	}
+	rounding := func(thread *starlark.Thread, v starlark.Value) (string, error) {
+		if v == nil || v == starlark.None {
+			return decContextOf(thread).rounding, nil
+		}
+		s, ok := v.(starlark.String)
+		if !ok || indexOf(roundingModes, string(s)) < 0 {
+			return "", Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
+		}
+		return string(s), nil
+	}
+	switch name {
+	case "quantize":
+		return method(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var e, mode, ctxv starlark.Value
+			if err := starlark.UnpackArgs(name, args, kwargs, "exp", &e, "rounding?", &mode, "context?", &ctxv); err != nil {
+				return nil, err
+			}
+			ev, ok := decimalOf(e)
+			if !ok {
+				return nil, Errorf("TypeError", "conversion from %s to Decimal is not supported", pyType(e))
+			}
+			if ev.special != "" {
+				return nil, decErr("InvalidOperation", "InvalidOperation")
+			}
+			m, err := rounding(thread, mode)
+			if err != nil {
+				return nil, err
+			}
+			return d.quantize(decContextOf(thread), ev.exp, m)
+		})
+	case "to_integral_value", "to_integral":
+		return method(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var mode, ctxv starlark.Value
+			if err := starlark.UnpackArgs(name, args, kwargs, "rounding?", &mode, "context?", &ctxv); err != nil {
+				return nil, err
+			}
+			m, err := rounding(thread, mode)
+			if err != nil {
+				return nil, err
+			}
+			if d.special != "" || d.exp >= 0 {
+				return d, nil
+			}
+			return d.quantize(&decContext{prec: math.MaxInt32}, 0, m)
+		})
+	case "normalize":
+		return method(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if d.special != "" {
+				return d, nil
+			}
+			r, err := decContextOf(thread).fix(d)
+			if err != nil {
+				return nil, err
+			}
+			if r.coef.Sign() == 0 {
+				return &decValue{neg: r.neg, coef: new(big.Int), ctx: d.ctx}, nil
+			}
+			c, exp := new(big.Int).Set(r.coef), r.exp
+			ten, m := big.NewInt(10), new(big.Int)
+			for {
+				q, mm := new(big.Int).QuoRem(c, ten, m)
+				if mm.Sign() != 0 {
+					break
+				}
+				c, exp = q, exp+1
+			}
+			return &decValue{neg: r.neg, coef: c, exp: exp, ctx: d.ctx}, nil
+		})
+	case "adjusted":
+		return noArgs(func() starlark.Value {
+			if d.special != "" {
+				return starlark.MakeInt(0)
+			}
+			return starlark.MakeInt(d.exp + numDigits(d.coef) - 1)
+		})
+	case "as_integer_ratio":
+		return method(func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			if d.special != "" {
+				return nil, Errorf("ValueError", "cannot convert %s to integer ratio", d.pyStr())
+			}
+			r := d.rat()
+			return starlark.Tuple{starlark.MakeBigInt(r.Num()), starlark.MakeBigInt(r.Denom())}, nil
+		})
+	case "copy_abs":
+		return noArgs(d.abs)
+	case "copy_negate":
+		return noArgs(func() starlark.Value {
+			return &decValue{neg: !d.neg, coef: d.coef, exp: d.exp, special: d.special, ctx: d.ctx}
+		})
+	case "is_zero":
+		return noArgs(func() starlark.Value { return starlark.Bool(d.special == "" && d.coef.Sign() == 0) })
+	case "is_nan":
+		return noArgs(func() starlark.Value { return starlark.Bool(d.special == "NaN") })
+	case "is_infinite":
+		return noArgs(func() starlark.Value { return starlark.Bool(d.special == "Infinity") })
+	case "is_finite":
+		return noArgs(func() starlark.Value { return starlark.Bool(d.special == "") })
+	case "is_signed":
+		return noArgs(func() starlark.Value { return starlark.Bool(d.neg) })
+	}
+	return nil, nil
+}
+
+// pyFormat formats d with a format spec as CPython's Decimal.__format__
+// does for the f, %, and empty types (others go through float).
+func (d *decValue) pyFormat(thread *starlark.Thread, s fmtSpec) (string, error) {
+	if d.special != "" {
+		return formatFloat(d.float(), s)
+	}
+	switch s.typ {
+	case 'f', 'F', '%':
+		v := d
+		if s.typ == '%' {
+			v = &decValue{neg: d.neg, coef: d.coef, exp: d.exp + 2}
+		}
+		prec := s.precision
+		if prec < 0 {
+			prec = max(-v.exp, 0)
+		}
+		q, err := v.quantize(&decContext{prec: math.MaxInt32}, -prec, decContextOf(thread).rounding)
+		if err != nil {
+			return "", err
+		}
+		body := (&decValue{coef: q.coef, exp: q.exp}).plain()
+		if s.typ == '%' {
+			body += "%"
+		}
+		return formatNumberBody(body, q.neg, s)
+	case 0:
+		if s.precision < 0 {
+			return formatNumberBody(strings.TrimPrefix(d.pyStr(), "-"), d.neg, s)
+		}
+	}
+	return formatFloat(d.float(), s)
+}
+
+// plain renders a non-negative finite decimal without an exponent.
+func (d *decValue) plain() string {
+	digits := d.coef.String()
+	if d.exp >= 0 {
+		if d.coef.Sign() == 0 {
+			return "0"
+		}
+		return digits + strings.Repeat("0", d.exp)
+	}
+	point := len(digits) + d.exp
+	if point > 0 {
+		return digits[:point] + "." + digits[point:]
+	}
+	return "0." + strings.Repeat("0", -point) + digits
+}
+
+// formatNumberBody applies sign, grouping and padding of spec s to the
+// digits body of a number.
+func formatNumberBody(body string, neg bool, s fmtSpec) (string, error) {
+	if s.grouping != 0 {
+		intPart, frac, _ := strings.Cut(body, ".")
+		var b strings.Builder
+		for i, c := range intPart {
+			if i > 0 && (len(intPart)-i)%3 == 0 {
+				b.WriteByte(byte(s.grouping))
+			}
+			b.WriteRune(c)
+		}
+		body = b.String()
+		if frac != "" || strings.Contains(body, ".") {
+			body += "." + frac
+		}
+	}
+	sign := ""
+	switch {
+	case neg:
+		sign = "-"
+	case s.sign == '+':
+		sign = "+"
+	case s.sign == ' ':
+		sign = " "
+	}
+	return pad(sign+body, s, '>', len(sign)), nil
+}
+
+func init() {
+	typeDecimal = &typeObj{name: "Decimal", check: isType[*decValue]}
+	typeDecimal.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var v starlark.Value = starlark.String("0")
+		var ctxv starlark.Value
+		if err := starlark.UnpackArgs("Decimal", args, kwargs, "value?", &v, "context?", &ctxv); err != nil {
+			return nil, err
+		}
+		var d *decValue
+		var err error
+		switch x := v.(type) {
+		case starlark.String:
+			d, err = parseDecimal(string(x))
+		case starlark.Float:
+			d = decimalFromFloat(float64(x))
+		default:
+			var ok bool
+			if d, ok = decimalOf(v); !ok {
+				return nil, Errorf("TypeError", "conversion from %s to Decimal is not supported", pyType(v))
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := *d
+		c.ctx = decContextOf(thread)
+		return &c, nil
+	}
+	typeDecimal.attrs = starlark.StringDict{
+		"from_float": NewBuiltin("from_float", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			v, err := oneArg("Decimal.from_float", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			switch x := v.(type) {
+			case starlark.Float:
+				return decimalFromFloat(float64(x)), nil
+			case starlark.Int:
+				d, _ := decimalOf(x)
+				return d, nil
+			}
+			return nil, Errorf("TypeError", "argument must be int or float")
+		}),
+	}
+	typeDecContext = &typeObj{name: "Context", check: isType[*decContext]}
+}
+
+func decimalModule() *module {
+	vals := starlark.StringDict{
+		"Decimal":          typeDecimal,
+		"Context":          typeDecContext,
+		"DecimalException": excTypes["decimal.DecimalException"],
+		"InvalidOperation": excTypes["decimal.InvalidOperation"],
+		"DivisionByZero":   excTypes["decimal.DivisionByZero"],
+		"Overflow":         excTypes["decimal.Overflow"],
+		"MAX_PREC":         starlark.MakeInt(10000),
+	}
+	for _, m := range roundingModes {
+		vals[m] = starlark.String(m)
+	}
+	return newModule("decimal", map[string]builtinFn{
+		"getcontext": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs("getcontext", args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			return decContextOf(thread), nil
+		},
+	}, vals)
+}

@@ -1,0 +1,153 @@
+package sandbox
+
+import (
+	"math"
+	"math/big"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// pyNumber is a sandbox number beyond int and float (fractions.Fraction,
+// decimal.Decimal): int(), float(), round(), abs(), ** and the math
+// functions ask it.
+type pyNumber interface {
+	starlark.Value
+	// rat is the exact value.
+	rat() exactRat
+	float() float64
+	round(ndigits starlark.Value) (starlark.Value, error)
+	abs() starlark.Value
+	// pow is x ** y with the receiver x (side Left) or y (side Right).
+	pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error)
+}
+
+// exactRat is an exact rational value.
+type exactRat struct{ *big.Rat }
+
+// trunc rounds toward zero.
+func (r exactRat) trunc() *big.Int {
+	return new(big.Int).Quo(r.Num(), r.Denom())
+}
+
+// floor rounds toward minus infinity.
+func (r exactRat) floor() *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	_ = m
+	return q // Euclidean division with a positive divisor is floor division
+}
+
+// roundWith rounds as math.floor, math.ceil or math.trunc (name).
+func (r exactRat) roundWith(name string) *big.Int {
+	switch name {
+	case "floor":
+		return r.floor()
+	case "ceil":
+		return new(big.Int).Neg(exactRat{new(big.Rat).Neg(r.Rat)}.floor())
+	}
+	return r.trunc()
+}
+
+// roundHalfEven rounds to the nearest integer, ties to even.
+func (r exactRat) roundHalfEven() *big.Int {
+	fl := r.floor()
+	rem := new(big.Rat).Sub(r.Rat, new(big.Rat).SetInt(fl))
+	switch rem.Cmp(big.NewRat(1, 2)) {
+	case 1:
+		fl.Add(fl, big.NewInt(1))
+	case 0:
+		if fl.Bit(0) == 1 {
+			fl.Add(fl, big.NewInt(1))
+		}
+	}
+	return fl
+}
+
+// intOf converts a pyNumber to an int as int() and math.floor/ceil/trunc
+// (name) do.
+func intOf(n pyNumber, name string) (starlark.Value, error) {
+	r := n.rat()
+	if r.Rat == nil {
+		if f := n.float(); math.IsNaN(f) {
+			return nil, Errorf("ValueError", "cannot convert NaN to integer")
+		}
+		return nil, Errorf("OverflowError", "cannot convert Infinity to integer")
+	}
+	return starlark.MakeBigInt(r.roundWith(name)), nil
+}
+
+// ratOf converts an int, bool or pyNumber to an exact rational (ok false
+// for other values, floats included).
+func ratOf(v starlark.Value) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case starlark.Int:
+		return new(big.Rat).SetInt(x.BigInt()), true
+	case starlark.Bool:
+		return big.NewRat(int64(b2i(bool(x))), 1), true
+	case pyNumber:
+		r := x.rat().Rat
+		return r, r != nil
+	}
+	return nil, false
+}
+
+// floatRat is the exact value of a finite float.
+func floatRat(f float64) (*big.Rat, error) {
+	if math.IsNaN(f) {
+		return nil, Errorf("ValueError", "cannot convert NaN to integer ratio")
+	}
+	if math.IsInf(f, 0) {
+		return nil, Errorf("OverflowError", "cannot convert Infinity to integer ratio")
+	}
+	return new(big.Rat).SetFloat64(f), nil
+}
+
+// compareRats compares exact values with the comparison op.
+func compareRats(op syntax.Token, x, y *big.Rat) bool {
+	return cmpResult(op, x.Cmp(y))
+}
+
+// compareNumber implements CompareOther for an exact number x against an
+// int, bool or float y (side: whether x is the left operand).
+func compareNumber(op syntax.Token, x *big.Rat, y starlark.Value, side starlark.Side) (bool, bool, error) {
+	var yr *big.Rat
+	switch v := y.(type) {
+	case starlark.Float:
+		f := float64(v)
+		if math.IsNaN(f) {
+			return op == syntax.NEQ, true, nil
+		}
+		if math.IsInf(f, 0) {
+			c := 1
+			if f < 0 {
+				c = -1
+			}
+			if side == starlark.Left {
+				c = -c
+			}
+			return cmpResult(op, c), true, nil
+		}
+		yr = new(big.Rat).SetFloat64(f)
+	default:
+		var ok bool
+		if yr, ok = ratOf(y); !ok {
+			return false, false, nil
+		}
+	}
+	if side == starlark.Right {
+		return compareRats(op, yr, x), true, nil
+	}
+	return compareRats(op, x, yr), true, nil
+}
+
+// hashRat hashes an exact value so that it hashes like an equal int or
+// float.
+func hashRat(r *big.Rat) (uint32, error) {
+	if r.IsInt() {
+		return starlark.MakeBigInt(r.Num()).Hash()
+	}
+	if f, exact := r.Float64(); exact {
+		return starlark.Float(f).Hash()
+	}
+	return starlark.String(r.String()).Hash()
+}
