@@ -424,25 +424,28 @@ func TestRecordReplay(t *testing.T) {
 	srv := needleServer(t)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "sk-test-secret", Model: rootModel, SubModel: subModel})
 	require.NoError(t, err)
-	rec, err := llm.NewRecorder(client, path)
+	// The run's clock goes into the recording, and the replay passes it
+	// back (run_start records it: the trajectories must agree).
+	clock := time.Now().UTC().Truncate(time.Microsecond)
+	rec, err := llm.NewRecorder(client, path, llm.RecordClock(clock))
 	require.NoError(t, err)
 
-	run := func(m llm.ChatModel) (*Result, []byte) {
+	run := func(m llm.ChatModel, clock time.Time) (*Result, []byte) {
 		l := llm.NewLedger(llm.LedgerConfig{})
 		var traj bytes.Buffer
-		res, err := New(Config{Model: llm.Metered(m, l), RootModel: rootModel, SubModel: subModel, Ledger: l, Trajectory: &traj}).
+		res, err := New(Config{Model: llm.Metered(m, l), RootModel: rootModel, SubModel: subModel, Ledger: l, Trajectory: &traj, Clock: clock}).
 			Run(context.Background(), bigContext(t, text))
 		require.NoError(t, err)
 		return res, traj.Bytes()
 	}
-	res1, traj1 := run(rec)
+	res1, traj1 := run(rec, clock)
 	require.NoError(t, rec.Close())
 	require.Equal(t, StopSubmit, res1.StopReason, "err: %v", res1.Err)
 	calls := srv.Count()
 
 	rp, err := llm.OpenReplay(path)
 	require.NoError(t, err)
-	res2, traj2 := run(rp)
+	res2, traj2 := run(rp, rp.Meta().Clock)
 	assert.Equal(t, calls, srv.Count(), "replay is offline")
 	assert.Equal(t, res1.Answer, res2.Answer)
 	assert.Equal(t, res1.StopReason, res2.StopReason)
