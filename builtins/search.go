@@ -448,29 +448,48 @@ func cutRepr(s string, n int) string {
 // reported. It reruns the expression anchored at the match, starting one
 // character earlier so that \b, \B and ^ see the character before it, on
 // the match's line (the whole rest of the text for a match over lines).
+// A match found by the backtracking engine (a pattern RE2 cannot run, or
+// a non-ASCII line) comes with its groups: m.LastGroups.
 type groupFinder struct {
 	first *regexp.Regexp // \A(?:expr): a match at offset 0
 	next  *regexp.Regexp // \A(?s:.)(?:expr): a match after a character
 	n     int
+	m     *pyre.Matcher
 }
 
 // newGroupFinder returns nil for a matcher without capture groups.
 func newGroupFinder(m *pyre.Matcher) *groupFinder {
 	re := m.Regexp()
-	if re == nil || re.NumSubexp() == 0 {
+	if m.NumGroups() == 0 {
 		return nil
+	}
+	if re == nil {
+		return &groupFinder{n: m.NumGroups(), m: m}
 	}
 	first, err1 := regexp.Compile(`\A(?:` + re.String() + `)`)
 	next, err2 := regexp.Compile(`\A(?s:.)(?:` + re.String() + `)`)
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	return &groupFinder{first: first, next: next, n: re.NumSubexp()}
+	return &groupFinder{first: first, next: next, n: re.NumSubexp(), m: m}
 }
 
 // at returns the groups of the match text[start:end] as a tuple (None for
 // a group that took no part), as re's m.groups() does.
 func (g *groupFinder) at(text string, start, end int) starlark.Value {
+	if loc := g.m.LastGroups(); loc != nil {
+		out := make(starlark.Tuple, g.n)
+		for i := range out {
+			out[i] = starlark.None
+			if 2*i+1 < len(loc) && loc[2*i] >= 0 {
+				out[i] = starlark.String(cutMatch(text[loc[2*i]:loc[2*i+1]]))
+			}
+		}
+		return out
+	}
+	if g.first == nil {
+		return make(starlark.Tuple, g.n)
+	}
 	lo, re := start, g.first
 	if start > 0 {
 		_, size := utf8.DecodeLastRuneInString(text[:start])

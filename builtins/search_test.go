@@ -201,6 +201,14 @@ func TestSearchGroups(t *testing.T) {
 		{`print([r["groups"] for r in search(s, r"(\d+)\n(\w+)", regex=True)])`, "[('42', 'ref')]"},
 		{`print("groups" in search(s, r"id: \d+", regex=True)[0], "groups" in search(s, "id: ")[0])`, "False False"},
 		{`print([(r["index"], r["match"], r["groups"]) for r in search(lines, r"key=(\w+)", regex=True)])`, "[(0, 'key=alpha', ('alpha',)), (2, 'key=beta', ('beta',))]"},
+		// Patterns on the backtracking engine (lookaround, backreferences)
+		// and non-ASCII lines report their groups too.
+		{`print([r["groups"] for r in search(s, r"(?<=id: )(\d)(\d)?", regex=True)])`, "[('1', '7'), ('4', '2'), ('5', None)]"},
+		{`print([r["groups"] for r in search(s, r"(\w+)=(a)d\2", regex=True)])`, "[('name', 'a')]"},
+		{`print([r["groups"] for r in search(s, r"(?<=(\w)d:)(\d+)", regex=True)])`, "[('i', '99')]"},
+		{`print([r["groups"] for r in search(lines, r"(?<=key=)(\w)(\w*)", regex=True)])`, "[('a', 'lpha'), ('b', 'eta')]"},
+		{`print([r["groups"] for r in search(s, r"(?<=id: )(\d+)\n(\w+)", regex=True)])`, "[('42', 'ref')]"},
+		{`print([r["groups"] for r in search("naïve: 3 ÉUR", r"(\w+): (\d) (\w+)", regex=True)])`, "[('naïve', '3', 'ÉUR')]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {

@@ -25,6 +25,7 @@ type Matcher struct {
 	ctx    context.Context
 	budget time.Duration
 	err    *error
+	groups *[]int // the groups of the backtracking engine's last match (LastGroups)
 }
 
 // lit is one required literal; fold means ASCII case-insensitive (s is lower case).
@@ -85,6 +86,9 @@ func (m *Matcher) Regexp() *regexp.Regexp { return m.re }
 func (m *Matcher) FindAll(text string, limit int, fn func(start, end int) bool) {
 	if limit == 0 {
 		return
+	}
+	if m.groups != nil {
+		*m.groups = nil
 	}
 	n := 0
 	emit := func(s, e int) bool {
@@ -149,6 +153,9 @@ func (m *Matcher) matchLine(text string, ls, le int, emit func(s, e int) bool) b
 	if !m.re.MatchString(line) {
 		return true
 	}
+	if m.groups != nil {
+		*m.groups = nil // an RE2 match (LastGroups)
+	}
 	for _, loc := range m.re.FindAllStringIndex(line, -1) {
 		if !emit(ls+loc[0], ls+loc[1]) {
 			return false
@@ -197,8 +204,33 @@ func (m *Matcher) findCandidates(text string, sc *Scanner, emit func(s, e int) b
 // is for one caller at a time.
 func (m *Matcher) WithBudget(ctx context.Context, budget time.Duration) *Matcher {
 	c := *m
-	c.ctx, c.budget, c.err = ctx, budget, new(error)
+	c.ctx, c.budget, c.err, c.groups = ctx, budget, new(error), new([]int)
 	return &c
+}
+
+// NumGroups is the number of capture groups of a regular expression.
+func (m *Matcher) NumGroups() int {
+	switch {
+	case m.re != nil:
+		return m.re.NumSubexp()
+	case m.bt != nil:
+		return m.bt.groups
+	}
+	return 0
+}
+
+// LastGroups returns the byte offsets of the capture groups of the match
+// that the backtracking engine last reported to a FindAll (or First)
+// callback of a matcher from [Matcher.WithBudget]: a start and end per
+// group, -1 for a group that took no part, valid until the next match
+// is reported. It returns nil when that match
+// came from RE2 (rerun [Matcher.Regexp] for its groups) or for a matcher
+// without a budget.
+func (m *Matcher) LastGroups() []int {
+	if m.groups == nil {
+		return nil
+	}
+	return *m.groups
 }
 
 // Err returns the error that stopped the last search of a matcher from
@@ -264,7 +296,22 @@ func (m *Matcher) btFind(text string, from, to int, emit func(s, e int) bool) bo
 			ri, bi = 0, from
 		}
 		s := byteAt(loc[0])
-		if !emit(s, byteAt(loc[1])) {
+		e := byteAt(loc[1])
+		if m.groups != nil {
+			g := (*m.groups)[:0]
+			for _, r := range loc[2:] {
+				switch {
+				case r < 0:
+					g = append(g, -1)
+				case r >= ri:
+					g = append(g, byteAt(r))
+				default: // a group in a lookbehind, before the match
+					g = append(g, from+len(string(runes[:r])))
+				}
+			}
+			*m.groups = g
+		}
+		if !emit(s, e) {
 			return false
 		}
 		pos, advance = loc[1], loc[0] == loc[1]
