@@ -363,6 +363,121 @@ func urlSplit(url, scheme string, fragments bool) ([5]string, error) {
 	return [5]string{scheme, netloc, url, query, fragment}, nil
 }
 
+// splitParams splits the ;params off the last segment of path, as
+// urlparse does for the schemes that use them.
+func splitParams(scheme, path string) (string, string) {
+	if !usesParams[scheme] || !strings.Contains(path, ";") {
+		return path, ""
+	}
+	i := strings.IndexByte(path, ';')
+	if k := strings.LastIndexByte(path, '/'); k >= 0 {
+		i = strings.IndexByte(path[k:], ';')
+		if i >= 0 {
+			i += k
+		}
+	}
+	if i < 0 {
+		return path, ""
+	}
+	return path[:i], path[i+1:]
+}
+
+// urlParse is urllib.parse.urlparse: scheme, netloc, path, params, query,
+// fragment.
+func urlParse(url, scheme string, fragments bool) ([6]string, error) {
+	p, err := urlSplit(url, scheme, fragments)
+	if err != nil {
+		return [6]string{}, err
+	}
+	path, params := splitParams(p[0], p[2])
+	return [6]string{p[0], p[1], path, params, p[3], p[4]}, nil
+}
+
+// urlUnparse is urllib.parse.urlunparse.
+func urlUnparse(p [6]string) string {
+	path := p[2]
+	if p[3] != "" {
+		path += ";" + p[3]
+	}
+	return urlUnsplit(p[0], p[1], path, p[4], p[5])
+}
+
+var usesRelative = map[string]bool{"": true, "ftp": true, "http": true, "gopher": true, "nntp": true, "imap": true, "wais": true, "file": true, "https": true, "shttp": true, "mms": true, "prospero": true, "rtsp": true, "rtsps": true, "rtspu": true, "sftp": true, "svn": true, "svn+ssh": true, "ws": true, "wss": true}
+
+// urlJoin is CPython 3.11's urllib.parse.urljoin (RFC 3986 resolution).
+func urlJoin(base, url string, fragments bool) (string, error) {
+	if base == "" {
+		return url, nil
+	}
+	if url == "" {
+		return base, nil
+	}
+	b, err := urlParse(base, "", fragments)
+	if err != nil {
+		return "", err
+	}
+	u, err := urlParse(url, b[0], fragments)
+	if err != nil {
+		return "", err
+	}
+	scheme, netloc, path, params, query, fragment := u[0], u[1], u[2], u[3], u[4], u[5]
+	if scheme != b[0] || !usesRelative[scheme] {
+		return url, nil
+	}
+	if usesNetloc[scheme] {
+		if netloc != "" {
+			return urlUnparse(u), nil
+		}
+		netloc = b[1]
+	}
+	if path == "" && params == "" {
+		path, params = b[2], b[3]
+		if query == "" {
+			query = b[4]
+		}
+		return urlUnparse([6]string{scheme, netloc, path, params, query, fragment}), nil
+	}
+	baseParts := strings.Split(b[2], "/")
+	if baseParts[len(baseParts)-1] != "" {
+		baseParts = baseParts[:len(baseParts)-1]
+	}
+	var segments []string
+	if strings.HasPrefix(path, "/") {
+		segments = strings.Split(path, "/")
+	} else {
+		segments = append(baseParts, strings.Split(path, "/")...)
+		if len(segments) > 2 {
+			kept := []string{segments[0]}
+			for _, s := range segments[1 : len(segments)-1] {
+				if s != "" {
+					kept = append(kept, s)
+				}
+			}
+			segments = append(kept, segments[len(segments)-1])
+		}
+	}
+	var resolved []string
+	for _, seg := range segments {
+		switch seg {
+		case "..":
+			if len(resolved) > 0 {
+				resolved = resolved[:len(resolved)-1]
+			}
+		case ".":
+		default:
+			resolved = append(resolved, seg)
+		}
+	}
+	if last := segments[len(segments)-1]; last == "." || last == ".." {
+		resolved = append(resolved, "")
+	}
+	joined := strings.Join(resolved, "/")
+	if joined == "" {
+		joined = "/"
+	}
+	return urlUnparse([6]string{scheme, netloc, joined, params, query, fragment}), nil
+}
+
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func urlUnsplit(scheme, netloc, url, query, fragment string) string {
@@ -667,20 +782,17 @@ func urllibParseModule() *module {
 			if err != nil {
 				return nil, err
 			}
-			path, params := p[2], ""
-			if usesParams[p[0]] && strings.Contains(path, ";") {
-				i := strings.IndexByte(path, ';')
-				if k := strings.LastIndexByte(path, '/'); k >= 0 {
-					i = strings.IndexByte(path[k:], ';')
-					if i >= 0 {
-						i += k
-					}
-				}
-				if i >= 0 {
-					path, params = path[:i], path[i+1:]
-				}
-			}
+			path, params := splitParams(p[0], p[2])
 			return newURLResult(typeParseResult, p[0], p[1], path, params, p[3], p[4]), nil
+		},
+		"urljoin": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var base, url string
+			fragments := true
+			if err := starlark.UnpackArgs("urljoin", args, kwargs, "base", &base, "url", &url, "allow_fragments?", &fragments); err != nil {
+				return nil, err
+			}
+			s, err := urlJoin(base, url, fragments)
+			return starlark.String(s), err
 		},
 		"urlsplit": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := urlArgs("urlsplit", args, kwargs)

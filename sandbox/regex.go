@@ -33,10 +33,14 @@ type Regexp struct {
 	bt        *pyre.Backtrack // the backtracking engine (nil: RE2 only)
 	asciiOnly bool            // re has Python's meaning only on ASCII text; bt runs on other text
 	canEmpty  bool            // a match can be empty
-	groups    int
-	names     []string
-	pattern   string // as written (Python syntax)
-	flags     int
+	// emptyFirst: after an empty match, Python's iteration may take a
+	// non-empty one at the same place, which RE2 cannot find: findall,
+	// finditer, sub and split run on bt (pyre.Compiled.EmptyFirst).
+	emptyFirst bool
+	groups     int
+	names      []string
+	pattern    string // as written (Python syntax)
+	flags      int
 
 	pre      *pyre.Prefilter // nil: no prefilter
 	lineOK   bool            // matches cannot span lines and use no \A \z anchors
@@ -68,7 +72,7 @@ func CompileRegexp(pattern string, flags int) (*Regexp, error) {
 		}
 		return nil, &PyError{Kind: "re.error", Msg: err.Error(), Err: err}
 	}
-	r := &Regexp{re: c.RE2, bt: c.BT, asciiOnly: c.ASCIIOnly, canEmpty: c.CanBeEmpty, groups: c.Groups, names: c.Names, pattern: pattern, flags: flags}
+	r := &Regexp{re: c.RE2, bt: c.BT, asciiOnly: c.ASCIIOnly, canEmpty: c.CanBeEmpty, emptyFirst: c.EmptyFirst, groups: c.Groups, names: c.Names, pattern: pattern, flags: flags}
 	if r.re != nil {
 		r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
 		r.analyze(c.Expr)

@@ -165,7 +165,7 @@ func (r *Regexp) find(thread *starlark.Thread, s string, pos int, mode pyre.Mode
 
 // findAllIn is FindAllIndex on the engine that runs s.
 func (r *Regexp) findAllIn(thread *starlark.Thread, s string, n int) ([][]int, error) {
-	if r.useBT(s) {
+	if r.useBT(s) || r.emptyFirst {
 		return r.btFindAll(thread, s, n)
 	}
 	return r.FindAllIndex(s, n), nil

@@ -57,6 +57,12 @@ type Compiled struct {
 	// CanBeEmpty reports whether a match can be empty (its minimum width
 	// is 0).
 	CanBeEmpty bool
+	// EmptyFirst reports a pattern that can prefer an empty match where a
+	// non-empty one starts at the same place (it can be empty and has a
+	// lazy quantifier or an alternation, e.g. a??, \s*?, (,|)): after such
+	// an empty match Python's findall, finditer, sub and split take the
+	// non-empty one, which RE2 cannot find, so BT is set for them.
+	EmptyFirst bool
 }
 
 // CompilePython parses pattern as CPython 3.11's re module does (a bad
@@ -78,6 +84,12 @@ func CompilePython(pattern string, flags Flags) (*Compiled, error) {
 					if c.BT, err = compileBT(t); err != nil {
 						c.BT, c.ASCIIOnly = nil, false
 					}
+				}
+				if c.CanBeEmpty && lazyOrBranch(t.seq) {
+					if c.BT == nil {
+						c.BT, _ = compileBT(t)
+					}
+					c.EmptyFirst = c.BT != nil
 				}
 				return c, nil
 			}
@@ -104,6 +116,24 @@ func needsBT(seq []*node) bool {
 			}
 		}
 		if needsBT(n.sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// lazyOrBranch reports a lazy quantifier or an alternation.
+func lazyOrBranch(seq []*node) bool {
+	for _, n := range seq {
+		if n.op == opBranch || n.op == opRepeat && n.lazy {
+			return true
+		}
+		for _, alt := range n.alts {
+			if lazyOrBranch(alt) {
+				return true
+			}
+		}
+		if lazyOrBranch(n.sub) || lazyOrBranch(n.no) {
 			return true
 		}
 	}
