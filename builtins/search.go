@@ -245,7 +245,11 @@ func (sr *searcher) searchText(s string) {
 		counted = start
 		// The dict is built directly, with keys made once: this runs for
 		// every hit (see BenchmarkSearchHits).
-		d := starlark.NewDict(5)
+		n := 4
+		if sr.groups != nil {
+			n = 5
+		}
+		d := starlark.NewDict(n)
 		d.SetKey(keyLine, starlark.MakeInt(line))
 		d.SetKey(keyOffset, starlark.MakeInt(sandbox.CharOffset(s, start)))
 		d.SetKey(keyMatch, starlark.String(cutMatch(s[start:end])))

@@ -1,6 +1,7 @@
 package builtins_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -222,4 +223,22 @@ viaSearch = [r["groups"] for r in search(s, pat, regex=True, max_results=None)]
 viaRe = [m.groups() for line in s.split("\n") for m in re.finditer(pat, line)]
 print(viaSearch == viaRe, len(viaRe))`)
 	assert.Equal(t, "True 12\n", out)
+}
+
+// TestSearchHitBytes: a text hit's dict keeps its four keys in the hash
+// table's inline bucket, so a hit costs its dict, its preview and its
+// match, not a separate table as well (a dict sized for four entries got
+// a table of two buckets, over 500 bytes more per hit, when the table was
+// sized ahead of the way insertion grows it).
+func TestSearchHitBytes(t *testing.T) {
+	const hits = 20000
+	text := strings.Repeat("ab the cd\n", hits)
+	e := newEnv(t, nil, map[string]any{"text": text})
+	e.run(`n = len(search(text, "the", max_results=None))`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e.run(`hits = search(text, "the", max_results=None)`)
+	runtime.ReadMemStats(&after)
+	perHit := float64(after.TotalAlloc-before.TotalAlloc) / hits
+	assert.Less(t, perHit, 600.0, "bytes allocated per search() hit")
 }

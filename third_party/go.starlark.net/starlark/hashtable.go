@@ -58,7 +58,11 @@ func (ht *hashtable) init(size int) {
 		panic("size < 0")
 	}
 	nb := 1
-	for overloaded(size, nb) {
+	// rlm: size the table as insert grows it (insert grows before adding
+	// an element to a table that is already overloaded): a dict made for
+	// bucketSize entries keeps its inline bucket instead of allocating a
+	// table of two (upstream tested overloaded(size, nb)).
+	for size > 0 && overloaded(size-1, nb) {
 		nb = nb << 1
 	}
 	if nb < 2 {
