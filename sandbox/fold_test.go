@@ -85,3 +85,21 @@ func TestSmallDictBytes(t *testing.T) {
 	perDict := float64(after.TotalAlloc-before.TotalAlloc) / 100000
 	assert.Less(t, perDict, 400.0, "bytes allocated per record dict (list slot included)")
 }
+
+// TestRecordDictBytes: a dict of 5 to 8 entries (a JSON record) chains one
+// overflow bucket to its inline one instead of growing to a table of two
+// buckets beside the unused inline one (with four-entry buckets that cost
+// over 250 bytes more per record).
+func TestRecordDictBytes(t *testing.T) {
+	s := New(Config{})
+	ctx := context.Background()
+	_, err := s.Exec(ctx, "n = 100000\nrecords = None")
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = s.Exec(ctx, `records = [{"id": i, "a": 1, "b": 2, "c": 3, "d": 4, "e": 5} for i in range(n)]`)
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	perDict := float64(after.TotalAlloc-before.TotalAlloc) / 100000
+	assert.Less(t, perDict, 700.0, "bytes allocated per 6-entry record dict (list slot included)")
+}

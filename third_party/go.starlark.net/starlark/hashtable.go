@@ -160,6 +160,14 @@ retry:
 
 func overloaded(elems, buckets int) bool {
 	const loadFactor = 6.5 * bucketSize / 8 // just a guess (rlm: scaled with bucketSize)
+	// rlm: a table of one (the inline bucket) takes one chained overflow
+	// bucket before it grows, so a dict of up to 2*bucketSize entries (a
+	// JSON record of 5 to 8 fields) holds them in two buckets, as one
+	// 8-entry bucket did, instead of a table of two beside an unused
+	// inline one.
+	if buckets == 1 {
+		return elems >= 2*bucketSize
+	}
 	return elems >= bucketSize && float64(elems) >= loadFactor*float64(buckets)
 }
 
