@@ -5,11 +5,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/internal/starjson"
 )
 
 // The json module is Python's, on internal/pyjson (the one Python-style
@@ -43,7 +45,14 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	default:
 		return nil, Errorf("TypeError", "the JSON object must be str, bytes or bytearray, not %s", pyType(s))
 	}
-	v, err := pyjson.DecodePython(text, valueDepthLimit(thread))
+	// The decoder builds the interpreter's values as it scans (no Go copy
+	// of the document), its strings sharing text's immutable bytes; every
+	// starjson.StopEvery containers it asks whether the step's limits
+	// (time, memory: the heap read afresh) still hold.
+	v, err := starjson.Decode(unsafe.Slice(unsafe.StringData(text), len(text)), starjson.Options{
+		DecodeOptions: pyjson.DecodeOptions{Python: true, MaxDepth: valueDepthLimit(thread), Shared: true},
+		Stop:          func() error { return growCheck(thread, 0) },
+	})
 	if err != nil {
 		var se *pyjson.SyntaxError
 		if !errors.As(err, &se) {
@@ -57,7 +66,7 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		}
 		return nil, &PyError{Kind: "JSONDecodeError", Msg: se.PythonMessage(), Err: err}
 	}
-	return FromGo(v)
+	return v, nil
 }
 
 // jsonEncoder is one json.dumps call: its options and the containers on

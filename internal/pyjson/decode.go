@@ -1,0 +1,624 @@
+package pyjson
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// SyntaxError is malformed JSON, JSON Lines or CSV input, or input this
+// decoder refuses (Kind). It wraps ErrSyntax, or Kind when set.
+type SyntaxError struct {
+	Source string // file name or "" for in-memory data
+	Line   int    // 1-based
+	Column int    // 1-based, in characters
+	Offset int64  // byte offset from the start of the input
+	Char   int    // offset in characters (code points), as Python counts
+	Msg    string
+	// Kind is set for well-formed input that is refused: ErrIntTooLong.
+	Kind error
+}
+
+func (e *SyntaxError) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		b.WriteString(e.Source)
+		b.WriteString(": ")
+	}
+	what := "malformed input at line"
+	if e.Kind != nil {
+		what = "line"
+	}
+	fmt.Fprintf(&b, "%s %d, column %d: %s", what, e.Line, e.Column, e.Msg)
+	return b.String()
+}
+
+// Unwrap returns ErrSyntax, or Kind when set.
+func (e *SyntaxError) Unwrap() error {
+	if e.Kind != nil {
+		return e.Kind
+	}
+	return ErrSyntax
+}
+
+// Decode parses one JSON document the way Python's json.loads does:
+// objects become *Dict (order kept, a repeated key keeps its first position
+// and last value), integers int64 (or *big.Int beyond int64), other numbers
+// float64; NaN, Infinity and -Infinity are accepted. Errors are *SyntaxError
+// with line and column. data is not retained.
+func Decode(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, UTF8Error("", data, 0)
+	}
+	return DecodeWith[any](data, goBuilder{}, DecodeOptions{})
+}
+
+// DecodeOwned parses data, which the caller hands over and never modifies
+// again: strings without escapes point into it (no copy).
+func DecodeOwned(data []byte, source string) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, UTF8Error(source, data, 0)
+	}
+	return DecodeWith[any](data, goBuilder{}, DecodeOptions{Shared: true, Source: source})
+}
+
+// UTF8Error names the first invalid byte offset in data (plus base).
+func UTF8Error(source string, data []byte, base int64) error {
+	off := 0
+	for off < len(data) {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		off += size
+	}
+	if source != "" {
+		return fmt.Errorf("%s: %w at byte offset %d (the file must be UTF-8 text; convert it, e.g. with iconv -f LATIN1 -t UTF-8)", source, ErrInvalidUTF8, base+int64(off))
+	}
+	return fmt.Errorf("%w at byte offset %d", ErrInvalidUTF8, base+int64(off))
+}
+
+// Builder makes the values of a document that [DecodeWith] parses, V
+// being the value type (any for [Decode]'s Go values).
+type Builder[V any] interface {
+	Null() V
+	Bool(b bool) V
+	Int(i int64) V
+	// BigInt makes an integer beyond int64; b is not used again.
+	BigInt(b *big.Int) V
+	Float(f float64) V
+	// String makes a string; s may point into the input (see
+	// DecodeOptions.Shared).
+	String(s string) V
+	// Object makes an object of keys[i]: vals[i] in input order. A key may
+	// repeat: Python keeps its first position and its last value. keys
+	// and vals are reused after the call.
+	Object(keys []string, vals []V) (V, error)
+	// Array makes an array of vals, which are reused after the call.
+	Array(vals []V) (V, error)
+}
+
+// DecodeOptions configures [DecodeWith].
+type DecodeOptions struct {
+	// Python selects Python's json.loads behaviour: its error messages
+	// (see [SyntaxError.PythonMessage]), its number syntax ("1." is 1
+	// followed by extra data) and ErrTooDeep past MaxDepth. The input's
+	// UTF-8 is not checked (invalid sequences are kept as they are).
+	Python bool
+	// MaxDepth bounds the nesting of arrays and objects (0: 10,000).
+	MaxDepth int
+	// Shared lets strings without escapes point into the input instead of
+	// being copied: the caller never modifies it again.
+	Shared bool
+	// Source names the input in errors ("" for in-memory data).
+	Source string
+}
+
+// DecodeWith parses one JSON document in data, making its values with b;
+// see [Decode] for the value semantics. Errors are *SyntaxError, or an
+// error the builder returned.
+func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, error) {
+	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source}
+	return d.document()
+}
+
+type decoder[V any, B Builder[V]] struct {
+	data   []byte
+	b      B
+	py     bool     // Python's json.loads: its messages, lenient number ends
+	depth  int      // most nesting allowed (maxDepth unless py)
+	kstack []string // keys of the objects being parsed
+	vstack []V      // values of the objects and arrays being parsed
+	pos    int
+	owned  bool
+	source string
+	zero   V
+	// lineBase and offBase shift reported positions (JSON Lines).
+	lineBase int
+	offBase  int64
+}
+
+func (d *decoder[V, B]) errorf(pos int, format string, args ...any) error {
+	if pos > len(d.data) {
+		pos = len(d.data)
+	}
+	line := 1 + strings.Count(bytesToString(d.data[:pos]), "\n")
+	ls := 0
+	for i := pos - 1; i >= 0; i-- {
+		if d.data[i] == '\n' {
+			ls = i + 1
+			break
+		}
+	}
+	col := 1 + utf8.RuneCount(d.data[ls:pos])
+	char := col - 1 + utf8.RuneCount(d.data[:ls])
+	return &SyntaxError{Source: d.source, Line: line + d.lineBase, Column: col, Offset: d.offBase + int64(pos), Char: char, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fail is errorf with CPython's json.loads message py in Python mode.
+func (d *decoder[V, B]) fail(pos int, py string, format string, args ...any) error {
+	if d.py {
+		return d.errorf(pos, "%s", py)
+	}
+	return d.errorf(pos, format, args...)
+}
+
+// DecodePython parses s as Python's json.loads does, with its error
+// messages (Msg "Expecting value", "Extra data", ...; see
+// [SyntaxError.PythonMessage]) and number syntax ("1." is 1 followed by
+// extra data). Nesting beyond maxDepth is a *SyntaxError whose Kind is
+// ErrTooDeep, with CPython's RecursionError message. Strings are copied;
+// invalid UTF-8 is kept as it is.
+func DecodePython(s string, maxDepth int) (any, error) {
+	return DecodeWith[any](unsafe.Slice(unsafe.StringData(s), len(s)), goBuilder{}, DecodeOptions{Python: true, MaxDepth: maxDepth})
+}
+
+// PythonMessage is the error as CPython's json.JSONDecodeError words it:
+// "Msg: line L column C (char N)".
+func (e *SyntaxError) PythonMessage() string {
+	return fmt.Sprintf("%s: line %d column %d (char %d)", e.Msg, e.Line, e.Column, e.Char)
+}
+
+func (d *decoder[V, B]) document() (V, error) {
+	if d.depth == 0 {
+		d.depth = maxDepth
+	}
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return d.zero, d.fail(d.pos, "Expecting value", "expecting a JSON value, found end of input (empty file?)")
+	}
+	v, err := d.value(0)
+	if err != nil {
+		return d.zero, err
+	}
+	d.skipSpace()
+	if d.pos < len(d.data) {
+		return d.zero, d.fail(d.pos, "Extra data", "extra data after the JSON value (several documents? use a .jsonl file for one value per line)")
+	}
+	return v, nil
+}
+
+func (d *decoder[V, B]) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder[V, B]) value(depth int) (V, error) {
+	if depth >= d.depth && d.pos < len(d.data) && (d.data[d.pos] == '[' || d.data[d.pos] == '{') {
+		what := map[byte]string{'[': "array", '{': "object"}[d.data[d.pos]]
+		err := d.fail(d.pos, "maximum recursion depth exceeded while decoding a JSON "+what+" from a unicode string", "nesting deeper than %d levels", d.depth)
+		if d.py {
+			err.(*SyntaxError).Kind = ErrTooDeep
+		}
+		return d.zero, err
+	}
+	if d.pos >= len(d.data) {
+		return d.zero, d.fail(d.pos, "Expecting value", "expecting a value, found end of input")
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object(depth)
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		s, err := d.str()
+		if err != nil {
+			return d.zero, err
+		}
+		return d.b.String(s), nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		if d.hasPrefix("-Infinity") {
+			d.pos += len("-Infinity")
+			return d.b.Float(math.Inf(-1)), nil
+		}
+		return d.number()
+	case d.hasPrefix("true"):
+		d.pos += 4
+		return d.b.Bool(true), nil
+	case d.hasPrefix("false"):
+		d.pos += 5
+		return d.b.Bool(false), nil
+	case d.hasPrefix("null"):
+		d.pos += 4
+		return d.b.Null(), nil
+	case d.hasPrefix("NaN"):
+		d.pos += 3
+		return d.b.Float(math.NaN()), nil
+	case d.hasPrefix("Infinity"):
+		d.pos += 8
+		return d.b.Float(math.Inf(1)), nil
+	default:
+		r, _ := utf8.DecodeRune(d.data[d.pos:])
+		return d.zero, d.fail(d.pos, "Expecting value", "expecting a value, found %q", r)
+	}
+}
+
+func (d *decoder[V, B]) hasPrefix(s string) bool {
+	return len(d.data)-d.pos >= len(s) && string(d.data[d.pos:d.pos+len(s)]) == s
+}
+
+func (d *decoder[V, B]) object(depth int) (V, error) {
+	start := d.pos
+	d.pos++ // {
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return d.b.Object(nil, nil)
+	}
+	// Entries collect on the decoder's stacks, then move to exact-size slices.
+	base := len(d.kstack)
+	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return d.zero, d.fail(d.pos, "Expecting property name enclosed in double quotes", "unterminated object (opened at byte %d)", d.offBase+int64(start))
+		}
+		if d.data[d.pos] != '"' {
+			return d.zero, d.fail(d.pos, "Expecting property name enclosed in double quotes", "expecting a property name in double quotes")
+		}
+		k, err := d.str()
+		if err != nil {
+			return d.zero, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.zero, d.fail(d.pos, "Expecting ':' delimiter", "expecting ':' delimiter")
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return d.zero, err
+		}
+		d.kstack = append(d.kstack, k)
+		d.vstack = append(d.vstack, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated object (opened at byte %d)", d.offBase+int64(start))
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return d.b.Object(d.kstack[base:], d.vstack[base:])
+		default:
+			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or '}' in object")
+		}
+	}
+}
+
+func (d *decoder[V, B]) array(depth int) (V, error) {
+	start := d.pos
+	d.pos++ // [
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return d.b.Array(nil)
+	}
+	// Items collect on the value stack (kstack stays aligned with a "" key).
+	base := len(d.vstack)
+	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
+	for {
+		d.skipSpace()
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return d.zero, err
+		}
+		d.kstack = append(d.kstack, "")
+		d.vstack = append(d.vstack, v)
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated array (opened at byte %d)", d.offBase+int64(start))
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return d.b.Array(d.vstack[base:])
+		default:
+			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or ']' in array")
+		}
+	}
+}
+
+func (d *decoder[V, B]) number() (V, error) {
+	start := d.pos
+	i := d.pos
+	if d.data[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(d.data) && d.data[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		if d.py {
+			return d.zero, d.errorf(start, "Expecting value")
+		}
+		return d.zero, d.errorf(i, "invalid number")
+	}
+	// In Python mode a '.' or exponent without digits ends the number
+	// before it (then "Extra data" follows), as CPython's number pattern.
+	isFloat := false
+	if i < len(d.data) && d.data[i] == '.' {
+		at := i
+		i++
+		if digits() > 0 {
+			isFloat = true
+		} else if d.py {
+			i = at
+		} else {
+			return d.zero, d.errorf(i, "invalid number: digits expected after '.'")
+		}
+	}
+	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
+		at := i
+		i++
+		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
+			i++
+		}
+		if digits() > 0 {
+			isFloat = true
+		} else if d.py {
+			i = at
+		} else {
+			return d.zero, d.errorf(i, "invalid number: digits expected in exponent")
+		}
+	}
+	d.pos = i
+	lit := bytesToString(d.data[start:i])
+	if !isFloat {
+		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return d.b.Int(n), nil
+		}
+		if n := len(strings.TrimPrefix(lit, "-")); n > MaxIntDigits {
+			err := d.errorf(start, "Exceeds the limit (%d digits) for integer string conversion: value has %d digits", MaxIntDigits, n)
+			err.(*SyntaxError).Kind = ErrIntTooLong
+			return d.zero, err
+		}
+		b, ok := new(big.Int).SetString(lit, 10)
+		if !ok {
+			return d.zero, d.errorf(start, "invalid integer")
+		}
+		return d.b.BigInt(b), nil
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return d.zero, d.errorf(start, "invalid number")
+	}
+	return d.b.Float(f), nil
+}
+
+func (d *decoder[V, B]) str() (string, error) {
+	start := d.pos
+	d.pos++ // opening quote
+	i := d.pos
+	for i < len(d.data) {
+		c := d.data[i]
+		if c == '"' {
+			s := d.data[d.pos:i]
+			d.pos = i + 1
+			if d.owned {
+				return bytesToString(s), nil
+			}
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
+		}
+		i++
+	}
+	if i >= len(d.data) {
+		return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+	}
+	// Slow path: escapes.
+	buf := make([]byte, 0, i-d.pos+16)
+	buf = append(buf, d.data[d.pos:i]...)
+	for i < len(d.data) {
+		c := d.data[i]
+		switch {
+		case c == '"':
+			d.pos = i + 1
+			return bytesToString(buf), nil
+		case c < 0x20:
+			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
+		case c != '\\':
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		if i+1 >= len(d.data) {
+			break
+		}
+		e := d.data[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'n':
+			buf = append(buf, '\n')
+		case 't':
+			buf = append(buf, '\t')
+		case 'r':
+			buf = append(buf, '\r')
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'u':
+			r, ok := d.hex4(i)
+			if !ok {
+				if d.py {
+					return "", d.errorf(i-1, "Invalid \\uXXXX escape")
+				}
+				return "", d.errorf(i-2, "invalid \\uXXXX escape")
+			}
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 {
+				if r2, ok := d.hex4(i + 2); ok && i+1 < len(d.data) && d.data[i] == '\\' && d.data[i+1] == 'u' && r2 >= 0xDC00 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
+					i += 6
+				} else {
+					r = utf8.RuneError // lone surrogate: not representable in UTF-8
+				}
+			} else if r >= 0xDC00 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", d.fail(i-2, "Invalid \\escape", "invalid escape \\%c", e)
+		}
+	}
+	return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+}
+
+func (d *decoder[V, B]) hex4(i int) (rune, bool) {
+	if i+4 > len(d.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[i : i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+func hasDupKeys(keys []string) bool {
+	for i := 1; i < len(keys); i++ {
+		for j := 0; j < i; j++ {
+			if keys[i] == keys[j] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dedup rebuilds a decoded object with repeated keys the way Python does:
+// first position, last value.
+func dedup(o *Dict) *Dict {
+	d := NewDict(len(o.keys))
+	for i, k := range o.keys {
+		d.Set(k, o.vals[i])
+	}
+	return d
+}
+
+// DecodeLinesOwned parses JSON Lines: one JSON value per non-blank line,
+// errors naming the line. data is handed over as for [DecodeOwned].
+func DecodeLinesOwned(data []byte, source string) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, UTF8Error(source, data, 0)
+	}
+	out := []any{}
+	line := 0
+	var off int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var ln []byte
+		if i < 0 {
+			ln, data = data, nil
+		} else {
+			ln, data = data[:i], data[i+1:]
+		}
+		line++
+		if len(bytes.TrimSpace(ln)) > 0 {
+			d := &decoder[any, goBuilder]{data: ln, owned: true, source: source, lineBase: line - 1, offBase: off}
+			v, err := d.document()
+			if err != nil {
+				var se *SyntaxError
+				if errors.As(err, &se) {
+					se.Msg = fmt.Sprintf("JSON Lines record %d: %s", line, se.Msg)
+				}
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		off += int64(len(ln)) + 1
+	}
+	return out, nil
+}
+
+// goBuilder makes [Decode]'s Go values.
+type goBuilder struct{}
+
+func (goBuilder) Null() any             { return nil }
+func (goBuilder) Bool(b bool) any       { return b }
+func (goBuilder) Int(i int64) any       { return i }
+func (goBuilder) BigInt(b *big.Int) any { return b }
+func (goBuilder) Float(f float64) any   { return f }
+func (goBuilder) String(s string) any   { return s }
+func (goBuilder) Array(vals []any) (any, error) {
+	arr := make([]any, len(vals))
+	copy(arr, vals)
+	return arr, nil
+}
+
+func (goBuilder) Object(keys []string, vals []any) (any, error) {
+	n := len(keys)
+	obj := &Dict{keys: make([]string, n), vals: make([]any, n)}
+	copy(obj.keys, keys)
+	copy(obj.vals, vals)
+	if n > dictIndexMin {
+		obj.reindex()
+		if len(obj.idx) < n {
+			obj = dedup(obj)
+		}
+	} else if hasDupKeys(obj.keys) {
+		obj = dedup(obj)
+	}
+	return obj, nil
+}

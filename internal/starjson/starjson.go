@@ -1,0 +1,98 @@
+// Package starjson decodes JSON straight into Starlark values, with the
+// semantics of Python's json.loads (internal/pyjson's decoder): objects
+// become dicts (input order kept, a repeated key keeping its first
+// position and last value), integers ints of any size, other numbers
+// floats, NaN and Infinity accepted. No Go copy of the document is built
+// on the way, so the sandbox's json.loads and a JSON file loaded as a
+// context variable cost only the interpreter's values.
+//
+// It sits below the sandbox and the context package: it imports only
+// internal/pyjson and the Starlark interpreter.
+package starjson
+
+import (
+	"math/big"
+
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
+)
+
+// Options configures [Decode].
+type Options struct {
+	pyjson.DecodeOptions
+	// Stop, when set, is called after every StopEvery arrays and objects
+	// made; an error it returns ends the decoding with that error (a
+	// step's time or memory limit).
+	Stop func() error
+}
+
+// StopEvery is how many arrays and objects [Decode] makes between two
+// calls of Options.Stop.
+const StopEvery = 1 << 10
+
+// maxInterned bounds the distinct object keys that one decoding shares.
+const maxInterned = 1 << 14
+
+// Decode parses one JSON document into Starlark values: dict, list, str,
+// int, float, bool and None. The keys repeated across objects (a list of
+// records' "id", "name", ...) share one string value. With
+// o.Shared, strings without escapes point into data, which must then
+// never change (a Go string's bytes, or a buffer handed over). Errors are
+// *pyjson.SyntaxError, or Stop's error.
+func Decode(data []byte, o Options) (starlark.Value, error) {
+	b := &builder{stop: o.Stop, keys: make(map[string]starlark.Value)}
+	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
+}
+
+// builder makes the Starlark values of one decoding.
+type builder struct {
+	stop func() error
+	n    int // arrays and objects made
+	// keys interns object keys: a boxed starlark.String costs an
+	// allocation per use, and a list of records repeats the same few.
+	keys map[string]starlark.Value
+}
+
+func (b *builder) Null() starlark.Value             { return starlark.None }
+func (b *builder) Bool(x bool) starlark.Value       { return starlark.Bool(x) }
+func (b *builder) Int(i int64) starlark.Value       { return starlark.MakeInt64(i) }
+func (b *builder) BigInt(x *big.Int) starlark.Value { return starlark.MakeBigInt(x) }
+func (b *builder) Float(f float64) starlark.Value   { return starlark.Float(f) }
+func (b *builder) String(s string) starlark.Value   { return starlark.String(s) }
+
+func (b *builder) key(s string) starlark.Value {
+	if k, ok := b.keys[s]; ok {
+		return k
+	}
+	k := starlark.Value(starlark.String(s))
+	if len(b.keys) < maxInterned {
+		b.keys[s] = k
+	}
+	return k
+}
+
+func (b *builder) Object(keys []string, vals []starlark.Value) (starlark.Value, error) {
+	d := starlark.NewDict(len(keys))
+	for i, k := range keys {
+		if err := d.SetKey(b.key(k), vals[i]); err != nil {
+			return nil, err
+		}
+	}
+	return d, b.made()
+}
+
+func (b *builder) Array(vals []starlark.Value) (starlark.Value, error) {
+	elems := make([]starlark.Value, len(vals))
+	copy(elems, vals)
+	return starlark.NewList(elems), b.made()
+}
+
+// made counts one container made and polls Stop.
+func (b *builder) made() error {
+	b.n++
+	if b.stop != nil && b.n%StopEvery == 0 {
+		return b.stop()
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package starjson
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
+)
+
+var python = Options{DecodeOptions: pyjson.DecodeOptions{Python: true, Shared: true}}
+
+// TestDecodeValues checks the values against CPython 3.11's json.loads
+// (the want column is Starlark's repr of what CPython returns).
+func TestDecodeValues(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a": 1, "b": 2, "a": 3}`, `{"a": 3, "b": 2}`},
+		{`[1, -0, 12345678901234567890123, -9223372036854775809]`, `[1, 0, 12345678901234567890123, -9223372036854775809]`},
+		{`[1.5, -0.0, 1e400, 1E5, 2.5e-3]`, `[1.5, -0.0, +inf, 100000.0, 0.0025]`},
+		{`[NaN, Infinity, -Infinity]`, `[nan, +inf, -inf]`},
+		{`{"x": "h\u00e9\ud83d\ude00\n", "y": [], "z": {}}`, `{"x": "hé😀\n", "y": [], "z": {}}`},
+		{`[true, false, null, "s"]`, `[True, False, None, "s"]`},
+		{` "plain" `, `"plain"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			v, err := Decode([]byte(tt.in), python)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, v.String())
+		})
+	}
+}
+
+// TestDecodeErrors checks CPython's JSONDecodeError messages and
+// positions, and the refusals (too deep, too many digits).
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+		kind     error
+	}{
+		{`[1, 2`, "Expecting ',' delimiter: line 1 column 6 (char 5)", nil},
+		{`{"a" 1}`, "Expecting ':' delimiter: line 1 column 6 (char 5)", nil},
+		{`[1,]`, "Expecting value: line 1 column 4 (char 3)", nil},
+		{`{"a":1,}`, "Expecting property name enclosed in double quotes: line 1 column 8 (char 7)", nil},
+		{"\n\n  [x]", "Expecting value: line 3 column 4 (char 5)", nil},
+		{`"abc`, "Unterminated string starting at: line 1 column 1 (char 0)", nil},
+		{`1 2`, "Extra data: line 1 column 3 (char 2)", nil},
+		{strings.Repeat("[", 50), "maximum recursion depth exceeded while decoding a JSON array from a unicode string: line 1 column 11 (char 10)", pyjson.ErrTooDeep},
+		{strings.Repeat("9", 4301), "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits: line 1 column 1 (char 0)", pyjson.ErrIntTooLong},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in[:min(len(tt.in), 12)], func(t *testing.T) {
+			o := python
+			o.MaxDepth = 10
+			_, err := Decode([]byte(tt.in), o)
+			var se *pyjson.SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.want, se.PythonMessage())
+			if tt.kind != nil {
+				assert.ErrorIs(t, err, tt.kind)
+			}
+		})
+	}
+}
+
+// TestDecodeSharesKeysAndInput: the keys repeated across records are one
+// string value, and strings without escapes point into the input.
+func TestDecodeSharesKeysAndInput(t *testing.T) {
+	data := []byte(`[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]`)
+	v, err := Decode(data, python)
+	require.NoError(t, err)
+	l := v.(*starlark.List)
+	k0 := l.Index(0).(*starlark.Dict).Keys()
+	k1 := l.Index(1).(*starlark.Dict).Keys()
+	for i := range k0 {
+		assert.Same(t, unsafe.StringData(string(k0[i].(starlark.String))), unsafe.StringData(string(k1[i].(starlark.String))))
+	}
+	name, _, _ := l.Index(1).(*starlark.Dict).Get(starlark.String("name"))
+	p := uintptr(unsafe.Pointer(unsafe.StringData(string(name.(starlark.String)))))
+	base := uintptr(unsafe.Pointer(&data[0]))
+	assert.True(t, p >= base && p < base+uintptr(len(data)), "the string shares the input's bytes")
+}
+
+// TestDecodeStops: Stop is polled as containers are made and its error
+// ends the decoding.
+func TestDecodeStops(t *testing.T) {
+	stop := errors.New("step stopped")
+	calls := 0
+	o := python
+	o.Stop = func() error {
+		calls++
+		if calls == 3 {
+			return stop
+		}
+		return nil
+	}
+	doc := "[" + strings.Repeat("[1], ", 10*StopEvery) + "[]]"
+	_, err := Decode([]byte(doc), o)
+	require.ErrorIs(t, err, stop)
+	assert.Equal(t, 3, calls)
+}
