@@ -18,7 +18,10 @@ type Matcher struct {
 	bt        *Backtrack     // the backtracking engine: for patterns RE2 cannot run (re == nil), or for non-ASCII lines (asciiOnly)
 	asciiOnly bool           // re has Python's meaning only on ASCII text
 	pre       *Prefilter     // nil: run the regular expression on every line
-	whole     bool           // the pattern can match a newline explicitly: match over the whole text
+	// emptyFirst: the pattern can prefer an empty match where a non-empty
+	// one starts (Compiled.EmptyFirst); bt finds matches as Python does.
+	emptyFirst bool
+	whole      bool // the pattern can match a newline explicitly: match over the whole text
 
 	// Set by WithBudget: the backtracking engine's context, time budget
 	// per match, and the first error that stopped a search.
@@ -51,7 +54,7 @@ func Compile(pattern string) (*Matcher, error) {
 		return &Matcher{bt: c.BT, whole: c.ExplicitNewline}, nil
 	}
 	re, expr := c.RE2, c.Expr
-	m := &Matcher{re: re, bt: c.BT, asciiOnly: c.ASCIIOnly}
+	m := &Matcher{re: re, bt: c.BT, asciiOnly: c.ASCIIOnly, emptyFirst: c.EmptyFirst}
 	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil { // cannot happen: regexp.Compile parsed it
 		return m, nil
@@ -104,6 +107,8 @@ func (m *Matcher) FindAll(text string, limit int, fn func(start, end int) bool) 
 		}
 	case m.re == nil:
 		m.findLiteral(text, emit)
+	case m.whole && m.emptyFirst:
+		m.btFind(text, 0, len(text), emit)
 	case m.whole:
 		for _, loc := range m.re.FindAllStringIndex(text, limit) {
 			if !emit(loc[0], loc[1]) {
@@ -147,7 +152,7 @@ func (m *Matcher) findLiteral(text string, emit func(s, e int) bool) {
 // matchLine reports the matches within text[ls:le]; it returns false to stop.
 func (m *Matcher) matchLine(text string, ls, le int, emit func(s, e int) bool) bool {
 	line := text[ls:le]
-	if m.re == nil || m.asciiOnly && len(line) <= ASCIIOnlyMax && !isASCII(line) {
+	if m.re == nil || m.emptyFirst || m.asciiOnly && len(line) <= ASCIIOnlyMax && !isASCII(line) {
 		return m.btFind(text, ls, le, emit)
 	}
 	if !m.re.MatchString(line) {

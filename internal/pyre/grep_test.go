@@ -128,3 +128,30 @@ func TestCatastrophicPatternIsLinear(t *testing.T) {
 	s, _ := m.First(strings.Repeat("a", 50000) + "b")
 	assert.Equal(t, -1, s)
 }
+
+// TestMatcherEmptyFirst: a pattern that can prefer an empty match (a lazy
+// quantifier or an empty alternative) takes, after an empty match, the
+// non-empty match at the same place, as CPython 3.11's re.finditer does
+// (spans from re.finditer(pattern, text, re.M)).
+func TestMatcherEmptyFirst(t *testing.T) {
+	tests := []struct {
+		pattern, text string
+		want          [][2]int
+	}{
+		{`a??`, "aa,b x", [][2]int{{0, 0}, {0, 1}, {1, 1}, {1, 2}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}}},
+		{`a*?`, "aa,b x", [][2]int{{0, 0}, {0, 1}, {1, 1}, {1, 2}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}}},
+		{`(,|)`, "aa,b x", [][2]int{{0, 0}, {1, 1}, {2, 3}, {3, 3}, {4, 4}, {5, 5}, {6, 6}}},
+		{`\s*?`, "aa,b x", [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {4, 5}, {5, 5}, {6, 6}}},
+		{`x|`, "aa,b x", [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {6, 6}}},
+		{`b??`, "abba", [][2]int{{0, 0}, {1, 1}, {1, 2}, {2, 2}, {2, 3}, {3, 3}, {4, 4}}},
+		{"(\n|)", "a\nb", [][2]int{{0, 0}, {1, 2}, {2, 2}, {3, 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			m, err := Compile(tt.pattern)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, collect(m, tt.text, -1))
+			assert.Equal(t, tt.want[:2], collect(m, tt.text, 2))
+		})
+	}
+}
