@@ -139,7 +139,7 @@ func pyTypeName(v starlark.Value) string {
 		return "list"
 	case starlark.Tuple:
 		return "tuple"
-	case *starlark.Dict:
+	case *starlark.Dict, *sandbox.LazyDict:
 		return "dict"
 	case starlark.Int:
 		return "int"

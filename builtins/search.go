@@ -104,7 +104,7 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 		results = []starlark.Value{}
 	}
 	if sr.more > 0 {
-		results[len(results)-1].(*starlark.Dict).SetKey(starlark.String("more"), starlark.MakeInt(sr.more))
+		results[len(results)-1].(starlark.HasSetKey).SetKey(starlark.String("more"), starlark.MakeInt(sr.more))
 	}
 	return starlark.NewList(results), nil
 }
@@ -232,44 +232,46 @@ func resultDict(kv ...any) *starlark.Dict {
 // line around it; past the limit it counts the matches for more.
 func (sr *searcher) searchText(s string) {
 	line, counted := 1, 0
-	find := -1
+	text := &s // shared by the hits
+	find, limit := -1, 0
 	if sr.limit > 0 {
-		find = sr.limit + maxMoreCount
+		find, limit = sr.limit+maxMoreCount, sr.limit
 	}
+	// Hits are allocated in slabs and listed once at the end: neither the
+	// hits nor the list are allocated one by one or regrown as they come.
+	// This runs for every hit (see BenchmarkSearchHits and
+	// TestSearchHitBytes).
+	var (
+		hits  slabs[textHit]
+		ghits slabs[groupHit]
+		n     int
+	)
 	sr.m.FindAll(s, find, func(start, end int) bool {
-		if sr.limit > 0 && len(sr.results) >= sr.limit {
+		if limit > 0 && n >= limit {
 			sr.more++
 			return true
 		}
+		n++
 		line += strings.Count(s[counted:start], "\n")
 		counted = start
-		// The dict is built directly, with keys made once: this runs for
-		// every hit (see BenchmarkSearchHits).
-		n := 4
+		h := textHit{text: text, line: line, offset: sandbox.CharOffset(s, start), start: start, end: end}
 		if sr.groups != nil {
-			n = 5
+			g := ghits.next(limit)
+			*g = groupHit{textHit: h, groups: sr.groups.at(s, start, end)}
+			g.Init(g)
+			return true
 		}
-		d := starlark.NewDict(n)
-		d.SetKey(keyLine, starlark.MakeInt(line))
-		d.SetKey(keyOffset, starlark.MakeInt(sandbox.CharOffset(s, start)))
-		d.SetKey(keyMatch, starlark.String(cutMatch(s[start:end])))
-		if sr.groups != nil {
-			d.SetKey(keyGroups, sr.groups.at(s, start, end))
-		}
-		d.SetKey(keyPreview, starlark.String(preview(s, start, end)))
-		sr.results = append(sr.results, d)
+		p := hits.next(limit)
+		*p = h
+		p.Init(p)
 		return true
 	})
+	if sr.groups != nil {
+		sr.results = ghits.list(func(h *groupHit) starlark.Value { return &h.LazyDict })
+	} else {
+		sr.results = hits.list(func(h *textHit) starlark.Value { return &h.LazyDict })
+	}
 }
-
-// The keys of a text search result.
-var (
-	keyLine    starlark.Value = starlark.String("line")
-	keyOffset  starlark.Value = starlark.String("offset")
-	keyMatch   starlark.Value = starlark.String("match")
-	keyGroups  starlark.Value = starlark.String("groups")
-	keyPreview starlark.Value = starlark.String("preview")
-)
 
 // cutMatch cuts a long match to maxMatchText bytes, marked.
 func cutMatch(match string) string {
@@ -480,7 +482,7 @@ func newGroupFinder(m *pyre.Matcher) *groupFinder {
 
 // at returns the groups of the match text[start:end] as a tuple (None for
 // a group that took no part), as re's m.groups() does.
-func (g *groupFinder) at(text string, start, end int) starlark.Value {
+func (g *groupFinder) at(text string, start, end int) starlark.Tuple {
 	if loc := g.m.LastGroups(); loc != nil {
 		out := make(starlark.Tuple, g.n)
 		for i := range out {

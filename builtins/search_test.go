@@ -1,6 +1,7 @@
 package builtins_test
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -225,11 +226,9 @@ print(viaSearch == viaRe, len(viaRe))`)
 	assert.Equal(t, "True 12\n", out)
 }
 
-// TestSearchHitBytes: a text hit's dict keeps its four keys in the hash
-// table's inline bucket, so a hit costs its dict, its preview and its
-// match, not a separate table as well (a dict sized for four entries got
-// a table of two buckets, over 500 bytes more per hit, when the table was
-// sized ahead of the way insertion grows it).
+// TestSearchHitBytes: a text hit is a LazyDict over the text, allocated
+// in slabs and listed once, so a hit costs its 64-byte struct and its
+// list slot, not a dict, a preview and a match (over 550 bytes before).
 func TestSearchHitBytes(t *testing.T) {
 	const hits = 20000
 	text := strings.Repeat("ab the cd\n", hits)
@@ -240,5 +239,35 @@ func TestSearchHitBytes(t *testing.T) {
 	e.run(`hits = search(text, "the", max_results=None)`)
 	runtime.ReadMemStats(&after)
 	perHit := float64(after.TotalAlloc-before.TotalAlloc) / hits
-	assert.Less(t, perHit, 600.0, "bytes allocated per search() hit")
+	assert.Less(t, perHit, 100.0, "bytes allocated per search() hit")
+}
+
+// A pattern that can prefer an empty match (a lazy quantifier, an empty
+// alternative) finds, after an empty match, the non-empty one at the same
+// place, as re.finditer does on each line (want: CPython 3.11).
+func TestSearchEmptyFirst(t *testing.T) {
+	e := newEnv(t, nil, map[string]any{"s": "aa,b x\nabba"})
+	e.run(`import re
+def via_re(p):
+    out, base = [], 0
+    for line in s.split("\n"):
+        out += [(base + m.start(), m.group()) for m in re.finditer(p, line)]
+        base += len(line) + 1
+    return out
+`)
+	tests := []struct{ pattern, want string }{
+		{`a??`, `[(0, ''), (0, 'a'), (1, ''), (1, 'a'), (2, ''), (3, ''), (4, ''), (5, ''), (6, ''), (7, ''), (7, 'a'), (8, ''), (9, ''), (10, ''), (10, 'a'), (11, '')]`},
+		{`(,|)`, `[(0, ''), (1, ''), (2, ','), (3, ''), (4, ''), (5, ''), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
+		{`\s*?`, `[(0, ''), (1, ''), (2, ''), (3, ''), (4, ''), (4, ' '), (5, ''), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
+		{`x|`, `[(0, ''), (1, ''), (2, ''), (3, ''), (4, ''), (5, 'x'), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
+		{`b*?`, `[(0, ''), (1, ''), (2, ''), (3, ''), (3, 'b'), (4, ''), (5, ''), (6, ''), (7, ''), (8, ''), (8, 'b'), (9, ''), (9, 'b'), (10, ''), (11, '')]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			out := e.run(fmt.Sprintf(`got = [(r["offset"], r["match"]) for r in search(s, %q, regex=True, max_results=None)]
+print(got)
+print(got == via_re(%q))`, tt.pattern, tt.pattern))
+			assert.Equal(t, tt.want+"\nTrue\n", out)
+		})
+	}
 }

@@ -89,6 +89,8 @@ func builtinMethod(thread *starlark.Thread, recv starlark.Value, name string, ar
 		v, handled, err = listMethod(thread, r, name, args, kwargs)
 	case *starlark.Dict:
 		v, handled, err = dictMethod(thread, r, name, args, kwargs)
+	case *LazyDict:
+		v, handled, err = r.method(thread, name, args, kwargs)
 	case *starlark.Set:
 		v, handled, err = setMethod(thread, r, name, args, kwargs)
 	case starlark.Tuple:

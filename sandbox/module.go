@@ -167,6 +167,9 @@ func (c *copier) copy(v starlark.Value, depth int) (starlark.Value, error) {
 	if depth >= valueDepthLimit(c.thread) {
 		return nil, errDepth("while calling a Python object")
 	}
+	if l, ok := v.(*LazyDict); ok {
+		v = l.underlyingDict() // copied as the dict it is
+	}
 	switch v.(type) {
 	case *starlark.List, *starlark.Dict, *dictSub, *pyObject:
 		if got, ok := c.memo[v]; ok {

@@ -318,7 +318,7 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if err != nil {
 		return nil, err
 	}
-	if dl, ok := x.(pyDictLike); ok {
+	if dl, ok := x.(pyDictLike); ok && !isType[*LazyDict](x) {
 		x = dl.underlyingDict()
 	}
 	if d, ok := x.(*deque); ok {
@@ -935,6 +935,9 @@ func pyIterable(thread *starlark.Thread, v starlark.Value) (starlark.Value, erro
 	x, err := Unproxy(thread, v)
 	if err != nil {
 		return nil, err
+	}
+	if l, ok := x.(*LazyDict); ok {
+		return starlark.Tuple(l.Keys()), nil
 	}
 	if dl, ok := x.(pyDictLike); ok {
 		return starlark.Tuple(dl.underlyingDict().Keys()), nil

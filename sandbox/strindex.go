@@ -218,6 +218,8 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 			return v, nil
 		}
 		return nil, fmt.Errorf("key %v not in dict", y)
+	case *LazyDict:
+		return x.index(y)
 	case starlark.String:
 		if f := factsOf(string(x)); f != nil {
 			i, err := starlark.AsInt32(y)

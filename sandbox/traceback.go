@@ -393,6 +393,8 @@ func pyTypeName(t string) string {
 	switch t {
 	case "string":
 		return "str"
+	case "lazy_dict": // LazyDict
+		return "dict"
 	case "NoneType", "int", "float", "bool", "list", "dict", "tuple", "set", "bytes":
 		return t
 	case "builtin_function_or_method":
