@@ -122,3 +122,57 @@ func (s *slabs[T]) list(f func(*T) starlark.Value) []starlark.Value {
 	}
 	return out
 }
+
+// itemHit is the search() result for a list item or dict value that is
+// not a dict: {index or key, [match, [groups,]] preview}, the preview and
+// match sliced from the item's text (a str item, or its str()) when read.
+type itemHit struct {
+	sandbox.LazyDict
+	keyName    starlark.String // "index" or "key"
+	key        starlark.Value
+	text       string
+	start, end int             // the match, in bytes of text
+	groups     *starlark.Tuple // regex=True: the match's groups (nil: none); the match is shown
+}
+
+var _ sandbox.DictFields = (*itemHit)(nil)
+
+// noGroups marks an itemHit of a regex without capture groups.
+var noGroups = new(starlark.Tuple)
+
+// FieldCount is 2, 3 with the match of a regex, 4 with its groups.
+func (h *itemHit) FieldCount() int {
+	switch {
+	case h.groups == nil:
+		return 2
+	case *h.groups == nil:
+		return 3
+	}
+	return 4
+}
+
+// FieldKey returns the i-th key.
+func (h *itemHit) FieldKey(i int) starlark.String {
+	switch {
+	case i == 0:
+		return h.keyName
+	case i == h.FieldCount()-1:
+		return keyPreview
+	case i == 1:
+		return keyMatch
+	}
+	return keyGroups
+}
+
+// FieldValue returns the i-th value.
+func (h *itemHit) FieldValue(i int) starlark.Value {
+	switch {
+	case i == 0:
+		return h.key
+	case i == h.FieldCount()-1:
+		return starlark.String(itemPreviewAround(h.text, h.start, h.end))
+	case i == 1:
+		return starlark.String(cutMatch(h.text[h.start:h.end]))
+	}
+	return *h.groups
+}

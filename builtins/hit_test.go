@@ -74,6 +74,22 @@ print(h)`,
 	`print(list(map(lambda k: h[k], h)))`,
 	`import sys; print(sys.getsizeof(h) > 0)`,
 	`SUBMIT(answer=h)`,
+	`print(h())`,
+	`print(int(h))`,
+	`print(h < 1)`,
+	`print(h in h)`,
+	`print(len(h, 1))`,
+	`print(list(iter(h)), next(iter(h)))`,
+	`print(str(h) == repr(h), ascii(h), "%r" % (h,), format(h))`,
+	`print(h.get("line", 0) + 1, h.get("preview", "")[:10], h["preview"].split()[0])`,
+	`print([k for k, v in h.items() if v == "ERROR"], {k: v for k, v in h.items()} == h)`,
+	`print(set(h) == {"line", "offset", "match", "preview"}, frozenset(h.keys()) == set(d.keys()))`,
+	`print(h.keys() == d.keys(), h.items() == d.items(), list(h.values()) == list(d.values()))`,
+	`print(sorted(h.items(), key=lambda kv: str(kv[1])))`,
+	`print(vars(h))`,
+	`print(h.__len__())`,
+	`print(h.__getitem__("line"))`,
+	`print(h.__contains__("line"))`,
 }
 
 // TestSearchHitIsADict: a search() hit behaves exactly as the dict of its
@@ -121,4 +137,41 @@ func TestSearchHitVariants(t *testing.T) {
 	require.Equal(t, `[(1, 6, 'héllo wörld\\tx'), (2, 20, 'naïve wörld')]`+"\n",
 		e.run(`print([(h["line"], h["offset"], h["preview"]) for h in search(s, "wörld")])`))
 	require.Equal(t, "wörld wörld\n", e.run(`print(*[s[h["offset"]:h["offset"]+5] for h in search(s, "wörld")])`))
+}
+
+// TestSearchItemHitIsADict: the hits of a list of strs (plain and regex
+// with groups) behave as the dicts they stand for.
+func TestSearchItemHitIsADict(t *testing.T) {
+	setups := []struct{ hit, lit string }{
+		{`search(items, "ERROR")[0]`, `{'index': 1, 'preview': 'x ERROR\\ty'}`},
+		{`search(items, r"E(R+)O", regex=True)[0]`, `{'index': 1, 'match': 'ERRO', 'groups': ('RR',), 'preview': 'x ERROR\\ty'}`},
+		{`search(items, r"ER+O", regex=True)[0]`, `{'index': 1, 'match': 'ERRO', 'preview': 'x ERROR\\ty'}`},
+		{`search(byname, "ERROR")[0]`, `{'key': 'b', 'preview': 'x ERROR\\ty'}`},
+		{`search(items, "ERROR", max_results=1)[0]`, `{'index': 1, 'preview': 'x ERROR\\ty', 'more': 1}`},
+		{`search(items, "42")[0]`, `{'index': 2, 'preview': '42'}`},
+	}
+	codes := []string{
+		`print(h, len(h), list(h), h.get("index"), h.get("key"), h.get("match"), h.get("groups"), h["preview"])`,
+		`print(h == d, [h] == [d], h.items(), type(h) is dict)`,
+		`import json; print(json.dumps(h))`,
+		`h["x"] = 1; print(h, len(h))`,
+		`print(h.pop("preview"), h)`,
+		`print(h["nope"])`,
+	}
+	for _, s := range setups {
+		for _, code := range codes {
+			t.Run(s.hit+" "+code, func(t *testing.T) {
+				outcome := func(setup string) string {
+					e := newEnv(t, nil, map[string]any{"items": []any{"a", "x ERROR\ty", int64(42), "ERROR"}, "byname": dict("a", "no", "b", "x ERROR\ty")})
+					e.run("h = " + setup + "\nd = " + s.lit)
+					out, err := e.exec(code)
+					if err != nil {
+						return fmt.Sprintf("%s\nerror: %v", out, err)
+					}
+					return out
+				}
+				assert.Equal(t, outcome(s.lit), outcome(s.hit))
+			})
+		}
+	}
 }

@@ -133,7 +133,7 @@ type searcher struct {
 func (sr *searcher) done() bool { return sr.more >= maxMoreCount }
 
 // add appends a result, or counts it once the results are full.
-func (sr *searcher) add(build func() *starlark.Dict) {
+func (sr *searcher) add(build func() starlark.Value) {
 	if sr.limit > 0 && len(sr.results) >= sr.limit {
 		sr.more++
 		return
@@ -165,7 +165,7 @@ func (sr *searcher) searchValue(keyName string, key, item starlark.Value) {
 		}
 		text := itemText(sr.thread, fv)
 		if start, end := sr.m.First(text); start >= 0 {
-			sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, sr.field, mp, text, start, end) })
+			sr.add(func() starlark.Value { return sr.itemResult(keyName, key, sr.field, mp, text, start, end) })
 		}
 		return
 	}
@@ -177,7 +177,7 @@ func (sr *searcher) searchValue(keyName string, key, item starlark.Value) {
 			}
 			text := itemText(sr.thread, fv)
 			if start, end := sr.m.First(text); start >= 0 {
-				sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, kv[0], mp, text, start, end) })
+				sr.add(func() starlark.Value { return sr.itemResult(keyName, key, kv[0], mp, text, start, end) })
 				return
 			}
 		}
@@ -185,7 +185,25 @@ func (sr *searcher) searchValue(keyName string, key, item starlark.Value) {
 	}
 	text := itemText(sr.thread, item)
 	if start, end := sr.m.First(text); start >= 0 {
-		sr.add(func() *starlark.Dict { return sr.itemResult(keyName, key, nil, nil, text, start, end) })
+		if _, isStr := item.(starlark.String); !isStr {
+			// The text is a rendering made for the search: keep only
+			// the preview, not the whole rendering.
+			sr.add(func() starlark.Value { return sr.itemResult(keyName, key, nil, nil, text, start, end) })
+			return
+		}
+		// A str item: a hit that slices the item, which it keeps anyway.
+		sr.add(func() starlark.Value {
+			h := &itemHit{keyName: starlark.String(keyName), key: key, text: text, start: start, end: end}
+			if sr.regex {
+				h.groups = noGroups
+				if sr.groups != nil {
+					g := sr.groups.at(text, start, end)
+					h.groups = &g
+				}
+			}
+			h.Init(h)
+			return &h.LazyDict
+		})
 	}
 }
 
@@ -298,6 +316,9 @@ func preview(s string, start, end int) string {
 		hi = start + 2*maxMatchText
 	}
 	lo, hi = runeCeil(s, lo), runeFloor(s, hi)
+	if lo == ls && hi == le && plainASCII(s[lo:hi]) {
+		return s[lo:hi] // the whole line, as is: no copy
+	}
 	var b strings.Builder
 	b.Grow(hi - lo + 6) // exact unless characters are escaped
 	if lo > ls {
@@ -372,6 +393,9 @@ func itemText(thread *starlark.Thread, v starlark.Value) string {
 
 func itemPreviewAround(text string, start, end int) string {
 	if len(text) <= itemPreview {
+		if plainASCII(text) {
+			return text
+		}
 		var b strings.Builder
 		writeEscaped(&b, text)
 		return b.String()
