@@ -73,6 +73,9 @@ type Loaded struct {
 	Type     VarType // requested type, or inferred
 	Source   string
 	Warnings []string
+	// doc is the JSON text Value was decoded from (a JSON file or stdin),
+	// handed to the variable (see [Variable.Document]).
+	doc []byte
 }
 
 // Source formats.
@@ -127,7 +130,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", spec.Name, err)
 	}
-	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source))
+	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source), withDocument(l.doc))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,11 +172,11 @@ func loadStdin(opts LoadOptions) (*Loaded, error) {
 			format = FormatJSON
 		}
 	}
-	v, warns, err := decodeFormat(data, format, "stdin")
+	v, doc, warns, err := decodeFormat(data, format, "stdin")
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: "stdin", Warnings: warns}, nil
+	return &Loaded{Value: v, Source: "stdin", Warnings: warns, doc: doc}, nil
 }
 
 // FormatOf is the format LoadSource reads a file in, from its extension
@@ -224,11 +227,11 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if format == "" {
 		format = formatOf(path, opts.Type)
 	}
-	v, warns, err := decodeFormat(data, format, path)
+	v, doc, warns, err := decodeFormat(data, format, path)
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: path, Warnings: warns}, nil
+	return &Loaded{Value: v, Source: path, Warnings: warns, doc: doc}, nil
 }
 
 // fileKind names a non-regular file's kind.
@@ -293,28 +296,33 @@ func readFileExact(path string) ([]byte, error) {
 func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // decodeFormat turns raw bytes (owned by the callee) into a value, with
-// warnings about what was changed on the way.
-func decodeFormat(data []byte, format, source string) (any, []string, error) {
+// warnings about what was changed on the way; for JSON it also returns the
+// document's UTF-8 text, which the value's strings point into.
+func decodeFormat(data []byte, format, source string) (any, []byte, []string, error) {
 	data, err := toUTF8(data, source)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	switch format {
 	case FormatText:
 		if !utf8.Valid(data) {
-			return nil, nil, pyjson.UTF8Error(source, data, 0)
+			return nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 		}
-		return bytesToString(data), nil, nil
+		return bytesToString(data), nil, nil, nil
 	case FormatJSON:
 		v, err := pyjson.DecodeOwned(data, source)
-		return v, nil, err
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return v, data, nil, nil
 	case FormatJSONL:
 		v, err := pyjson.DecodeLinesOwned(data, source)
-		return v, nil, err
+		return v, nil, nil, err
 	case FormatCSV:
-		return decodeCSV(data, source)
+		v, warns, err := decodeCSV(data, source)
+		return v, nil, warns, err
 	}
-	return nil, nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
+	return nil, nil, nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
 }
 
 // Byte order marks.

@@ -3,6 +3,7 @@ package rlmctx
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -282,4 +283,73 @@ func utf16Text(bigEndian bool, s string) string {
 		b = order.AppendUint16(b, u)
 	}
 	return string(b)
+}
+
+// TestReleaseJSONDocument: a variable loaded from a JSON file keeps its
+// text, so a host that decodes it into its own values can release the Go
+// value (and its chunk companions' views of it); the Go value, the summary
+// and the token count are then made again from the text, equal to what
+// they were.
+func TestReleaseJSONDocument(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < 300; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `{"id": %d, "name": "record %d", "tags": ["a", "b"]}`, i, i)
+	}
+	b.WriteString("]")
+	tests := []struct {
+		name, file, content string
+		chunks              bool
+	}{
+		{"list", "recs.json", b.String(), true},
+		{"dict", "table.json", `{"b": 1, "a": [1.5, null, true], "c": "\u00e9"}`, false},
+		{"text", "notes.txt", "plain text", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeFile(t, dir, tt.file, tt.content)
+			c := NewContext("q")
+			v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: p}, LoadOptions{})
+			require.NoError(t, err)
+			require.NoError(t, c.AddVariable(v))
+			c.AutoChunk(SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20})
+			want := v.Value
+			wantSummary := v.Summary()
+			wantTokens, _ := v.Tokens()
+			if tt.file == "notes.txt" {
+				assert.Nil(t, v.Document())
+				assert.False(t, v.Release(), "a text has no document to make it again from")
+				assert.Equal(t, want, v.GoValue())
+				return
+			}
+			assert.Equal(t, tt.content, string(v.Document()))
+			cv, ok := c.Get("x_chunks")
+			require.Equal(t, tt.chunks, ok)
+			var wantPieces any
+			if ok {
+				parent, ends, isChunks := cv.Chunks()
+				require.True(t, isChunks)
+				assert.Same(t, v, parent)
+				assert.Equal(t, len(want.([]any)), ends[len(ends)-1])
+				wantPieces = cv.Value
+				assert.True(t, cv.Release(), "the pieces are views of the parent's value")
+				assert.Nil(t, cv.Value)
+			}
+			assert.True(t, v.Release())
+			assert.Nil(t, v.Value)
+			assert.Equal(t, want, v.GoValue())
+			if ok {
+				assert.Equal(t, wantPieces, cv.GoValue())
+			}
+			// A fresh variable (no cached summary) of the released one.
+			fresh := &Variable{Name: v.Name, Type: v.Type, SizeBytes: v.SizeBytes, ItemCount: v.ItemCount, Source: v.Source, Note: v.Note, doc: v.doc, released: true}
+			assert.Equal(t, wantSummary, fresh.Summary())
+			n, _ := fresh.Tokens()
+			assert.Equal(t, wantTokens, n)
+		})
+	}
 }

@@ -145,7 +145,7 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		}
 		var list []any
 		var what, joined string
-		switch x := v.Value.(type) {
+		switch x := v.GoValue().(type) {
 		case string:
 			for _, p := range ChunkText(x, int(cfg.ChunkSize)) {
 				list = append(list, p)
@@ -164,8 +164,11 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 			continue
 		}
 		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
-			tokensFrom: v, Source: v.Name,
+			tokensFrom: v, Source: v.Name, chunkOf: chunkParent(v, list),
 			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
+		if cv.chunkOf != nil {
+			cv.ends = pieceEnds(list)
+		}
 		n := len(list)
 		cv.describeFn = func(cv *Variable) string {
 			return fitSummary(cv.Name, fmt.Sprintf("json list of %s %s, %s; %s", numfmt.Plural(n, "chunk"), what, sizeText(cv), cv.Note))
@@ -175,6 +178,34 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		added = append(added, name)
 	}
 	return added
+}
+
+// chunkParent is v when its pieces are views of its items (a list or
+// dict), nil for a text's pieces.
+func chunkParent(v *Variable, pieces []any) *Variable {
+	if len(pieces) > 0 {
+		if _, ok := pieces[0].(string); ok {
+			return nil
+		}
+	}
+	return v
+}
+
+// pieceEnds is the end index of each piece (a list or dict) in the items
+// of the value cut.
+func pieceEnds(pieces []any) []int {
+	ends := make([]int, len(pieces))
+	n := 0
+	for i, p := range pieces {
+		switch x := p.(type) {
+		case []any:
+			n += len(x)
+		case *Dict:
+			n += x.Len()
+		}
+		ends[i] = n
+	}
+	return ends
 }
 
 // encodedSize is the length of v's JSON encoding (pyjson.Size counts a

@@ -26,8 +26,9 @@ var summaryLevels = []struct{ preview, keys int }{
 func summarize(v *Variable) string {
 	tok := llm.DefaultTokenizer()
 	var s string
+	val := v.GoValue() // once: after Release it is decoded again
 	for _, lv := range summaryLevels {
-		s = describe(v, lv.preview, lv.keys)
+		s = describe(v, val, lv.preview, lv.keys)
 		if tok.Count(summaryLine(v.Name, s)) <= MaxSummaryTokens {
 			return s
 		}
@@ -64,10 +65,10 @@ func typeLabel(t VarType) string {
 	return string(t)
 }
 
-func describe(v *Variable, previewRunes, maxKeys int) string {
+func describe(v *Variable, val any, previewRunes, maxKeys int) string {
 	var parts []string
 	head := typeLabel(v.Type)
-	switch x := v.Value.(type) {
+	switch x := val.(type) {
 	case string:
 		parts = append(parts, head)
 		parts = append(parts, sizeText(v))
@@ -95,11 +96,11 @@ func describe(v *Variable, previewRunes, maxKeys int) string {
 			}
 		}
 	default:
-		parts = append(parts, head+" "+kindName(v.Value))
+		parts = append(parts, head+" "+kindName(val))
 		parts = append(parts, sizeText(v))
 	}
 	s := strings.Join(parts, ", ")
-	if p := preview(v, previewRunes); p != "" {
+	if p := preview(v, val, previewRunes); p != "" {
 		s += "; preview " + p
 	}
 	if v.Note != "" {
@@ -248,12 +249,12 @@ func truncRunes(s string, max int) string {
 }
 
 // preview is a short escaped excerpt of the beginning of the value.
-func preview(v *Variable, runes int) string {
+func preview(v *Variable, val any, runes int) string {
 	if runes <= 0 {
 		return ""
 	}
 	var src string
-	switch x := v.Value.(type) {
+	switch x := val.(type) {
 	case string:
 		if x == "" {
 			return `""`
@@ -284,7 +285,7 @@ func preview(v *Variable, runes int) string {
 	}
 	cut := trimUTF8(truncRunes(src, runes)) // drop a sequence split by a byte limit
 	var p string
-	if _, ok := v.Value.(string); ok {
+	if _, ok := val.(string); ok {
 		p = strconv.Quote(cut)
 	} else {
 		p = cut // compact JSON: already escaped, one line

@@ -23,7 +23,8 @@ type Variable struct {
 	// Type is the declared or inferred type.
 	Type VarType
 	// Value is the data: string, bool, nil, int64, *big.Int, float64, []any
-	// or *Dict.
+	// or *Dict. It is nil after [Variable.Release]: read it with
+	// [Variable.GoValue].
 	Value any
 	// SizeBytes is the size of a string, or of the JSON encoding of other values.
 	SizeBytes int64
@@ -48,6 +49,19 @@ type Variable struct {
 	summary     string
 	summaryDone bool
 	describeFn  func(*Variable) string
+
+	// doc is the JSON text Value was decoded from (see Document).
+	doc []byte
+	// valMu guards Value and released against a concurrent Release (runs
+	// sharing a context).
+	valMu sync.Mutex
+	// released: Release dropped Value; GoValue makes it again.
+	released bool
+	// chunkOf and ends describe a NAME_chunks companion made by AutoChunk
+	// of a list or dict: piece i holds the parent's items ends[i-1] (0 for
+	// the first) to ends[i].
+	chunkOf *Variable
+	ends    []int
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].
@@ -57,6 +71,7 @@ type varOptions struct {
 	typ    VarType
 	source string
 	note   string
+	doc    []byte
 }
 
 // WithType overrides type inference. The value must fit the type.
@@ -67,6 +82,9 @@ func WithSource(src string) VarOption { return func(o *varOptions) { o.source = 
 
 // WithNote appends a note to the summary.
 func WithNote(note string) VarOption { return func(o *varOptions) { o.note = note } }
+
+// withDocument records the JSON text the value was decoded from.
+func withDocument(doc []byte) VarOption { return func(o *varOptions) { o.doc = doc } }
 
 // NewVariable validates name, normalizes value (see [Normalize]), infers or
 // checks its type, and computes size and item count; the token count and
@@ -89,9 +107,81 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 	} else if err := checkType(t, v); err != nil {
 		return nil, fmt.Errorf("variable %s: %w", name, err)
 	}
-	vr := &Variable{Name: name, Type: t, Value: v, Source: o.source, Note: o.note}
+	vr := &Variable{Name: name, Type: t, Value: v, Source: o.source, Note: o.note, doc: o.doc}
 	vr.measure()
 	return vr, nil
+}
+
+// Document is the JSON text of a variable loaded from a JSON file or
+// stdin (after any byte order mark, UTF-16 converted), nil for other
+// variables. It must not be modified: the Go value's strings point into
+// it, and so may those of an interpreter's copy decoded from it.
+func (v *Variable) Document() []byte { return v.doc }
+
+// Release drops the Go form of a variable that can make it again: one
+// with a [Variable.Document], or a chunk companion of one (AutoChunk's
+// pieces are views of the parent's Go value). A host calls it once it has
+// decoded the document into its own values, so that the Go copy does not
+// stay alive beside them; [Variable.GoValue] decodes the document again
+// whenever the Go value is needed (a summary, a token count). It reports
+// whether the value was released.
+func (v *Variable) Release() bool {
+	if v.doc == nil && (v.chunkOf == nil || v.chunkOf.doc == nil) {
+		return false
+	}
+	v.valMu.Lock()
+	v.Value, v.released = nil, true
+	v.valMu.Unlock()
+	return true
+}
+
+// Chunks returns, for a NAME_chunks companion made by
+// [ExternalizedContext.AutoChunk] from a list or dict variable, that
+// variable and the end index of each piece in its items (piece i holds
+// items ends[i-1], or 0, to ends[i]).
+func (v *Variable) Chunks() (parent *Variable, ends []int, ok bool) {
+	return v.chunkOf, v.ends, v.chunkOf != nil
+}
+
+// GoValue returns Value, made again from the document after
+// [Variable.Release] (a decoding each call: callers hold on to it for the
+// time they need it).
+func (v *Variable) GoValue() any {
+	v.valMu.Lock()
+	val, released := v.Value, v.released
+	v.valMu.Unlock()
+	if !released {
+		return val
+	}
+	if v.chunkOf != nil {
+		return pieces(v.chunkOf.GoValue(), v.ends)
+	}
+	g, err := pyjson.DecodeOwned(v.doc, v.Source)
+	if err != nil {
+		return nil // decoded without error when loaded
+	}
+	return g
+}
+
+// pieces cuts a list or dict into the pieces ending at ends.
+func pieces(val any, ends []int) []any {
+	out := make([]any, 0, len(ends))
+	start := 0
+	for _, end := range ends {
+		switch x := val.(type) {
+		case []any:
+			out = append(out, x[start:end:end])
+		case *Dict:
+			d := NewDict(end - start)
+			for _, k := range x.Keys()[start:end] {
+				e, _ := x.Get(k)
+				d.Set(k, e)
+			}
+			out = append(out, d)
+		}
+		start = end
+	}
+	return out
 }
 
 // Tokens returns the value's token count with the default tokenizer, and
@@ -105,7 +195,7 @@ func (v *Variable) Tokens() (n int, estimated bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.tokensDone {
-		v.tokens, v.tokensEstimated = countTokens(v.Value, v.SizeBytes)
+		v.tokens, v.tokensEstimated = countTokens(v.GoValue(), v.SizeBytes)
 		v.tokensDone = true
 	}
 	return v.tokens, v.tokensEstimated
@@ -302,7 +392,7 @@ func (c *ExternalizedContext) Names() []string {
 func (c *ExternalizedContext) Values() map[string]any {
 	out := make(map[string]any, len(c.Vars))
 	for _, v := range c.Vars {
-		out[v.Name] = v.Value
+		out[v.Name] = v.GoValue()
 	}
 	return out
 }

@@ -216,11 +216,26 @@ type MetaNotes struct {
 	Text string `json:"-"`
 }
 
-// Var is one variable handed to an executor: a context value (the Go kinds
-// of rlmctx) or a starlark.Value shared by reference with a parent RLM.
+// Var is one variable handed to an executor: a context variable, a
+// context value (the Go kinds of rlmctx) or a starlark.Value shared by
+// reference with a parent RLM.
 type Var struct {
-	Name  string
+	Name string
+	// Value is the value; nil when Context is set.
 	Value any
+	// Context is the root RLM's context variable, whose Go value the
+	// default executor releases as it decodes a JSON document straight
+	// into the interpreter (see [InterpVars]); read it with [Var.GoValue].
+	Context *rlmctx.Variable
+}
+
+// GoValue is the variable's value: Value, or the context variable's Go
+// value (decoded again from its document when released).
+func (v Var) GoValue() any {
+	if v.Context != nil {
+		return v.Context.GoValue()
+	}
+	return v.Value
 }
 
 // ExecSpec describes the REPL an executor must build for one RLM.

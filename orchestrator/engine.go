@@ -191,7 +191,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 		if err := CheckVarName(v.Name); err != nil {
 			return nil, fmt.Errorf("orchestrator: variable %s: %w", v.Name, err)
 		}
-		vars = append(vars, Var{Name: v.Name, Value: v.Value})
+		vars = append(vars, Var{Name: v.Name, Context: v})
 	}
 	r, err := newRun(ctx, t, runSpec{
 		id: "0", depth: 0, query: c.Query, schema: cfg.Outputs, maxIter: cfg.MaxIterations,

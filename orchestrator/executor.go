@@ -8,6 +8,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -54,6 +55,19 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	if spec.Child != nil {
 		host.Child = spec.Child
 	}
+	var ctxVars []*rlmctx.Variable
+	for _, v := range spec.Vars {
+		if v.Context != nil {
+			ctxVars = append(ctxVars, v.Context)
+		}
+	}
+	// The variables' values before the session, whose memory base (the
+	// live heap) then counts them, as it counted the Go values before.
+	ctxVals, err := InterpVars(ctxVars)
+	if err != nil {
+		group.Close()
+		return nil, err
+	}
 	sess := sandbox.New(sandbox.Config{
 		Limits:      spec.Limits,
 		Predeclared: builtins.Predeclared(host),
@@ -63,7 +77,10 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	})
 	for _, v := range spec.Vars {
 		sv, ok := v.Value.(starlark.Value)
-		if !ok {
+		switch {
+		case v.Context != nil:
+			sv, ctxVals = ctxVals[0], ctxVals[1:]
+		case !ok:
 			var err error
 			sv, err = sandbox.FromGo(v.Value)
 			if err != nil {

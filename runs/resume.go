@@ -28,10 +28,11 @@ func HashVars(c *rlmctx.ExternalizedContext) map[string]string {
 	for _, v := range c.Vars {
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\x00", v.Type)
-		if s, ok := v.Value.(string); ok {
+		val := v.GoValue()
+		if s, ok := val.(string); ok {
 			io.WriteString(h, s)
-		} else if err := pyjson.Encode(h, v.Value); err != nil {
-			fmt.Fprintf(h, "\x00unencodable %T", v.Value)
+		} else if err := pyjson.Encode(h, val); err != nil {
+			fmt.Fprintf(h, "\x00unencodable %T", val)
 		}
 		out[v.Name] = hex.EncodeToString(h.Sum(nil)[:8])
 	}

@@ -17,6 +17,7 @@ import (
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -137,19 +138,21 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
 	}
 	host.Group = deferred.New(deferred.Config{})
+	// The variables' values before the session, whose memory base (the
+	// live heap) then counts them.
+	vals, err := orchestrator.InterpVars(c.Vars)
+	if err != nil {
+		closeModel()
+		return nil, err
+	}
 	sess := sandbox.New(sandbox.Config{
 		Limits:      limits,
 		Predeclared: builtins.Predeclared(host),
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
 		Clock:       clock,
 	})
-	for _, v := range c.Vars {
-		sv, err := sandbox.FromGo(v.Value)
-		if err != nil {
-			closeModel()
-			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
-		}
-		sess.SetGlobal(v.Name, sv)
+	for i, v := range c.Vars {
+		sess.SetGlobal(v.Name, vals[i])
 	}
 	host.Session = sess
 	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil

@@ -1,0 +1,117 @@
+package orchestrator
+
+import (
+	"fmt"
+	"runtime"
+
+	"go.starlark.net/starlark"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/internal/starjson"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// InterpVars makes the interpreter's values of context variables, in
+// order. A variable loaded from a JSON document is decoded from its text
+// straight into Starlark values, after its Go value is released
+// ([rlmctx.Variable.Release]), so the two copies are never alive together;
+// a NAME_chunks companion of a list or dict gets pieces that share the
+// parent's values. Other variables are converted with [sandbox.FromGo].
+func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
+	// Release first: a chunk companion's Go pieces are views of its
+	// parent's Go value, which would stay alive through them.
+	var docs int64
+	for _, v := range vars {
+		if v.Release() {
+			docs += int64(len(v.Document()))
+		}
+	}
+	if docs >= collectAfter {
+		// Reclaim the released Go values before the decoding allocates as
+		// much again: the collector would otherwise wait for the heap to
+		// double past them. What is left to mark is mostly the documents'
+		// bytes (no pointers), so this costs milliseconds.
+		runtime.GC()
+	}
+	made := make(map[*rlmctx.Variable]starlark.Value, len(vars))
+	out := make([]starlark.Value, len(vars))
+	for i, v := range vars {
+		sv, err := interpVar(v, made)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
+		}
+		made[v] = sv
+		out[i] = sv
+	}
+	return out, nil
+}
+
+// collectAfter is the size of released documents past which InterpVars
+// collects the garbage before decoding them.
+const collectAfter = 32 << 20
+
+func interpVar(v *rlmctx.Variable, made map[*rlmctx.Variable]starlark.Value) (starlark.Value, error) {
+	if parent, ends, ok := v.Chunks(); ok {
+		if p, ok := made[parent]; ok {
+			if sv, ok := starPieces(p, ends); ok {
+				return sv, nil
+			}
+		}
+	}
+	if doc := v.Document(); doc != nil {
+		return starjson.Decode(doc, starjson.Options{DecodeOptions: pyjson.DecodeOptions{Shared: true, Source: v.Source}})
+	}
+	return sandbox.FromGo(v.GoValue())
+}
+
+// starPieces cuts a Starlark list or dict into a list of the pieces
+// ending at ends (see [rlmctx.Variable.Chunks]), sharing its items.
+func starPieces(v starlark.Value, ends []int) (starlark.Value, bool) {
+	n := 0
+	if len(ends) > 0 {
+		n = ends[len(ends)-1]
+	}
+	out := make([]starlark.Value, 0, len(ends))
+	switch x := v.(type) {
+	case *starlark.List:
+		if x.Len() != n {
+			return nil, false
+		}
+		start := 0
+		for _, end := range ends {
+			elems := make([]starlark.Value, end-start)
+			for i := range elems {
+				elems[i] = x.Index(start + i)
+			}
+			out = append(out, starlark.NewList(elems))
+			start = end
+		}
+	case *starlark.Dict:
+		if x.Len() != n {
+			return nil, false
+		}
+		i, piece := 0, 0
+		var d *starlark.Dict
+		for k, e := range x.Entries() {
+			if d == nil {
+				start := 0
+				if piece > 0 {
+					start = ends[piece-1]
+				}
+				d = starlark.NewDict(ends[piece] - start)
+			}
+			if err := d.SetKey(k, e); err != nil {
+				return nil, false
+			}
+			i++
+			if i == ends[piece] {
+				out = append(out, d)
+				d, piece = nil, piece+1
+			}
+		}
+	default:
+		return nil, false
+	}
+	return starlark.NewList(out), true
+}

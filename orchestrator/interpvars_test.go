@@ -1,0 +1,76 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+
+	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/sandbox"
+)
+
+// TestInterpVars: JSON documents are decoded into the interpreter equal to
+// the conversion of their Go values, which are released; chunk companions
+// share the parent's items; other values convert as before.
+func TestInterpVars(t *testing.T) {
+	dir := t.TempDir()
+	var list, dict strings.Builder
+	list.WriteString("[")
+	dict.WriteString("{")
+	for i := 0; i < 400; i++ {
+		if i > 0 {
+			list.WriteString(", ")
+			dict.WriteString(", ")
+		}
+		fmt.Fprintf(&list, `{"id": %d, "name": "record \u00e9 %d", "score": %d.5, "big": 1%030d, "tags": ["a", null, true]}`, i, i, i, i)
+		fmt.Fprintf(&dict, `"k%03d": {"n": %d}`, i, i)
+	}
+	list.WriteString("]")
+	dict.WriteString(`, "k000": "last wins, first place"}`)
+	files := map[string]string{"recs.json": list.String(), "table.json": dict.String(), "notes.txt": "some text\n"}
+	c := rlmctx.NewContext("q")
+	for _, name := range []string{"recs.json", "table.json", "notes.txt"} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(files[name]), 0o644))
+		v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p}, rlmctx.LoadOptions{})
+		require.NoError(t, err)
+		require.NoError(t, c.AddVariable(v))
+	}
+	require.Equal(t, []string{"recs_chunks", "table_chunks"}, c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}))
+	want := map[string]string{}
+	for _, v := range c.Vars {
+		sv, err := sandbox.FromGo(v.Value)
+		require.NoError(t, err)
+		want[v.Name] = sandbox.Repr(sv)
+	}
+
+	vals, err := InterpVars(c.Vars)
+	require.NoError(t, err)
+	got := map[string]starlark.Value{}
+	for i, v := range c.Vars {
+		got[v.Name] = vals[i]
+		assert.Equal(t, want[v.Name], sandbox.Repr(vals[i]), v.Name)
+		if v.Name == "notes" {
+			assert.Equal(t, "some text\n", v.Value, "a text is kept")
+		} else {
+			assert.Nil(t, v.Value, "%s: the Go value is released", v.Name)
+		}
+	}
+	// Chunks share the parent's items.
+	recs := got["recs"].(*starlark.List)
+	chunks := got["recs_chunks"].(*starlark.List)
+	n0 := chunks.Index(0).(*starlark.List).Len()
+	assert.Same(t, recs.Index(n0).(*starlark.Dict), chunks.Index(1).(*starlark.List).Index(0).(*starlark.Dict))
+	table := got["table"].(*starlark.Dict)
+	piece := got["table_chunks"].(*starlark.List).Index(0).(*starlark.Dict)
+	a, _, _ := table.Get(starlark.String("k001"))
+	b, _, _ := piece.Get(starlark.String("k001"))
+	assert.Same(t, a.(*starlark.Dict), b.(*starlark.Dict))
+}
