@@ -136,6 +136,8 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 	cfg = cfg.withDefaults()
 	var added []string
 	for _, v := range c.Vars {
+		sizes := v.itemSizes
+		v.itemSizes = nil
 		if v.SizeBytes <= cfg.ChunkThreshold || strings.HasSuffix(v.Name, ChunkSuffix) {
 			continue
 		}
@@ -152,10 +154,10 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 			}
 			what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
 		case []any:
-			list = chunkList(x, cfg.ChunkSize)
+			list = chunkList(x, sizes, cfg.ChunkSize)
 			what, joined = "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
 		case *Dict:
-			list = chunkDict(x, cfg.ChunkSize)
+			list = chunkDict(x, sizes, cfg.ChunkSize)
 			what, joined = "(dicts of consecutive keys)", "merged in order they equal "+v.Name
 		default:
 			continue
@@ -218,12 +220,19 @@ func encodedSize(v any) int64 {
 }
 
 // chunkList cuts items into lists of consecutive items whose JSON form is
-// at most max bytes (an item larger than max is a list alone).
-func chunkList(items []any, max int64) []any {
+// at most max bytes (an item larger than max is a list alone). sizes, when
+// not nil, are the items' JSON sizes.
+func chunkList(items []any, sizes []int64, max int64) []any {
 	var out []any
 	start, size := 0, int64(2) // "[]"
 	for i, it := range items {
-		n := encodedSize(it) + 2 // ", "
+		var n int64
+		if sizes != nil {
+			n = sizes[i]
+		} else {
+			n = encodedSize(it)
+		}
+		n += 2 // ", "
 		if i > start && size+n > max {
 			out = append(out, items[start:i:i])
 			start, size = i, 2
@@ -237,12 +246,21 @@ func chunkList(items []any, max int64) []any {
 }
 
 // chunkDict cuts d into dicts of consecutive keys whose JSON form is at
-// most max bytes (an entry larger than max is a dict alone).
-func chunkDict(d *Dict, max int64) []any {
+// most max bytes (an entry larger than max is a dict alone). sizes, when
+// not nil, are the entries' JSON sizes ("k": v).
+func chunkDict(d *Dict, sizes []int64, max int64) []any {
 	var out []any
 	cur, size := NewDict(0), int64(2) // "{}"
+	i := 0
 	for k, v := range d.All() {
-		n := encodedSize(k) + 2 + encodedSize(v) + 2 // "k": v,
+		var n int64
+		if sizes != nil {
+			n = sizes[i]
+		} else {
+			n = encodedSize(k) + 2 + encodedSize(v) // "k": v
+		}
+		i++
+		n += 2 // ", "
 		if cur.Len() > 0 && size+n > max {
 			out = append(out, cur)
 			cur, size = NewDict(0), 2

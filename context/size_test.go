@@ -247,3 +247,42 @@ func TestSummaryCapPathological(t *testing.T) {
 	assert.LessOrEqual(t, llm.CountTokens(ln), MaxSummaryTokens, ln)
 	assert.True(t, utf8.ValidString(ln))
 }
+
+// TestSizeBytesIsEncodedSize: a list's or dict's size, summed from its
+// items' sizes (kept for AutoChunk when large), is its JSON encoding's.
+func TestSizeBytesIsEncodedSize(t *testing.T) {
+	big := make([]any, 0, 5000)
+	for i := 0; i < 5000; i++ {
+		big = append(big, fmt.Sprintf("item \"%d\" é\n", i))
+	}
+	nested := NewDict(0)
+	nested.Set("a\tb", []any{int64(1), 2.5, nil, true, "x"})
+	nested.Set("é", NewDict(0))
+	tests := []struct {
+		name string
+		val  any
+		kept bool
+	}{
+		{"empty list", []any{}, false},
+		{"one item", []any{"s"}, false},
+		{"mixed", []any{int64(-3), 1e20, 0.1, false, nil, []any{}, nested}, false},
+		{"dict", nested, false},
+		{"empty dict", NewDict(0), false},
+		{"large list", big, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := NewVariable("x", tt.val)
+			require.NoError(t, err)
+			assert.Equal(t, pyjson.Size(tt.val), v.SizeBytes)
+			assert.Equal(t, tt.kept, v.itemSizes != nil)
+			if l, ok := tt.val.([]any); ok && tt.kept {
+				assert.Equal(t, chunkList(l, nil, 1000), chunkList(l, v.itemSizes, 1000), "the same pieces")
+			}
+			c := NewContext("q")
+			require.NoError(t, c.AddVariable(v))
+			c.AutoChunk(SizeConfig{})
+			assert.Nil(t, v.itemSizes, "AutoChunk drops them")
+		})
+	}
+}

@@ -62,6 +62,9 @@ type Variable struct {
 	// the first) to ends[i].
 	chunkOf *Variable
 	ends    []int
+	// itemSizes are the JSON sizes of a large list's items or dict's
+	// entries, measured once for AutoChunk.
+	itemSizes []int64
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].
@@ -130,7 +133,7 @@ func (v *Variable) Release() bool {
 		return false
 	}
 	v.valMu.Lock()
-	v.Value, v.released = nil, true
+	v.Value, v.released, v.itemSizes = nil, true, nil
 	v.valMu.Unlock()
 	return true
 }
@@ -231,17 +234,41 @@ func (v *Variable) SetNote(note string) {
 // measure fills SizeBytes and ItemCount.
 func (v *Variable) measure() {
 	v.ItemCount = -1
+	var sizes []int64
 	switch x := v.Value.(type) {
 	case string:
 		v.SizeBytes = int64(len(x))
 		return
 	case []any:
 		v.ItemCount = len(x)
+		sizes = make([]int64, len(x))
+		for i, it := range x {
+			sizes[i] = encodedSize(it)
+		}
 	case *Dict:
 		v.ItemCount = x.Len()
+		sizes = make([]int64, 0, x.Len())
+		for k, e := range x.All() {
+			sizes = append(sizes, encodedSize(k)+2+encodedSize(e)) // "k": v
+		}
+	default:
+		v.SizeBytes = pyjson.Size(v.Value)
+		return
 	}
-	v.SizeBytes = pyjson.Size(v.Value)
+	// [a, b] or {"k": v, "l": w}: the items, their ", " separators and
+	// the brackets, as pyjson.Size counts them.
+	v.SizeBytes = 2 + 2*int64(max(len(sizes)-1, 0))
+	for _, n := range sizes {
+		v.SizeBytes += n
+	}
+	if v.SizeBytes >= keepItemSizes {
+		v.itemSizes = sizes // for AutoChunk, which drops them
+	}
 }
+
+// keepItemSizes is the size from which a list or dict variable keeps its
+// items' sizes for AutoChunk (smaller ones are measured again).
+const keepItemSizes = 64 << 10
 
 // countTokens counts value's tokens: exactly up to the tokenizer's
 // EstimateThreshold, else estimated (texts sample evenly through

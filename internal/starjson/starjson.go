@@ -31,17 +31,24 @@ type Options struct {
 // calls of Options.Stop.
 const StopEvery = 1 << 10
 
-// maxInterned bounds the distinct object keys that one decoding shares.
-const maxInterned = 1 << 14
+// maxInterned bounds the distinct object keys that one decoding shares,
+// and maxShortInterned the distinct short strings (of at most maxShort
+// bytes) among the other values.
+const (
+	maxInterned      = 1 << 14
+	maxShortInterned = 1 << 12
+	maxShort         = 16
+)
 
 // Decode parses one JSON document into Starlark values: dict, list, str,
 // int, float, bool and None. The keys repeated across objects (a list of
-// records' "id", "name", ...) share one string value. With
+// records' "id", "name", ...) share one string value, and so do repeated
+// short strings. With
 // o.Shared, strings without escapes point into data, which must then
 // never change (a Go string's bytes, or a buffer handed over). Errors are
 // *pyjson.SyntaxError, or Stop's error.
 func Decode(data []byte, o Options) (starlark.Value, error) {
-	b := &builder{stop: o.Stop, keys: make(map[string]starlark.Value)}
+	b := &builder{stop: o.Stop, keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
 	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
 }
 
@@ -52,6 +59,9 @@ type builder struct {
 	// keys interns object keys: a boxed starlark.String costs an
 	// allocation per use, and a list of records repeats the same few.
 	keys map[string]starlark.Value
+	// short interns short string values (tags, statuses, dates), which
+	// records repeat as much as their keys.
+	short map[string]starlark.Value
 }
 
 func (b *builder) Null() starlark.Value             { return starlark.None }
@@ -59,7 +69,20 @@ func (b *builder) Bool(x bool) starlark.Value       { return starlark.Bool(x) }
 func (b *builder) Int(i int64) starlark.Value       { return starlark.MakeInt64(i) }
 func (b *builder) BigInt(x *big.Int) starlark.Value { return starlark.MakeBigInt(x) }
 func (b *builder) Float(f float64) starlark.Value   { return starlark.Float(f) }
-func (b *builder) String(s string) starlark.Value   { return starlark.String(s) }
+
+func (b *builder) String(s string) starlark.Value {
+	if len(s) > maxShort {
+		return starlark.String(s)
+	}
+	if v, ok := b.short[s]; ok {
+		return v
+	}
+	v := starlark.Value(starlark.String(s))
+	if len(b.short) < maxShortInterned {
+		b.short[s] = v
+	}
+	return v
+}
 
 func (b *builder) key(s string) starlark.Value {
 	if k, ok := b.keys[s]; ok {

@@ -69,9 +69,10 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 // TestDecodeSharesKeysAndInput: the keys repeated across records are one
-// string value, and strings without escapes point into the input.
+// string value, so are repeated short strings, and strings without
+// escapes point into the input.
 func TestDecodeSharesKeysAndInput(t *testing.T) {
-	data := []byte(`[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]`)
+	data := []byte(`[{"id": 1, "name": "ann", "tag": "t1", "text": "a longer text, not shared"}, {"id": 2, "name": "bob", "tag": "t1", "text": "a longer text, not shared"}]`)
 	v, err := Decode(data, python)
 	require.NoError(t, err)
 	l := v.(*starlark.List)
@@ -80,6 +81,12 @@ func TestDecodeSharesKeysAndInput(t *testing.T) {
 	for i := range k0 {
 		assert.Same(t, unsafe.StringData(string(k0[i].(starlark.String))), unsafe.StringData(string(k1[i].(starlark.String))))
 	}
+	boxed := func(i int, key string) *string {
+		v, _, _ := l.Index(i).(*starlark.Dict).Get(starlark.String(key))
+		return (*[2]*string)(unsafe.Pointer(&v))[1] // the interface's data word: the boxed string
+	}
+	assert.Same(t, boxed(0, "tag"), boxed(1, "tag"), "a short string repeated is one value")
+	assert.NotSame(t, boxed(0, "text"), boxed(1, "text"), "a longer one is not looked up")
 	name, _, _ := l.Index(1).(*starlark.Dict).Get(starlark.String("name"))
 	p := uintptr(unsafe.Pointer(unsafe.StringData(string(name.(starlark.String)))))
 	base := uintptr(unsafe.Pointer(&data[0]))
