@@ -136,6 +136,7 @@ func pyBuiltins() starlark.StringDict {
 		"repr", "hash", "chr", "ord", "divmod", "callable", "id", "any", "all"} {
 		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
+	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
 			d[name] = t
@@ -307,6 +308,27 @@ func pyASCII(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 	}
 	return starlark.String(out.String()), nil
+}
+
+// lenFast is len(x)'s fast path (starlark.FastCallable) for the
+// built-in sized values, as pyLen answers them.
+func lenFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	switch x := args[0].(type) {
+	case starlark.String:
+		return starlark.MakeInt(StrLen(string(x))), true
+	case *starlark.List:
+		return starlark.MakeInt(x.Len()), true
+	case starlark.Tuple:
+		return starlark.MakeInt(len(x)), true
+	case *starlark.Dict:
+		return starlark.MakeInt(x.Len()), true
+	case *starlark.Set:
+		return starlark.MakeInt(x.Len()), true
+	}
+	return nil, false
 }
 
 func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -24,6 +24,17 @@ type typeObj struct {
 	cls   *classInfo // non-nil for classes defined by code
 
 	argsNotKept bool // call never keeps its argument tuple (starlark.ArgsNotKept)
+	// fast answers the common calls without a frame (FastCall).
+	fast func(args starlark.Tuple) (starlark.Value, bool)
+}
+
+// FastCall implements starlark.FastCallable: t's fast path, if it has one,
+// for a call with positional arguments only.
+func (t *typeObj) FastCall(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+	if t.fast == nil {
+		return nil, false
+	}
+	return t.fast(args)
 }
 
 var (
@@ -186,6 +197,7 @@ func init() {
 	typeBytes = &typeObj{name: "bytes", check: isType[starlark.Bytes], call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return starlark.Call(thread, starlark.Universe["bytes"], args, kwargs)
 	}}
+	typeStr.fast = strFast
 	// Constructors that never keep their argument tuple (checked one by one).
 	for _, t := range []*typeObj{typeInt, typeFloat, typeStr, typeBool, typeList, typeDict, typeTuple, typeSet, typeFrozenset, typeRange} {
 		t.argsNotKept = true
@@ -259,6 +271,26 @@ func isInstance(v, t starlark.Value) (bool, error) {
 		return pyType(v) == t.Name(), nil
 	}
 	return false, Errorf("TypeError", "isinstance() arg 2 must be a type or tuple of types, not %s", pyType(t))
+}
+
+// strFast is str(x)'s fast path (starlark.FastCallable) for a str, an
+// int of int64 and a float, as builtinStr answers them.
+func strFast(args starlark.Tuple) (starlark.Value, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	switch x := args[0].(type) {
+	case starlark.String:
+		return x, true
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return starlark.String(strconv.FormatInt(n, 10)), true
+		}
+	case starlark.Float:
+		var tmp [32]byte
+		return starlark.String(appendFloatRepr(tmp[:0], float64(x))), true
+	}
+	return nil, false
 }
 
 func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -74,6 +74,10 @@ type Thread struct {
 	// active Starlark calls, from vstack[0] to vstack[vsp] (allocSpace).
 	vstack []Value
 	vsp    int
+	// rlm: methods holds the *Builtins of native method calls, reused
+	// (methods[:nmethods] are in use; callNativeMethod).
+	methods  []*Builtin
+	nmethods int
 }
 
 // ExecutionSteps returns the current value of Steps.

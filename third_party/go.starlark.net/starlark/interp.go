@@ -111,6 +111,10 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 	var pc uint32
 	var result Value
 	code := f.Code
+	// rlm: a method of a built-in value whose ATTR was left unbound for
+	// the CALL at methodCallPC (nativeMethodCall, rlm_calls.go).
+	var method *Builtin
+	var methodCallPC uint32
 loop:
 	for {
 		thread.Steps++
@@ -320,6 +324,18 @@ loop:
 			pc = arg
 
 		case compile.CALL, compile.CALL_VAR, compile.CALL_KW, compile.CALL_VAR_KW:
+			// rlm: a call with positional arguments only of a callable
+			// with a fast path (FastCallable, rlm_calls.go).
+			if op == compile.CALL && arg&0xff == 0 && (method == nil || methodCallPC != fr.pc) {
+				npos := int(arg >> 8)
+				if fc, ok := stack[sp-1-npos].(FastCallable); ok {
+					if z, ok := fc.FastCall(thread, stack[sp-npos:sp]); ok {
+						sp -= npos
+						stack[sp-1] = z
+						break
+					}
+				}
+			}
 			var kwargs Value
 			if op == compile.CALL_KW || op == compile.CALL_VAR_KW {
 				kwargs = stack[sp-1]
@@ -367,6 +383,12 @@ loop:
 				}
 			}
 
+			// rlm: the call of a method left unbound by its ATTR.
+			var m *Builtin
+			if method != nil && methodCallPC == fr.pc {
+				m, method = method, nil
+			}
+
 			// positional args
 			var positional Tuple
 			if npos := int(arg >> 8); npos > 0 {
@@ -376,7 +398,9 @@ loop:
 				// Copy positional arguments into a new array,
 				// unless the callee is another Starlark function,
 				// in which case it can be trusted not to mutate them.
-				if !is[*Function](stack[sp-1]) || args != nil {
+				// rlm: nor the methods of built-in values (m), which
+				// keep no argument tuple.
+				if m == nil && !is[*Function](stack[sp-1]) || args != nil {
 					// rlm: no copy for callables that do not keep their
 					// argument tuple (rlm_calls.go).
 					if args != nil || !argsNotKept(stack[sp-1]) {
@@ -406,10 +430,18 @@ loop:
 			}
 
 			thread.endProfSpan()
-			// rlm: a method of a built-in value runs without a frame (rlm_pyops.go).
-			z, handled, err2 := pyMethodCall(thread, function, positional, kvpairs)
-			if !handled {
-				z, err2 = Call(thread, function, positional, kvpairs)
+			var z Value
+			var err2 error
+			if m != nil {
+				// rlm: function is the receiver of method m (ATTR).
+				z, err2 = thread.callNativeMethod(m, function, positional, kvpairs)
+			} else {
+				// rlm: a method of a built-in value runs without a frame (rlm_pyops.go).
+				var handled bool
+				z, handled, err2 = pyMethodCall(thread, function, positional, kvpairs)
+				if !handled {
+					z, err2 = Call(thread, function, positional, kvpairs)
+				}
 			}
 			thread.beginProfSpan()
 			if err2 != nil {
@@ -506,6 +538,14 @@ loop:
 		case compile.ATTR:
 			x := stack[sp-1]
 			name := f.Prog.Names[arg]
+			// rlm: x.name(...) of a method of a built-in value binds no
+			// method: x stays on the stack for the CALL (rlm_calls.go).
+			if m := nativeMethod(x, name); m != nil {
+				if callPC, ok := methodCall(code, pc); ok {
+					method, methodCallPC = m, callPC
+					break
+				}
+			}
 			y, err2 := getAttr(x, name)
 			if err2 != nil {
 				err = err2

@@ -3,6 +3,8 @@ package starlark
 import (
 	"errors"
 	"strings"
+
+	"go.starlark.net/internal/compile"
 )
 
 // rlm: Python's recursion limit, checked by the interpreter when a
@@ -123,4 +125,152 @@ func UnpackPositionalArgsNoEscape(fnname string, args Tuple, kwargs []Tuple, min
 func setOp(iter Iterator, op func(Iterator) (Value, error)) (Value, error) {
 	defer iter.Done()
 	return op(iter)
+}
+
+// rlm: a call x.name(args) of a method of a built-in value (str, list,
+// dict, set) compiles to ATTR name followed, after its arguments, by
+// CALL. Upstream's ATTR binds the method (an allocation for the bound
+// *Builtin and one for x as a Value when x is a str), and the CALL copies
+// its arguments. When nothing between the ATTR and its CALL can run the
+// ATTR's result but the CALL (methodCall), the ATTR leaves x on the stack
+// in its place and the CALL calls the method with x as its receiver
+// (callNativeMethod), without a copy of the arguments: these methods
+// keep no argument tuple.
+
+// nativeMethod returns the method name of x if x is a str, list, dict or
+// set that has it, or nil.
+func nativeMethod(x Value, name string) *Builtin {
+	if profiler.events != nil {
+		return nil // the profiler keeps frames' callables
+	}
+	switch x.(type) {
+	case String:
+		return stringMethods[name]
+	case *List:
+		return listMethods[name]
+	case *Dict:
+		return dictMethods[name]
+	case *Set:
+		return setMethods[name]
+	}
+	return nil
+}
+
+// methodCallScan is how many instructions methodCall looks at.
+const methodCallScan = 16
+
+// methodCall reports whether the instructions from pc, just after an
+// ATTR, compute a call's arguments (a straight line of instructions that
+// only push and combine values above the ATTR's result) and then CALL the
+// ATTR's result, returning that CALL's pc. Other ATTRs, jumps and
+// anything else end the scan (false).
+func methodCall(code []byte, pc uint32) (uint32, bool) {
+	depth := 0 // values above the ATTR's result
+	for range methodCallScan {
+		if int(pc) >= len(code) {
+			return 0, false
+		}
+		start := pc
+		op := compile.Opcode(code[pc])
+		pc++
+		var arg uint32
+		if op >= compile.OpcodeArgMin {
+			for s := uint(0); ; s += 7 {
+				if int(pc) >= len(code) {
+					return 0, false
+				}
+				b := code[pc]
+				pc++
+				arg |= uint32(b&0x7f) << s
+				if b < 0x80 {
+					break
+				}
+			}
+		}
+		switch op {
+		case compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
+			compile.FREECELL, compile.LOCALCELL, compile.PREDECLARED,
+			compile.UNIVERSAL, compile.NONE, compile.TRUE, compile.FALSE:
+			depth++
+		case compile.INDEX, compile.PLUS, compile.MINUS, compile.STAR,
+			compile.SLASH, compile.SLASHSLASH, compile.PERCENT, compile.AMP,
+			compile.PIPE, compile.CIRCUMFLEX, compile.LTLT, compile.GTGT,
+			compile.IN, compile.EQL, compile.NEQ, compile.GT, compile.LT,
+			compile.LE, compile.GE:
+			if depth < 2 {
+				return 0, false
+			}
+			depth--
+		case compile.UPLUS, compile.UMINUS, compile.TILDE, compile.NOT:
+			if depth < 1 {
+				return 0, false
+			}
+		case compile.MAKELIST, compile.MAKETUPLE:
+			n := int(arg)
+			if depth < n {
+				return 0, false
+			}
+			depth += 1 - n
+		case compile.CALL:
+			n := int(arg>>8) + 2*int(arg&0xff)
+			if depth == n {
+				return start, true
+			}
+			if depth < n+1 {
+				return 0, false
+			}
+			depth -= n // a call among the arguments
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// callNativeMethod calls method m of recv, as Call of m bound to recv
+// would, with a *Builtin that the thread reuses instead of a new one.
+func (thread *Thread) callNativeMethod(m *Builtin, recv Value, args Tuple, kwargs []Tuple) (Value, error) {
+	n := thread.nmethods
+	if n == len(thread.methods) {
+		thread.methods = append(thread.methods, new(Builtin))
+	}
+	b := thread.methods[n]
+	thread.nmethods = n + 1
+	b.name, b.fn, b.recv = m.name, m.fn, recv
+	z, err := Call(thread, b, args, kwargs)
+	*b = Builtin{}
+	thread.nmethods = n
+	return z, err
+}
+
+// rlm: a call f(x, ...) with positional arguments only of a callable
+// implementing FastCallable first asks its FastCall, which may answer
+// for the common cases (len of a str, str of an int) without the frame,
+// argument copy and error handling of a call; when it does not, the call
+// goes as before.
+
+// FastCallable is a callable with a fast path for calls with positional
+// arguments only. FastCall returns the call's result and true, or false
+// with no effect (the call is then made as usual, by CallInternal). It
+// runs without a frame of its own: it must not fail, call back into
+// Starlark code, look at the thread's call stack nor keep args (which
+// may be the interpreter's operand stack).
+type FastCallable interface {
+	Callable
+	FastCall(thread *Thread, args Tuple) (Value, bool)
+}
+
+// SetFastCall sets b's fast path (see FastCallable) and returns b. Set it
+// before b is shared.
+func (b *Builtin) SetFastCall(fast func(thread *Thread, args Tuple) (Value, bool)) *Builtin {
+	b.fast = fast
+	return b
+}
+
+// FastCall implements FastCallable: b's fast path if it has one.
+func (b *Builtin) FastCall(thread *Thread, args Tuple) (Value, bool) {
+	if b.fast == nil {
+		return nil, false
+	}
+	return b.fast(thread, args)
 }

@@ -835,6 +835,9 @@ type Builtin struct {
 	recv Value // for bound methods (e.g. "".startswith)
 
 	argsNotKept bool // rlm: see rlm_calls.go
+	// rlm: fast, when set, is tried first for calls with positional
+	// arguments only (FastCallable, rlm_calls.go).
+	fast func(thread *Thread, args Tuple) (Value, bool)
 }
 
 func (b *Builtin) Name() string { return b.name }
