@@ -715,7 +715,7 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 	for i := range idx {
 		idx[i] = i
 	}
-	if err := sortStable(thread, idx, func(a, b int) (bool, error) {
+	less := func(a, b int) (bool, error) {
 		x, y := keys[a], keys[b]
 		if reverse {
 			x, y = y, x
@@ -724,7 +724,25 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 			return lt, nil
 		}
 		return pyCompare(syntax.LT, x, y)
-	}); err != nil {
+	}
+	// Keys that are all ints of int64, or all strs, are compared as Go
+	// values (the same order, no type switch per comparison).
+	if ints, ok := int64Keys(thread, keys); ok {
+		less = func(a, b int) (bool, error) {
+			if reverse {
+				return ints[b] < ints[a], nil
+			}
+			return ints[a] < ints[b], nil
+		}
+	} else if strs, ok := stringKeys(thread, keys); ok {
+		less = func(a, b int) (bool, error) {
+			if reverse {
+				return strs[b] < strs[a], nil
+			}
+			return strs[a] < strs[b], nil // UTF-8 byte order is code point order
+		}
+	}
+	if err := sortStable(thread, idx, less); err != nil {
 		return err
 	}
 	sorted := make([]starlark.Value, n)
@@ -737,6 +755,46 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 		}
 	}
 	return nil
+}
+
+// int64Keys returns keys as int64s if they are all ints that fit (false
+// otherwise, or if the array would pass the memory limit).
+func int64Keys(thread *starlark.Thread, keys []starlark.Value) ([]int64, bool) {
+	for _, k := range keys {
+		if _, ok := k.(starlark.Int); !ok {
+			return nil, false
+		}
+	}
+	if checkAlloc(thread, int64(len(keys))*8) != nil {
+		return nil, false
+	}
+	out := make([]int64, len(keys))
+	for i, k := range keys {
+		n, ok := k.(starlark.Int).Int64()
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// stringKeys returns keys as strings if they are all strs (false
+// otherwise, or if the array would pass the memory limit).
+func stringKeys(thread *starlark.Thread, keys []starlark.Value) ([]string, bool) {
+	for _, k := range keys {
+		if _, ok := k.(starlark.String); !ok {
+			return nil, false
+		}
+	}
+	if checkAlloc(thread, int64(len(keys))*16) != nil {
+		return nil, false
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = string(k.(starlark.String))
+	}
+	return out, true
 }
 
 // fastLess is x < y for the keys sort compares most: two strs, two ints,
