@@ -92,6 +92,10 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	default:
 		return nil, typeErr("%s: var must be a str, list, tuple or dict, got %s", name, pyTypeName(v))
 	}
+	if sr.stop != nil {
+		// A limit (memory, time) stopped the step while the results grew.
+		return nil, sr.stop
+	}
 	if err := sr.m.Err(); err != nil {
 		// A step stopped by a limit reports the limit; else the budget ran out.
 		return nil, &sandbox.PyError{Kind: "TimeoutError", Msg: name + ": the regular expression " + strconv.Quote(pattern) + " backtracked until the step's time ran out; avoid nested quantifiers like (a+)+, anchor it, or search a smaller part", Err: err}
@@ -116,6 +120,7 @@ const maxMoreCount = 100_000
 // searcher collects the results of one search call.
 type searcher struct {
 	thread *starlark.Thread
+	stop   error // the limit that stopped the step, once search saw it
 	m      *pyre.Matcher
 	regex  bool
 	groups *groupFinder // nil: no capture groups
@@ -129,13 +134,28 @@ type searcher struct {
 }
 
 // done reports whether the results are full and the matches past them
-// counted.
-func (sr *searcher) done() bool { return sr.more >= maxMoreCount }
+// counted, or a limit stopped the step.
+func (sr *searcher) done() bool { return sr.more >= maxMoreCount || sr.stop != nil }
+
+// stopEvery is how many results search builds between looks at whether
+// a limit stopped the step (e.g. the memory watchdog, as the results grow).
+const stopEvery = 4096
+
+// stopped reports whether the step was stopped, after n results.
+func (sr *searcher) stopped(n int) bool {
+	if sr.stop == nil && n%stopEvery == 0 {
+		sr.stop = sandbox.Interrupted(sr.thread)
+	}
+	return sr.stop != nil
+}
 
 // add appends a result, or counts it once the results are full.
 func (sr *searcher) add(build func() starlark.Value) {
 	if sr.limit > 0 && len(sr.results) >= sr.limit {
 		sr.more++
+		return
+	}
+	if sr.stopped(len(sr.results)) {
 		return
 	}
 	sr.results = append(sr.results, build())
@@ -268,6 +288,9 @@ func (sr *searcher) searchText(s string) {
 		if limit > 0 && n >= limit {
 			sr.more++
 			return true
+		}
+		if sr.stopped(n) {
+			return false
 		}
 		n++
 		line += strings.Count(s[counted:start], "\n")

@@ -1,13 +1,18 @@
 package builtins_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/builtins"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 const logText = `2024-01-01 INFO start
@@ -268,6 +273,32 @@ def via_re(p):
 print(got)
 print(got == via_re(%q))`, tt.pattern, tt.pattern))
 			assert.Equal(t, tt.want+"\nTrue\n", out)
+		})
+	}
+}
+
+// Results that outgrow the step's memory limit end the search with the
+// limit's MemoryError while they grow, not after the whole list is built.
+func TestSearchStopsAtMemoryLimit(t *testing.T) {
+	tests := []struct{ setup, code string }{
+		{`s = "e" * 8_000_000`, `hits = search(s, "e", max_results=None)`},
+		{`l = ["e"] * 2_000_000`, `hits = search(l, "e", max_results=None)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			sess := sandbox.New(sandbox.Config{Predeclared: builtins.Predeclared(&builtins.Host{}), Limits: sandbox.Limits{MaxMemory: 48 << 20, Timeout: time.Minute}})
+			_, err := sess.Exec(context.Background(), tt.setup)
+			require.NoError(t, err)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = sess.Exec(context.Background(), tt.code)
+			runtime.ReadMemStats(&after)
+			assert.Contains(t, scriptErr(t, err, "MemoryError"), "memory limit exceeded (48 MB per step)")
+			// Stopped near the limit, not after building every hit (all the hits
+			// take 400-640 MB).
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(250<<20), "bytes allocated")
+			_, bound := sess.Global("hits")
+			assert.False(t, bound)
 		})
 	}
 }

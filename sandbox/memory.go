@@ -307,6 +307,12 @@ const growCheckEvery = 1 << 10
 // nil otherwise. Builtins that loop over their input call it as they go
 // (every growCheckEvery elements or so), so a step ends promptly whatever
 // builtin it is in.
+// Interrupted returns the error of the limit (time, memory, output, the
+// caller) that stopped the step running on thread, or nil: a long loop in
+// a builtin calls it now and then and returns the error, which the step
+// reports as the limit's.
+func Interrupted(thread *starlark.Thread) error { return interrupted(thread) }
+
 func interrupted(thread *starlark.Thread) error {
 	if st := stepOf(thread); st != nil {
 		return st.interrupted()
