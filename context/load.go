@@ -65,6 +65,9 @@ type LoadOptions struct {
 	Stdin io.Reader
 	// Store serves "store:KEY" sources.
 	Store *Store
+
+	// outline: a JSON document is only outlined (LoadVar): no Go value.
+	outline bool
 }
 
 // Loaded is a value read by [LoadSource].
@@ -76,6 +79,8 @@ type Loaded struct {
 	// doc is the JSON text Value was decoded from (a JSON file or stdin),
 	// handed to the variable (see [Variable.Document]).
 	doc []byte
+	// outline, when set, stands for the document in place of Value (nil).
+	outline *docOutline
 }
 
 // Source formats.
@@ -110,12 +115,25 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	if err != nil {
 		return nil, err
 	}
-	if opts.Type != "" {
-		if err := checkType(opts.Type, l.Value); err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
+	if l.outline != nil && opts.Type != "" && !l.outline.fitsType(opts.Type) {
+		// The Go value's check says why it does not fit.
+		if l.Value, err = pyjson.DecodeOwned(l.doc, l.Source); err != nil {
+			return nil, err
+		}
+		l.outline = nil
+	}
+	switch {
+	case opts.Type != "":
+		if l.outline == nil {
+			if err := checkType(opts.Type, l.Value); err != nil {
+				return nil, fmt.Errorf("%s: %w", source, err)
+			}
 		}
 		l.Type = opts.Type
-	} else if l.Type == "" {
+	case l.Type != "":
+	case l.outline != nil:
+		l.Type = l.outline.inferType()
+	default:
 		l.Type = InferType(l.Value)
 	}
 	return l, nil
@@ -126,9 +144,14 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	if spec.Type != "" {
 		opts.Type = spec.Type
 	}
+	opts.outline = true
 	l, err := LoadSource(ctx, spec.Source, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	if l.outline != nil {
+		v, err := newDocVariable(spec.Name, l.Type, l.Source, l.doc, l.outline)
+		return v, l.Warnings, err
 	}
 	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source), withDocument(l.doc))
 	if err != nil {
@@ -172,11 +195,11 @@ func loadStdin(opts LoadOptions) (*Loaded, error) {
 			format = FormatJSON
 		}
 	}
-	v, doc, warns, err := decodeFormat(data, format, "stdin")
+	v, doc, o, warns, err := decodeFormat(data, format, "stdin", opts.outline)
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: "stdin", Warnings: warns, doc: doc}, nil
+	return &Loaded{Value: v, Source: "stdin", Warnings: warns, doc: doc, outline: o}, nil
 }
 
 // FormatOf is the format LoadSource reads a file in, from its extension
@@ -227,11 +250,11 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if format == "" {
 		format = formatOf(path, opts.Type)
 	}
-	v, doc, warns, err := decodeFormat(data, format, path)
+	v, doc, o, warns, err := decodeFormat(data, format, path, opts.outline)
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Value: v, Source: path, Warnings: warns, doc: doc}, nil
+	return &Loaded{Value: v, Source: path, Warnings: warns, doc: doc, outline: o}, nil
 }
 
 // fileKind names a non-regular file's kind.
@@ -297,32 +320,45 @@ func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), 
 
 // decodeFormat turns raw bytes (owned by the callee) into a value, with
 // warnings about what was changed on the way; for JSON it also returns the
-// document's UTF-8 text, which the value's strings point into.
-func decodeFormat(data []byte, format, source string) (any, []byte, []string, error) {
+// document's UTF-8 text, which the value's strings point into, and with
+// outline set, when it can, the document's outline instead of its value.
+func decodeFormat(data []byte, format, source string, outline bool) (any, []byte, *docOutline, []string, error) {
 	data, err := toUTF8(data, source)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	switch format {
 	case FormatText:
 		if !utf8.Valid(data) {
-			return nil, nil, nil, pyjson.UTF8Error(source, data, 0)
+			return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 		}
-		return bytesToString(data), nil, nil, nil
+		return bytesToString(data), nil, nil, nil, nil
 	case FormatJSON:
+		if outline {
+			if !utf8.Valid(data) {
+				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
+			}
+			o, ok, err := outlineJSON(data, source)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if ok {
+				return nil, data, &o, nil, nil
+			}
+		}
 		v, err := pyjson.DecodeOwned(data, source)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
-		return v, data, nil, nil
+		return v, data, nil, nil, nil
 	case FormatJSONL:
 		v, err := pyjson.DecodeLinesOwned(data, source)
-		return v, nil, nil, err
+		return v, nil, nil, nil, err
 	case FormatCSV:
 		v, warns, err := decodeCSV(data, source)
-		return v, nil, warns, err
+		return v, nil, nil, warns, err
 	}
-	return nil, nil, nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
+	return nil, nil, nil, nil, fmt.Errorf("%w: unknown format %q (use text, json, jsonl or csv)", ErrBadSpec, format)
 }
 
 // Byte order marks.

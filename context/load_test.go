@@ -285,71 +285,91 @@ func utf16Text(bigEndian bool, s string) string {
 	return string(b)
 }
 
-// TestReleaseJSONDocument: a variable loaded from a JSON file keeps its
-// text, so a host that decodes it into its own values can release the Go
-// value (and its chunk companions' views of it); the Go value, the summary
-// and the token count are then made again from the text, equal to what
-// they were.
-func TestReleaseJSONDocument(t *testing.T) {
+// TestLoadJSONOutlined: LoadVar only outlines a JSON document (no Go
+// value: it is made from the text when needed), and the variable, its
+// type, sizes, summary, token count and chunks are those of the variable
+// made from the decoded Go value; documents an outline cannot stand for
+// (repeated keys, scalars) and type errors take the decoded value's path.
+func TestLoadJSONOutlined(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("[")
+	var recs, table strings.Builder
+	recs.WriteString("[")
+	table.WriteString("{")
 	for i := 0; i < 300; i++ {
 		if i > 0 {
-			b.WriteString(", ")
+			recs.WriteString(", ")
+			table.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, `{"id": %d, "name": "record %d", "tags": ["a", "b"]}`, i, i)
+		fmt.Fprintf(&recs, `{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`, i, i)
+		fmt.Fprintf(&table, `"k%03d": "value %d"`, i, i)
 	}
-	b.WriteString("]")
+	recs.WriteString("]")
+	table.WriteString("}")
 	tests := []struct {
-		name, file, content string
-		chunks              bool
+		name, content string
+		typ           VarType
+		outlined      bool
+		err           bool
 	}{
-		{"list", "recs.json", b.String(), true},
-		{"dict", "table.json", `{"b": 1, "a": [1.5, null, true], "c": "\u00e9"}`, false},
-		{"text", "notes.txt", "plain text", false},
+		{name: "records", content: recs.String(), outlined: true},
+		{name: "table", content: table.String(), outlined: true},
+		{name: "files", content: table.String(), typ: Files, outlined: true},
+		{name: "chat", content: `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": [1]}]`, outlined: true},
+		{name: "not chat", content: `[{"role": 1, "content": "hi"}]`, outlined: true},
+		{name: "tools", content: `[{"tool_name": "ls", "result": "a b"}]`, outlined: true},
+		{name: "memory", content: `{"memories": []}`, outlined: true},
+		{name: "result", content: `{"output": 1}`, outlined: true},
+		{name: "empty", content: `[]`, outlined: true},
+		{name: "repeated keys", content: `[{"a": 1, "b": 2, "a": "x"}]`},
+		{name: "number", content: `5`},
+		{name: "string", content: `"a string"`},
+		{name: "bad files", content: `{"a": 1}`, typ: Files, err: true},
+		{name: "bad chat", content: `{"a": 1}`, typ: Conversation, err: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := writeFile(t, dir, tt.file, tt.content)
-			c := NewContext("q")
-			v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: p}, LoadOptions{})
-			require.NoError(t, err)
-			require.NoError(t, c.AddVariable(v))
-			c.AutoChunk(SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20})
-			want := v.Value
-			wantSummary := v.Summary()
-			wantTokens, _ := v.Tokens()
-			if tt.file == "notes.txt" {
-				assert.Nil(t, v.Document())
-				assert.False(t, v.Release(), "a text has no document to make it again from")
-				assert.Equal(t, want, v.GoValue())
+			p := writeFile(t, dir, strings.ReplaceAll(tt.name, " ", "_")+".json", tt.content)
+			v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: p, Type: tt.typ}, LoadOptions{})
+			g, derr := pyjson.Decode([]byte(tt.content))
+			require.NoError(t, derr)
+			want, werr := NewVariable("x", g, WithType(tt.typ), WithSource(p))
+			if tt.err {
+				require.Error(t, err)
+				require.Error(t, werr)
+				assert.Equal(t, "x: "+p+": "+strings.TrimPrefix(werr.Error(), "variable x: "), err.Error(), "the Go value's check")
 				return
 			}
+			require.NoError(t, err)
+			require.NoError(t, werr)
 			assert.Equal(t, tt.content, string(v.Document()))
-			cv, ok := c.Get("x_chunks")
-			require.Equal(t, tt.chunks, ok)
-			var wantPieces any
-			if ok {
+			assert.Equal(t, tt.outlined, v.Value == nil, "outlined: no Go value")
+			assert.Equal(t, g, v.GoValue())
+			assert.Equal(t, want.Type, v.Type)
+			assert.Equal(t, want.SizeBytes, v.SizeBytes)
+			assert.Equal(t, want.ItemCount, v.ItemCount)
+
+			cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}
+			c, wc := NewContext("q"), NewContext("q")
+			require.NoError(t, c.AddVariable(v))
+			require.NoError(t, wc.AddVariable(want))
+			assert.Equal(t, wc.AutoChunk(cfg), c.AutoChunk(cfg))
+			assert.Equal(t, wc.VariableSummaries(), c.VariableSummaries())
+			wn, _ := want.Tokens()
+			n, _ := v.Tokens()
+			assert.Equal(t, wn, n)
+			if cv, ok := c.Get("x_chunks"); ok {
+				wcv, _ := wc.Get("x_chunks")
 				parent, ends, isChunks := cv.Chunks()
 				require.True(t, isChunks)
 				assert.Same(t, v, parent)
-				assert.Equal(t, len(want.([]any)), ends[len(ends)-1])
-				wantPieces = cv.Value
-				assert.True(t, cv.Release(), "the pieces are views of the parent's value")
-				assert.Nil(t, cv.Value)
+				assert.Equal(t, v.ItemCount, ends[len(ends)-1])
+				assert.Equal(t, wcv.GoValue(), cv.GoValue())
+				assert.Equal(t, wcv.ItemCount, cv.ItemCount)
 			}
+			// Released, the Go value is made again from the text.
 			assert.True(t, v.Release())
 			assert.Nil(t, v.Value)
-			assert.Equal(t, want, v.GoValue())
-			if ok {
-				assert.Equal(t, wantPieces, cv.GoValue())
-			}
-			// A fresh variable (no cached summary) of the released one.
-			fresh := &Variable{Name: v.Name, Type: v.Type, SizeBytes: v.SizeBytes, ItemCount: v.ItemCount, Source: v.Source, Note: v.Note, doc: v.doc, released: true}
-			assert.Equal(t, wantSummary, fresh.Summary())
-			n, _ := fresh.Tokens()
-			assert.Equal(t, wantTokens, n)
+			assert.Equal(t, g, v.GoValue())
 		})
 	}
 }

@@ -146,36 +146,55 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 			continue
 		}
 		var list []any
+		var ends []int
 		var what, joined string
-		switch x := v.GoValue().(type) {
-		case string:
-			for _, p := range ChunkText(x, int(cfg.ChunkSize)) {
-				list = append(list, p)
+		listWhat, listJoined := "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
+		dictWhat, dictJoined := "(dicts of consecutive keys)", "merged in order they equal "+v.Name
+		if sizes != nil && v.released && v.chunkOf == nil {
+			// A JSON document outlined at load: cut by its items' sizes,
+			// without its Go value (the pieces are made from the text).
+			ends = chunkEnds(sizes, cfg.ChunkSize)
+			what, joined = listWhat, listJoined
+			if v.docDict {
+				what, joined = dictWhat, dictJoined
 			}
-			what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
-		case []any:
-			list = chunkList(x, sizes, cfg.ChunkSize)
-			what, joined = "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
-		case *Dict:
-			list = chunkDict(x, sizes, cfg.ChunkSize)
-			what, joined = "(dicts of consecutive keys)", "merged in order they equal "+v.Name
-		default:
-			continue
-		}
-		if len(list) < 2 {
-			continue
-		}
-		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: len(list),
-			tokensFrom: v, Source: v.Name, chunkOf: chunkParent(v, list),
-			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
-		if cv.chunkOf != nil {
-			cv.ends = pieceEnds(list)
+		} else {
+			switch x := v.GoValue().(type) {
+			case string:
+				for _, p := range ChunkText(x, int(cfg.ChunkSize)) {
+					list = append(list, p)
+				}
+				what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
+			case []any:
+				list = chunkList(x, sizes, cfg.ChunkSize)
+				what, joined = listWhat, listJoined
+			case *Dict:
+				list = chunkDict(x, sizes, cfg.ChunkSize)
+				what, joined = dictWhat, dictJoined
+			default:
+				continue
+			}
+			if chunkParent(v, list) != nil {
+				ends = pieceEnds(list)
+			}
 		}
 		n := len(list)
+		if list == nil {
+			n = len(ends)
+		}
+		if n < 2 {
+			continue
+		}
+		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: n,
+			tokensFrom: v, Source: v.Name, released: list == nil,
+			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
+		if ends != nil {
+			cv.chunkOf, cv.ends = v, ends
+		}
 		cv.describeFn = func(cv *Variable) string {
 			return fitSummary(cv.Name, fmt.Sprintf("json list of %s %s, %s; %s", numfmt.Plural(n, "chunk"), what, sizeText(cv), cv.Note))
 		}
-		v.SetNote(joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, numfmt.Plural(len(list), "chunk"))))
+		v.SetNote(joinNote(v.Note, fmt.Sprintf("also split into %s (%s)", name, numfmt.Plural(n, "chunk"))))
 		c.add(cv, false)
 		added = append(added, name)
 	}
@@ -206,6 +225,27 @@ func pieceEnds(pieces []any) []int {
 			n += x.Len()
 		}
 		ends[i] = n
+	}
+	return ends
+}
+
+// chunkEnds cuts items of these JSON sizes into runs of consecutive items
+// whose JSON form ([a, b] or {"k": v}) is at most max bytes (an item
+// larger than max is a run alone), returning each run's end index; it
+// cuts as chunkList and chunkDict do.
+func chunkEnds(sizes []int64, max int64) []int {
+	var ends []int
+	start, size := 0, int64(2) // the brackets
+	for i, n := range sizes {
+		n += 2 // ", "
+		if i > start && size+n > max {
+			ends = append(ends, i)
+			start, size = i, 2
+		}
+		size += n
+	}
+	if start < len(sizes) {
+		ends = append(ends, len(sizes))
 	}
 	return ends
 }

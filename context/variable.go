@@ -65,6 +65,8 @@ type Variable struct {
 	// itemSizes are the JSON sizes of a large list's items or dict's
 	// entries, measured once for AutoChunk.
 	itemSizes []int64
+	// docDict: the document outlined at load is a dict (else a list).
+	docDict bool
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].

@@ -46,7 +46,7 @@ func TestInterpVars(t *testing.T) {
 	require.Equal(t, []string{"recs_chunks", "table_chunks"}, c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}))
 	want := map[string]string{}
 	for _, v := range c.Vars {
-		sv, err := sandbox.FromGo(v.Value)
+		sv, err := sandbox.FromGo(v.GoValue())
 		require.NoError(t, err)
 		want[v.Name] = sandbox.Repr(sv)
 	}

@@ -183,7 +183,7 @@ func TestBenchGen(t *testing.T) {
 	require.NoError(t, err)
 	v, ok := c.Get("files")
 	require.True(t, ok)
-	assert.Equal(t, want.Vars[0].Value, v.Value, "same files dict, same order")
+	assert.Equal(t, want.Vars[0].Value, v.GoValue(), "same files dict, same order")
 }
 
 func TestBenchUsageErrors(t *testing.T) {

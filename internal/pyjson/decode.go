@@ -278,8 +278,8 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 		return d.b.Object(nil, nil)
 	}
 	// Entries collect on the decoder's stacks, then move to exact-size slices.
-	base := len(d.kstack)
-	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
+	kbase, base := len(d.kstack), len(d.vstack)
+	defer func() { d.kstack, d.vstack = d.kstack[:kbase], d.vstack[:base] }()
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) {
@@ -313,7 +313,7 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 			d.pos++
 		case '}':
 			d.pos++
-			return d.b.Object(d.kstack[base:], d.vstack[base:])
+			return d.b.Object(d.kstack[kbase:], d.vstack[base:])
 		default:
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or '}' in object")
 		}
@@ -328,16 +328,15 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 		d.pos++
 		return d.b.Array(nil)
 	}
-	// Items collect on the value stack (kstack stays aligned with a "" key).
+	// Items collect on the value stack.
 	base := len(d.vstack)
-	defer func() { d.kstack, d.vstack = d.kstack[:base], d.vstack[:base] }()
+	defer func() { d.vstack = d.vstack[:base] }()
 	for {
 		d.skipSpace()
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return d.zero, err
 		}
-		d.kstack = append(d.kstack, "")
 		d.vstack = append(d.vstack, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {

@@ -288,3 +288,14 @@ func normUint(u uint64) any {
 	}
 	return new(big.Int).SetUint64(u)
 }
+
+// StringSize is the length of s's JSON encoding as [Encode] writes it:
+// quoted, with escapes.
+func StringSize(s string) int64 {
+	var c countWriter
+	_ = encodeString(&c, s, false)
+	return c.n
+}
+
+// FloatSize is the length of f's JSON encoding as [Encode] writes it.
+func FloatSize(f float64) int64 { return int64(len(formatFloat(f))) }

@@ -1,0 +1,224 @@
+package rlmctx
+
+import (
+	"math/big"
+	"strconv"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
+)
+
+// A JSON document loaded as a variable is first only outlined: its size,
+// its kind, its items' sizes and what type inference and checks look at,
+// without building its Go value (a host decodes the text into its own
+// values; see Variable.Release). outline is one value's part of that.
+type outline struct {
+	size  int64
+	kind  uint8 // outline kinds below
+	flags uint8 // a dict's keys that types look at
+}
+
+// outline kinds: kindName's names.
+const (
+	oNone uint8 = iota
+	oBool
+	oInt
+	oFloat
+	oStr
+	oList
+	oDict
+)
+
+// outline flags of a dict.
+const (
+	fRoleStr    uint8 = 1 << iota // "role" with a str value
+	fContent                      // "content"
+	fTool                         // "tool" or "tool_name"
+	fToolResult                   // "output", "result" or "content"
+	fMemory                       // "entries" or "memories"
+	fResult                       // "result" or "output"
+	fAllStr                       // every value is a str
+	fDupKeys                      // a key repeats (outlines do not merge them)
+)
+
+// outliner is the pyjson.Builder of outlines. top holds the items of the
+// last list or the entries ("k": v, as sizes) of the last dict made: the
+// document's own when it is a list or dict, as that is made last.
+type outliner struct {
+	top []outline
+}
+
+func (o *outliner) Null() outline { return outline{size: 4, kind: oNone} }
+func (o *outliner) Bool(b bool) outline {
+	if b {
+		return outline{size: 4, kind: oBool}
+	}
+	return outline{size: 5, kind: oBool}
+}
+func (o *outliner) Int(i int64) outline {
+	var buf [24]byte
+	return outline{size: int64(len(strconv.AppendInt(buf[:0], i, 10))), kind: oInt}
+}
+func (o *outliner) BigInt(b *big.Int) outline { return outline{size: int64(len(b.String())), kind: oInt} }
+func (o *outliner) Float(f float64) outline   { return outline{size: pyjson.FloatSize(f), kind: oFloat} }
+func (o *outliner) String(s string) outline   { return outline{size: pyjson.StringSize(s), kind: oStr} }
+
+func (o *outliner) Array(vals []outline) (outline, error) {
+	o.top = append(o.top[:0], vals...)
+	var dup uint8
+	for _, v := range vals {
+		dup |= v.flags & fDupKeys
+	}
+	return outline{size: sumSizes(vals), kind: oList, flags: dup}, nil
+}
+
+func (o *outliner) Object(keys []string, vals []outline) (outline, error) {
+	o.top = o.top[:0]
+	flags := fAllStr
+	for i, k := range keys {
+		v := vals[i]
+		e := v
+		e.size = pyjson.StringSize(k) + 2 + v.size // "k": v
+		o.top = append(o.top, e)
+		if v.kind != oStr {
+			flags &^= fAllStr
+		}
+		flags |= v.flags & fDupKeys
+		switch k {
+		case "role":
+			if v.kind == oStr {
+				flags |= fRoleStr
+			}
+		case "content":
+			flags |= fContent | fToolResult
+		case "tool", "tool_name":
+			flags |= fTool
+		case "output", "result":
+			flags |= fToolResult | fResult
+		case "entries", "memories":
+			flags |= fMemory
+		}
+	}
+	if len(keys) > 1 && hasDuplicate(keys) {
+		flags |= fDupKeys
+	}
+	return outline{size: sumSizes(o.top), kind: oDict, flags: flags}, nil
+}
+
+// sumSizes is the size of a list or dict of items of these sizes: the
+// items, their ", " separators and the brackets.
+func sumSizes(items []outline) int64 {
+	n := 2 + 2*int64(max(len(items)-1, 0))
+	for _, it := range items {
+		n += it.size
+	}
+	return n
+}
+
+func hasDuplicate(keys []string) bool {
+	if len(keys) <= 8 {
+		for i := 1; i < len(keys); i++ {
+			for j := 0; j < i; j++ {
+				if keys[i] == keys[j] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; ok {
+			return true
+		}
+		seen[k] = struct{}{}
+	}
+	return false
+}
+
+// docOutline is a JSON document's outline: the value's and its items'.
+type docOutline struct {
+	outline
+	items []outline // a list's items, a dict's entries
+}
+
+// outlineJSON outlines a JSON document (valid UTF-8, as pyjson.DecodeOwned
+// requires); ok is false when only the Go value can stand for it: a dict
+// that repeats a key (merging it changes the sizes), or a document that is
+// not a list or dict.
+func outlineJSON(data []byte, source string) (docOutline, bool, error) {
+	b := &outliner{}
+	o, err := pyjson.DecodeWith[outline](data, b, pyjson.DecodeOptions{Shared: true, Source: source})
+	if err != nil {
+		return docOutline{}, false, err
+	}
+	if (o.kind != oList && o.kind != oDict) || o.flags&fDupKeys != 0 {
+		return docOutline{}, false, nil
+	}
+	return docOutline{outline: o, items: b.top}, true, nil
+}
+
+// inferType is InferType of the document's Go value.
+func (d *docOutline) inferType() VarType {
+	all := func(want uint8) bool {
+		for _, it := range d.items[:min(len(d.items), inferSample)] {
+			if it.kind != oDict || it.flags&want != want {
+				return false
+			}
+		}
+		return true
+	}
+	switch d.kind {
+	case oList:
+		switch {
+		case len(d.items) == 0:
+			return JSON
+		case all(fRoleStr | fContent):
+			return Conversation
+		case all(fTool | fToolResult):
+			return ToolOutputs
+		}
+	case oDict:
+		switch {
+		case d.flags&fMemory != 0:
+			return WorkingMemory
+		case d.flags&fResult != 0:
+			return Custom("result")
+		}
+	}
+	return JSON
+}
+
+// fitsType is whether checkType accepts the document's Go value for t
+// (when not, checkType on the Go value says why).
+func (d *docOutline) fitsType(t VarType) bool {
+	switch t {
+	case Text:
+		return d.kind == oStr
+	case Conversation, ToolOutputs:
+		return d.kind == oList
+	case WorkingMemory:
+		return d.kind == oDict
+	case Files:
+		return d.kind == oDict && d.flags&fAllStr != 0
+	case JSON:
+		return true
+	}
+	return t.IsCustom() && t.CustomName() != ""
+}
+
+// newDocVariable makes the variable of an outlined JSON document: its Go
+// value is made from the text when needed (it starts released).
+func newDocVariable(name string, t VarType, source string, doc []byte, d *docOutline) (*Variable, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	v := &Variable{Name: name, Type: t, Source: source, doc: doc, released: true,
+		SizeBytes: d.size, ItemCount: len(d.items), docDict: d.kind == oDict}
+	if v.SizeBytes >= keepItemSizes {
+		v.itemSizes = make([]int64, len(d.items))
+		for i, it := range d.items {
+			v.itemSizes[i] = it.size
+		}
+	}
+	return v, nil
+}
