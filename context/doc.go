@@ -17,6 +17,12 @@
 // saved session. [ExternalizedContext.CheckSizeLimits] and
 // [ExternalizedContext.AutoChunk] apply the size limits of [SizeConfig].
 //
+// A JSON document loaded by [LoadVar] keeps its text
+// ([Variable.Document]) and is only outlined (size, items' sizes, type):
+// its Go value, read with [Variable.GoValue], is made from the text when
+// needed, and a host that decodes the text into its own values (the
+// sandbox) calls [Variable.Release] so that no Go copy stays beside them.
+//
 // # Store
 //
 // A [Store] keeps values under arbitrary string keys. With a directory,
