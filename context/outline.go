@@ -58,9 +58,11 @@ func (o *outliner) Int(i int64) outline {
 	var buf [24]byte
 	return outline{size: int64(len(strconv.AppendInt(buf[:0], i, 10))), kind: oInt}
 }
-func (o *outliner) BigInt(b *big.Int) outline { return outline{size: int64(len(b.String())), kind: oInt} }
-func (o *outliner) Float(f float64) outline   { return outline{size: pyjson.FloatSize(f), kind: oFloat} }
-func (o *outliner) String(s string) outline   { return outline{size: pyjson.StringSize(s), kind: oStr} }
+func (o *outliner) BigInt(b *big.Int) outline {
+	return outline{size: int64(len(b.String())), kind: oInt}
+}
+func (o *outliner) Float(f float64) outline { return outline{size: pyjson.FloatSize(f), kind: oFloat} }
+func (o *outliner) String(s string) outline { return outline{size: pyjson.StringSize(s), kind: oStr} }
 
 func (o *outliner) Array(vals []outline) (outline, error) {
 	o.top = append(o.top[:0], vals...)
