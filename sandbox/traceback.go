@@ -328,6 +328,9 @@ func classify(err error) (string, string) {
 			return "IndexError", "pop index out of range"
 		}
 		return "IndexError", pyIndexMsg(inner)
+	case strings.HasSuffix(inner, "too large to convert to float"), strings.HasSuffix(inner, "result too large for a float"):
+		// int / int and int-float arithmetic past the float range
+		return "OverflowError", inner
 	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
 		if strings.Contains(inner, "integer") || strings.Contains(inner, "floored") || strings.Contains(inner, "modulo") {
 			return "ZeroDivisionError", "integer division or modulo by zero"

@@ -919,20 +919,17 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 	case syntax.SLASH:
 		switch x := x.(type) {
 		case Int:
+			if y, ok := y.(Int); ok { // rlm: correctly rounded, as Python
+				if y.Sign() == 0 {
+					return nil, fmt.Errorf("floating-point division by zero")
+				}
+				return x.trueDiv(y)
+			}
 			xf, err := x.finiteFloat()
 			if err != nil {
 				return nil, err
 			}
 			switch y := y.(type) {
-			case Int:
-				yf, err := y.finiteFloat()
-				if err != nil {
-					return nil, err
-				}
-				if yf == 0.0 {
-					return nil, fmt.Errorf("floating-point division by zero")
-				}
-				return xf / yf, nil
 			case Float:
 				if y == 0.0 {
 					return nil, fmt.Errorf("floating-point division by zero")

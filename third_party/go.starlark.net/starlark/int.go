@@ -27,46 +27,15 @@ type Int struct{ impl intImpl }
 func MakeInt(x int) Int { return MakeInt64(int64(x)) }
 
 // MakeInt64 returns a Starlark int for the specified int64.
-func MakeInt64(x int64) Int {
-	if math.MinInt32 <= x && x <= math.MaxInt32 {
-		return makeSmallInt(x)
-	}
-	return makeBigInt(newBigInt64(x))
-}
-
-// rlm: bigInt64 is a big.Int with room for its one word, so that an int
-// past int32 but within int64 (a product or sum of loop counters) costs
-// one allocation instead of big.NewInt's two.
-type bigInt64 struct {
-	b big.Int
-	w [1]big.Word
-}
-
-// newBigInt64 returns big.NewInt(x) in one allocation (64-bit words).
-func newBigInt64(x int64) *big.Int {
-	if bits.UintSize != 64 {
-		return big.NewInt(x)
-	}
-	u := uint64(x)
-	if x < 0 {
-		u = -u // the magnitude; math.MinInt64's is 1<<63
-	}
-	c := &bigInt64{}
-	c.w[0] = big.Word(u)
-	c.b.SetBits(c.w[:])
-	if x < 0 {
-		c.b.Neg(&c.b)
-	}
-	return &c.b
-}
+// rlm: defined in int_posix64.go and int_generic.go.
 
 // MakeUint returns a Starlark int for the specified unsigned integer.
 func MakeUint(x uint) Int { return MakeUint64(uint64(x)) }
 
 // MakeUint64 returns a Starlark int for the specified uint64.
 func MakeUint64(x uint64) Int {
-	if x <= math.MaxInt32 {
-		return makeSmallInt(int64(x))
+	if x <= math.MaxInt64 {
+		return MakeInt64(int64(x)) // rlm: int64 form
 	}
 	return makeBigInt(new(big.Int).SetUint64(x))
 }
@@ -74,8 +43,8 @@ func MakeUint64(x uint64) Int {
 // MakeBigInt returns a Starlark int for the specified big.Int.
 // The new Int value will contain a copy of x. The caller is safe to modify x.
 func MakeBigInt(x *big.Int) Int {
-	if isSmall(x) {
-		return makeSmallInt(x.Int64())
+	if x.IsInt64() { // rlm: int32 or int64 form
+		return MakeInt64(x.Int64())
 	}
 	z := new(big.Int).Set(x)
 	return makeBigInt(z)
@@ -213,6 +182,14 @@ func (i Int) Hash() (uint32, error) {
 	var lo big.Word
 	if iBig != nil {
 		lo = iBig.Bits()[0]
+	} else if iSmall < math.MinInt32 || iSmall > math.MaxInt32 {
+		// rlm: an int64 past int32 hashes as its big.Int did (the low
+		// word of the magnitude).
+		if iSmall < 0 {
+			lo = big.Word(-uint64(iSmall))
+		} else {
+			lo = big.Word(iSmall)
+		}
 	} else {
 		lo = big.Word(iSmall)
 	}
@@ -223,15 +200,12 @@ func (i Int) Hash() (uint32, error) {
 // Required by the TotallyOrdered interface.
 func (i Int) Cmp(v Value, depth int) (int, error) {
 	j := v.(Int)
-	if a, b, ok := int64Pair(i, j); ok { // rlm: int64 fast path
-		return cmp.Compare(a, b), nil
-	}
 	iSmall, iBig := i.get()
 	jSmall, jBig := j.get()
 	if iBig != nil || jBig != nil {
 		return i.bigInt().Cmp(j.bigInt()), nil
 	}
-	return signum64(iSmall - jSmall), nil // safe: int32 operands
+	return cmp.Compare(iSmall, jSmall), nil // rlm: int64 operands
 }
 
 // Float returns the float value nearest i.
@@ -276,47 +250,34 @@ func (x Int) Sign() int {
 }
 
 func (x Int) Add(y Int) Int {
-	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
-		if s := a + b; (s > a) == (b > 0) {
+	xSmall, xBig := x.get()
+	ySmall, yBig := y.get()
+	if xBig == nil && yBig == nil { // rlm: int64 operands, overflow checked
+		if s, ok := add64(xSmall, ySmall); ok {
 			return MakeInt64(s)
 		}
 	}
-	xSmall, xBig := x.get()
-	ySmall, yBig := y.get()
-	if xBig != nil || yBig != nil {
-		return MakeBigInt(new(big.Int).Add(x.bigInt(), y.bigInt()))
-	}
-	return MakeInt64(xSmall + ySmall)
+	return MakeBigInt(new(big.Int).Add(x.bigInt(), y.bigInt()))
 }
 func (x Int) Sub(y Int) Int {
-	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
-		if d := a - b; (d < a) == (b > 0) {
+	xSmall, xBig := x.get()
+	ySmall, yBig := y.get()
+	if xBig == nil && yBig == nil { // rlm: int64 operands, overflow checked
+		if d, ok := sub64(xSmall, ySmall); ok {
 			return MakeInt64(d)
 		}
 	}
-	xSmall, xBig := x.get()
-	ySmall, yBig := y.get()
-	if xBig != nil || yBig != nil {
-		return MakeBigInt(new(big.Int).Sub(x.bigInt(), y.bigInt()))
-	}
-	return MakeInt64(xSmall - ySmall)
+	return MakeBigInt(new(big.Int).Sub(x.bigInt(), y.bigInt()))
 }
 func (x Int) Mul(y Int) Int {
-	if a, b, ok := int64Pair(x, y); ok { // rlm: int64 fast path
-		hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
-		if hi == 0 && lo <= math.MaxInt64 && a != math.MinInt64 && b != math.MinInt64 {
-			if (a < 0) != (b < 0) {
-				return MakeInt64(-int64(lo))
-			}
-			return MakeInt64(int64(lo))
-		}
-	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
-	if xBig != nil || yBig != nil {
-		return MakeBigInt(new(big.Int).Mul(x.bigInt(), y.bigInt()))
+	if xBig == nil && yBig == nil { // rlm: int64 operands, overflow checked
+		if p, ok := mul64(xSmall, ySmall); ok {
+			return MakeInt64(p)
+		}
 	}
-	return MakeInt64(xSmall * ySmall)
+	return MakeBigInt(new(big.Int).Mul(x.bigInt(), y.bigInt()))
 }
 func (x Int) Or(y Int) Int {
 	xSmall, xBig := x.get()
@@ -324,7 +285,7 @@ func (x Int) Or(y Int) Int {
 	if xBig != nil || yBig != nil {
 		return MakeBigInt(new(big.Int).Or(x.bigInt(), y.bigInt()))
 	}
-	return makeSmallInt(xSmall | ySmall)
+	return MakeInt64(xSmall | ySmall) // rlm: int64 operands
 }
 func (x Int) And(y Int) Int {
 	xSmall, xBig := x.get()
@@ -332,7 +293,7 @@ func (x Int) And(y Int) Int {
 	if xBig != nil || yBig != nil {
 		return MakeBigInt(new(big.Int).And(x.bigInt(), y.bigInt()))
 	}
-	return makeSmallInt(xSmall & ySmall)
+	return MakeInt64(xSmall & ySmall) // rlm: int64 operands
 }
 func (x Int) Xor(y Int) Int {
 	xSmall, xBig := x.get()
@@ -340,24 +301,37 @@ func (x Int) Xor(y Int) Int {
 	if xBig != nil || yBig != nil {
 		return MakeBigInt(new(big.Int).Xor(x.bigInt(), y.bigInt()))
 	}
-	return makeSmallInt(xSmall ^ ySmall)
+	return MakeInt64(xSmall ^ ySmall) // rlm: int64 operands
 }
 func (x Int) Not() Int {
 	xSmall, xBig := x.get()
 	if xBig != nil {
 		return MakeBigInt(new(big.Int).Not(xBig))
 	}
-	return makeSmallInt(^xSmall)
+	return MakeInt64(^xSmall) // rlm: int64 operand
 }
-func (x Int) Lsh(y uint) Int { return MakeBigInt(new(big.Int).Lsh(x.bigInt(), y)) }
-func (x Int) Rsh(y uint) Int { return MakeBigInt(new(big.Int).Rsh(x.bigInt(), y)) }
+func (x Int) Lsh(y uint) Int {
+	if xSmall, xBig := x.get(); xBig == nil && y < 63 { // rlm: int64 fast path
+		if z := xSmall << y; z>>y == xSmall {
+			return MakeInt64(z)
+		}
+	}
+	return MakeBigInt(new(big.Int).Lsh(x.bigInt(), y))
+}
+func (x Int) Rsh(y uint) Int {
+	if xSmall, xBig := x.get(); xBig == nil { // rlm: int64 fast path
+		return MakeInt64(xSmall >> min(y, 63))
+	}
+	return MakeBigInt(new(big.Int).Rsh(x.bigInt(), y))
+}
 
 // Precondition: y is nonzero.
 func (x Int) Div(y Int) Int {
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	// http://python-history.blogspot.com/2010/08/why-pythons-integer-division-floors.html
-	if xBig != nil || yBig != nil {
+	// rlm: int64 operands, but MinInt64 // -1 overflows.
+	if xBig != nil || yBig != nil || xSmall == math.MinInt64 && ySmall == -1 {
 		xb, yb := x.bigInt(), y.bigInt()
 
 		var quo, rem big.Int
@@ -377,13 +351,6 @@ func (x Int) Div(y Int) Int {
 
 // Precondition: y is nonzero.
 func (x Int) Mod(y Int) Int {
-	if a, b, ok := int64Pair(x, y); ok && b != -1 { // rlm: int64 fast path
-		r := a % b
-		if r != 0 && (r < 0) != (b < 0) {
-			r += b
-		}
-		return MakeInt64(r)
-	}
 	xSmall, xBig := x.get()
 	ySmall, yBig := y.get()
 	if xBig != nil || yBig != nil {
@@ -396,11 +363,14 @@ func (x Int) Mod(y Int) Int {
 		}
 		return MakeBigInt(&rem)
 	}
+	if ySmall == -1 { // rlm: int64 operands (MinInt64 % -1 is 0 in Go)
+		return zero
+	}
 	rem := xSmall % ySmall
 	if (xSmall < 0) != (ySmall < 0) && rem != 0 {
 		rem += ySmall
 	}
-	return makeSmallInt(rem)
+	return MakeInt64(rem) // rlm: int64 operands
 }
 
 func (i Int) rational() *big.Rat {
@@ -418,7 +388,7 @@ func AsInt32(x Value) (int, error) {
 		return 0, fmt.Errorf("got %s, want int", x.Type())
 	}
 	iSmall, iBig := i.get()
-	if iBig != nil {
+	if iBig != nil || iSmall < math.MinInt32 || iSmall > math.MaxInt32 { // rlm: int64 form
 		return 0, fmt.Errorf("%s out of range", i)
 	}
 	return int(iSmall), nil
@@ -517,25 +487,63 @@ func finiteFloatToInt(f Float) Int {
 	return MakeBigInt(new(big.Int).Div(rat.Num(), rat.Denom()))
 }
 
-// rlm: int64Pair returns x and y as int64s if both fit: arithmetic on ints
-// past int32 (sums, products of loop counters) then allocates only the
-// result instead of big.Int copies of both operands and the result.
-func int64Pair(x, y Int) (a, b int64, ok bool) {
-	xSmall, xBig := x.get()
-	ySmall, yBig := y.get()
-	if xBig != nil {
-		if !xBig.IsInt64() {
-			return 0, 0, false
-		}
-		xSmall = xBig.Int64()
+// rlm: trueDiv returns x / y (y nonzero) correctly rounded to the
+// nearest float, as Python's int / int: upstream divided the two operands
+// rounded to floats, which differs past 2**53, and failed when either
+// was too large for a float even if the quotient is not.
+func (x Int) trueDiv(y Int) (Value, error) {
+	const exact = 1 << 53 // ints of at most this magnitude are exact floats
+	if a, b, ok := int64Operands(x, y); ok && -exact <= a && a <= exact && -exact <= b && b <= exact {
+		return Float(a) / Float(b), nil
 	}
-	if yBig != nil {
-		if !yBig.IsInt64() {
-			return 0, 0, false
+	xb, yb := x.bigInt(), y.bigInt()
+	ax, ay := new(big.Int).Abs(xb), new(big.Int).Abs(yb)
+	if new(big.Int).Lsh(ax, 1022).Cmp(ay) < 0 {
+		// |x/y| < 2**-1022: a subnormal float (or zero), whose units
+		// are 2**-1074; round |x| * 2**1074 / |y| half to even.
+		q, r := new(big.Int).QuoRem(ax.Lsh(ax, 1074), ay, new(big.Int))
+		if c := r.Lsh(r, 1).Cmp(ay); c > 0 || c == 0 && q.Bit(0) == 1 {
+			q.Add(q, oneBig)
 		}
-		ySmall = yBig.Int64()
+		f := math.Ldexp(float64(q.Uint64()), -1074) // q <= 2**52: exact
+		if (xb.Sign() < 0) != (yb.Sign() < 0) {
+			f = -f
+		}
+		return Float(f), nil
 	}
-	return xSmall, ySmall, true
+	// A normal float: one rounding to 53 bits.
+	q := new(big.Float).SetPrec(53).Quo(new(big.Float).SetInt(xb), new(big.Float).SetInt(yb))
+	f, _ := q.Float64()
+	if math.IsInf(f, 0) {
+		return nil, fmt.Errorf("integer division result too large for a float")
+	}
+	return Float(f), nil
+}
+
+// rlm: add64, sub64 and mul64 return the int64 result and true, or
+// false when it overflows int64.
+func add64(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+func sub64(a, b int64) (int64, bool) {
+	d := a - b
+	return d, (d < a) == (b > 0)
+}
+
+func mul64(a, b int64) (int64, bool) {
+	if a == int64(int32(a)) && b == int64(int32(b)) {
+		return a * b, true // |a*b| <= 2^62
+	}
+	hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b)))
+	if hi != 0 || lo > math.MaxInt64 || a == math.MinInt64 || b == math.MinInt64 {
+		return 0, false // (a product of MinInt64 and 1 or -1 takes big.Int)
+	}
+	if (a < 0) != (b < 0) {
+		return -int64(lo), true
+	}
+	return int64(lo), true
 }
 
 func abs64(a int64) int64 {

@@ -7,17 +7,15 @@ package starlark
 import "math/big"
 
 type intImpl struct {
-	// We use only the signed 32-bit range of small to ensure
-	// that small+small and small*small do not overflow.
-	small_ int64    // minint32 <= small <= maxint32
-	big_   *big.Int // big != nil <=> value is not representable as int32
+	// rlm: small holds any int64 (arithmetic checks for overflow).
+	small_ int64    // the value, if big is nil
+	big_   *big.Int // big != nil <=> value is not representable as int64
 }
 
 // --- low-level accessors ---
 
 // get returns the small and big components of the Int.
 // small is defined only if big is nil.
-// small is sign-extended to 64 bits for ease of subsequent arithmetic.
 func (i Int) get() (small int64, big *big.Int) {
 	return i.impl.small_, i.impl.big_
 }
@@ -27,7 +25,18 @@ func makeSmallInt(x int64) Int {
 	return Int{intImpl{small_: x}}
 }
 
-// Precondition: x cannot be represented as int32.
+// MakeInt64 returns a Starlark int for the specified int64.
+func MakeInt64(x int64) Int {
+	return Int{intImpl{small_: x}} // rlm: any int64
+}
+
+// rlm: small32 returns the value of i and true if it fits in int64
+// (the fast paths' test; the name is that of the 64-bit version).
+func (i Int) small32() (int64, bool) {
+	return i.impl.small_, i.impl.big_ == nil
+}
+
+// Precondition: x cannot be represented as int64.
 func makeBigInt(x *big.Int) Int {
 	return Int{intImpl{big_: x}}
 }

@@ -32,29 +32,45 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// intImpl represents a union of (int32, *big.Int) in a single pointer,
-// so that Int-to-Value conversions need not allocate.
+// intImpl represents a union of (int32, int64, *big.Int) in a single
+// pointer, so that Int-to-Value conversions need not allocate.
 //
-// The pointer is either a *big.Int, if the value is big, or a pointer into a
-// reserved portion of the address space (smallints), if the value is small
-// and the address space allocation succeeded.
+// The pointer is either a pointer into a reserved portion of the address
+// space (smallints), if the value is small and the address space
+// allocation succeeded; or, rlm: one past the address of an int64 cell
+// (an odd address, inside the cell's 8 bytes, so the garbage collector
+// keeps the cell alive), if the value fits in int64 but not in int32;
+// or a *big.Int (always 8-byte aligned), if the value is bigger.
 //
 // See int_generic.go for the basic representation concepts.
 type intImpl unsafe.Pointer
 
-// get returns the (small, big) arms of the union.
+// get returns the (small, big) arms of the union: big is nil when the
+// value fits in int64 (rlm: not only int32), and small is then the value.
+// rlm: the int32 case is inlined; the others are in getSlow.
 func (i Int) get() (int64, *big.Int) {
+	if d := uintptr(i.impl) - smallints; d < 1<<32 && smallints != 0 {
+		return math.MinInt32 + int64(d), nil
+	}
+	return i.getSlow()
+}
+
+// rlm: small32 returns the value of i and true if i is in the inline
+// int32 form (a cheaper, inlined test for the interpreter's fast paths).
+func (i Int) small32() (int64, bool) {
+	d := uintptr(i.impl) - smallints
+	return math.MinInt32 + int64(d), d < 1<<32 && smallints != 0
+}
+
+func (i Int) getSlow() (int64, *big.Int) {
+	if uintptr(i.impl)&1 != 0 { // rlm: an int64 cell
+		return *(*int64)(unsafe.Pointer(uintptr(i.impl) - 1)), nil
+	}
 	if smallints == 0 {
-		// optimization disabled
+		// optimization disabled: int32 values are *big.Int too
 		if x := (*big.Int)(i.impl); isSmall(x) {
 			return x.Int64(), nil
-		} else {
-			return 0, x
 		}
-	}
-
-	if ptr := uintptr(i.impl); ptr >= smallints && ptr < smallints+1<<32 {
-		return math.MinInt32 + int64(ptr-smallints), nil
 	}
 	return 0, (*big.Int)(i.impl)
 }
@@ -63,13 +79,41 @@ func (i Int) get() (int64, *big.Int) {
 func makeSmallInt(x int64) Int {
 	if smallints == 0 {
 		// optimization disabled
-		return Int{intImpl(big.NewInt(x))}
+		return makeSmallBigInt(x) // rlm: out of line, so this inlines
 	}
 
 	return Int{intImpl(uintptr(x-math.MinInt32) + smallints)}
 }
 
+func makeSmallBigInt(x int64) Int { return Int{intImpl(big.NewInt(x))} }
+
+// MakeInt64 returns a Starlark int for the specified int64.
+func MakeInt64(x int64) Int {
+	if x == int64(int32(x)) && smallints != 0 { // rlm: inlined
+		return Int{intImpl(uintptr(x-math.MinInt32) + smallints)}
+	}
+	return makeInt64Slow(x)
+}
+
+func makeInt64Slow(x int64) Int {
+	if x == int64(int32(x)) {
+		return makeSmallInt(x)
+	}
+	return makeInt64(x)
+}
+
+// rlm: makeInt64 returns x in an int64 cell: one allocation of 8 bytes
+// without pointers (the runtime's tiny allocator packs two in 16 bytes),
+// where a big.Int cost one of 48 bytes that the collector scans.
+//
 // Precondition: x cannot be represented as int32.
+func makeInt64(x int64) Int {
+	c := new(int64)
+	*c = x
+	return Int{intImpl(unsafe.Pointer(uintptr(unsafe.Pointer(c)) + 1))}
+}
+
+// Precondition: x cannot be represented as int64 (rlm: not only int32).
 func makeBigInt(x *big.Int) Int { return Int{intImpl(x)} }
 
 // smallints is the base address of a 2^32 byte memory region.

@@ -188,6 +188,12 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			// rlm: ints, floats and strings without Compare (int_fast.go).
+			if ok, fast := fastCompare(op, x, y); fast {
+				stack[sp] = Bool(ok)
+				sp++
+				break
+			}
 			ok, err2 := Compare(op, x, y)
 			if err2 != nil {
 				err = err2
@@ -208,13 +214,19 @@ loop:
 			compile.LTLT,
 			compile.GTGT,
 			compile.IN:
+			y := stack[sp-1]
+			x := stack[sp-2]
+			sp -= 2
+			// rlm: int64 and float arithmetic without Binary (int_fast.go).
+			if z, ok := fastBinary(op, x, y); ok {
+				stack[sp] = z
+				sp++
+				break
+			}
 			binop := syntax.Token(op-compile.PLUS) + syntax.PLUS
 			if op == compile.IN {
 				binop = syntax.IN // IN token is out of order
 			}
-			y := stack[sp-1]
-			x := stack[sp-2]
-			sp -= 2
 			if op == compile.PLUS { // rlm: bounded growth
 				if err = checkConcat(thread, x, y); err != nil {
 					break loop
@@ -259,6 +271,12 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			// rlm: int64 and float += without Binary (int_fast.go).
+			if z, ok := fastBinary(compile.PLUS, x, y); ok {
+				stack[sp] = z
+				sp++
+				break
+			}
 
 			// It's possible that y is not Iterable but
 			// nonetheless defines x+y, in which case we

@@ -839,8 +839,11 @@ func range_(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 		// we were given range(start, stop, 0)
 		return nil, nameErr(b, "step argument must not be zero")
 	}
-
-	return rangeValue{start: start, stop: stop, step: step, len: rangeLen(start, stop, step)}, nil
+	n := rangeLen64(start, stop, step)
+	if n > math.MaxInt64 { // rlm: its length would not fit in int
+		return nil, nameErr(b, fmt.Sprintf("length %d out of range (want value in signed 64-bit range)", n))
+	}
+	return rangeValue{start: start, stop: stop, step: step, len: int(n)}, nil
 }
 
 // A rangeValue is a comparable, immutable, indexable sequence of integers
@@ -862,15 +865,20 @@ func (r rangeValue) Iterate() Iterator { return &rangeIterator{r, 0} }
 
 // rangeLen calculates the length of a range with the provided start, stop, and step.
 // caller must ensure that step is non-zero.
-func rangeLen(start, stop, step int) int {
+func rangeLen(start, stop, step int) int { return int(rangeLen64(start, stop, step)) }
+
+// rlm: rangeLen64 is rangeLen computed in uint64, so that a range
+// spanning more than MaxInt64 (range(-2**63, 2**63 - 1)) does not
+// overflow; range refuses one whose length is past MaxInt64.
+func rangeLen64(start, stop, step int) uint64 {
 	switch {
 	case step > 0:
 		if stop > start {
-			return (stop-1-start)/step + 1
+			return (uint64(stop)-1-uint64(start))/uint64(step) + 1
 		}
 	case step < 0:
 		if start > stop {
-			return (start-1-stop)/-step + 1
+			return (uint64(start)-1-uint64(stop))/(-uint64(step)) + 1
 		}
 	default:
 		panic("rangeLen: zero step")
@@ -939,13 +947,17 @@ func rangeEqual(x, y rangeValue) bool {
 }
 
 func (r rangeValue) contains(x Int) bool {
-	x32, err := AsInt32(x)
-	if err != nil {
+	// rlm: any int64, not only int32 (upstream answered false past
+	// int32), and the distance in uint64 so that it cannot overflow.
+	v, ok := x.Int64()
+	if !ok {
 		return false // out of range
 	}
-	delta := x32 - r.start
-	quo, rem := delta/r.step, delta%r.step
-	return rem == 0 && 0 <= quo && quo < r.len
+	start, stop := int64(r.start), int64(r.stop)
+	if r.step > 0 {
+		return start <= v && v < stop && (uint64(v)-uint64(start))%uint64(r.step) == 0
+	}
+	return stop < v && v <= start && (uint64(start)-uint64(v))%(-uint64(r.step)) == 0
 }
 
 type rangeIterator struct {
