@@ -500,6 +500,19 @@ loop:
 
 		case compile.ITERJMP:
 			iter := iterstack[len(iterstack)-1]
+			// rlm: a range loop steps its iterator inline (a concrete
+			// type test instead of the PairIterator assertion and the
+			// Next call).
+			if ri, ok := iter.(*rangeIterator); ok {
+				if ri.i < ri.r.len {
+					stack[sp] = MakeInt(ri.r.start + ri.i*ri.r.step)
+					ri.i++
+					sp++
+				} else {
+					pc = arg
+				}
+				break
+			}
 			// rlm: `for a, b in pairs` takes both elements from a
 			// PairIterator without building the tuple (rlm_pyops.go).
 			if pi, ok := iter.(PairIterator); ok {
