@@ -113,7 +113,7 @@ retry:
 				}
 				continue
 			}
-			if eq, err := Equal(k, e.key); err != nil {
+			if eq, err := keyEqual(k, e.key); err != nil {
 				return err // e.g. excessively recursive tuple
 			} else if !eq {
 				continue
@@ -207,7 +207,7 @@ func (ht *hashtable) lookup(k Value) (v Value, found bool, err error) {
 		for i := range p.entries {
 			e := &p.entries[i]
 			if e.hash == h {
-				if eq, err := Equal(k, e.key); err != nil {
+				if eq, err := keyEqual(k, e.key); err != nil {
 					return nil, false, err // e.g. excessively recursive tuple
 				} else if eq {
 					return e.value, true, nil // found
@@ -251,7 +251,7 @@ func (ht *hashtable) count(iter Iterator) (int, error) {
 			for j := range p.entries {
 				e := &p.entries[j]
 				if e.hash == h {
-					if eq, err := Equal(k, e.key); err != nil {
+					if eq, err := keyEqual(k, e.key); err != nil {
 						return 0, err
 					} else if eq {
 						bitIndex := i<<3 + j
@@ -318,7 +318,7 @@ func (ht *hashtable) delete(k Value) (v Value, found bool, err error) {
 		for i := range p.entries {
 			e := &p.entries[i]
 			if e.hash == h {
-				if eq, err := Equal(k, e.key); err != nil {
+				if eq, err := keyEqual(k, e.key); err != nil {
 					return nil, false, err
 				} else if eq {
 					// Remove e from doubly-linked list.
@@ -464,4 +464,16 @@ func softHashString(s string) uint32 {
 		h *= 16777619
 	}
 	return h
+}
+
+// keyEqual is Equal(k, e) for a key k and the key e of an entry with the
+// same hash. rlm: two strs (most keys) are compared directly, without
+// Equal's type checks and dynamic calls.
+func keyEqual(k, e Value) (bool, error) {
+	if ks, ok := k.(String); ok {
+		if es, ok := e.(String); ok {
+			return ks == es, nil
+		}
+	}
+	return Equal(k, e)
 }

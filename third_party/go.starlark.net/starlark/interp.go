@@ -584,8 +584,8 @@ loop:
 			// rlm: x.name(...) of a method of a built-in value binds no
 			// method: x stays on the stack for the CALL (rlm_calls.go).
 			if m := nativeMethod(x, name); m != nil {
-				if callPC, ok := methodCall(code, pc); ok {
-					method, methodCallPC = m, callPC
+				if callPC := methodCalls(f)[pc]; callPC > 0 {
+					method, methodCallPC = m, callPC-1
 					break
 				}
 			}

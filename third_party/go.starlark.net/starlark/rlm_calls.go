@@ -156,6 +156,36 @@ func nativeMethod(x Value, name string) *Builtin {
 	return nil
 }
 
+// methodCalls returns f's table of method calls: for the pc just after
+// an ATTR, 1 + the pc of the CALL of its result when methodCall finds one,
+// else 0. It is made the first time it is needed.
+func methodCalls(f *compile.Funcode) []uint32 {
+	f.RLMOnce.Do(func() {
+		code := f.Code
+		calls := make([]uint32, len(code)+1)
+		for pc := uint32(0); int(pc) < len(code); {
+			op := compile.Opcode(code[pc])
+			pc++
+			if op >= compile.OpcodeArgMin {
+				for int(pc) < len(code) {
+					b := code[pc]
+					pc++
+					if b < 0x80 {
+						break
+					}
+				}
+			}
+			if op == compile.ATTR {
+				if callPC, ok := methodCall(code, pc); ok {
+					calls[pc] = callPC + 1
+				}
+			}
+		}
+		f.RLMMethodCalls = calls
+	})
+	return f.RLMMethodCalls
+}
+
 // methodCallScan is how many instructions methodCall looks at.
 const methodCallScan = 16
 

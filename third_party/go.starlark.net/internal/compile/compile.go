@@ -345,6 +345,11 @@ type Funcode struct {
 
 	lntOnce sync.Once
 	lnt     []pclinecol // decoded line number table
+
+	// rlm: the interpreter's table of the method calls that need no
+	// bound method (starlark.methodCalls), made once.
+	RLMOnce        sync.Once
+	RLMMethodCalls []uint32
 }
 
 type pclinecol struct {
