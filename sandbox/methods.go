@@ -80,6 +80,12 @@ func builtinMethod(thread *starlark.Thread, recv starlark.Value, name string, ar
 	handled = true
 	switch r := recv.(type) {
 	case starlark.String:
+		if name == "count" && len(args) == 1 && len(kwargs) == 0 {
+			// s.count(sub), the common case, without unpacking.
+			if sub, ok := args[0].(starlark.String); ok && sub != "" {
+				return starlark.MakeInt(pyre.CountLiteral(string(r), string(sub))), true, nil
+			}
+		}
 		if strPositionMethod(name) {
 			v, handled, err = strFind(thread, string(r), name, clampBounds(args), kwargs)
 		} else {
