@@ -47,7 +47,7 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	// The decoder builds the interpreter's values as it scans (no Go copy
 	// of the document), its strings sharing text's immutable bytes; every
-	// starjson.StopEvery containers it asks whether the step's limits
+	// pyjson.StopEvery values it asks whether the step's limits
 	// (time, memory: the heap read afresh) still hold.
 	v, err := starjson.Decode(unsafe.Slice(unsafe.StringData(text), len(text)), starjson.Options{
 		DecodeOptions: pyjson.DecodeOptions{Python: true, MaxDepth: valueDepthLimit(thread), Shared: true},

@@ -118,13 +118,21 @@ type DecodeOptions struct {
 	Shared bool
 	// Source names the input in errors ("" for in-memory data).
 	Source string
+	// Stop, when set, is called after every StopEvery values parsed; an
+	// error it returns ends the decoding with that error (e.g. a time or
+	// memory limit of the caller's).
+	Stop func() error
 }
+
+// StopEvery is how many values DecodeWith parses between two calls of
+// DecodeOptions.Stop.
+const StopEvery = 1 << 12
 
 // DecodeWith parses one JSON document in data, making its values with b;
 // see [Decode] for the value semantics. Errors are *SyntaxError, or an
 // error the builder returned.
 func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, error) {
-	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source}
+	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source, stop: o.Stop}
 	return d.document()
 }
 
@@ -139,6 +147,8 @@ type decoder[V any, B Builder[V]] struct {
 	owned  bool
 	source string
 	zero   V
+	stop   func() error // see DecodeOptions.Stop
+	parsed int          // values parsed, for stop
 	// lineBase and offBase shift reported positions (JSON Lines).
 	lineBase int
 	offBase  int64
@@ -216,6 +226,13 @@ func (d *decoder[V, B]) skipSpace() {
 }
 
 func (d *decoder[V, B]) value(depth int) (V, error) {
+	if d.stop != nil {
+		if d.parsed++; d.parsed%StopEvery == 0 {
+			if err := d.stop(); err != nil {
+				return d.zero, err
+			}
+		}
+	}
 	if depth >= d.depth && d.pos < len(d.data) && (d.data[d.pos] == '[' || d.data[d.pos] == '{') {
 		what := map[byte]string{'[': "array", '{': "object"}[d.data[d.pos]]
 		err := d.fail(d.pos, "maximum recursion depth exceeded while decoding a JSON "+what+" from a unicode string", "nesting deeper than %d levels", d.depth)

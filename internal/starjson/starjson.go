@@ -21,15 +21,11 @@ import (
 // Options configures [Decode].
 type Options struct {
 	pyjson.DecodeOptions
-	// Stop, when set, is called after every StopEvery arrays and objects
-	// made; an error it returns ends the decoding with that error (a
+	// Stop, when set, is called after every pyjson.StopEvery values
+	// parsed; an error it returns ends the decoding with that error (a
 	// step's time or memory limit).
 	Stop func() error
 }
-
-// StopEvery is how many arrays and objects [Decode] makes between two
-// calls of Options.Stop.
-const StopEvery = 1 << 10
 
 // maxInterned bounds the distinct object keys that one decoding shares,
 // and maxShortInterned the distinct short strings (of at most maxShort
@@ -48,14 +44,15 @@ const (
 // never change (a Go string's bytes, or a buffer handed over). Errors are
 // *pyjson.SyntaxError, or Stop's error.
 func Decode(data []byte, o Options) (starlark.Value, error) {
-	b := &builder{stop: o.Stop, keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
+	b := &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
+	if o.Stop != nil {
+		o.DecodeOptions.Stop = o.Stop
+	}
 	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
 }
 
 // builder makes the Starlark values of one decoding.
 type builder struct {
-	stop func() error
-	n    int // arrays and objects made
 	// keys interns object keys: a boxed starlark.String costs an
 	// allocation per use, and a list of records repeats the same few.
 	keys map[string]starlark.Value
@@ -102,20 +99,11 @@ func (b *builder) Object(keys []string, vals []starlark.Value) (starlark.Value, 
 			return nil, err
 		}
 	}
-	return d, b.made()
+	return d, nil
 }
 
 func (b *builder) Array(vals []starlark.Value) (starlark.Value, error) {
 	elems := make([]starlark.Value, len(vals))
 	copy(elems, vals)
-	return starlark.NewList(elems), b.made()
-}
-
-// made counts one container made and polls Stop.
-func (b *builder) made() error {
-	b.n++
-	if b.stop != nil && b.n%StopEvery == 0 {
-		return b.stop()
-	}
-	return nil
+	return starlark.NewList(elems), nil
 }

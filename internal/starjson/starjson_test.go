@@ -93,21 +93,25 @@ func TestDecodeSharesKeysAndInput(t *testing.T) {
 	assert.True(t, p >= base && p < base+uintptr(len(data)), "the string shares the input's bytes")
 }
 
-// TestDecodeStops: Stop is polled as containers are made and its error
-// ends the decoding.
+// TestDecodeStops: Stop is polled as values are parsed, also in one flat
+// array of scalars, and its error ends the decoding.
 func TestDecodeStops(t *testing.T) {
 	stop := errors.New("step stopped")
-	calls := 0
-	o := python
-	o.Stop = func() error {
-		calls++
-		if calls == 3 {
-			return stop
+	for _, doc := range []string{
+		"[" + strings.Repeat("[1], ", 10*pyjson.StopEvery) + "[]]",
+		"[" + strings.Repeat(`"s", 1.5, `, 10*pyjson.StopEvery) + "0]",
+	} {
+		calls := 0
+		o := python
+		o.Stop = func() error {
+			calls++
+			if calls == 3 {
+				return stop
+			}
+			return nil
 		}
-		return nil
+		_, err := Decode([]byte(doc), o)
+		require.ErrorIs(t, err, stop)
+		assert.Equal(t, 3, calls)
 	}
-	doc := "[" + strings.Repeat("[1], ", 10*StopEvery) + "[]]"
-	_, err := Decode([]byte(doc), o)
-	require.ErrorIs(t, err, stop)
-	assert.Equal(t, 3, calls)
 }
