@@ -622,15 +622,36 @@ func TestChildrenShareTheBudget(t *testing.T) {
 	assert.Equal(t, StopBudget, res.StopReason)
 	assert.LessOrEqual(t, srv.Count(), 8, "no child overspends the shared ledger")
 	assert.Equal(t, srv.Count(), res.Usage.Calls)
+	// How the 7 calls left after the root's are shared among the three
+	// concurrent children depends on scheduling: a child whose first
+	// call was already refused has no partial answer to return.
+	calls := map[string]int{}
+	for _, c := range srv.Calls() {
+		calls[queryOf(c.Messages)]++
+	}
+	queries := map[string]string{}
 	var ends []map[string]any
 	for _, ev := range decodeEvents(t, e.traj.Bytes()) {
-		if ev.Type == EventChildEnd {
-			ends = append(ends, ev.Data.(map[string]any))
+		d, _ := ev.Data.(map[string]any)
+		switch ev.Type {
+		case EventChildStart:
+			queries[d["child"].(string)] = d["query"].(string)
+		case EventChildEnd:
+			ends = append(ends, d)
 		}
 	}
 	require.Len(t, ends, 3)
+	answered := 0
 	for _, d := range ends {
 		assert.Equal(t, "budget", d["stop_reason"])
-		assert.Equal(t, "partial from child", d["answer"], "a child stopped by the budget returns its best partial answer")
+		q := queries[d["child"].(string)]
+		require.NotEmpty(t, q, "child_end of a child that never started: %v", d)
+		if calls[q] == 0 {
+			assert.Empty(t, d["answer"], "%s made no call", q)
+			continue
+		}
+		answered++
+		assert.Equal(t, "partial from child", d["answer"], "%s made %d calls: a child stopped by the budget returns its best partial answer", q, calls[q])
 	}
+	assert.Positive(t, answered)
 }
