@@ -58,6 +58,7 @@ func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir
 // registerSizeFlags).
 func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, storeDir string, cfg rlmctx.SizeConfig) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
+	releaseBeforeLoad(vars)
 	c := rlmctx.NewContext(query)
 	var warns []string
 	if sessionFile != "" {

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// releaseImage does nothing outside Linux.
+func releaseImage() {}
