@@ -1,16 +1,21 @@
 package sandbox
 
 import (
+	"errors"
+
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
 
-// The builtins sum, min and max, one value each for the process, so that
-// _py_sink can tell them from a user's function of the same name.
+// The builtins sum, min, max, any and all, one value each for the
+// process, so that _py_sink can tell them from a user's function of the
+// same name.
 var (
 	builtinSum = NewBuiltin("sum", pySum).SetArgsNotKept()
 	builtinMin = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept()
 	builtinMax = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept()
+	builtinAny = NewBuiltin("any", pyAnyAll("any", true)).SetArgsNotKept()
+	builtinAll = NewBuiltin("all", pyAnyAll("all", false)).SetArgsNotKept()
 )
 
 // foldSink consumes the elements of a comprehension given to sum, min or
@@ -18,12 +23,26 @@ var (
 // in range(10**6)) then builds no list of a million elements. The front
 // end lowers F(<comprehension>) to _py_fold(F, comprehension) whose
 // comprehension appends to _py_sink(F) (starlark.Appender).
+//
+// any and all take a generator expression as _py_fold(F, lambda: [...])
+// instead: their sink ends the comprehension at the first true (any) or
+// false (all) element with a foldStop error, which _py_fold turns into
+// the result, so the rest of the generator is never evaluated, as in
+// Python.
 type foldSink struct {
-	fn   *starlark.Builtin
-	sum  *sumFold       // sum
-	op   syntax.Token   // min (LT) or max (GT)
-	best starlark.Value // min and max: the best element so far (nil: none)
+	fn    *starlark.Builtin
+	sum   *sumFold       // sum
+	op    syntax.Token   // min (LT) or max (GT)
+	best  starlark.Value // min and max: the best element so far (nil: none)
+	isAny bool           // any, or all with isAll
+	isAll bool
 }
+
+// foldStop ends the comprehension of an any or all sink early: the
+// answer is known.
+type foldStop struct{ result starlark.Bool }
+
+func (*foldStop) Error() string { return "internal error: fold stop outside _py_fold" }
 
 var _ starlark.Appender = (*foldSink)(nil)
 
@@ -37,6 +56,12 @@ func (s *foldSink) Hash() (uint32, error) { return 0, Errorf("TypeError", "unhas
 func (s *foldSink) Append(thread *starlark.Thread, v starlark.Value) error {
 	if s.sum != nil {
 		return s.sum.add(thread, v)
+	}
+	if s.isAny || s.isAll {
+		if t := bool(v.Truth()); t == s.isAny {
+			return &foldStop{result: starlark.Bool(t)}
+		}
+		return nil
 	}
 	if s.best == nil {
 		s.best = v
@@ -57,6 +82,9 @@ func (s *foldSink) result() (starlark.Value, error) {
 	if s.sum != nil {
 		return s.sum.result(), nil
 	}
+	if s.isAny || s.isAll {
+		return starlark.Bool(s.isAll), nil // no element decided
+	}
 	if s.best == nil {
 		return nil, Errorf("ValueError", "%s() arg is an empty sequence", s.fn.Name())
 	}
@@ -74,19 +102,37 @@ func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []st
 			return &foldSink{fn: builtinMin, op: syntax.LT}, nil
 		case builtinMax:
 			return &foldSink{fn: builtinMax, op: syntax.GT}, nil
+		case builtinAny:
+			return &foldSink{fn: builtinAny, isAny: true}, nil
+		case builtinAll:
+			return &foldSink{fn: builtinAll, isAll: true}, nil
 		}
 	}
 	return starlark.NewList(nil), nil
 }
 
 // pyFold is _py_fold(f, acc): the result of a foldSink, or f(acc) for the
-// list that _py_sink made when f was not a builtin it folds.
+// list that _py_sink made when f was not a builtin it folds. An acc that
+// is a function (the front end's lambda around a generator expression
+// given to any or all) is called first for the accumulator; a foldStop
+// that ends it early is the result.
 func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 	if len(args) != 2 {
 		return nil, Errorf("TypeError", "_py_fold() takes 2 arguments (%d given)", len(args))
 	}
-	if s, ok := args[1].(*foldSink); ok {
+	acc := args[1]
+	if lazy, ok := acc.(*starlark.Function); ok {
+		v, err := starlark.Call(thread, lazy, nil, nil)
+		if err != nil {
+			if stop := (*foldStop)(nil); errors.As(err, &stop) {
+				return stop.result, nil
+			}
+			return nil, err
+		}
+		acc = v
+	}
+	if s, ok := acc.(*foldSink); ok {
 		return s.result()
 	}
-	return starlark.Call(thread, args[0], starlark.Tuple{args[1]}, nil)
+	return starlark.Call(thread, args[0], starlark.Tuple{acc}, nil)
 }

@@ -38,6 +38,52 @@ func TestFoldSemantics(t *testing.T) {
 	}
 }
 
+// TestFoldAnyAll: any and all of a generator expression stop at the
+// first true (any) or false (all) element, so the rest of the generator
+// is never evaluated, as in CPython (side effects and errors included);
+// of a list comprehension they see every element, built first. Expected
+// outputs are CPython's.
+func TestFoldAnyAll(t *testing.T) {
+	logf := "log = []\ndef f(x):\n    log.append(x)\n    return x\n"
+	tests := []struct{ name, code, want string }{
+		{"any-stops-before-error", "print(any(1 / x > 0 for x in [1, 0]))", "True\n"},
+		{"all-stops-before-error", "print(all(1 / x > 0 for x in [-1, 0]))", "False\n"},
+		{"any-side-effects", logf + "print(any(f(x) for x in [0, 0, 3, 4]), log)", "True [0, 0, 3]\n"},
+		{"all-side-effects", logf + "print(all(f(x) for x in [1, 2, 0, 4]), log)", "False [1, 2, 0]\n"},
+		{"no-deciding-element", logf + "print(any(f(x) for x in [0, '']), all(f(x) for x in [1, 'a']), log)", "False True [0, '', 1, 'a']\n"},
+		{"empty", "print(any(x for x in []), all(x for x in []))", "False True\n"},
+		{"list-comprehension-is-built-first", "try:\n    any([1 / x for x in [1, 0]])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)", "ZeroDivisionError division by zero\n"},
+		{"parenthesized", "print(any((x > 2 for x in range(10))), all(((x < 5) for x in range(10))))", "True False\n"},
+		{"closure-over-locals", "def g(xs):\n    k = 2\n    return any(x > k for x in xs), all(x > k for x in xs)\nprint(g([1, 3]), g([3, 4]), g([]))", "(True, False) (True, True) (False, True)\n"},
+		{"in-comprehension", "print([any(y > x for y in [1, 2, 3]) for x in range(4)])", "[True, True, True, False]\n"},
+		{"nested", "print(all(any(y for y in row) for row in [[0, 1], [0, 0]]), any(all(y for y in row) for row in [[0, 1], [1, 1]]))", "False True\n"},
+		{"clauses-and-unpacking", "print(any(x for x in range(3) for y in range(2) if x * y), any(a == b for a, b in [(1, 2), (3, 3)]))", "True True\n"},
+		{"truthiness", "print(any(x for x in ['', None, 0.0, [], 'a']), all(x for x in [1, 'a', [0], 0.0]))", "True False\n"},
+		{"error-before-decision", "try:\n    any(1 / x for x in [0, 1])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)", "ZeroDivisionError division by zero\n"},
+		{"shadowed", "def any(xs):\n    return 'mine:' + str(list(xs))\nprint(any(x for x in range(3)))", "mine:[0, 1, 2]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, run(t, tt.code))
+		})
+	}
+}
+
+// TestFoldAnyAllLimits: the generator inside any/all still runs under
+// the step limit, and an error in it has CPython's <genexpr> frame.
+func TestFoldAnyAllLimits(t *testing.T) {
+	s := New(Config{Limits: Limits{MaxSteps: 100000}})
+	_, err := s.Exec(context.Background(), "print(any(x < 0 for x in range(10**9)))")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "step")
+
+	res, err := New(Config{}).Exec(context.Background(), "xs = [1, 0]\nok = all(\n    1 / x > 0\n    for x in xs)")
+	require.Error(t, err, res.Output)
+	var se *ScriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero", se.Traceback)
+}
+
 // TestFoldBuildsNoList: sum and max of a generator expression run in a
 // step whose memory limit the list of its elements would exceed (the
 // list of 3 million ints is about 48 MB).
@@ -61,6 +107,10 @@ func TestFoldLowering(t *testing.T) {
 		{"y = sum({x for x in xs})", false},
 		{"y = sorted(x for x in xs)", false},
 		{"y = sum(xs)", false},
+		{"y = any(x > 0 for x in xs)", true},
+		{"y = all((x for x in xs))", true},
+		{"y = any([x > 0 for x in xs])", false},
+		{"y = all(([x for x in xs]))", false},
 	} {
 		prog, err := pyfront.Compile("x.py", tt.src, pyfront.Options{NativeOps: true, FoldCalls: true})
 		require.NoError(t, err)

@@ -54,8 +54,6 @@ func pyBuiltins() starlark.StringDict {
 		"reversed":   pyReversed,
 		"zip":        pyZip,
 		"enumerate":  pyEnumerate,
-		"any":        pyAnyAll("any", true),
-		"all":        pyAnyAll("all", false),
 		"iter":       pyIterBuiltin,
 		"next":       pyNext,
 		"id":         pyID,
@@ -124,16 +122,18 @@ func pyBuiltins() starlark.StringDict {
 		d[name] = NewBuiltin(name, fn)
 	}
 	d["sum"], d["min"], d["max"] = builtinSum, builtinMin, builtinMax
+	d["any"], d["all"] = builtinAny, builtinAll
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
 	for _, name := range []string{"ord", "getattr"} {
 		d[name] = guardUniverse(name)
 	}
 	// Builtins that never keep their argument tuple (checked one by one):
-	// the interpreter passes them its operand stack uncopied. (sum, min
-	// and max, shared by all sessions, are marked where they are made.)
+	// the interpreter passes them its operand stack uncopied. (sum, min,
+	// max, any and all, shared by all sessions, are marked where they are
+	// made.)
 	for _, name := range []string{"len", "isinstance", "round", "abs", "sorted", "print",
-		"repr", "hash", "chr", "ord", "divmod", "callable", "id", "any", "all"} {
+		"repr", "hash", "chr", "ord", "divmod", "callable", "id"} {
 		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
 	d["len"].(*starlark.Builtin).SetFastCall(lenFast)

@@ -125,6 +125,9 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 			if name == "<toplevel>" {
 				name = "<module>"
 			}
+			if name == "lambda" && st.genExprLine(int(fr.Pos.Line)) {
+				name = "<genexpr>" // the front end's lambda around any(x for ...)
+			}
 			if name == "lambda" && len(frames) > 0 && frames[len(frames)-1].line == int(fr.Pos.Line) {
 				continue // the front-end's wrapper of a statement inside try
 			}
@@ -155,6 +158,20 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 		}
 	}
 	return newScriptError(kind, msg, line, err, code, frames)
+}
+
+// genExprLine reports whether line is in a generator expression that the
+// front end runs inside a lambda (pyfront's Program.GenExprs).
+func (st *step) genExprLine(line int) bool {
+	if st.prog == nil {
+		return false
+	}
+	for _, r := range st.prog.GenExprs {
+		if r.Contains(line) {
+			return true
+		}
+	}
+	return false
 }
 
 // collapseFrames replaces runs of identical frames (deep recursion) with

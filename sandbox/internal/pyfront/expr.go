@@ -470,36 +470,58 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 		args = p.parseArgs(lparen)
 		rparen = p.consume(RPAREN)
 	}
-	if c := p.foldable(fn, args); c != nil {
+	if c, lazy := p.foldable(fn, lparen, args); c != nil {
 		id := fn.(*Ident)
 		c.Acc = call("_py_sink", id.NamePos, ident(id.Name, id.NamePos))
+		if lazy {
+			// any/all of a generator: the comprehension runs inside
+			// _py_fold, which stops it at the first deciding element.
+			if p.prog != nil {
+				p.prog.GenExprs = append(p.prog.GenExprs, TryRange{Line: int(c.Lbrack.Line), EndLine: int(c.Rbrack.Line)})
+			}
+			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Body: c})
+		}
 		return call("_py_fold", lparen, fn, args[0])
 	}
 	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
 }
 
 // foldable returns the list comprehension or generator expression that
-// is the only argument of a call of sum, min or max, with
+// is the only argument of a call of sum, min or max, or the generator
+// expression that is the only argument of a call of any or all (lazy
+// true: Python stops evaluating it once the answer is known), with
 // Options.FoldCalls, and nil for any other call.
-func (p *parser) foldable(fn Expr, args []Expr) *Comprehension {
+func (p *parser) foldable(fn Expr, lparen Position, args []Expr) (c *Comprehension, lazy bool) {
 	if !p.opts.FoldCalls || len(args) != 1 {
-		return nil
+		return nil, false
 	}
-	if id, ok := fn.(*Ident); !ok || id.Name != "sum" && id.Name != "min" && id.Name != "max" {
-		return nil
+	id, ok := fn.(*Ident)
+	if !ok {
+		return nil, false
 	}
-	x := args[0]
+	switch id.Name {
+	case "sum", "min", "max":
+	case "any", "all":
+		lazy = true
+	default:
+		return nil, false
+	}
+	// A generator expression's comprehension starts at the parenthesis
+	// around it (the call's own for f(x for x in xs)); a list
+	// comprehension's at its bracket.
+	x, open := args[0], lparen
 	for {
 		px, ok := x.(*ParenExpr)
 		if !ok {
 			break
 		}
-		x = px.X
+		x, open = px.X, px.Lparen
 	}
-	if c, ok := x.(*Comprehension); ok && !c.Curly && c.Acc == nil {
-		return c
+	c, ok = x.(*Comprehension)
+	if !ok || c.Curly || c.Acc != nil || lazy && c.Lbrack != open {
+		return nil, false
 	}
-	return nil
+	return c, lazy
 }
 
 // parseArgs parses call arguments; a lone generator expression argument
