@@ -11,11 +11,12 @@ import (
 // process, so that _py_sink can tell them from a user's function of the
 // same name.
 var (
-	builtinSum = NewBuiltin("sum", pySum).SetArgsNotKept()
-	builtinMin = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept()
-	builtinMax = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept()
-	builtinAny = NewBuiltin("any", pyAnyAll("any", true)).SetArgsNotKept()
-	builtinAll = NewBuiltin("all", pyAnyAll("all", false)).SetArgsNotKept()
+	builtinSum    = NewBuiltin("sum", pySum).SetArgsNotKept()
+	builtinMin    = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept()
+	builtinMax    = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept()
+	builtinAny    = NewBuiltin("any", pyAnyAll("any", true)).SetArgsNotKept()
+	builtinAll    = NewBuiltin("all", pyAnyAll("all", false)).SetArgsNotKept()
+	builtinSorted = NewBuiltin("sorted", pySorted).SetArgsNotKept()
 )
 
 // foldSink consumes the elements of a comprehension given to sum, min or
@@ -36,7 +37,71 @@ type foldSink struct {
 	best  starlark.Value // min and max: the best element so far (nil: none)
 	isAny bool           // any, or all with isAll
 	isAll bool
+	build builder // set, dict, Counter: the value being built
+	n     int     // elements appended
 }
+
+// builder builds the value of set, dict or Counter of a generator
+// expression element by element, with no list of the elements.
+type builder interface {
+	add(thread *starlark.Thread, i int, v starlark.Value) error
+	value() starlark.Value
+}
+
+// tableGrowth asks for room before a set's or dict's hash table of n
+// entries may double again (each time n passes the next power of two
+// from growCheckEvery), as the interpreter does for a growing dict.
+type tableGrowth struct{ next int }
+
+func (g *tableGrowth) check(thread *starlark.Thread, n int) error {
+	if g.next == 0 {
+		g.next = growCheckEvery
+	}
+	if n < g.next {
+		return nil
+	}
+	g.next *= 2
+	return growCheck(thread, int64(n)*dictElemBytes)
+}
+
+type setBuilder struct {
+	s *starlark.Set
+	g tableGrowth
+}
+
+func (b *setBuilder) add(thread *starlark.Thread, _ int, v starlark.Value) error {
+	if err := b.g.check(thread, b.s.Len()); err != nil {
+		return err
+	}
+	return b.s.Insert(v)
+}
+func (b *setBuilder) value() starlark.Value { return b.s }
+
+type dictBuilder struct {
+	d *starlark.Dict
+	g tableGrowth
+}
+
+func (b *dictBuilder) add(thread *starlark.Thread, i int, v starlark.Value) error {
+	if err := b.g.check(thread, b.d.Len()); err != nil {
+		return err
+	}
+	return setDictPair(thread, b.d, i, v)
+}
+func (b *dictBuilder) value() starlark.Value { return b.d }
+
+type counterBuilder struct {
+	c *dictSub
+	g tableGrowth
+}
+
+func (b *counterBuilder) add(thread *starlark.Thread, _ int, v starlark.Value) error {
+	if err := b.g.check(thread, b.c.Len()); err != nil {
+		return err
+	}
+	return b.c.countOne(v, 1)
+}
+func (b *counterBuilder) value() starlark.Value { return b.c }
 
 // foldStop ends the comprehension of an any or all sink early: the
 // answer is known.
@@ -56,6 +121,15 @@ func (s *foldSink) Hash() (uint32, error) { return 0, Errorf("TypeError", "unhas
 func (s *foldSink) Append(thread *starlark.Thread, v starlark.Value) error {
 	if s.sum != nil {
 		return s.sum.add(thread, v)
+	}
+	if s.build != nil {
+		s.n++
+		if s.n%growCheckEvery == 0 {
+			if err := growCheck(thread, 0); err != nil {
+				return err
+			}
+		}
+		return s.build.add(thread, s.n-1, v)
 	}
 	if s.isAny || s.isAll {
 		if t := bool(v.Truth()); t == s.isAny {
@@ -82,6 +156,9 @@ func (s *foldSink) result() (starlark.Value, error) {
 	if s.sum != nil {
 		return s.sum.result(), nil
 	}
+	if s.build != nil {
+		return s.build.value(), nil
+	}
 	if s.isAny || s.isAll {
 		return starlark.Bool(s.isAll), nil // no element decided
 	}
@@ -106,17 +183,25 @@ func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []st
 			return &foldSink{fn: builtinAny, isAny: true}, nil
 		case builtinAll:
 			return &foldSink{fn: builtinAll, isAll: true}, nil
+		case typeSet:
+			return &foldSink{build: &setBuilder{s: new(starlark.Set)}}, nil
+		case typeDict:
+			return &foldSink{build: &dictBuilder{d: starlark.NewDict(0)}}, nil
+		case typeCounter:
+			return &foldSink{build: &counterBuilder{c: &dictSub{kind: "Counter", d: starlark.NewDict(0)}}}, nil
 		}
 	}
 	return starlark.NewList(nil), nil
 }
 
-// pyFold is _py_fold(f, acc): the result of a foldSink, or f(acc) for the
-// list that _py_sink made when f was not a builtin it folds. An acc that
-// is a function (the front end's lambda around a generator expression
-// given to any or all) is called first for the accumulator; a foldStop
-// that ends it early is the result.
-func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+// pyFold is _py_fold(f, acc, **kwargs): the result of a foldSink, or
+// f(acc, **kwargs) for the list that _py_sink made when f was not a
+// builtin it folds (list and sorted take that list as their own: it is
+// new and nobody else holds it). An acc that is a function (the front
+// end's lambda around a generator expression given to any or all) is
+// called first for the accumulator; a foldStop that ends it early is the
+// result.
+func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) != 2 {
 		return nil, Errorf("TypeError", "_py_fold() takes 2 arguments (%d given)", len(args))
 	}
@@ -134,5 +219,23 @@ func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _
 	if s, ok := acc.(*foldSink); ok {
 		return s.result()
 	}
-	return starlark.Call(thread, args[0], starlark.Tuple{acc}, nil)
+	if l, ok := acc.(*starlark.List); ok {
+		switch args[0] {
+		case typeList:
+			if len(kwargs) == 0 {
+				return l, nil
+			}
+		case builtinSorted:
+			var key starlark.Value = starlark.None
+			var reverse starlark.Value = starlark.False
+			if err := starlark.UnpackArgs("sorted", nil, kwargs, "key?", &key, "reverse?", &reverse); err != nil {
+				return nil, err
+			}
+			if err := sortList(thread, l, key, bool(reverse.Truth())); err != nil {
+				return nil, err
+			}
+			return l, nil
+		}
+	}
+	return starlark.Call(thread, args[0], starlark.Tuple{acc}, kwargs)
 }

@@ -69,6 +69,35 @@ func TestFoldAnyAll(t *testing.T) {
 	}
 }
 
+// TestFoldBuilders: list, sorted, set, dict and Counter of a
+// generator expression take its elements as they come: no list is built
+// beside the value they return, errors stop at the failing element as in
+// CPython, and a list comprehension given to set, dict or Counter is still
+// built first. Expected outputs are CPython's.
+func TestFoldBuilders(t *testing.T) {
+	logf := "from collections import Counter\nlog = []\ndef f(x):\n    log.append(x)\n    return x\n"
+	tests := []struct{ name, code, want string }{
+		{"list", "print(list(x * 2 for x in range(5)), list([x for x in 'ab']), list(x for x in []))", "[0, 2, 4, 6, 8] ['a', 'b'] []\n"},
+		{"tuple", "print(tuple(x * 2 for x in range(5)), tuple([x for x in 'ab']), tuple(x for x in []))", "(0, 2, 4, 6, 8) ('a', 'b') ()\n"},
+		{"sorted", "print(sorted(x % 7 for x in range(10)), sorted((w for w in 'b a c'.split()), reverse=True), sorted((w for w in ['aa', 'b', 'ccc']), key=len))", "[0, 0, 1, 1, 2, 2, 3, 4, 5, 6] ['c', 'b', 'a'] ['b', 'aa', 'ccc']\n"},
+		{"set", "print(set(x % 3 for x in range(10)) == {0, 1, 2}, len(set(x for x in [])), type(set(x for x in [1])).__name__)", "True 0 set\n"},
+		{"dict", "print(dict((k, v) for k, v in [('a', 1), ('b', 2)]), dict((x, x * x) for x in range(3)), dict(x for x in ['ab', 'cd']))", "{'a': 1, 'b': 2} {0: 0, 1: 1, 2: 4} {'a': 'b', 'c': 'd'}\n"},
+		{"counter", logf + "c = Counter(w for w in 'a b a c a b'.split())\nprint(c, c.most_common(1), Counter(x for x in []), isinstance(c, dict))", "Counter({'a': 3, 'b': 2, 'c': 1}) [('a', 3)] Counter() True\n"},
+		{"results-are-new-values", "t = tuple(x for x in range(3))\nl = list(x for x in range(3))\nl.append(9)\ns = sorted(x for x in [3, 1, 2])\ns.append(0)\nprint(t + (9,), l, s)", "(0, 1, 2, 9) [0, 1, 2, 9] [1, 2, 3, 0]\n"},
+		{"set-error-stops-generator", logf + "try:\n    set(f(x) for x in [1, [2], 3])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'list' [1, [2]]\n"},
+		{"set-of-list-comprehension-builds-it-first", logf + "try:\n    set([f(x) for x in [1, [2], 3]])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'list' [1, [2], 3]\n"},
+		{"dict-errors", logf + "try:\n    dict(f(x) for x in [(1, 2), (1, 2, 3), (4, 5)])\nexcept ValueError as e:\n    print('ValueError', e, log)\ntry:\n    dict(x for x in [1])\nexcept TypeError as e:\n    print('TypeError', e)", "ValueError dictionary update sequence element #1 has length 3; 2 is required [(1, 2), (1, 2, 3)]\nTypeError cannot convert dictionary update sequence element #0 to a sequence\n"},
+		{"counter-error-stops-generator", logf + "try:\n    Counter(f(x) for x in [1, {}, 2])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'dict' [1, {}]\n"},
+		{"sorted-errors", "try:\n    sorted(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)\ntry:\n    sorted((x for x in [1]), foo=1)\nexcept TypeError as e:\n    print('TypeError', e)", "TypeError '<' not supported between instances of 'str' and 'int'\nTypeError 'foo' is an invalid keyword argument for sort()\n"},
+		{"shadowed", "def g():\n    list = lambda xs: 'mine'\n    sorted = lambda xs, key=None: 'mine sorted'\n    return list(x for x in [1]), sorted((x for x in [1]), key=abs)\nprint(g())", "('mine', 'mine sorted')\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, run(t, tt.code))
+		})
+	}
+}
+
 // TestFoldAnyAllLimits: the generator inside any/all still runs under
 // the step limit, and an error in it has CPython's <genexpr> frame.
 func TestFoldAnyAllLimits(t *testing.T) {
@@ -84,14 +113,36 @@ func TestFoldAnyAllLimits(t *testing.T) {
 	assert.Equal(t, "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero", se.Traceback)
 }
 
-// TestFoldBuildsNoList: sum and max of a generator expression run in a
-// step whose memory limit the list of its elements would exceed (the
-// list of 3 million ints is about 48 MB).
+// TestFoldBuildsNoList: sum, max, any, all, set, dict and Counter of a
+// generator expression run in a step whose memory limit the list of its
+// elements would exceed (the list of 3 million ints is about 48 MB).
 func TestFoldBuildsNoList(t *testing.T) {
-	s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
-	res, err := s.Exec(context.Background(), "print(sum(x for x in range(3000000)), max(x % 7 for x in range(3000000)))")
-	require.NoError(t, err)
-	assert.Equal(t, "4499998500000 6\n", res.Output)
+	for _, tt := range []struct{ code, want string }{
+		{"print(sum(x for x in range(3000000)), max(x % 7 for x in range(3000000)))", "4499998500000 6\n"},
+		{"print(any(x < 0 for x in range(3000000)), all(x >= 0 for x in range(3000000)))", "False True\n"},
+		{"print(len(set(x % 1000 for x in range(3000000))), len(dict((x % 10, x) for x in range(3000000))))", "1000 10\n"},
+		{"from collections import Counter\nprint(len(Counter(x % 100 for x in range(3000000))))", "100\n"},
+	} {
+		s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
+		res, err := s.Exec(context.Background(), tt.code)
+		require.NoError(t, err, tt.code)
+		assert.Equal(t, tt.want, res.Output, tt.code)
+	}
+}
+
+// TestFoldBuilderMemoryLimit: a set, tuple or dict growing from a generator past
+// the step's memory limit ends with a MemoryError, as a growing list does.
+func TestFoldBuilderMemoryLimit(t *testing.T) {
+	for _, code := range []string{
+		"s = set(x for x in range(10**8))",
+		"t = tuple(x for x in range(10**8))",
+		"d = dict((x, x) for x in range(10**8))",
+	} {
+		s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
+		_, err := s.Exec(context.Background(), code)
+		require.Error(t, err, code)
+		assert.Contains(t, err.Error(), "MemoryError", code)
+	}
 }
 
 // TestFoldLowering: with FoldCalls the front end lowers sum, min and max
@@ -105,7 +156,14 @@ func TestFoldLowering(t *testing.T) {
 		{"y = max([x for x in xs])", true},
 		{"y = min((x for x in xs))", true},
 		{"y = sum({x for x in xs})", false},
-		{"y = sorted(x for x in xs)", false},
+		{"y = sorted(x for x in xs)", true},
+		{"y = sorted((x for x in xs), key=len, reverse=True)", true},
+		{"y = sorted((x for x in xs), cmp=len)", false},
+		{"y = set([x for x in xs])", false},
+		{"y = set(x for x in xs)", true},
+		{"y = tuple(x for x in xs)", false},
+		{"y = list([x for x in xs])", true},
+		{"y = {x for x in xs}", false},
 		{"y = sum(xs)", false},
 		{"y = any(x > 0 for x in xs)", true},
 		{"y = all((x for x in xs))", true},

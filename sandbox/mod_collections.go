@@ -300,23 +300,26 @@ func (c *dictSub) count(thread *starlark.Thread, src starlark.Value, sign int) e
 		}
 		return nil
 	}
+	return forEach(thread, src, func(x starlark.Value) error { return c.countOne(x, sign) })
+}
+
+// countOne counts element x once (sign -1: subtracts it).
+func (c *dictSub) countOne(x starlark.Value, sign int) error {
 	one := starlark.MakeInt(1)
-	return forEach(thread, src, func(x starlark.Value) error {
-		if sign > 0 {
-			old, found, err := c.d.Get(x)
-			if err != nil {
-				return err
-			}
-			if found {
-				if i, ok := old.(starlark.Int); ok {
-					return c.d.SetKey(x, i.Add(one))
-				}
-			} else {
-				return c.d.SetKey(x, one)
-			}
+	if sign > 0 {
+		old, found, err := c.d.Get(x)
+		if err != nil {
+			return err
 		}
-		return c.addCount(x, one, sign)
-	})
+		if found {
+			if i, ok := old.(starlark.Int); ok {
+				return c.d.SetKey(x, i.Add(one))
+			}
+		} else {
+			return c.d.SetKey(x, one)
+		}
+	}
+	return c.addCount(x, one, sign)
 }
 
 // Binary implements Counter arithmetic: + - | &.

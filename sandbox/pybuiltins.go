@@ -50,7 +50,6 @@ func pyBuiltins() starlark.StringDict {
 		"bin":        pyRadix("bin", 2, "0b"),
 		"oct":        pyRadix("oct", 8, "0o"),
 		"abs":        pyAbs,
-		"sorted":     pySorted,
 		"reversed":   pyReversed,
 		"zip":        pyZip,
 		"enumerate":  pyEnumerate,
@@ -122,7 +121,7 @@ func pyBuiltins() starlark.StringDict {
 		d[name] = NewBuiltin(name, fn)
 	}
 	d["sum"], d["min"], d["max"] = builtinSum, builtinMin, builtinMax
-	d["any"], d["all"] = builtinAny, builtinAll
+	d["any"], d["all"], d["sorted"] = builtinAny, builtinAll, builtinSorted
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
 	for _, name := range []string{"ord", "getattr"} {
@@ -130,9 +129,9 @@ func pyBuiltins() starlark.StringDict {
 	}
 	// Builtins that never keep their argument tuple (checked one by one):
 	// the interpreter passes them its operand stack uncopied. (sum, min,
-	// max, any and all, shared by all sessions, are marked where they are
-	// made.)
-	for _, name := range []string{"len", "isinstance", "round", "abs", "sorted", "print",
+	// max, any, all and sorted, shared by all sessions, are marked where
+	// they are made.)
+	for _, name := range []string{"len", "isinstance", "round", "abs", "print",
 		"repr", "hash", "chr", "ord", "divmod", "callable", "id"} {
 		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
@@ -1108,6 +1107,11 @@ func pySorted(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	var it starlark.Value
 	var key starlark.Value = starlark.None
 	var reverse starlark.Value = starlark.False
+	for _, kv := range kwargs {
+		if k, _ := starlark.AsString(kv[0]); k != "key" && k != "reverse" {
+			return nil, Errorf("TypeError", "'%s' is an invalid keyword argument for sort()", k)
+		}
+	}
 	if err := starlark.UnpackArgs("sorted", args, kwargs, "iterable", &it, "key?", &key, "reverse?", &reverse); err != nil {
 		return nil, err
 	}

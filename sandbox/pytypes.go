@@ -491,12 +491,8 @@ func builtinDict(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark
 			}
 			i := 0
 			err := forEach(thread, x, func(v starlark.Value) error {
-				pair, err := collect(thread, v)
-				if err != nil || len(pair) != 2 {
-					return Errorf("ValueError", "dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
-				}
 				i++
-				return d.SetKey(pair[0], pair[1])
+				return setDictPair(thread, d, i-1, v)
 			})
 			if err != nil {
 				return nil, err
@@ -509,6 +505,22 @@ func builtinDict(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark
 		}
 	}
 	return d, nil
+}
+
+// setDictPair sets the key and value that element #i of dict()'s
+// argument, a pair, holds.
+func setDictPair(thread *starlark.Thread, d *starlark.Dict, i int, v starlark.Value) error {
+	pair, err := collect(thread, v)
+	if err != nil {
+		if _, ierr := iterable(thread, v); ierr != nil {
+			return Errorf("TypeError", "cannot convert dictionary update sequence element #%d to a sequence", i)
+		}
+		return err
+	}
+	if len(pair) != 2 {
+		return Errorf("ValueError", "dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
+	}
+	return d.SetKey(pair[0], pair[1])
 }
 
 // strChars is a Python-style iterable over the characters of a string.

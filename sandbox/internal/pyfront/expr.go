@@ -481,30 +481,45 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 			}
 			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Body: c})
 		}
-		return call("_py_fold", lparen, fn, args[0])
+		return call("_py_fold", lparen, append([]Expr{fn}, args...)...)
 	}
 	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
 }
 
-// foldable returns the list comprehension or generator expression that
-// is the only argument of a call of sum, min or max, or the generator
-// expression that is the only argument of a call of any or all (lazy
-// true: Python stops evaluating it once the answer is known), with
-// Options.FoldCalls, and nil for any other call.
+// foldable returns the comprehension that _py_fold can consume as it is
+// produced, with Options.FoldCalls, and nil for any other call: the only
+// argument of sum, min, max, list or sorted (sorted may have key=
+// and reverse=) when a generator expression or a list comprehension; of
+// set, dict and Counter only a generator expression (they can fail on an
+// element, and a list comprehension's later elements must run first);
+// of any and all a generator expression, lazy (Python stops evaluating
+// it once the answer is known).
 func (p *parser) foldable(fn Expr, lparen Position, args []Expr) (c *Comprehension, lazy bool) {
-	if !p.opts.FoldCalls || len(args) != 1 {
+	if !p.opts.FoldCalls || len(args) == 0 {
 		return nil, false
 	}
 	id, ok := fn.(*Ident)
 	if !ok {
 		return nil, false
 	}
+	genOnly := false
 	switch id.Name {
-	case "sum", "min", "max":
+	case "sum", "min", "max", "list", "sorted":
+	case "set", "dict", "Counter":
+		genOnly = true
 	case "any", "all":
-		lazy = true
+		genOnly, lazy = true, true
 	default:
 		return nil, false
+	}
+	for _, a := range args[1:] {
+		kw, ok := a.(*BinaryExpr)
+		if !ok || kw.Op != EQ || id.Name != "sorted" {
+			return nil, false
+		}
+		if name := kw.X.(*Ident).Name; name != "key" && name != "reverse" {
+			return nil, false
+		}
 	}
 	// A generator expression's comprehension starts at the parenthesis
 	// around it (the call's own for f(x for x in xs)); a list
@@ -518,7 +533,7 @@ func (p *parser) foldable(fn Expr, lparen Position, args []Expr) (c *Comprehensi
 		x, open = px.X, px.Lparen
 	}
 	c, ok = x.(*Comprehension)
-	if !ok || c.Curly || c.Acc != nil || lazy && c.Lbrack != open {
+	if !ok || c.Curly || c.Acc != nil || genOnly && c.Lbrack != open {
 		return nil, false
 	}
 	return c, lazy
