@@ -1,7 +1,6 @@
 package meta
 
 import (
-	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -10,14 +9,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/rlmhq/rlm/internal/atomicfile"
 	"github.com/rlmhq/rlm/llm"
@@ -73,30 +66,6 @@ func New() *Document {
 	return &Document{SchemaVersion: SchemaVersion, Lessons: []Lesson{}, Budgets: []Budget{}}
 }
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-)
-
-func compiled() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SchemaJSON))
-		if err != nil {
-			schemaErr = fmt.Errorf("meta: schema: %w", err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("meta.schema.json", doc); err != nil {
-			schemaErr = fmt.Errorf("meta: schema: %w", err)
-			return
-		}
-		schema, schemaErr = c.Compile("meta.schema.json")
-	})
-	return schema, schemaErr
-}
-
 // Load reads and validates the meta document at path. A missing file is
 // the empty document (exists false); an invalid one is an error naming
 // the file, the field and the reason, wrapping ErrInvalid.
@@ -118,21 +87,16 @@ func Load(path string) (doc *Document, exists bool, err error) {
 // Parse validates data against the schema and the engine's rules and
 // decodes it.
 func Parse(data []byte) (*Document, error) {
-	sch, err := compiled()
+	sch, err := loadedSchema()
 	if err != nil {
 		return nil, err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	serr, err := sch.validateJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not JSON: %v", ErrInvalid, err)
 	}
-	if err := sch.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			field, reason := leafError(ve)
-			return nil, fmt.Errorf("%w: field %s: %s", ErrInvalid, field, reason)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	if serr != nil {
+		return nil, fmt.Errorf("%w: field %s: %s", ErrInvalid, serr.field(), serr.reason)
 	}
 	var d Document
 	if err := json.Unmarshal(data, &d); err != nil {
@@ -142,30 +106,6 @@ func Parse(data []byte) (*Document, error) {
 		return nil, err
 	}
 	return &d, nil
-}
-
-// leafError picks the deepest cause of a schema error: its field path
-// (e.g. lessons[2].text) and reason.
-func leafError(ve *jsonschema.ValidationError) (string, string) {
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	var b strings.Builder
-	for _, tok := range ve.InstanceLocation {
-		if _, err := strconv.Atoi(tok); err == nil {
-			b.WriteString("[" + tok + "]")
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(tok)
-	}
-	field := b.String()
-	if field == "" {
-		field = "(document)"
-	}
-	return field, ve.ErrorKind.LocalizedString(message.NewPrinter(language.English))
 }
 
 // Check applies the rules the schema cannot state: every lesson's id and

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,7 @@ func validDoc(t *testing.T) *Document {
 func TestSaveLoadRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "meta.json")
 	d := validDoc(t)
+	d.Updated = time.Date(2026, 1, 2, 3, 4, 5, 500, time.FixedZone("", 7200)) // a date-time the schema checks
 	require.NoError(t, d.Save(path))
 	got, exists, err := Load(path)
 	require.NoError(t, err)
@@ -72,6 +74,16 @@ func TestInvalidDocumentsRefused(t *testing.T) {
 		{"bad model", edit(func(m map[string]any) { m["budgets"].([]any)[0].(map[string]any)["model"] = "a b" }), "budgets[0].model", "pattern"},
 		{"tiny history", edit(func(m map[string]any) { m["budgets"].([]any)[0].(map[string]any)["history_tokens"] = 10 }), "budgets[0].history_tokens", "minimum"},
 		{"missing params", edit(func(m map[string]any) { delete(m["lessons"].([]any)[0].(map[string]any), "params") }), "lessons[0]", "params.iterations"},
+		{"not an object", "[]", "(document)", "got array, want object"},
+		{"fractional version", edit(func(m map[string]any) { m["version"] = 1.5 }), "version", "got number, want integer"},
+		{"missing properties", edit(func(m map[string]any) { delete(m, "lessons"); delete(m, "budgets") }), "(document)", "missing properties 'lessons', 'budgets'"},
+		{"bad date", edit(func(m map[string]any) { m["updated"] = "yesterday" }), "updated", "'yesterday' is not valid date-time"},
+		{"empty text", edit(func(m map[string]any) { lessons(m)["text"] = "" }), "lessons[1].text", "minLength: got 0, want 1"},
+		{"unknown param", edit(func(m map[string]any) { lessons(m)["params"] = map[string]any{"x": 0} }), "lessons[1].params", "additional properties 'x' not allowed"},
+		{"huge history", edit(func(m map[string]any) { m["budgets"].([]any)[0].(map[string]any)["history_tokens"] = 10000000 }), "budgets[0].history_tokens", "maximum: got 10000000, want 1000000"},
+		{"budget without model", edit(func(m map[string]any) { delete(m["budgets"].([]any)[0].(map[string]any), "model") }), "budgets[0]", "missing property 'model'"},
+		{"too many budgets", edit(func(m map[string]any) { m["budgets"] = make([]any, 65) }), "budgets", "maxItems: got 65, want 64"},
+		{"trailing data", string(good) + " x", "", "not JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
