@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -17,7 +18,90 @@ var (
 	builtinAny    = NewBuiltin("any", pyAnyAll("any", true)).SetArgsNotKept()
 	builtinAll    = NewBuiltin("all", pyAnyAll("all", false)).SetArgsNotKept()
 	builtinSorted = NewBuiltin("sorted", pySorted).SetArgsNotKept()
+	// builtinJoin is _py_join(recv, xs), recv.join(xs): the front end's
+	// name for a join method in _py_sink(_py_join, recv) and
+	// _py_fold(_py_join, acc).
+	builtinJoin = NewBuiltin("_py_join", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) != 2 {
+			return nil, Errorf("TypeError", "_py_join() takes 2 arguments (%d given)", len(args))
+		}
+		return callMethod(thread, args[0], "join", args[1:], kwargs)
+	})
 )
+
+// joinSink joins the elements of a comprehension given to X.join as they
+// come. For a str X it writes them into one buffer; like CPython, which
+// consumes the whole iterable before it checks the items, it evaluates
+// every element and reports the first that is not a str at the end. For
+// another X it collects the elements and calls X.join with their list.
+type joinSink struct {
+	recv  starlark.Value
+	sep   string
+	isStr bool
+	b     strings.Builder
+	n     int
+	bad   error            // the first element that is not a str
+	elems []starlark.Value // X not a str
+}
+
+var _ starlark.Appender = (*joinSink)(nil)
+
+func (s *joinSink) String() string        { return "<join>" }
+func (s *joinSink) Type() string          { return "join" }
+func (s *joinSink) Freeze()               {}
+func (s *joinSink) Truth() starlark.Bool  { return starlark.True }
+func (s *joinSink) Hash() (uint32, error) { return 0, Errorf("TypeError", "unhashable type: 'join'") }
+
+// Append joins v in.
+func (s *joinSink) Append(thread *starlark.Thread, v starlark.Value) error {
+	s.n++
+	if !s.isStr {
+		if n := len(s.elems); n == cap(s.elems) && n >= growCheckEvery {
+			if err := growCheck(thread, int64(n+n/4)*listElemBytes); err != nil {
+				return err
+			}
+		}
+		s.elems = append(s.elems, v)
+		return nil
+	}
+	if s.bad != nil {
+		return nil
+	}
+	if p, ok := v.(Proxy); ok {
+		t, err := p.ProxyTarget(thread)
+		if err != nil {
+			return err
+		}
+		v = t
+	}
+	str, ok := v.(starlark.String)
+	if !ok {
+		s.bad = Errorf("TypeError", "sequence item %d: expected str instance, %s found", s.n-1, pyType(v))
+		return nil
+	}
+	if s.n > 1 {
+		s.b.WriteString(s.sep)
+	}
+	if need := s.b.Len() + len(s.sep) + len(str); need > s.b.Cap() && need >= smallAlloc {
+		// The buffer is about to grow (to about twice its size).
+		if err := checkAlloc(thread, 2*int64(need)); err != nil {
+			return err
+		}
+	}
+	s.b.WriteString(string(str))
+	return nil
+}
+
+// result is X.join of the elements appended.
+func (s *joinSink) result(thread *starlark.Thread) (starlark.Value, error) {
+	if !s.isStr {
+		return callMethod(thread, s.recv, "join", starlark.Tuple{starlark.NewList(s.elems)}, nil)
+	}
+	if s.bad != nil {
+		return nil, s.bad
+	}
+	return starlark.String(s.b.String()), nil
+}
 
 // foldSink consumes the elements of a comprehension given to sum, min or
 // max as they are produced (pyfront's Options.FoldCalls): sum(x * x for x
@@ -171,6 +255,10 @@ func (s *foldSink) result() (starlark.Value, error) {
 // pySink is _py_sink(f): a foldSink when f is the builtin sum, min or max,
 // else a new list (the comprehension then builds its list for f).
 func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+	if len(args) == 2 && args[0] == builtinJoin {
+		sep, ok := args[1].(starlark.String)
+		return &joinSink{recv: args[1], sep: string(sep), isStr: ok}, nil
+	}
 	if len(args) == 1 {
 		switch args[0] {
 		case builtinSum:
@@ -218,6 +306,9 @@ func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	}
 	if s, ok := acc.(*foldSink); ok {
 		return s.result()
+	}
+	if s, ok := acc.(*joinSink); ok {
+		return s.result(thread)
 	}
 	if l, ok := acc.(*starlark.List); ok {
 		switch args[0] {

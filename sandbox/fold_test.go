@@ -98,6 +98,27 @@ func TestFoldBuilders(t *testing.T) {
 	}
 }
 
+// TestFoldJoin: X.join of a generator expression or list comprehension
+// writes the elements into one buffer as they come; like CPython it
+// evaluates every element before reporting the first that is not a str.
+// A receiver other than a str gets the list. Expected outputs are
+// CPython's.
+func TestFoldJoin(t *testing.T) {
+	logf := "log = []\ndef f(x):\n    log.append(x)\n    return x\n"
+	tests := []struct{ name, code, want string }{
+		{"genexpr", "print('-'.join(str(x) for x in range(5)), repr(', '.join(x for x in [])), '|'.join((c for c in 'xyz')))", "0-1-2-3-4 '' x|y|z\n"},
+		{"list-comprehension", "print(''.join([c.upper() for c in 'abc']))", "ABC\n"},
+		{"separator-variable", "def g(xs):\n    s = '+'\n    return s.join(str(x) for x in xs)\nsep = ', '\nprint(g([1, 2, 3]), sep.join(k for k in sorted({'b': 1, 'a': 2})))", "1+2+3 a, b\n"},
+		{"bad-item-after-all-elements", logf + "try:\n    ''.join(f(x) for x in ['a', 1, 'b', 2])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError sequence item 1: expected str instance, int found ['a', 1, 'b', 2]\n"},
+		{"other-receiver", "class J:\n    def join(self, xs):\n        return 'J' + str(list(xs))\nprint(J().join(x for x in [1, 2]))", "J[1, 2]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, run(t, tt.code))
+		})
+	}
+}
+
 // TestFoldAnyAllLimits: the generator inside any/all still runs under
 // the step limit, and an error in it has CPython's <genexpr> frame.
 func TestFoldAnyAllLimits(t *testing.T) {
@@ -122,6 +143,7 @@ func TestFoldBuildsNoList(t *testing.T) {
 		{"print(any(x < 0 for x in range(3000000)), all(x >= 0 for x in range(3000000)))", "False True\n"},
 		{"print(len(set(x % 1000 for x in range(3000000))), len(dict((x % 10, x) for x in range(3000000))))", "1000 10\n"},
 		{"from collections import Counter\nprint(len(Counter(x % 100 for x in range(3000000))))", "100\n"},
+		{"print(len(''.join(str(x % 10) for x in range(3000000))))", "3000000\n"},
 	} {
 		s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
 		res, err := s.Exec(context.Background(), tt.code)
@@ -164,6 +186,9 @@ func TestFoldLowering(t *testing.T) {
 		{"y = tuple(x for x in xs)", false},
 		{"y = list([x for x in xs])", true},
 		{"y = {x for x in xs}", false},
+		{"y = ''.join(x for x in xs)", true},
+		{"y = sep.join([x for x in xs])", true},
+		{"y = sep.join(xs)", false},
 		{"y = sum(xs)", false},
 		{"y = any(x > 0 for x in xs)", true},
 		{"y = all((x for x in xs))", true},

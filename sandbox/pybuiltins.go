@@ -122,6 +122,7 @@ func pyBuiltins() starlark.StringDict {
 	}
 	d["sum"], d["min"], d["max"] = builtinSum, builtinMin, builtinMax
 	d["any"], d["all"], d["sorted"] = builtinAny, builtinAll, builtinSorted
+	d["_py_join"] = builtinJoin
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
 	for _, name := range []string{"ord", "getattr"} {

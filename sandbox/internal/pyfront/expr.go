@@ -402,6 +402,13 @@ func (p *parser) parsePrimaryWithSuffix() Expr {
 			id := p.parseIdent()
 			if p.tok == LPAREN && (methods[id.Name] || positionMethods[id.Name]) {
 				c := p.parseCallSuffix(id).(*CallExpr)
+				if comp := p.foldableJoin(id, c); comp != nil {
+					// X.join(<comprehension>): the elements are joined as
+					// they come, with no list (Options.FoldCalls).
+					comp.Acc = call("_py_sink", id.NamePos, ident("_py_join", id.NamePos), x)
+					x = call("_py_fold", c.Lparen, ident("_py_join", id.NamePos), c.Args[0])
+					continue
+				}
 				if methods[id.Name] || len(c.Args) >= 2 {
 					c.Fn = ident("_py_method", dot)
 					c.Args = append([]Expr{x, strLit(id.Name, id.NamePos)}, c.Args...)
@@ -537,6 +544,27 @@ func (p *parser) foldable(fn Expr, lparen Position, args []Expr) (c *Comprehensi
 		return nil, false
 	}
 	return c, lazy
+}
+
+// foldableJoin returns the comprehension (a generator expression or a
+// list comprehension) that is the only argument of a call of a join
+// method c, with Options.FoldCalls, and nil for any other call.
+func (p *parser) foldableJoin(name *Ident, c *CallExpr) *Comprehension {
+	if !p.opts.FoldCalls || name.Name != "join" || len(c.Args) != 1 {
+		return nil
+	}
+	x := c.Args[0]
+	for {
+		px, ok := x.(*ParenExpr)
+		if !ok {
+			break
+		}
+		x = px.X
+	}
+	if comp, ok := x.(*Comprehension); ok && !comp.Curly && comp.Acc == nil {
+		return comp
+	}
+	return nil
 }
 
 // parseArgs parses call arguments; a lone generator expression argument
