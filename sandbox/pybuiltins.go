@@ -651,6 +651,9 @@ func pyDivmod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	}
 	q, err := binary(syntax.SLASHSLASH, a, b)
 	if err != nil {
+		if err.Error() == "float floor division by zero" {
+			return nil, Errorf("ZeroDivisionError", "float divmod()")
+		}
 		return nil, err
 	}
 	r, err := binary(syntax.PERCENT, a, b)

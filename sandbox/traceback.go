@@ -348,6 +348,10 @@ func classify(err error) (string, string) {
 	case strings.HasSuffix(inner, "too large to convert to float"), strings.HasSuffix(inner, "result too large for a float"):
 		// int / int and int-float arithmetic past the float range
 		return "OverflowError", inner
+	case strings.HasPrefix(inner, "negative shift count: "):
+		return "ValueError", "negative shift count"
+	case inner == "float division by zero", inner == "float floor division by zero", inner == "float modulo":
+		return "ZeroDivisionError", inner
 	case strings.Contains(inner, "division by zero"), strings.Contains(inner, "modulo by zero"):
 		if strings.Contains(inner, "integer") || strings.Contains(inner, "floored") || strings.Contains(inner, "modulo") {
 			return "ZeroDivisionError", "integer division or modulo by zero"

@@ -772,6 +772,11 @@ func Unary(op syntax.Token, x Value) (Value, error) {
 		}
 	}
 
+	// rlm: -b, +b and ~b of a bool are those of the int 0 or 1, as in Python.
+	if b, ok := x.(Bool); ok {
+		return Unary(op, boolAsInt(b))
+	}
+
 	return nil, fmt.Errorf("unknown unary op: %s %s", op, x.Type())
 }
 
@@ -932,7 +937,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			switch y := y.(type) {
 			case Float:
 				if y == 0.0 {
-					return nil, fmt.Errorf("floating-point division by zero")
+					return nil, fmt.Errorf("float division by zero") // rlm: CPython's message
 				}
 				return xf / y, nil
 			}
@@ -940,7 +945,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			switch y := y.(type) {
 			case Float:
 				if y == 0.0 {
-					return nil, fmt.Errorf("floating-point division by zero")
+					return nil, fmt.Errorf("float division by zero") // rlm: CPython's message
 				}
 				return x / y, nil
 			case Int:
@@ -949,7 +954,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 					return nil, err
 				}
 				if yf == 0.0 {
-					return nil, fmt.Errorf("floating-point division by zero")
+					return nil, fmt.Errorf("float division by zero") // rlm: CPython's message
 				}
 				return x / yf, nil
 			}
@@ -970,26 +975,26 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 					return nil, err
 				}
 				if y == 0.0 {
-					return nil, fmt.Errorf("floored division by zero")
+					return nil, fmt.Errorf("float floor division by zero") // rlm: CPython's message
 				}
-				return floor(xf / y), nil
+				return floatFloorDiv(xf, y), nil // rlm: as CPython
 			}
 		case Float:
 			switch y := y.(type) {
 			case Float:
 				if y == 0.0 {
-					return nil, fmt.Errorf("floored division by zero")
+					return nil, fmt.Errorf("float floor division by zero") // rlm: CPython's message
 				}
-				return floor(x / y), nil
+				return floatFloorDiv(x, y), nil // rlm: as CPython
 			case Int:
 				yf, err := y.finiteFloat()
 				if err != nil {
 					return nil, err
 				}
 				if yf == 0.0 {
-					return nil, fmt.Errorf("floored division by zero")
+					return nil, fmt.Errorf("float floor division by zero") // rlm: CPython's message
 				}
-				return floor(x / yf), nil
+				return floatFloorDiv(x, yf), nil // rlm: as CPython
 			}
 		}
 
@@ -1008,7 +1013,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 					return nil, err
 				}
 				if y == 0 {
-					return nil, fmt.Errorf("floating-point modulo by zero")
+					return nil, fmt.Errorf("float modulo") // rlm: CPython's message
 				}
 				return xf.Mod(y), nil
 			}
@@ -1016,12 +1021,12 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 			switch y := y.(type) {
 			case Float:
 				if y == 0.0 {
-					return nil, fmt.Errorf("floating-point modulo by zero")
+					return nil, fmt.Errorf("float modulo") // rlm: CPython's message
 				}
 				return x.Mod(y), nil
 			case Int:
 				if y.Sign() == 0 {
-					return nil, fmt.Errorf("floating-point modulo by zero")
+					return nil, fmt.Errorf("float modulo") // rlm: CPython's message
 				}
 				yf, err := y.finiteFloat()
 				if err != nil {
@@ -1096,6 +1101,9 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 
 	case syntax.LTLT, syntax.GTGT:
 		if x, ok := x.(Int); ok {
+			if b, ok := y.(Bool); ok {
+				y = boolAsInt(b) // rlm: a bool shift count is 0 or 1, as in Python
+			}
 			y, err := AsInt32(y)
 			if err != nil {
 				return nil, err
@@ -1133,9 +1141,43 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 		}
 	}
 
+	// rlm: as in Python, a bool operand of an arithmetic or bitwise
+	// operator with an int, a float or a bool is the int 0 or 1, and
+	// &, | and ^ of two bools are a bool (upstream has no bool arithmetic).
+	if xb, ok := x.(Bool); ok {
+		if yb, ok := y.(Bool); ok {
+			switch op {
+			case syntax.AMP:
+				return xb && yb, nil
+			case syntax.PIPE:
+				return xb || yb, nil
+			case syntax.CIRCUMFLEX:
+				return Bool(xb != yb), nil
+			}
+			return Binary(op, boolAsInt(xb), boolAsInt(yb))
+		}
+		switch y.(type) {
+		case Int, Float:
+			return Binary(op, boolAsInt(xb), y)
+		}
+	} else if yb, ok := y.(Bool); ok {
+		switch x.(type) {
+		case Int, Float:
+			return Binary(op, x, boolAsInt(yb))
+		}
+	}
+
 	// unsupported operand types
 unknown:
 	return nil, fmt.Errorf("unknown binary op: %s %s %s", x.Type(), op, y.Type())
+}
+
+// boolAsInt returns b as the int 0 or 1 (rlm: added).
+func boolAsInt(b Bool) Int {
+	if b {
+		return MakeInt(1)
+	}
+	return MakeInt(0)
 }
 
 // It's always possible to overeat in small bites but we'll

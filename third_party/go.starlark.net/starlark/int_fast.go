@@ -132,6 +132,9 @@ func fastCompare(op syntax.Token, x, y Value) (res, ok bool) {
 		if !ok {
 			return false, false
 		}
+		if (x != x || y != y) && op != syntax.EQL && op != syntax.NEQ {
+			return false, true // as Python: an ordered comparison with NaN is false
+		}
 		c = floatCmp(x, y)
 	case String:
 		y, ok := y.(String)

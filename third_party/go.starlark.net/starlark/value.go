@@ -485,8 +485,6 @@ func (f Float) Hash() (uint32, error) {
 	return 1618033, nil // NaN, +/-Inf
 }
 
-func floor(f Float) Float { return Float(math.Floor(float64(f))) }
-
 // isFinite reports whether f represents a finite rational value.
 // It is equivalent to !math.IsNan(f) && !math.IsInf(f, 0).
 func isFinite(f float64) bool {
@@ -535,12 +533,45 @@ func AsFloat(x Value) (f float64, ok bool) {
 	return 0, false
 }
 
+// Mod returns x % y with the sign of y, as Python's float %
+// (rlm: CPython's float_rem, so that a zero remainder takes y's sign).
 func (x Float) Mod(y Float) Float {
-	z := Float(math.Mod(float64(x), float64(y)))
-	if (x < 0) != (y < 0) && z != 0 {
-		z += y
+	_, mod := floatDivmod(x, y)
+	return mod
+}
+
+// floatDivmod returns x // y and x % y for a non-zero y as CPython's
+// float_divmod computes them (rlm: added; floor(x / y) loses the quotient
+// when x / y underflows, e.g. -1e-300 // 1e300 is -1.0, and gets the sign
+// of a zero result wrong).
+func floatDivmod(x, y Float) (div, mod Float) {
+	vx, wx := float64(x), float64(y)
+	m := math.Mod(vx, wx)
+	d := (vx - m) / wx
+	if m != 0 {
+		if (wx < 0) != (m < 0) {
+			m += wx
+			d -= 1.0
+		}
+	} else {
+		m = math.Copysign(0, wx)
 	}
-	return z
+	var q float64
+	if d != 0 {
+		q = math.Floor(d)
+		if d-q > 0.5 {
+			q += 1.0
+		}
+	} else {
+		q = math.Copysign(0, vx/wx)
+	}
+	return Float(q), Float(m)
+}
+
+// floatFloorDiv returns x // y for a non-zero y, as Python's float //.
+func floatFloorDiv(x, y Float) Float {
+	q, _ := floatDivmod(x, y)
+	return q
 }
 
 // Unary implements the operations +float and -float.
@@ -1694,6 +1725,11 @@ func CompareDepth(op syntax.Token, x, y Value, depth int) (bool, error) {
 	if depth < 1 {
 		return false, fmt.Errorf("comparison exceeded maximum recursion depth")
 	}
+	// rlm: as in Python, an ordered comparison with a NaN float is false
+	// (upstream orders NaN above +Inf, so 1 < nan was true).
+	if op != syntax.EQL && op != syntax.NEQ && (isNaNValue(x) || isNaNValue(y)) {
+		return false, nil
+	}
 	if sameType(x, y) {
 		if xcomp, ok := x.(Comparable); ok {
 			return xcomp.CompareSameType(op, y, depth)
@@ -1751,6 +1787,20 @@ func CompareDepth(op syntax.Token, x, y Value, depth int) (bool, error) {
 		}
 	}
 
+	// rlm: a bool compares with an int or a float as the int 0 or 1, as in
+	// Python (True == 1, False < 0.5).
+	if b, ok := x.(Bool); ok {
+		switch y.(type) {
+		case Int, Float:
+			return CompareDepth(op, boolAsInt(b), y, depth)
+		}
+	} else if b, ok := y.(Bool); ok {
+		switch x.(type) {
+		case Int, Float:
+			return CompareDepth(op, x, boolAsInt(b), depth)
+		}
+	}
+
 	// rlm: values of other types that know how to compare with each other
 	// (Python's numeric tower: Fraction and Decimal against int and float).
 	if xc, ok := x.(HasCompareOther); ok {
@@ -1783,6 +1833,12 @@ type HasCompareOther interface {
 	// Left and y otherwise, and y's type differs from x's; ok false
 	// means the comparison is not supported.
 	CompareOther(op syntax.Token, y Value, side Side) (result, ok bool, err error)
+}
+
+// isNaNValue reports whether v is a NaN Float (rlm: added).
+func isNaNValue(v Value) bool {
+	f, ok := v.(Float)
+	return ok && f != f
 }
 
 func sameType(x, y Value) bool {
