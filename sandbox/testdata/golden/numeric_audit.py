@@ -72,3 +72,8 @@ show("boolzde", lambda: 1 // y)
 # ordered comparisons with NaN are false
 n = float("nan")
 show("nan", lambda: (1 < n, n < 1, 1 > n, 1 <= n, 1.0 < n, 2**70 < n, n > 1, n >= n, n <= 2**70, 1 == n, 1 != n, n == n, [n] == [n], max([1, n]), max([n, 1]), min([n, 1]), min(1, n), sorted([3, n, 1]), sorted([n, 3.0, 1.0]), [n] < [1], (n,) <= (n,)))
+# bool, int and float keys of equal value are one dict key or set member;
+# a dict literal's duplicate key replaces the value
+a1, b1 = 1, 1
+show("boolkeys", lambda: ({1: "a"}.get(True), True in {1}, 1 in [True], {True: 1}.get(1), len({1, True, 1.0}), {1: 2, True: 3, 1.0: 4}, {True: 1, 1: 2}, {0: 1, False: 2}, set([False, 0, 0.0]), [True].index(1), [1, True].count(True), 1 in (True,), {True: 1} == {1: 1}, hash(True) == hash(1)))
+show("dupkeys", lambda: ({1: 2, 1: 3}, {a1: 2, b1: 3}, {"x": 1, "y": 2, "x": 3}, {2**63: 1, (2**63 - 1) + 1: 2}))

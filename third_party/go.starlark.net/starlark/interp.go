@@ -615,16 +615,13 @@ loop:
 			k := stack[sp-2]
 			v := stack[sp-1]
 			sp -= 3
-			oldlen := dict.Len()
 			if err = checkGrowTable(thread, &dict.ht); err != nil { // rlm: bounded growth
 				break loop
 			}
+			// rlm: a duplicate key of a dict literal replaces the value, as
+			// in Python ({1: 2, 1: 3} is {1: 3}); upstream failed.
 			if err2 := dict.SetKey(k, v); err2 != nil {
 				err = err2
-				break loop
-			}
-			if op == compile.SETDICTUNIQ && dict.Len() == oldlen {
-				err = fmt.Errorf("duplicate key: %v", k)
 				break loop
 			}
 

@@ -422,10 +422,13 @@ func (b Bool) String() string {
 		return "False"
 	}
 }
-func (b Bool) Type() string          { return "bool" }
-func (b Bool) Freeze()               {} // immutable
-func (b Bool) Truth() Bool           { return b }
-func (b Bool) Hash() (uint32, error) { return uint32(b2i(bool(b))), nil }
+func (b Bool) Type() string { return "bool" }
+func (b Bool) Freeze()      {} // immutable
+func (b Bool) Truth() Bool  { return b }
+
+// Hash returns the hash of the int 0 or 1 (rlm: as in Python, True and 1
+// are the same dict key or set member).
+func (b Bool) Hash() (uint32, error) { return boolAsInt(b).Hash() }
 func (x Bool) CompareSameType(op syntax.Token, y_ Value, depth int) (bool, error) {
 	y := y_.(Bool)
 	return threeway(op, b2i(bool(x))-b2i(bool(y))), nil
