@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"reflect"
 	"strconv"
@@ -15,39 +16,56 @@ import (
 // kernel maps a file's pages 64 KB around each one touched, so rlm exec
 // starts with most of its 8 MB of code resident although running code
 // needs a third of it. The pages stay in the page cache; those still
-// needed are mapped again on their next use. Read-only private mappings
-// hold nothing but the file's content, so dropping them loses nothing.
+// needed are mapped again on their next use. Only read-only private
+// mappings that hold nothing but the file's content are dropped: a
+// mapping with anonymous pages (written before it was made read-only, as
+// the dynamic linker does to a RELRO segment of a PIE or externally
+// linked build) is left alone, since dropping it would bring back the
+// file's bytes in place of what was written.
 func releaseImage() {
-	f, err := os.Open("/proc/self/maps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	// The executable's mappings are those of the file (device and inode)
-	// that holds this function's code.
 	self := uint64(reflect.ValueOf(releaseImage).Pointer())
+	for _, s := range imageSpans(f, self) {
+		// The range is not Go memory: pass it as numbers, not a slice.
+		syscall.Syscall(syscall.SYS_MADVISE, uintptr(s.lo), uintptr(s.hi-s.lo), syscall.MADV_DONTNEED)
+	}
+}
+
+// span is an address range [lo, hi).
+type span struct{ lo, hi uint64 }
+
+// imageSpans reads /proc/PID/smaps and returns the read-only private
+// mappings without anonymous pages of the file (device and inode) whose
+// mapping holds address self.
+func imageSpans(r io.Reader, self uint64) []span {
 	type mapping struct {
-		lo, hi   uint64
-		perms    string
-		dev, ino string
+		span
+		perms, dev, ino string
+		anon            bool
 	}
 	var maps []mapping
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		fl := strings.Fields(sc.Text())
-		if len(fl) < 6 {
-			continue
+		if len(fl) >= 5 && strings.Contains(fl[0], "-") && !strings.HasSuffix(fl[0], ":") {
+			lo, hi, _ := strings.Cut(fl[0], "-")
+			a, err1 := strconv.ParseUint(lo, 16, 64)
+			b, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 == nil && err2 == nil {
+				maps = append(maps, mapping{span: span{a, b}, perms: fl[1], dev: fl[3], ino: fl[4]})
+				continue
+			}
 		}
-		lo, hi, ok := strings.Cut(fl[0], "-")
-		if !ok {
-			continue
+		if len(maps) > 0 && len(fl) >= 2 && fl[0] == "Anonymous:" && fl[1] != "0" {
+			maps[len(maps)-1].anon = true
 		}
-		a, err1 := strconv.ParseUint(lo, 16, 64)
-		b, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		maps = append(maps, mapping{a, b, fl[1], fl[3], fl[4]})
+	}
+	if sc.Err() != nil {
+		return nil
 	}
 	dev, ino := "", ""
 	for _, m := range maps {
@@ -56,13 +74,14 @@ func releaseImage() {
 		}
 	}
 	if ino == "" || ino == "0" {
-		return
+		return nil
 	}
+	var out []span
 	for _, m := range maps {
-		if m.dev != dev || m.ino != ino || !strings.HasPrefix(m.perms, "r") || m.perms[1] != '-' || !strings.HasSuffix(m.perms, "p") {
+		if m.dev != dev || m.ino != ino || m.anon || len(m.perms) != 4 || m.perms[0] != 'r' || m.perms[1] != '-' || m.perms[3] != 'p' {
 			continue
 		}
-		// The range is not Go memory: pass it as numbers, not a slice.
-		syscall.Syscall(syscall.SYS_MADVISE, uintptr(m.lo), uintptr(m.hi-m.lo), syscall.MADV_DONTNEED)
+		out = append(out, m.span)
 	}
+	return out
 }

@@ -62,3 +62,31 @@ func writeTemp(t *testing.T, n int) string {
 	require.NoError(t, os.WriteFile(p, make([]byte, n), 0o644))
 	return p
 }
+
+// TestImageSpans checks which mappings releaseImage drops: the
+// executable's read-only private mappings, not its writable one, not one
+// holding anonymous (written, e.g. relocated RELRO) pages, and nothing of
+// another file.
+func TestImageSpans(t *testing.T) {
+	smaps := `00400000-00600000 r-xp 00000000 fe:01 42 /usr/bin/rlm
+Size:               2048 kB
+Rss:                1024 kB
+Anonymous:             0 kB
+00600000-00700000 r--p 00200000 fe:01 42 /usr/bin/rlm
+Size:               1024 kB
+Anonymous:             0 kB
+00700000-00710000 r--p 00300000 fe:01 42 /usr/bin/rlm
+Size:                 64 kB
+Anonymous:            12 kB
+00710000-00800000 rw-p 00310000 fe:01 42 /usr/bin/rlm
+Anonymous:           100 kB
+7f0000000000-7f0000100000 r-xp 00000000 fe:01 77 /usr/lib/libc.so.6
+Anonymous:             0 kB
+7f0000200000-7f0000300000 rw-p 00000000 00:00 0 
+Anonymous:          1024 kB
+`
+	got := imageSpans(strings.NewReader(smaps), 0x00400100)
+	assert.Equal(t, []span{{0x400000, 0x600000}, {0x600000, 0x700000}}, got)
+	assert.Empty(t, imageSpans(strings.NewReader(smaps), 0x7f0000200010), "an anonymous mapping is no executable")
+	assert.Empty(t, imageSpans(strings.NewReader(smaps), 0x100), "an address in no mapping")
+}
