@@ -434,7 +434,7 @@ func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlar
 		return v, nil
 	case starlark.Int:
 		f, ok := starlark.AsFloat(v)
-		if !ok {
+		if !ok || math.IsInf(f, 0) { // AsFloat gives ±Inf past the float range
 			return nil, Errorf("OverflowError", "int too large to convert to float")
 		}
 		return starlark.Float(f), nil

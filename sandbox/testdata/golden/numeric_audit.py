@@ -77,3 +77,9 @@ show("nan", lambda: (1 < n, n < 1, 1 > n, 1 <= n, 1.0 < n, 2**70 < n, n > 1, n >
 a1, b1 = 1, 1
 show("boolkeys", lambda: ({1: "a"}.get(True), True in {1}, 1 in [True], {True: 1}.get(1), len({1, True, 1.0}), {1: 2, True: 3, 1.0: 4}, {True: 1, 1: 2}, {0: 1, False: 2}, set([False, 0, 0.0]), [True].index(1), [1, True].count(True), 1 in (True,), {True: 1} == {1: 1}, hash(True) == hash(1)))
 show("dupkeys", lambda: ({1: 2, 1: 3}, {a1: 2, b1: 3}, {"x": 1, "y": 2, "x": 3}, {2**63: 1, (2**63 - 1) + 1: 2}))
+show("float big", lambda: float(2**1100))
+show("float big neg", lambda: float(-2**1024))
+show("float edge", lambda: (float(2**1024 - 2**970), float(-(2**1024 - 2**970)), float(2**1023)))
+x, y = True, False
+show("boolseq", lambda: ("ab" * x, x * "ab", [1] * y, (1, 2) * x, repr(y * "ab")))
+show("float max", lambda: (float(2**1023), float(2**1024 - 2**971), float(-(2**1024 - 2**971)), float(2**1024 - 2**970 - 1)))
