@@ -136,27 +136,22 @@ loop:
 		pc++
 		var arg uint32
 		if op >= compile.OpcodeArgMin {
-			if op <= compile.ITERJMP {
-				// rlm: a jump's operand is padded to 4 bytes with NOPs
-				// (opcode 0, no bits): take all 4 at once, so the
-				// padding NOPs are not run as instructions (and steps).
-				_ = code[pc+3]
-				arg = uint32(code[pc]&0x7f) | uint32(code[pc+1]&0x7f)<<7 | uint32(code[pc+2]&0x7f)<<14 | uint32(code[pc+3])<<21
-				pc += 4
-			} else if b := code[pc]; b < 0x80 { // rlm: one-byte operand
-				arg = uint32(b)
+			// TODO(adonovan): opt: profile this.
+			// Perhaps compiling big endian would be less work to decode?
+			argpc := pc
+			for s := uint(0); ; s += 7 {
+				b := code[pc]
 				pc++
-			} else {
-				// TODO(adonovan): opt: profile this.
-				// Perhaps compiling big endian would be less work to decode?
-				for s := uint(0); ; s += 7 {
-					b := code[pc]
-					pc++
-					arg |= uint32(b&0x7f) << s
-					if b < 0x80 {
-						break
-					}
+				arg |= uint32(b&0x7f) << s
+				if b < 0x80 {
+					break
 				}
+			}
+			if op <= compile.ITERJMP {
+				// rlm: a jump's operand is padded to 4 bytes with NOPs:
+				// skip them, so they are not run as instructions (and
+				// steps).
+				pc = argpc + 4
 			}
 		}
 		if vmdebug {
