@@ -83,3 +83,7 @@ show("float edge", lambda: (float(2**1024 - 2**970), float(-(2**1024 - 2**970)),
 x, y = True, False
 show("boolseq", lambda: ("ab" * x, x * "ab", [1] * y, (1, 2) * x, repr(y * "ab")))
 show("float max", lambda: (float(2**1023), float(2**1024 - 2**971), float(-(2**1024 - 2**971)), float(2**1024 - 2**970 - 1)))
+r = range(0, 2**63 - 1, 2**62)
+show("range int64 slice", lambda: (len(r[:]), 2**62 in r[:], r[:] == r, list(r[::-1]), 0 in r[1:], len(r[5:])))
+r2 = range(2**62, -2**62, -2**61)
+show("range int64 neg", lambda: (len(r2), 0 in r2, -2**61 in r2, -2**62 in r2, list(r2[1:]), len(r2[::2]), 2**61 in r2[::2]))

@@ -363,9 +363,6 @@ func (x Int) Mod(y Int) Int {
 		}
 		return MakeBigInt(&rem)
 	}
-	if ySmall == -1 { // rlm: int64 operands (MinInt64 % -1 is 0 in Go)
-		return zero
-	}
 	rem := xSmall % ySmall
 	if (xSmall < 0) != (ySmall < 0) && rem != 0 {
 		rem += ySmall

@@ -500,7 +500,7 @@ loop:
 			// Next call).
 			if ri, ok := iter.(*rangeIterator); ok {
 				if ri.i < ri.r.len {
-					stack[sp] = MakeInt(ri.r.start + ri.i*ri.r.step)
+					stack[sp] = ri.r.Index(ri.i)
 					ri.i++
 					sp++
 				} else {

@@ -894,7 +894,9 @@ func (r rangeValue) Slice(start, end, step int) Value {
 		start: newStart,
 		stop:  newStop,
 		step:  newStep,
-		len:   rangeLen(newStart, newStop, newStep),
+		// rlm: the length from the indices (within [-1, r.len]), which
+		// cannot overflow; newStop can, past int64 (it is only shown).
+		len: rangeLen(start, end, step),
 	}
 }
 
@@ -953,11 +955,22 @@ func (r rangeValue) contains(x Int) bool {
 	if !ok {
 		return false // out of range
 	}
-	start, stop := int64(r.start), int64(r.stop)
+	// The index of v, tested against len (stop may have overflowed in
+	// a slice).
+	start := int64(r.start)
+	var d, step uint64
 	if r.step > 0 {
-		return start <= v && v < stop && (uint64(v)-uint64(start))%uint64(r.step) == 0
+		if v < start {
+			return false
+		}
+		d, step = uint64(v)-uint64(start), uint64(r.step)
+	} else {
+		if v > start {
+			return false
+		}
+		d, step = uint64(start)-uint64(v), -uint64(r.step)
 	}
-	return stop < v && v <= start && (uint64(start)-uint64(v))%(-uint64(r.step)) == 0
+	return d%step == 0 && d/step < uint64(r.len)
 }
 
 type rangeIterator struct {

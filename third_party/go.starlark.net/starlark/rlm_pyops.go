@@ -55,16 +55,12 @@ type PairIterator interface {
 	NextPair(a, b *Value) bool
 }
 
-// pairUnpack reports whether the instructions at pc are an UNPACK 2
-// (after NOPs): it returns the pc after it and how many instructions
-// that skips, or 0 if they are not.
+// pairUnpack reports whether the instruction at pc (after an ITERJMP
+// and its padding) is an UNPACK 2: it returns the pc after it and how
+// many instructions that skips, or 0 if it is not.
 func pairUnpack(code []byte, pc uint32) (next uint32, skipped uint64) {
-	for int(pc) < len(code) && code[pc] == byte(compile.NOP) {
-		pc++
-		skipped++
-	}
 	if int(pc)+1 < len(code) && code[pc] == byte(compile.UNPACK) && code[pc+1] == 2 {
-		return pc + 2, skipped + 1
+		return pc + 2, 1
 	}
 	return 0, 0
 }
