@@ -132,6 +132,13 @@ func TestFoldAnyAllLimits(t *testing.T) {
 	var se *ScriptError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero", se.Traceback)
+
+	// A lambda of the user's called inside the generator is not named as
+	// the generator's frame (CPython shows it as <lambda>; here a lambda
+	// frame on the line of the frame before it is still left out).
+	_, err = New(Config{}).Exec(context.Background(), "xs = [1, 0]\nok = all((lambda v:\n    1 / v)(x) for x in xs)")
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 1, strings.Count(se.Traceback, "<genexpr>"), se.Traceback)
 }
 
 // TestFoldBuildsNoList: sum, max, any, all, set, dict and Counter of a

@@ -116,7 +116,7 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 	var frames []tbFrame
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
-		for _, fr := range ee.CallStack {
+		for i, fr := range ee.CallStack {
 			fname := fr.Pos.Filename()
 			if !strings.HasPrefix(fname, stepFilePrefix) {
 				continue
@@ -125,7 +125,7 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 			if name == "<toplevel>" {
 				name = "<module>"
 			}
-			if name == "lambda" && st.genExprLine(int(fr.Pos.Line)) {
+			if name == "lambda" && i > 0 && ee.CallStack[i-1].Name == "_py_fold" {
 				name = "<genexpr>" // the front end's lambda around any(x for ...)
 			}
 			if name == "lambda" && len(frames) > 0 && frames[len(frames)-1].line == int(fr.Pos.Line) {
@@ -158,20 +158,6 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 		}
 	}
 	return newScriptError(kind, msg, line, err, code, frames)
-}
-
-// genExprLine reports whether line is in a generator expression that the
-// front end runs inside a lambda (pyfront's Program.GenExprs).
-func (st *step) genExprLine(line int) bool {
-	if st.prog == nil {
-		return false
-	}
-	for _, r := range st.prog.GenExprs {
-		if r.Contains(line) {
-			return true
-		}
-	}
-	return false
 }
 
 // collapseFrames replaces runs of identical frames (deep recursion) with

@@ -483,9 +483,6 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 		if lazy {
 			// any/all of a generator: the comprehension runs inside
 			// _py_fold, which stops it at the first deciding element.
-			if p.prog != nil {
-				p.prog.GenExprs = append(p.prog.GenExprs, TryRange{Line: int(c.Lbrack.Line), EndLine: int(c.Rbrack.Line)})
-			}
 			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Body: c})
 		}
 		return call("_py_fold", lparen, append([]Expr{fn}, args...)...)

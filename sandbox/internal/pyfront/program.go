@@ -87,10 +87,6 @@ type Program struct {
 	// handlers never run: an error raised inside such a body must fail
 	// the step with a message saying so.
 	InnerTry []TryRange
-	// GenExprs lists the lines of the generator expressions given to any
-	// or all, which run inside a lambda (Options.FoldCalls): a traceback
-	// names a lambda frame there <genexpr>, as Python does.
-	GenExprs []TryRange
 }
 
 // A Chunk is either plain code (File) or a module-level try statement
