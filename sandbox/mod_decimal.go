@@ -827,10 +827,10 @@ func (d *decValue) pyFormat(thread *starlark.Thread, s fmtSpec) (string, error) 
 		if s.typ == '%' {
 			body += "%"
 		}
-		return formatNumberBody(body, q.neg, s)
+		return formatDecimalBody(body, q.neg, s), nil
 	case 0:
 		if s.precision < 0 {
-			return formatNumberBody(strings.TrimPrefix(d.pyStr(), "-"), d.neg, s)
+			return formatDecimalBody(strings.TrimPrefix(d.pyStr(), "-"), d.neg, s), nil
 		}
 	}
 	return formatFloat(d.float(), s)
@@ -852,33 +852,21 @@ func (d *decValue) plain() string {
 	return "0." + strings.Repeat("0", -point) + digits
 }
 
-// formatNumberBody applies sign, grouping and padding of spec s to the
-// digits body of a number.
-func formatNumberBody(body string, neg bool, s fmtSpec) (string, error) {
-	if s.grouping != 0 {
-		intPart, frac, _ := strings.Cut(body, ".")
-		var b strings.Builder
-		for i, c := range intPart {
-			if i > 0 && (len(intPart)-i)%3 == 0 {
-				b.WriteByte(byte(s.grouping))
-			}
-			b.WriteRune(c)
-		}
-		body = b.String()
-		if frac != "" || strings.Contains(body, ".") {
-			body += "." + frac
-		}
+// formatDecimalBody lays out the digits body of a decimal (no sign) with
+// spec s's sign, grouping and padding: the leading integer digits are
+// grouped, the rest ('.' and fraction, exponent, '%') follows them.
+func formatDecimalBody(body string, neg bool, s fmtSpec) string {
+	i := strings.IndexFunc(body, func(r rune) bool { return r < '0' || r > '9' })
+	if i < 0 {
+		i = len(body)
 	}
-	sign := ""
-	switch {
-	case neg:
-		sign = "-"
-	case s.sign == '+':
-		sign = "+"
-	case s.sign == ' ':
-		sign = " "
+	sp := signPrefix(neg, s.sign)
+	if s.fillSet {
+		// Unlike int and float, Decimal inserts grouped zeros only for
+		// the '0' flag, not for an explicit '0' fill.
+		return pad(sp+group(body[:i], s.grouping, 3)+body[i:], s, '>', len(sp))
 	}
-	return pad(sign+body, s, '>', len(sign)), nil
+	return formatNumber(sp, body[:i], body[i:], s, 3)
 }
 
 func init() {

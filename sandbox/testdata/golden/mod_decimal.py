@@ -14,6 +14,7 @@ print(D(7) // D(2), D(-7) // D(2), D(7) % D(3), D(-7) % D(3), D('7.5') % D('2'),
 print(sum([D('0.1')] * 10), sum([D('0.1')] * 10) == D('1.0'), D('0.1') * 3 == D('0.3'), 1 + D('0.5'), 3 - D('0.5'), 2 * D('0.25'), 1 / D(4), D(1) / 7 * 7)
 print(D('3.14159').adjusted(), D('0.001').adjusted(), D('1.200').normalize(), D('100').normalize(), D('0.00').normalize(), D('-0').is_signed(), D('1.5').as_integer_ratio(), D('12.7').to_integral_value(), D('-12.5').to_integral_value(), D('12.5').to_integral_value(rounding=ROUND_HALF_UP))
 print(f'{D("1234.5678"):.2f}', f'{D("2.675"):.2f}', f'{D("1234567.891"):,.2f}', f'{D("0.5"):.0f}', f'{D("1.5"):.0f}', f'{D("3.14159"):10.3f}|', f'{D("-2.5"):+.1f}', f'{D("0.125"):.1%}', f'{D("12.50")}', f'{D("1e-9"):f}', '%.2f' % D('2.675'))
+print(f'{D("-1234.5"):012,.1f}', f'{D("-1234567.5"):015,}', f'{D("12.345"):012,.1%}', f'{D("1.2345E+10"):,}', f'{D("1234"):+,.2f}', f'{D("1234"):0=12,}', f'{D("1234"):_>12,}')
 print(str(D('NaN')), repr(D('-Infinity')), D('inf') > D(10**100), D('NaN') == D('NaN'), D('NaN').is_nan(), D('Infinity').is_infinite(), D(1).is_finite(), float(D('-inf')))
 print(hash(D(2)) == hash(2), {D('1.0'): 'one'}[1], D('1.50') == D('1.5'), str(D('1.50')), type(D(1)).__name__, isinstance(D(1), D))
 cases = [
