@@ -39,6 +39,9 @@ func (t *typeObj) mro() []*typeObj {
 		}
 	} else if t.base != nil {
 		out = append(out, t.base.mro()...)
+		if t.base2 != nil {
+			out = append(out, t.base2.mro()...)
+		}
 	}
 	return out
 }

@@ -116,7 +116,7 @@ var exceptionHierarchy = [][2]string{
 	{"csv.Error", "Exception"},
 	{"decimal.DecimalException", "ArithmeticError"},
 	{"decimal.InvalidOperation", "decimal.DecimalException"},
-	{"decimal.DivisionByZero", "ZeroDivisionError"},
+	{"decimal.DivisionByZero", "decimal.DecimalException"}, // and ZeroDivisionError, below
 	{"decimal.Overflow", "decimal.DecimalException"},
 	{"Error", "Exception"}, // unclassified interpreter errors
 }
@@ -139,6 +139,7 @@ func init() {
 		}
 		excTypes[h[0]] = t
 	}
+	excTypes["decimal.DivisionByZero"].base2 = excTypes["ZeroDivisionError"]
 }
 
 // exceptionFromError returns the Python exception value for a step error.

@@ -20,6 +20,7 @@ type typeObj struct {
 	call  func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
 	check func(v starlark.Value) bool
 	base  *typeObj // for exception classes and bool <: int
+	base2 *typeObj // a second base: decimal.DivisionByZero <: ZeroDivisionError
 	attrs starlark.StringDict
 	cls   *classInfo // non-nil for classes defined by code
 

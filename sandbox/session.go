@@ -309,17 +309,19 @@ func handlerMatches(types []string, t *typeObj, lookup func(string) *typeObj) bo
 }
 
 // lookupClass returns the class a handler names when the code defined it
-// (in an earlier chunk, or in the running one as seen from thread).
+// (in an earlier chunk, or in the running one as seen from thread) or
+// bound a module's exception class to that name (from decimal import
+// DecimalException).
 func (s *Session) lookupClass(thread *starlark.Thread, name string) *typeObj {
 	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
 		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
-			if t, ok := fn.Globals()[name].(*typeObj); ok && t.cls != nil {
+			if t, ok := fn.Globals()[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
 				return t
 			}
 			break
 		}
 	}
-	if t, ok := s.globals[name].(*typeObj); ok && t.cls != nil {
+	if t, ok := s.globals[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
 		return t
 	}
 	return nil

@@ -37,6 +37,26 @@ for expr, f in cases:
         print(expr, 'InvalidOperation', e, isinstance(e, ArithmeticError))
     except Exception as e:
         print(expr, type(e).__name__, e)
+from decimal import DecimalException
+for f in [lambda: D(1) / D(0), lambda: D(1) // D(0)]:
+    try:
+        f()
+    except DecimalException as e:
+        print('DecimalException', type(e).__name__, isinstance(e, decimal.DecimalException), isinstance(e, ZeroDivisionError), issubclass(decimal.DivisionByZero, ArithmeticError))
+    try:
+        f()
+    except decimal.DecimalException:
+        print('decimal.DecimalException')
+    try:
+        f()
+    except ZeroDivisionError:
+        print('ZeroDivisionError')
+def catch_in_function():
+    try:
+        D(0) / D(0)
+    except DecimalException as e:
+        return type(e).__name__
+print(catch_in_function())
 ctx = getcontext()
 ctx.prec = 6
 print(D(1) / D(7), D('1.234567890') + 0, D('1.234567890'), D(2) ** D('0.5') if False else D(22) / 7)
