@@ -21,12 +21,12 @@ var summaryLevels = []struct{ preview, keys int }{
 	{80, 8}, {60, 6}, {40, 5}, {28, 4}, {20, 3}, {12, 2}, {0, 2}, {0, 1}, {0, 0},
 }
 
-// summarize builds v's deterministic summary, shrinking the preview and the
-// structure lists until the line fits MaxSummaryTokens.
-func summarize(v *Variable) string {
+// summarize builds v's deterministic summary of its Go value val,
+// shrinking the preview and the structure lists until the line fits
+// MaxSummaryTokens.
+func summarize(v *Variable, val any) string {
 	tok := llm.DefaultTokenizer()
 	var s string
-	val := v.GoValue() // once: after Release it is decoded again
 	for _, lv := range summaryLevels {
 		s = describe(v, val, lv.preview, lv.keys)
 		if tok.Count(summaryLine(v.Name, s)) <= MaxSummaryTokens {

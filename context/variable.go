@@ -194,13 +194,18 @@ func pieces(val any, ends []int) []any {
 // over [llm.DefaultEstimateThreshold], other values whose JSON encoding is).
 // It is computed on the first call.
 func (v *Variable) Tokens() (n int, estimated bool) {
+	return v.tokensOf(v.GoValue)
+}
+
+// tokensOf is Tokens, taking the Go value from value when it is counted.
+func (v *Variable) tokensOf(value func() any) (n int, estimated bool) {
 	if v.tokensFrom != nil {
 		return v.tokensFrom.Tokens()
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.tokensDone {
-		v.tokens, v.tokensEstimated = countTokens(v.GoValue(), v.SizeBytes)
+		v.tokens, v.tokensEstimated = countTokens(value(), v.SizeBytes)
 		v.tokensDone = true
 	}
 	return v.tokens, v.tokensEstimated
@@ -209,17 +214,22 @@ func (v *Variable) Tokens() (n int, estimated bool) {
 // Summary is the deterministic description shown to the root model (at
 // most [MaxSummaryTokens] with the name), computed on the first call.
 func (v *Variable) Summary() string {
-	v.Tokens() // outside v.mu: the description reads them
 	v.mu.Lock()
 	done, s, fn := v.summaryDone, v.summary, v.describeFn
 	v.mu.Unlock()
 	if done {
 		return s
 	}
-	if fn == nil {
-		fn = summarize
+	if fn != nil {
+		v.Tokens() // outside v.mu: the description reads them
+		s = fn(v)
+	} else {
+		// One Go value for the count and the description: after Release
+		// each GoValue decodes the whole document again.
+		val := v.GoValue()
+		v.tokensOf(func() any { return val }) // outside v.mu: the description reads them
+		s = summarize(v, val)
 	}
-	s = fn(v)
 	v.mu.Lock()
 	v.summary, v.summaryDone = s, true
 	v.mu.Unlock()
