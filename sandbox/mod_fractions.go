@@ -155,7 +155,21 @@ func abs(n int) int {
 
 func (f *fracValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error) {
 	if side == starlark.Right {
-		// y ** f: an integral f raises y to an int power; else a float.
+		// y ** f, as Fraction.__rpow__: a non-negative integral f raises
+		// y to an int power, an int y is taken as a Fraction, then an
+		// integral f is an int power and any other a float one.
+		if f.r.IsInt() && f.r.Sign() >= 0 {
+			return pyPow(thread, y, starlark.MakeBigInt(f.r.Num()))
+		}
+		if b, ok := y.(starlark.Bool); ok {
+			y = starlark.MakeInt(0)
+			if b {
+				y = starlark.MakeInt(1)
+			}
+		}
+		if v, ok := y.(starlark.Int); ok {
+			return (&fracValue{new(big.Rat).SetInt(v.BigInt())}).pow(thread, f, starlark.Left)
+		}
 		if f.r.IsInt() {
 			return pyPow(thread, y, starlark.MakeBigInt(f.r.Num()))
 		}

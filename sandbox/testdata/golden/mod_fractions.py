@@ -2,6 +2,7 @@ from fractions import Fraction
 import math
 F = Fraction
 print(repr(2**F(2)), repr(F(1,2)**2), repr(F(4)**F(1,2)), repr(2.0**F(1,2)), repr(F(-7,2)//2), repr(F(-7,2)%2), repr(divmod(F(7,2),F(1,3))), round(F(5,2)), repr(round(F(1,3),2)), repr(F(1,2)**-2))
+print(repr(2 ** F(-1)), repr(2 ** F(1,2)), repr(True ** F(-2)), repr(2.0 ** F(-1)), repr(3 ** F(-2)), repr(2 ** F(3)), repr(F(1,2) ** F(-2)))
 print(F('1.5e-3'), F(' -3/4 '), F('1_000'), F(0.1), F(1.5).limit_denominator(), F(3.141592653589793).limit_denominator(1000), F(1,3) + 0.5, sum([F(1,3)]*3), F(2,4))
 print(hash(F(2)) == hash(2), hash(F(1,2)) == hash(0.5), {2: 'two'}[F(4, 2)])
 for bad in ['abc', '1/0', '', '1.2.3', '3/-4', '.5', '5.', 'e5']:
