@@ -119,10 +119,8 @@ type foldSink struct {
 	sum   *sumFold       // sum
 	op    syntax.Token   // min (LT) or max (GT)
 	best  starlark.Value // min and max: the best element so far (nil: none)
-	isAny bool           // any, or all with isAll
-	isAll bool
-	build builder // set, dict, Counter: the value being built
-	n     int     // elements appended
+	build builder        // set, dict, Counter: the value being built
+	n     int            // elements appended
 }
 
 // builder builds the value of set, dict or Counter of a generator
@@ -215,8 +213,8 @@ func (s *foldSink) Append(thread *starlark.Thread, v starlark.Value) error {
 		}
 		return s.build.add(thread, s.n-1, v)
 	}
-	if s.isAny || s.isAll {
-		if t := bool(v.Truth()); t == s.isAny {
+	if isAny := s.fn == builtinAny; isAny || s.fn == builtinAll {
+		if t := bool(v.Truth()); t == isAny {
 			return &foldStop{result: starlark.Bool(t)}
 		}
 		return nil
@@ -243,8 +241,8 @@ func (s *foldSink) result() (starlark.Value, error) {
 	if s.build != nil {
 		return s.build.value(), nil
 	}
-	if s.isAny || s.isAll {
-		return starlark.Bool(s.isAll), nil // no element decided
+	if isAll := s.fn == builtinAll; isAll || s.fn == builtinAny {
+		return starlark.Bool(isAll), nil // no element decided
 	}
 	if s.best == nil {
 		return nil, Errorf("ValueError", "%s() arg is an empty sequence", s.fn.Name())
@@ -268,9 +266,9 @@ func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []st
 		case builtinMax:
 			return &foldSink{fn: builtinMax, op: syntax.GT}, nil
 		case builtinAny:
-			return &foldSink{fn: builtinAny, isAny: true}, nil
+			return &foldSink{fn: builtinAny}, nil
 		case builtinAll:
-			return &foldSink{fn: builtinAll, isAll: true}, nil
+			return &foldSink{fn: builtinAll}, nil
 		case typeSet:
 			return &foldSink{build: &setBuilder{s: new(starlark.Set)}}, nil
 		case typeDict:

@@ -215,10 +215,7 @@ func (d *decValue) float() float64 {
 		f, _ := strconv.ParseFloat(strings.ToLower(d.pyStr()), 64)
 		return f
 	}
-	f, err := strconv.ParseFloat(d.pyStr(), 64)
-	if err != nil { // out of range: ±Inf or 0, as CPython
-		return f
-	}
+	f, _ := strconv.ParseFloat(d.pyStr(), 64) // out of range: ±Inf or 0, as CPython
 	return f
 }
 
@@ -489,7 +486,11 @@ func (d *decValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side)
 // decBinary computes a op b in the context ctx.
 func decBinary(ctx *decContext, op syntax.Token, a, b *decValue) (starlark.Value, error) {
 	if a.special != "" || b.special != "" {
-		return nil, Errorf("decimal.InvalidOperation", "arithmetic on %s is not supported in the sandbox", map[bool]string{true: a.pyStr(), false: b.pyStr()}[a.special != ""])
+		special := b
+		if a.special != "" {
+			special = a
+		}
+		return nil, Errorf("decimal.InvalidOperation", "arithmetic on %s is not supported in the sandbox", special.pyStr())
 	}
 	switch op {
 	case syntax.PLUS, syntax.MINUS:
@@ -631,17 +632,16 @@ func (d *decValue) round(nd starlark.Value) (starlark.Value, error) {
 }
 
 func (d *decValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error) {
-	other := func() string { return pyType(y) }
 	if side == starlark.Right {
 		o, ok := decimalOf(y)
 		if !ok {
-			return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): '%s' and 'decimal.Decimal'", other())
+			return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): '%s' and 'decimal.Decimal'", pyType(y))
 		}
 		return o.pow(thread, d, starlark.Left)
 	}
 	e, ok := decimalOf(y)
 	if !ok {
-		return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): 'decimal.Decimal' and '%s'", other())
+		return nil, Errorf("TypeError", "unsupported operand type(s) for ** or pow(): 'decimal.Decimal' and '%s'", pyType(y))
 	}
 	er := e.rat()
 	if e.special != "" || d.special != "" || !er.IsInt() {

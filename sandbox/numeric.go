@@ -32,9 +32,7 @@ func (r exactRat) trunc() *big.Int {
 
 // floor rounds toward minus infinity.
 func (r exactRat) floor() *big.Int {
-	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
-	_ = m
-	return q // Euclidean division with a positive divisor is floor division
+	return new(big.Int).Div(r.Num(), r.Denom()) // Euclidean division with a positive divisor is floor division
 }
 
 // roundWith rounds as math.floor, math.ceil or math.trunc (name).
