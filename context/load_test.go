@@ -305,6 +305,23 @@ func TestLoadJSONOutlined(t *testing.T) {
 	}
 	recs.WriteString("]")
 	table.WriteString("}")
+	// Over keepItemSizes: AutoChunk cuts the outlined document by its
+	// items' sizes, without its Go value.
+	var many, bigTable strings.Builder
+	many.WriteString("[")
+	bigTable.WriteString("{")
+	for i := 0; i < 1200; i++ {
+		if i > 0 {
+			many.WriteString(", ")
+			bigTable.WriteString(",\n")
+		}
+		fmt.Fprintf(&many, `{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`, i, i)
+		fmt.Fprintf(&bigTable, `"k%04d": {"name": "value %d", "v": [1.5e300, -0.0, null, true]}`, i, i)
+	}
+	many.WriteString("]")
+	bigTable.WriteString("}")
+	require.Greater(t, many.Len(), keepItemSizes)
+	require.Greater(t, bigTable.Len(), keepItemSizes)
 	tests := []struct {
 		name, content string
 		typ           VarType
@@ -312,6 +329,8 @@ func TestLoadJSONOutlined(t *testing.T) {
 		err           bool
 	}{
 		{name: "records", content: recs.String(), outlined: true},
+		{name: "many records", content: many.String(), outlined: true},
+		{name: "big table", content: bigTable.String(), outlined: true},
 		{name: "table", content: table.String(), outlined: true},
 		{name: "files", content: table.String(), typ: Files, outlined: true},
 		{name: "chat", content: `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": [1]}]`, outlined: true},
@@ -365,6 +384,10 @@ func TestLoadJSONOutlined(t *testing.T) {
 				assert.Equal(t, v.ItemCount, ends[len(ends)-1])
 				assert.Equal(t, wcv.GoValue(), cv.GoValue())
 				assert.Equal(t, wcv.ItemCount, cv.ItemCount)
+				assert.Equal(t, v.SizeBytes >= keepItemSizes, cv.released, "large: pieces made from the text")
+				// The parent released, its pieces are made again from the text.
+				require.True(t, v.Release())
+				assert.Equal(t, wcv.GoValue(), cv.GoValue())
 			}
 			// Released, the Go value is made again from the text.
 			assert.True(t, v.Release())
