@@ -50,8 +50,8 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	// pyjson.StopEvery values it asks whether the step's limits
 	// (time, memory: the heap read afresh) still hold.
 	v, err := starjson.Decode(unsafe.Slice(unsafe.StringData(text), len(text)), starjson.Options{
-		DecodeOptions: pyjson.DecodeOptions{Python: true, MaxDepth: valueDepthLimit(thread), Shared: true},
-		Stop:          func() error { return growCheck(thread, 0) },
+		DecodeOptions: pyjson.DecodeOptions{Python: true, MaxDepth: valueDepthLimit(thread), Shared: true,
+			Stop: func() error { return growCheck(thread, 0) }},
 	})
 	if err != nil {
 		var se *pyjson.SyntaxError

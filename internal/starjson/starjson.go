@@ -21,10 +21,6 @@ import (
 // Options configures [Decode].
 type Options struct {
 	pyjson.DecodeOptions
-	// Stop, when set, is called after every pyjson.StopEvery values
-	// parsed; an error it returns ends the decoding with that error (a
-	// step's time or memory limit).
-	Stop func() error
 }
 
 // maxInterned bounds the distinct object keys that one decoding shares,
@@ -45,9 +41,6 @@ const (
 // *pyjson.SyntaxError, or Stop's error.
 func Decode(data []byte, o Options) (starlark.Value, error) {
 	b := &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
-	if o.Stop != nil {
-		o.DecodeOptions.Stop = o.Stop
-	}
 	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
 }
 
