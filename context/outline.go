@@ -100,7 +100,7 @@ func (o *outliner) Object(keys []string, vals []outline) (outline, error) {
 			flags |= fMemory
 		}
 	}
-	if len(keys) > 1 && hasDuplicate(keys) {
+	if len(keys) > 1 && pyjson.HasDupKeys(keys) {
 		flags |= fDupKeys
 	}
 	return outline{size: sumSizes(o.top), kind: oDict, flags: flags}, nil
@@ -114,27 +114,6 @@ func sumSizes(items []outline) int64 {
 		n += it.size
 	}
 	return n
-}
-
-func hasDuplicate(keys []string) bool {
-	if len(keys) <= 8 {
-		for i := 1; i < len(keys); i++ {
-			for j := 0; j < i; j++ {
-				if keys[i] == keys[j] {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	seen := make(map[string]struct{}, len(keys))
-	for _, k := range keys {
-		if _, ok := seen[k]; ok {
-			return true
-		}
-		seen[k] = struct{}{}
-	}
-	return false
 }
 
 // docOutline is a JSON document's outline: the value's and its items'.

@@ -552,13 +552,25 @@ func (d *decoder[V, B]) hex4(i int) (rune, bool) {
 	return r, true
 }
 
-func hasDupKeys(keys []string) bool {
-	for i := 1; i < len(keys); i++ {
-		for j := 0; j < i; j++ {
-			if keys[i] == keys[j] {
-				return true
+// HasDupKeys reports whether keys repeats a key: by comparing pairs up to
+// dictIndexMin keys, through a map beyond.
+func HasDupKeys(keys []string) bool {
+	if len(keys) <= dictIndexMin {
+		for i := 1; i < len(keys); i++ {
+			for j := 0; j < i; j++ {
+				if keys[i] == keys[j] {
+					return true
+				}
 			}
 		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		if _, ok := seen[k]; ok {
+			return true
+		}
+		seen[k] = struct{}{}
 	}
 	return false
 }
@@ -633,7 +645,7 @@ func (goBuilder) Object(keys []string, vals []any) (any, error) {
 		if len(obj.idx) < n {
 			obj = dedup(obj)
 		}
-	} else if hasDupKeys(obj.keys) {
+	} else if HasDupKeys(obj.keys) {
 		obj = dedup(obj)
 	}
 	return obj, nil

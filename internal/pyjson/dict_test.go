@@ -69,3 +69,31 @@ func dict(kv ...any) *Dict {
 	}
 	return d
 }
+
+func TestHasDupKeys(t *testing.T) {
+	keys := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("k%d", i)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		keys []string
+		want bool
+	}{
+		{"none", nil, false},
+		{"one", []string{"a"}, false},
+		{"few distinct", keys(dictIndexMin), false},
+		{"few repeated", append(keys(dictIndexMin-1), "k3"), true},
+		{"many distinct", keys(dictIndexMin + 5), false},
+		{"many repeated", append(keys(dictIndexMin+5), "k0"), true},
+		{"empty key repeated", []string{"", "a", ""}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, HasDupKeys(tt.keys))
+		})
+	}
+}
