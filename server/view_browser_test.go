@@ -71,14 +71,34 @@ func TestBrowserLiveViewWithToken(t *testing.T) {
 		}
 	}))
 	view := ts.http.URL + "/v1/runs/" + created.ID + "/view"
+	// A navigation can leave chromedp holding the execution context of the
+	// page it replaced ("Cannot find context with specified id"); that is
+	// the test's race, not the page's, so the call is retried.
+	retry := func(run func() error) error {
+		var err error
+		for range 20 {
+			if err = run(); err == nil || !strings.Contains(err.Error(), "Cannot find context") {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return err
+	}
 	waitFor := func(expr string) {
 		t.Helper()
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(90*time.Second)))
+		err := retry(func() error {
+			_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(90*time.Second)))
+			return err
+		})
 		require.NoError(t, err, "waiting for %s", expr)
 	}
 	eval := func(expr string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+		var v string
+		err := retry(func() (err error) {
+			v, err = chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+			return err
+		})
 		require.NoError(t, err, expr)
 		return v
 	}
