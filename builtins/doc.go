@@ -2,7 +2,8 @@
 // sandbox to explore externalized context variables and to call sub-models:
 // peek, search, chunk, outline and show_vars (explore), llm_query, llm_query_batched,
 // summarize, find_relevant and rlm_query (sub-calls, returning deferred
-// futures), and SUBMIT, FINAL and FINAL_VAR (finishing a run).
+// futures), store_keys and store_get (reading a run's stored results, see
+// [StoreView]), and SUBMIT, FINAL and FINAL_VAR (finishing a run).
 //
 // Each helper's Go doc comment is its Python-style signature followed by a
 // one-line description; [Docs] and [PromptHelp] return the same text for the

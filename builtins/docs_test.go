@@ -57,14 +57,19 @@ func TestDocCommentsMatchRegistry(t *testing.T) {
 }
 
 func TestPromptHelp(t *testing.T) {
-	help := builtins.PromptHelp()
+	help := builtins.PromptHelpFor(builtins.HelpOptions{Store: true})
 	for _, d := range builtins.Docs() {
 		assert.Contains(t, help, "- "+d.Signature+": "+d.Summary+"\n")
 	}
-	for _, name := range []string{"peek", "search", "chunk", "outline", "show_vars", "summarize", "find_relevant", "llm_query", "llm_query_batched", "rlm_query", "SUBMIT", "FINAL", "FINAL_VAR"} {
+	for _, name := range []string{"peek", "search", "chunk", "outline", "show_vars", "summarize", "find_relevant", "llm_query", "llm_query_batched", "rlm_query", "store_keys", "store_get", "SUBMIT", "FINAL", "FINAL_VAR"} {
 		_, ok := builtins.Predeclared(&builtins.Host{})[name]
 		assert.True(t, ok, name)
 		assert.Contains(t, help, "- "+name+"(")
 	}
-	assert.Less(t, len(help), 3000, "the helper list stays compact")
+	assert.Less(t, len(help), 3800, "the helper list stays compact")
+	// Without a store to read, the store helpers are left out.
+	plain := builtins.PromptHelp()
+	assert.NotContains(t, plain, "store_get")
+	assert.NotContains(t, plain, "Read the store")
+	assert.Less(t, len(plain), 3000, "the helper list stays compact")
 }

@@ -54,6 +54,9 @@ type Host struct {
 	Child ChildRunner
 	// Group runs the deferred operations; nil creates one on first use.
 	Group *deferred.Group
+	// Store, if set, is what store_get and store_keys may read; nil
+	// makes them fail (the store module is then left out of the prompt).
+	Store *StoreView
 	// Session gives show_vars and FINAL_VAR the variables when they are
 	// called outside a sandbox step (a *sandbox.Session between steps, or
 	// any Globals). Inside a step they read the variables the step sees

@@ -15,7 +15,7 @@ type Doc struct {
 	Name      string // e.g. "peek"
 	Signature string // Python-style, e.g. "peek(var, start=0, end=10)"
 	Summary   string // one line
-	Module    string // "explore", "llm" or "control"
+	Module    string // "explore", "llm", "store" or "control"
 }
 
 // helperFunc is the Go implementation of a helper; h is never nil.
@@ -40,6 +40,8 @@ var helpers = []helper{
 	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (stripped).", "llm"}, summarize},
 	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
 	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).", "llm"}, rlmQuery},
+	{Doc{"store_keys", `store_keys(prefix="")`, "List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value.", "store"}, storeKeys},
+	{Doc{"store_get", "store_get(key)", "Return the stored value of key (read-only: a str, list or dict such as a child's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.", "store"}, storeGet},
 	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
 	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
 	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
@@ -63,6 +65,7 @@ func Docs() []Doc {
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
 	{"llm", "Sub-calls. Each runs in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results"},
+	{"store", "Read the store (read-only): every rlm_query child's outputs are stored as it ends, so a later step can load one by reference instead of copying its answer around"},
 	{"control", "Finish"},
 }
 
@@ -74,6 +77,9 @@ type HelpOptions struct {
 	// NoFinal leaves out FINAL and FINAL_VAR, which finish with the output
 	// 'answer': for runs whose declared outputs are not a single answer.
 	NoFinal bool
+	// Store: the run can read the store (a [StoreView] is set), so
+	// store_get and store_keys are listed.
+	Store bool
 }
 
 // PromptHelp renders the helper list for the root prompt from the same text
@@ -84,8 +90,11 @@ func PromptHelp() string { return PromptHelpFor(HelpOptions{}) }
 // helper is described once, as it behaves in that run.
 func PromptHelpFor(o HelpOptions) string {
 	var b strings.Builder
-	for i, m := range moduleTitles {
-		if i > 0 {
+	for _, m := range moduleTitles {
+		if m.name == "store" && !o.Store {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "%s:\n", m.title)

@@ -139,6 +139,10 @@ type Config struct {
 	// ends, with its id (see TRAJECTORY.md) and result; e.g. to persist
 	// the result. Children may end concurrently.
 	OnChildEnd func(id string, res *Result)
+	// Store, if set, lets the code of every RLM in the tree read the
+	// store through store_get and store_keys (e.g. the results OnChildEnd
+	// persisted), and the system prompt lists them.
+	Store *builtins.StoreView
 }
 
 func (c Config) withDefaults() Config {
@@ -243,6 +247,8 @@ type ExecSpec struct {
 	RunID string
 	Depth int
 	Vars  []Var
+	// Store is what store_get and store_keys read (nil: no store).
+	Store *builtins.StoreView
 	// Child runs rlm_query; it is the builtins.ChildRunner of this RLM.
 	Child ChildRunner
 	// Model (metered) and SubModel serve llm_query and summarize.

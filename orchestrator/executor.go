@@ -51,6 +51,7 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 		MaxOutputTokens: spec.SubMaxOutputTokens,
 		TraceOps:        spec.TraceOps,
 		TraceFull:       spec.TraceFull,
+		Store:           spec.Store,
 	}
 	if spec.Child != nil {
 		host.Child = spec.Child

@@ -58,7 +58,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	r := &run{t: t, id: s.id, depth: s.depth, maxIter: s.maxIter, schema: s.schema, known: map[string]bool{}}
 	r.env = buildEnvelope(cfg, s.query, s.summaries, s.infos, s.schema, s.maxIter, s.depth)
 	ex, err := cfg.Executors(ctx, ExecSpec{
-		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r,
+		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r, Store: cfg.Store,
 		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
 		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits, Clock: t.clock,
 		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull,
@@ -100,7 +100,7 @@ func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema 
 	if helpers == "" {
 		// Each helper described once, as it behaves at this depth and
 		// for these outputs.
-		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, NoFinal: !schema.singleAnswer()})
+		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, NoFinal: !schema.singleAnswer(), Store: cfg.Store != nil})
 	}
 	env := &envelope{System: systemPrompt(cfg.Protocol, helpers), Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {

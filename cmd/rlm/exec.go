@@ -33,6 +33,7 @@ type sessionFlags struct {
 	vars     varFlags
 	session  string
 	storeDir *string
+	reads    storeReads
 	models   modelFlags
 	limits   limitFlags
 	sizes    *rlmctx.SizeConfig
@@ -45,6 +46,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv, observationTokens
 	fs.Var(&f.vars, "var", varFlagUsage)
 	fs.StringVar(&f.session, "session", "", "session `FILE` {messages, files, tool_outputs, memory} loaded as typed variables")
 	f.storeDir = storeDirFlag(fs, env)
+	fs.Var(&f.reads, "store-read", storeReadUsage)
 	f.models.register(fs)
 	f.limits.register(fs, observationTokens)
 	f.sizes = registerSizeFlags(fs)
@@ -138,6 +140,10 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
 	}
 	host.Group = deferred.New(deferred.Config{})
+	host.Store = storeView(*f.storeDir, f.vars, f.reads, "", f.sizes.MaxTotalSize)
+	if host.Store != nil {
+		closeModel = closeBoth(closeModel, host.Store.Close)
+	}
 	// The variables' values before the session, whose memory base (the
 	// live heap) then counts them.
 	vals, err := orchestrator.InterpVars(c.Vars)
@@ -156,6 +162,17 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	}
 	host.Session = sess
 	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil
+}
+
+// closeBoth returns a function calling a then b, returning the first error.
+func closeBoth(a, b func() error) func() error {
+	return func() error {
+		err := a()
+		if berr := b(); err == nil {
+			err = berr
+		}
+		return err
+	}
 }
 
 // exec runs one step. Deferred operations are settled afterwards (the

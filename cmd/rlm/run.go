@@ -267,7 +267,16 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if !o.quiet && isTerminal(env.stderr) {
 		status = &statusLine{w: env.stderr}
 	}
+	runID := ""
+	if o.keep.run != nil {
+		runID = o.keep.run.ID()
+	}
+	view := storeView(*o.storeDir, o.vars, o.reads, runID, o.sizes.MaxTotalSize)
+	if view != nil {
+		defer view.Close()
+	}
 	eng := orchestrator.New(orchestrator.Config{
+		Store:      view,
 		Summarizer: summarizer, Meta: o.notes,
 		Model: model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
 		Protocol: proto, Outputs: o.schema,
