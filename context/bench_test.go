@@ -384,3 +384,42 @@ func BenchmarkStoreRef(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAutoChunk cuts a 1 MB-and-more list and dict of records into
+// NAME_chunks (sizes kept from measuring) and a 60 KB list (measured again).
+func BenchmarkAutoChunk(b *testing.B) {
+	var big, small []any
+	d := NewDict(0)
+	for i := range 20000 {
+		rec := NewDict(2)
+		rec.Set("id", int64(i))
+		rec.Set("text", fmt.Sprintf("record number %d with some text", i))
+		big = append(big, rec)
+		d.Set(fmt.Sprintf("key%06d", i), rec)
+		if i < 1000 {
+			small = append(small, rec)
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		v    any
+		cfg  SizeConfig
+	}{
+		{"list", big, SizeConfig{}},
+		{"dict", d, SizeConfig{}},
+		{"small list", small, SizeConfig{ChunkThreshold: 10 << 10, ChunkSize: 4 << 10}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c := NewContext("q")
+				if _, err := c.Add("x", bc.v); err != nil {
+					b.Fatal(err)
+				}
+				if len(c.AutoChunk(bc.cfg)) != 1 {
+					b.Fatal("not chunked")
+				}
+			}
+		})
+	}
+}

@@ -145,38 +145,38 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		if _, taken := c.Get(name); taken {
 			continue
 		}
-		var list []any
-		var ends []int
-		var what, joined string
-		listWhat, listJoined := "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
-		dictWhat, dictJoined := "(dicts of consecutive keys)", "merged in order they equal "+v.Name
+		var list []any // the pieces; nil when made from the document
+		var ends []int // where the pieces of a list or dict end
+		isDict := v.docDict
 		if sizes != nil && v.released && v.chunkOf == nil {
 			// A JSON document outlined at load: cut by its items' sizes,
 			// without its Go value (the pieces are made from the text).
 			ends = chunkEnds(sizes, cfg.ChunkSize)
-			what, joined = listWhat, listJoined
-			if v.docDict {
-				what, joined = dictWhat, dictJoined
-			}
 		} else {
 			switch x := v.GoValue().(type) {
 			case string:
 				for _, p := range ChunkText(x, int(cfg.ChunkSize)) {
 					list = append(list, p)
 				}
-				what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
-			case []any:
-				list = chunkList(x, sizes, cfg.ChunkSize)
-				what, joined = listWhat, listJoined
-			case *Dict:
-				list = chunkDict(x, sizes, cfg.ChunkSize)
-				what, joined = dictWhat, dictJoined
+			case []any, *Dict:
+				_, isDict = x.(*Dict)
+				if sizes == nil {
+					sizes = itemSizes(x)
+				}
+				ends = chunkEnds(sizes, cfg.ChunkSize)
+				list = pieces(x, ends) // views of the items
 			default:
 				continue
 			}
-			if chunkParent(v, list) != nil {
-				ends = pieceEnds(list)
-			}
+		}
+		var what, joined string
+		switch {
+		case ends == nil:
+			what, joined = "(str)", "cut at line ends; joined they equal "+v.Name
+		case isDict:
+			what, joined = "(dicts of consecutive keys)", "merged in order they equal "+v.Name
+		default:
+			what, joined = "(lists of consecutive items)", "sum("+name+", []) equals "+v.Name
 		}
 		n := len(list)
 		if list == nil {
@@ -185,9 +185,12 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 		if n < 2 {
 			continue
 		}
-		cv := &Variable{Name: name, Type: JSON, Value: list, SizeBytes: v.SizeBytes, ItemCount: n,
+		cv := &Variable{Name: name, Type: JSON, SizeBytes: v.SizeBytes, ItemCount: n,
 			tokensFrom: v, Source: v.Name, released: list == nil,
 			Note: fmt.Sprintf("the pieces of %s, each <= %s, %s", v.Name, humanBytes(cfg.ChunkSize), joined)}
+		if list != nil {
+			cv.Value = list // else nil, not a typed nil []any
+		}
 		if ends != nil {
 			cv.chunkOf, cv.ends = v, ends
 		}
@@ -201,38 +204,10 @@ func (c *ExternalizedContext) AutoChunk(cfg SizeConfig) []string {
 	return added
 }
 
-// chunkParent is v when its pieces are views of its items (a list or
-// dict), nil for a text's pieces.
-func chunkParent(v *Variable, pieces []any) *Variable {
-	if len(pieces) > 0 {
-		if _, ok := pieces[0].(string); ok {
-			return nil
-		}
-	}
-	return v
-}
-
-// pieceEnds is the end index of each piece (a list or dict) in the items
-// of the value cut.
-func pieceEnds(pieces []any) []int {
-	ends := make([]int, len(pieces))
-	n := 0
-	for i, p := range pieces {
-		switch x := p.(type) {
-		case []any:
-			n += len(x)
-		case *Dict:
-			n += x.Len()
-		}
-		ends[i] = n
-	}
-	return ends
-}
-
 // chunkEnds cuts items of these JSON sizes into runs of consecutive items
 // whose JSON form ([a, b] or {"k": v}) is at most max bytes (an item
-// larger than max is a run alone), returning each run's end index; it
-// cuts as chunkList and chunkDict do.
+// larger than max is a run alone), returning each run's end index (see
+// [itemSizes] and [pieces]).
 func chunkEnds(sizes []int64, max int64) []int {
 	var ends []int
 	start, size := 0, int64(2) // the brackets
@@ -250,6 +225,26 @@ func chunkEnds(sizes []int64, max int64) []int {
 	return ends
 }
 
+// itemSizes is the JSON size of each item of a list, or of each entry
+// ("k": v) of a dict, without separators; nil for other values.
+func itemSizes(val any) []int64 {
+	switch x := val.(type) {
+	case []any:
+		sizes := make([]int64, len(x))
+		for i, it := range x {
+			sizes[i] = encodedSize(it)
+		}
+		return sizes
+	case *Dict:
+		sizes := make([]int64, 0, x.Len())
+		for k, e := range x.All() {
+			sizes = append(sizes, encodedSize(k)+2+encodedSize(e)) // "k": v
+		}
+		return sizes
+	}
+	return nil
+}
+
 // encodedSize is the length of v's JSON encoding (pyjson.Size counts a
 // string as its raw length).
 func encodedSize(v any) int64 {
@@ -257,61 +252,6 @@ func encodedSize(v any) int64 {
 		return pyjson.Size([]any{v}) - 2
 	}
 	return pyjson.Size(v)
-}
-
-// chunkList cuts items into lists of consecutive items whose JSON form is
-// at most max bytes (an item larger than max is a list alone). sizes, when
-// not nil, are the items' JSON sizes.
-func chunkList(items []any, sizes []int64, max int64) []any {
-	var out []any
-	start, size := 0, int64(2) // "[]"
-	for i, it := range items {
-		var n int64
-		if sizes != nil {
-			n = sizes[i]
-		} else {
-			n = encodedSize(it)
-		}
-		n += 2 // ", "
-		if i > start && size+n > max {
-			out = append(out, items[start:i:i])
-			start, size = i, 2
-		}
-		size += n
-	}
-	if start < len(items) {
-		out = append(out, items[start:len(items):len(items)])
-	}
-	return out
-}
-
-// chunkDict cuts d into dicts of consecutive keys whose JSON form is at
-// most max bytes (an entry larger than max is a dict alone). sizes, when
-// not nil, are the entries' JSON sizes ("k": v).
-func chunkDict(d *Dict, sizes []int64, max int64) []any {
-	var out []any
-	cur, size := NewDict(0), int64(2) // "{}"
-	i := 0
-	for k, v := range d.All() {
-		var n int64
-		if sizes != nil {
-			n = sizes[i]
-		} else {
-			n = encodedSize(k) + 2 + encodedSize(v) // "k": v
-		}
-		i++
-		n += 2 // ", "
-		if cur.Len() > 0 && size+n > max {
-			out = append(out, cur)
-			cur, size = NewDict(0), 2
-		}
-		cur.Set(k, v)
-		size += n
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur)
-	}
-	return out
 }
 
 func joinNote(a, b string) string {

@@ -168,7 +168,8 @@ func (v *Variable) GoValue() any {
 	return g
 }
 
-// pieces cuts a list or dict into the pieces ending at ends.
+// pieces cuts a list or dict into the pieces ending at ends (a list's
+// pieces are views of its items, a dict's new dicts of the same values).
 func pieces(val any, ends []int) []any {
 	out := make([]any, 0, len(ends))
 	start := 0
@@ -246,27 +247,19 @@ func (v *Variable) SetNote(note string) {
 // measure fills SizeBytes and ItemCount.
 func (v *Variable) measure() {
 	v.ItemCount = -1
-	var sizes []int64
 	switch x := v.Value.(type) {
 	case string:
 		v.SizeBytes = int64(len(x))
 		return
 	case []any:
 		v.ItemCount = len(x)
-		sizes = make([]int64, len(x))
-		for i, it := range x {
-			sizes[i] = encodedSize(it)
-		}
 	case *Dict:
 		v.ItemCount = x.Len()
-		sizes = make([]int64, 0, x.Len())
-		for k, e := range x.All() {
-			sizes = append(sizes, encodedSize(k)+2+encodedSize(e)) // "k": v
-		}
 	default:
 		v.SizeBytes = pyjson.Size(v.Value)
 		return
 	}
+	sizes := itemSizes(v.Value)
 	// [a, b] or {"k": v, "l": w}: the items, their ", " separators and
 	// the brackets, as pyjson.Size counts them.
 	v.SizeBytes = 2 + 2*int64(max(len(sizes)-1, 0))
