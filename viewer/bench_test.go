@@ -62,3 +62,31 @@ func BenchmarkFirstRender(b *testing.B) {
 	b.ReportMetric(bigUsed/smallUsed, "x-heap-vs-20")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkFirstRender100MB opens the page of a 4,000-step trajectory with
+// 100 MB of outputs (embedded gzipped, so streamed) and reports the time
+// from the navigation to the first render and to the last event read
+// (ms), and the first render against the 20-step page's as the baseline.
+func BenchmarkFirstRender100MB(b *testing.B) {
+	big := writePage(b, "bench-100mb.html", synthetic(4000, 5000, 100<<20))
+	small := writePage(b, "bench-20-steps.html", synthetic(20, 50, 500_000))
+	var first, loaded, smallMS float64
+	n := 0
+	for b.Loop() {
+		p := open(b, "file://"+big, "", 1280, 900)
+		first += js[float64](p, "rlmViewer.firstRenderMs")
+		loaded += js[float64](p, "rlmViewer.loadedMs || rlmViewer.firstRenderMs")
+		if testing.Verbose() {
+			b.Logf("phases %s, events at the first render %d", js[string](p, "JSON.stringify(rlmViewer.phases)"), js[int](p, "rlmViewer.firstRenderEvents || 0"))
+		}
+		p = open(b, "file://"+small, "", 1280, 900)
+		smallMS += js[float64](p, "rlmViewer.firstRenderMs")
+		n++
+	}
+	f := float64(n)
+	b.ReportMetric(first/f, "ms-first-render-100MB")
+	b.ReportMetric(loaded/f, "ms-loaded-100MB")
+	b.ReportMetric(smallMS/f, "ms-first-render-20")
+	b.ReportMetric(first/smallMS, "x-first-render-vs-20")
+	b.ReportMetric(0, "ns/op")
+}

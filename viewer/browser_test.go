@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -133,7 +136,7 @@ type page struct {
 }
 
 // open loads url (plus hash) in a new tab at the given viewport and waits
-// for the first render.
+// for the first render and for all the embedded events to be read.
 func open(t testing.TB, url, hash string, width, height int64) *page {
 	t.Helper()
 	p := &page{t: t, ctx: newTab(t), url: url}
@@ -166,7 +169,7 @@ func open(t testing.TB, url, hash string, width, height int64) *page {
 		}
 	}))
 	require.NoError(t, chromedp.Do(p.ctx, chromedp.Navigate(url+hash)))
-	p.waitJS(`document.body.dataset.ready === '1'`)
+	p.waitJS(`document.body.dataset.ready === '1' && document.body.dataset.loaded === '1'`)
 	return p
 }
 
@@ -432,4 +435,54 @@ func TestBrowserLazyTextsAreExact(t *testing.T) {
 	p.do(step + `.querySelector('table.subs tr.op').click()`)
 	assert.Contains(t, js[string](p, step+`.textContent`), "R:"+long, "the sub-call's response")
 	assert.Zero(t, js[int](p, `rlmViewer.stats()[0].lazy`))
+}
+
+// TestBrowserStreamsLargeTrajectory: a large trajectory (embedded gzipped)
+// is inflated and parsed as a stream: the page renders its first steps
+// before the whole stream is parsed, says "loading N of M events" until
+// it is, and then shows every step; a link to a step far down still lands
+// once that step has arrived.
+func TestBrowserStreamsLargeTrajectory(t *testing.T) {
+	const steps = 3000
+	traj := synthetic(steps, 3000, 40<<20)
+	file := writePage(t, "stream.html", traj)
+	total := strings.Count(string(traj), "\n")
+	p := open(t, "file://"+file, "#run/0/step/2900", 1280, 900)
+	defer p.offline()
+	first := js[int](p, `rlmViewer.firstRenderEvents`)
+	assert.Greater(t, first, 0, "the first render had events")
+	assert.Less(t, first, total, "the first render came before the whole stream was parsed")
+	assert.LessOrEqual(t, js[float64](p, `rlmViewer.firstRenderMs`), js[float64](p, `rlmViewer.loadedMs`))
+	assert.Equal(t, total, js[int](p, `rlmViewer.stats()[0].events`))
+	assert.Equal(t, steps, js[int](p, stepCount("0")))
+	assert.Empty(t, js[string](p, `document.getElementById('loading').textContent`), "no loading note once loaded")
+	p.waitJS(`document.querySelector('section.step[data-step="2900"]').classList.contains('target')`)
+	p.screenshot("stream.png")
+}
+
+// TestBrowserLoadingNote: while a gzipped trajectory is still being read,
+// the bar says how many of its events are in.
+func TestBrowserLoadingNote(t *testing.T) {
+	file := writePage(t, "loading.html", synthetic(2000, 2000, 20<<20))
+	p := &page{t: t, ctx: newTab(t), url: "file://" + file}
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate("about:blank")))
+	// Record the bar's note at every change, from the first render on.
+	_, err := chromedp.Call(p.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `window.rlmNotes = [];
+new MutationObserver(() => { const l = document.getElementById('loading'); if (l && l.textContent) window.rlmNotes.push(l.textContent); })
+  .observe(document, {subtree: true, childList: true, characterData: true});`})
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.Navigate(p.url)))
+	p.waitJS(`document.body.dataset.loaded === '1'`)
+	notes := js[[]string](p, `window.rlmNotes`)
+	require.NotEmpty(t, notes, "a loading note was shown")
+	m := regexp.MustCompile(`^loading ([0-9,]+) of ([0-9,]+) events…$`).FindStringSubmatch(notes[0])
+	require.NotNil(t, m, notes[0])
+	n := func(s string) int {
+		v, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+		require.NoError(t, err)
+		return v
+	}
+	assert.Equal(t, js[int](p, `rlmViewer.stats()[0].events`), n(m[2]), "M is every event")
+	assert.Less(t, n(m[1]), n(m[2]), "shown before all were in")
+	assert.Empty(t, js[string](p, `document.getElementById('loading').textContent`))
 }

@@ -10,7 +10,11 @@
 //
 // The page renders lazily: step bodies are built when they come near the
 // viewport and long texts show a bounded excerpt, so a trajectory of
-// thousands of steps and tens of megabytes of output opens fast.
+// thousands of steps and tens of megabytes of output opens fast. A large
+// trajectory, embedded gzipped, is inflated and parsed as a stream: the
+// first steps show before the rest is read, with "loading N of M events"
+// in the bar until it is (the body's data-ready attribute is set at the
+// first render, data-loaded once every event is in).
 package viewer
 
 import (
@@ -174,7 +178,8 @@ func Write(w io.Writer, trajs ...*Trajectory) error {
 			}
 			// A large trajectory is embedded gzipped (base64): the page
 			// loads several times faster and the file is smaller; the
-			// page inflates it with the browser's DecompressionStream.
+			// page streams it through the browser's DecompressionStream,
+			// rendering the first events before the rest are parsed.
 			fmt.Fprintf(bw, "<script type=\"application/x-ndjson+gzip+base64\" id=\"rlm-src-%d\">\n", i)
 			b64 := base64.NewEncoder(base64.StdEncoding, bw)
 			zw, err := gzip.NewWriterLevel(b64, gzip.BestSpeed)

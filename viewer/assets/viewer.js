@@ -954,12 +954,13 @@
       if (e.key === 'Escape') { ui.search.value = ''; setQuery(''); ui.search.blur(); }
     });
     ui.info = el('span', {id: 'searchinfo'});
+    ui.loading = el('span', {id: 'loading', role: 'status'});
     ui.fErr = el('button', {id: 'f-errors', onclick: function () { toggleFilter('errors'); }, title: 'show only steps with errors (e)'}, 'errors only');
     ui.fSub = el('button', {id: 'f-subs', onclick: function () { toggleFilter('subs'); }, title: 'show only steps with sub-calls or child runs (s)'}, 'sub-calls only');
     var theme = el('button', {id: 'theme', onclick: toggleTheme, title: 'light/dark (t)'}, '◐');
     var collapse = el('button', {onclick: function () { toggleAll(); }, title: 'collapse or expand every step'}, 'collapse all');
     ui.collapse = collapse;
-    app.appendChild(el('div', {id: 'bar'}, el('span', {class: 'title'}, 'rlm · ' + short(title, 60)), ui.search, ui.info, ui.fErr, ui.fSub, collapse, theme));
+    app.appendChild(el('div', {id: 'bar'}, el('span', {class: 'title'}, 'rlm · ' + short(title, 60)), ui.search, ui.info, ui.loading, ui.fErr, ui.fSub, collapse, theme));
     ui.side = el('nav', {id: 'side'});
     ui.results = el('div', {id: 'results'});
     ui.tree = el('div');
@@ -982,6 +983,7 @@
   }
   function update() {
     if (!ui.main) build();
+    loadingNote();
     ui.banners.textContent = '';
     sources.forEach(function (src) { add(ui.banners, banners(src)); });
     ui.head.textContent = '';
@@ -1007,6 +1009,7 @@
       requestAnimationFrame(function () {
         window.rlmViewer.firstRenderMs = performance.now(); // since the navigation started
         window.rlmViewer.scriptMs = performance.now() - t0;
+        window.rlmViewer.firstRenderEvents = sources.reduce(function (n, s) { return n + s.events; }, 0);
         performance.mark('rlm-first-render');
         document.body.setAttribute('data-ready', '1');
         if (location.hash) go(location.hash, true);
@@ -1163,7 +1166,7 @@
   });
 
   // ---------- start ----------
-  window.rlmViewer = {sources: sources, firstRenderMs: null, go: go, setQuery: function (q) { ui.search.value = q; setQuery(q); },
+  window.rlmViewer = {sources: sources, firstRenderMs: null, loadedMs: null, go: go, setQuery: function (q) { ui.search.value = q; setQuery(q); },
     stats: function () {
       return sources.map(function (s) {
         var steps = 0, lazy = 0;
@@ -1183,22 +1186,78 @@
     }
   }
   // load reads the events a file embeds: plain lines, or gzipped lines in
-  // base64 (large trajectories), inflated without any request.
+  // base64 (large trajectories), inflated without any request. A gzipped
+  // source is streamed: base64 decoded a slice at a time, inflated and
+  // parsed line by line, the page rendered as soon as the first events are
+  // in and then now and then, "loading N of M events" showing until all are
+  // (body data-ready is set at the first render, data-loaded at the end).
   function load(src, node) {
     var text = node.textContent;
     node.textContent = '';
     if (node.type.indexOf('gzip') < 0) { ingestText(src, text); return Promise.resolve(); }
-    var bin = atob(text.replace(/\s+/g, '')), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).text().then(function (t) { phases.inflated = performance.now(); ingestText(src, t); });
+    text = text.replace(/\s+/g, '');
+    var pos = 0, SLICE = 1 << 20; // base64 characters per slice: a multiple of 4
+    var bytes = new ReadableStream({pull: function (ctl) {
+      if (pos >= text.length) { text = ''; ctl.close(); return; }
+      var bin = atob(text.slice(pos, pos + SLICE)), b = new Uint8Array(bin.length);
+      pos += SLICE;
+      for (var i = 0; i < bin.length; i++) b[i] = bin.charCodeAt(i);
+      ctl.enqueue(b);
+    }});
+    var reader = bytes.pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream()).getReader();
+    var parts = [], worked = performance.now();
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) {
+          if (parts.length) ingestLine(src, parts.join(''));
+          phases.inflated = performance.now();
+          return;
+        }
+        // Only the complete lines: a long line spans chunks until its end.
+        var chunk = r.value, nl = chunk.lastIndexOf('\n');
+        if (nl < 0) { parts.push(chunk); return pump(); }
+        parts.push(chunk.slice(0, nl));
+        ingestText(src, parts.join(''));
+        parts = nl + 1 < chunk.length ? [chunk.slice(nl + 1)] : [];
+        if (!state.rendered) {
+          // The first events: render them before going on.
+          return new Promise(function (done) { renderSoon(); requestAnimationFrame(function () { setTimeout(done, 0); }); }).then(pump);
+        }
+        if (performance.now() - worked < 50) return pump();
+        // Let the page paint and answer now and then.
+        renderSoon();
+        return new Promise(function (done) { setTimeout(done, 0); }).then(function () { worked = performance.now(); return pump(); });
+      });
+    }
+    return pump();
   }
+  // renderSoon updates the page while sources load: at once the first
+  // time, then only the loading note (at most every 300 ms) and the whole
+  // page once a second (each update rebuilds the side tree and header).
+  var lastNote = 0, lastLoadUpdate = 0;
+  function renderSoon() {
+    var now = performance.now();
+    if (!state.rendered) { lastNote = lastLoadUpdate = now; scheduleUpdate(); return; }
+    if (now - lastLoadUpdate >= 1000) { lastNote = lastLoadUpdate = now; scheduleUpdate(); return; }
+    if (now - lastNote >= 300) { lastNote = now; loadingNote(); }
+  }
+  function loadingNote() {
+    if (!ui.loading) return;
+    if (!state.loading) { ui.loading.textContent = ''; return; }
+    var done = 0;
+    sources.forEach(function (s) { done += s.events; });
+    ui.loading.textContent = 'loading ' + fmtN(done) + ' of ' + fmtN(state.loading.total) + ' events…';
+  }
+  state.loading = {total: 0};
   var loads = [];
   (CFG.sources || []).forEach(function (meta, i) {
     var src = newSource(i, meta);
     sources.push(src);
     var node = document.getElementById('rlm-src-' + i);
-    if (node) loads.push(load(src, node));
+    if (node) {
+      state.loading.total += (meta.events || 0) + (meta.bad_lines || 0) + (meta.truncated ? 1 : 0);
+      loads.push(load(src, node));
+    }
   });
   phases.read = performance.now();
   Promise.all(loads).then(start, function (e) {
@@ -1257,6 +1316,12 @@
   }
   function start() {
     phases.ingested = performance.now();
+    var streamed = state.rendered; // rendered while loading
+    state.loading = null;
+    window.rlmViewer.loadedMs = performance.now(); // since the navigation started
+    document.body.setAttribute('data-loaded', '1');
+    // A link to a step that had not arrived at the first render.
+    if (streamed && location.hash) requestAnimationFrame(function () { go(location.hash, true); });
     if (CFG.events_url) {
       if (!sources.length) sources.push(newSource(0, {name: CFG.title || 'live run'}));
       var src = sources[0], seen = -1;
