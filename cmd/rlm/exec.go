@@ -161,6 +161,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		sess.SetGlobal(v.Name, vals[i])
 	}
 	host.Session = sess
+	releaseBeforeStep(f.vars)
 	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil
 }
 

@@ -28,6 +28,18 @@ func releaseBeforeLoad(vars []string) {
 	releaseImage()
 }
 
+// releaseBeforeStep gives back, for variables of at least
+// releaseThreshold bytes, the executable's and libraries' pages that
+// loading them and building the session touched (the session's forced
+// collection, its builtins and modules), once more before rlm exec runs
+// its code: the process then peaks with the variables and what running
+// the code touches, not with start-up's working set on top (issue 10).
+func releaseBeforeStep(vars []string) {
+	if varFilesSize(vars) >= releaseThreshold {
+		releaseImage()
+	}
+}
+
 // varFilesSize is the total size of the regular files the --var specs
 // name (stdin, the store and directories count 0).
 func varFilesSize(vars []string) int64 {

@@ -63,10 +63,10 @@ func writeTemp(t *testing.T, n int) string {
 	return p
 }
 
-// TestImageSpans checks which mappings releaseImage drops: the
-// executable's read-only private mappings, not its writable one, not one
-// holding anonymous (written, e.g. relocated RELRO) pages, and nothing of
-// another file.
+// TestImageSpans checks which mappings releaseImage drops: the read-only
+// private mappings of the executable and of shared libraries, not a
+// writable one, not one holding anonymous (written, e.g. relocated RELRO)
+// pages, not a shared one, and no anonymous mapping (vdso, heap).
 func TestImageSpans(t *testing.T) {
 	smaps := `00400000-00600000 r-xp 00000000 fe:01 42 /usr/bin/rlm
 Size:               2048 kB
@@ -84,9 +84,12 @@ Anonymous:           100 kB
 Anonymous:             0 kB
 7f0000200000-7f0000300000 rw-p 00000000 00:00 0 
 Anonymous:          1024 kB
+7f0000400000-7f0000401000 r--s 00000000 fe:01 78 /dev/shm/x
+Anonymous:             0 kB
+7ffc00000000-7ffc00002000 r--p 00000000 00:00 0                          [vvar]
+Anonymous:             0 kB
 `
-	got := imageSpans(strings.NewReader(smaps), 0x00400100)
-	assert.Equal(t, []span{{0x400000, 0x600000}, {0x600000, 0x700000}}, got)
-	assert.Empty(t, imageSpans(strings.NewReader(smaps), 0x7f0000200010), "an anonymous mapping is no executable")
-	assert.Empty(t, imageSpans(strings.NewReader(smaps), 0x100), "an address in no mapping")
+	got := imageSpans(strings.NewReader(smaps))
+	assert.Equal(t, []span{{0x400000, 0x600000}, {0x600000, 0x700000}, {0x7f0000000000, 0x7f0000100000}}, got)
+	assert.Empty(t, imageSpans(strings.NewReader("")), "no mappings")
 }
