@@ -117,8 +117,15 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	}
 	if l.outline != nil && opts.Type != "" && !l.outline.fitsType(opts.Type) {
 		// The Go value's check says why it does not fit.
-		if l.Value, err = pyjson.DecodeOwned(l.doc, l.Source); err != nil {
+		decode := pyjson.DecodeOwned
+		if l.outline.lines {
+			decode = pyjson.DecodeLinesOwned
+		}
+		if l.Value, err = decode(l.doc, l.Source); err != nil {
 			return nil, err
+		}
+		if l.outline.lines {
+			l.doc = nil // no JSON document stands for the value
 		}
 		l.outline = nil
 	}
@@ -352,6 +359,18 @@ func decodeFormat(data []byte, format, source string, outline bool) (any, []byte
 		}
 		return v, data, nil, nil, nil
 	case FormatJSONL:
+		if outline {
+			if !utf8.Valid(data) {
+				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
+			}
+			o, ok, err := outlineJSONLines(data, source)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if ok {
+				return nil, data, &o, nil, nil
+			}
+		}
 		v, err := pyjson.DecodeLinesOwned(data, source)
 		return v, nil, nil, nil, err
 	case FormatCSV:

@@ -396,3 +396,85 @@ func TestLoadJSONOutlined(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadJSONLinesOutlined: LoadVar outlines JSON Lines as JSON (the
+// list of its lines' values, made from the text when needed), and the
+// variable, its type, sizes, summary, token count and chunks are those of
+// the variable made from the decoded Go value; a line that repeats a key
+// and type errors take the decoded value's path, and errors name the line.
+func TestLoadJSONLinesOutlined(t *testing.T) {
+	dir := t.TempDir()
+	var recs, many strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&recs, "{\"id\": %d, \"name\": \"record \\u00e9 \\\"%d\\\"\", \"v\": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}\n", i, i)
+	}
+	for i := 0; i < 1200; i++ {
+		fmt.Fprintf(&many, "{\"id\": %d, \"name\": \"record %d\", \"tags\": [\"a\", \"b\"]}\r\n\n", i, i)
+	}
+	require.Greater(t, many.Len(), keepItemSizes)
+	tests := []struct {
+		name, content string
+		typ           VarType
+		outlined      bool
+		err           bool
+	}{
+		{name: "records", content: recs.String(), outlined: true},
+		{name: "many records", content: many.String(), outlined: true},
+		{name: "scalars and blank lines", content: "1\n\n  \n\"two\"\n[3]\nnull", outlined: true},
+		{name: "chat", content: "{\"role\": \"user\", \"content\": \"hi\"}\n{\"role\": \"assistant\", \"content\": \"yo\"}\n", outlined: true},
+		{name: "tools", content: `{"tool_name": "ls", "result": "a b"}`, outlined: true},
+		{name: "empty", content: "", outlined: true},
+		{name: "typed chat", content: "{\"role\": \"user\", \"content\": \"hi\"}\n", typ: Conversation, outlined: true},
+		{name: "repeated keys", content: "{\"a\": 1}\n{\"a\": 1, \"b\": 2, \"a\": \"x\"}\n"},
+		{name: "bad files", content: "{\"a\": \"b\"}\n", typ: Files, err: true},
+		{name: "bad memory", content: "{\"a\": 1}\n", typ: WorkingMemory, err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tt.name, " ", "_")+".jsonl", tt.content)
+			v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: p, Type: tt.typ}, LoadOptions{})
+			g, derr := pyjson.DecodeLinesOwned([]byte(tt.content), p)
+			require.NoError(t, derr)
+			want, werr := NewVariable("x", g, WithType(tt.typ), WithSource(p))
+			if tt.err {
+				require.Error(t, err)
+				require.Error(t, werr)
+				assert.Equal(t, "x: "+p+": "+strings.TrimPrefix(werr.Error(), "variable x: "), err.Error(), "the Go value's check")
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, werr)
+			assert.Equal(t, tt.outlined, v.Value == nil, "outlined: no Go value")
+			assert.Equal(t, tt.outlined, v.DocumentLines())
+			if tt.outlined {
+				assert.Equal(t, tt.content, string(v.Document()))
+			} else {
+				assert.Nil(t, v.Document(), "no JSON document stands for the value")
+			}
+			assert.Equal(t, g, v.GoValue())
+			assert.Equal(t, want.Type, v.Type)
+			assert.Equal(t, want.SizeBytes, v.SizeBytes)
+			assert.Equal(t, want.ItemCount, v.ItemCount)
+
+			cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}
+			c, wc := NewContext("q"), NewContext("q")
+			require.NoError(t, c.AddVariable(v))
+			require.NoError(t, wc.AddVariable(want))
+			assert.Equal(t, wc.AutoChunk(cfg), c.AutoChunk(cfg))
+			assert.Equal(t, wc.VariableSummaries(), c.VariableSummaries())
+			wn, _ := want.Tokens()
+			n, _ := v.Tokens()
+			assert.Equal(t, wn, n)
+			if cv, ok := c.Get("x_chunks"); ok {
+				wcv, _ := wc.Get("x_chunks")
+				assert.Equal(t, wcv.GoValue(), cv.GoValue())
+				require.True(t, v.Release())
+				assert.Equal(t, wcv.GoValue(), cv.GoValue(), "pieces made again from the text")
+			}
+			if tt.outlined {
+				assert.True(t, v.Release())
+				assert.Equal(t, g, v.GoValue(), "made again from the text")
+			}
+		})
+	}
+}

@@ -120,6 +120,7 @@ func sumSizes(items []outline) int64 {
 type docOutline struct {
 	outline
 	items []outline // a list's items, a dict's entries
+	lines bool      // the document is JSON Lines: a list of its lines' values
 }
 
 // outlineJSON outlines a JSON document (valid UTF-8, as pyjson.DecodeOwned
@@ -136,6 +137,23 @@ func outlineJSON(data []byte, source string) (docOutline, bool, error) {
 		return docOutline{}, false, nil
 	}
 	return docOutline{outline: o, items: b.top}, true, nil
+}
+
+// outlineJSONLines outlines JSON Lines (valid UTF-8) as the list of its
+// lines' values; ok is false when a line's dict repeats a key.
+func outlineJSONLines(data []byte, source string) (docOutline, bool, error) {
+	items, err := pyjson.DecodeLinesWith[outline](data, &outliner{}, pyjson.DecodeOptions{Shared: true, Source: source})
+	if err != nil {
+		return docOutline{}, false, err
+	}
+	var dup uint8
+	for _, it := range items {
+		dup |= it.flags & fDupKeys
+	}
+	if dup != 0 {
+		return docOutline{}, false, nil
+	}
+	return docOutline{outline: outline{size: sumSizes(items), kind: oList}, items: items, lines: true}, true, nil
 }
 
 // inferType is InferType of the document's Go value.
@@ -194,7 +212,7 @@ func newDocVariable(name string, t VarType, source string, doc []byte, d *docOut
 		return nil, err
 	}
 	v := &Variable{Name: name, Type: t, Source: source, doc: doc, released: true,
-		SizeBytes: d.size, ItemCount: len(d.items), docDict: d.kind == oDict}
+		SizeBytes: d.size, ItemCount: len(d.items), docDict: d.kind == oDict, docLines: d.lines}
 	if v.SizeBytes >= keepItemSizes {
 		v.itemSizes = make([]int64, len(d.items))
 		for i, it := range d.items {

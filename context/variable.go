@@ -67,6 +67,8 @@ type Variable struct {
 	itemSizes []int64
 	// docDict: the document outlined at load is a dict (else a list).
 	docDict bool
+	// docLines: the document is JSON Lines (a list of its lines' values).
+	docLines bool
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].
@@ -117,11 +119,17 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 	return vr, nil
 }
 
-// Document is the JSON text of a variable loaded from a JSON file or
-// stdin (after any byte order mark, UTF-16 converted), nil for other
-// variables. It must not be modified: the Go value's strings point into
-// it, and so may those of an interpreter's copy decoded from it.
+// Document is the JSON text of a variable loaded from a JSON or JSON
+// Lines file or stdin (after any byte order mark, UTF-16 converted; see
+// [Variable.DocumentLines]), nil for other variables. It must not be
+// modified: the Go value's strings point into it, and so may those of an
+// interpreter's copy decoded from it.
 func (v *Variable) Document() []byte { return v.doc }
+
+// DocumentLines reports whether [Variable.Document] is JSON Lines (a
+// .jsonl file: the value is the list of its lines' values) rather than
+// one JSON document.
+func (v *Variable) DocumentLines() bool { return v.docLines }
 
 // Release drops the Go form of a variable that can make it again: one
 // with a [Variable.Document], or a chunk companion of one (AutoChunk's
@@ -161,7 +169,11 @@ func (v *Variable) GoValue() any {
 	if v.chunkOf != nil {
 		return pieces(v.chunkOf.GoValue(), v.ends)
 	}
-	g, err := pyjson.DecodeOwned(v.doc, v.Source)
+	decode := pyjson.DecodeOwned
+	if v.docLines {
+		decode = pyjson.DecodeLinesOwned
+	}
+	g, err := decode(v.doc, v.Source)
 	if err != nil {
 		return nil // decoded without error when loaded
 	}

@@ -60,7 +60,11 @@ func interpVar(v *rlmctx.Variable, made map[*rlmctx.Variable]starlark.Value) (st
 		}
 	}
 	if doc := v.Document(); doc != nil {
-		return starjson.Decode(doc, starjson.Options{DecodeOptions: pyjson.DecodeOptions{Shared: true, Source: v.Source}})
+		o := starjson.Options{DecodeOptions: pyjson.DecodeOptions{Shared: true, Source: v.Source}}
+		if v.DocumentLines() {
+			return starjson.DecodeLines(doc, o)
+		}
+		return starjson.Decode(doc, o)
 	}
 	return sandbox.FromGo(v.GoValue())
 }

@@ -16,12 +16,12 @@ import (
 	"github.com/rlmhq/rlm/sandbox"
 )
 
-// TestInterpVars: JSON documents are decoded into the interpreter equal to
+// TestInterpVars: JSON and JSON Lines documents are decoded into the interpreter equal to
 // the conversion of their Go values, which are released; chunk companions
 // share the parent's items; other values convert as before.
 func TestInterpVars(t *testing.T) {
 	dir := t.TempDir()
-	var list, dict strings.Builder
+	var list, dict, lines strings.Builder
 	list.WriteString("[")
 	dict.WriteString("{")
 	for i := 0; i < 400; i++ {
@@ -31,19 +31,20 @@ func TestInterpVars(t *testing.T) {
 		}
 		fmt.Fprintf(&list, `{"id": %d, "name": "record \u00e9 %d", "score": %d.5, "big": 1%030d, "tags": ["a", null, true]}`, i, i, i, i)
 		fmt.Fprintf(&dict, `"k%03d": {"n": %d}`, i, i)
+		fmt.Fprintf(&lines, "{\"id\": %d, \"name\": \"line \\u00e9 %d\", \"tags\": [\"a\", null, 1.5]}\n", i, i)
 	}
 	list.WriteString("]")
 	dict.WriteString(`, "k000": "last wins, first place"}`)
-	files := map[string]string{"recs.json": list.String(), "table.json": dict.String(), "notes.txt": "some text\n"}
+	files := map[string]string{"recs.json": list.String(), "table.json": dict.String(), "notes.txt": "some text\n", "lines.jsonl": lines.String()}
 	c := rlmctx.NewContext("q")
-	for _, name := range []string{"recs.json", "table.json", "notes.txt"} {
+	for _, name := range []string{"recs.json", "table.json", "notes.txt", "lines.jsonl"} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(files[name]), 0o644))
 		v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p}, rlmctx.LoadOptions{})
 		require.NoError(t, err)
 		require.NoError(t, c.AddVariable(v))
 	}
-	require.Equal(t, []string{"recs_chunks", "table_chunks"}, c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}))
+	require.Equal(t, []string{"recs_chunks", "table_chunks", "lines_chunks"}, c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}))
 	want := map[string]string{}
 	for _, v := range c.Vars {
 		sv, err := sandbox.FromGo(v.GoValue())
@@ -73,4 +74,7 @@ func TestInterpVars(t *testing.T) {
 	a, _, _ := table.Get(starlark.String("k001"))
 	b, _, _ := piece.Get(starlark.String("k001"))
 	assert.Same(t, a.(*starlark.Dict), b.(*starlark.Dict))
+	lns := got["lines"].(*starlark.List)
+	require.Equal(t, 400, lns.Len())
+	assert.Same(t, lns.Index(0).(*starlark.Dict), got["lines_chunks"].(*starlark.List).Index(0).(*starlark.List).Index(0).(*starlark.Dict))
 }

@@ -591,7 +591,22 @@ func DecodeLinesOwned(data []byte, source string) (any, error) {
 	if !utf8.Valid(data) {
 		return nil, UTF8Error(source, data, 0)
 	}
-	out := []any{}
+	vals, err := DecodeLinesWith[any](data, goBuilder{}, DecodeOptions{Shared: true, Source: source})
+	if err != nil {
+		return nil, err
+	}
+	return vals, nil
+}
+
+// DecodeLinesWith parses JSON Lines in data, one JSON document per
+// non-blank line, making each line's value with b (see [DecodeWith]); it
+// returns the lines' values in order. A syntax error names its line
+// ("JSON Lines record N: ...") and its position in data. The options
+// apply to the whole input (Stop is called every StopEvery values across
+// lines).
+func DecodeLinesWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) ([]V, error) {
+	d := &decoder[V, B]{b: b, py: o.Python, owned: o.Shared, source: o.Source, stop: o.Stop}
+	out := []V{}
 	line := 0
 	var off int64
 	for len(data) > 0 {
@@ -604,7 +619,7 @@ func DecodeLinesOwned(data []byte, source string) (any, error) {
 		}
 		line++
 		if len(bytes.TrimSpace(ln)) > 0 {
-			d := &decoder[any, goBuilder]{data: ln, owned: true, source: source, lineBase: line - 1, offBase: off}
+			d.data, d.pos, d.depth, d.lineBase, d.offBase = ln, 0, o.MaxDepth, line-1, off
 			v, err := d.document()
 			if err != nil {
 				var se *SyntaxError

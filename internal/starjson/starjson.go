@@ -44,6 +44,20 @@ func Decode(data []byte, o Options) (starlark.Value, error) {
 	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
 }
 
+// DecodeLines parses JSON Lines (one JSON document per non-blank line)
+// into a Starlark list of the lines' values, with Decode's semantics and
+// sharing (keys and short strings are shared across lines). Errors are
+// *pyjson.SyntaxError naming the line ("JSON Lines record N: ..."), or
+// Stop's error.
+func DecodeLines(data []byte, o Options) (*starlark.List, error) {
+	b := &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
+	vals, err := pyjson.DecodeLinesWith[starlark.Value](data, b, o.DecodeOptions)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(vals), nil
+}
+
 // builder makes the Starlark values of one decoding.
 type builder struct {
 	// keys interns object keys: a boxed starlark.String costs an

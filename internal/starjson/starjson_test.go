@@ -115,3 +115,41 @@ func TestDecodeStops(t *testing.T) {
 		assert.Equal(t, 3, calls)
 	}
 }
+
+// TestDecodeLines: JSON Lines decode into the list of the lines' values
+// (blank lines skipped, \r\n ends accepted), keys shared across lines,
+// errors naming the line and its place in the whole input, and Stop
+// polled across lines.
+func TestDecodeLines(t *testing.T) {
+	v, err := DecodeLines([]byte("{\"id\": 1, \"tag\": \"x\"}\r\n\n  \n[1, 2.5, null]\n\"s\"\n{\"id\": 2, \"tag\": \"x\"}"), python)
+	require.NoError(t, err)
+	assert.Equal(t, `[{"id": 1, "tag": "x"}, [1, 2.5, None], "s", {"id": 2, "tag": "x"}]`, v.String())
+	k0 := v.Index(0).(*starlark.Dict).Keys()
+	k3 := v.Index(3).(*starlark.Dict).Keys()
+	assert.Same(t, unsafe.StringData(string(k0[0].(starlark.String))), unsafe.StringData(string(k3[0].(starlark.String))), "keys shared across lines")
+
+	empty, err := DecodeLines(nil, python)
+	require.NoError(t, err)
+	assert.Equal(t, 0, empty.Len())
+
+	_, err = DecodeLines([]byte("1\n\n{\"a\": }\n"), Options{DecodeOptions: pyjson.DecodeOptions{Shared: true, Source: "f.jsonl"}})
+	var se *pyjson.SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "JSON Lines record 3")
+	assert.Contains(t, err.Error(), "line 3")
+	assert.Contains(t, err.Error(), "f.jsonl")
+
+	stop := errors.New("step stopped")
+	calls := 0
+	o := python
+	o.Stop = func() error {
+		calls++
+		if calls == 3 {
+			return stop
+		}
+		return nil
+	}
+	_, err = DecodeLines([]byte(strings.Repeat("[1, 2]\n", 10*pyjson.StopEvery)), o)
+	require.ErrorIs(t, err, stop)
+	assert.Equal(t, 3, calls)
+}
