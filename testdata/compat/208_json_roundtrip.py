@@ -1,0 +1,13 @@
+data = {"zeta": [1, 2.5, None, True], "alpha": {"name": "café", "tags": ["x", "y"]}, "mid": "日本"}
+s = json.dumps(data)
+print(s)
+print(json.dumps(data, sort_keys=True))
+print(json.dumps(data, indent=2, ensure_ascii=False))
+print(json.dumps(data, separators=(",", ":"), sort_keys=True))
+back = json.loads(s)
+print(back == data, type(back["zeta"][1]).__name__)
+print(json.dumps([1, [2, [3]]], indent=4))
+print(json.dumps({"a": float("inf")}))
+print(json.dumps({1: "int key", True: "bool"}))
+print(json.dumps("tab\there \"quoted\" \u00e9"))
+print(json.dumps({}, indent=2), json.dumps([], indent=2))

@@ -1,0 +1,17 @@
+from itertools import islice, chain, combinations, permutations, product, accumulate, count, zip_longest
+import itertools
+print(list(islice(count(10, 5), 4)))
+print(list(chain([1, 2], (3,), "ab")))
+print(list(chain.from_iterable([[1], [2, 3], []])))
+print(list(combinations("abc", 2)))
+print(len(list(permutations(range(4), 2))))
+print(list(product([0, 1], repeat=2)))
+print(list(accumulate([1, 2, 3, 4])))
+print(list(zip_longest("ab", [1, 2, 3], fillvalue="-")))
+lines = (f"line {i}" for i in range(100))
+print(list(islice(lines, 2, 8, 2)))
+print(list(itertools.takewhile(lambda x: x < 3, [1, 2, 5, 1])))
+print(list(itertools.dropwhile(lambda x: x < 3, [1, 2, 5, 1])))
+print(list(itertools.pairwise([1, 2, 4, 7])))
+print(list(itertools.starmap(pow, [(2, 3), (3, 2)])))
+print(list(itertools.repeat("x", 3)), list(itertools.compress("abcd", [1, 0, 1, 0])))

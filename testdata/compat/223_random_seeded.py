@@ -1,0 +1,13 @@
+import random
+random.seed(42)
+print(random.random())
+print(random.randint(1, 100), random.randint(1, 100))
+items = list(range(10))
+random.shuffle(items)
+print(items)
+print(random.choice(["a", "b", "c"]))
+print(random.sample(range(100), 5))
+print(round(random.uniform(0, 10), 6))
+rng = random.Random(7)
+print(rng.randint(0, 9), rng.choice("xyz"))
+print(random.choices(["x", "y"], k=4))

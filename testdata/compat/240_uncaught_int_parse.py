@@ -1,0 +1,5 @@
+values = ["12", " 7 ", "3.5"]
+total = 0
+for v in values:
+    total += int(v)
+    print(total)

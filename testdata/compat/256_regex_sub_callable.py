@@ -1,0 +1,10 @@
+text = "Call 555-1234 or 555-9876; ext 12."
+print(re.sub(r"(\d{3})-(\d{4})", r"\2-\1", text))
+print(re.sub(r"(?P<a>\d{3})-(?P<b>\d{4})", r"\g<b>/\g<a>", text))
+print(re.sub(r"\d+", lambda m: str(int(m.group()) * 2), text))
+print(re.subn(r"\d", "#", text))
+print(re.sub(r"\s+", " ", "a   b \n\t c"), re.sub("a", "b", "aaa", count=2))
+redacted = re.sub(r"\b(\w)(\w*)@(\w+)\.com\b", lambda m: m.group(1) + "*" * len(m.group(2)) + "@" + m.group(3) + ".com", "mail ann@foo.com now")
+print(redacted)
+print(re.escape("a.b*c?"), re.fullmatch(r"\d+", "123") is not None, re.match(r"\d+", "a123"))
+print(re.findall(r"(\w)(\d)", "a1 b2 c"), re.findall(r"\w+", "hi there, you"))

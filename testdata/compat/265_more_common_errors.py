@@ -1,0 +1,27 @@
+def attempt(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+print(attempt(lambda: "abc"[10]))
+print(attempt(lambda: (1, 2)[3]))
+print(attempt(lambda: {"a": 1}["A"]))
+print(attempt(lambda: [1, 2, 3]["1"]))
+print(attempt(lambda: "abc".foo()))
+print(attempt(lambda: (5).append(1)))
+print(attempt(lambda: int("3.5")))
+print(attempt(lambda: int("")))
+print(attempt(lambda: float("")))
+print(attempt(lambda: 5 % 0))
+print(attempt(lambda: 5.0 / 0))
+print(attempt(lambda: "a" < 1))
+print(attempt(lambda: list(None)))
+print(attempt(lambda: iter(5)))
+print(attempt(lambda: next(iter([]))))
+print(attempt(lambda: hash([1])))
+print(attempt(lambda: {[1]: 2}))
+print(attempt(lambda: "{} {}".format(1)))
+print(attempt(lambda: "{x}".format(y=1)))
+print(attempt(lambda: max([])))
+print(attempt(lambda: divmod(1, 0)))
+print(attempt(lambda: "abc"[1:2].lower()[5]))

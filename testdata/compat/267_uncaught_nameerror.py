@@ -1,0 +1,3 @@
+results = [1, 2, 3]
+print(len(results))
+print(reslts)

@@ -1,0 +1,2 @@
+reply = "The answer is {\"a\": 1}"
+data = json.loads(reply)

@@ -1,0 +1,7 @@
+print(str(42), repr(42), str(3.0), str(-0.5), str(1/3), str(True), str([1, "2"]))
+print(int("007"), int("-12"), int("1_000"), float("1e3"), float("-inf"), int(float("2.9")))
+print(f"{42}", f"{'x'}", f"{None}", f"{[1, 'a']}", f"{3.0}", f"{1e20}", f"{1e-7}")
+print("5" + str(5), int("5") + 5, "5" * 2)
+print(int("ff", 16), int("z", 36), format(255, "x"), format(3.14159, ".2f"), format(1234, ","))
+print(float(10), int(-0.9), round(7 / 2), round(0.5), round(1.5))
+print(str(10**20), 10**20 / 1, 2**63, float(2**63), int(1e10))

@@ -1,0 +1,6 @@
+print(2 ** 64, -2 ** 63, 10 ** 30 // 7, 10 ** 30 % 7)
+print(factorial := math.factorial(25), len(str(factorial)))
+print(int("9" * 30) + 1, hex(2 ** 70), (2 ** 70).bit_length())
+print(sum(range(10 ** 6)), 7 ** 77 % 1000, pow(3, 200, 10 ** 9 + 7))
+print(1e308 * 10, float(2 ** 100), 2 ** 100 / 2 ** 90, 2 ** 100 // 2 ** 90)
+print(round(1e20), int(1e20), abs(-2 ** 80))
