@@ -488,6 +488,26 @@ func TestNonlocal(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnsupported)
 }
 
+// A def's global statement lets it rebind module globals, also across
+// steps and for a name the module never bound (expected output from
+// CPython 3.11).
+func TestGlobalStatement(t *testing.T) {
+	s := New(Config{})
+	ctx := context.Background()
+	steps := []struct{ code, want string }{
+		{"count = 0\ndef bump(k=1):\n    global count\n    count += k\n    return count\nprint(bump(), bump(5), count)", "1 6 6\n"},
+		{"print(bump(), count)\ndef setup():\n    global cfg, n\n    cfg = {'a': 1}\n    for n in range(3):\n        pass\nsetup()\nprint(cfg, n)", "7 7\n{'a': 1} 2\n"},
+		{"count = 100\nbump()\nprint(count, [count for count in range(2)], count)", "101 [0, 1] 101\n"},
+		{"def fail():\n    global count\n    try:\n        count = int('x')\n    except ValueError:\n        count = -1\n    return [count for _ in range(2)]\nprint(fail(), count)", "[-1, -1] -1\n"},
+		{"def local_only():\n    count = 5\n    return count\nprint(local_only(), count)", "5 -1\n"},
+	}
+	for _, st := range steps {
+		res, err := s.Exec(ctx, st.code)
+		require.NoError(t, err, st.code)
+		assert.Equal(t, st.want, res.Output, st.code)
+	}
+}
+
 // A host helper rebound or deleted by code is restored before the next
 // step; Python's own builtins (sum above) stay shadowed, as in a Python REPL.
 func TestPredeclaredRestoredEachStep(t *testing.T) {

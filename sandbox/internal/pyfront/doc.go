@@ -17,7 +17,8 @@
 // targets, walrus in conditions and comprehension filters, for/while
 // else, import / from-import, raise, assert, del (including slices),
 // slice assignment, decorators, annotations (dropped), keyword-only and
-// positional-only parameters, global declarations that do not rebind,
+// positional-only parameters, global declarations (syntax.DefStmt.Globals,
+// an interpreter patch: the def's assignments rebind the module global),
 // generator functions (run eagerly, returning a list),
 // try/except/else/finally (module-level ones as Program structure, nested
 // ones lowered to _py_try with Options.CatchInner), classes (lowered to
@@ -26,7 +27,8 @@
 //
 // Rejected with an *Error naming the line and the alternative: class
 // (without Options.Classes), with, yield expressions, infinite
-// generators, async/await, match, rebinding global/nonlocal names,
+// generators, async/await, match, rebinding nonlocal names (without
+// Options.Nonlocal),
 // complex numbers.
 //
 // Compile returns a Program: chunks of upstream *syntax.File ready for

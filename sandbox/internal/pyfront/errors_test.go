@@ -21,8 +21,6 @@ func TestCompileErrors(t *testing.T) {
 		{"yield outside def", "yield 1", 1, "'yield' outside function", false},
 		{"yield expr", "def g():\n    x = yield", 2, "yield", true},
 		{"async", "async def f():\n    pass", 1, "async/await", true},
-		{"global in def", "t = 0\ndef f():\n    global t\n    t += 1", 3, "assigning to a global variable (t) inside a function is not supported", true},
-		{"global in def for", "t = 0\ndef f():\n    global t, u\n    for u in []:\n        pass", 3, "global variable (u)", true},
 		{"nonlocal without an enclosing def", "def g():\n    nonlocal x\n    x = 2", 2, "nonlocal", true},
 		{"nonlocal", "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2", 4, "nonlocal", true},
 		{"decorated class", "@dataclass\nclass P:\n    x: int", 2, "class definitions", true},

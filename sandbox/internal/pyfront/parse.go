@@ -401,6 +401,12 @@ func (p *parser) parseDefStmt() Stmt {
 	p.cells = p.cells[:len(p.cells)-1]
 	p.nonlocalToCells()
 	p.checkGlobals(body)
+	var globals []string
+	for _, g := range p.globals {
+		if g.kw == "global" {
+			globals = append(globals, g.names...)
+		}
+	}
 	if len(cells) > 0 {
 		body = cellBody(defpos, params, body, cells)
 	}
@@ -429,6 +435,8 @@ func (p *parser) parseDefStmt() Stmt {
 		Params: params,
 		Rparen: rparen,
 		Body:   append(append(doc[:len(doc):len(doc)], enter...), body...),
+
+		Globals: globals,
 	}
 }
 
@@ -438,8 +446,9 @@ type globalDecl struct {
 	names []string
 }
 
-// checkGlobals reports a global/nonlocal name that the function body
-// assigns: Starlark functions cannot rebind module or enclosing variables.
+// checkGlobals reports a nonlocal name that the function body assigns
+// when it is not kept in a cell: Starlark functions cannot rebind
+// enclosing variables. (Global names go to DefStmt.Globals.)
 // nonlocalToCells moves the nonlocal declarations of the def being parsed
 // to the enclosing def's cells (see cellBody), so they are not reported.
 func (p *parser) nonlocalToCells() {
@@ -465,6 +474,9 @@ func (p *parser) checkGlobals(body []Stmt) {
 	}
 	declared := map[string]globalDecl{}
 	for _, g := range p.globals {
+		if g.kw == "global" {
+			continue // the def's Globals: its assignments rebind the module global
+		}
 		for _, n := range g.names {
 			declared[n] = g
 		}
@@ -733,8 +745,9 @@ func (p *parser) parseSmallStmt() []Stmt {
 		if p.inDef == 0 && kw == "global" {
 			return nil // a no-op at module level
 		}
-		// Declaring a name global is harmless when the function only reads
-		// or mutates it; an assignment to it is reported by parseDefStmt.
+		// A global name goes to the def's Globals (assignments rebind the
+		// module global); an assignment to a nonlocal name that is not kept
+		// in a cell is reported by parseDefStmt.
 		p.globals = append(p.globals, globalDecl{kw: kw, pos: pos, names: names})
 		return nil
 	case YIELD:

@@ -71,4 +71,6 @@ type Function struct {
 	NumKwonlyParams int        // number of keyword-only optional parameters
 	Locals          []*Binding // this function's local/cell variables, parameters first
 	FreeVars        []*Binding // enclosing cells to capture in closure
+
+	Globals []string // rlm: names declared global (syntax.DefStmt.Globals)
 }

@@ -84,6 +84,7 @@ package resolve // import "go.starlark.net/resolve"
 import (
 	"fmt"
 	"log"
+	"slices"
 	"sort"
 	"strings"
 
@@ -346,6 +347,17 @@ func (r *resolver) bind(id *syntax.Ident) bool {
 }
 
 func (r *resolver) bindLocal(id *syntax.Ident) bool {
+	// rlm: a name the def declares global binds the module global.
+	if fn := r.env.function; fn != nil && slices.Contains(fn.Globals, id.Name) {
+		bind, ok := r.globals[id.Name]
+		if !ok {
+			bind = &Binding{First: id, Scope: Global, Index: len(r.moduleGlobals)}
+			r.globals[id.Name] = bind
+			r.moduleGlobals = append(r.moduleGlobals, bind)
+		}
+		id.Binding = bind
+		return false
+	}
 	// Mark this name as local to current block.
 	// Assign it a new local (positive) index in the current container.
 	_, ok := r.env.bindings[id.Name]
@@ -534,6 +546,8 @@ func (r *resolver) stmt(stmt syntax.Stmt) {
 			Pos:    stmt.Def,
 			Params: stmt.Params,
 			Body:   stmt.Body,
+
+			Globals: stmt.Globals, // rlm: Python's global statement
 		}
 		stmt.Function = fn
 		r.function(fn, stmt.Def)

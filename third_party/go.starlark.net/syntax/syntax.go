@@ -128,6 +128,11 @@ type DefStmt struct {
 	Rparen Position
 	Body   []Stmt
 
+	// Globals names the variables the def declares global (Python's
+	// global statement): assigning them in its body rebinds the module
+	// global. rlm: not in upstream.
+	Globals []string
+
 	Function any // a *resolve.Function, set by resolver
 }
 
