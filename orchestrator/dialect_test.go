@@ -39,6 +39,7 @@ func TestDialectNotesAreTrue(t *testing.T) {
 		"comprehensions":     {"print({k: v for k, v in zip('ab', [1, 2])}, {x % 2 for x in range(4)})", "{'a': 1, 'b': 2} {0, 1}"},
 		"read a global":      {"total = 1\ndef add(v):\n    return total + v\nprint(add(2))", "3"},
 		"update a dict/list": {"state = {'n': 0}\ndef inc():\n    state['n'] += 1\ninc()\nprint(state['n'])", "1"},
+		"global":             {"n = 0\ndef f():\n    global n\n    n += 1\nf()\nprint(n)", "1"},
 		"nonlocal":           {"def f():\n    n = 0\n    def g():\n        nonlocal n\n        n += 1\n    g()\n    return n\nprint(f())", "1"},
 		"re lookaround":      {"import re\nprint(re.split(r'(?<=[.!?])\\s+', 'A. B! C'), re.findall(r'(\\w+) \\1', 'a a b'))", "['A.', 'B!', 'C'] ['a']"},
 	}
@@ -49,12 +50,11 @@ func TestDialectNotesAreTrue(t *testing.T) {
 		}
 	}
 	unsupported := map[string]string{
-		"with":          "with x as y:\n    pass",
-		"async":         "async def f():\n    pass",
-		"match":         "match x:\n    case 1:\n        pass",
-		"global assign": "n = 0\ndef f():\n    global n\n    n += 1",
-		"os":            "import os",
-		"subprocess":    "import subprocess",
+		"with":       "with x as y:\n    pass",
+		"async":      "async def f():\n    pass",
+		"match":      "match x:\n    case 1:\n        pass",
+		"os":         "import os",
+		"subprocess": "import subprocess",
 	}
 	for name, code := range unsupported {
 		res := run(code)

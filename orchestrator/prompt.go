@@ -24,8 +24,8 @@ How it works:
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run: what the same call prints is never shown.`
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
-- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + ` (clock: run start, UTC).
-- Not supported: with, async, match, assigning a global inside a function (return the value or update a dict/list), other modules (no os, files or network). re is Python's (lookaround and backreferences work).`
+- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, global, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + ` (clock: run start, UTC).
+- Not supported: with, async, match, other modules (no os, files or network). re is Python's (lookaround and backreferences work).`
 
 // dialectModules are the importable modules named in the dialect notes
 // (TestDialectNotesAreTrue imports each one in the sandbox).

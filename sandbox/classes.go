@@ -17,6 +17,10 @@ type classInfo struct {
 	names       []string // member names in definition order
 	annotations []string
 	sess        *Session
+
+	// Set by @dataclass: the fields in order, and frozen=True.
+	dcFields []string
+	frozen   bool
 }
 
 // hasMembers reports whether a class defined by code, or one of its bases
@@ -142,6 +146,7 @@ type pyObject struct {
 	cls   *typeObj
 	names []string
 	attrs map[string]starlark.Value
+	cause starlark.Value // __cause__ of an exception instance (raise ... from C); nil is None
 }
 
 var (
@@ -230,6 +235,12 @@ func (o *pyObject) Attr(name string) (starlark.Value, error) {
 	if name == "__class__" {
 		return o.cls, nil
 	}
+	if (name == "__cause__" || name == "__context__") && o.cls.isException() {
+		if name == "__cause__" && o.cause != nil {
+			return o.cause, nil
+		}
+		return starlark.None, nil
+	}
 	if name == "__dict__" {
 		d := starlark.NewDict(len(o.names))
 		for _, n := range o.names {
@@ -250,6 +261,15 @@ func (o *pyObject) Attr(name string) (starlark.Value, error) {
 func (o *pyObject) AttrNames() []string { return o.names }
 
 func (o *pyObject) SetField(name string, v starlark.Value) error {
+	if o.cls.cls != nil && o.cls.cls.frozen {
+		return Errorf("FrozenInstanceError", "cannot assign to field '%s'", name)
+	}
+	return o.setAttr(name, v)
+}
+
+// setAttr sets an attribute without the frozen check (a dataclass's
+// __init__ sets the fields of a frozen instance).
+func (o *pyObject) setAttr(name string, v starlark.Value) error {
 	if w, ok := o.cls.lookup(name); ok {
 		if mw, ok := w.(*memberWrapper); ok && mw.kind == "property" {
 			return Errorf("AttributeError", "property '%s' of '%s' object has no setter", name, o.cls.name)
@@ -526,13 +546,30 @@ func pyDelAttr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 
 // dataclass implements dataclasses.dataclass (with or without arguments).
 func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var frozen, order bool
+	for _, kv := range kwargs {
+		k, _ := starlark.AsString(kv[0])
+		switch k {
+		case "frozen":
+			frozen = bool(kv[1].Truth())
+		case "order":
+			order = bool(kv[1].Truth())
+		case "eq", "init", "repr", "unsafe_hash", "kw_only", "slots", "match_args":
+			// accepted; the defaults are what the sandbox implements
+		default:
+			return nil, Errorf("TypeError", "dataclass() got an unexpected keyword argument '%s'", k)
+		}
+	}
 	if len(args) == 0 {
-		return NewBuiltin("dataclass", dataclass), nil
+		return NewBuiltin("dataclass", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			return dataclass(thread, nil, args, kwargs)
+		}), nil
 	}
 	t, ok := args[0].(*typeObj)
 	if !ok || t.cls == nil {
 		return nil, Errorf("TypeError", "dataclass() should be applied to a class")
 	}
+	t.cls.frozen = frozen
 	var fields []string
 	for _, c := range reverseMRO(t) {
 		for _, f := range c.cls.annotations {
@@ -573,7 +610,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			}
 			set := map[string]bool{}
 			for i, v := range pos {
-				self.SetField(fields[i], v)
+				self.setAttr(fields[i], v)
 				set[fields[i]] = true
 			}
 			for _, kv := range kwargs {
@@ -581,7 +618,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 				if !contains(fields, k) {
 					return nil, Errorf("TypeError", "%s.__init__() got an unexpected keyword argument '%s'", t.name, k)
 				}
-				self.SetField(k, kv[1])
+				self.setAttr(k, kv[1])
 				set[k] = true
 			}
 			for _, f := range fields {
@@ -595,7 +632,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 				if !ok {
 					return nil, Errorf("TypeError", "%s.__init__() missing 1 required positional argument: '%s'", t.name, f)
 				}
-				self.SetField(f, d)
+				self.setAttr(f, d)
 			}
 			if post, ok := t.lookup("__post_init__"); ok {
 				if _, err := starlark.Call(thread, post, starlark.Tuple{self}, nil); err != nil {
@@ -630,7 +667,129 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			return starlark.True, nil
 		})
 	}
+	t.cls.dcFields = fields
+	fieldTuple := func(o *pyObject) starlark.Tuple {
+		tu := make(starlark.Tuple, len(fields))
+		for i, f := range fields {
+			tu[i] = o.attrs[f]
+		}
+		return tu
+	}
+	if order {
+		for name, op := range map[string]syntax.Token{"__lt__": syntax.LT, "__le__": syntax.LE, "__gt__": syntax.GT, "__ge__": syntax.GE} {
+			if _, ok := t.attrs[name]; ok {
+				continue
+			}
+			t.attrs[name] = NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				a, b := args[0].(*pyObject), args[1]
+				bo, ok := b.(*pyObject)
+				if !ok || bo.cls != a.cls {
+					return nil, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, a.cls.name, pyType(b))
+				}
+				r, err := starlark.Compare(op, fieldTuple(a), fieldTuple(bo))
+				return starlark.Bool(r), err
+			})
+		}
+	}
+	if _, ok := t.attrs["__hash__"]; !ok && frozen {
+		t.attrs["__hash__"] = NewBuiltin(t.name+".__hash__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			h, err := fieldTuple(args[0].(*pyObject)).Hash()
+			return starlark.MakeInt64(int64(int32(h))), err
+		})
+	}
 	return t, nil
+}
+
+// dataclassAsdict implements dataclasses.asdict (astuple when tuple is
+// true): the fields, with dataclass instances, lists, tuples and dicts
+// inside converted recursively.
+func dataclassAsdict(tuple bool) builtinFn {
+	name := "asdict"
+	if tuple {
+		name = "astuple"
+	}
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, err := oneArg(name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if o, ok := x.(*pyObject); !ok || o.cls.cls == nil || o.cls.cls.dcFields == nil {
+			return nil, Errorf("TypeError", "%s() should be called on dataclass instances", name)
+		}
+		var conv func(v starlark.Value, depth int) (starlark.Value, error)
+		conv = func(v starlark.Value, depth int) (starlark.Value, error) {
+			if depth > valueDepthLimit(thread) {
+				return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
+			}
+			switch v := v.(type) {
+			case *pyObject:
+				if v.cls.cls == nil || v.cls.cls.dcFields == nil {
+					return v, nil
+				}
+				fields := v.cls.cls.dcFields
+				if tuple {
+					out := make(starlark.Tuple, len(fields))
+					for i, f := range fields {
+						c, err := conv(v.attrs[f], depth+1)
+						if err != nil {
+							return nil, err
+						}
+						out[i] = c
+					}
+					return out, nil
+				}
+				d := starlark.NewDict(len(fields))
+				for _, f := range fields {
+					c, err := conv(v.attrs[f], depth+1)
+					if err != nil {
+						return nil, err
+					}
+					if err := d.SetKey(starlark.String(f), c); err != nil {
+						return nil, err
+					}
+				}
+				return d, nil
+			case *starlark.List:
+				out := make([]starlark.Value, v.Len())
+				for i := range out {
+					c, err := conv(v.Index(i), depth+1)
+					if err != nil {
+						return nil, err
+					}
+					out[i] = c
+				}
+				return starlark.NewList(out), nil
+			case starlark.Tuple:
+				out := make(starlark.Tuple, len(v))
+				for i, e := range v {
+					c, err := conv(e, depth+1)
+					if err != nil {
+						return nil, err
+					}
+					out[i] = c
+				}
+				return out, nil
+			case *starlark.Dict:
+				d := starlark.NewDict(v.Len())
+				for _, kv := range v.Items() {
+					k, err := conv(kv[0], depth+1)
+					if err != nil {
+						return nil, err
+					}
+					c, err := conv(kv[1], depth+1)
+					if err != nil {
+						return nil, err
+					}
+					if err := d.SetKey(k, c); err != nil {
+						return nil, err
+					}
+				}
+				return d, nil
+			}
+			return v, nil
+		}
+		return conv(x, 0)
+	}
 }
 
 func reverseMRO(t *typeObj) []*typeObj {

@@ -5,14 +5,17 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 )
 
 // exception is a Python exception instance, e.g. ValueError("bad").
 type exception struct {
 	typ   *typeObj
 	args  starlark.Tuple
-	cause error     // the Go error it was built from, if any
-	obj   *pyObject // the instance raised, for classes with their own __init__
+	cause error          // the Go error it was built from, if any
+	obj   *pyObject      // the instance raised, for classes with their own __init__
+	from  starlark.Value // __cause__ (raise ... from C); nil is None
 }
 
 // value is what `except E as e` binds.
@@ -66,9 +69,41 @@ func (e *exception) Attr(name string) (starlark.Value, error) {
 	case "args":
 		return e.args, nil
 	case "msg", "message":
+		if se := e.jsonSyntaxError(); se != nil {
+			return starlark.String(se.Msg), nil
+		}
 		return starlark.String(e.msg()), nil
+	case "__cause__":
+		if e.from != nil {
+			return e.from, nil
+		}
+		return starlark.None, nil
+	case "__context__":
+		return starlark.None, nil
+	case "pos", "lineno", "colno":
+		// json.JSONDecodeError's position (CPython counts characters).
+		if se := e.jsonSyntaxError(); se != nil {
+			n := se.Char
+			switch name {
+			case "lineno":
+				n = se.Line
+			case "colno":
+				n = se.Column
+			}
+			return starlark.MakeInt(n), nil
+		}
 	}
 	return nil, nil
+}
+
+// jsonSyntaxError returns the json decoder's error behind a
+// JSONDecodeError, or nil.
+func (e *exception) jsonSyntaxError() *pyjson.SyntaxError {
+	var se *pyjson.SyntaxError
+	if e.typ != excTypes["JSONDecodeError"] || e.cause == nil || !errors.As(e.cause, &se) {
+		return nil
+	}
+	return se
 }
 
 func (e *exception) AttrNames() []string { return []string{"args"} }
@@ -94,6 +129,7 @@ var exceptionHierarchy = [][2]string{
 	{"JSONDecodeError", "ValueError"},
 	{"TypeError", "Exception"},
 	{"AttributeError", "Exception"},
+	{"FrozenInstanceError", "AttributeError"},
 	{"NameError", "Exception"},
 	{"UnboundLocalError", "NameError"},
 	{"RuntimeError", "Exception"},

@@ -65,7 +65,8 @@ var modules = map[string]func() *module{
 		}, nil)
 	},
 	"dataclasses": func() *module {
-		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField}, nil)
+		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField,
+			"asdict": dataclassAsdict(false), "astuple": dataclassAsdict(true)}, nil)
 	},
 	"random":       randomModule,
 	"sys":          sysModule,

@@ -1364,7 +1364,19 @@ func pyRaise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		}
 		return nil, Errorf("RuntimeError", "No active exception to reraise")
 	}
-	return nil, raiseValue(args[0])
+	err := raiseValue(args[0])
+	if len(args) > 1 {
+		// raise E from C: C (an exception or None) is E's __cause__.
+		var pe *PyError
+		if errors.As(err, &pe) && pe.exc != nil {
+			if pe.exc.obj != nil {
+				pe.exc.obj.cause = args[1]
+			} else {
+				pe.exc.from = args[1]
+			}
+		}
+	}
+	return nil, err
 }
 
 func pyAssertFail(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -1372,7 +1384,9 @@ func pyAssertFail(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	if len(args) > 0 {
 		msg = Str(args[0])
 	}
-	return nil, &PyError{Kind: "AssertionError", Msg: msg, exc: &exception{typ: excTypes["AssertionError"], args: args}}
+	// args is the interpreter's operand stack (a _py_ helper gets it
+	// uncopied): the exception keeps a copy.
+	return nil, &PyError{Kind: "AssertionError", Msg: msg, exc: &exception{typ: excTypes["AssertionError"], args: append(starlark.Tuple(nil), args...)}}
 }
 
 func pyDel(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
