@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -105,6 +107,36 @@ func builtinMethod(thread *starlark.Thread, recv starlark.Value, name string, ar
 			v, err = countEq(r, args, kwargs)
 		case "index":
 			v, err = seqIndex(r, "tuple", args, kwargs)
+		default:
+			handled = false
+		}
+	case starlark.Int:
+		switch name {
+		case "bit_length", "bit_count":
+			if err := noArgs(name, args, kwargs); err != nil {
+				return nil, true, err
+			}
+			b := new(big.Int).Abs(r.BigInt())
+			if name == "bit_length" {
+				return starlark.MakeInt(b.BitLen()), true, nil
+			}
+			n := 0
+			for _, w := range b.Bits() {
+				n += bits.OnesCount(uint(w))
+			}
+			return starlark.MakeInt(n), true, nil
+		case "conjugate":
+			return r, true, noArgs(name, args, kwargs)
+		default:
+			handled = false
+		}
+	case starlark.Float:
+		switch name {
+		case "is_integer":
+			f := float64(r)
+			return starlark.Bool(f == math.Trunc(f) && !math.IsInf(f, 0)), true, noArgs(name, args, kwargs)
+		case "conjugate":
+			return r, true, noArgs(name, args, kwargs)
 		default:
 			handled = false
 		}

@@ -149,6 +149,62 @@ func heapqModule() *module {
 			}
 			return starlark.None, nil
 		},
+		"heappushpop": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var h, item starlark.Value
+			if err := starlark.UnpackPositionalArgs("heappushpop", args, kwargs, 2, &h, &item); err != nil {
+				return nil, err
+			}
+			l, err := listArg("heappushpop", h)
+			if err != nil {
+				return nil, err
+			}
+			if l.Len() == 0 {
+				return item, nil
+			}
+			if lt, err := less(l.Index(0), item); err != nil || !lt {
+				return item, err
+			}
+			top := l.Index(0)
+			l.SetIndex(0, item)
+			return top, siftUp(l, 0)
+		},
+		"heapreplace": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var h, item starlark.Value
+			if err := starlark.UnpackPositionalArgs("heapreplace", args, kwargs, 2, &h, &item); err != nil {
+				return nil, err
+			}
+			l, err := listArg("heapreplace", h)
+			if err != nil {
+				return nil, err
+			}
+			if l.Len() == 0 {
+				return nil, Errorf("IndexError", "index out of range")
+			}
+			top := l.Index(0)
+			l.SetIndex(0, item)
+			return top, siftUp(l, 0)
+		},
+		"merge": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var key, reverse starlark.Value = starlark.None, starlark.False
+			if err := starlark.UnpackArgs("merge", nil, kwargs, "key?", &key, "reverse?", &reverse); err != nil {
+				return nil, err
+			}
+			// The inputs are sorted: a stable sort of their concatenation
+			// is their merge (ties keep the order of the inputs).
+			var all []starlark.Value
+			for _, a := range args {
+				elems, err := collect(thread, a)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, elems...)
+				if err := checkAlloc(thread, int64(len(all))*listElemBytes); err != nil {
+					return nil, err
+				}
+			}
+			l := starlark.NewList(all)
+			return l, sortList(thread, l, key, bool(reverse.Truth()))
+		},
 		"nlargest":  nbest("nlargest", true),
 		"nsmallest": nbest("nsmallest", false),
 	}, nil)

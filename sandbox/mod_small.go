@@ -3,6 +3,10 @@ package sandbox
 import (
 	"errors"
 	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -49,6 +53,13 @@ func itertoolsModule() *module {
 		"groupby":      itertoolsGroupby,
 		"combinations": itertoolsCombinations,
 		"accumulate":   itertoolsAccumulate,
+		"takewhile":    itertoolsWhile("takewhile", true),
+		"dropwhile":    itertoolsWhile("dropwhile", false),
+		"pairwise":     itertoolsPairwise,
+		"starmap":      itertoolsStarmap,
+		"repeat":       itertoolsRepeat,
+		"compress":     itertoolsCompress,
+		"filterfalse":  itertoolsFilterfalse,
 	}, starlark.StringDict{"chain": chain})
 }
 
@@ -357,7 +368,7 @@ func (it countIter) Done() {}
 var errStop = &PyError{Kind: "StopIteration"}
 
 func stringModule() *module {
-	return newModule("string", nil, starlark.StringDict{
+	return newModule("string", map[string]builtinFn{"capwords": stringCapwords, "Template": stringTemplate}, starlark.StringDict{
 		"ascii_letters":   starlark.String("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
 		"ascii_lowercase": starlark.String("abcdefghijklmnopqrstuvwxyz"),
 		"ascii_uppercase": starlark.String("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
@@ -416,12 +427,13 @@ func statisticsVarianceOf(xs []float64, sample bool) float64 {
 
 func statisticsModule() *module {
 	return newModule("statistics", map[string]builtinFn{
-		"mean":     statisticsMean,
-		"median":   statisticsMedian,
-		"stdev":    statisticsStdev,
-		"pstdev":   statisticsPstdev,
-		"variance": statisticsVariance,
-		"mode":     statisticsMode,
+		"mean":      statisticsMean,
+		"median":    statisticsMedian,
+		"stdev":     statisticsStdev,
+		"pstdev":    statisticsPstdev,
+		"variance":  statisticsVariance,
+		"mode":      statisticsMode,
+		"quantiles": statisticsQuantiles,
 	}, nil)
 }
 
@@ -621,4 +633,323 @@ func (m *memoized) CallInternal(thread *starlark.Thread, args starlark.Tuple, kw
 	}
 	m.cache.SetKey(key, v)
 	return v, nil
+}
+
+// itertoolsWhile implements itertools.takewhile (take true) and dropwhile.
+func itertoolsWhile(name string, take bool) builtinFn {
+	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var pred, it starlark.Value
+		if err := starlark.UnpackPositionalArgs(name, args, kwargs, 2, &pred, &it); err != nil {
+			return nil, err
+		}
+		var out []starlark.Value
+		dropping := true
+		err := forEach(thread, it, func(x starlark.Value) error {
+			if take || dropping {
+				ok, err := starlark.Call(thread, pred, starlark.Tuple{x}, nil)
+				if err != nil {
+					return err
+				}
+				if take && !bool(ok.Truth()) {
+					return errStop
+				}
+				if !take && bool(ok.Truth()) {
+					return nil
+				}
+				dropping = false
+			}
+			out = append(out, x)
+			return checkAlloc(thread, int64(len(out))*listElemBytes)
+		})
+		if err != nil && err != errStop {
+			return nil, err
+		}
+		return starlark.NewList(out), nil
+	}
+}
+
+// itertoolsPairwise implements itertools.pairwise.
+func itertoolsPairwise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, err := oneArg("pairwise", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	for i := 0; i+1 < len(elems); i++ {
+		out = append(out, starlark.Tuple{elems[i], elems[i+1]})
+	}
+	return starlark.NewList(out), checkAlloc(thread, int64(len(out))*64)
+}
+
+// itertoolsStarmap implements itertools.starmap.
+func itertoolsStarmap(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn, it starlark.Value
+	if err := starlark.UnpackPositionalArgs("starmap", args, kwargs, 2, &fn, &it); err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	err := forEach(thread, it, func(x starlark.Value) error {
+		a, err := collect(thread, x)
+		if err != nil {
+			return err
+		}
+		v, err := starlark.Call(thread, fn, starlark.Tuple(a), nil)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsRepeat implements itertools.repeat with a count (without one
+// it is infinite, which the eager sandbox cannot build).
+func itertoolsRepeat(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	var times starlark.Value = starlark.None
+	if err := starlark.UnpackArgs("repeat", args, kwargs, "object", &x, "times?", &times); err != nil {
+		return nil, err
+	}
+	if times == starlark.None {
+		return nil, Errorf("ValueError", "itertools.repeat() without times is infinite, which is not supported here: pass times (repeat(x, n)) or use [x] * n")
+	}
+	n, err := starlark.AsInt32(times)
+	if err != nil {
+		return nil, err
+	}
+	n = max(n, 0)
+	if err := checkAlloc(thread, int64(n)*listElemBytes); err != nil {
+		return nil, err
+	}
+	out := make([]starlark.Value, n)
+	for i := range out {
+		out[i] = x
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsCompress implements itertools.compress.
+func itertoolsCompress(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var data, sel starlark.Value
+	if err := starlark.UnpackArgs("compress", args, kwargs, "data", &data, "selectors", &sel); err != nil {
+		return nil, err
+	}
+	d, err := collect(thread, data)
+	if err != nil {
+		return nil, err
+	}
+	s, err := collect(thread, sel)
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	for i := 0; i < len(d) && i < len(s); i++ {
+		if s[i].Truth() {
+			out = append(out, d[i])
+		}
+	}
+	return starlark.NewList(out), nil
+}
+
+// itertoolsFilterfalse implements itertools.filterfalse.
+func itertoolsFilterfalse(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var pred, it starlark.Value
+	if err := starlark.UnpackPositionalArgs("filterfalse", args, kwargs, 2, &pred, &it); err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	err := forEach(thread, it, func(x starlark.Value) error {
+		t := x.Truth()
+		if pred != starlark.None {
+			v, err := starlark.Call(thread, pred, starlark.Tuple{x}, nil)
+			if err != nil {
+				return err
+			}
+			t = v.Truth()
+		}
+		if !t {
+			out = append(out, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+// stringCapwords implements string.capwords.
+func stringCapwords(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var s string
+	var sep starlark.Value = starlark.None
+	if err := starlark.UnpackPositionalArgs("capwords", args, kwargs, 1, &s, &sep); err != nil {
+		return nil, err
+	}
+	var words []string
+	joiner := " "
+	if sep == starlark.None {
+		words = strings.Fields(s)
+	} else {
+		sp, ok := starlark.AsString(sep)
+		if !ok {
+			return nil, Errorf("TypeError", "capwords() argument 2 must be str or None")
+		}
+		words, joiner = strings.Split(s, sp), sp
+	}
+	for i, w := range words {
+		r := []rune(w)
+		if len(r) > 0 {
+			words[i] = strings.ToUpper(string(r[:1])) + strings.ToLower(string(r[1:]))
+		}
+	}
+	return starlark.String(strings.Join(words, joiner)), nil
+}
+
+// statisticsQuantiles implements statistics.quantiles (method
+// 'exclusive', the default, or 'inclusive').
+func statisticsQuantiles(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var data starlark.Value
+	n := 4
+	method := "exclusive"
+	if err := starlark.UnpackArgs("quantiles", args, kwargs, "data", &data, "n?", &n, "method?", &method); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "n must be at least 1"}
+	}
+	xs, _, err := numbers(thread, "quantiles", starlark.Tuple{data}, nil)
+	if err != nil {
+		return nil, err
+	}
+	m := len(xs)
+	if m < 2 {
+		if m == 1 && method == "inclusive" {
+			out := make([]starlark.Value, n-1)
+			for i := range out {
+				out[i] = starlark.Float(xs[0])
+			}
+			return starlark.NewList(out), nil
+		}
+		return nil, &PyError{Kind: "StatisticsError", Msg: "must have at least two data points"}
+	}
+	sort.Float64s(xs)
+	out := make([]starlark.Value, 0, n-1)
+	switch method {
+	case "inclusive":
+		mm := m - 1
+		for i := 1; i < n; i++ {
+			j := i * mm / n
+			delta := i*mm - j*n
+			out = append(out, starlark.Float((xs[j]*float64(n-delta)+xs[j+1]*float64(delta))/float64(n)))
+		}
+	case "exclusive":
+		mm := m + 1
+		for i := 1; i < n; i++ {
+			j := i * mm / n
+			j = min(max(j, 1), m-1)
+			delta := i*mm - j*n
+			out = append(out, starlark.Float((xs[j-1]*float64(n-delta)+xs[j]*float64(delta))/float64(n)))
+		}
+	default:
+		return nil, Errorf("ValueError", "Unknown method: %s", Repr(starlark.String(method)))
+	}
+	return starlark.NewList(out), nil
+}
+
+// templateObj is string.Template.
+type templateObj struct{ tmpl string }
+
+var templatePattern = regexp.MustCompile(`\$(?:(\$)|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\}|())`)
+
+func (t *templateObj) String() string        { return "<string.Template object>" }
+func (t *templateObj) Type() string          { return "Template" }
+func (t *templateObj) Freeze()               {}
+func (t *templateObj) Truth() starlark.Bool  { return true }
+func (t *templateObj) Hash() (uint32, error) { return starlark.String(t.tmpl).Hash() }
+func (t *templateObj) AttrNames() []string {
+	return []string{"safe_substitute", "substitute", "template"}
+}
+
+func (t *templateObj) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "template":
+		return starlark.String(t.tmpl), nil
+	case "substitute", "safe_substitute":
+		safe := name == "safe_substitute"
+		return NewBuiltin("Template."+name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) > 1 {
+				return nil, Errorf("TypeError", "Too many positional arguments")
+			}
+			lookup := func(k string) (starlark.Value, bool, error) {
+				for _, kv := range kwargs {
+					if s, _ := starlark.AsString(kv[0]); s == k {
+						return kv[1], true, nil
+					}
+				}
+				if len(args) == 1 {
+					m, ok := args[0].(starlark.Mapping)
+					if !ok {
+						return nil, false, Errorf("TypeError", "'%s' object is not subscriptable", pyType(args[0]))
+					}
+					v, found, err := m.Get(starlark.String(k))
+					return v, found, err
+				}
+				return nil, false, nil
+			}
+			var b strings.Builder
+			last := 0
+			for _, m := range templatePattern.FindAllStringSubmatchIndex(t.tmpl, -1) {
+				b.WriteString(t.tmpl[last:m[0]])
+				last = m[1]
+				switch {
+				case m[2] >= 0:
+					b.WriteByte('$')
+				case m[4] >= 0 || m[6] >= 0:
+					var k string
+					if m[4] >= 0 {
+						k = t.tmpl[m[4]:m[5]]
+					} else {
+						k = t.tmpl[m[6]:m[7]]
+					}
+					v, ok, err := lookup(k)
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						if safe {
+							b.WriteString(t.tmpl[m[0]:m[1]])
+							continue
+						}
+						return nil, &PyError{Kind: "KeyError", Msg: Repr(starlark.String(k))}
+					}
+					b.WriteString(Str(v))
+				default:
+					if safe {
+						b.WriteString(t.tmpl[m[0]:m[1]])
+						continue
+					}
+					line := 1 + strings.Count(t.tmpl[:m[0]], "\n")
+					col := utf8.RuneCountInString(t.tmpl[strings.LastIndexByte(t.tmpl[:m[0]], '\n')+1:m[0]]) + 1
+					return nil, Errorf("ValueError", "Invalid placeholder in string: line %d, col %d", line, col)
+				}
+			}
+			b.WriteString(t.tmpl[last:])
+			return starlark.String(b.String()), nil
+		}), nil
+	}
+	return nil, nil
+}
+
+// stringTemplate implements string.Template(template).
+func stringTemplate(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var s string
+	if err := starlark.UnpackPositionalArgs("Template", args, kwargs, 1, &s); err != nil {
+		return nil, err
+	}
+	return &templateObj{tmpl: s}, nil
 }

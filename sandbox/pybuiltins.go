@@ -65,6 +65,8 @@ func pyBuiltins() starlark.StringDict {
 		"globals":    pyGlobals,
 		"dir":        pyDir,
 		"hasattr":    pyHasattr,
+		"setattr":    pySetattr,
+		"delattr":    pyDelattr,
 		"locals":     unavailable("locals", "locals() is not available"),
 		"vars":       pyVars,
 		"exit":       unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),

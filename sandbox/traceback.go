@@ -308,6 +308,10 @@ func classify(err error) (string, string) {
 	case reNoAssign.MatchString(inner):
 		m := reNoAssign.FindStringSubmatch(inner)
 		return "TypeError", fmt.Sprintf("'%s' object does not support item assignment", pyTypeName(m[1]))
+	case strings.HasPrefix(msg, "pop: empty set"):
+		return "KeyError", "'pop from an empty set'"
+	case strings.HasPrefix(msg, "popitem: empty dict"):
+		return "KeyError", "'popitem(): dictionary is empty'"
 	case strings.HasPrefix(msg, "pop: missing key"):
 		return "KeyError", "key not found (use d.pop(key, default) to avoid the error)"
 	case reKeyNotIn.MatchString(inner):
@@ -328,6 +332,9 @@ func classify(err error) (string, string) {
 		return "OverflowError", "Python int too large to convert to C ssize_t"
 	case strings.Contains(inner, "out of range"), strings.Contains(inner, "index out of"):
 		if strings.HasPrefix(msg, "pop: ") {
+			if strings.HasSuffix(inner, "out of range: empty list") {
+				return "IndexError", "pop from empty list"
+			}
 			return "IndexError", "pop index out of range"
 		}
 		return "IndexError", pyIndexMsg(inner)

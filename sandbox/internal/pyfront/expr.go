@@ -368,7 +368,7 @@ func init() {
 		isnumeric isdecimal isidentifier isprintable isascii expandtabs translate maketrans encode
 		split rsplit splitlines count join index rindex find rfind remove sort copy reverse fromkeys items keys values decode hex
 		add discard union intersection difference symmetric_difference issubset issuperset
-		isdisjoint intersection_update difference_update replace`) {
+		isdisjoint intersection_update difference_update replace bit_length bit_count is_integer conjugate`) {
 		methods[m] = true
 	}
 }
