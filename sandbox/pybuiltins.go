@@ -1500,7 +1500,21 @@ func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	}
 	elems, err := collect(thread, seq)
 	if err != nil {
+		var pe *PyError
+		if errors.As(err, &pe) && pe.Kind == "TypeError" && strings.HasSuffix(pe.Msg, "object is not iterable") {
+			return nil, Errorf("TypeError", "cannot unpack non-iterable %s object", pyType(seq))
+		}
 		return nil, err
+	}
+	if after < 0 {
+		// _py_unpack(v, n, -1): exactly n values (a, b = v inside a try).
+		switch {
+		case len(elems) > before:
+			return nil, Errorf("ValueError", "too many values to unpack (expected %d)", before)
+		case len(elems) < before:
+			return nil, Errorf("ValueError", "not enough values to unpack (expected %d, got %d)", before, len(elems))
+		}
+		return starlark.Tuple(elems), nil
 	}
 	if len(elems) < before+after {
 		return nil, Errorf("ValueError", "not enough values to unpack (expected at least %d, got %d)", before+after, len(elems))

@@ -221,6 +221,8 @@ var (
 	reUnknownBin  = regexp.MustCompile(`^unknown binary op: (\w+) (\S+) (\w+)$`)
 	reNoAttr      = regexp.MustCompile(`^(\w+) has no \.(\w+) field or method`)
 	reNotCallable = regexp.MustCompile(`^invalid call of non-function \((\w+)\)$`)
+	reSeqAssign   = regexp.MustCompile(`^got (\w+) in sequence assignment$`)
+	reUnpack      = regexp.MustCompile(`^too (many|few) values to unpack \(got (-?\d+), want (\d+)\)$`)
 	reIndexType   = regexp.MustCompile(`^(\w+) index: got (\w+), want int`)
 	reUnhashable  = regexp.MustCompile(`unhashable type: (\w+)$`)
 	reNoAssign    = regexp.MustCompile(`^(\w+) value does not support item assignment`)
@@ -369,6 +371,16 @@ func classify(err error) (string, string) {
 	case reNotCallable.MatchString(inner):
 		m := reNotCallable.FindStringSubmatch(inner)
 		return "TypeError", fmt.Sprintf("'%s' object is not callable", pyTypeName(m[1]))
+	case reSeqAssign.MatchString(inner):
+		m := reSeqAssign.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("cannot unpack non-iterable %s object", pyTypeName(m[1]))
+	case reUnpack.MatchString(inner):
+		// Starlark's sequence assignment: CPython's wording.
+		m := reUnpack.FindStringSubmatch(inner)
+		if m[1] == "many" {
+			return "ValueError", fmt.Sprintf("too many values to unpack (expected %s)", m[3])
+		}
+		return "ValueError", fmt.Sprintf("not enough values to unpack (expected %s, got %s)", m[3], m[2])
 	case strings.Contains(inner, "invalid literal"), strings.Contains(inner, "could not convert"),
 		strings.Contains(inner, "not in list"), strings.Contains(inner, "substring not found"),
 		strings.Contains(inner, "empty separator"), strings.Contains(inner, "arg is an empty sequence"),
