@@ -7,25 +7,35 @@ package starlark
 import (
 	"fmt"
 	"hash/maphash"
-	"math/big"
 	"os"
+	"unsafe"
 )
 
 // hashtable is used to represent Starlark dict and set values.
-// It is a hash table whose key/value entries form a doubly-linked list
-// in the order the entries were inserted.
+//
+// rlm: a compact, insertion-ordered table as CPython's dictobject.c
+// (upstream: buckets of 8 entries of 56 bytes chained in a doubly linked
+// insertion-order list). entries is a dense array of (hash, key, value)
+// in insertion order, 40 bytes each; index is a sparse array of
+// 1<<logSize slot numbers (int8, int16, int32 or int64 by table size)
+// into entries, searched by open addressing with CPython's perturbed
+// probing. A deleted entry leaves a tombstone (nil key) in entries and a
+// dummy in index, both dropped when the table is next rebuilt. A table of
+// 8 slots keeps its index inline (small), so a dict of up to 6 entries
+// is two allocations: the Dict and its entries.
 //
 // Initialized instances of hashtable must not be copied.
 type hashtable struct {
-	table     []bucket  // len is zero or a power of two
-	bucket0   [1]bucket // inline allocation for small maps.
-	len       uint32
-	itercount uint32  // number of active iterators (ignored if frozen)
-	head      *entry  // insertion order doubly-linked list; may be nil
-	tailLink  **entry // address of nil link at end of list (perhaps &head)
+	_         noCopy         // triggers vet copylock check on this type.
+	entries   []entry        // insertion order; key nil => deleted
+	index     unsafe.Pointer // 1<<logSize slots of width bytes; nil when empty
+	len       uint32         // number of live entries
+	itercount uint32         // number of active iterators (ignored if frozen)
+	head      uint32         // no live entry precedes entries[head]
+	logSize   uint8
+	width     uint8 // bytes per index slot: 1, 2, 4 or 8
 	frozen    bool
-
-	_ noCopy // triggers vet copylock check on this type.
+	small     [minSlots]int8 // inline index of a table of minSlots slots
 }
 
 // noCopy is zero-sized type that triggers vet's copylock check.
@@ -35,237 +45,298 @@ type noCopy struct{}
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
 
-// rlm: 4 entries per bucket, not 8: a dict or set is allocated with
-// its first bucket inline, so a small dict (a record {"id": i, ...})
-// took 512 bytes to clear and scan; it now takes 288. The load factor
-// keeps the same share of entries per bucket.
-const bucketSize = 4
-
-type bucket struct {
-	entries [bucketSize]entry
-	next    *bucket // linked list of buckets
+type entry struct {
+	hash       uint32
+	key, value Value // key nil => deleted
 }
 
-type entry struct {
-	hash       uint32 // nonzero => in use
-	key, value Value
-	next       *entry  // insertion order doubly-linked list; may be nil
-	prevLink   **entry // address of link to this entry (perhaps &head)
+const (
+	minLogSize = 3
+	minSlots   = 1 << minLogSize
+
+	ixEmpty = -1 // index slot never used
+	ixDummy = -2 // index slot of a deleted entry
+)
+
+// usable returns how many entries (live or deleted) a table of n slots
+// holds before it is rebuilt: two thirds, as CPython (6 for 8 slots).
+func usable(n int) int { return n - n/3 }
+
+// logSizeFor returns the log2 of the number of slots of a table that
+// holds n entries.
+func logSizeFor(n int) uint8 {
+	log := uint8(minLogSize)
+	for usable(1<<log) < n {
+		log++
+	}
+	return log
+}
+
+// getIx returns the entry number in index slot i (or ixEmpty, ixDummy).
+func (ht *hashtable) getIx(i uint) int {
+	switch ht.width {
+	case 1:
+		return int(*(*int8)(unsafe.Add(ht.index, i)))
+	case 2:
+		return int(*(*int16)(unsafe.Add(ht.index, i*2)))
+	case 4:
+		return int(*(*int32)(unsafe.Add(ht.index, i*4)))
+	default:
+		return int(*(*int64)(unsafe.Add(ht.index, i*8)))
+	}
+}
+
+// setIx sets index slot i to ix.
+func (ht *hashtable) setIx(i uint, ix int) {
+	switch ht.width {
+	case 1:
+		*(*int8)(unsafe.Add(ht.index, i)) = int8(ix)
+	case 2:
+		*(*int16)(unsafe.Add(ht.index, i*2)) = int16(ix)
+	case 4:
+		*(*int32)(unsafe.Add(ht.index, i*4)) = int32(ix)
+	default:
+		*(*int64)(unsafe.Add(ht.index, i*8)) = int64(ix)
+	}
+}
+
+// newIndex gives ht an empty index of 1<<log slots.
+func (ht *hashtable) newIndex(log uint8) {
+	n := 1 << log
+	var w uint8
+	switch {
+	case log <= 7:
+		w = 1
+	case log <= 15:
+		w = 2
+	case log <= 31:
+		w = 4
+	default:
+		w = 8
+	}
+	ht.logSize, ht.width = log, w
+	if log == minLogSize {
+		for i := range ht.small {
+			ht.small[i] = ixEmpty
+		}
+		ht.index = unsafe.Pointer(&ht.small[0])
+		return
+	}
+	words := make([]uint64, (n*int(w)+7)/8)
+	for i := range words {
+		words[i] = ^uint64(0) // ixEmpty in every width
+	}
+	ht.index = unsafe.Pointer(&words[0])
 }
 
 func (ht *hashtable) init(size int) {
 	if size < 0 {
 		panic("size < 0")
 	}
-	nb := 1
-	// rlm: size the table as insert grows it (insert grows before adding
-	// an element to a table that is already overloaded): a dict made for
-	// bucketSize entries keeps its inline bucket instead of allocating a
-	// table of two (upstream tested overloaded(size, nb)).
-	for size > 0 && overloaded(size-1, nb) {
-		nb = nb << 1
+	if size == 0 {
+		return // allocated by the first insert
 	}
-	if nb < 2 {
-		ht.table = ht.bucket0[:1]
-	} else {
-		ht.table = make([]bucket, nb)
-	}
-	ht.tailLink = &ht.head
+	// rlm: sized exactly: a dict whose final size is known (a literal,
+	// a JSON object) holds its entries in an array of that length.
+	ht.newIndex(logSizeFor(size))
+	ht.entries = make([]entry, 0, size)
 }
 
 func (ht *hashtable) freeze() {
 	if !ht.frozen {
 		ht.frozen = true
-		for e := ht.head; e != nil; e = e.next {
-			e.key.Freeze()
-			e.value.Freeze()
+		for i := range ht.entries {
+			if e := &ht.entries[i]; e.key != nil {
+				e.key.Freeze()
+				e.value.Freeze()
+			}
 		}
 	}
+}
+
+// hashOf returns the hash of key k.
+func hashOf(k Value) (uint32, error) {
+	if s, ok := k.(String); ok {
+		return hashString(string(s)), nil
+	}
+	return k.Hash()
+}
+
+// probe searches the index for key k of hash h. It returns the entry
+// number of k, or -1 and the first empty slot of k's probe sequence (where
+// k goes). The table must have an index.
+func (ht *hashtable) probe(k Value, h uint32) (slot uint, ix int, err error) {
+	mask := uint(1)<<ht.logSize - 1
+	perturb := uint(h)
+	i := uint(h) & mask
+	for {
+		ix := ht.getIx(i)
+		if ix == ixEmpty {
+			return i, -1, nil
+		}
+		if ix >= 0 {
+			e := &ht.entries[ix]
+			if e.hash == h {
+				if eq, err := keyEqual(k, e.key); err != nil {
+					return 0, -1, err // e.g. excessively recursive tuple
+				} else if eq {
+					return i, ix, nil
+				}
+			}
+		}
+		perturb >>= 5
+		i = (i*5 + perturb + 1) & mask
+	}
+}
+
+// emptySlot returns the first empty slot of the probe sequence of hash h.
+func (ht *hashtable) emptySlot(h uint32) uint {
+	mask := uint(1)<<ht.logSize - 1
+	perturb := uint(h)
+	i := uint(h) & mask
+	for ht.getIx(i) != ixEmpty {
+		perturb >>= 5
+		i = (i*5 + perturb + 1) & mask
+	}
+	return i
 }
 
 func (ht *hashtable) insert(k, v Value) error {
 	if err := ht.checkMutable("insert into"); err != nil {
 		return err
 	}
-	if ht.table == nil {
-		ht.init(1)
-	}
-	h, err := k.Hash()
+	h, err := hashOf(k)
 	if err != nil {
 		return err
 	}
-	if h == 0 {
-		h = 1 // zero is reserved
+	if ht.index == nil {
+		ht.newIndex(minLogSize)
 	}
-
-retry:
-	var insert *entry
-
-	// Inspect each bucket in the bucket list.
-	p := &ht.table[h&(uint32(len(ht.table)-1))]
-	for {
-		for i := range p.entries {
-			e := &p.entries[i]
-			if e.hash != h {
-				if e.hash == 0 {
-					// Found empty entry; make a note.
-					insert = e
-				}
-				continue
-			}
-			if eq, err := keyEqual(k, e.key); err != nil {
-				return err // e.g. excessively recursive tuple
-			} else if !eq {
-				continue
-			}
-			// Key already present; update value.
-			e.value = v
-			return nil
-		}
-		if p.next == nil {
-			break
-		}
-		p = p.next
+	slot, ix, err := ht.probe(k, h)
+	if err != nil {
+		return err
 	}
-
-	// Key not found.  p points to the last bucket.
-
-	// Does the number of elements exceed the buckets' load factor?
-	if overloaded(int(ht.len), len(ht.table)) {
-		ht.grow()
-		goto retry
+	if ix >= 0 {
+		ht.entries[ix].value = v // key already present; update value
+		return nil
 	}
-
-	if insert == nil {
-		// No space in existing buckets.  Add a new one to the bucket list.
-		b := new(bucket)
-		p.next = b
-		insert = &b.entries[0]
+	n := len(ht.entries)
+	if n >= usable(1<<ht.logSize) {
+		ht.rebuild(ht.grownLogSize())
+		slot = ht.emptySlot(h)
+		n = len(ht.entries)
 	}
-
-	// Insert key/value pair.
-	insert.hash = h
-	insert.key = k
-	insert.value = v
-
-	// Append entry to doubly-linked list.
-	insert.prevLink = ht.tailLink
-	*ht.tailLink = insert
-	ht.tailLink = &insert.next
-
+	if n == cap(ht.entries) {
+		ht.growEntries()
+	}
+	ht.entries = append(ht.entries, entry{hash: h, key: k, value: v})
+	ht.setIx(slot, n)
 	ht.len++
-
 	return nil
 }
 
-func overloaded(elems, buckets int) bool {
-	const loadFactor = 6.5 * bucketSize / 8 // just a guess (rlm: scaled with bucketSize)
-	// rlm: a table of one (the inline bucket) takes one chained overflow
-	// bucket before it grows, so a dict of up to 2*bucketSize entries (a
-	// JSON record of 5 to 8 fields) holds them in two buckets, as one
-	// 8-entry bucket did, instead of a table of two beside an unused
-	// inline one.
-	if buckets == 1 {
-		return elems >= 2*bucketSize
-	}
-	return elems >= bucketSize && float64(elems) >= loadFactor*float64(buckets)
+// grownLogSize is the size of the table that replaces a full one: room
+// for twice the live entries, as CPython (deleted ones are dropped).
+func (ht *hashtable) grownLogSize() uint8 {
+	return logSizeFor(2*int(ht.len) + 1)
 }
 
-func (ht *hashtable) grow() {
-	// Double the number of buckets and rehash.
-	//
-	// Even though this makes reentrant calls to ht.insert,
-	// calls Equals unnecessarily (since there can't be duplicate keys),
-	// and recomputes the hash unnecessarily, the gains from
-	// avoiding these steps were found to be too small to justify
-	// the extra logic: -2% on hashtable benchmark.
-	ht.table = make([]bucket, len(ht.table)<<1)
-	oldhead := ht.head
-	ht.head = nil
-	ht.tailLink = &ht.head
-	ht.len = 0
-	for e := oldhead; e != nil; e = e.next {
-		ht.insert(e.key, e.value) // can't fail
+// growEntries reallocates the full entries array, doubling it up to what
+// the index holds.
+func (ht *hashtable) growEntries() {
+	ht.entries = append(make([]entry, 0, ht.entriesCap()), ht.entries...)
+}
+
+// entriesCap is the capacity of the entries array that replaces a full
+// one.
+func (ht *hashtable) entriesCap() int {
+	return min(max(2*cap(ht.entries), 4), usable(1<<ht.logSize))
+}
+
+// rebuild replaces the index by one of 1<<log slots and the entries by
+// the live ones, in order.
+func (ht *hashtable) rebuild(log uint8) {
+	old := ht.entries
+	ht.newIndex(log)
+	ents := make([]entry, 0, min(max(2*int(ht.len), 4), usable(1<<log)))
+	mask := uint(1)<<log - 1
+	for i := range old {
+		e := &old[i]
+		if e.key == nil {
+			continue
+		}
+		perturb := uint(e.hash)
+		j := uint(e.hash) & mask
+		for ht.getIx(j) != ixEmpty {
+			perturb >>= 5
+			j = (j*5 + perturb + 1) & mask
+		}
+		ht.setIx(j, len(ents))
+		ents = append(ents, *e)
 	}
-	ht.bucket0[0] = bucket{} // clear out unused initial bucket
+	ht.entries = ents
+	ht.head = 0
+}
+
+// growBytes returns how many bytes the next insertion of a new key
+// allocates (0 when it fits in place).
+func (ht *hashtable) growBytes() int64 {
+	const entryBytes = int64(unsafe.Sizeof(entry{}))
+	if ht.index == nil {
+		return 0
+	}
+	n := len(ht.entries)
+	if n >= usable(1<<ht.logSize) {
+		log := ht.grownLogSize()
+		return entryBytes*int64(min(max(2*int(ht.len), 4), usable(1<<log))) + int64(1)<<log*8
+	}
+	if n == cap(ht.entries) {
+		return entryBytes * int64(ht.entriesCap())
+	}
+	return 0
 }
 
 func (ht *hashtable) lookup(k Value) (v Value, found bool, err error) {
-	h, err := k.Hash()
+	h, err := hashOf(k)
 	if err != nil {
 		return nil, false, err // unhashable
 	}
-	if h == 0 {
-		h = 1 // zero is reserved
-	}
-	if ht.table == nil {
+	if ht.len == 0 {
 		return None, false, nil // empty
 	}
-
-	// Inspect each bucket in the bucket list.
-	for p := &ht.table[h&(uint32(len(ht.table)-1))]; p != nil; p = p.next {
-		for i := range p.entries {
-			e := &p.entries[i]
-			if e.hash == h {
-				if eq, err := keyEqual(k, e.key); err != nil {
-					return nil, false, err // e.g. excessively recursive tuple
-				} else if eq {
-					return e.value, true, nil // found
-				}
-			}
-		}
+	_, ix, err := ht.probe(k, h)
+	if err != nil {
+		return nil, false, err
 	}
-	return None, false, nil // not found
+	if ix < 0 {
+		return None, false, nil // not found
+	}
+	return ht.entries[ix].value, true, nil
 }
 
 // count returns the number of distinct elements of iter that are elements of ht.
 func (ht *hashtable) count(iter Iterator) (int, error) {
-	if ht.table == nil {
+	if ht.len == 0 {
 		return 0, nil // empty
 	}
-
 	var k Value
 	count := 0
-
-	// Use a bitset per table entry to record seen elements of ht.
-	// Elements are identified by their bucket number and index within the bucket.
-	// Each bitset gets one word initially, but may grow.
-	storage := make([]big.Word, len(ht.table))
-	bitsets := make([]big.Int, len(ht.table))
-	for i := range bitsets {
-		bitsets[i].SetBits(storage[i : i+1 : i+1])
-	}
+	// A bit per entry records the elements of ht seen.
+	seen := make([]uint64, (len(ht.entries)+63)/64)
 	for iter.Next(&k) && count != int(ht.len) {
-		h, err := k.Hash()
+		h, err := hashOf(k)
 		if err != nil {
 			return 0, err // unhashable
 		}
-		if h == 0 {
-			h = 1 // zero is reserved
+		_, ix, err := ht.probe(k, h)
+		if err != nil {
+			return 0, err
 		}
-
-		// Inspect each bucket in the bucket list.
-		bucketId := h & (uint32(len(ht.table) - 1))
-		i := 0
-		for p := &ht.table[bucketId]; p != nil; p = p.next {
-			for j := range p.entries {
-				e := &p.entries[j]
-				if e.hash == h {
-					if eq, err := keyEqual(k, e.key); err != nil {
-						return 0, err
-					} else if eq {
-						bitIndex := i<<3 + j
-						if bitsets[bucketId].Bit(bitIndex) == 0 {
-							bitsets[bucketId].SetBit(&bitsets[bucketId], bitIndex, 1)
-							count++
-						}
-					}
-				}
-			}
-			i++
+		if ix >= 0 && seen[ix/64]&(1<<(ix%64)) == 0 {
+			seen[ix/64] |= 1 << (ix % 64)
+			count++
 		}
 	}
-
 	return count, nil
 }
 
@@ -273,7 +344,11 @@ func (ht *hashtable) count(iter Iterator) (int, error) {
 func (ht *hashtable) items() []Tuple {
 	items := make([]Tuple, 0, ht.len)
 	array := make([]Value, ht.len*2) // allocate a single backing array
-	for e := ht.head; e != nil; e = e.next {
+	for i := range ht.entries {
+		e := &ht.entries[i]
+		if e.key == nil {
+			continue
+		}
 		pair := Tuple(array[:2:2])
 		array = array[2:]
 		pair[0] = e.key
@@ -284,16 +359,23 @@ func (ht *hashtable) items() []Tuple {
 }
 
 func (ht *hashtable) first() (Value, bool) {
-	if ht.head != nil {
-		return ht.head.key, true
+	for i := int(ht.head); i < len(ht.entries); i++ {
+		if k := ht.entries[i].key; k != nil {
+			if !ht.frozen { // a frozen table may be shared
+				ht.head = uint32(i)
+			}
+			return k, true
+		}
 	}
 	return None, false
 }
 
 func (ht *hashtable) keys() []Value {
 	keys := make([]Value, 0, ht.len)
-	for e := ht.head; e != nil; e = e.next {
-		keys = append(keys, e.key)
+	for i := range ht.entries {
+		if k := ht.entries[i].key; k != nil {
+			keys = append(keys, k)
+		}
 	}
 	return keys
 }
@@ -302,45 +384,25 @@ func (ht *hashtable) delete(k Value) (v Value, found bool, err error) {
 	if err := ht.checkMutable("delete from"); err != nil {
 		return nil, false, err
 	}
-	if ht.table == nil {
+	if ht.len == 0 {
 		return None, false, nil // empty
 	}
-	h, err := k.Hash()
+	h, err := hashOf(k)
 	if err != nil {
 		return nil, false, err // unhashable
 	}
-	if h == 0 {
-		h = 1 // zero is reserved
+	slot, ix, err := ht.probe(k, h)
+	if err != nil {
+		return nil, false, err
 	}
-
-	// Inspect each bucket in the bucket list.
-	for p := &ht.table[h&(uint32(len(ht.table)-1))]; p != nil; p = p.next {
-		for i := range p.entries {
-			e := &p.entries[i]
-			if e.hash == h {
-				if eq, err := keyEqual(k, e.key); err != nil {
-					return nil, false, err
-				} else if eq {
-					// Remove e from doubly-linked list.
-					*e.prevLink = e.next
-					if e.next == nil {
-						ht.tailLink = e.prevLink // deletion of last entry
-					} else {
-						e.next.prevLink = e.prevLink
-					}
-
-					v := e.value
-					*e = entry{}
-					ht.len--
-					return v, true, nil // found
-				}
-			}
-		}
+	if ix < 0 {
+		return None, false, nil // not found
 	}
-
-	// TODO(adonovan): opt: remove completely empty bucket from bucket list.
-
-	return None, false, nil // not found
+	v = ht.entries[ix].value
+	ht.entries[ix] = entry{}
+	ht.setIx(slot, ixDummy)
+	ht.len--
+	return v, true, nil
 }
 
 // checkMutable reports an error if the hash table should not be mutated.
@@ -359,21 +421,20 @@ func (ht *hashtable) clear() error {
 	if err := ht.checkMutable("clear"); err != nil {
 		return err
 	}
-	if ht.table != nil {
-		for i := range ht.table {
-			ht.table[i] = bucket{}
-		}
-	}
-	ht.head = nil
-	ht.tailLink = &ht.head
+	ht.entries = nil
+	ht.index = nil
+	ht.logSize, ht.width = 0, 0
 	ht.len = 0
+	ht.head = 0
 	return nil
 }
 
 func (ht *hashtable) addAll(other *hashtable) error {
-	for e := other.head; e != nil; e = e.next {
-		if err := ht.insert(e.key, e.value); err != nil {
-			return err
+	for i := range other.entries {
+		if e := &other.entries[i]; e.key != nil {
+			if err := ht.insert(e.key, e.value); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -381,28 +442,15 @@ func (ht *hashtable) addAll(other *hashtable) error {
 
 // dump is provided as an aid to debugging.
 func (ht *hashtable) dump() {
-	fmt.Fprintf(os.Stderr, "hashtable %p len=%d head=%p tailLink=%p",
-		ht, ht.len, ht.head, ht.tailLink)
-	if ht.tailLink != nil {
-		fmt.Fprintf(os.Stderr, " *tailLink=%p", *ht.tailLink)
-	}
-	fmt.Fprintln(os.Stderr)
-	for j := range ht.table {
-		fmt.Fprintf(os.Stderr, "bucket chain %d\n", j)
-		for p := &ht.table[j]; p != nil; p = p.next {
-			fmt.Fprintf(os.Stderr, "bucket %p\n", p)
-			for i := range p.entries {
-				e := &p.entries[i]
-				fmt.Fprintf(os.Stderr, "\tentry %d @ %p hash=%d key=%v value=%v\n",
-					i, e, e.hash, e.key, e.value)
-				fmt.Fprintf(os.Stderr, "\t\tnext=%p &next=%p prev=%p",
-					e.next, &e.next, e.prevLink)
-				if e.prevLink != nil {
-					fmt.Fprintf(os.Stderr, " *prev=%p", *e.prevLink)
-				}
-				fmt.Fprintln(os.Stderr)
-			}
+	fmt.Fprintf(os.Stderr, "hashtable %p len=%d entries=%d slots=%d\n",
+		ht, ht.len, len(ht.entries), 1<<ht.logSize)
+	if ht.index != nil {
+		for i := uint(0); i < 1<<ht.logSize; i++ {
+			fmt.Fprintf(os.Stderr, "\tslot %d: %d\n", i, ht.getIx(i))
 		}
+	}
+	for i, e := range ht.entries {
+		fmt.Fprintf(os.Stderr, "\tentry %d hash=%d key=%v value=%v\n", i, e.hash, e.key, e.value)
 	}
 }
 
@@ -410,19 +458,23 @@ func (ht *hashtable) iterate() *keyIterator {
 	if !ht.frozen {
 		ht.itercount++
 	}
-	return &keyIterator{ht: ht, e: ht.head}
+	return &keyIterator{ht: ht}
 }
 
 type keyIterator struct {
 	ht *hashtable
-	e  *entry
+	i  int
 }
 
 func (it *keyIterator) Next(k *Value) bool {
-	if it.e != nil {
-		*k = it.e.key
-		it.e = it.e.next
-		return true
+	ents := it.ht.entries
+	for it.i < len(ents) {
+		e := &ents[it.i]
+		it.i++
+		if e.key != nil {
+			*k = e.key
+			return true
+		}
 	}
 	return false
 }
@@ -433,13 +485,16 @@ func (it *keyIterator) Done() {
 	}
 }
 
-// entries is a go1.23 iterator over the entries of the hash table.
-func (ht *hashtable) entries(yield func(k, v Value) bool) {
+// all is a go1.23 iterator over the entries of the hash table.
+func (ht *hashtable) all(yield func(k, v Value) bool) {
 	if !ht.frozen {
 		ht.itercount++
 		defer func() { ht.itercount-- }()
 	}
-	for e := ht.head; e != nil && yield(e.key, e.value); e = e.next {
+	for i := range ht.entries {
+		if e := &ht.entries[i]; e.key != nil && !yield(e.key, e.value) {
+			return
+		}
 	}
 }
 

@@ -940,7 +940,7 @@ func (d *Dict) Items() []Tuple                                  { return d.ht.it
 func (d *Dict) Keys() []Value                                   { return d.ht.keys() }
 func (d *Dict) Len() int                                        { return int(d.ht.len) }
 func (d *Dict) Iterate() Iterator                               { return d.ht.iterate() }
-func (d *Dict) Entries() iter.Seq2[Value, Value]                { return d.ht.entries }
+func (d *Dict) Entries() iter.Seq2[Value, Value]                { return d.ht.all }
 func (d *Dict) SetKey(k, v Value) error                         { return d.ht.insert(k, v) }
 func (d *Dict) String() string                                  { return toString(d) }
 func (d *Dict) Type() string                                    { return "dict" }
@@ -977,7 +977,11 @@ func dictsEqual(x, y *Dict, depth int) (bool, error) {
 	if x.Len() != y.Len() {
 		return false, nil
 	}
-	for e := x.ht.head; e != nil; e = e.next {
+	for i := range x.ht.entries {
+		e := &x.ht.entries[i]
+		if e.key == nil {
+			continue
+		}
 		key, xval := e.key, e.value
 
 		if yval, found, _ := y.Get(key); !found {
@@ -1286,14 +1290,23 @@ func checkGrowListTo(thread *Thread, newCap int) error {
 }
 
 // checkGrowTable calls the grow check when the hash table of a dict or set
-// is due for one: before an insertion doubles its buckets (with the size
-// of the new table) and every GrowCheckEvery elements (rlm).
+// is due for one: before an insertion reallocates its entries or index
+// (with the size of the new arrays, when 4 KB or more) and every
+// GrowCheckEvery elements (rlm).
 func checkGrowTable(thread *Thread, ht *hashtable) error {
-	if n := len(ht.table); n >= 64 && overloaded(int(ht.len)+1, n) {
-		return checkGrow(thread, int64(unsafe.Sizeof(bucket{}))*int64(2*n))
+	if n := ht.growBytes(); n >= 4<<10 {
+		return checkGrow(thread, n)
 	}
 	return checkGrowLen(thread, int(ht.len))
 }
+
+// CheckGrowDict calls the thread's grow check (SetGrowCheck) when an
+// insertion into d is due for one, as d[k] = v does: a builtin that
+// inserts in a loop calls it before each insertion (rlm).
+func CheckGrowDict(thread *Thread, d *Dict) error { return checkGrowTable(thread, &d.ht) }
+
+// CheckGrowSet is CheckGrowDict for a set (rlm).
+func CheckGrowSet(thread *Thread, s *Set) error { return checkGrowTable(thread, &s.ht) }
 
 // checkConcat calls the grow check before x + y builds a string, list or
 // tuple of at least 64 KB (rlm).
@@ -1409,7 +1422,7 @@ func (s *Set) Truth() Bool                            { return s.Len() > 0 }
 
 func (s *Set) Elements() iter.Seq[Value] {
 	return func(yield func(k Value) bool) {
-		s.ht.entries(func(k, _ Value) bool { return yield(k) })
+		s.ht.all(func(k, _ Value) bool { return yield(k) })
 	}
 }
 
@@ -1462,7 +1475,11 @@ func setsEqual(x, y *Set) (bool, error) {
 	if x.Len() != y.Len() {
 		return false, nil
 	}
-	for e := x.ht.head; e != nil; e = e.next {
+	for i := range x.ht.entries {
+		e := &x.ht.entries[i]
+		if e.key == nil {
+			continue
+		}
 		if found, _ := y.Has(e.key); !found {
 			return false, nil
 		}
@@ -1471,9 +1488,11 @@ func setsEqual(x, y *Set) (bool, error) {
 }
 
 func (s *Set) clone() *Set {
-	set := new(Set)
-	for e := s.ht.head; e != nil; e = e.next {
-		set.Insert(e.key) // can't fail
+	set := NewSet(s.Len())
+	for i := range s.ht.entries {
+		if k := s.ht.entries[i].key; k != nil {
+			set.Insert(k) // can't fail
+		}
 	}
 	return set
 }
@@ -1656,8 +1675,11 @@ func writeValueDepth(out *strings.Builder, x Value, path []Value, depth int) {
 			out.WriteString("...") // dict contains itself
 		} else {
 			sep := ""
-			for e := x.ht.head; e != nil; e = e.next {
-				k, v := e.key, e.value
+			for i := range x.ht.entries {
+				k, v := x.ht.entries[i].key, x.ht.entries[i].value
+				if k == nil {
+					continue
+				}
 				out.WriteString(sep)
 				writeValueDepth(out, k, path, depth)
 				out.WriteString(": ")
@@ -1669,11 +1691,13 @@ func writeValueDepth(out *strings.Builder, x Value, path []Value, depth int) {
 
 	case *Set:
 		out.WriteString("set([")
-		for e := x.ht.head; e != nil; e = e.next {
-			if e != x.ht.head {
-				out.WriteString(", ")
+		sep := ""
+		for i := range x.ht.entries {
+			if k := x.ht.entries[i].key; k != nil {
+				out.WriteString(sep)
+				writeValueDepth(out, k, path, depth)
+				sep = ", "
 			}
-			writeValueDepth(out, e.key, path, depth)
 		}
 		out.WriteString("])")
 
