@@ -71,6 +71,9 @@ func TestGrowChecks(t *testing.T) {
 		{"append loop", "x = []\nfor i in range(10**9):\n    x.append(i)"},
 		{"dict comprehension", "x = {i: i for i in range(10**9)}"},
 		{"d[k] = v loop", "x = {}\nfor i in range(10**9):\n    x[i] = i"},
+		{"set.add loop", "x = set()\nfor i in range(10**9):\n    x.add(i)"},
+		{"set comprehension", "x = {i for i in range(10**9)}"},
+		{"dict.setdefault loop", "x = {}\nfor i in range(10**9):\n    x.setdefault(i, i)"},
 		{"f-string doubling", "s = 'a' * 1000\nwhile True:\n    s = f'{s}{s}'"},
 		{"f-string doubling with spec and literal", "s = 'a' * 1000\nwhile True:\n    s = f'{s:>5}-{s!s}'"},
 	}

@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.starlark.net/starlark"
+)
+
+// TestDictTable: dicts and sets (one compact hash table) keep CPython's
+// results through deletions, tombstones, rebuilds, keys of equal value
+// and different types, clearing and reuse. Outputs are CPython 3.11's.
+func TestDictTable(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{`d = {}
+for i in range(1000): d[i] = i
+for i in range(0, 1000, 2): del d[i]
+for i in range(0, 1000, 4): d[i] = -i
+print(len(d), list(d)[:6], list(d)[-3:], sum(d.values()))
+`,
+			`750 [1, 3, 5, 7, 9, 11] [988, 992, 996] 125500
+`},
+		{`d = {k: k for k in "abcdefgh"}
+for k in "aceg": del d[k]
+d["a"] = 0
+print(d, "c" in d, "b" in d, d.get("c", 9))
+`,
+			`{'b': 'b', 'd': 'd', 'f': 'f', 'h': 'h', 'a': 0} False True 9
+`},
+		{`s = set()
+for i in range(5000): s.add(i * 7919 % 10007)
+for i in range(0, 10007, 3): s.discard(i)
+print(len(s), sorted(s)[:5], 14 in s, 15 in s)
+`,
+			`3334 [5, 7, 8, 16, 17] False False
+`},
+		{`d = {1: "a", -1: "b", -2: "c", 2**32: "d", 2**64: "e", 0.5: "f", (1, 2): "g", "1": "h"}
+d[True] = "i"; d[1.0] = "j"; d[-2.0] = "k"
+print(d, d[2**32], d[2**64], d[(1, 2)])
+`,
+			`{1: 'j', -1: 'b', -2: 'k', 4294967296: 'd', 18446744073709551616: 'e', 0.5: 'f', (1, 2): 'g', '1': 'h'} d e g
+`},
+		{`d = {}
+for r in range(3):
+    for i in range(100): d["k%d" % i] = i
+    for i in range(100): del d["k%d" % i]
+    print(len(d), d)
+d["x"] = 1
+print(d)
+`,
+			`0 {}
+0 {}
+0 {}
+{'x': 1}
+`},
+		{`a = {i: i for i in range(50)}
+b = {i: i for i in reversed(range(50))}
+for i in range(10): del a[i]; del b[i]
+print(a == b, list(a)[:3], list(b)[:3], a == {i: i for i in range(10, 50)})
+`,
+			`True [10, 11, 12] [49, 48, 47] True
+`},
+		{`s1 = set(range(100)); s2 = set(range(50, 150))
+for i in range(0, 100, 2): s1.discard(i)
+print(len(s1 & s2), len(s1 | s2), len(s1 - s2), len(s1 ^ s2), s1 <= set(range(100)), s1 == set(range(1, 100, 2)))
+`,
+			`25 125 25 100 True True
+`},
+		{`d = {i: str(i) for i in range(20000)}
+inv = {v: k for k, v in d.items()}
+print(len(inv), inv["19999"], sum(1 for k in range(40000) if k in d))
+`,
+			`20000 19999 20000
+`},
+		{`d = {"a": 1, "b": 2}
+d.clear(); print(d, len(d))
+d["c"] = 3; d.update({"a": 4}); print(d, d.copy() == d, dict(d) | {"z": 0})
+`,
+			`{} 0
+{'c': 3, 'a': 4} True {'c': 3, 'a': 4, 'z': 0}
+`},
+		{`x = [0.1 * i for i in range(2000)]
+s = set(x)
+print(len(s), 0.30000000000000004 in s, 0.3 in s, x[1999] in s)
+`,
+			`2000 True False True
+`},
+		{`d = dict.fromkeys(range(10))
+for k in list(d):
+    if k % 3: d.pop(k)
+print(d, list(d.items()), list(d.values()))
+`,
+			`{0: None, 3: None, 6: None, 9: None} [(0, None), (3, None), (6, None), (9, None)] [None, None, None, None]
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			assert.Equal(t, tt.want, run(t, tt.code))
+		})
+	}
+}
+
+// BenchmarkDictTable measures a dict's table directly (no interpreter):
+// inserting n int or str keys into a new dict, looking each up, and
+// iterating over the dict, at 10, 1k and 1M entries.
+func BenchmarkDictTable(b *testing.B) {
+	for _, n := range []int{10, 1000, 1000000} {
+		ints := make([]starlark.Value, n)
+		strs := make([]starlark.Value, n)
+		for i := range n {
+			ints[i] = starlark.MakeInt(i)
+			strs[i] = starlark.String("key" + strconv.Itoa(i))
+		}
+		for _, kind := range []struct {
+			name string
+			keys []starlark.Value
+		}{{"int", ints}, {"str", strs}} {
+			keys := kind.keys
+			fill := func() *starlark.Dict {
+				d := new(starlark.Dict)
+				for _, k := range keys {
+					if err := d.SetKey(k, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return d
+			}
+			name := kind.name + "/" + strconv.Itoa(n)
+			b.Run("insert/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					fill()
+				}
+			})
+			d := fill()
+			b.Run("lookup/"+name, func(b *testing.B) {
+				for b.Loop() {
+					for _, k := range keys {
+						if _, ok, _ := d.Get(k); !ok {
+							b.Fatal("missing key")
+						}
+					}
+				}
+			})
+			b.Run("iterate/"+name, func(b *testing.B) {
+				for b.Loop() {
+					it := d.Iterate()
+					var k starlark.Value
+					for it.Next(&k) {
+					}
+					it.Done()
+				}
+			})
+		}
+	}
+}
