@@ -178,22 +178,26 @@ func (i Int) Type() string { return "int" }
 func (i Int) Freeze()      {} // immutable
 func (i Int) Truth() Bool  { return i.Sign() != 0 }
 func (i Int) Hash() (uint32, error) {
-	iSmall, iBig := i.get()
-	var lo big.Word
-	if iBig != nil {
-		lo = iBig.Bits()[0]
-	} else if iSmall < math.MinInt32 || iSmall > math.MaxInt32 {
-		// rlm: an int64 past int32 hashes as its big.Int did (the low
-		// word of the magnitude).
-		if iSmall < 0 {
-			lo = big.Word(-uint64(iSmall))
-		} else {
-			lo = big.Word(iSmall)
-		}
-	} else {
-		lo = big.Word(iSmall)
+	// rlm: an int of the int32 range hashes to itself, as CPython's
+	// (hash(n) == n): consecutive keys take consecutive slots of a hash
+	// table's index. Larger ints fold all the words of their magnitude
+	// (upstream took the low word only, so 2**64, 2**65, ... collided).
+	// Floats of integral value and bools hash as the equal int.
+	if v, ok := i.small32(); ok {
+		return uint32(v), nil
 	}
-	return 12582917 * uint32(lo+3), nil
+	iSmall, iBig := i.get()
+	var h uint64
+	if iBig != nil {
+		for _, w := range iBig.Bits() {
+			h = (h<<7 | h>>57) ^ uint64(w)
+		}
+	} else if iSmall < 0 {
+		h = -uint64(iSmall) // the magnitude, as a big.Int's
+	} else {
+		h = uint64(iSmall)
+	}
+	return uint32(h) ^ uint32(h>>32), nil
 }
 
 // Cmp implements comparison of two Int values.
