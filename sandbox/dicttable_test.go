@@ -93,6 +93,21 @@ print(d, list(d.items()), list(d.values()))
 `,
 			`{0: None, 3: None, 6: None, 9: None} [(0, None), (3, None), (6, None), (9, None)] [None, None, None, None]
 `},
+		{`d = {i: i for i in range(300)}
+c = d.copy(); c[1000] = 1; del c[0]
+print(len(d), len(c), list(c)[:3], c[299], d == {i: i for i in range(300)})
+e = {"a": 1}.copy(); e["b"] = 2; print(e, e.copy())
+for k in range(0, 300, 2): del d[k]
+f = d.copy(); f[5000] = 2; print(len(f), list(f)[:3], list(f)[-2:])
+s = set(range(200)); t = s.copy(); t.add(999); print(len(s), len(t), 999 in s, 999 in t)
+u = s.union({1000}); u.discard(0); print(len(u), 0 in s, len(s.intersection(range(100, 300))))
+`,
+			`300 300 [1, 2, 3] 299 True
+{'a': 1, 'b': 2} {'a': 1, 'b': 2}
+151 [1, 3, 5] [299, 5000]
+200 201 False True
+200 True 100
+`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {

@@ -886,11 +886,7 @@ func fastEqual(x, y starlark.Value) (eq, ok bool) {
 func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
 	switch name {
 	case "copy":
-		c := starlark.NewDict(d.Len())
-		for _, kv := range d.Items() {
-			c.SetKey(kv[0], kv[1])
-		}
-		return c, true, noArgs(name, args, kwargs)
+		return d.Copy(), true, noArgs(name, args, kwargs)
 	case "fromkeys": // d.fromkeys(...) also works on an instance
 		var it starlark.Value
 		var v starlark.Value = starlark.None
@@ -992,16 +988,7 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 		}
 		return out, nil
 	}
-	copySet := func() *starlark.Set {
-		c := new(starlark.Set)
-		it := s.Iterate()
-		defer it.Done()
-		var x starlark.Value
-		for it.Next(&x) {
-			c.Insert(x)
-		}
-		return c
-	}
+	copySet := s.Copy
 	elems := func(x *starlark.Set) []starlark.Value {
 		var out []starlark.Value
 		it := x.Iterate()

@@ -429,6 +429,31 @@ func (ht *hashtable) clear() error {
 	return nil
 }
 
+// copyFrom makes the empty table ht a copy of other's live entries, in
+// order: the arrays are copied as they are when other has no tombstones.
+func (ht *hashtable) copyFrom(other *hashtable) {
+	n := int(other.len)
+	if n == 0 {
+		return
+	}
+	if n != len(other.entries) {
+		ht.init(n)
+		ht.addAll(other) // can't fail: the keys are hashable and distinct
+		return
+	}
+	ht.entries = append(make([]entry, 0, n), other.entries...)
+	ht.len = other.len
+	if other.logSize == minLogSize {
+		ht.logSize, ht.width = other.logSize, other.width
+		ht.small = other.small
+		ht.index = unsafe.Pointer(&ht.small[0])
+		return
+	}
+	ht.newIndex(other.logSize)
+	size := uintptr(1) << other.logSize * uintptr(other.width)
+	copy(unsafe.Slice((*byte)(ht.index), size), unsafe.Slice((*byte)(other.index), size))
+}
+
 func (ht *hashtable) addAll(other *hashtable) error {
 	for i := range other.entries {
 		if e := &other.entries[i]; e.key != nil {

@@ -480,9 +480,17 @@ func (f Float) Freeze()      {} // immutable
 func (f Float) Truth() Bool  { return f != 0.0 }
 func (f Float) Hash() (uint32, error) {
 	// Equal float and int values must yield the same hash.
-	// TODO(adonovan): opt: if f is non-integral, and thus not equal
-	// to any Int, we can avoid the Int conversion and use a cheaper hash.
 	if isFinite(float64(f)) {
+		// rlm: a float that is not integral equals no int: it hashes its
+		// bits. Upstream hashed the truncated int, so all the floats of
+		// [0, 1) collided and a set of 20k of them took seconds.
+		if math.Trunc(float64(f)) != float64(f) {
+			b := math.Float64bits(float64(f))
+			b ^= b >> 33
+			b *= 0xff51afd7ed558ccd
+			b ^= b >> 33
+			return uint32(b) ^ uint32(b>>32), nil
+		}
 		return finiteFloatToInt(f).Hash()
 	}
 	return 1618033, nil // NaN, +/-Inf
@@ -948,10 +956,26 @@ func (d *Dict) Freeze()                                         { d.ht.freeze() 
 func (d *Dict) Truth() Bool                                     { return d.Len() > 0 }
 func (d *Dict) Hash() (uint32, error)                           { return 0, fmt.Errorf("unhashable type: dict") }
 
+// Copy returns a new dict, not frozen, with the entries of d in order
+// (rlm: copies the table's arrays instead of inserting each entry).
+func (d *Dict) Copy() *Dict {
+	c := new(Dict)
+	c.ht.copyFrom(&d.ht)
+	return c
+}
+
+// Copy returns a new set, not frozen, with the elements of s in order
+// (rlm: as Dict.Copy).
+func (s *Set) Copy() *Set {
+	c := new(Set)
+	c.ht.copyFrom(&s.ht)
+	return c
+}
+
 func (x *Dict) Union(y *Dict) *Dict {
 	z := new(Dict)
-	z.ht.init(x.Len()) // a lower bound
-	z.ht.addAll(&x.ht) // can't fail
+	z.ht.copyFrom(&x.ht)
+	z.ht.addAll(&y.ht) // can't fail
 	z.ht.addAll(&y.ht) // can't fail
 	return z
 }
@@ -1488,13 +1512,7 @@ func setsEqual(x, y *Set) (bool, error) {
 }
 
 func (s *Set) clone() *Set {
-	set := NewSet(s.Len())
-	for i := range s.ht.entries {
-		if k := s.ht.entries[i].key; k != nil {
-			set.Insert(k) // can't fail
-		}
-	}
-	return set
+	return s.Copy()
 }
 
 func (s *Set) Union(iter Iterator) (Value, error) {
