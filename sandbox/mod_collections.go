@@ -26,7 +26,7 @@ var (
 	_ starlark.Comparable      = (*dictSub)(nil)
 )
 
-var typeCounter, typeDefaultdict *typeObj
+var typeCounter, typeDefaultdict, typeOrderedDict *typeObj
 
 func init() {
 	typeCounter = &typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
@@ -37,6 +37,17 @@ func init() {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "defaultdict"
 	}}
+	typeOrderedDict = &typeObj{name: "OrderedDict", base: typeDict, check: func(v starlark.Value) bool {
+		d, ok := v.(*dictSub)
+		return ok && d.kind == "OrderedDict"
+	}}
+	typeOrderedDict.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		d, err := builtinDict(thread, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return &dictSub{kind: "OrderedDict", d: d.(*starlark.Dict)}, nil
+	}
 	typeCounter.call = newCounter
 	typeDefaultdict.call = newDefaultdict
 }
@@ -56,8 +67,11 @@ func (c *dictSub) SetKey(k, v starlark.Value) error {
 	return c.d.SetKey(k, v)
 }
 func (c *dictSub) typ() *typeObj {
-	if c.kind == "Counter" {
+	switch c.kind {
+	case "Counter":
 		return typeCounter
+	case "OrderedDict":
+		return typeOrderedDict
 	}
 	return typeDefaultdict
 }
@@ -98,7 +112,19 @@ func (c *dictSub) Get(k starlark.Value) (starlark.Value, bool, error) {
 }
 
 func (c *dictSub) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
-	return starlark.CompareDepth(op, c.d, y.(*dictSub).d, depth)
+	o := y.(*dictSub)
+	if c.kind == "OrderedDict" && (op == syntax.EQL || op == syntax.NEQ) {
+		// Two OrderedDicts are equal only with the same order.
+		a, b := starlark.NewList(nil), starlark.NewList(nil)
+		for _, kv := range c.d.Items() {
+			a.Append(kv)
+		}
+		for _, kv := range o.d.Items() {
+			b.Append(kv)
+		}
+		return starlark.CompareDepth(op, a, b, depth)
+	}
+	return starlark.CompareDepth(op, c.d, o.d, depth)
 }
 
 func (c *dictSub) writeRepr(r *renderer) {
@@ -113,6 +139,19 @@ func (c *dictSub) writeRepr(r *renderer) {
 			d.SetKey(kv[0], kv[1])
 		}
 		r.writeDictItems(d)
+		r.b.WriteByte(')')
+		return
+	}
+	if c.kind == "OrderedDict" {
+		// OrderedDict([('a', 1), ('b', 2)]), or OrderedDict() when empty.
+		r.b.WriteString("OrderedDict(")
+		if c.d.Len() > 0 {
+			items := make([]starlark.Value, 0, c.d.Len())
+			for _, kv := range c.d.Items() {
+				items = append(items, kv)
+			}
+			r.repr(starlark.NewList(items))
+		}
 		r.b.WriteByte(')')
 		return
 	}
@@ -163,6 +202,59 @@ func (c *dictSub) Attr(name string) (starlark.Value, error) {
 	case "copy":
 		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return c.copy(), nil
+		})
+	case "move_to_end", "popitem":
+		if c.kind != "OrderedDict" {
+			break
+		}
+		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var key starlark.Value
+			last := true
+			if name == "popitem" {
+				if err := starlark.UnpackArgs(name, args, kwargs, "last?", &last); err != nil {
+					return nil, err
+				}
+				items := c.d.Items()
+				if len(items) == 0 {
+					return nil, &PyError{Kind: "KeyError", Msg: "'dictionary is empty'"}
+				}
+				kv := items[len(items)-1]
+				if !last {
+					kv = items[0]
+				}
+				if _, _, err := c.d.Delete(kv[0]); err != nil {
+					return nil, err
+				}
+				return kv, nil
+			}
+			if err := starlark.UnpackArgs(name, args, kwargs, "key", &key, "last?", &last); err != nil {
+				return nil, err
+			}
+			v, found, err := c.d.Delete(key)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				return nil, &PyError{Kind: "KeyError", Msg: Repr(key)}
+			}
+			if last {
+				return starlark.None, c.d.SetKey(key, v)
+			}
+			// To the front: re-insert the others after it (in place, so
+			// that views of the dict stay valid).
+			rest := c.d.Items()
+			if err := c.d.Clear(); err != nil {
+				return nil, err
+			}
+			if err := c.d.SetKey(key, v); err != nil {
+				return nil, err
+			}
+			for _, kv := range rest {
+				if err := c.d.SetKey(kv[0], kv[1]); err != nil {
+					return nil, err
+				}
+			}
+			return starlark.None, nil
 		})
 	case "most_common":
 		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -417,11 +509,9 @@ func newDefaultdict(thread *starlark.Thread, args starlark.Tuple, kwargs []starl
 
 func collectionsModule() *module {
 	return newModule("collections", map[string]builtinFn{
-		"OrderedDict": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return builtinDict(thread, args, kwargs)
-		},
 		"namedtuple": namedtuple,
 	}, starlark.StringDict{
+		"OrderedDict": typeOrderedDict,
 		"Counter":     typeCounter,
 		"defaultdict": typeDefaultdict,
 		"deque":       typeDeque,

@@ -510,6 +510,22 @@ func strptime(s, f string) (*dtValue, error) {
 		i = j
 		return n, true
 	}
+	// rng reads a number of at most digits digits in [lo, hi], the longest
+	// that fits, as CPython's strptime regexes do (%m reads "1" of "13").
+	rng := func(digits, lo, hi int) (int, bool) {
+		for n := digits; n >= 1; n-- {
+			if i+n > len(s) {
+				continue
+			}
+			v, err := strconv.Atoi(s[i : i+n])
+			if err != nil || s[i] < '0' || s[i] > '9' || v < lo || v > hi {
+				continue
+			}
+			i += n
+			return v, true
+		}
+		return 0, false
+	}
 	name := func(names []string) (int, bool) {
 		for k, n := range names {
 			for _, cand := range []string{n, n[:3]} {
@@ -549,15 +565,17 @@ func strptime(s, f string) (*dtValue, error) {
 				y += 1900
 			}
 		case 'm':
-			mo, ok = num(2)
+			mo, ok = rng(2, 1, 12)
 		case 'd':
-			d, ok = num(2)
-		case 'H', 'I':
-			h, ok = num(2)
+			d, ok = rng(2, 1, 31)
+		case 'H':
+			h, ok = rng(2, 0, 23)
+		case 'I':
+			h, ok = rng(2, 1, 12)
 		case 'M':
-			mi, ok = num(2)
+			mi, ok = rng(2, 0, 59)
 		case 'S':
-			sec, ok = num(2)
+			sec, ok = rng(2, 0, 61)
 		case 'f':
 			start := i
 			us, ok = num(6)
@@ -580,7 +598,7 @@ func strptime(s, f string) (*dtValue, error) {
 		case 'a', 'A':
 			_, ok = name(dayNames)
 		case 'j':
-			_, ok = num(3)
+			_, ok = rng(3, 1, 366)
 		case '%':
 			ok = i < len(s) && s[i] == '%'
 			i++

@@ -1148,10 +1148,21 @@ func pyReversed(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 }
 
 func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	strict := false
 	for _, kv := range kwargs {
 		if k, _ := starlark.AsString(kv[0]); k != "strict" {
 			return nil, argErr("zip", "got an unexpected keyword argument '%s'", k)
 		}
+		strict = bool(kv[1].Truth())
+	}
+	// lengthErr is zip(strict=True)'s error for argument j (0-based)
+	// being shorter or longer than the ones before it.
+	lengthErr := func(j int, what string) error {
+		before := "argument 1"
+		if j > 1 {
+			before = fmt.Sprintf("arguments 1-%d", j)
+		}
+		return Errorf("ValueError", "zip() argument %d is %s than %s", j+1, what, before)
 	}
 	if len(args) == 0 {
 		return starlark.NewList(nil), nil
@@ -1171,6 +1182,17 @@ func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 		t := make(starlark.Tuple, len(iters))
 		for j, it := range iters {
 			if !it.Next(&t[j]) {
+				if strict {
+					if j > 0 {
+						return nil, lengthErr(j, "shorter")
+					}
+					var x starlark.Value
+					for k := 1; k < len(iters); k++ {
+						if iters[k].Next(&x) {
+							return nil, lengthErr(k, "longer")
+						}
+					}
+				}
 				return starlark.NewList(out), nil
 			}
 		}
