@@ -374,7 +374,8 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		}
 		return starlark.String(b.String()), true, nil
 	case "encode":
-		return starlark.Bytes(s), true, nil
+		v, err := strEncode(s, args, kwargs)
+		return v, true, err
 	case "replace":
 		var old, repl string
 		count := -1
@@ -1016,6 +1017,17 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 		}
 		_, err := s.Delete(x)
 		return starlark.None, true, err
+	case "remove":
+		// Python's KeyError names the element (Starlark's says "missing key").
+		var x starlark.Value
+		if err := starlark.UnpackPositionalArgsNoEscape("remove", args, kwargs, 1, &x); err != nil {
+			return nil, true, err
+		}
+		found, err := s.Delete(x)
+		if err == nil && !found {
+			err = &PyError{Kind: "KeyError", Msg: Repr(x)}
+		}
+		return starlark.None, true, err
 	case "update", "union":
 		os, err := others()
 		if err != nil {
@@ -1281,4 +1293,61 @@ func (m *merger) sort(s []int) {
 		k++
 	}
 	copy(s[k:], left[i:])
+}
+
+// strEncode implements str.encode for UTF-8, ASCII and Latin-1 with the
+// strict, ignore, replace, backslashreplace and xmlcharrefreplace error
+// handlers.
+func strEncode(s string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	encoding, errors := "utf-8", "strict"
+	if err := starlark.UnpackArgs("encode", args, kwargs, "encoding?", &encoding, "errors?", &errors); err != nil {
+		return nil, err
+	}
+	limit := rune(0)
+	codec := ""
+	switch strings.ReplaceAll(strings.ToLower(encoding), "_", "-") {
+	case "utf-8", "utf8":
+		return starlark.Bytes(s), nil
+	case "ascii", "us-ascii":
+		limit, codec = 0x80, "ascii"
+	case "latin-1", "latin1", "iso-8859-1", "iso8859-1", "l1":
+		limit, codec = 0x100, "latin-1"
+	default:
+		return nil, Errorf("LookupError", "unknown encoding: %s (the sandbox encodes utf-8, ascii and latin-1)", encoding)
+	}
+	var b strings.Builder
+	pos := 0
+	for _, r := range s {
+		switch {
+		case r < limit:
+			b.WriteByte(byte(r))
+		case errors == "ignore":
+		case errors == "replace":
+			b.WriteByte('?')
+		case errors == "backslashreplace":
+			switch {
+			case r < 0x100:
+				fmt.Fprintf(&b, "\\x%02x", r)
+			case r < 0x10000:
+				fmt.Fprintf(&b, "\\u%04x", r)
+			default:
+				fmt.Fprintf(&b, "\\U%08x", r)
+			}
+		case errors == "xmlcharrefreplace":
+			fmt.Fprintf(&b, "&#%d;", r)
+		case errors == "strict":
+			esc := fmt.Sprintf("\\x%02x", r)
+			if r >= 0x100 && r < 0x10000 {
+				esc = fmt.Sprintf("\\u%04x", r)
+			} else if r >= 0x10000 {
+				esc = fmt.Sprintf("\\U%08x", r)
+			}
+			return nil, Errorf("UnicodeEncodeError", "'%s' codec can't encode character '%s' in position %d: ordinal not in range(%d)",
+				codec, esc, pos, limit)
+		default:
+			return nil, Errorf("LookupError", "unknown error handler name '%s'", errors)
+		}
+		pos++
+	}
+	return starlark.Bytes(b.String()), nil
 }
