@@ -40,8 +40,14 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	switch x := s.(type) {
 	case starlark.String:
 		text = string(x)
+		if strings.HasPrefix(text, "\ufeff") {
+			// CPython refuses a str that starts with a BOM.
+			se := &pyjson.SyntaxError{Line: 1, Column: 1, Msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)"}
+			return nil, &PyError{Kind: "JSONDecodeError", Msg: se.PythonMessage(), Err: se}
+		}
 	case starlark.Bytes:
-		text = string(x)
+		// Bytes are decoded as utf-8-sig: a BOM is dropped.
+		text = strings.TrimPrefix(string(x), "\ufeff")
 	default:
 		return nil, Errorf("TypeError", "the JSON object must be str, bytes or bytearray, not %s", pyType(s))
 	}
