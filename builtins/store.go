@@ -103,11 +103,11 @@ func (v *StoreView) readable(prefix string) ([]rlmctx.Meta, error) {
 	return out, nil
 }
 
-// store_keys(prefix="")
-// List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value.
+// store_keys(prefix="", summaries=False)
+// List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value unless summaries=True adds each one's summary, as for a context variable.
 func storeKeys(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	prefix := ""
-	if err := unpack(thread, name, args, kwargs, "prefix?", &prefix); err != nil {
+	prefix, summaries := "", false
+	if err := unpack(thread, name, args, kwargs, "prefix?", &prefix, "summaries?", &summaries); err != nil {
 		return nil, err
 	}
 	if h.Store == nil {
@@ -124,6 +124,16 @@ func storeKeys(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		d.SetKey(starlark.String("type"), starlark.String(string(m.Type)))
 		d.SetKey(starlark.String("size_bytes"), starlark.MakeInt64(m.SizeBytes))
 		d.SetKey(starlark.String("version"), starlark.MakeInt64(m.Version))
+		if summaries {
+			sum, err := h.Store.summary(m.Ref)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			d.SetKey(starlark.String("summary"), starlark.String(sum))
+			if err := sandbox.Interrupted(thread); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, d)
 	}
 	return starlark.NewList(out), nil
@@ -179,6 +189,30 @@ func storeGet(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		return nil, err
 	}
 	return sv, nil
+}
+
+// summary is the context-variable summary of ref's value (a value over
+// MaxBytes is not loaded; a key deleted meanwhile says so).
+func (v *StoreView) summary(ref rlmctx.Ref) (string, error) {
+	if v.MaxBytes > 0 && ref.SizeBytes > v.MaxBytes {
+		return fmt.Sprintf("%s, %d bytes: over the size limit, not loaded", ref.Type, ref.SizeBytes), nil
+	}
+	st, err := v.store()
+	if err != nil {
+		return "", err
+	}
+	val, cur, err := st.GetRef(ref.Key)
+	if errors.Is(err, rlmctx.ErrNotFound) {
+		return "(deleted meanwhile)", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	cv, err := rlmctx.NewVariable("value", val, rlmctx.WithType(cur.Type), rlmctx.WithSource(rlmctx.StorePrefix+ref.Key))
+	if err != nil {
+		return "", err
+	}
+	return cv.Summary(), nil
 }
 
 func noStore(name string) error {

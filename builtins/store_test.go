@@ -52,6 +52,8 @@ func TestStoreGet(t *testing.T) {
 		{`print([k["key"] for k in store_keys()])`, "['given', 'run1/run1.1.abc123', 'run1/run1.2.def456']\n"},
 		{`print([(k["key"], k["type"], k["version"]) for k in store_keys("run1/run1.2")])`, "[('run1/run1.2.def456', 'text', 1)]\n"},
 		{`print(store_keys("nothing"))`, "[]\n"},
+		{`print([k["summary"] for k in store_keys("run1/", summaries=True)])`, `['json dict of 2 keys, 42 bytes, 16 tokens, keys [answer, confidence]; preview {"answer": "forty-two", "confidence": 0.9}', 'text, 27 bytes, 8 tokens, 2 lines; preview "a longer text\\nof two lines\\n"']` + "\n"},
+		{`print("summary" in store_keys()[0])`, "False\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.code, func(t *testing.T) {

@@ -36,7 +36,8 @@ print(r.value)`)
 	case n == 1:
 		return code(`ks = [k["key"] for k in store_keys()]
 res = store_get(ks[0])
-print(len(ks), sorted(res.keys()))`)
+print(len(ks), sorted(res.keys()))
+print(store_keys(summaries=True)[0]["summary"])`)
 	default:
 		return code(`SUBMIT(answer=res["answer"] + " from " + repr(res["where"]))`)
 	}
@@ -73,11 +74,12 @@ func TestStoreGetChildResult(t *testing.T) {
 			}
 		}
 		assert.Contains(t, step2, "1 ['answer', 'where']", "run %d: the later step read the child's result: %s", i, step2)
+		assert.Contains(t, step2, `json dict of 2 keys`, "run %d: and its summary", i)
 	}
 	require.NotEmpty(t, srv.Calls())
 	system := srv.Calls()[0].Messages[0].Content
 	assert.Contains(t, system, "Read the store (read-only)")
-	assert.Contains(t, system, `- store_keys(prefix=""):`)
+	assert.Contains(t, system, `- store_keys(prefix="", summaries=False):`)
 
 	// Not kept, nothing given: no store helpers in the prompt.
 	srv.SetDefault(func(llmtest.Call) llmtest.Reply { return llmtest.Text("```python\nSUBMIT(answer='ok')\n```") })
