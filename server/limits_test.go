@@ -142,6 +142,11 @@ func TestHostileRunsDoNotAffectOthers(t *testing.T) {
 	assert.GreaterOrEqual(t, failed, 6, "the hostile runs' steps")
 	code, _, _ = ts.do(t, "GET", "/healthz", nil)
 	assert.Equal(t, 200, code)
+	if t.Failed() {
+		for _, o := range outs {
+			t.Logf("%s: status %s, stop %s, %d iterations, %d ms, step errors %v, error %q", o.query, o.res.Status, o.res.StopReason, o.res.Iterations, o.res.DurationMS, o.errs, o.res.Error)
+		}
+	}
 }
 
 // stepErrors reads the exception type of each failed step of run id from
