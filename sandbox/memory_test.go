@@ -71,6 +71,8 @@ func TestGrowChecks(t *testing.T) {
 		{"append loop", "x = []\nfor i in range(10**9):\n    x.append(i)"},
 		{"dict comprehension", "x = {i: i for i in range(10**9)}"},
 		{"d[k] = v loop", "x = {}\nfor i in range(10**9):\n    x[i] = i"},
+		{"set.update", "x = set()\nx.update(range(10**9))"},
+		{"set.update of a generator", "x = set()\nx.update(i for i in range(10**9))"},
 		{"set.add loop", "x = set()\nfor i in range(10**9):\n    x.add(i)"},
 		{"set comprehension", "x = {i for i in range(10**9)}"},
 		{"dict.setdefault loop", "x = {}\nfor i in range(10**9):\n    x.setdefault(i, i)"},

@@ -2285,15 +2285,18 @@ func set_clear(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error)
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set·difference.
-func set_difference(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_difference(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	// TODO: support multiple others: s.difference(*others)
 	var other Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &other); err != nil {
 		return nil, err
 	}
-	iter := other.Iterate()
+	iter := checkIter(thread, other.Iterate()) // rlm: stops at a limit
 	defer iter.Done()
 	diff, err := b.Receiver().(*Set).Difference(iter)
+	if iter.err != nil {
+		return nil, iter.err
+	}
 	if err != nil {
 		return nil, nameErr(b, err)
 	}
@@ -2301,15 +2304,18 @@ func set_difference(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, e
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set_intersection.
-func set_intersection(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_intersection(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	// TODO: support multiple others: s.difference(*others)
 	var other Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &other); err != nil {
 		return nil, err
 	}
-	iter := other.Iterate()
+	iter := checkIter(thread, other.Iterate()) // rlm: stops at a limit
 	defer iter.Done()
 	diff, err := b.Receiver().(*Set).Intersection(iter)
+	if iter.err != nil {
+		return nil, iter.err
+	}
 	if err != nil {
 		return nil, nameErr(b, err)
 	}
@@ -2317,14 +2323,17 @@ func set_intersection(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value,
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set_issubset.
-func set_issubset(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_issubset(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var other Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &other); err != nil {
 		return nil, err
 	}
-	iter := other.Iterate()
+	iter := checkIter(thread, other.Iterate()) // rlm: stops at a limit
 	defer iter.Done()
 	diff, err := b.Receiver().(*Set).IsSubset(iter)
+	if iter.err != nil {
+		return nil, iter.err
+	}
 	if err != nil {
 		return nil, nameErr(b, err)
 	}
@@ -2332,14 +2341,17 @@ func set_issubset(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set_issuperset.
-func set_issuperset(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_issuperset(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var other Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &other); err != nil {
 		return nil, err
 	}
-	iter := other.Iterate()
+	iter := checkIter(thread, other.Iterate()) // rlm: stops at a limit
 	defer iter.Done()
 	diff, err := b.Receiver().(*Set).IsSuperset(iter)
+	if iter.err != nil {
+		return nil, iter.err
+	}
 	if err != nil {
 		return nil, nameErr(b, err)
 	}
@@ -2401,14 +2413,17 @@ func set_remove(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set·symmetric_difference.
-func set_symmetric_difference(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_symmetric_difference(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var other Iterable
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &other); err != nil {
 		return nil, err
 	}
-	iter := other.Iterate()
+	iter := checkIter(thread, other.Iterate()) // rlm: stops at a limit
 	defer iter.Done()
 	diff, err := b.Receiver().(*Set).SymmetricDifference(iter)
+	if iter.err != nil {
+		return nil, iter.err
+	}
 	if err != nil {
 		return nil, nameErr(b, err)
 	}
@@ -2416,17 +2431,23 @@ func set_symmetric_difference(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple)
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set·union.
-func set_union(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+func set_union(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	receiverSet := b.Receiver().(*Set).clone()
-	if err := setUpdate(receiverSet, args, kwargs); err != nil {
+	if err := setUpdate(thread, receiverSet, args, kwargs); err != nil {
+		if le, ok := err.(limitError); ok {
+			return nil, le.error // rlm: the limit's own error
+		}
 		return nil, nameErr(b, err)
 	}
 	return receiverSet, nil
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#set·update.
-func set_update(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
-	if err := setUpdate(b.Receiver().(*Set), args, kwargs); err != nil {
+func set_update(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+	if err := setUpdate(thread, b.Receiver().(*Set), args, kwargs); err != nil {
+		if le, ok := err.(limitError); ok {
+			return nil, le.error // rlm: the limit's own error
+		}
 		return nil, nameErr(b, err)
 	}
 	return None, nil
@@ -2531,7 +2552,7 @@ func updateDict(dict *Dict, updates Tuple, kwargs []Tuple) error {
 	return nil
 }
 
-func setUpdate(s *Set, args Tuple, kwargs []Tuple) error {
+func setUpdate(thread *Thread, s *Set, args Tuple, kwargs []Tuple) error {
 	if len(kwargs) > 0 {
 		return errors.New("does not accept keyword arguments")
 	}
@@ -2542,9 +2563,24 @@ func setUpdate(s *Set, args Tuple, kwargs []Tuple) error {
 			return fmt.Errorf("argument #%d is not iterable: %s", i+1, arg.Type())
 		}
 		if err := func() error {
-			iter := iterable.Iterate()
+			// rlm: grow checks as set.add, and a check of the limits
+			// every GrowCheckEvery elements (s.update(range(10**9)) ran
+			// past every limit: no interpreter step to stop it).
+			iter := checkIter(thread, iterable.Iterate())
 			defer iter.Done()
-			return s.InsertAll(iter)
+			var x Value
+			for iter.Next(&x) {
+				if err := checkGrowTable(thread, &s.ht); err != nil {
+					return limitError{err}
+				}
+				if err := s.Insert(x); err != nil {
+					return err
+				}
+			}
+			if iter.err != nil {
+				return limitError{iter.err}
+			}
+			return nil
 		}(); err != nil {
 			return err
 		}
@@ -2557,4 +2593,37 @@ func setUpdate(s *Set, args Tuple, kwargs []Tuple) error {
 // where name is b.Name() and msg is a string or error.
 func nameErr(b *Builtin, msg any) error {
 	return fmt.Errorf("%s: %v", b.Name(), msg)
+}
+
+// limitError marks an error of the grow check, returned as it is, not
+// prefixed with the builtin's name (rlm).
+type limitError struct{ error }
+
+// checkedIter is an Iterator that calls the thread's grow check (with
+// size 0: whether a limit stopped the step or the heap is over it) every
+// GrowCheckEvery elements and then ends with the check's error in err
+// (rlm): a set method looping over a huge iterable in Go has no
+// interpreter step at which the time or memory limit could stop it.
+type checkedIter struct {
+	Iterator
+	thread *Thread
+	n      int
+	err    error
+}
+
+func checkIter(thread *Thread, it Iterator) *checkedIter {
+	return &checkedIter{Iterator: it, thread: thread}
+}
+
+func (it *checkedIter) Next(p *Value) bool {
+	if it.err != nil {
+		return false
+	}
+	it.n++
+	if it.n%GrowCheckEvery == 0 {
+		if it.err = checkGrow(it.thread, 0); it.err != nil {
+			return false
+		}
+	}
+	return it.Iterator.Next(p)
 }
