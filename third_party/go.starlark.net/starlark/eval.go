@@ -788,7 +788,7 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 		switch x := x.(type) {
 		case String:
 			if y, ok := y.(String); ok {
-				return x + y, nil
+				return concatStrings(x, y), nil // rlm: in place (rlm_concat.go)
 			}
 		case Bytes:
 			if y, ok := y.(Bytes); ok {

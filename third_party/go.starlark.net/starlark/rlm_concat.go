@@ -1,0 +1,78 @@
+package starlark
+
+// rlm: appending to a string in place (PATCHES.md: "String concatenation
+// in place"). A loop of s += t copies s at each step, quadratic in the
+// final length, where CPython appends in place when s has one reference.
+// A Go string cannot be known to have one reference, but a string that is
+// a prefix of a larger buffer can be extended in place without changing
+// any string already made from the buffer: each is a prefix, and the
+// bytes past the longest one are seen by none. lastConcat remembers the
+// buffer of the latest large concatenation and the length of its longest
+// string; a concatenation whose left operand is exactly that string writes
+// the right operand past it. The first concatenation of a string makes an
+// exact-size result (a one-off x + y costs what it did); appending a
+// small piece (at most an eighth) onto that result leaves room to grow
+// by a quarter, so a loop's copying is linear in the final length.
+
+import (
+	"sync/atomic"
+	"unsafe"
+	"weak"
+)
+
+// concatMin is the result length from which a concatenation uses or
+// starts an in-place buffer; below it copying is cheap.
+const concatMin = 4 << 10
+
+// concatBuf is a buffer strings were made from: data[:n] is its longest
+// string, cap its capacity. The pointer is weak, so that a dropped buffer
+// is not kept alive by lastConcat.
+type concatBuf struct {
+	data weak.Pointer[byte]
+	n    int
+	cap  int
+}
+
+var lastConcat atomic.Pointer[concatBuf]
+
+// concatStrings returns x + y.
+func concatStrings(x, y String) String {
+	n := len(x) + len(y)
+	if n < concatMin || len(y) == 0 || len(x) == 0 {
+		return x + y
+	}
+	xp := unsafe.StringData(string(x))
+	last := lastConcat.Load()
+	if last != nil && last.n == len(x) {
+		if p := last.data.Value(); p == xp {
+			if last.cap >= n {
+				// Claim the bytes past x before writing them: a
+				// concurrent concatenation onto x then finds n changed
+				// and copies.
+				next := &concatBuf{data: last.data, n: n, cap: last.cap}
+				if lastConcat.CompareAndSwap(last, next) {
+					buf := unsafe.Slice(p, last.cap)
+					copy(buf[len(x):n], y)
+					return String(unsafe.String(p, n))
+				}
+			} else if len(y) <= len(x)/8 {
+				// x is the latest result and a small piece is appended
+				// to it again: room to grow (not for a doubling, which
+				// would only waste it).
+				return newConcat(x, y, n+n/4)
+			}
+		}
+	}
+	return newConcat(x, y, n)
+}
+
+// newConcat makes x + y in a buffer of capacity c and remembers it.
+func newConcat(x, y String, c int) String {
+	n := len(x) + len(y)
+	buf := make([]byte, n, c)
+	copy(buf, x)
+	copy(buf[len(x):], y)
+	p := unsafe.SliceData(buf)
+	lastConcat.Store(&concatBuf{data: weak.Make(p), n: n, cap: c})
+	return String(unsafe.String(p, n))
+}
