@@ -42,6 +42,8 @@ func TestCallFrames(t *testing.T) {
 			out: "A,B ['a,b.', ' a,b. ', ' a,b. '] 1 1\n{'kk': [1]} ABC a+b 1 ['AB']\n[2, 1, 2]\nKeyError 'x'\n{1, 2, 3} axb\n"},
 		{name: "an error in a method called without a bound method", code: "def g(x):\n    return x.lower(1)\nprint('a'.lower())\ng('A')",
 			out: "a\n", kind: "TypeError", tb: "  line 4, in <module>\n    g('A')\n  line 2, in g\n    return x.lower(1)\nTypeError: lower: got 1 arguments, want 0"},
+		{name: "failed calls pop their frames", code: "def bad(x):\n    return 1 // x\ndef two(a, b):\n    return a\ndef g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nfor i in range(3000):\n    try:\n        bad(0)\n    except ZeroDivisionError:\n        pass\n    try:\n        two(i)\n    except TypeError as e:\n        msg = str(e)\nprint(msg, g(990))\nbad(0)",
+			out: "two() missing 1 required positional argument: 'b' 990\n", kind: "ZeroDivisionError", tb: "Traceback (most recent call last):\n  line 17, in <module>\n    bad(0)\n  line 2, in bad\n    return 1 // x\nZeroDivisionError: integer division or modulo by zero"},
 		{name: "lambdas are not limited", code: "h = lambda n: 0 if n == 0 else 1 + h(n - 1)\nprint(h(1500))", out: "1500\n"},
 		{name: "mutual recursion through a builtin", code: "def a(n):\n    return b(n)\ndef b(n):\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\na(0)",
 			kind: "RecursionError", tb: "  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\n  line 2, in a\n    return b(n)\n  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\nRecursionError: maximum recursion depth exceeded"},

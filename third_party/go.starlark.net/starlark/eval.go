@@ -1433,6 +1433,15 @@ func setArgs(locals []Value, fn *Function, args Tuple, kwargs []Tuple) error {
 	//   default values come from the tuple above.
 	//   It is an error if the tuple entry for an unset parameter is 'mandatory'.
 
+	// rlm: positional arguments for exactly the parameters, none of them
+	// keyword-only, *args or **kwargs: bound as they come (the general
+	// path below does the same, after its tests).
+	if f := fn.funcode; len(kwargs) == 0 && len(args) == f.NumParams &&
+		!f.HasVarargs && !f.HasKwargs && f.NumKwonlyParams == 0 {
+		copy(locals, args)
+		return nil
+	}
+
 	// Nullary function?
 	if fn.NumParams() == 0 {
 		if nactual := len(args) + len(kwargs); nactual > 0 {

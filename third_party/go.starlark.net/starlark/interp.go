@@ -19,6 +19,15 @@ const vmdebug = false // TODO(adonovan): use a bitfield of specific kinds of err
 // - opt: record MaxIterStack during compilation and preallocate the stack.
 
 func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Value, error) {
+	return fn.run(thread, args, kwargs, false)
+}
+
+// run is CallInternal. rlm: when pushed is true, the caller (callFast,
+// rlm_calls.go) has pushed fn's frame itself instead of calling Call, and
+// run does what Call would do after CallInternal: errors become
+// EvalErrors while the frame is on the stack, and the frame is popped
+// when run returns (in its deferred function, as Call's defer did).
+func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool) (Value, error) {
 	// Postcondition: args is not mutated. This is stricter than required by Callable,
 	// but allows CALL to avoid a copy.
 
@@ -31,11 +40,11 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 		// maximum of about 700K recursive calls is possible.
 		// Limit it to much less here.
 		if len(thread.stack) > 100_000 {
-			return nil, fmt.Errorf("Starlark stack overflow")
+			return nil, thread.callFailed(fmt.Errorf("Starlark stack overflow"), pushed)
 		}
 		// rlm: Python's recursion limit (rlm_calls.go).
 		if err := thread.callDepthExceeded(f.Name); err != nil {
-			return nil, err
+			return nil, thread.callFailed(err, pushed)
 		}
 	} else {
 		// detect recursion
@@ -44,7 +53,7 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 			// not function value, otherwise the user could
 			// defeat the check by writing the Y combinator.
 			if frfn, ok := fr.Callable().(*Function); ok && frfn.funcode == f {
-				return nil, fmt.Errorf("function %s called recursively", fn.Name())
+				return nil, thread.callFailed(fmt.Errorf("function %s called recursively", fn.Name()), pushed)
 			}
 		}
 	}
@@ -72,7 +81,7 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 	err := setArgs(locals, fn, args, kwargs)
 	if err != nil {
 		thread.freeSpace(space, spaceMark) // rlm
-		return nil, thread.evalError(err)
+		return nil, thread.callFailed(thread.evalError(err), pushed)
 	}
 
 	fr.locals = locals
@@ -105,6 +114,9 @@ func (fn *Function) CallInternal(thread *Thread, args Tuple, kwargs []Tuple) (Va
 
 		fr.locals = nil
 		thread.freeSpace(space, spaceMark) // rlm
+		if pushed {
+			thread.popFrame(fr) // rlm: callFast pushed it
+		}
 	}()
 
 	sp := 0
@@ -139,12 +151,18 @@ loop:
 			// TODO(adonovan): opt: profile this.
 			// Perhaps compiling big endian would be less work to decode?
 			argpc := pc
-			for s := uint(0); ; s += 7 {
-				b := code[pc]
+			// rlm: most operands are one byte: no shift loop for them.
+			if b := code[pc]; b < 0x80 {
+				arg = uint32(b)
 				pc++
-				arg |= uint32(b&0x7f) << s
-				if b < 0x80 {
-					break
+			} else {
+				for s := uint(0); ; s += 7 {
+					b := code[pc]
+					pc++
+					arg |= uint32(b&0x7f) << s
+					if b < 0x80 {
+						break
+					}
 				}
 			}
 			if op <= compile.ITERJMP {
@@ -353,6 +371,18 @@ loop:
 			// with a fast path (FastCallable, rlm_calls.go).
 			if op == compile.CALL && arg&0xff == 0 && (method == nil || methodCallPC != fr.pc) {
 				npos := int(arg >> 8)
+				// rlm: a Starlark function is called without Call
+				// (callFast, rlm_calls.go).
+				if g, ok := stack[sp-1-npos].(*Function); ok && profiler.events == nil {
+					z, err2 := g.callFast(thread, stack[sp-npos:sp])
+					if err2 != nil {
+						err = err2
+						break loop
+					}
+					sp -= npos
+					stack[sp-1] = z
+					break
+				}
 				if fc, ok := stack[sp-1-npos].(FastCallable); ok {
 					if z, ok := fc.FastCall(thread, stack[sp-npos:sp]); ok {
 						sp -= npos
@@ -849,6 +879,10 @@ loop:
 			err = fmt.Errorf("unimplemented: %s", op)
 			break loop
 		}
+	}
+	// rlm: Call's error wrapping, with the frame still pushed (callFast).
+	if err != nil && pushed && !is[*EvalError](err) {
+		err = thread.evalError(err)
 	}
 	// (deferred cleanup runs here)
 	return result, err
