@@ -236,28 +236,7 @@ loop:
 				sp++
 				break
 			}
-			binop := syntax.Token(op-compile.PLUS) + syntax.PLUS
-			if op == compile.IN {
-				binop = syntax.IN // IN token is out of order
-			}
-			if op == compile.PLUS { // rlm: bounded growth
-				if err = checkConcat(thread, x, y); err != nil {
-					break loop
-				}
-			}
-			var z Value
-			var err2 error
-			if py := PyOps; py != nil && (op == compile.PERCENT || op == compile.STAR) {
-				z, err2 = py.Binary(thread, binop, x, y) // rlm: Python % and *
-			} else if xs, ok := x.(String); ok && op == compile.IN && py != nil && py.Contains != nil {
-				if ys, ok := y.(String); ok {
-					z = Bool(py.Contains(string(ys), string(xs))) // rlm: substring search
-				} else {
-					z, err2 = Binary(binop, x, y)
-				}
-			} else {
-				z, err2 = Binary(binop, x, y)
-			}
+			z, err2 := binarySlow(thread, op, x, y) // rlm: out of the loop
 			if err2 != nil {
 				err = err2
 				break loop
@@ -290,32 +269,11 @@ loop:
 				sp++
 				break
 			}
-
-			// It's possible that y is not Iterable but
-			// nonetheless defines x+y, in which case we
-			// should fall back to the general case.
-			var z Value
-			if xlist, ok := x.(*List); ok {
-				if yiter, ok := y.(Iterable); ok {
-					if err = xlist.checkMutable("apply += to"); err != nil {
-						break loop
-					}
-					if err = listExtendChecked(thread, xlist, yiter); err != nil { // rlm: bounded growth
-						break loop
-					}
-					z = xlist
-				}
+			z, err2 := inplaceAdd(thread, x, y) // rlm: out of the loop
+			if err2 != nil {
+				err = err2
+				break loop
 			}
-			if z == nil {
-				if err = checkConcat(thread, x, y); err != nil { // rlm: bounded growth
-					break loop
-				}
-				z, err = Binary(syntax.PLUS, x, y)
-				if err != nil {
-					break loop
-				}
-			}
-
 			stack[sp] = z
 			sp++
 
@@ -323,27 +281,11 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
-
-			// It's possible that y is not Dict but
-			// nonetheless defines x|y, in which case we
-			// should fall back to the general case.
-			var z Value
-			if xdict, ok := x.(*Dict); ok {
-				if ydict, ok := y.(*Dict); ok {
-					if err = xdict.ht.checkMutable("apply |= to"); err != nil {
-						break loop
-					}
-					xdict.ht.addAll(&ydict.ht) // can't fail
-					z = xdict
-				}
+			z, err2 := inplacePipe(x, y) // rlm: out of the loop
+			if err2 != nil {
+				err = err2
+				break loop
 			}
-			if z == nil {
-				z, err = Binary(syntax.PIPE, x, y)
-				if err != nil {
-					break loop
-				}
-			}
-
 			stack[sp] = z
 			sp++
 
@@ -367,13 +309,17 @@ loop:
 			pc = arg
 
 		case compile.CALL, compile.CALL_VAR, compile.CALL_KW, compile.CALL_VAR_KW:
-			// rlm: a call with positional arguments only of a callable
-			// with a fast path (FastCallable, rlm_calls.go).
-			if op == compile.CALL && arg&0xff == 0 && (method == nil || methodCallPC != fr.pc) {
+			// rlm: the call of a method left unbound by its ATTR.
+			var m *Builtin
+			if method != nil && methodCallPC == fr.pc {
+				m, method = method, nil
+			}
+			if op == compile.CALL && arg&0xff == 0 && m == nil {
 				npos := int(arg >> 8)
+				callee := stack[sp-1-npos]
 				// rlm: a Starlark function is called without Call
 				// (callFast, rlm_calls.go).
-				if g, ok := stack[sp-1-npos].(*Function); ok && profiler.events == nil {
+				if g, ok := callee.(*Function); ok && profiler.events == nil {
 					z, err2 := g.callFast(thread, stack[sp-npos:sp])
 					if err2 != nil {
 						err = err2
@@ -383,7 +329,9 @@ loop:
 					stack[sp-1] = z
 					break
 				}
-				if fc, ok := stack[sp-1-npos].(FastCallable); ok {
+				// rlm: a call with positional arguments only of a callable
+				// with a fast path (FastCallable, rlm_calls.go).
+				if fc, ok := callee.(FastCallable); ok {
 					if z, ok := fc.FastCall(thread, stack[sp-npos:sp]); ok {
 						sp -= npos
 						stack[sp-1] = z
@@ -391,134 +339,16 @@ loop:
 					}
 				}
 			}
-			var kwargs Value
-			if op == compile.CALL_KW || op == compile.CALL_VAR_KW {
-				kwargs = stack[sp-1]
-				sp--
-			}
-
-			var args Value
-			if op == compile.CALL_VAR || op == compile.CALL_VAR_KW {
-				args = stack[sp-1]
-				sp--
-			}
-
-			// named args (pairs)
-			var kvpairs []Tuple
-			if nkvpairs := int(arg & 0xff); nkvpairs > 0 {
-				kvpairs = make([]Tuple, 0, nkvpairs)
-				kvpairsAlloc := make(Tuple, 2*nkvpairs) // allocate a single backing array
-				sp -= 2 * nkvpairs
-				for i := range nkvpairs {
-					pair := kvpairsAlloc[:2:2]
-					kvpairsAlloc = kvpairsAlloc[2:]
-					pair[0] = stack[sp+2*i]   // name
-					pair[1] = stack[sp+2*i+1] // value
-					kvpairs = append(kvpairs, pair)
-				}
-			}
-			if kwargs != nil {
-				// Add key/value items from **kwargs dictionary.
-				dict, ok := kwargs.(IterableMapping)
-				if !ok {
-					err = fmt.Errorf("argument after ** must be a mapping, not %s", kwargs.Type())
-					break loop
-				}
-				items := dict.Items()
-				for _, item := range items {
-					if !is[String](item[0]) {
-						err = fmt.Errorf("keywords must be strings, not %s", item[0].Type())
-						break loop
-					}
-				}
-				if len(kvpairs) == 0 {
-					kvpairs = items
-				} else {
-					kvpairs = append(kvpairs, items...)
-				}
-			}
-
-			// rlm: the call of a method left unbound by its ATTR.
-			var m *Builtin
-			if method != nil && methodCallPC == fr.pc {
-				m, method = method, nil
-			}
-
-			// positional args
-			var positional Tuple
-			if npos := int(arg >> 8); npos > 0 {
-				positional = stack[sp-npos : sp]
-				sp -= npos
-
-				// Copy positional arguments into a new array,
-				// unless the callee is another Starlark function,
-				// in which case it can be trusted not to mutate them.
-				// rlm: nor the methods of built-in values (m), which
-				// keep no argument tuple.
-				if m == nil && !is[*Function](stack[sp-1]) || args != nil {
-					// rlm: no copy for callables that do not keep their
-					// argument tuple (rlm_calls.go).
-					if args != nil || !argsNotKept(stack[sp-1]) {
-						positional = slices.Clone(positional)
-					}
-				}
-			}
-			if args != nil {
-				// Add elements from *args sequence.
-				iter := Iterate(args)
-				if iter == nil {
-					err = fmt.Errorf("argument after * must be iterable, not %s", args.Type())
-					break loop
-				}
-				var elem Value
-				for iter.Next(&elem) {
-					positional = append(positional, elem)
-				}
-				iter.Done()
-			}
-
-			function := stack[sp-1]
-
-			if vmdebug {
-				fmt.Printf("VM call %s args=%s kwargs=%s @%s\n",
-					function, positional, kvpairs, f.Position(fr.pc))
-			}
-
-			thread.endProfSpan()
-			var z Value
-			var err2 error
-			if m != nil {
-				// rlm: function is the receiver of method m (ATTR).
-				z, err2 = thread.callNativeMethod(m, function, positional, kvpairs)
-			} else {
-				// rlm: a method of a built-in value runs without a frame (rlm_pyops.go).
-				var handled bool
-				z, handled, err2 = pyMethodCall(thread, function, positional, kvpairs)
-				if !handled {
-					z, err2 = Call(thread, function, positional, kvpairs)
-				}
-			}
-			thread.beginProfSpan()
-			if err2 != nil {
-				err = err2
+			// rlm: every other call, out of the loop (callSlow).
+			if sp, err = callSlow(thread, stack, sp, op, arg, m); err != nil {
 				break loop
 			}
-			if vmdebug {
-				fmt.Printf("Resuming %s @ %s\n", f.Name, f.Position(0))
-			}
-			stack[sp-1] = z
 
 		case compile.ITERPUSH:
-			x := stack[sp-1]
+			iter, err2 := iterPush(thread, stack[sp-1]) // rlm: out of the loop
 			sp--
-			if py := PyOps; py != nil { // rlm: Python iteration
-				if x, err = py.Iterable(thread, x); err != nil {
-					break loop
-				}
-			}
-			iter := Iterate(x)
-			if iter == nil {
-				err = fmt.Errorf("%s value is not iterable", x.Type())
+			if err2 != nil {
+				err = err2
 				break loop
 			}
 			iterstack = append(iterstack, iter)
@@ -652,34 +482,16 @@ loop:
 
 		case compile.APPEND:
 			elem := stack[sp-1]
-			list, ok := stack[sp-2].(*List)
-			if !ok {
-				// rlm: a comprehension's accumulator that consumes
-				// its elements (syntax.Comprehension.Acc).
-				sp -= 2
-				acc, ok := stack[sp].(Appender)
-				if !ok {
-					err = fmt.Errorf("internal error: comprehension accumulator %s cannot append", stack[sp].Type())
-					break loop
-				}
-				if err = acc.Append(thread, elem); err != nil {
-					break loop
-				}
+			sp -= 2
+			// rlm: the common case in the loop: a list with room, not
+			// at a grow check (checkGrowLen: every GrowCheckEvery).
+			if list, ok := stack[sp].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
+				list.elems = append(list.elems, elem)
 				break
 			}
-			sp -= 2
-			if n := len(list.elems); n == cap(list.elems) && n >= 1024 {
-				// rlm: grow a comprehension's list by doubling, not by
-				// append's 1.25x for large slices (fewer copies); the
-				// doubled size is checked first (bounded growth).
-				if err = checkGrowListTo(thread, 2*n); err != nil {
-					break loop
-				}
-				list.elems = append(make([]Value, 0, 2*n), list.elems...)
-			} else if err = checkGrowList(thread, list); err != nil { // rlm: bounded growth
+			if err = appendSlow(thread, stack[sp], elem); err != nil { // rlm: out of the loop
 				break loop
 			}
-			list.elems = append(list.elems, elem)
 
 		case compile.SLICE:
 			x := stack[sp-4]
@@ -687,13 +499,7 @@ loop:
 			hi := stack[sp-2]
 			step := stack[sp-1]
 			sp -= 4
-			var res Value
-			var err2 error
-			if py := PyOps; py != nil {
-				res, err2 = py.Slice(thread, x, lo, hi, step) // rlm: Python slices
-			} else {
-				res, err2 = slice(x, lo, hi, step)
-			}
+			res, err2 := sliceOp(thread, x, lo, hi, step) // rlm: out of the loop
 			if err2 != nil {
 				err = err2
 				break loop
@@ -714,25 +520,8 @@ loop:
 				sp += n
 				break
 			}
-			iter := Iterate(iterable)
-			if iter == nil {
-				err = fmt.Errorf("got %s in sequence assignment", iterable.Type())
-				break loop
-			}
-			i := 0
 			sp += n
-			for i < n && iter.Next(&stack[sp-1-i]) {
-				i++
-			}
-			var dummy Value
-			if iter.Next(&dummy) {
-				// NB: Len may return -1 here in obscure cases.
-				err = fmt.Errorf("too many values to unpack (got %d, want %d)", Len(iterable), n)
-				break loop
-			}
-			iter.Done()
-			if i < n {
-				err = fmt.Errorf("too few values to unpack (got %d, want %d)", i, n)
+			if err = unpackSlow(stack[sp-n:sp], iterable); err != nil { // rlm: out of the loop
 				break loop
 			}
 
@@ -763,50 +552,11 @@ loop:
 			sp++
 
 		case compile.MAKEFUNC:
-			funcode := f.Prog.Functions[arg]
-			tuple := stack[sp-1].(Tuple)
-			n := len(tuple) - len(funcode.FreeVars)
-			defaults := tuple[:n:n]
-			freevars := tuple[n:]
-			stack[sp-1] = &Function{
-				funcode:  funcode,
-				module:   fn.module,
-				defaults: defaults,
-				freevars: freevars,
-			}
+			stack[sp-1] = makeFunc(fn.module, f.Prog.Functions[arg], stack[sp-1].(Tuple)) // rlm: out of the loop
 
 		case compile.LOAD:
-			n := int(arg)
-			module := string(stack[sp-1].(String))
-			sp--
-
-			if thread.Load == nil {
-				err = fmt.Errorf("load not implemented by this application")
+			if sp, err = loadOp(thread, stack, sp, int(arg)); err != nil { // rlm: out of the loop
 				break loop
-			}
-
-			thread.endProfSpan()
-			dict, err2 := thread.Load(thread, module)
-			thread.beginProfSpan()
-			if err2 != nil {
-				err = wrappedError{
-					msg:   fmt.Sprintf("cannot load %s: %v", module, err2),
-					cause: err2,
-				}
-				break loop
-			}
-
-			for i := range n {
-				from := string(stack[sp-1-i].(String))
-				v, ok := dict[from]
-				if !ok {
-					err = fmt.Errorf("load: name %s not found in module %s", from, module)
-					if n := spell.Nearest(from, dict.Keys()); n != "" {
-						err = fmt.Errorf("%s (did you mean %s?)", err, n)
-					}
-					break loop
-				}
-				stack[sp-1-i] = v
 			}
 
 		case compile.SETLOCAL:
@@ -886,6 +636,302 @@ loop:
 	}
 	// (deferred cleanup runs here)
 	return result, err
+}
+
+// callSlow runs a CALL instruction (op, arg) other than the interpreter
+// loop's fast paths, with the callee and its arguments on stack below sp,
+// and returns the new sp, the result at stack[sp-1]. m is the method left
+// unbound by the call's ATTR (nil: none). rlm: moved out of the loop of
+// Function.run, which keeps its fast paths only (see PATCHES.md).
+func callSlow(thread *Thread, stack []Value, sp int, op compile.Opcode, arg uint32, m *Builtin) (int, error) {
+	var kwargs Value
+	if op == compile.CALL_KW || op == compile.CALL_VAR_KW {
+		kwargs = stack[sp-1]
+		sp--
+	}
+
+	var args Value
+	if op == compile.CALL_VAR || op == compile.CALL_VAR_KW {
+		args = stack[sp-1]
+		sp--
+	}
+
+	// named args (pairs)
+	var kvpairs []Tuple
+	if nkvpairs := int(arg & 0xff); nkvpairs > 0 {
+		kvpairs = make([]Tuple, 0, nkvpairs)
+		kvpairsAlloc := make(Tuple, 2*nkvpairs) // allocate a single backing array
+		sp -= 2 * nkvpairs
+		for i := range nkvpairs {
+			pair := kvpairsAlloc[:2:2]
+			kvpairsAlloc = kvpairsAlloc[2:]
+			pair[0] = stack[sp+2*i]   // name
+			pair[1] = stack[sp+2*i+1] // value
+			kvpairs = append(kvpairs, pair)
+		}
+	}
+	if kwargs != nil {
+		// Add key/value items from **kwargs dictionary.
+		dict, ok := kwargs.(IterableMapping)
+		if !ok {
+			return sp, fmt.Errorf("argument after ** must be a mapping, not %s", kwargs.Type())
+		}
+		items := dict.Items()
+		for _, item := range items {
+			if !is[String](item[0]) {
+				return sp, fmt.Errorf("keywords must be strings, not %s", item[0].Type())
+			}
+		}
+		if len(kvpairs) == 0 {
+			kvpairs = items
+		} else {
+			kvpairs = append(kvpairs, items...)
+		}
+	}
+
+	// positional args
+	var positional Tuple
+	if npos := int(arg >> 8); npos > 0 {
+		positional = stack[sp-npos : sp]
+		sp -= npos
+
+		// Copy positional arguments into a new array,
+		// unless the callee is another Starlark function,
+		// in which case it can be trusted not to mutate them.
+		// rlm: nor the methods of built-in values (m), which
+		// keep no argument tuple.
+		if m == nil && !is[*Function](stack[sp-1]) || args != nil {
+			// rlm: no copy for callables that do not keep their
+			// argument tuple (rlm_calls.go).
+			if args != nil || !argsNotKept(stack[sp-1]) {
+				positional = slices.Clone(positional)
+			}
+		}
+	}
+	if args != nil {
+		// Add elements from *args sequence.
+		iter := Iterate(args)
+		if iter == nil {
+			return sp, fmt.Errorf("argument after * must be iterable, not %s", args.Type())
+		}
+		var elem Value
+		for iter.Next(&elem) {
+			positional = append(positional, elem)
+		}
+		iter.Done()
+	}
+
+	function := stack[sp-1]
+
+	thread.endProfSpan()
+	var z Value
+	var err2 error
+	if m != nil {
+		// rlm: function is the receiver of method m (ATTR).
+		z, err2 = thread.callNativeMethod(m, function, positional, kvpairs)
+	} else {
+		// rlm: a method of a built-in value runs without a frame (rlm_pyops.go).
+		var handled bool
+		z, handled, err2 = pyMethodCall(thread, function, positional, kvpairs)
+		if !handled {
+			z, err2 = Call(thread, function, positional, kvpairs)
+		}
+	}
+	thread.beginProfSpan()
+	if err2 != nil {
+		return sp, err2
+	}
+	stack[sp-1] = z
+	return sp, nil
+}
+
+// binarySlow computes x op y for a binary operator instruction op that
+// fastBinary did not compute. rlm: out of the loop of Function.run.
+func binarySlow(thread *Thread, op compile.Opcode, x, y Value) (Value, error) {
+	binop := syntax.Token(op-compile.PLUS) + syntax.PLUS
+	if op == compile.IN {
+		binop = syntax.IN // IN token is out of order
+	}
+	if op == compile.PLUS { // rlm: bounded growth
+		if err := checkConcat(thread, x, y); err != nil {
+			return nil, err
+		}
+	}
+	if py := PyOps; py != nil && (op == compile.PERCENT || op == compile.STAR) {
+		return py.Binary(thread, binop, x, y) // rlm: Python % and *
+	} else if xs, ok := x.(String); ok && op == compile.IN && py != nil && py.Contains != nil {
+		if ys, ok := y.(String); ok {
+			return Bool(py.Contains(string(ys), string(xs))), nil // rlm: substring search
+		}
+	}
+	return Binary(binop, x, y)
+}
+
+// inplaceAdd computes x += y when fastBinary did not. rlm: out of the
+// loop of Function.run.
+func inplaceAdd(thread *Thread, x, y Value) (Value, error) {
+	// It's possible that y is not Iterable but
+	// nonetheless defines x+y, in which case we
+	// should fall back to the general case.
+	if xlist, ok := x.(*List); ok {
+		if yiter, ok := y.(Iterable); ok {
+			if err := xlist.checkMutable("apply += to"); err != nil {
+				return nil, err
+			}
+			if err := listExtendChecked(thread, xlist, yiter); err != nil { // rlm: bounded growth
+				return nil, err
+			}
+			return xlist, nil
+		}
+	}
+	if err := checkConcat(thread, x, y); err != nil { // rlm: bounded growth
+		return nil, err
+	}
+	return Binary(syntax.PLUS, x, y)
+}
+
+// inplacePipe computes x |= y. rlm: out of the loop of Function.run.
+func inplacePipe(x, y Value) (Value, error) {
+	// It's possible that y is not Dict but
+	// nonetheless defines x|y, in which case we
+	// should fall back to the general case.
+	if xdict, ok := x.(*Dict); ok {
+		if ydict, ok := y.(*Dict); ok {
+			if err := xdict.ht.checkMutable("apply |= to"); err != nil {
+				return nil, err
+			}
+			xdict.ht.addAll(&ydict.ht) // can't fail
+			return xdict, nil
+		}
+	}
+	return Binary(syntax.PIPE, x, y)
+}
+
+// unpackSlow unpacks iterable into dst in reverse order (the last
+// element first), as UNPACK. rlm: out of the loop of Function.run.
+func unpackSlow(dst []Value, iterable Value) error {
+	n := len(dst)
+	iter := Iterate(iterable)
+	if iter == nil {
+		return fmt.Errorf("got %s in sequence assignment", iterable.Type())
+	}
+	i := 0
+	for i < n && iter.Next(&dst[n-1-i]) {
+		i++
+	}
+	var dummy Value
+	if iter.Next(&dummy) {
+		// NB: Len may return -1 here in obscure cases.
+		return fmt.Errorf("too many values to unpack (got %d, want %d)", Len(iterable), n)
+	}
+	iter.Done()
+	if i < n {
+		return fmt.Errorf("too few values to unpack (got %d, want %d)", i, n)
+	}
+	return nil
+}
+
+// makeFunc returns the function of funcode in module with the defaults
+// and free variables in tuple, as MAKEFUNC. rlm: out of the loop of
+// Function.run.
+func makeFunc(module *Module, funcode *compile.Funcode, tuple Tuple) *Function {
+	n := len(tuple) - len(funcode.FreeVars)
+	defaults := tuple[:n:n]
+	freevars := tuple[n:]
+	return &Function{
+		funcode:  funcode,
+		module:   module,
+		defaults: defaults,
+		freevars: freevars,
+	}
+}
+
+// loadOp runs LOAD n with the module name and the n names on stack below
+// sp and returns the new sp. rlm: out of the loop of Function.run.
+func loadOp(thread *Thread, stack []Value, sp, n int) (int, error) {
+	module := string(stack[sp-1].(String))
+	sp--
+
+	if thread.Load == nil {
+		return sp, fmt.Errorf("load not implemented by this application")
+	}
+
+	thread.endProfSpan()
+	dict, err2 := thread.Load(thread, module)
+	thread.beginProfSpan()
+	if err2 != nil {
+		return sp, wrappedError{
+			msg:   fmt.Sprintf("cannot load %s: %v", module, err2),
+			cause: err2,
+		}
+	}
+
+	for i := range n {
+		from := string(stack[sp-1-i].(String))
+		v, ok := dict[from]
+		if !ok {
+			err := fmt.Errorf("load: name %s not found in module %s", from, module)
+			if n := spell.Nearest(from, dict.Keys()); n != "" {
+				err = fmt.Errorf("%s (did you mean %s?)", err, n)
+			}
+			return sp, err
+		}
+		stack[sp-1-i] = v
+	}
+	return sp, nil
+}
+
+// sliceOp computes x[lo:hi:step], as SLICE. rlm: out of the loop of
+// Function.run.
+func sliceOp(thread *Thread, x, lo, hi, step Value) (Value, error) {
+	if py := PyOps; py != nil {
+		return py.Slice(thread, x, lo, hi, step) // rlm: Python slices
+	}
+	return slice(x, lo, hi, step)
+}
+
+// iterPush returns the iterator of x, as ITERPUSH. rlm: out of the loop
+// of Function.run.
+func iterPush(thread *Thread, x Value) (Iterator, error) {
+	if py := PyOps; py != nil { // rlm: Python iteration
+		var err error
+		if x, err = py.Iterable(thread, x); err != nil {
+			return nil, err
+		}
+	}
+	iter := Iterate(x)
+	if iter == nil {
+		return nil, fmt.Errorf("%s value is not iterable", x.Type())
+	}
+	return iter, nil
+}
+
+// appendSlow appends elem to the comprehension's accumulator acc, as
+// APPEND. rlm: out of the loop of Function.run.
+func appendSlow(thread *Thread, acc Value, elem Value) error {
+	list, ok := acc.(*List)
+	if !ok {
+		// rlm: a comprehension's accumulator that consumes
+		// its elements (syntax.Comprehension.Acc).
+		acc, ok := acc.(Appender)
+		if !ok {
+			return fmt.Errorf("internal error: comprehension accumulator %s cannot append", acc.Type())
+		}
+		return acc.Append(thread, elem)
+	}
+	if n := len(list.elems); n == cap(list.elems) && n >= 1024 {
+		// rlm: grow a comprehension's list by doubling, not by
+		// append's 1.25x for large slices (fewer copies); the
+		// doubled size is checked first (bounded growth).
+		if err := checkGrowListTo(thread, 2*n); err != nil {
+			return err
+		}
+		list.elems = append(make([]Value, 0, 2*n), list.elems...)
+	} else if err := checkGrowList(thread, list); err != nil { // rlm: bounded growth
+		return err
+	}
+	list.elems = append(list.elems, elem)
+	return nil
 }
 
 type wrappedError struct {
