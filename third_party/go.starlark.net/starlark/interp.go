@@ -201,6 +201,33 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			// rlm: two ints in the inline int32 form compared in the loop.
+			if xi, ok := x.(Int); ok {
+				if yi, ok := y.(Int); ok {
+					a, aok := xi.small32()
+					b, bok := yi.small32()
+					if aok && bok {
+						var r bool
+						switch op {
+						case syntax.EQL:
+							r = a == b
+						case syntax.NEQ:
+							r = a != b
+						case syntax.LT:
+							r = a < b
+						case syntax.LE:
+							r = a <= b
+						case syntax.GT:
+							r = a > b
+						default:
+							r = a >= b
+						}
+						stack[sp] = Bool(r)
+						sp++
+						break
+					}
+				}
+			}
 			// rlm: ints, floats and strings without Compare (int_fast.go).
 			if ok, fast := fastCompare(op, x, y); fast {
 				stack[sp] = Bool(ok)
@@ -230,6 +257,38 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			// rlm: + - and % by a positive int of two ints in the inline
+			// int32 form, in the loop (no int64 overflow possible).
+			if xi, ok := x.(Int); ok {
+				if yi, ok := y.(Int); ok {
+					a, aok := xi.small32()
+					b, bok := yi.small32()
+					if aok && bok {
+						r, done := int64(0), true
+						switch op {
+						case compile.PLUS:
+							r = a + b
+						case compile.MINUS:
+							r = a - b
+						case compile.PERCENT:
+							if b > 0 {
+								if r = a % b; r < 0 {
+									r += b
+								}
+							} else {
+								done = false
+							}
+						default:
+							done = false
+						}
+						if done {
+							stack[sp] = MakeInt64(r)
+							sp++
+							break
+						}
+					}
+				}
+			}
 			// rlm: int64 and float arithmetic without Binary (int_fast.go).
 			if z, ok := fastBinary(op, x, y); ok {
 				stack[sp] = z
