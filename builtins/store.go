@@ -10,6 +10,7 @@ import (
 	"go.starlark.net/starlark"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/textdist"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -243,7 +244,7 @@ func (v *StoreView) nearKeys(key string, n int) []string {
 	}
 	cands := make([]cand, 0, len(metas))
 	for _, m := range metas {
-		cands = append(cands, cand{m.Key, commonPrefix(key, m.Key), editDistance(key, m.Key)})
+		cands = append(cands, cand{m.Key, commonPrefix(key, m.Key), textdist.Levenshtein(key, m.Key)})
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
@@ -268,26 +269,4 @@ func commonPrefix(a, b string) int {
 		i++
 	}
 	return i
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, bounded
-// in cost by short keys.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -14,6 +14,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/rlmhq/rlm/internal/textdist"
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
@@ -216,28 +217,13 @@ func (s *Session) suggestName(se *ScriptError) {
 	se.Traceback = strings.TrimSuffix(se.Traceback, old) + se.Kind + ": " + se.Msg
 }
 
-// editDistance is the Levenshtein distance between a and b.
+// editDistance is the Levenshtein distance between a and b, or 99 for
+// names too long to be worth comparing.
 func editDistance(a, b string) int {
 	if len(a) > 40 || len(b) > 40 {
 		return 99
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return textdist.Levenshtein(a, b)
 }
 
 // run executes the program's chunks on thread.

@@ -2,7 +2,7 @@
 // project's layers, so that a new feature cannot add an upward import.
 //
 // From the bottom: the leaves internal/pyjson, internal/pyre,
-// internal/jsonl and internal/numfmt import only the standard library; the sandbox imports no
+// internal/jsonl, internal/numfmt and internal/textdist import only the standard library; the sandbox imports no
 // model client, helper or orchestration package; llm knows nothing of the
 // sandbox; builtins and context sit below the orchestrator; only cmd/rlm
 // sees everything.

@@ -47,6 +47,7 @@ func TestLayers(t *testing.T) {
 		{pattern: "./internal/pyre", stdlibOnly: true, allowed: []string{"github.com/dlclark/regexp2/v2"}},
 		{pattern: "./internal/jsonl", stdlibOnly: true},
 		{pattern: "./internal/numfmt", stdlibOnly: true},
+		{pattern: "./internal/textdist", stdlibOnly: true},
 		// starjson decodes into the interpreter's values, for the sandbox and context alike.
 		{pattern: "./internal/starjson", forbidden: []string{"sandbox", "context", "llm", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
