@@ -151,14 +151,23 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		closeModel()
 		return nil, err
 	}
+	// Only the names from here on: c, its variables and a JSON variable's
+	// document (kept for a summary rlm exec never shows) are then garbage,
+	// which the session's start collects (its memory base is the live
+	// heap), so the pages of the document are reused by the code's values
+	// instead of adding to them.
+	names := make([]string, len(c.Vars))
+	for i, v := range c.Vars {
+		names[i] = v.Name
+	}
 	sess := sandbox.New(sandbox.Config{
 		Limits:      limits,
 		Predeclared: builtins.Predeclared(host),
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
 		Clock:       clock,
 	})
-	for i, v := range c.Vars {
-		sess.SetGlobal(v.Name, vals[i])
+	for i, name := range names {
+		sess.SetGlobal(name, vals[i])
 	}
 	host.Session = sess
 	releaseBeforeStep(f.vars)

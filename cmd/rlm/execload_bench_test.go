@@ -14,7 +14,9 @@ import (
 // BenchmarkExecLoad measures what a user pays to load a variable: the
 // whole process `rlm exec --var doc=FILE -c 'print(len(doc))'` (the test
 // binary re-executed as rlm, see TestMain), against python3 doing the same
-// in the same run (`len(open(FILE).read())`, or json.load for JSON). Each
+// in the same run (`len(open(FILE).read())`, or json.load for JSON), and
+// for a list of records the same with a typical filter and Counter
+// after the load (json-20MB-filter). Each
 // side runs three times; the best CPU time (user+system) and the largest
 // peak RSS are reported:
 //
@@ -42,20 +44,26 @@ func BenchmarkExecLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cases := []struct {
+	type loadCase struct {
 		name, kind string
 		size       int64
+		code       string // rlm's code over doc ("" for print(len(doc)))
 		pyCode     string
-	}{
-		{"text-100MB", "log", 100 << 20, "import sys; print(len(open(sys.argv[1]).read()))"},
-		{"json-100MB", "json", 100 << 20, "import sys, json; print(len(json.load(open(sys.argv[1]))))"},
+	}
+	// filter is typical code over a list of records, run by both after
+	// the load (python3 with doc = json.load(...) before it).
+	const filter = "from collections import Counter\n" +
+		"a = [r for r in doc if r['score'] > 50 and r['level'] == 'INFO']\n" +
+		"c = Counter(t for r in doc for t in r['tags'])\n" +
+		"u = Counter(r['user'] for r in doc)\n" +
+		"print(len(a), c.most_common(2), len(u))\n"
+	cases := []loadCase{
+		{"text-100MB", "log", 100 << 20, "", "import sys; print(len(open(sys.argv[1]).read()))"},
+		{"json-100MB", "json", 100 << 20, "", "import sys, json; print(len(json.load(open(sys.argv[1]))))"},
+		{"json-20MB-filter", "json", 20 << 20, filter, "import sys, json\ndoc = json.load(open(sys.argv[1]))\n" + filter},
 	}
 	if os.Getenv("RLM_BENCH_1GB") == "1" {
-		cases = append(cases, struct {
-			name, kind string
-			size       int64
-			pyCode     string
-		}{"text-1GB", "log", 1 << 30, "import sys; print(len(open(sys.argv[1]).read()))"})
+		cases = append(cases, loadCase{"text-1GB", "log", 1 << 30, "", "import sys; print(len(open(sys.argv[1]).read()))"})
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -67,7 +75,11 @@ func BenchmarkExecLoad(b *testing.B) {
 			size := float64(fi.Size())
 			for b.Loop() {
 				rlm := bestRun(b, 3, func() *exec.Cmd {
-					cmd := exec.Command(exe, "exec", "--var", "doc="+path, "-c", "print(len(doc))")
+					code := c.code
+					if code == "" {
+						code = "print(len(doc))"
+					}
+					cmd := exec.Command(exe, "exec", "--var", "doc="+path, "-c", code)
 					cmd.Env = append(os.Environ(), childEnv+"=1")
 					return cmd
 				})

@@ -12,6 +12,7 @@ package starjson
 
 import (
 	"math/big"
+	"strings"
 
 	"go.starlark.net/starlark"
 
@@ -32,15 +33,26 @@ const (
 	maxShort         = 16
 )
 
+// minShared is the length from which a string of a shared input
+// (DecodeOptions.Shared) points into it; shorter ones, and every key or
+// short string kept for sharing, are copied. A string pointing into the
+// input keeps all of it alive: a list of records with short fields would
+// otherwise hold the whole document beside its values (20 MB for 200k
+// records whose strings are 3 MB), where a document of long texts is
+// mostly those texts anyway.
+const minShared = 128
+
 // Decode parses one JSON document into Starlark values: dict, list, str,
 // int, float, bool and None. The keys repeated across objects (a list of
 // records' "id", "name", ...) share one string value, and so do repeated
 // short strings. With
-// o.Shared, strings without escapes point into data, which must then
-// never change (a Go string's bytes, or a buffer handed over). Errors are
+// o.Shared, strings of minShared bytes or more without escapes point into
+// data, which must then never change (a Go string's bytes, or a buffer
+// handed over); shorter ones are copied, so that they do not keep data
+// alive. Errors are
 // *pyjson.SyntaxError, or Stop's error.
 func Decode(data []byte, o Options) (starlark.Value, error) {
-	b := &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
+	b := newBuilder(o)
 	return pyjson.DecodeWith[starlark.Value](data, b, o.DecodeOptions)
 }
 
@@ -50,7 +62,7 @@ func Decode(data []byte, o Options) (starlark.Value, error) {
 // *pyjson.SyntaxError naming the line ("JSON Lines record N: ..."), or
 // Stop's error.
 func DecodeLines(data []byte, o Options) (*starlark.List, error) {
-	b := &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value)}
+	b := newBuilder(o)
 	vals, err := pyjson.DecodeLinesWith[starlark.Value](data, b, o.DecodeOptions)
 	if err != nil {
 		return nil, err
@@ -66,6 +78,21 @@ type builder struct {
 	// short interns short string values (tags, statuses, dates), which
 	// records repeat as much as their keys.
 	short map[string]starlark.Value
+	// shared: the strings handed over may point into the input (see
+	// minShared).
+	shared bool
+}
+
+func newBuilder(o Options) *builder {
+	return &builder{keys: make(map[string]starlark.Value), short: make(map[string]starlark.Value), shared: o.Shared}
+}
+
+// own returns s, copied if it points into a shared input.
+func (b *builder) own(s string) string {
+	if b.shared {
+		return strings.Clone(s)
+	}
+	return s
 }
 
 func (b *builder) Null() starlark.Value             { return starlark.None }
@@ -75,12 +102,16 @@ func (b *builder) BigInt(x *big.Int) starlark.Value { return starlark.MakeBigInt
 func (b *builder) Float(f float64) starlark.Value   { return starlark.Float(f) }
 
 func (b *builder) String(s string) starlark.Value {
-	if len(s) > maxShort {
+	if len(s) >= minShared {
 		return starlark.String(s)
+	}
+	if len(s) > maxShort {
+		return starlark.String(b.own(s))
 	}
 	if v, ok := b.short[s]; ok {
 		return v
 	}
+	s = b.own(s)
 	v := starlark.Value(starlark.String(s))
 	if len(b.short) < maxShortInterned {
 		b.short[s] = v
@@ -91,6 +122,9 @@ func (b *builder) String(s string) starlark.Value {
 func (b *builder) key(s string) starlark.Value {
 	if k, ok := b.keys[s]; ok {
 		return k
+	}
+	if len(s) < minShared {
+		s = b.own(s)
 	}
 	k := starlark.Value(starlark.String(s))
 	if len(b.keys) < maxInterned {

@@ -69,10 +69,19 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 // TestDecodeSharesKeysAndInput: the keys repeated across records are one
-// string value, so are repeated short strings, and strings without
-// escapes point into the input.
+// string value, so are repeated short strings, and only strings of
+// minShared bytes or more point into the input: the keys, the interned
+// and the other short strings are copied, so that they do not keep the
+// whole input alive.
 func TestDecodeSharesKeysAndInput(t *testing.T) {
-	data := []byte(`[{"id": 1, "name": "ann", "tag": "t1", "text": "a longer text, not shared"}, {"id": 2, "name": "bob", "tag": "t1", "text": "a longer text, not shared"}]`)
+	long := strings.Repeat("a long text, shared. ", 7)
+	require.GreaterOrEqual(t, len(long), minShared)
+	data := []byte(`[{"id": 1, "name": "ann", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}, {"id": 2, "name": "bob", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}]`)
+	base := uintptr(unsafe.Pointer(&data[0]))
+	inInput := func(s starlark.String) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(string(s))))
+		return p >= base && p < base+uintptr(len(data))
+	}
 	v, err := Decode(data, python)
 	require.NoError(t, err)
 	l := v.(*starlark.List)
@@ -80,17 +89,32 @@ func TestDecodeSharesKeysAndInput(t *testing.T) {
 	k1 := l.Index(1).(*starlark.Dict).Keys()
 	for i := range k0 {
 		assert.Same(t, unsafe.StringData(string(k0[i].(starlark.String))), unsafe.StringData(string(k1[i].(starlark.String))))
+		assert.False(t, inInput(k0[i].(starlark.String)), "key %s is a copy", k0[i])
+	}
+	get := func(i int, key string) starlark.Value {
+		v, _, _ := l.Index(i).(*starlark.Dict).Get(starlark.String(key))
+		return v
 	}
 	boxed := func(i int, key string) *string {
-		v, _, _ := l.Index(i).(*starlark.Dict).Get(starlark.String(key))
+		v := get(i, key)
 		return (*[2]*string)(unsafe.Pointer(&v))[1] // the interface's data word: the boxed string
 	}
 	assert.Same(t, boxed(0, "tag"), boxed(1, "tag"), "a short string repeated is one value")
 	assert.NotSame(t, boxed(0, "text"), boxed(1, "text"), "a longer one is not looked up")
-	name, _, _ := l.Index(1).(*starlark.Dict).Get(starlark.String("name"))
-	p := uintptr(unsafe.Pointer(unsafe.StringData(string(name.(starlark.String)))))
-	base := uintptr(unsafe.Pointer(&data[0]))
-	assert.True(t, p >= base && p < base+uintptr(len(data)), "the string shares the input's bytes")
+	for _, key := range []string{"name", "tag", "text"} {
+		assert.False(t, inInput(get(1, key).(starlark.String)), "%s is a copy", key)
+	}
+	assert.True(t, inInput(get(1, "body").(starlark.String)), "a string of minShared bytes shares the input's bytes")
+	assert.Equal(t, starlark.String(long), get(1, "body"))
+
+	// Without Shared, no string points into the input.
+	o := python
+	o.Shared = false
+	v, err = Decode(data, o)
+	require.NoError(t, err)
+	l = v.(*starlark.List)
+	assert.False(t, inInput(get(1, "body").(starlark.String)))
+	assert.Equal(t, starlark.String("bob"), get(1, "name"))
 }
 
 // TestDecodeStops: Stop is polled as values are parsed, also in one flat
