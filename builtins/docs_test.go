@@ -57,7 +57,7 @@ func TestDocCommentsMatchRegistry(t *testing.T) {
 }
 
 func TestPromptHelp(t *testing.T) {
-	help := builtins.PromptHelpFor(builtins.HelpOptions{Store: true})
+	help := builtins.PromptHelpFor(builtins.HelpOptions{Store: true, StoreChildren: true})
 	for _, d := range builtins.Docs() {
 		assert.Contains(t, help, "- "+d.Signature+": "+d.Summary+"\n")
 	}
@@ -67,6 +67,11 @@ func TestPromptHelp(t *testing.T) {
 		assert.Contains(t, help, "- "+name+"(")
 	}
 	assert.Less(t, len(help), 3800, "the helper list stays compact")
+	// Without stored children, the store section promises none.
+	given := builtins.PromptHelpFor(builtins.HelpOptions{Store: true})
+	assert.Contains(t, given, "Read the store (read-only): the keys given to this run")
+	assert.NotContains(t, given, "rlm_query child")
+	assert.Contains(t, help, "every rlm_query child's outputs are stored")
 	// Without a store to read, the store helpers are left out.
 	plain := builtins.PromptHelp()
 	assert.NotContains(t, plain, "store_get")

@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"strings"
+
 	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/sandbox"
@@ -75,6 +77,7 @@ var (
 	keyMatch     = starlark.String("match")
 	keyGroups    = starlark.String("groups")
 	keyPreview   = starlark.String("preview")
+	keyCount     = starlark.String("count")
 	hitKeys      = [...]starlark.String{keyLine, keyOffset, keyMatch, keyPreview}
 	groupHitKeys = [...]starlark.String{keyLine, keyOffset, keyMatch, keyGroups, keyPreview}
 )
@@ -123,15 +126,18 @@ func (s *slabs[T]) list(f func(*T) starlark.Value) []starlark.Value {
 	return out
 }
 
-// itemHit is the search() result for a list item or dict value that is
-// not a dict: {index or key, [match, [groups,]] preview}, the preview and
-// match sliced from the item's text (a str item, or its str()) when read.
+// itemHit is the search() result for a str list item or dict value:
+// {index or key, [line, count,] [match, [groups,]] preview}, the preview
+// and match sliced from the item when read. An item of several lines (a
+// document) adds the line of its first match and how many matches it
+// holds, so that one result per item does not hide the others.
 type itemHit struct {
 	sandbox.LazyDict
 	keyName    starlark.String // "index" or "key"
 	key        starlark.Value
 	text       string
-	start, end int             // the match, in bytes of text
+	start, end int             // the first match, in bytes of text
+	count      int             // matches in text; 0: a one-line item (no line, count)
 	groups     *starlark.Tuple // regex=True: the match's groups (nil: none); the match is shown
 }
 
@@ -140,39 +146,77 @@ var _ sandbox.DictFields = (*itemHit)(nil)
 // noGroups marks an itemHit of a regex without capture groups.
 var noGroups = new(starlark.Tuple)
 
-// FieldCount is 2, 3 with the match of a regex, 4 with its groups.
+// The fields of an itemHit, in order; FieldCount and FieldKey pick those
+// the hit has.
+const (
+	fieldKey = iota
+	fieldLine
+	fieldCount
+	fieldMatch
+	fieldGroups
+	fieldPreview
+)
+
+// field maps the i-th field of h to its kind.
+func (h *itemHit) field(i int) int {
+	if i > 0 && h.count == 0 {
+		i += 2 // no line, count
+	}
+	if h.groups == nil && i >= fieldMatch {
+		i += 2 // no match, groups
+	} else if h.groups != nil && *h.groups == nil && i >= fieldGroups {
+		i++ // no groups
+	}
+	return i
+}
+
+// FieldCount is 2 (key, preview), plus line and count for an item of
+// several lines, plus the match of a regex and its groups.
 func (h *itemHit) FieldCount() int {
+	n := 2
+	if h.count > 0 {
+		n += 2
+	}
 	switch {
 	case h.groups == nil:
-		return 2
 	case *h.groups == nil:
-		return 3
+		n++
+	default:
+		n += 2
 	}
-	return 4
+	return n
 }
 
 // FieldKey returns the i-th key.
 func (h *itemHit) FieldKey(i int) starlark.String {
-	switch {
-	case i == 0:
+	switch h.field(i) {
+	case fieldKey:
 		return h.keyName
-	case i == h.FieldCount()-1:
-		return keyPreview
-	case i == 1:
+	case fieldLine:
+		return keyLine
+	case fieldCount:
+		return keyCount
+	case fieldMatch:
 		return keyMatch
+	case fieldGroups:
+		return keyGroups
 	}
-	return keyGroups
+	return keyPreview
 }
 
 // FieldValue returns the i-th value.
 func (h *itemHit) FieldValue(i int) starlark.Value {
-	switch {
-	case i == 0:
+	switch h.field(i) {
+	case fieldKey:
 		return h.key
-	case i == h.FieldCount()-1:
-		return starlark.String(itemPreviewAround(h.text, h.start, h.end))
-	case i == 1:
+	case fieldLine:
+		return starlark.MakeInt(1 + strings.Count(h.text[:h.start], "\n"))
+	case fieldCount:
+		return starlark.MakeInt(h.count)
+	case fieldMatch:
 		return starlark.String(cutMatch(h.text[h.start:h.end]))
+	case fieldGroups:
+		return *h.groups
 	}
-	return *h.groups
+	return starlark.String(itemPreviewAround(h.text, h.start, h.end))
 }

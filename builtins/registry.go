@@ -30,7 +30,7 @@ type helper struct {
 // comment of its Go function (checked by TestDocCommentsMatchRegistry).
 var helpers = []helper{
 	{Doc{"peek", "peek(var, start=0, end=10)", "Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.", "explore"}, peek},
-	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str, {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
+	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} per match in a str, {index or key, preview} per matching item (a multi-line str item adds its first match's line and count of matches; a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
 	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
 	{Doc{"outline", "outline(var, max_chars=4000)", "Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.", "explore"}, outline},
 	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
@@ -41,7 +41,7 @@ var helpers = []helper{
 	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
 	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).", "llm"}, rlmQuery},
 	{Doc{"store_keys", `store_keys(prefix="", summaries=False)`, "List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value unless summaries=True adds each one's summary, as for a context variable.", "store"}, storeKeys},
-	{Doc{"store_get", "store_get(key)", "Return the stored value of key (read-only: a str, list or dict such as a child's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.", "store"}, storeGet},
+	{Doc{"store_get", "store_get(key)", "Return the stored value of key (read-only: a str, list or dict, e.g. a run's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.", "store"}, storeGet},
 	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
 	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
 	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
@@ -52,6 +52,14 @@ var helpers = []helper{
 var atDepthLimit = map[string]string{
 	"rlm_query": "No sub-RLM at this depth: one plain sub-model call with query and the variables' text appended; returns a future str (stripped).",
 }
+
+// The store module's title and store_keys' summary for a run whose
+// children's outputs are not stored (at the depth limit, or not kept):
+// only the keys given to the run are readable.
+const (
+	storeTitleGiven = "Read the store (read-only): the keys given to this run, loaded by reference instead of copied into the prompt"
+	storeKeysGiven  = `List the stored keys given to this run that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value unless summaries=True adds each one's summary, as for a context variable.`
+)
 
 // Docs returns the documentation of every helper, in prompt order.
 func Docs() []Doc {
@@ -80,6 +88,10 @@ type HelpOptions struct {
 	// Store: the run can read the store (a [StoreView] is set), so
 	// store_get and store_keys are listed.
 	Store bool
+	// StoreChildren: the run's rlm_query children's outputs are stored
+	// and readable (a kept run that can start child RLMs), and the prompt
+	// says so.
+	StoreChildren bool
 }
 
 // PromptHelp renders the helper list for the root prompt from the same text
@@ -97,7 +109,11 @@ func PromptHelpFor(o HelpOptions) string {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s:\n", m.title)
+		title := m.title
+		if m.name == "store" && !o.StoreChildren {
+			title = storeTitleGiven
+		}
+		fmt.Fprintf(&b, "%s:\n", title)
 		for _, hp := range helpers {
 			if hp.Module != m.name || (o.NoFinal && (hp.Name == "FINAL" || hp.Name == "FINAL_VAR")) {
 				continue
@@ -105,6 +121,9 @@ func PromptHelpFor(o HelpOptions) string {
 			summary := hp.Summary
 			if alt, ok := atDepthLimit[hp.Name]; ok && o.AtDepthLimit {
 				summary = alt
+			}
+			if hp.Name == "store_keys" && !o.StoreChildren {
+				summary = storeKeysGiven
 			}
 			fmt.Fprintf(&b, "- %s: %s\n", hp.Signature, summary)
 		}

@@ -21,7 +21,7 @@ const (
 )
 
 // search(var, pattern, regex=False, max_results=10, field=None)
-// Find pattern (literal, or a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} for a str, {index or key, preview} for items (a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.
+// Find pattern (a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} per match in a str, {index or key, preview} per matching item (a multi-line str item adds its first match's line and count of matches; a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.
 func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		v          starlark.Value
@@ -221,10 +221,21 @@ func (sr *searcher) searchValue(keyName string, key, item starlark.Value) {
 					h.groups = &g
 				}
 			}
+			if strings.IndexByte(text, '\n') >= 0 {
+				// Counted after the groups, which are the matcher's last.
+				h.count = sr.count(text)
+			}
 			h.Init(h)
 			return &h.LazyDict
 		})
 	}
+}
+
+// count returns how many matches text holds.
+func (sr *searcher) count(text string) int {
+	n := 0
+	sr.m.FindAll(text, -1, func(int, int) bool { n++; return true })
+	return n
 }
 
 // itemResult is the result for a matching item: its index or key, the
@@ -323,8 +334,8 @@ func cutMatch(match string) string {
 }
 
 // preview returns the line around s[start:end], cut to about
-// previewContext characters on each side with "..." marks, control
-// characters escaped.
+// previewContext characters on each side with "..." marks, other control
+// characters than tab and carriage return escaped.
 func preview(s string, start, end int) string {
 	ls := strings.LastIndexByte(s[:start], '\n') + 1
 	le := len(s)
@@ -354,8 +365,11 @@ func preview(s string, start, end int) string {
 	return b.String()
 }
 
-// writeEscaped writes s with control and invalid characters escaped, so a
-// preview stays on one line.
+// writeEscaped writes s with invalid bytes and control characters other
+// than tab, newline and carriage return escaped (as repr escapes them), so
+// that a preview is the text itself wherever it is printable: a model
+// that prints a hit (repr) sees '\t' for a tab, as Python shows it, and can
+// copy a preview into a pattern.
 func writeEscaped(b *strings.Builder, s string) {
 	if plainASCII(s) {
 		b.WriteString(s)
@@ -367,12 +381,8 @@ func writeEscaped(b *strings.Builder, s string) {
 		case r == utf8.RuneError && size == 1:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(s[i]))
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
+		case r == '\n' || r == '\t' || r == '\r':
+			b.WriteByte(byte(r))
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && !unicode.IsPrint(r) && r != ' '):
 			if r < 0x100 {
 				b.WriteString(`\x`)

@@ -53,7 +53,7 @@ print(r["line"], r["offset"], len(r["preview"]) < 160)
 print(r["preview"][:3], r["preview"][-3:])`)
 	assert.Equal(t, "1 1000 True\n... ...\n", out)
 	out = e.run(`print(search(s, "NEEDLE")[0]["preview"])`)
-	assert.Contains(t, out, `NEEDLE\tend\x01yyy`)
+	assert.Contains(t, out, "NEEDLE\tend\\x01yyy")
 
 	// The boundaries of the printable-ASCII fast path: DEL is escaped,
 	// printable non-ASCII characters are kept.
@@ -68,13 +68,21 @@ func TestSearchCollections(t *testing.T) {
 		"lines": []any{"alpha", "beta key", "gamma", "key again"},
 		"nums":  []any{int64(10), int64(42), int64(420)},
 		"files": dict("a.py", "import os\nprint(1)", "b.py", "def key():\n    pass", "c.md", "# Key ideas"),
+		"src":   dict("h.go", "// Register wires the API.\nfunc Register() {\n\tmux.HandleFunc(a)\n\tmux.Handle(b)\n}", "x.go", "package x"),
 	})
 	tests := []struct{ code, want string }{
 		{`print(search(lines, "key"))`, "[{'index': 1, 'preview': 'beta key'}, {'index': 3, 'preview': 'key again'}]"},
 		{`print(search(msgs, "key"))`, `[{'index': 0, 'field': 'content', 'preview': "{'role': 'user', 'content': 'where is the key?'}"}]`},
 		{`print(search(msgs, "assistant"))`, `[{'index': 1, 'field': 'role', 'preview': "{'role': 'assistant', 'content': 'under the mat'}"}]`},
 		{`print(search(nums, "42"))`, "[{'index': 1, 'preview': '42'}, {'index': 2, 'preview': '420'}]"},
-		{`print(search(files, "key"))`, "[{'key': 'b.py', 'preview': 'def key():\\\\n    pass'}]"},
+		{`print(search(files, "key"))`, "[{'key': 'b.py', 'line': 1, 'count': 1, 'preview': 'def key():\\n    pass'}]"},
+		// An item of several lines: the line of its first match and how
+		// many it holds; the groups are the first match's (also through
+		// the backtracking engine, which a lookbehind needs).
+		{`h = search(src, "mux.")[0]; print(h["key"], h["line"], h["count"])`, "h.go 3 2"},
+		{`h = search(src, r"mux\.(\w+)", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`, "3 2 mux.HandleFunc ('HandleFunc',)"},
+		{`h = search(src, r"(?<=mux\.)(\w+)\(", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`, "3 2 HandleFunc( ('HandleFunc',)"},
+		{`print(search(src, "\tmux.Handle(")[0]["line"])`, "4"},
 		{`print([r["key"] for r in search(files, r"(?i)^#? ?(def|key)", regex=True)])`, "['b.py', 'c.md']"},
 		{`print(search(lines, "a", max_results=2))`, "[{'index': 0, 'preview': 'alpha'}, {'index': 1, 'preview': 'beta key', 'more': 2}]"},
 	}

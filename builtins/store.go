@@ -28,6 +28,9 @@ type StoreView struct {
 	Prefixes []string
 	// Keys are the keys the code may read exactly (those the user passed).
 	Keys []string
+	// Children reports that the run's rlm_query children's outputs are
+	// stored under one of Prefixes as they end.
+	Children bool
 	// MaxBytes refuses values larger than this many characters or items'
 	// bytes, as for context variables (0: no cap).
 	MaxBytes int64
@@ -141,7 +144,7 @@ func storeKeys(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 }
 
 // store_get(key)
-// Return the stored value of key (read-only: a str, list or dict such as a child's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.
+// Return the stored value of key (read-only: a str, list or dict, e.g. a run's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.
 func storeGet(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var key string
 	if err := unpack(thread, name, args, kwargs, "key", &key); err != nil {

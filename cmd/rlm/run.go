@@ -271,7 +271,12 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if o.keep.run != nil {
 		runID = o.keep.run.ID()
 	}
-	view := storeView(*o.storeDir, o.vars, o.reads, runID, o.sizes.MaxTotalSize)
+	// Children's outputs are stored only when rlm_query runs sub-RLMs.
+	childrenOf := runID
+	if o.maxDepth <= 1 {
+		childrenOf = ""
+	}
+	view := storeView(*o.storeDir, o.vars, o.reads, childrenOf, o.sizes.MaxTotalSize)
 	if view != nil {
 		defer view.Close()
 	}

@@ -100,7 +100,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // does not exist.
 func storeExists(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: the store %s does not exist (add values with rlm store put, or pass --store DIR or set RLM_STORE)", rlmctx.ErrNotFound, dir)
+		return fmt.Errorf("%w: the store %s does not exist (add values with rlm store put or rlm run --save KEY, which stores a run's outputs; or pass --store DIR or set RLM_STORE)", rlmctx.ErrNotFound, dir)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ func storeView(storeDir string, vars, reads []string, runID string, maxBytes int
 	v := &builtins.StoreView{MaxBytes: maxBytes}
 	if runID != "" {
 		v.Prefixes = append(v.Prefixes, runs.ChildKey(runID, ""))
+		v.Children = true
 	}
 	for _, r := range reads {
 		if p, ok := strings.CutSuffix(r, "*"); ok {

@@ -88,6 +88,21 @@ func TestStoreGetChildResult(t *testing.T) {
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.NotContains(t, srv.Calls()[n].Messages[0].Content, "store_get")
 
+	// Kept at depth 1: no child is ever stored, so with nothing given the
+	// prompt lists no store helpers; with --store-read it lists them for
+	// the keys given, without promising children.
+	n = len(srv.Calls())
+	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile)
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.NotContains(t, srv.Calls()[n].Messages[0].Content, "store_get")
+	n = len(srv.Calls())
+	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--store-read", "x*")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	system = srv.Calls()[n].Messages[0].Content
+	assert.Contains(t, system, "Read the store (read-only): the keys given to this run")
+	assert.Contains(t, system, "List the stored keys given to this run")
+	assert.NotContains(t, system, "rlm_query child")
+
 	// rlm exec: only the keys given.
 	code, lsOut, errOut := runCLI(t, "", env, "store", "ls")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
