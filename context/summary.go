@@ -16,9 +16,12 @@ import (
 // ("- NAME: SUMMARY"), whatever the variable's size.
 const MaxSummaryTokens = 60
 
-// summary levels, most detailed first: preview runes and listed keys.
+// summary levels, most detailed first: preview runes and listed keys. The
+// preview shrinks first: a structure's keys (a record's fields, a dict's
+// paths) tell a model more than the opening of its first item, which a
+// model that saw two of six keys printed whole to learn the rest.
 var summaryLevels = []struct{ preview, keys int }{
-	{80, 8}, {60, 6}, {40, 5}, {28, 4}, {20, 3}, {12, 2}, {0, 2}, {0, 1}, {0, 0},
+	{80, 8}, {60, 8}, {40, 8}, {28, 8}, {20, 6}, {12, 6}, {0, 6}, {0, 5}, {0, 4}, {0, 3}, {12, 2}, {0, 2}, {0, 1}, {0, 0},
 }
 
 // summarize builds v's deterministic summary of its Go value val,
