@@ -1276,9 +1276,12 @@ func Call(thread *Thread, fn Value, args Tuple, kwargs []Tuple) (Value, error) {
 		// clear out any references
 		// TODO(adonovan): opt: zero fr.Locals and
 		// reuse it if it is large enough.
-		*fr = frame{}
-
-		thread.stack = thread.stack[:len(thread.stack)-1] // pop
+		// rlm: with the frames above fr that builtins which panicked
+		// left (callBuiltin, rlm_calls.go).
+		if thread.stack[len(thread.stack)-1] != fr {
+			thread.popAbove(fr)
+		}
+		thread.popFrame(fr) // pop
 	}()
 
 	result, err := c.CallInternal(thread, args, kwargs)

@@ -115,7 +115,12 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 		fr.locals = nil
 		thread.freeSpace(space, spaceMark) // rlm
 		if pushed {
-			thread.popFrame(fr) // rlm: callFast pushed it
+			// rlm: callFast pushed it; builtins that panicked
+			// (callBuiltin) may have left frames above it.
+			if thread.stack[len(thread.stack)-1] != fr {
+				thread.popAbove(fr)
+			}
+			thread.popFrame(fr)
 		}
 	}()
 
@@ -494,16 +499,15 @@ loop:
 
 		case compile.ATTR:
 			x := stack[sp-1]
-			name := f.Prog.Names[arg]
 			// rlm: x.name(...) of a method of a built-in value binds no
 			// method: x stays on the stack for the CALL (rlm_calls.go).
-			if m := nativeMethod(x, name); m != nil {
-				if callPC := methodCalls(f)[pc]; callPC > 0 {
-					method, methodCallPC = m, callPC-1
+			if site := methodSiteAt(f, pc); site != nil {
+				if m := site.method(x); m != nil {
+					method, methodCallPC = m, site.callPC
 					break
 				}
 			}
-			y, err2 := getAttr(x, name)
+			y, err2 := getAttr(x, f.Prog.Names[arg])
 			if err2 != nil {
 				err = err2
 				break loop

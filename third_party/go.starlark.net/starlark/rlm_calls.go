@@ -2,6 +2,7 @@ package starlark
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"go.starlark.net/internal/compile"
@@ -137,53 +138,82 @@ func setOp(iter Iterator, op func(Iterator) (Value, error)) (Value, error) {
 // (callNativeMethod), without a copy of the arguments: these methods
 // keep no argument tuple.
 
-// nativeMethod returns the method name of x if x is a str, list, dict or
+// methodSite is an ATTR followed by the CALL of its result: the CALL's
+// pc and the methods of the ATTR's name for a str, list, dict and set
+// receiver (nil where the type has none), looked up once.
+type methodSite struct {
+	callPC  uint32
+	methods [4]*Builtin
+}
+
+// method returns the method of x at site s if x is a str, list, dict or
 // set that has it, or nil.
-func nativeMethod(x Value, name string) *Builtin {
+func (s *methodSite) method(x Value) *Builtin {
 	if profiler.events != nil {
 		return nil // the profiler keeps frames' callables
 	}
 	switch x.(type) {
 	case String:
-		return stringMethods[name]
+		return s.methods[0]
 	case *List:
-		return listMethods[name]
+		return s.methods[1]
 	case *Dict:
-		return dictMethods[name]
+		return s.methods[2]
 	case *Set:
-		return setMethods[name]
+		return s.methods[3]
 	}
 	return nil
 }
 
-// methodCalls returns f's table of method calls: for the pc just after
-// an ATTR, 1 + the pc of the CALL of its result when methodCall finds one,
-// else 0. It is made the first time it is needed.
-func methodCalls(f *compile.Funcode) []uint32 {
+// methodTable is a function's table of method calls (methodCalls).
+type methodTable struct {
+	at    []uint32 // for the pc just after an ATTR: 1 + its index in sites, or 0
+	sites []methodSite
+}
+
+// methodSiteAt returns the method call site of the ATTR just before pc in
+// f (nil if its result is not simply called). The table is made the first
+// time it is needed.
+func methodSiteAt(f *compile.Funcode, pc uint32) *methodSite {
+	t := methodCalls(f)
+	if i := t.at[pc]; i > 0 {
+		return &t.sites[i-1]
+	}
+	return nil
+}
+
+// methodCalls returns f's table of method calls, making it the first
+// time.
+func methodCalls(f *compile.Funcode) *methodTable {
 	f.RLMOnce.Do(func() {
 		code := f.Code
-		calls := make([]uint32, len(code)+1)
+		t := &methodTable{at: make([]uint32, len(code)+1)}
 		for pc := uint32(0); int(pc) < len(code); {
 			op := compile.Opcode(code[pc])
 			pc++
+			var arg uint32
 			if op >= compile.OpcodeArgMin {
-				for int(pc) < len(code) {
+				for s := uint(0); int(pc) < len(code); s += 7 {
 					b := code[pc]
 					pc++
+					arg |= uint32(b&0x7f) << s
 					if b < 0x80 {
 						break
 					}
 				}
 			}
-			if op == compile.ATTR {
+			if op == compile.ATTR && int(arg) < len(f.Prog.Names) {
 				if callPC, ok := methodCall(code, pc); ok {
-					calls[pc] = callPC + 1
+					name := f.Prog.Names[arg]
+					t.sites = append(t.sites, methodSite{callPC: callPC, methods: [4]*Builtin{
+						stringMethods[name], listMethods[name], dictMethods[name], setMethods[name]}})
+					t.at[pc] = uint32(len(t.sites))
 				}
 			}
 		}
-		f.RLMMethodCalls = calls
+		f.RLMMethodCalls = t
 	})
-	return f.RLMMethodCalls
+	return f.RLMMethodCalls.(*methodTable)
 }
 
 // methodCallScan is how many instructions methodCall looks at.
@@ -267,9 +297,40 @@ func (thread *Thread) callNativeMethod(m *Builtin, recv Value, args Tuple, kwarg
 	b := thread.methods[n]
 	thread.nmethods = n + 1
 	b.name, b.fn, b.recv = m.name, m.fn, recv
-	z, err := Call(thread, b, args, kwargs)
+	var z Value
+	var err error
+	if profiler.events == nil {
+		z, err = thread.callBuiltin(b, args, kwargs)
+	} else {
+		z, err = Call(thread, b, args, kwargs)
+	}
 	*b = Builtin{}
 	thread.nmethods = n
+	return z, err
+}
+
+// callBuiltin is Call(thread, b, args, kwargs) while the profiler is off,
+// without Call's deferred function: the frame it pushes is popped when b
+// returns, and if b panics, with the frame below it, by the deferred
+// function of the call below (popAbove, in Function.run and Call).
+func (thread *Thread) callBuiltin(b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+	var fr *frame
+	if n := len(thread.stack); n < cap(thread.stack) {
+		fr = thread.stack[n : n+1][0]
+	}
+	if fr == nil {
+		fr = new(frame)
+	}
+	thread.stack = append(thread.stack, fr)
+	fr.callable = b
+	z, err := b.fn(thread, b, args, kwargs)
+	if z == nil && err == nil {
+		err = fmt.Errorf("internal error: nil (not None) returned from %s", b)
+	}
+	if err != nil && !is[*EvalError](err) {
+		err = thread.evalError(err)
+	}
+	thread.popFrame(fr)
 	return z, err
 }
 
@@ -332,6 +393,24 @@ func (fn *Function) callFast(thread *Thread, args Tuple) (Value, error) {
 func (thread *Thread) popFrame(fr *frame) {
 	*fr = frame{}
 	thread.stack = thread.stack[:len(thread.stack)-1]
+}
+
+// popAbove pops the frames above fr on the thread's stack (none if fr is
+// not there): a deferred function that pops fr calls it first when fr is
+// not the top frame, which happens while a panic unwinds the stack past
+// builtins called without Call (callBuiltin).
+//
+//go:noinline
+func (thread *Thread) popAbove(fr *frame) {
+	for i := len(thread.stack) - 1; i >= 0; i-- {
+		if thread.stack[i] == fr {
+			for _, f := range thread.stack[i+1:] {
+				*f = frame{}
+			}
+			thread.stack = thread.stack[:i+1]
+			return
+		}
+	}
 }
 
 // callFailed returns err as Call returns an error of CallInternal when

@@ -347,9 +347,10 @@ type Funcode struct {
 	lnt     []pclinecol // decoded line number table
 
 	// rlm: the interpreter's table of the method calls that need no
-	// bound method (starlark.methodCalls), made once.
+	// bound method (starlark.methodCalls, a *starlark.methodTable), made
+	// once.
 	RLMOnce        sync.Once
-	RLMMethodCalls []uint32
+	RLMMethodCalls any
 }
 
 type pclinecol struct {
