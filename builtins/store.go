@@ -3,6 +3,7 @@ package builtins
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,14 +24,16 @@ type StoreView struct {
 	// rlmctx.ErrNotFound means there is no store yet: nothing is readable
 	// and Open is called again next time.
 	Open func() (*rlmctx.Store, error)
-	// Prefixes are the key prefixes the code may read, e.g. a kept run's
-	// "RUNID/" under which its rlm_query children's results are stored.
+	// Prefixes are the key prefixes the code may read (those the user
+	// passed).
 	Prefixes []string
 	// Keys are the keys the code may read exactly (those the user passed).
 	Keys []string
-	// Children reports that the run's rlm_query children's outputs are
-	// stored under one of Prefixes as they end.
-	Children bool
+	// Children is the key prefix under which the run's rlm_query
+	// children's outputs are stored as they end ("" for none), readable
+	// too; unlike Prefixes, its keys are not listed in the root prompt,
+	// which must not depend on what the run itself stored.
+	Children string
 	// MaxBytes refuses values larger than this many characters or items'
 	// bytes, as for context variables (0: no cap).
 	MaxBytes int64
@@ -46,10 +49,13 @@ var ErrStoreKey = errors.New("builtins: store key not readable")
 
 // Allowed reports whether the view lets code read key.
 func (v *StoreView) Allowed(key string) bool {
-	for _, k := range v.Keys {
-		if k == key {
-			return true
-		}
+	return v.Children != "" && strings.HasPrefix(key, v.Children) || v.given(key)
+}
+
+// given reports whether key was given to the run (a key or a prefix).
+func (v *StoreView) given(key string) bool {
+	if slices.Contains(v.Keys, key) {
+		return true
 	}
 	for _, p := range v.Prefixes {
 		if strings.HasPrefix(key, p) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,6 +160,9 @@ func (t *tree) snapshot() Metrics {
 	return t.metrics
 }
 
+// maxListedKeys is how many readable stored keys the root prompt lists.
+const maxListedKeys = 8
+
 // Run answers c.Query over c's variables. The error is non-nil only when
 // the run could not start (bad configuration); a run that stops on a limit
 // returns a Result with its StopReason, Err and best partial answer.
@@ -193,9 +197,20 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 		}
 		vars = append(vars, Var{Name: v.Name, Context: v})
 	}
+	summaries := c.VariableSummaries()
+	if cfg.Store != nil {
+		// Stored values given to the run are listed with the variables.
+		if lines := cfg.Store.Listing(maxListedKeys); len(lines) > 0 {
+			if len(c.Vars) == 0 {
+				summaries = strings.Join(lines, "\n")
+			} else {
+				summaries += "\n" + strings.Join(lines, "\n")
+			}
+		}
+	}
 	r, err := newRun(ctx, t, runSpec{
 		id: "0", depth: 0, query: c.Query, schema: cfg.Outputs, maxIter: cfg.MaxIterations,
-		vars: vars, summaries: c.VariableSummaries(), infos: rootVarInfos(c),
+		vars: vars, summaries: summaries, infos: rootVarInfos(c),
 	})
 	if err != nil {
 		return nil, err

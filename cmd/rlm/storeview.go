@@ -19,8 +19,7 @@ const storeReadUsage = "let the code read store `KEY` with store_get (repeatable
 func storeView(storeDir string, vars, reads []string, runID string, maxBytes int64) *builtins.StoreView {
 	v := &builtins.StoreView{MaxBytes: maxBytes}
 	if runID != "" {
-		v.Prefixes = append(v.Prefixes, runs.ChildKey(runID, ""))
-		v.Children = true
+		v.Children = runs.ChildKey(runID, "")
 	}
 	for _, r := range reads {
 		if p, ok := strings.CutSuffix(r, "*"); ok {
@@ -36,7 +35,7 @@ func storeView(storeDir string, vars, reads []string, runID string, maxBytes int
 			}
 		}
 	}
-	if len(v.Prefixes) == 0 && len(v.Keys) == 0 {
+	if v.Children == "" && len(v.Prefixes) == 0 && len(v.Keys) == 0 {
 		return nil
 	}
 	v.Open = func() (*rlmctx.Store, error) {

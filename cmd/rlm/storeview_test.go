@@ -126,4 +126,16 @@ func TestStoreGetChildResult(t *testing.T) {
 	code, _, errOut = runCLI(t, "", env, "exec", "-c", "store_keys()")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "no store is readable in this run")
+
+	// A run given a stored key finds it listed with the variables, with
+	// its summary, and how to load it.
+	n = len(srv.Calls())
+	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--store-read", keys[0])
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	var prompt strings.Builder
+	for _, m := range srv.Calls()[n].Messages {
+		prompt.WriteString(m.Content)
+	}
+	assert.Contains(t, prompt.String(), "- store_get(\""+keys[0]+"\"): json dict of 2 keys")
+	assert.NotContains(t, prompt.String(), "(no context variables)")
 }
