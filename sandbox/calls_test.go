@@ -121,7 +121,11 @@ func TestSortFastKeys(t *testing.T) {
 	// (int64Keys, stringKeys); a bool among ints is not.
 	const code2 = "d = {\"k%d\" % i: (i * 7919) % 103 for i in range(300)}\na = sorted(d.items(), key=lambda kv: kv[1], reverse=True)[:8]\nb = sorted(d.items(), key=lambda kv: kv[1])[:8]\nc = sorted(d, reverse=True)[:5]\ne = sorted([3, 1, 2**70, -5, True, 2])\nf = sorted([\"b\", \"\u00e9\", \"a\", \"B\"], reverse=True)\ng = sorted([(1, \"a\"), (0, \"b\")], key=lambda t: t[1])\nxs = [5, 3, 9]; xs.sort(key=lambda v: -v)\nprint(a, b, c, e, f, g, xs, sorted(d.values())[:5], sorted(range(10), key=lambda v: v % 3, reverse=True))\n"
 	const want2 = "[('k43', 102), ('k146', 102), ('k249', 102), ('k86', 101), ('k189', 101), ('k292', 101), ('k26', 100), ('k129', 100)] [('k0', 0), ('k103', 0), ('k206', 0), ('k60', 1), ('k163', 1), ('k266', 1), ('k17', 2), ('k120', 2)] ['k99', 'k98', 'k97', 'k96', 'k95'] [-5, 1, True, 2, 3, 1180591620717411303424] ['\u00e9', 'b', 'a', 'B'] [(1, 'a'), (0, 'b')] [9, 5, 3] [0, 0, 0, 1, 1] [2, 5, 8, 1, 4, 7, 0, 3, 6, 9]\n"
-	for _, tc := range []struct{ code, want string }{{code, want}, {code2, want2}} {
+	// Keys that are tuples of one length, each position all int64 or
+	// all strs, are compared by column (tupleKeys).
+	const code3 = "d = {\"k%d\" % i: (i * 7919) % 7 for i in range(30)}\na = sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:7]\nb = sorted(d.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:5]\nc = sorted([(\"b\", 2, \"x\"), (\"a\", 3, \"y\"), (\"b\", 1, \"z\"), (\"\u00e9\", 0, \"a\"), (\"a\", 3, \"b\")], key=lambda t: (t[0], -t[1], t[2]))\ne = sorted([(2, \"a\"), (2**70, \"b\"), (1, \"c\")])\nf = sorted([(1, \"a\", 0), (1, \"a\", 0), (0, \"b\", 1)], key=lambda t: (t[0], t[1]))\ng = sorted([(1, \"a\"), (1, 2), (0, 3)], key=lambda t: (t[0],))\nprint(a, b, c, e, f, g)\n"
+	const want3 = "[('k10', 6), ('k17', 6), ('k24', 6), ('k3', 6), ('k13', 5), ('k20', 5), ('k27', 5)] [('k3', 6), ('k24', 6), ('k17', 6), ('k10', 6), ('k6', 5)] [('a', 3, 'b'), ('a', 3, 'y'), ('b', 2, 'x'), ('b', 1, 'z'), ('\u00e9', 0, 'a')] [(1, 'c'), (2, 'a'), (1180591620717411303424, 'b')] [(0, 'b', 1), (1, 'a', 0), (1, 'a', 0)] [(0, 3), (1, 'a'), (1, 2)]\n"
+	for _, tc := range []struct{ code, want string }{{code, want}, {code2, want2}, {code3, want3}} {
 		res, err := New(Config{}).Exec(t.Context(), tc.code)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, res.Output)

@@ -780,6 +780,13 @@ func sortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, rev
 			}
 			return strs[a] < strs[b], nil // UTF-8 byte order is code point order
 		}
+	} else if cols, ok := tupleKeys(thread, keys); ok {
+		less = func(a, b int) (bool, error) {
+			if reverse {
+				a, b = b, a
+			}
+			return cols.less(a, b), nil
+		}
 	}
 	if err := sortStable(thread, idx, less); err != nil {
 		return err
@@ -834,6 +841,97 @@ func stringKeys(thread *starlark.Thread, keys []starlark.Value) ([]string, bool)
 		out[i] = string(k.(starlark.String))
 	}
 	return out, true
+}
+
+// keyColumns holds sort keys that are tuples of one length by column:
+// each column is all ints of int64 (ints) or all strs (strs).
+type keyColumns []keyColumn
+
+type keyColumn struct {
+	ints []int64
+	strs []string
+}
+
+// less is keys[a] < keys[b], comparing tuples as Python does: by their
+// first differing element (equal tuples are not less).
+func (cols keyColumns) less(a, b int) bool {
+	for _, c := range cols {
+		if c.ints != nil {
+			if x, y := c.ints[a], c.ints[b]; x != y {
+				return x < y
+			}
+		} else if x, y := c.strs[a], c.strs[b]; x != y {
+			return x < y // UTF-8 byte order is code point order
+		}
+	}
+	return false
+}
+
+// maxKeyColumns is the longest tuple key tupleKeys takes by column.
+const maxKeyColumns = 4
+
+// tupleKeys returns keys by column if they are all tuples of one length
+// (1 to maxKeyColumns) whose elements at each position are all ints of
+// int64 or all strs (false otherwise, or if the columns would pass the
+// memory limit): sort keys such as (-count, name) then compare without a
+// type switch per element.
+func tupleKeys(thread *starlark.Thread, keys []starlark.Value) (keyColumns, bool) {
+	if len(keys) == 0 {
+		return nil, false
+	}
+	first, ok := keys[0].(starlark.Tuple)
+	if !ok || len(first) == 0 || len(first) > maxKeyColumns {
+		return nil, false
+	}
+	width := len(first)
+	var isInt [maxKeyColumns]bool
+	for c, v := range first {
+		switch v.(type) {
+		case starlark.Int:
+			isInt[c] = true
+		case starlark.String:
+		default:
+			return nil, false
+		}
+	}
+	for _, k := range keys {
+		t, ok := k.(starlark.Tuple)
+		if !ok || len(t) != width {
+			return nil, false
+		}
+		for c, v := range t {
+			if isInt[c] {
+				if i, ok := v.(starlark.Int); !ok {
+					return nil, false
+				} else if _, ok := i.Int64(); !ok {
+					return nil, false
+				}
+			} else if _, ok := v.(starlark.String); !ok {
+				return nil, false
+			}
+		}
+	}
+	if checkAlloc(thread, int64(len(keys))*int64(width)*16) != nil {
+		return nil, false
+	}
+	cols := make(keyColumns, width)
+	for c := range cols {
+		if isInt[c] {
+			cols[c].ints = make([]int64, len(keys))
+		} else {
+			cols[c].strs = make([]string, len(keys))
+		}
+	}
+	for i, k := range keys {
+		for c, v := range k.(starlark.Tuple) {
+			if isInt[c] {
+				cols[c].ints[i], _ = v.(starlark.Int).Int64()
+			} else {
+				cols[c].strs[i] = string(v.(starlark.String))
+			}
+		}
+	}
+	return cols, true
 }
 
 // fastLess is x < y for the keys sort compares most: two strs, two ints,
