@@ -38,6 +38,54 @@ func TestPrefilterMatchesRegexp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, r.FindIndex(text, 0))
 	assert.Empty(t, r.FindAllIndex(text, -1))
+
+	// Lines with no, one and several matches (the prefilter finds a
+	// line's first match alone and runs FindAll on the lines with more),
+	// and a candidate of the literal that is no match.
+	var b strings.Builder
+	for i := 0; b.Len() < 4*prefilterMin; i++ {
+		b.WriteString("x key=" + strconv.Itoa(i) + " y key=22 key=" + strconv.Itoa(i%7) + "3\nnothing here\nkey=4 key=\nkey=55\n")
+	}
+	text = b.String()
+	for _, p := range []string{`key=\d+`, `key=(\d)(\d)?`, `\bkey=\d+\b`, `(?m)key=\d+$`, `key=\d+ `, `y key=\d+`} {
+		t.Run(p, func(t *testing.T) {
+			r, err := CompileRegexp(p, 0)
+			require.NoError(t, err)
+			std := regexp.MustCompile(p)
+			want := std.FindAllStringSubmatchIndex(text, -1)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, r.FindAllIndex(text, -1))
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 5), r.FindAllIndex(text, 5))
+		})
+	}
+}
+
+// TestFindAllChunkedMatchesRegexp: a pattern without a prefilter whose
+// matches stay within a line is run on pieces of whole lines (short
+// lines, a line longer than a piece, a text without a final newline), and
+// finds what Go's regexp finds on the whole text.
+func TestFindAllChunkedMatchesRegexp(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 8*prefilterMin; i++ {
+		b.WriteString("Alpha beta_" + strconv.Itoa(i) + " x9 \tGamma\n\n")
+		if i%97 == 0 {
+			b.WriteString(strings.Repeat("word ", 3*maxChunk) + "End\n")
+		}
+	}
+	b.WriteString("last Line")
+	text := b.String()
+	for _, p := range []string{`\w+`, `[A-Z]\w*`, `\b\w{4}\b`, `(?m)^\w+`, `(?m)\w+$`, `(\w)(\d)?`, `\B\w`, `[^\s]+`} {
+		t.Run(p, func(t *testing.T) {
+			r, err := CompileRegexp(p, 0)
+			require.NoError(t, err)
+			require.True(t, r.lineOK && !r.canPrefilter(text, 0) && r.chunk > 0, "the chunked path runs")
+			std := regexp.MustCompile(p)
+			want := std.FindAllStringSubmatchIndex(text, -1)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, r.FindAllIndex(text, -1))
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 7), r.FindAllIndex(text, 7))
+		})
+	}
 }
 
 // TestCompileRegexpErrors checks that bad patterns are re.error
