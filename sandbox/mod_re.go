@@ -340,6 +340,32 @@ func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
+	ng := r.NumSubexp()
+	value := func(m []int) starlark.Value {
+		switch {
+		case name == "finditer":
+			return &reMatch{r: r, s: s, m: m, end: len(s)}
+		case ng == 0:
+			return starlark.String(s[m[0]:m[1]])
+		case ng == 1:
+			if m[2] < 0 {
+				return starlark.String("")
+			}
+			return starlark.String(s[m[2]:m[3]])
+		}
+		t := make(starlark.Tuple, ng)
+		for g := 1; g <= ng; g++ {
+			if m[2*g] < 0 {
+				t[g-1] = starlark.String("")
+			} else {
+				t[g-1] = starlark.String(s[m[2*g]:m[2*g+1]])
+			}
+		}
+		return t
+	}
+	if name == "findall" && !r.useBT(s) && !r.emptyFirst {
+		return findallValues(thread, r, s, value)
+	}
 	ms, err := findAll(thread, r, s, -1)
 	if err != nil {
 		return nil, err
@@ -348,32 +374,57 @@ func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tu
 		return nil, err
 	}
 	out := make([]starlark.Value, len(ms))
-	ng := r.NumSubexp()
 	for i, m := range ms {
-		switch {
-		case name == "finditer":
-			out[i] = &reMatch{r: r, s: s, m: m, end: len(s)}
-		case ng == 0:
-			out[i] = starlark.String(s[m[0]:m[1]])
-		case ng == 1:
-			if m[2] < 0 {
-				out[i] = starlark.String("")
-			} else {
-				out[i] = starlark.String(s[m[2]:m[3]])
-			}
-		default:
-			t := make(starlark.Tuple, ng)
-			for g := 1; g <= ng; g++ {
-				if m[2*g] < 0 {
-					t[g-1] = starlark.String("")
-				} else {
-					t[g-1] = starlark.String(s[m[2*g]:m[2*g+1]])
-				}
-			}
-			out[i] = t
-		}
+		out[i] = value(m)
 	}
 	return starlark.NewList(out), nil
+}
+
+// findallValues is re.findall on RE2: it makes each match's value as the
+// match is found (Regexp.eachMatch), without holding every match's
+// indexes first (for a million matches, 40 MB and as much again in
+// garbage), within findAll's bound on the number of matches.
+func findallValues(thread *starlark.Thread, r *Regexp, s string, value func(m []int) starlark.Value) (starlark.Value, error) {
+	st := stepOf(thread)
+	limit := -1
+	if st != nil {
+		limit = matchLimit(st, s)
+	}
+	var out []starlark.Value
+	var err error
+	measured := false
+	r.eachMatch(s, -1, func(m []int) bool {
+		if len(out) == limit {
+			if !measured {
+				// Perhaps garbage filled the allowance: measure afresh
+				// once (the values made so far are in the heap now).
+				measured = true
+				st.sample(true)
+				limit = len(out) + int(max(st.room(), 0)/matchBytes)
+			}
+			if len(out) == limit {
+				err = &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.memLimit())), Err: ErrMemoryLimit}
+				return false
+			}
+		}
+		if len(out) == cap(out) {
+			grown := make([]starlark.Value, len(out), 2*len(out)+16)
+			copy(grown, out)
+			out = grown
+		}
+		out = append(out, value(m))
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+// matchLimit is how many matches findAll lets a search of s find in what
+// is left of the step's memory allowance.
+func matchLimit(st *step, s string) int {
+	return int(min(max(st.room()/matchBytes, 1<<10), 2*int64(len(s))+2)) // an empty and a non-empty match can start at each place
 }
 
 // parseTemplate parses a replacement template for r (CPython's rules and errors).
@@ -647,7 +698,7 @@ func findAll(thread *starlark.Thread, r *Regexp, s string, n int) ([][]int, erro
 		return r.findAllIn(thread, s, n)
 	}
 	for try := 0; ; try++ {
-		limit := int(min(max(st.room()/matchBytes, 1<<10), 2*int64(len(s))+2)) // an empty and a non-empty match can start at each place
+		limit := matchLimit(st, s)
 		if n >= 0 && n <= limit {
 			return r.findAllIn(thread, s, n)
 		}

@@ -330,11 +330,31 @@ func withContext(re *regexp.Regexp, s string, pos int) []int {
 
 // FindAllIndex returns up to n (all if n < 0) non-overlapping matches.
 func (r *Regexp) FindAllIndex(s string, n int) [][]int {
+	var out [][]int
+	r.eachMatch(s, n, func(m []int) bool {
+		out = appendMatch(out, m)
+		return true
+	})
+	return out
+}
+
+// eachMatch calls f with up to n (all if n < 0) non-overlapping matches
+// of s in order, as FindAllIndex finds them, until f returns false; f may
+// keep m. A caller that makes a value of each match (re.findall) builds
+// its result without holding all the matches' indexes first.
+func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
+	count := 0
+	yield := func(m []int) bool {
+		count++
+		return f(m) && (n < 0 || count < n)
+	}
+	if n == 0 {
+		return
+	}
 	if r.finalNewline(s, 0) || r.canEmpty {
 		// Python's iteration: after an empty match the next one must not
 		// be empty at the same place; after a non-empty one it may be.
-		var out [][]int
-		for pos, advance := 0, false; pos <= len(s) && (n < 0 || len(out) < n); {
+		for pos, advance := 0, false; pos <= len(s); {
 			m := r.FindIndex(s, pos)
 			if m != nil && advance && m[1] == pos {
 				if pos == len(s) {
@@ -343,35 +363,55 @@ func (r *Regexp) FindAllIndex(s string, n int) [][]int {
 				_, size := utf8.DecodeRuneInString(s[pos:])
 				m = r.FindIndex(s, pos+size)
 			}
-			if m == nil {
+			if m == nil || !yield(m) {
 				break
 			}
-			out = appendMatch(out, m)
 			pos, advance = m[1], m[0] == m[1]
 		}
-		return out
+		return
 	}
 	if !r.canPrefilter(s, 0) {
 		if r.lineOK && len(s) >= prefilterMin && r.chunk > 0 {
-			return r.findAllChunked(s, n)
+			r.eachChunked(s, n, yield)
+			return
 		}
-		return r.re.FindAllStringSubmatchIndex(s, n)
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, n) {
+			if !yield(m) {
+				return
+			}
+		}
+		return
 	}
-	var out [][]int
+	// yieldIn yields the matches ms of s[ls:], shifted to offsets in s.
+	yieldIn := func(ms [][]int, ls int) bool {
+		for _, m := range ms {
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += ls
+				}
+			}
+			if !yield(m) {
+				return false
+			}
+		}
+		return true
+	}
 	sc := r.pre.Scanner()
 	from := 0
 	ahead := -2 // the candidate found past a line's first match (-1: none), or -2
-	for n < 0 || len(out) < n {
+	for from < len(s) {
 		i := ahead
 		if i == -2 || (i >= 0 && i < from) {
 			i = sc.Next(s, from)
 		}
 		ahead = -2
 		if i < 0 {
-			break
+			return
 		}
 		if r.pureLit > 0 {
-			out = appendMatch(out, []int{i, i + r.pureLit})
+			if !yield([]int{i, i + r.pureLit}) {
+				return
+			}
 			from = i + r.pureLit
 			continue
 		}
@@ -379,49 +419,25 @@ func (r *Regexp) FindAllIndex(s string, n int) [][]int {
 		if ls < from {
 			ls = from
 		}
+		from = le + 1
 		// Most lines hold one match: find the first without FindAll,
 		// whose result for each line costs a 10-slot [][]int (240 bytes
 		// for a 16-byte match), and run FindAll on the line only when a
 		// candidate follows the first match on it.
 		first := r.re.FindStringSubmatchIndex(s[ls:le])
 		if first == nil {
-			from = le + 1
-			if from >= len(s) {
-				break
-			}
 			continue
 		}
 		if ahead = sc.Next(s, ls+first[1]); ahead < 0 || ahead >= le {
-			for k := range first {
-				if first[k] >= 0 {
-					first[k] += ls
-				}
-			}
-			out = appendMatch(out, first)
-			from = le + 1
-			if from >= len(s) {
-				break
+			if !yieldIn([][]int{first}, ls) {
+				return
 			}
 			continue
 		}
-		ms := r.re.FindAllStringSubmatchIndex(s[ls:le], -1)
-		for _, m := range ms {
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += ls
-				}
-			}
-			out = appendMatch(out, m)
-			if n >= 0 && len(out) >= n {
-				break
-			}
-		}
-		from = le + 1
-		if from >= len(s) {
-			break
+		if !yieldIn(r.re.FindAllStringSubmatchIndex(s[ls:le], -1), ls) {
+			return
 		}
 	}
-	return out
 }
 
 // maxBacktrackVector is regexp's bound on its backtracker's visited bits
@@ -429,21 +445,21 @@ func (r *Regexp) FindAllIndex(s string, n int) [][]int {
 // NFA, several times slower.
 const maxBacktrackVector = 256 * 1024
 
-// maxChunk bounds the pieces findAllChunked runs RE2 on: its backtracker
+// maxChunk bounds the pieces eachChunked runs RE2 on: its backtracker
 // clears a bit per program instruction and text byte at every match, so
 // longer pieces cost more per match (1 KB: \w+ over 20 MB of log lines
 // in 0.7x the time the NFA takes on the whole text).
 const maxChunk = 1 << 10
 
-// findAllChunked is FindAllIndex for a pattern whose matches stay within
-// a line (lineOK) and that has no prefilter (\w+, [A-Z]\w*): it runs RE2
-// on pieces of whole lines short enough for its backtracker instead of
-// on the whole text with its NFA. A match cannot cross a line end, and at
-// a piece's start ^, \b and \B see the start of a text as they see the
-// newline before it, so the matches are the same.
-func (r *Regexp) findAllChunked(s string, n int) [][]int {
-	var out [][]int
-	for cs := 0; cs < len(s) && (n < 0 || len(out) < n); {
+// eachChunked is eachMatch for a pattern whose matches stay within a
+// line (lineOK) and that has no prefilter (\w+, [A-Z]\w*): it runs RE2 on
+// pieces of whole lines short enough for its backtracker instead of on
+// the whole text with its NFA. A match cannot cross a line end, and at a
+// piece's start ^, \b and \B see the start of a text as they see the
+// newline before it, so the matches are the same. yield counts toward n.
+func (r *Regexp) eachChunked(s string, n int, yield func(m []int) bool) {
+	count := 0
+	for cs := 0; cs < len(s); {
 		ce := cs + r.chunk
 		switch {
 		case ce >= len(s):
@@ -457,7 +473,7 @@ func (r *Regexp) findAllChunked(s string, n int) [][]int {
 		}
 		left := -1
 		if n >= 0 {
-			left = n - len(out)
+			left = n - count
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s[cs:ce], left) {
 			for k := range m {
@@ -465,11 +481,13 @@ func (r *Regexp) findAllChunked(s string, n int) [][]int {
 					m[k] += cs
 				}
 			}
-			out = appendMatch(out, m)
+			count++
+			if !yield(m) {
+				return
+			}
 		}
 		cs = ce
 	}
-	return out
 }
 
 // appendMatch appends m to out, doubling out when it is full: append grows

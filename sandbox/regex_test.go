@@ -209,3 +209,30 @@ text = "ab" * (12 << 20)
 print(len(re.findall(r"(?<=a)b", text)))`)
 	require.ErrorIs(t, err, ErrMemoryLimit)
 }
+
+// TestFindallValues: re.findall on RE2 makes each match's value as it is
+// found (ng 0, 1 and more groups, the prefilter's and the chunked paths
+// and the plain one), and stops with a MemoryError once the matches would
+// not fit in what is left of the step's limit.
+func TestFindallValues(t *testing.T) {
+	s := New(Config{Limits: Limits{MaxMemory: 64 << 20}})
+	res, err := s.Exec(context.Background(), `import re
+text = "k=1 v=22 x\nnone\nk=333 v=4\n" * 4000
+for p in [r"k=\d+", r"k=(\d+)", r"k=(\d+) v=(\d)(\d)?", r"\w+", r"[a-z]=(\d)", r"(?s)x.n"]:
+    ms = re.findall(p, text)
+    print(len(ms), ms[:2], ms[-1], ms == [m.group() if m.re.groups == 0 else (m.group(1) if m.re.groups == 1 else m.groups("")) for m in re.finditer(p, text)])`)
+	require.NoError(t, err)
+	assert.Equal(t, `8000 ['k=1', 'k=333'] k=333 True
+8000 ['1', '333'] 333 True
+8000 [('1', '2', '2'), ('333', '4', '')] ('333', '4', '') True
+40000 ['k', '1'] 4 True
+16000 ['1', '2'] 4 True
+4000 ['x\nn', 'x\nn'] x
+n True
+`, res.Output)
+
+	_, err = s.Exec(context.Background(), `import re
+x = re.findall("a", "a" * (32 << 20))`)
+	require.ErrorIs(t, err, ErrMemoryLimit)
+	assert.Contains(t, err.Error(), "matches would not fit in what is left of the memory limit (64 MB per step)")
+}
