@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/pyre"
@@ -47,7 +48,8 @@ type Regexp struct {
 	pureLit  int             // > 0: the pattern is exactly a case-sensitive literal this long
 	dollarNL bool            // a non-multiline $ that Python also matches before a final newline
 	lookBack bool            // an assertion sees the character before it (^ \A \b \B)
-	chunk    int             // > 0: the longest text RE2 runs its backtracker on (see findAllChunked)
+	chunk    int             // > 0: the longest text RE2 runs its backtracker on (see eachChunked)
+	first    *[256]bool      // nil, or the bytes a match can start with (see eachFirst)
 
 	once        sync.Once      // compiles the variants below
 	anchored    *regexp.Regexp // \A(?:re)
@@ -136,6 +138,9 @@ func (r *Regexp) analyze(goPat string) {
 	r.lineOK = lineLocal(re)
 	if prog, err := syntax.Compile(re); err == nil && len(prog.Inst) > 0 {
 		r.chunk = min(maxBacktrackVector/len(prog.Inst), maxChunk)
+	}
+	if set, ok := firstBytes(re); ok {
+		r.first = set
 	}
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
 		r.pureLit = len(string(re.Rune))
@@ -371,7 +376,11 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 		return
 	}
 	if !r.canPrefilter(s, 0) {
-		if r.lineOK && len(s) >= prefilterMin && r.chunk > 0 {
+		switch {
+		case r.lineOK && len(s) >= prefilterMin && r.first != nil && !r.lookBack:
+			r.eachFirst(s, yield)
+			return
+		case r.lineOK && len(s) >= prefilterMin && r.chunk > 0:
 			r.eachChunked(s, n, yield)
 			return
 		}
@@ -437,6 +446,46 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 		if !yieldIn(r.re.FindAllStringSubmatchIndex(s[ls:le], -1), ls) {
 			return
 		}
+	}
+}
+
+// eachFirst is eachMatch for a pattern whose matches stay within a line
+// (lineOK), that has no prefilter and does not look before a match (no ^,
+// \b, \B), when the bytes a match can start with are known
+// (firstBytes: [A-Z]\w* starts with A to Z): it skips to the next such
+// byte and runs RE2 from there on the rest of its line, where its
+// backtracker runs, instead of trying RE2 at every place. No match starts
+// before that byte, and the pattern does not see what precedes it, so
+// the matches are the same. yield counts toward n.
+func (r *Regexp) eachFirst(s string, yield func(m []int) bool) {
+	set := r.first
+	for p := 0; p < len(s); {
+		for p < len(s) && !set[s[p]] {
+			p++
+		}
+		if p == len(s) {
+			return
+		}
+		le := strings.IndexByte(s[p:], '\n')
+		if le < 0 {
+			le = len(s)
+		} else {
+			le += p
+		}
+		m := r.re.FindStringSubmatchIndex(s[p:le])
+		if m == nil {
+			p = le + 1
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += p
+			}
+		}
+		if !yield(m) {
+			return
+		}
+		p = m[1]
 	}
 }
 
@@ -547,4 +596,113 @@ func escapePattern(s string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// firstBytes returns the bytes a match of re can start with, or ok false
+// when it cannot tell or any byte could start one. A rune past ASCII (or
+// a literal under case folding, which folds k to the Kelvin sign) admits
+// every non-ASCII byte.
+func firstBytes(re *syntax.Regexp) (set *[256]bool, ok bool) {
+	set = new([256]bool)
+	if !addFirst(set, re) {
+		return nil, false
+	}
+	n := 0
+	for _, in := range set {
+		if in {
+			n++
+		}
+	}
+	return set, n > 0 && n < 256
+}
+
+// addFirst adds to set the bytes a match of re can start with; false
+// when it cannot tell.
+func addFirst(set *[256]bool, re *syntax.Regexp) bool {
+	nonASCII := func() {
+		for b := 0x80; b < 0x100; b++ {
+			set[b] = true
+		}
+	}
+	switch re.Op {
+	case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpEndLine, syntax.OpEndText:
+		return true
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return true
+		}
+		c := re.Rune[0]
+		switch {
+		case c >= utf8.RuneSelf:
+			nonASCII()
+		case re.Flags&syntax.FoldCase != 0:
+			set[c] = true
+			set[unicode.ToUpper(c)] = true
+			set[unicode.ToLower(c)] = true
+			nonASCII()
+		default:
+			set[c] = true
+		}
+		return true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
+				set[c] = true
+			}
+			if hi >= utf8.RuneSelf {
+				nonASCII()
+			}
+		}
+		return true
+	case syntax.OpCapture, syntax.OpPlus, syntax.OpStar, syntax.OpQuest, syntax.OpRepeat:
+		return addFirst(set, re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !addFirst(set, sub) {
+				return false
+			}
+			if !nullable(sub) {
+				return true
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !addFirst(set, sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // any character, ^, \A, \b, \B
+}
+
+// nullable reports whether re can match the empty string.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpStar, syntax.OpQuest, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpLiteral:
+		return len(re.Rune) == 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !nullable(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if nullable(sub) {
+				return true
+			}
+		}
+	}
+	return false
 }

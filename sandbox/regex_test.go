@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"strconv"
 	"strings"
@@ -62,23 +63,26 @@ func TestPrefilterMatchesRegexp(t *testing.T) {
 
 // TestFindAllChunkedMatchesRegexp: a pattern without a prefilter whose
 // matches stay within a line is run on pieces of whole lines (short
-// lines, a line longer than a piece, a text without a final newline), and
-// finds what Go's regexp finds on the whole text.
+// lines, a line longer than a piece, a text without a final newline), or
+// from each byte a match can start with (firstBytes) when it does not
+// look before a match, and finds what Go's regexp finds on the whole
+// text.
 func TestFindAllChunkedMatchesRegexp(t *testing.T) {
 	var b strings.Builder
 	for i := 0; b.Len() < 8*prefilterMin; i++ {
-		b.WriteString("Alpha beta_" + strconv.Itoa(i) + " x9 \tGamma\n\n")
+		b.WriteString("Alpha beta_" + strconv.Itoa(i) + " x9 \tGamma Kelvin kx\n\n")
 		if i%97 == 0 {
 			b.WriteString(strings.Repeat("word ", 3*maxChunk) + "End\n")
 		}
 	}
 	b.WriteString("last Line")
 	text := b.String()
-	for _, p := range []string{`\w+`, `[A-Z]\w*`, `\b\w{4}\b`, `(?m)^\w+`, `(?m)\w+$`, `(\w)(\d)?`, `\B\w`, `[^\s]+`} {
+	for _, p := range []string{`\w+`, `[A-Z]\w*`, `\b\w{4}\b`, `(?m)^\w+`, `(?m)\w+$`, `(\w)(\d)?`, `\B\w`, `[^\s]+`,
+		`(?i)k\w+`, `(?:_\d)*[A-Z][a-z]`, `\d?[A-Z]\w*(?m:$)`} {
 		t.Run(p, func(t *testing.T) {
 			r, err := CompileRegexp(p, 0)
 			require.NoError(t, err)
-			require.True(t, r.lineOK && !r.canPrefilter(text, 0) && r.chunk > 0, "the chunked path runs")
+			require.True(t, r.lineOK && !r.canPrefilter(text, 0) && (r.chunk > 0 || r.first != nil), "a path of pieces of lines runs")
 			std := regexp.MustCompile(p)
 			want := std.FindAllStringSubmatchIndex(text, -1)
 			require.NotEmpty(t, want)
@@ -208,6 +212,45 @@ func TestBacktrackMemoryLimit(t *testing.T) {
 text = "ab" * (12 << 20)
 print(len(re.findall(r"(?<=a)b", text)))`)
 	require.ErrorIs(t, err, ErrMemoryLimit)
+}
+
+// TestFirstBytes: the bytes a match can start with, past optional and
+// empty parts; none when any byte could start one or a part looks back.
+func TestFirstBytes(t *testing.T) {
+	tests := []struct{ pat, want string }{
+		{`[A-C]\w*`, "ABC"},
+		{`\d?x`, "0123456789x"},
+		{`(?:ab|c)*d`, "acd"},
+		{`(?i)k`, "Kk+"},
+		{`é`, "+"},
+		{`[a\x{100}]`, "a+"},
+		{`x|$y`, "xy"},
+		{`.x`, ""},
+		{`\bx`, ""},
+		{`(?s:.)x`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pat, func(t *testing.T) {
+			re, err := syntax.Parse(tt.pat, syntax.Perl)
+			require.NoError(t, err)
+			set, ok := firstBytes(re.Simplify())
+			if tt.want == "" {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			var got strings.Builder
+			for b := 0; b < 0x80; b++ {
+				if set[b] {
+					got.WriteByte(byte(b))
+				}
+			}
+			if set[0x80] && set[0xff] {
+				got.WriteByte('+')
+			}
+			assert.Equal(t, tt.want, got.String())
+		})
+	}
 }
 
 // TestFindallValues: re.findall on RE2 makes each match's value as it is
