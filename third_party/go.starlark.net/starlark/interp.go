@@ -707,6 +707,24 @@ loop:
 // unbound by the call's ATTR (nil: none). rlm: moved out of the loop of
 // Function.run, which keeps its fast paths only (see PATCHES.md).
 func callSlow(thread *Thread, stack []Value, sp int, op compile.Opcode, arg uint32, m *Builtin) (int, error) {
+	// rlm: _py_method(recv, "name", *args) with positional arguments
+	// only goes straight to the Method hook (no argument decoding, no
+	// profiler spans: the profiler is off).
+	if op == compile.CALL && arg&0xff == 0 && m == nil && profiler.events == nil {
+		npos := int(arg >> 8)
+		if b, ok := stack[sp-1-npos].(*Builtin); ok && b.name == "_py_method" {
+			z, handled, err := pyMethodCall(thread, b, stack[sp-npos:sp], nil)
+			if handled {
+				sp -= npos
+				if err != nil {
+					return sp, err
+				}
+				stack[sp-1] = z
+				return sp, nil
+			}
+		}
+	}
+
 	var kwargs Value
 	if op == compile.CALL_KW || op == compile.CALL_VAR_KW {
 		kwargs = stack[sp-1]
