@@ -111,6 +111,17 @@ for w in words:
 	assert.Less(t, perCall, 0.1, "allocations per iteration (%d for 1000 iterations, %d for 21000)", small, large)
 }
 
+// TestMethodPlainArgs checks the methods that take their common
+// arguments without unpacking (go.starlark.net, plainArgs): results, and
+// the errors of other argument lists, as CPython's.
+func TestMethodPlainArgs(t *testing.T) {
+	const code = "d = {'a': 1}\nprint(d.get('a'), d.get('b'), d.get('b', 2), d.setdefault('c'), d.setdefault('e', 5), d.setdefault('a', 9), d)\nxs = []\nxs.append(1)\nxs.append([2])\nprint(xs, ' a '.strip(), 'xax'.strip('x'), ' a '.lstrip(), 'xax'.rstrip('x'), 'Ab'.lower(), 'Ab'.upper())\nprint('abc'.startswith('ab'), 'abc'.endswith('bc'), 'abc'.startswith(('x', 'a')), 'abc'.endswith('x'), 'abc'.startswith(''))\nfor f in [lambda: d.get(), lambda: d.get(1, 2, 3), lambda: xs.append(), lambda: xs.append(1, 2), lambda: 'a'.lower(1), lambda: 'a'.strip(1), lambda: 'a'.startswith(1), lambda: d.setdefault()]:\n    try:\n        f()\n    except TypeError as e:\n        print('TypeError')\n"
+	const want = "1 None 2 None 5 1 {'a': 1, 'c': None, 'e': 5}\n[1, [2]] a a a  xa ab AB\nTrue True True False True\nTypeError\nTypeError\nTypeError\nTypeError\nTypeError\nTypeError\nTypeError\nTypeError\n"
+	res, err := New(Config{}).Exec(t.Context(), code)
+	require.NoError(t, err)
+	assert.Equal(t, want, res.Output)
+}
+
 // TestSortFastKeys checks sorting by keys that the comparison fast path
 // takes (str, int, tuples of them, ints past int64) and by keys it leaves
 // to the general comparison, against CPython's output.

@@ -1237,7 +1237,12 @@ func zip(thread *Thread, _ *Builtin, args Tuple, kwargs []Tuple) (Value, error) 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#dict·get
 func dict_get(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var key, dflt Value
-	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &key, &dflt); err != nil {
+	if plainArgs(args, kwargs, 1, 2) { // rlm: no unpacking
+		key = args[0]
+		if len(args) == 2 {
+			dflt = args[1]
+		}
+	} else if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &key, &dflt); err != nil {
 		return nil, err
 	}
 	if v, ok, err := b.Receiver().(*Dict).Get(key); err != nil {
@@ -1315,7 +1320,12 @@ func dict_popitem(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#dict·setdefault
 func dict_setdefault(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var key, dflt Value = nil, None
-	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &key, &dflt); err != nil {
+	if plainArgs(args, kwargs, 1, 2) { // rlm: no unpacking
+		key = args[0]
+		if len(args) == 2 {
+			dflt = args[1]
+		}
+	} else if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &key, &dflt); err != nil {
 		return nil, err
 	}
 	dict := b.Receiver().(*Dict)
@@ -1359,7 +1369,9 @@ func dict_values(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#list·append
 func list_append(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var object Value
-	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &object); err != nil {
+	if plainArgs(args, kwargs, 1, 1) { // rlm: no unpacking
+		object = args[0]
+	} else if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &object); err != nil {
 		return nil, err
 	}
 	recv := b.Receiver().(*List)
@@ -1932,7 +1944,8 @@ func string_join(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, erro
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#string·lower
 func string_lower(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
-	if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+	if plainArgs(args, kwargs, 0, 0) { // rlm: no unpacking
+	} else if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
 	return String(strings.ToLower(string(b.Receiver().(String)))), nil
@@ -2007,6 +2020,12 @@ func string_rindex(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, er
 // https://github.com/google/starlark-go/starlark/blob/master/doc/spec.md#string·startswith
 // https://github.com/google/starlark-go/starlark/blob/master/doc/spec.md#string·endswith
 func string_startswith(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
+	if x, ok := args1String(args, kwargs); ok { // rlm: no unpacking
+		if b.Name()[0] == 'e' { // endswith
+			return Bool(strings.HasSuffix(string(b.Receiver().(String)), x)), nil
+		}
+		return Bool(strings.HasPrefix(string(b.Receiver().(String)), x)), nil
+	}
 	var x Value
 	var start, end Value = None, None
 	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 1, &x, &start, &end); err != nil {
@@ -2053,7 +2072,10 @@ func string_startswith(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#string·rstrip
 func string_strip(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
 	var chars string
-	if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &chars); err != nil {
+	if plainArgs(args, kwargs, 0, 0) { // rlm: no unpacking
+	} else if s, ok := args1String(args, kwargs); ok {
+		chars = s
+	} else if err := unpackPositionalArgsNoEscape(b.Name(), args, kwargs, 0, &chars); err != nil {
 		return nil, err
 	}
 	recv := string(b.Receiver().(String))
@@ -2109,7 +2131,8 @@ func string_title(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#string·upper
 func string_upper(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) {
-	if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+	if plainArgs(args, kwargs, 0, 0) { // rlm: no unpacking
+	} else if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
 	return String(strings.ToUpper(string(b.Receiver().(String)))), nil

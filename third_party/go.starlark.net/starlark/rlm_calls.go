@@ -425,3 +425,25 @@ func (thread *Thread) callFailed(err error, pushed bool) error {
 	thread.popFrame(thread.frameAt(0))
 	return err
 }
+
+// rlm: the methods that run most (dict.get, dict.setdefault, list.append,
+// str.strip, str.lower, str.upper) take their common arguments without
+// the general unpacking (a type switch per argument, the bounds checks
+// with their messages); any other call unpacks as before, with its
+// errors.
+
+// plainArgs reports whether args are min to max positional arguments,
+// with no keyword arguments.
+func plainArgs(args Tuple, kwargs []Tuple, min, max int) bool {
+	return len(kwargs) == 0 && len(args) >= min && len(args) <= max
+}
+
+// args1String returns the only argument if it is a str and there are no
+// keyword arguments.
+func args1String(args Tuple, kwargs []Tuple) (string, bool) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return "", false
+	}
+	s, ok := args[0].(String)
+	return string(s), ok
+}
