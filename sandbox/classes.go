@@ -701,12 +701,12 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 }
 
 // dataclassAsdict implements dataclasses.asdict (astuple when tuple is
-// true): the fields, with dataclass instances, lists, tuples and dicts
-// inside converted recursively.
+// true): a deep copy that turns dataclass instances into a dict (tuple)
+// of their fields (see copier.asdict).
 func dataclassAsdict(tuple bool) builtinFn {
-	name := "asdict"
+	name, mode := "asdict", dcDict
 	if tuple {
-		name = "astuple"
+		name, mode = "astuple", dcTuple
 	}
 	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, err := oneArg(name, args, kwargs)
@@ -716,79 +716,9 @@ func dataclassAsdict(tuple bool) builtinFn {
 		if o, ok := x.(*pyObject); !ok || o.cls.cls == nil || o.cls.cls.dcFields == nil {
 			return nil, Errorf("TypeError", "%s() should be called on dataclass instances", name)
 		}
-		var conv func(v starlark.Value, depth int) (starlark.Value, error)
-		conv = func(v starlark.Value, depth int) (starlark.Value, error) {
-			if depth > valueDepthLimit(thread) {
-				return nil, &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
-			}
-			switch v := v.(type) {
-			case *pyObject:
-				if v.cls.cls == nil || v.cls.cls.dcFields == nil {
-					return v, nil
-				}
-				fields := v.cls.cls.dcFields
-				if tuple {
-					out := make(starlark.Tuple, len(fields))
-					for i, f := range fields {
-						c, err := conv(v.attrs[f], depth+1)
-						if err != nil {
-							return nil, err
-						}
-						out[i] = c
-					}
-					return out, nil
-				}
-				d := starlark.NewDict(len(fields))
-				for _, f := range fields {
-					c, err := conv(v.attrs[f], depth+1)
-					if err != nil {
-						return nil, err
-					}
-					if err := d.SetKey(starlark.String(f), c); err != nil {
-						return nil, err
-					}
-				}
-				return d, nil
-			case *starlark.List:
-				out := make([]starlark.Value, v.Len())
-				for i := range out {
-					c, err := conv(v.Index(i), depth+1)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = c
-				}
-				return starlark.NewList(out), nil
-			case starlark.Tuple:
-				out := make(starlark.Tuple, len(v))
-				for i, e := range v {
-					c, err := conv(e, depth+1)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = c
-				}
-				return out, nil
-			case *starlark.Dict:
-				d := starlark.NewDict(v.Len())
-				for _, kv := range v.Items() {
-					k, err := conv(kv[0], depth+1)
-					if err != nil {
-						return nil, err
-					}
-					c, err := conv(kv[1], depth+1)
-					if err != nil {
-						return nil, err
-					}
-					if err := d.SetKey(k, c); err != nil {
-						return nil, err
-					}
-				}
-				return d, nil
-			}
-			return v, nil
-		}
-		return conv(x, 0)
+		c := &copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopPoll(thread),
+			asdict: mode, active: map[starlark.Value]bool{}}
+		return c.copy(x, 0)
 	}
 }
 

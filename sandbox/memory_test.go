@@ -209,6 +209,33 @@ func TestTimeoutEndsLongBuiltins(t *testing.T) {
 	assert.ErrorIs(t, err, ErrTimeout)
 }
 
+// TestAsdictHostile: dataclasses.asdict/astuple convert shared parts
+// once (as copy.deepcopy does), so a list doubled 26 times converts at
+// once, and a tuple tower that cannot be shared ends at the step's
+// deadline, not at a MemoryError after minutes.
+func TestAsdictHostile(t *testing.T) {
+	const prelude = "from dataclasses import dataclass, asdict, astuple\n@dataclass\nclass D:\n    x: object\n"
+	tests := []struct {
+		name, code string
+		want       error // nil: the step succeeds
+	}{
+		{"shared list", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = asdict(D(l))['x']\nfor i in range(26): r = r[1]\nassert r == [1] and r is not l0", nil},
+		{"shared list astuple", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = astuple(D(l))[0]\nfor i in range(26): r = r[0]\nassert r == [1] and r is not l0", nil},
+		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", ErrTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{Timeout: 2 * time.Second}})
+			_, err := s.Exec(context.Background(), prelude+tt.code)
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, tt.want)
+		})
+	}
+}
+
 // TestSessionMemory: steps that each keep memory end, once the session's
 // total is past MaxSessionMemory, with a MemoryError; the session stays
 // usable and freeing a variable makes room again.

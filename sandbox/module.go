@@ -152,7 +152,24 @@ type copier struct {
 	deep   bool
 	memo   map[starlark.Value]starlark.Value
 	stop   stopPoll
+	// asdict is set for dataclasses.asdict (dcDict) and astuple (dcTuple):
+	// dataclass instances become a dict or a tuple of their fields, lists,
+	// tuples and dicts (keys too) are rebuilt with their items converted,
+	// and any other value is deep-copied. A cycle is a RecursionError, as
+	// in CPython, while shared parts are converted once (memo).
+	asdict dcConv
+	active map[starlark.Value]bool // asdict: containers being converted
+	leaf   *copier                 // asdict: the deep copier of other values
 }
+
+// dcConv is the conversion of a copier in dataclasses.asdict/astuple mode.
+type dcConv int
+
+const (
+	dcNone dcConv = iota
+	dcDict
+	dcTuple
+)
 
 func (c *copier) elem(x starlark.Value, depth int) (starlark.Value, error) {
 	if !c.deep {
@@ -176,6 +193,9 @@ func (c *copier) copy(v starlark.Value, depth int) (starlark.Value, error) {
 		if got, ok := c.memo[v]; ok {
 			return got, nil
 		}
+	}
+	if c.asdict != dcNone {
+		return c.convert(v, depth)
 	}
 	switch x := v.(type) {
 	case *starlark.List:
@@ -264,4 +284,118 @@ func (c *copier) copy(v starlark.Value, depth int) (starlark.Value, error) {
 		return &deque{elems: append([]starlark.Value(nil), x.items()...), maxlen: x.maxlen}, nil
 	}
 	return v, nil
+}
+
+// convert is copy in asdict mode (see copier.asdict), past the stop poll,
+// the depth check and the memo.
+func (c *copier) convert(v starlark.Value, depth int) (starlark.Value, error) {
+	switch x := v.(type) {
+	case *pyObject:
+		if x.cls.cls == nil || x.cls.cls.dcFields == nil {
+			return c.leafCopy(v, depth)
+		}
+	case *starlark.List, *starlark.Dict, *dictSub, starlark.Tuple:
+	default:
+		return c.leafCopy(v, depth)
+	}
+	if _, ok := v.(starlark.Tuple); !ok {
+		if c.active[v] {
+			return nil, errDepth("while calling a Python object")
+		}
+		c.active[v] = true
+		defer delete(c.active, v)
+	}
+	var out starlark.Value
+	switch x := v.(type) {
+	case *pyObject:
+		fields := x.cls.cls.dcFields
+		if c.asdict == dcTuple {
+			t := make(starlark.Tuple, len(fields))
+			for i, f := range fields {
+				e, err := c.copy(x.attrs[f], depth+1)
+				if err != nil {
+					return nil, err
+				}
+				t[i] = e
+			}
+			out = t
+			break
+		}
+		d := starlark.NewDict(len(fields))
+		for _, f := range fields {
+			e, err := c.copy(x.attrs[f], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.SetKey(starlark.String(f), e); err != nil {
+				return nil, err
+			}
+		}
+		out = d
+	case *starlark.List:
+		l := make([]starlark.Value, x.Len())
+		for i := range l {
+			e, err := c.copy(x.Index(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = e
+		}
+		out = starlark.NewList(l)
+	case starlark.Tuple:
+		t := make(starlark.Tuple, len(x))
+		for i, y := range x {
+			e, err := c.copy(y, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t[i] = e
+		}
+		return t, nil
+	case *starlark.Dict:
+		d := starlark.NewDict(x.Len())
+		if err := c.convertItems(d, x.Items(), depth); err != nil {
+			return nil, err
+		}
+		out = d
+	case *dictSub:
+		cp := x.copy()
+		cp.d = starlark.NewDict(x.d.Len())
+		if err := c.convertItems(cp.d, x.d.Items(), depth); err != nil {
+			return nil, err
+		}
+		out = cp
+	}
+	c.memo[v] = out
+	return out, nil
+}
+
+// convertItems sets in d the items converted, keys and values.
+func (c *copier) convertItems(d *starlark.Dict, items []starlark.Tuple, depth int) error {
+	for _, kv := range items {
+		k, err := c.copy(kv[0], depth+1)
+		if err != nil {
+			return err
+		}
+		e, err := c.copy(kv[1], depth+1)
+		if err != nil {
+			return err
+		}
+		if err := d.SetKey(k, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leafCopy deep-copies a value that asdict mode does not convert (as
+// CPython's asdict does), sharing the stop poll and a memo of its own.
+func (c *copier) leafCopy(v starlark.Value, depth int) (starlark.Value, error) {
+	if c.leaf == nil {
+		c.leaf = &copier{thread: c.thread, deep: true, memo: map[starlark.Value]starlark.Value{}}
+	}
+	c.leaf.stop = c.stop
+	out, err := c.leaf.copy(v, depth)
+	c.stop = c.leaf.stop
+	return out, err
 }
