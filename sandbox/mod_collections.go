@@ -24,6 +24,7 @@ var (
 	_ starlark.HasAttrs        = (*dictSub)(nil)
 	_ starlark.HasBinary       = (*dictSub)(nil)
 	_ starlark.Comparable      = (*dictSub)(nil)
+	_ starlark.HasCompareOther = (*dictSub)(nil)
 )
 
 var typeCounter, typeDefaultdict, typeOrderedDict *typeObj
@@ -113,7 +114,7 @@ func (c *dictSub) Get(k starlark.Value) (starlark.Value, bool, error) {
 
 func (c *dictSub) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
 	o := y.(*dictSub)
-	if c.kind == "OrderedDict" && (op == syntax.EQL || op == syntax.NEQ) {
+	if c.kind == "OrderedDict" && o.kind == "OrderedDict" && (op == syntax.EQL || op == syntax.NEQ) {
 		// Two OrderedDicts are equal only with the same order.
 		a, b := starlark.NewList(nil), starlark.NewList(nil)
 		for _, kv := range c.d.Items() {
@@ -125,6 +126,25 @@ func (c *dictSub) CompareSameType(op syntax.Token, y starlark.Value, depth int) 
 		return starlark.CompareDepth(op, a, b, depth)
 	}
 	return starlark.CompareDepth(op, c.d, o.d, depth)
+}
+
+// CompareOther compares c with a dict (or a LazyDict) for == and != as
+// the dict of its items, whatever the order, as Python does.
+func (c *dictSub) CompareOther(op syntax.Token, y starlark.Value, side starlark.Side) (bool, bool, error) {
+	if op != syntax.EQL && op != syntax.NEQ {
+		return false, false, nil
+	}
+	var d *starlark.Dict
+	switch y := y.(type) {
+	case *starlark.Dict:
+		d = y
+	case pyDictLike:
+		d = y.underlyingDict()
+	default:
+		return false, false, nil
+	}
+	r, err := starlark.Compare(op, c.d, d)
+	return r, true, err
 }
 
 func (c *dictSub) writeRepr(r *renderer) {
