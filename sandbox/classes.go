@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -260,8 +261,21 @@ func (o *pyObject) Attr(name string) (starlark.Value, error) {
 
 func (o *pyObject) AttrNames() []string { return o.names }
 
+// frozen reports whether setting or deleting the attribute name of o is
+// refused by a frozen dataclass: as in CPython, the nearest frozen
+// dataclass in the MRO refuses every name on its own instances and its
+// fields on instances of subclasses.
+func (o *pyObject) frozen(name string) bool {
+	for _, c := range o.cls.mro() {
+		if c.cls != nil && c.cls.frozen {
+			return c == o.cls || slices.Contains(c.cls.dcFields, name)
+		}
+	}
+	return false
+}
+
 func (o *pyObject) SetField(name string, v starlark.Value) error {
-	if o.cls.cls != nil && o.cls.cls.frozen {
+	if o.frozen(name) {
 		return Errorf("FrozenInstanceError", "cannot assign to field '%s'", name)
 	}
 	return o.setAttr(name, v)
@@ -521,26 +535,29 @@ func pySuper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 	return &superProxy{cls: cls, self: args[1]}, nil
 }
 
-func pyDelAttr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// pyDelAttr implements delattr(obj, name) and the statement del obj.name
+// (named after the builtin b in errors).
+func pyDelAttr(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var obj starlark.Value
 	var name string
-	if err := starlark.UnpackPositionalArgs("_py_delattr", args, kwargs, 2, &obj, &name); err != nil {
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &obj, &name); err != nil {
 		return nil, err
 	}
 	o, ok := obj.(*pyObject)
 	if !ok {
-		return nil, Errorf("AttributeError", "'%s' object attribute '%s' cannot be deleted", pyType(obj), name)
+		if has, err := pyHasattr(thread, nil, starlark.Tuple{obj, starlark.String(name)}, nil); err == nil && has == starlark.True {
+			return nil, Errorf("AttributeError", "attribute '%s' of '%s' objects is not writable", name, pyType(obj))
+		}
+		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(obj), name)
+	}
+	if o.frozen(name) {
+		return nil, Errorf("FrozenInstanceError", "cannot delete field '%s'", name)
 	}
 	if _, ok := o.attrs[name]; !ok {
 		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", o.cls.name, name)
 	}
 	delete(o.attrs, name)
-	for i, n := range o.names {
-		if n == name {
-			o.names = append(o.names[:i], o.names[i+1:]...)
-			break
-		}
-	}
+	o.names = slices.DeleteFunc(o.names, func(n string) bool { return n == name })
 	return starlark.None, nil
 }
 
@@ -644,17 +661,23 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	if _, ok := t.attrs["__repr__"]; !ok {
 		t.attrs["__repr__"] = NewBuiltin(t.name+".__repr__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			self := args[0].(*pyObject)
+			self, _, err := dcArgs(t, "__repr__", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
 			parts := make([]string, len(fields))
 			for i, f := range fields {
 				parts[i] = f + "=" + Repr(self.attrs[f])
 			}
-			return starlark.String(t.name + "(" + strings.Join(parts, ", ") + ")"), nil
+			return starlark.String(self.cls.name + "(" + strings.Join(parts, ", ") + ")"), nil
 		})
 	}
 	if _, ok := t.attrs["__eq__"]; !ok {
 		t.attrs["__eq__"] = NewBuiltin(t.name+".__eq__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			a, b := args[0].(*pyObject), args[1]
+			a, b, err := dcArgs(t, "__eq__", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
 			bo, ok := b.(*pyObject)
 			if !ok || bo.cls != a.cls {
 				return starlark.False, nil
@@ -681,7 +704,10 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 				continue
 			}
 			t.attrs[name] = NewBuiltin(t.name+"."+name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				a, b := args[0].(*pyObject), args[1]
+				a, b, err := dcArgs(t, name, args, kwargs)
+				if err != nil {
+					return nil, err
+				}
 				bo, ok := b.(*pyObject)
 				if !ok || bo.cls != a.cls {
 					return nil, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, a.cls.name, pyType(b))
@@ -693,11 +719,47 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	if _, ok := t.attrs["__hash__"]; !ok && frozen {
 		t.attrs["__hash__"] = NewBuiltin(t.name+".__hash__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			h, err := fieldTuple(args[0].(*pyObject)).Hash()
+			self, _, err := dcArgs(t, "__hash__", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			h, err := fieldTuple(self).Hash()
 			return starlark.MakeInt64(int64(int32(h))), err
 		})
 	}
 	return t, nil
+}
+
+// dcArgs unpacks the arguments of the generated dataclass method name of
+// class t: self, an instance of t, then other for the comparisons.
+func dcArgs(t *typeObj, name string, args starlark.Tuple, kwargs []starlark.Tuple) (*pyObject, starlark.Value, error) {
+	var self, other starlark.Value
+	want := 1
+	ptrs := []any{&self}
+	if name != "__repr__" && name != "__hash__" {
+		want = 2
+		ptrs = append(ptrs, &other)
+	}
+	if len(args) < want && len(kwargs) == 0 {
+		missing := "'self'"
+		if len(args) == 1 {
+			missing = "'other'"
+		} else if want == 2 {
+			missing = "2 required positional arguments: 'self' and 'other'"
+		}
+		if !strings.HasPrefix(missing, "2") {
+			missing = "1 required positional argument: " + missing
+		}
+		return nil, nil, Errorf("TypeError", "%s.%s() missing %s", t.name, name, missing)
+	}
+	if err := starlark.UnpackPositionalArgs(t.name+"."+name, args, kwargs, want, ptrs...); err != nil {
+		return nil, nil, err
+	}
+	o, ok := self.(*pyObject)
+	if !ok || !slices.Contains(o.cls.mro(), t) {
+		return nil, nil, Errorf("TypeError", "descriptor '%s' requires a '%s' object but received a '%s'", name, t.name, pyType(self))
+	}
+	return o, other, nil
 }
 
 // dataclassAsdict implements dataclasses.asdict (astuple when tuple is

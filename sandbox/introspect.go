@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -178,27 +177,6 @@ func pySetattr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	if h, ok := x.(starlark.HasSetField); ok {
 		return starlark.None, h.SetField(name, v)
-	}
-	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(x), name)
-}
-
-// pyDelattr implements delattr(obj, name) for instances of classes.
-func pyDelattr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x starlark.Value
-	var name string
-	if err := starlark.UnpackPositionalArgs("delattr", args, kwargs, 2, &x, &name); err != nil {
-		return nil, err
-	}
-	if o, ok := x.(*pyObject); ok {
-		if o.cls.cls != nil && o.cls.cls.frozen {
-			return nil, Errorf("FrozenInstanceError", "cannot delete field '%s'", name)
-		}
-		if _, ok := o.attrs[name]; ok {
-			delete(o.attrs, name)
-			o.names = slices.DeleteFunc(o.names, func(n string) bool { return n == name })
-			return starlark.None, nil
-		}
-		return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", o.cls.name, name)
 	}
 	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", pyType(x), name)
 }

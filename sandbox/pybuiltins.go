@@ -66,7 +66,7 @@ func pyBuiltins() starlark.StringDict {
 		"dir":        pyDir,
 		"hasattr":    pyHasattr,
 		"setattr":    pySetattr,
-		"delattr":    pyDelattr,
+		"delattr":    pyDelAttr,
 		"locals":     unavailable("locals", "locals() is not available"),
 		"vars":       pyVars,
 		"exit":       unavailable("exit", "exit() is not available; end the run with SUBMIT(...)"),
