@@ -262,7 +262,7 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
-			// rlm: + - and % by a positive int of two ints in the inline
+			// rlm: + - * and % by a positive int of two ints in the inline
 			// int32 form, in the loop (no int64 overflow possible).
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
@@ -275,6 +275,8 @@ loop:
 							r = a + b
 						case compile.MINUS:
 							r = a - b
+						case compile.STAR:
+							r = a * b
 						case compile.PERCENT:
 							if b > 0 {
 								if r = a % b; r < 0 {
