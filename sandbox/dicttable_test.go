@@ -116,6 +116,101 @@ u = s.union({1000}); u.discard(0); print(len(u), 0 in s, len(s.intersection(rang
 	}
 }
 
+// TestDictTableMutatingEq: a key's __eq__ that clears, fills or shrinks
+// the table being searched (hashtable.go probe, count) leaves the search
+// to start again on the new table, as CPython's lookdict; the old probe
+// read and wrote the index out of bounds. Outputs are CPython 3.11's.
+func TestDictTableMutatingEq(t *testing.T) {
+	tests := []struct{ name, code, want string }{
+		{"a key's __eq__ clears the dict", `d = {}
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __hash__(self):
+        return 1
+    def __eq__(self, o):
+        d.clear()
+        return False
+    def __repr__(self):
+        return "K(%d)" % self.v
+d[K(1)] = 1
+d[K(2)] = 2
+print(len(d), d)
+`,
+			"1 {K(2): 2}\n"},
+		{"a key's __eq__ inserts (pop)", `d = {}
+state = {"done": False}
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __hash__(self):
+        return 1000003
+    def __eq__(self, o):
+        if not state["done"]:
+            state["done"] = True
+            d[100] = 100
+            d[101] = 101
+            d[102] = 102
+        return isinstance(o, K) and self.v == o.v
+    def __repr__(self):
+        return "K(%d)" % self.v
+for i in range(4):
+    d[i] = i
+d[K(1)] = "k"
+del d[0]
+del d[1]
+print(d.pop(K(1)), d)
+`,
+			"k {2: 2, 3: 3, 100: 100, 101: 101, 102: 102}\n"},
+		{"a key's __eq__ shrinks the table", `d = {}
+state = {"done": False}
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __hash__(self):
+        return 1
+    def __eq__(self, o):
+        if not state["done"]:
+            state["done"] = True
+            for i in range(80):
+                d.pop(i + 1000)
+            for i in range(6):
+                d[i + 2000] = i
+        return isinstance(o, K) and self.v == o.v
+    def __repr__(self):
+        return "K(%d)" % self.v
+for i in range(80):
+    d[i + 1000] = i
+k1 = K(1)
+d[k1] = 1
+k2 = K(2)
+d[k2] = 2
+print(k2 in d, len(d), d)
+`,
+			"True 8 {K(1): 1, 2000: 0, 2001: 1, 2002: 2, 2003: 3, 2004: 4, 2005: 5, K(2): 2}\n"},
+		{"a key's __eq__ inserts during s <= t", `s = set()
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __hash__(self):
+        return 1
+    def __eq__(self, o):
+        for i in range(200):
+            s.add(i + 10)
+        return isinstance(o, K) and self.v == o.v
+s.add(K(1))
+t = {K(1), 150}
+print(s <= t, len(s))
+`,
+			"False 201\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, run(t, tt.code))
+		})
+	}
+}
+
 // BenchmarkDictTable measures a dict's table directly (no interpreter):
 // inserting n int or str keys into a new dict, looking each up, and
 // iterating over the dict, at 10, 1k and 1M entries.

@@ -165,7 +165,26 @@ func hashOf(k Value) (uint32, error) {
 // probe searches the index for key k of hash h. It returns the entry
 // number of k, or -1 and the first empty slot of k's probe sequence (where
 // k goes). The table must have an index.
+//
+// rlm: two strs (most keys) or two ints of the int32 range are compared
+// directly, without Equal's type checks and dynamic calls. Comparing
+// other keys can run user code (a class's __eq__) that mutates the
+// table. As CPython's lookdict, the probe then starts again if the arrays
+// were replaced (a rebuild, a clear, a grown entries array) or the
+// compared entry was deleted: the old mask, slot and entry number mean
+// nothing in the new table. A cleared table has no index: the key is not
+// found (insert gives the table a new index).
 func (ht *hashtable) probe(k Value, h uint32) (slot uint, ix int, err error) {
+	ks, kIsStr := k.(String)
+	var ki int64
+	kIsInt := false
+	if i, ok := k.(Int); ok {
+		ki, kIsInt = i.small32()
+	}
+restart:
+	if ht.index == nil {
+		return 0, -1, nil
+	}
 	mask := uint(1)<<ht.logSize - 1
 	perturb := uint(h)
 	i := uint(h) & mask
@@ -177,9 +196,28 @@ func (ht *hashtable) probe(k Value, h uint32) (slot uint, ix int, err error) {
 		if ix >= 0 {
 			e := &ht.entries[ix]
 			if e.hash == h {
-				if eq, err := keyEqual(k, e.key); err != nil {
-					return 0, -1, err // e.g. excessively recursive tuple
-				} else if eq {
+				eq, known := false, false
+				if kIsStr {
+					if es, ok := e.key.(String); ok {
+						eq, known = ks == es, true
+					}
+				} else if kIsInt {
+					if ei, ok := e.key.(Int); ok {
+						if b, ok := ei.small32(); ok {
+							eq, known = ki == b, true
+						}
+					}
+				}
+				if !known {
+					index, ents := ht.index, unsafe.SliceData(ht.entries)
+					if eq, err = Equal(k, e.key); err != nil {
+						return 0, -1, err // e.g. excessively recursive tuple
+					}
+					if ht.index != index || unsafe.SliceData(ht.entries) != ents || ht.entries[ix].key == nil {
+						goto restart // mutated by the comparison
+					}
+				}
+				if eq {
 					return i, ix, nil
 				}
 			}
@@ -219,6 +257,10 @@ func (ht *hashtable) insert(k, v Value) error {
 	if ix >= 0 {
 		ht.entries[ix].value = v // key already present; update value
 		return nil
+	}
+	if ht.index == nil { // rlm: cleared by a key's __eq__ in probe
+		ht.newIndex(minLogSize)
+		slot = ht.emptySlot(h)
 	}
 	n := len(ht.entries)
 	if n >= usable(1<<ht.logSize) {
@@ -331,6 +373,9 @@ func (ht *hashtable) count(iter Iterator) (int, error) {
 		_, ix, err := ht.probe(k, h)
 		if err != nil {
 			return 0, err
+		}
+		if ix/64 >= len(seen) { // rlm: a key's __eq__ inserted into ht
+			seen = append(seen, make([]uint64, ix/64+1-len(seen))...)
 		}
 		if ix >= 0 && seen[ix/64]&(1<<(ix%64)) == 0 {
 			seen[ix/64] |= 1 << (ix % 64)
@@ -544,16 +589,4 @@ func softHashString(s string) uint32 {
 		h *= 16777619
 	}
 	return h
-}
-
-// keyEqual is Equal(k, e) for a key k and the key e of an entry with the
-// same hash. rlm: two strs (most keys) are compared directly, without
-// Equal's type checks and dynamic calls.
-func keyEqual(k, e Value) (bool, error) {
-	if ks, ok := k.(String); ok {
-		if es, ok := e.(String); ok {
-			return ks == es, nil
-		}
-	}
-	return Equal(k, e)
 }
