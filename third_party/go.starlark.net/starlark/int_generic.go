@@ -30,10 +30,12 @@ func MakeInt64(x int64) Int {
 	return Int{intImpl{small_: x}} // rlm: any int64
 }
 
-// rlm: small32 returns the value of i and true if it fits in int64
-// (the fast paths' test; the name is that of the 64-bit version).
+// rlm: small32 returns the value of i and true if it fits in int32, as
+// the 64-bit version: the interpreter adds and subtracts two such values
+// without an overflow check.
 func (i Int) small32() (int64, bool) {
-	return i.impl.small_, i.impl.big_ == nil
+	v := i.impl.small_
+	return v, i.impl.big_ == nil && v == int64(int32(v))
 }
 
 // Precondition: x cannot be represented as int64.
