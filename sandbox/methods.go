@@ -1104,7 +1104,7 @@ func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starl
 		if err := starlark.UnpackPositionalArgsNoEscape("add", args, kwargs, 1, &x); err != nil {
 			return nil, true, err
 		}
-		if err := starlark.CheckGrowSet(thread, s); err != nil {
+		if err := starlark.CheckGrowSetInsert(thread, s, x); err != nil {
 			return nil, true, err
 		}
 		return starlark.None, true, s.Insert(x)

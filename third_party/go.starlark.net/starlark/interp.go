@@ -471,8 +471,8 @@ loop:
 			y := stack[sp-2]
 			x := stack[sp-3]
 			sp -= 3
-			if d, ok := x.(*Dict); ok { // rlm: bounded growth
-				if err = checkGrowTable(thread, &d.ht); err != nil {
+			if d, ok := x.(*Dict); ok { // rlm: bounded growth, if y is new
+				if err = checkGrowInsert(thread, &d.ht, y, true); err != nil {
 					break loop
 				}
 			}

@@ -2278,14 +2278,14 @@ func set_add(thread *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 	if err := recv.ht.checkMutable("insert into"); err != nil {
 		return nil, nameErr(b, err)
 	}
-	if err := checkGrowTable(thread, &recv.ht); err != nil { // rlm: bounded growth
-		return nil, err
-	}
 	// TODO(adonovan): opt: combine Has+Insert. (e.g. use Insert and re-check Len)
 	if found, err := recv.Has(elem); err != nil {
 		return nil, nameErr(b, err)
 	} else if found {
 		return None, nil
+	}
+	if err := checkGrowTable(thread, &recv.ht); err != nil { // rlm: bounded growth, if absent
+		return nil, err
 	}
 	err := recv.Insert(elem)
 	if err != nil {
@@ -2586,14 +2586,16 @@ func setUpdate(thread *Thread, s *Set, args Tuple, kwargs []Tuple) error {
 			return fmt.Errorf("argument #%d is not iterable: %s", i+1, arg.Type())
 		}
 		if err := func() error {
-			// rlm: grow checks as set.add, and a check of the limits
-			// every GrowCheckEvery elements (s.update(range(10**9)) ran
-			// past every limit: no interpreter step to stop it).
+			// rlm: grow checks as set.add (before a new element
+			// reallocates the table), and a check of the limits every
+			// GrowCheckEvery elements of the iterable
+			// (s.update(range(10**9)) ran past every limit: no
+			// interpreter step to stop it).
 			iter := checkIter(thread, iterable.Iterate())
 			defer iter.Done()
 			var x Value
 			for iter.Next(&x) {
-				if err := checkGrowTable(thread, &s.ht); err != nil {
+				if err := checkGrowInsert(thread, &s.ht, x, false); err != nil {
 					return limitError{err}
 				}
 				if err := s.Insert(x); err != nil {
