@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,6 +27,14 @@ import (
 //   - a watchdog samples the heap every memPoll and stops the step when it
 //     grew past the step's or the session's limit (the backstop for
 //     growth in interpreted code, e.g. list.append in a loop).
+//
+// The heap is the process's: it is blamed on a step only while the step
+// runs alone. A step that runs at the same time as another one (rlm
+// serve, a child run's steps while the parent waits in llm_query) is
+// judged by what its own session holds instead, sized by a walk of its
+// values when the heap passes its limit; the heap growing past its limit
+// plus those of every step that ran alongside stops it anyway. See
+// memshare.go.
 
 // memPoll is how often the memory watchdog samples the heap.
 const memPoll = 2 * time.Millisecond
@@ -117,6 +126,17 @@ type memGauge struct {
 	sessBase int64 // heap in use when the session was created
 	mu       sync.Mutex
 	lastGC   time.Time
+
+	// Sharing the heap with other steps (memshare.go).
+	shared   atomic.Bool  // another step ran at some time during this one
+	others   atomic.Int64 // the sum of those steps' limits
+	pre      atomic.Int64 // the heap's growth while the step ran alone first
+	needBase atomic.Bool  // w0 is to be taken at the next sizing
+	ask      atomic.Bool  // the watchdog asks the step to size itself
+	nextWalk atomic.Int64 // no sizing asked before (Unix nanoseconds)
+	own      atomic.Int64 // the last sizing's growth of the step
+	sessOwn  atomic.Int64 // the last sizing's total of the session
+	w0       int64        // the step's sizing when it started (its goroutine only)
 }
 
 // room returns how many bytes the step may still allocate: the lesser of
@@ -173,9 +193,12 @@ func (st *step) overLimit() (msg string, limit error) {
 
 // watchMemory stops the step (thread) when the heap grows by more than
 // MaxMemory since the step started, or by more than MaxSessionMemory since
-// the session was created. Heap use by other goroutines counts too, so the
-// limits are approximate guards against runaway allocation; the checks
-// builtins make before allocating are the exact ones.
+// the session was created, while the step runs alone. When other steps
+// run too, it asks the step to size what it holds instead (memshare.go)
+// and stops it only past the backstop. Heap use by other goroutines
+// counts too, so the limits are approximate guards against runaway
+// allocation; the checks builtins make before allocating are the exact
+// ones.
 func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 	t := time.NewTicker(memPoll)
 	defer t.Stop()
@@ -191,9 +214,19 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 			// The heap count includes garbage not yet collected: collect
 			// before deciding.
 			st.sample(true)
-			if msg, limit := st.overLimit(); limit != nil {
+			msg, limit := st.overLimit()
+			switch {
+			case limit == nil:
+			case !st.mem.shared.Load():
 				st.stop(thread, limit, msg)
 				return
+			case st.pastBackstop():
+				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
+				return
+			default:
+				// Other steps share the heap: the step sizes what it
+				// holds at its next check (memshare.go).
+				st.askSize()
 			}
 		}
 	}
@@ -262,6 +295,11 @@ func (st *step) checkRoom(thread *starlark.Thread, n int64) error {
 	if err := st.interrupted(); err != nil {
 		return err
 	}
+	if st.mem.shared.Load() {
+		if st.checkShared(thread); st.interrupted() != nil {
+			return st.interrupted()
+		}
+	}
 	if n <= st.room() {
 		return nil
 	}
@@ -272,7 +310,28 @@ func (st *step) checkRoom(thread *starlark.Thread, n int64) error {
 	if n <= min(step, sess) {
 		return nil
 	}
-	if n == 0 {
+	if st.mem.shared.Load() {
+		// The heap grew by what other steps allocate too: judge by what
+		// this step holds (memshare.go).
+		step, sess = st.ownRooms(thread, false)
+		if n > 0 && n > min(step, sess) {
+			// Size afresh before refusing.
+			step, sess = st.ownRooms(thread, true)
+		}
+		if n <= min(step, sess) && min(step, sess) >= 0 {
+			return nil
+		}
+		if n == 0 {
+			// Over a limit by its own sizing: stop the step as the
+			// watchdog would (for the session's, only if it grew).
+			if step < 0 {
+				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
+			} else if sess < 0 && st.mem.own.Load() > 0 {
+				st.stop(thread, ErrSessionMemoryLimit, sessionMemoryMsg(st.sessMemLimit()))
+			}
+			return st.interrupted()
+		}
+	} else if n == 0 {
 		// Already over a limit: stop the step as the watchdog would.
 		if msg, limit := st.overLimit(); limit != nil {
 			st.stop(thread, limit, msg)
@@ -315,6 +374,9 @@ func Interrupted(thread *starlark.Thread) error { return interrupted(thread) }
 
 func interrupted(thread *starlark.Thread) error {
 	if st := stepOf(thread); st != nil {
+		if st.mem.ask.Load() {
+			st.checkShared(thread)
+		}
 		return st.interrupted()
 	}
 	return nil

@@ -152,6 +152,8 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	defer cancel(nil)
 	st := newStep(s, stepCtx)
 	st.cancel = cancel
+	st.register()
+	defer st.unregister()
 	defer func() {
 		res.Duration = time.Since(start)
 		res.Output = st.out.String()
@@ -463,9 +465,21 @@ func (st *step) newThread() *starlark.Thread {
 		SetThreadContext(thread, st.ctx)
 	}
 	thread.SetMaxCallDepth(st.depth)
-	thread.SetMaxExecutionSteps(st.sess.cfg.Limits.MaxSteps)
+	// The interpreter calls OnMaxSteps every checkEvery steps as well:
+	// a checkpoint where a step that shares the heap with others sizes
+	// what it holds when its watchdog asks (memshare.go), even if it
+	// never reaches a grow check.
+	maxSteps := st.sess.cfg.Limits.MaxSteps
+	thread.SetMaxExecutionSteps(min(maxSteps, checkEvery))
 	thread.OnMaxSteps = func(thread *starlark.Thread) {
-		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", st.sess.cfg.Limits.MaxSteps))
+		if n := thread.ExecutionSteps(); n < maxSteps {
+			if st.mem.ask.Load() {
+				st.checkShared(thread)
+			}
+			thread.SetMaxExecutionSteps(min(maxSteps, n+checkEvery))
+			return
+		}
+		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
 	}
 	if h := st.sess.cfg.ThreadHook; h != nil {
 		h(thread)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"go.starlark.net/internal/compile"
 )
@@ -446,4 +447,37 @@ func args1String(args Tuple, kwargs []Tuple) (string, bool) {
 	}
 	s, ok := args[0].(String)
 	return string(s), ok
+}
+
+// FrameValues calls f with each value in the locals and operand stack of
+// the Starlark calls active on thread: what a running program holds
+// besides its globals (a list a comprehension is building, a local
+// variable). Stale operand stack slots are included: they keep their
+// values alive until the call returns. Only the goroutine running thread
+// may call it, between two instructions (from a builtin or a grow check).
+//
+// rlm: upstream has no way to reach a frame's operand stack; rlm's
+// sandbox sizes what a step holds when several steps share the process's
+// heap (sandbox/memshare.go).
+func (thread *Thread) FrameValues(f func(Value)) {
+	for _, fr := range thread.stack {
+		fn, ok := fr.callable.(*Function)
+		if !ok || fr.locals == nil {
+			continue
+		}
+		// fr.locals is the start of the call's space (allocSpace): its
+		// locals, then MaxStack operand slots.
+		n := len(fn.funcode.Locals) + fn.funcode.MaxStack
+		if n == 0 {
+			continue
+		}
+		// The data pointer of the slice header: SliceData is unspecified
+		// for a slice of capacity 0 (a call without locals).
+		p := *(**Value)(unsafe.Pointer(&fr.locals))
+		for _, v := range unsafe.Slice(p, n) {
+			if v != nil {
+				f(v)
+			}
+		}
+	}
 }
