@@ -822,19 +822,15 @@ func statisticsQuantiles(thread *starlark.Thread, _ *starlark.Builtin, args star
 	if n < 1 {
 		return nil, &PyError{Kind: "StatisticsError", Msg: "n must be at least 1"}
 	}
+	if starlark.Len(data) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "must have at least two data points"}
+	}
 	xs, _, err := numbers(thread, "quantiles", starlark.Tuple{data}, nil)
 	if err != nil {
 		return nil, err
 	}
 	m := len(xs)
 	if m < 2 {
-		if m == 1 && method == "inclusive" {
-			out := make([]starlark.Value, n-1)
-			for i := range out {
-				out[i] = starlark.Float(xs[0])
-			}
-			return starlark.NewList(out), nil
-		}
 		return nil, &PyError{Kind: "StatisticsError", Msg: "must have at least two data points"}
 	}
 	sort.Float64s(xs)
