@@ -148,6 +148,9 @@ type pyObject struct {
 	names []string
 	attrs map[string]starlark.Value
 	cause starlark.Value // __cause__ of an exception instance (raise ... from C); nil is None
+	// context is __context__ of an exception instance (the exception
+	// being handled when it was raised); nil is None.
+	context starlark.Value
 }
 
 var (
@@ -239,6 +242,9 @@ func (o *pyObject) Attr(name string) (starlark.Value, error) {
 	if (name == "__cause__" || name == "__context__") && o.cls.isException() {
 		if name == "__cause__" && o.cause != nil {
 			return o.cause, nil
+		}
+		if name == "__context__" && o.context != nil {
+			return o.context, nil
 		}
 		return starlark.None, nil
 	}

@@ -16,6 +16,9 @@ type exception struct {
 	cause error          // the Go error it was built from, if any
 	obj   *pyObject      // the instance raised, for classes with their own __init__
 	from  starlark.Value // __cause__ (raise ... from C); nil is None
+	// context is __context__: the exception being handled when this one
+	// was raised; nil is None.
+	context starlark.Value
 }
 
 // value is what `except E as e` binds.
@@ -79,6 +82,9 @@ func (e *exception) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.None, nil
 	case "__context__":
+		if e.context != nil {
+			return e.context, nil
+		}
 		return starlark.None, nil
 	case "pos", "lineno", "colno":
 		// json.JSONDecodeError's position (CPython counts characters).

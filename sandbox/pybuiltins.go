@@ -1389,15 +1389,37 @@ func pyRaise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		return nil, Errorf("RuntimeError", "No active exception to reraise")
 	}
 	err := raiseValue(args[0])
+	var pe *PyError
+	if !errors.As(err, &pe) || pe.exc == nil {
+		return nil, err
+	}
 	if len(args) > 1 {
 		// raise E from C: C (an exception or None) is E's __cause__.
-		var pe *PyError
-		if errors.As(err, &pe) && pe.exc != nil {
-			if pe.exc.obj != nil {
-				pe.exc.obj.cause = args[1]
-			} else {
-				pe.exc.from = args[1]
+		if pe.exc.obj != nil {
+			pe.exc.obj.cause = args[1]
+		} else {
+			pe.exc.from = args[1]
+		}
+	}
+	// Raised inside a handler, E's __context__ is the exception being
+	// handled: context=X from a handler inside a function or loop (see
+	// pyfront's try lowering), else the module-level handler's.
+	var ctx starlark.Value
+	for _, kv := range kwargs {
+		if k, _ := starlark.AsString(kv[0]); k == "context" {
+			ctx = kv[1]
+		}
+	}
+	if st := stepOf(thread); ctx == nil && st != nil && st.handling != nil {
+		ctx = st.handling.value()
+	}
+	if ctx != nil && ctx != pe.exc.value() {
+		if pe.exc.obj != nil {
+			if pe.exc.obj.context == nil {
+				pe.exc.obj.context = ctx
 			}
+		} else if pe.exc.context == nil {
+			pe.exc.context = ctx
 		}
 	}
 	return nil, err

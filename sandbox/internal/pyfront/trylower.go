@@ -207,15 +207,26 @@ func shareable(stmts []Stmt) bool {
 }
 
 // bareRaise makes a bare `raise` in a handler re-raise the caught
-// exception: _py_raise() -> _py_raise(r[1]).
+// exception, _py_raise() -> _py_raise(r[1]), and gives the exceptions
+// raised in a handler the caught one as __context__: _py_raise(E) ->
+// _py_raise(E, context=r[1]) (unless a nested handler gave its own).
 func (tw *tryLowering) bareRaise(stmts []Stmt) {
 	syntax.Walk(&File{Stmts: stmts}, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *DefStmt, *LambdaExpr:
 			return false
 		case *CallExpr:
-			if id, ok := n.Fn.(*Ident); ok && id.Name == "_py_raise" && len(n.Args) == 0 {
-				n.Args = []Expr{tw.value()}
+			if id, ok := n.Fn.(*Ident); ok && id.Name == "_py_raise" {
+				if len(n.Args) == 0 {
+					n.Args = []Expr{tw.value()}
+					return true
+				}
+				for _, a := range n.Args {
+					if b, ok := a.(*BinaryExpr); ok && b.Op == EQ {
+						return true
+					}
+				}
+				n.Args = append(n.Args, &BinaryExpr{X: ident("context", tw.pos), OpPos: tw.pos, Op: EQ, Y: tw.value()})
 			}
 		}
 		return true
