@@ -179,19 +179,15 @@ func storeGet(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 	if max := h.Store.MaxBytes; max > 0 && ref.SizeBytes > max {
 		return nil, &sandbox.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("%s(%q): the value has %d bytes, over the %d bytes a context variable may have; ask for it in a run that loads it as a variable", name, key, ref.SizeBytes, max), Err: ErrStoreKey}
 	}
-	val, ref, err := st.GetRef(key)
+	// The size was checked against MaxBytes above, before loading.
+	val, _, err := st.GetRef(key)
 	if errors.Is(err, rlmctx.ErrNotFound) {
 		return nil, h.Store.keyError(name, key, "is not in the store")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s(%q): %w", name, key, err)
 	}
-	// Measured as a context variable is (sizes agree with len()).
-	cv, err := rlmctx.NewVariable("value", val, rlmctx.WithType(ref.Type), rlmctx.WithSource(rlmctx.StorePrefix+key))
-	if err != nil {
-		return nil, fmt.Errorf("%s(%q): %w", name, key, err)
-	}
-	sv, err := sandbox.FromGo(cv.GoValue())
+	sv, err := sandbox.FromGo(val)
 	if err != nil {
 		return nil, fmt.Errorf("%s(%q): %w", name, key, err)
 	}
@@ -211,14 +207,10 @@ func (v *StoreView) summary(ref rlmctx.Ref) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	val, cur, err := st.GetRef(ref.Key)
+	cv, err := st.Describe(ref.Key)
 	if errors.Is(err, rlmctx.ErrNotFound) {
 		return "(deleted meanwhile)", nil
 	}
-	if err != nil {
-		return "", err
-	}
-	cv, err := rlmctx.NewVariable("value", val, rlmctx.WithType(cur.Type), rlmctx.WithSource(rlmctx.StorePrefix+ref.Key))
 	if err != nil {
 		return "", err
 	}
