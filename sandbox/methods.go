@@ -1393,6 +1393,19 @@ func (m *merger) sort(s []int) {
 	copy(s[k:], left[i:])
 }
 
+// writeEscape writes r as Python escapes it in ascii() and
+// backslashreplace: \xhh, \uhhhh or \Uhhhhhhhh.
+func writeEscape(b *strings.Builder, r rune) {
+	switch {
+	case r < 0x100:
+		fmt.Fprintf(b, "\\x%02x", r)
+	case r < 0x10000:
+		fmt.Fprintf(b, "\\u%04x", r)
+	default:
+		fmt.Fprintf(b, "\\U%08x", r)
+	}
+}
+
 // strEncode implements str.encode for UTF-8, ASCII and Latin-1 with the
 // strict, ignore, replace, backslashreplace and xmlcharrefreplace error
 // handlers.
@@ -1423,25 +1436,14 @@ func strEncode(s string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark
 		case errors == "replace":
 			b.WriteByte('?')
 		case errors == "backslashreplace":
-			switch {
-			case r < 0x100:
-				fmt.Fprintf(&b, "\\x%02x", r)
-			case r < 0x10000:
-				fmt.Fprintf(&b, "\\u%04x", r)
-			default:
-				fmt.Fprintf(&b, "\\U%08x", r)
-			}
+			writeEscape(&b, r)
 		case errors == "xmlcharrefreplace":
 			fmt.Fprintf(&b, "&#%d;", r)
 		case errors == "strict":
-			esc := fmt.Sprintf("\\x%02x", r)
-			if r >= 0x100 && r < 0x10000 {
-				esc = fmt.Sprintf("\\u%04x", r)
-			} else if r >= 0x10000 {
-				esc = fmt.Sprintf("\\U%08x", r)
-			}
+			var esc strings.Builder
+			writeEscape(&esc, r)
 			return nil, Errorf("UnicodeEncodeError", "'%s' codec can't encode character '%s' in position %d: ordinal not in range(%d)",
-				codec, esc, pos, limit)
+				codec, esc.String(), pos, limit)
 		default:
 			return nil, Errorf("LookupError", "unknown error handler name '%s'", errors)
 		}

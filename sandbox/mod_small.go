@@ -762,25 +762,7 @@ func itertoolsFilterfalse(thread *starlark.Thread, _ *starlark.Builtin, args sta
 	if err := starlark.UnpackPositionalArgs("filterfalse", args, kwargs, 2, &pred, &it); err != nil {
 		return nil, err
 	}
-	var out []starlark.Value
-	err := forEach(thread, it, func(x starlark.Value) error {
-		t := x.Truth()
-		if pred != starlark.None {
-			v, err := starlark.Call(thread, pred, starlark.Tuple{x}, nil)
-			if err != nil {
-				return err
-			}
-			t = v.Truth()
-		}
-		if !t {
-			out = append(out, x)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return starlark.NewList(out), nil
+	return filterBy(thread, pred, it, false)
 }
 
 // stringCapwords implements string.capwords.

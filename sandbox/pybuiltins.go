@@ -298,15 +298,10 @@ func pyASCII(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	var out strings.Builder
 	for _, c := range r.b.String() {
-		switch {
-		case c < 0x80:
+		if c < 0x80 {
 			out.WriteRune(c)
-		case c <= 0xff:
-			fmt.Fprintf(&out, `\x%02x`, c)
-		case c <= 0xffff:
-			fmt.Fprintf(&out, `\u%04x`, c)
-		default:
-			fmt.Fprintf(&out, `\U%08x`, c)
+		} else {
+			writeEscape(&out, c)
 		}
 	}
 	return starlark.String(out.String()), nil
@@ -625,17 +620,24 @@ func pyFilter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackPositionalArgsNoEscape("filter", args, kwargs, 2, &fn, &it); err != nil {
 		return nil, err
 	}
+	return filterBy(thread, fn, it, true)
+}
+
+// filterBy returns the list of the items x of it for which fn(x) (x
+// itself when fn is None) is true when keep is true, false otherwise:
+// filter and itertools.filterfalse.
+func filterBy(thread *starlark.Thread, fn, it starlark.Value, keep bool) (starlark.Value, error) {
 	var out []starlark.Value
 	err := forEach(thread, it, func(x starlark.Value) error {
-		keep := x
+		t := x.Truth()
 		if fn != starlark.None {
 			v, err := starlark.Call(thread, fn, starlark.Tuple{x}, nil)
 			if err != nil {
 				return err
 			}
-			keep = v
+			t = v.Truth()
 		}
-		if keep.Truth() {
+		if bool(t) == keep {
 			out = append(out, x)
 		}
 		return nil
