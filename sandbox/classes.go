@@ -784,8 +784,7 @@ func dataclassAsdict(tuple bool) builtinFn {
 		if o, ok := x.(*pyObject); !ok || o.cls.cls == nil || o.cls.cls.dcFields == nil {
 			return nil, Errorf("TypeError", "%s() should be called on dataclass instances", name)
 		}
-		c := &copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopPoll(thread),
-			asdict: mode, active: map[starlark.Value]bool{}}
+		c := &copier{thread: thread, deep: true, stop: newStopPoll(thread), asdict: mode}
 		return c.copy(x, 0)
 	}
 }

@@ -155,12 +155,16 @@ type copier struct {
 	// asdict is set for dataclasses.asdict (dcDict) and astuple (dcTuple):
 	// dataclass instances become a dict or a tuple of their fields, lists,
 	// tuples and dicts (keys too) are rebuilt with their items converted,
-	// and any other value is deep-copied. A cycle is a RecursionError, as
-	// in CPython, while shared parts are converted once (memo).
+	// and any other value is deep-copied. A cycle ends at the depth limit
+	// with a RecursionError, as in CPython, while shared parts are
+	// converted once: the memo starts past memoAfter values visited, so
+	// that small values, the common case, do not pay for it.
 	asdict dcConv
-	active map[starlark.Value]bool // asdict: containers being converted
-	leaf   *copier                 // asdict: the deep copier of other values
+	leaf   *copier // asdict: the deep copier of other values
 }
+
+// memoAfter is how many values asdict mode visits before it memoizes.
+const memoAfter = 256
 
 // dcConv is the conversion of a copier in dataclasses.asdict/astuple mode.
 type dcConv int
@@ -295,15 +299,13 @@ func (c *copier) convert(v starlark.Value, depth int) (starlark.Value, error) {
 			return c.leafCopy(v, depth)
 		}
 	case *starlark.List, *starlark.Dict, *dictSub, starlark.Tuple:
-	default:
+	case *starlark.Set, *deque:
 		return c.leafCopy(v, depth)
+	default:
+		return v, nil // immutable (the deep copier returns it too)
 	}
-	if _, ok := v.(starlark.Tuple); !ok {
-		if c.active[v] {
-			return nil, errDepth("while calling a Python object")
-		}
-		c.active[v] = true
-		defer delete(c.active, v)
+	if c.memo == nil && c.stop.n > memoAfter {
+		c.memo = map[starlark.Value]starlark.Value{}
 	}
 	var out starlark.Value
 	switch x := v.(type) {
@@ -366,7 +368,9 @@ func (c *copier) convert(v starlark.Value, depth int) (starlark.Value, error) {
 		}
 		out = cp
 	}
-	c.memo[v] = out
+	if c.memo != nil {
+		c.memo[v] = out
+	}
 	return out, nil
 }
 
