@@ -112,6 +112,50 @@ u = s.union({1000}); u.discard(0); print(len(u), 0 in s, len(s.intersection(rang
 200 201 False True
 200 True 100
 `},
+		// dict.popitem pops the last item (LIFO), as CPython; upstream
+		// popped the first. OrderedDict.popitem(last=False) the first.
+		{`d = {i: str(i) for i in range(10)}
+print(d.popitem(), d.popitem(), d)
+del d[7]
+print(d.popitem(), d)
+d[20] = "x"; d[21] = "y"
+print(d.popitem(), d)
+while d:
+    d.popitem()
+d["a"] = 1
+print(d, d.popitem(), d)
+try:
+    d.popitem()
+except KeyError as e:
+    print("KeyError", e)
+from collections import OrderedDict, Counter, defaultdict
+o = OrderedDict((k, k * 2) for k in "abcd")
+print(o.popitem(), o.popitem(last=False), o)
+c = Counter("hello")
+print(c.popitem(), c)
+dd = defaultdict(list, {1: [1], 2: [2]})
+print(dd.popitem(), dd)
+big = {i: i for i in range(100000)}
+n = 0
+while big:
+    k, v = big.popitem()
+    n += k
+big[5] = 5
+print(n, big, len(big))
+e = {1: 1, 2: 2}
+print(e | {3: 3}, {3: 3} | e, e)
+`,
+			`(9, '9') (8, '8') {0: '0', 1: '1', 2: '2', 3: '3', 4: '4', 5: '5', 6: '6', 7: '7'}
+(6, '6') {0: '0', 1: '1', 2: '2', 3: '3', 4: '4', 5: '5'}
+(21, 'y') {0: '0', 1: '1', 2: '2', 3: '3', 4: '4', 5: '5', 20: 'x'}
+{} ('a', 1) {}
+KeyError 'popitem(): dictionary is empty'
+('d', 'dd') ('a', 'aa') OrderedDict([('b', 'bb'), ('c', 'cc')])
+('o', 1) Counter({'l': 2, 'h': 1, 'e': 1})
+(2, [2]) defaultdict(<class 'list'>, {1: [1]})
+4999950000 {5: 5} 1
+{1: 1, 2: 2, 3: 3} {3: 3, 1: 1, 2: 2} {1: 1, 2: 2}
+`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {

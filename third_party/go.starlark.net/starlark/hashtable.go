@@ -450,6 +450,40 @@ func (ht *hashtable) delete(k Value) (v Value, found bool, err error) {
 	return v, true, nil
 }
 
+// popLast removes the last live entry and returns it (found false when
+// the table is empty). rlm: dict.popitem pops the last item, as CPython
+// (upstream: the first). The entry's index slot is found by its number,
+// without comparing keys, and the tombstones ending the entries array
+// are dropped with it (as CPython's popitem), so popping a dict empty is
+// linear.
+func (ht *hashtable) popLast() (k, v Value, found bool, err error) {
+	if ht.len == 0 {
+		return nil, nil, false, nil
+	}
+	if err := ht.checkMutable("delete from"); err != nil {
+		return nil, nil, false, err
+	}
+	i := len(ht.entries) - 1
+	for ht.entries[i].key == nil {
+		i--
+	}
+	e := &ht.entries[i]
+	k, v = e.key, e.value
+	mask := uint(1)<<ht.logSize - 1
+	perturb := uint(e.hash)
+	j := uint(e.hash) & mask
+	for ht.getIx(j) != i {
+		perturb >>= 5
+		j = (j*5 + perturb + 1) & mask
+	}
+	ht.setIx(j, ixDummy)
+	clear(ht.entries[i:])
+	ht.entries = ht.entries[:i]
+	ht.head = min(ht.head, uint32(i))
+	ht.len--
+	return k, v, true, nil
+}
+
 // checkMutable reports an error if the hash table should not be mutated.
 // verb+" dict" should describe the operation.
 func (ht *hashtable) checkMutable(verb string) error {

@@ -1306,13 +1306,12 @@ func dict_popitem(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 		return nil, err
 	}
 	recv := b.Receiver().(*Dict)
-	k, ok := recv.ht.first()
-	if !ok {
-		return nil, nameErr(b, "empty dict")
-	}
-	v, _, err := recv.Delete(k)
+	k, v, ok, err := recv.ht.popLast() // rlm: the last item, as CPython
 	if err != nil {
 		return nil, nameErr(b, err) // dict is frozen
+	}
+	if !ok {
+		return nil, nameErr(b, "empty dict")
 	}
 	return Tuple{k, v}, nil
 }

@@ -976,7 +976,6 @@ func (x *Dict) Union(y *Dict) *Dict {
 	z := new(Dict)
 	z.ht.copyFrom(&x.ht)
 	z.ht.addAll(&y.ht) // can't fail
-	z.ht.addAll(&y.ht) // can't fail
 	return z
 }
 
