@@ -112,6 +112,34 @@ u = s.union({1000}); u.discard(0); print(len(u), 0 in s, len(s.intersection(rang
 200 201 False True
 200 True 100
 `},
+		// A copy of a table with deleted entries reuses the stored
+		// hashes: no __hash__ or __eq__ runs (41 calls before).
+		{`calls = [0]
+class K:
+    def __init__(self, v):
+        self.v = v
+    def __hash__(self):
+        calls[0] += 1
+        return self.v % 7
+    def __eq__(self, o):
+        calls[0] += 1
+        return self.v == o.v
+d = {K(i): i for i in range(20)}
+for k in list(d)[:5]:
+    del d[k]
+s = set(d)
+for k in list(s)[:3]:
+    s.discard(k)
+n = calls[0]
+c = d.copy()
+t = s.copy()
+print(calls[0] - n, len(c), [k.v for k in c][:3], sum(c.values()), len(t))
+c[K(100)] = 1
+print(len(c), len(d), c[K(100)])
+`,
+			`0 15 [5, 6, 7] 180 12
+16 15 1
+`},
 		// dict.popitem pops the last item (LIFO), as CPython; upstream
 		// popped the first. OrderedDict.popitem(last=False) the first.
 		{`d = {i: str(i) for i in range(10)}

@@ -100,20 +100,24 @@ func (ht *hashtable) setIx(i uint, ix int) {
 	}
 }
 
+// indexWidth returns the bytes per slot of an index of 1<<log slots.
+func indexWidth(log uint8) uint8 {
+	switch {
+	case log <= 7:
+		return 1
+	case log <= 15:
+		return 2
+	case log <= 31:
+		return 4
+	default:
+		return 8
+	}
+}
+
 // newIndex gives ht an empty index of 1<<log slots.
 func (ht *hashtable) newIndex(log uint8) {
 	n := 1 << log
-	var w uint8
-	switch {
-	case log <= 7:
-		w = 1
-	case log <= 15:
-		w = 2
-	case log <= 31:
-		w = 4
-	default:
-		w = 8
-	}
+	w := indexWidth(log)
 	ht.logSize, ht.width = log, w
 	if log == minLogSize {
 		for i := range ht.small {
@@ -298,25 +302,28 @@ func (ht *hashtable) entriesCap() int {
 // rebuild replaces the index by one of 1<<log slots and the entries by
 // the live ones, in order.
 func (ht *hashtable) rebuild(log uint8) {
-	old := ht.entries
+	ht.reindex(ht.entries, log, ht.rebuiltCap(log))
+}
+
+// rebuiltCap is the capacity of the entries array of a table rebuilt
+// with 1<<log slots.
+func (ht *hashtable) rebuiltCap(log uint8) int {
+	return min(max(2*int(ht.len), 4), usable(1<<log))
+}
+
+// reindex gives ht a new index of 1<<log slots and, as its entries, the
+// live entries of ents, in order, in an array of capacity c (their
+// stored hashes are reused: no key is hashed or compared).
+func (ht *hashtable) reindex(ents []entry, log uint8, c int) {
 	ht.newIndex(log)
-	ents := make([]entry, 0, min(max(2*int(ht.len), 4), usable(1<<log)))
-	mask := uint(1)<<log - 1
-	for i := range old {
-		e := &old[i]
-		if e.key == nil {
-			continue
+	live := make([]entry, 0, c)
+	for i := range ents {
+		if e := &ents[i]; e.key != nil {
+			ht.setIx(ht.emptySlot(e.hash), len(live))
+			live = append(live, *e)
 		}
-		perturb := uint(e.hash)
-		j := uint(e.hash) & mask
-		for ht.getIx(j) != ixEmpty {
-			perturb >>= 5
-			j = (j*5 + perturb + 1) & mask
-		}
-		ht.setIx(j, len(ents))
-		ents = append(ents, *e)
 	}
-	ht.entries = ents
+	ht.entries = live
 	ht.head = 0
 }
 
@@ -330,7 +337,11 @@ func (ht *hashtable) growBytes() int64 {
 	n := len(ht.entries)
 	if n >= usable(1<<ht.logSize) {
 		log := ht.grownLogSize()
-		return entryBytes*int64(min(max(2*int(ht.len), 4), usable(1<<log))) + int64(1)<<log*8
+		index := int64(0) // a table of minSlots keeps its index inline
+		if log > minLogSize {
+			index = int64(1) << log * int64(indexWidth(log))
+		}
+		return entryBytes*int64(ht.rebuiltCap(log)) + index
 	}
 	if n == cap(ht.entries) {
 		return entryBytes * int64(ht.entriesCap())
@@ -516,8 +527,10 @@ func (ht *hashtable) copyFrom(other *hashtable) {
 		return
 	}
 	if n != len(other.entries) {
-		ht.init(n)
-		ht.addAll(other) // can't fail: the keys are hashable and distinct
+		// rlm: without the tombstones, reusing the stored hashes (no
+		// key's __hash__ or __eq__ runs).
+		ht.reindex(other.entries, logSizeFor(n), n)
+		ht.len = other.len
 		return
 	}
 	ht.entries = append(make([]entry, 0, n), other.entries...)
