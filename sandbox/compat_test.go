@@ -87,10 +87,10 @@ func TestCompatCorpus(t *testing.T) {
 		if err != nil {
 			var se *sandbox.ScriptError
 			if errors.As(err, &se) {
-				errLine = se.Kind
-				if se.Msg != "" {
-					errLine += ": " + se.Msg
-				}
+				// The traceback's last line, as CPython's (which names a
+				// module's exception class by its module).
+				tb := strings.Split(strings.TrimSpace(se.Traceback), "\n")
+				errLine = tb[len(tb)-1]
 			} else {
 				errLine = "Go error: " + err.Error()
 			}

@@ -263,14 +263,12 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		left := padN/2 + (padN & w & 1)
 		return starlark.String(strings.Repeat(fill, left) + s + strings.Repeat(fill, padN-left)), true, nil
 	case "casefold":
-		return starlark.String(strings.ReplaceAll(strings.ToLower(s), "ß", "ss")), true, noArgs(name, args, kwargs)
+		if isASCII(s) {
+			return starlark.String(strings.ToLower(s)), true, noArgs(name, args, kwargs)
+		}
+		return starlark.String(pyCasefold(s)), true, noArgs(name, args, kwargs)
 	case "swapcase":
-		return starlark.String(strings.Map(func(r rune) rune {
-			if unicode.IsUpper(r) {
-				return unicode.ToLower(r)
-			}
-			return unicode.ToUpper(r)
-		}, s)), true, noArgs(name, args, kwargs)
+		return starlark.String(pySwapcase(s)), true, noArgs(name, args, kwargs)
 	case "isnumeric", "isdecimal", "isdigit":
 		if s == "" {
 			return starlark.False, true, nil

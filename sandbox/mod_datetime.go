@@ -241,7 +241,7 @@ func (d *dtValue) AttrNames() []string {
 	if d.isDate {
 		return []string{"day", "isoformat", "isoweekday", "month", "replace", "strftime", "timetuple", "toordinal", "weekday", "year"}
 	}
-	return []string{"astimezone", "date", "day", "hour", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
+	return []string{"astimezone", "date", "day", "hour", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "time", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
 }
 
 func (d *dtValue) Attr(name string) (starlark.Value, error) {
@@ -273,6 +273,13 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 		}
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return (&dtValue{t: t, isDate: true}).with(t), nil
+		})
+	case "time":
+		if d.isDate {
+			return nil, nil
+		}
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return timeOfDay(t), nil
 		})
 	case "tzinfo":
 		if d.isDate {
@@ -913,7 +920,16 @@ func init() {
 			}
 			return strptime(s, f)
 		}),
-		"fromisoformat":    parse(false),
+		"fromisoformat": parse(false),
+		"combine": NewBuiltin("combine", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var d *dtValue
+			var tv *timeValue
+			if err := starlark.UnpackPositionalArgs("combine", args, kwargs, 2, &d, &tv); err != nil {
+				return nil, err
+			}
+			day := time.Date(d.t.Year(), d.t.Month(), d.t.Day(), 0, 0, 0, 0, time.UTC)
+			return &dtValue{t: tv.wall(day)}, nil
+		}),
 		"now":              clockFn("now", false, true),
 		"utcnow":           clockFn("utcnow", false, false),
 		"today":            clockFn("today", false, false),
@@ -928,6 +944,7 @@ func datetimeModule() *module {
 		"datetime":  typeDatetime,
 		"date":      typeDate,
 		"timedelta": typeTimedelta,
+		"time":      typeTime,
 		"timezone":  typeTimezone,
 	})
 }

@@ -930,6 +930,19 @@ func decimalModule() *module {
 		vals[m] = starlark.String(m)
 	}
 	return newModule("decimal", map[string]builtinFn{
+		"localcontext": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var ctx, prec, rounding starlark.Value
+			if err := starlark.UnpackArgs("localcontext", args, kwargs, "ctx?", &ctx, "prec?", &prec, "rounding?", &rounding); err != nil {
+				return nil, err
+			}
+			l := &decLocal{ctx: decContextOf(thread), prec: prec, rounding: rounding}
+			if c, ok := ctx.(*decContext); ok {
+				l.from = c
+			} else if ctx != nil && ctx != starlark.None {
+				return nil, Errorf("TypeError", "optional argument must be a context")
+			}
+			return l, nil
+		},
 		"getcontext": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs("getcontext", args, kwargs, 0); err != nil {
 				return nil, err
@@ -937,4 +950,47 @@ func decimalModule() *module {
 			return decContextOf(thread), nil
 		},
 	}, vals)
+}
+
+// decLocal is decimal.localcontext(): in the with block, the session's
+// context has the given settings; the old ones come back at its end.
+// (Decimals hold the session's context, so changing it in place is
+// what a new thread-local context does in CPython.)
+type decLocal struct {
+	ctx            *decContext
+	from           *decContext // localcontext(ctx): start from ctx's settings
+	prec, rounding starlark.Value
+	saved          decContext
+}
+
+func (l *decLocal) Type() string          { return "_ContextManager" }
+func (l *decLocal) pyTypeName() string    { return "decimal.ContextManager" }
+func (l *decLocal) Freeze()               {}
+func (l *decLocal) Truth() starlark.Bool  { return true }
+func (l *decLocal) Hash() (uint32, error) { return 0, nil }
+func (l *decLocal) String() string        { return "<decimal.ContextManager object>" }
+
+func (l *decLocal) enter(*starlark.Thread) (starlark.Value, error) {
+	l.saved = *l.ctx
+	if l.from != nil {
+		l.ctx.prec, l.ctx.rounding = l.from.prec, l.from.rounding
+	}
+	if l.prec != nil {
+		if err := l.ctx.SetField("prec", l.prec); err != nil {
+			*l.ctx = l.saved
+			return nil, err
+		}
+	}
+	if l.rounding != nil {
+		if err := l.ctx.SetField("rounding", l.rounding); err != nil {
+			*l.ctx = l.saved
+			return nil, err
+		}
+	}
+	return l.ctx, nil
+}
+
+func (l *decLocal) exit(*starlark.Thread) error {
+	l.ctx.prec, l.ctx.rounding = l.saved.prec, l.saved.rounding
+	return nil
 }

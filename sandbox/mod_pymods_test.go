@@ -162,3 +162,24 @@ func TestHeldOutBatchFixes(t *testing.T) {
 	_, errKind := execIn(t, Config{}, "import itertools\nitertools.repeat(1)")
 	assert.Contains(t, errKind, "pass times")
 }
+
+// TestSession7Fixes pins the behaviour session 7 added for the compat
+// corpus (expected outputs from CPython 3.11): datetime.time, slice
+// objects, Unicode's full case mappings, with statements and
+// decimal.localcontext.
+func TestSession7Fixes(t *testing.T) {
+	cases := []struct{ name, code, want string }{
+		{"datetime.time", "from datetime import datetime, time, date\nd = datetime(2024, 3, 1, 12, 0, 1)\nt = d.time()\nprint(t, repr(t), t.hour, t.isoformat(), t.strftime('%H:%M %p'))\nprint(repr(time(12)), repr(time(1, 2, 3, 4)), time(1, 2) < time(1, 3), time.fromisoformat('10:11:12'))\nprint(datetime.combine(date(2024, 1, 2), time(3, 4)))", "12:00:01 datetime.time(12, 0, 1) 12 12:00:01 12:00 PM\ndatetime.time(12, 0) datetime.time(1, 2, 3, 4) True 10:11:12\n2024-01-02 03:04:00\n"},
+		{"slice", "s = slice(1, None, 2)\nprint(s, s.start, s.stop, s.step, 'abcdef'[s], [1, 2, 3, 4][s], (1, 2, 3)[slice(2)], '\u00e9\u20acabc'[slice(1, 3)])\nprint(slice(None, None, -1).indices(5), slice(1, 10).indices(4), 'abc'[slice(None, None, -1)])", "slice(1, None, 2) 1 None 2 bdf [2, 4] (1, 2) \u20aca\n(4, -1, -1) (1, 4, 1) cba\n"},
+		{"full case mapping", "print('stra\u00dfe'.upper(), '\u0130'.lower().encode(), '\u039f\u0394\u039f\u03a3 \u03a3\u0391\u03a3'.lower(), '\u00df'.swapcase(), '\ufb01sh stra\u00dfe'.title(), '\u00e9lan \u00c9T\u00c9'.capitalize())\nprint('Stra\u00dfe'.casefold(), '\u03a3\u0391\u03a3'.casefold(), '\u03a3'.lower(), 'a\u03a3b'.lower(), \"a'\u03a3.\".lower(), 'abc'.upper(), 'hELLO wORLD'.title())", "STRASSE b'i\\xcc\\x87' \u03bf\u03b4\u03bf\u03c2 \u03c3\u03b1\u03c2 SS Fish Stra\u00dfe \u00c9lan \u00e9t\u00e9\nstrasse \u03c3\u03b1\u03c3 \u03c3 a\u03c3b a'\u03c2. ABC Hello World\n"},
+		{"with", "class T:\n    def __init__(self, n):\n        self.n = n\n    def __enter__(self):\n        print('enter', self.n)\n        return self\n    def __exit__(self, *exc):\n        print('exit', self.n)\ndef f():\n    with T('a') as t, T('b'):\n        print('body', t.n)\n        return 5\nprint(f())\nfor i in range(3):\n    with T(i):\n        if i == 1:\n            continue\n        print('i', i)\ntry:\n    with T('x'):\n        raise ValueError('boom')\nexcept ValueError as e:\n    print('caught', e)\ntry:\n    with 5:\n        pass\nexcept TypeError as e:\n    print(e)", "enter a\nenter b\nbody a\nexit b\nexit a\n5\nenter 0\ni 0\nexit 0\nenter 1\nexit 1\nenter 2\ni 2\nexit 2\nenter x\nexit x\ncaught boom\n'int' object does not support the context manager protocol\n"},
+		{"localcontext", "from decimal import Decimal, localcontext, getcontext, ROUND_DOWN\nx = Decimal(1) / 7\nwith localcontext() as ctx:\n    ctx.prec = 5\n    y = Decimal(1) / 7\n    print(y, x + 0, getcontext().prec)\nprint(Decimal(1) / 7, y * 1, getcontext().prec)\nwith localcontext(prec=3, rounding=ROUND_DOWN):\n    print(Decimal(2) / 3)\nprint(Decimal(2) / 3)", "0.14286 0.14286 5\n0.1428571428571428571428571429 0.14286 28\n0.666\n0.6666666666666666666666666667\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errKind := execIn(t, Config{}, c.code)
+			assert.Empty(t, errKind)
+			assert.Equal(t, c.want, out)
+		})
+	}
+}

@@ -30,6 +30,7 @@ func pyBuiltins() starlark.StringDict {
 		"type":      typeType,
 		"object":    typeObject,
 		"range":     typeRange,
+		"slice":     typeSlice,
 		"bytes":     typeBytes,
 	}
 	fns := map[string]builtinFn{
@@ -118,6 +119,8 @@ func pyBuiltins() starlark.StringDict {
 		"_py_getslice":   pyGetSlice,
 		"_py_sink":       pySink,
 		"_py_fold":       pyFold,
+		"_py_enter":      pyEnter,
+		"_py_exit":       pyExit,
 	}
 	for name, fn := range fns {
 		d[name] = NewBuiltin(name, fn)
@@ -1683,4 +1686,56 @@ func pyEqual(thread *starlark.Thread, x, y starlark.Value) (bool, error) {
 		return false, nil
 	}
 	return starlark.Equal(x, y)
+}
+
+// contextManager is a built-in value a with statement accepts.
+type contextManager interface {
+	starlark.Value
+	// enter starts the block and returns the value bound by `as`.
+	enter(thread *starlark.Thread) (starlark.Value, error)
+	// exit ends the block (normally or by an exception).
+	exit(thread *starlark.Thread) error
+}
+
+// pyEnter is _py_enter(m): the start of `with m as x`, which returns
+// (m, what m's __enter__ returned).
+func pyEnter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return nil, argErr("_py_enter", "takes 1 argument")
+	}
+	switch m := args[0].(type) {
+	case *pyObject:
+		if _, ok := m.cls.lookup("__exit__"); ok {
+			v, ok, err := m.dunder("__enter__")
+			if ok {
+				if err != nil {
+					return nil, err
+				}
+				return starlark.Tuple{m, v}, nil
+			}
+		}
+	case contextManager:
+		v, err := m.enter(thread)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.Tuple{m, v}, nil
+	}
+	return nil, Errorf("TypeError", "'%s' object does not support the context manager protocol", pyType(args[0]))
+}
+
+// pyExit is _py_exit(m): the end of a with block (m's __exit__ gets no
+// exception).
+func pyExit(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 || len(kwargs) != 0 {
+		return nil, argErr("_py_exit", "takes 1 argument")
+	}
+	switch m := args[0].(type) {
+	case *pyObject:
+		_, _, err := m.dunder("__exit__", starlark.None, starlark.None, starlark.None)
+		return starlark.None, err
+	case contextManager:
+		return starlark.None, m.exit(thread)
+	}
+	return starlark.None, nil
 }

@@ -31,5 +31,6 @@ func init() {
 		Iterable: pyIterable,
 		Contains: func(haystack, needle string) bool { return pyre.IndexLiteral(haystack, needle) >= 0 },
 		Method:   methodHook,
+		CaseMap:  caseMap,
 	}
 }

@@ -223,6 +223,9 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 	case starlark.String:
 		if f := factsOf(string(x)); f != nil {
 			i, err := starlark.AsInt32(y)
+			if s, ok := y.(*sliceObj); ok {
+				return pySlice(thread, x, s.start, s.stop, s.step)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("string index: %s", err)
 			}
@@ -243,6 +246,11 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 			return nil, err
 		}
 		return pyIndex(thread, v, y)
+	}
+	if s, ok := y.(*sliceObj); ok {
+		if _, isMap := x.(starlark.Mapping); !isMap {
+			return pySlice(thread, x, s.start, s.stop, s.step)
+		}
 	}
 	return getIndex(x, y)
 }

@@ -66,6 +66,15 @@ func (st *step) sourceLine(fname string, n int) string {
 	return ""
 }
 
+// qualifiedKinds names the exception classes of modules as CPython's
+// traceback does (module.qualname; ScriptError.Kind keeps the short name).
+var qualifiedKinds = map[string]string{
+	"JSONDecodeError":     "json.decoder.JSONDecodeError",
+	"StatisticsError":     "statistics.StatisticsError",
+	"csv.Error":           "_csv.Error",
+	"FrozenInstanceError": "dataclasses.FrozenInstanceError",
+}
+
 func newScriptError(kind, msg string, line int, err error, code string, frames []tbFrame) *ScriptError {
 	lines := strings.Split(code, "\n")
 	if len(frames) == 0 && line > 0 {
@@ -92,7 +101,11 @@ func newScriptError(kind, msg string, line int, err error, code string, frames [
 			}
 		}
 	}
-	b.WriteString(kind)
+	if q, ok := qualifiedKinds[kind]; ok {
+		b.WriteString(q)
+	} else {
+		b.WriteString(kind)
+	}
 	if msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)

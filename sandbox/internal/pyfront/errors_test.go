@@ -16,7 +16,6 @@ func TestCompileErrors(t *testing.T) {
 		unsupported bool
 	}{
 		{"class", "x = 1\nclass A:\n    pass", 2, "class definitions are not supported", true},
-		{"with", "with open('f') as f:\n    pass", 1, "with statements are not supported", true},
 		{"infinite generator", "def g():\n    n = 0\n    while True:\n        yield n\n        n += 1", 3, "infinite generators", true},
 		{"yield outside def", "yield 1", 1, "'yield' outside function", false},
 		{"yield expr", "def g():\n    x = yield", 2, "yield", true},

@@ -200,7 +200,7 @@ func (p *parser) parseStmt(stmts []Stmt) []Stmt {
 	case CLASS:
 		return append(stmts, p.parseClassDef()...)
 	case WITH:
-		p.unsupported(p.tokval.pos, "with statements are not supported here (there are no files or resources to open): work on the variables directly")
+		return append(stmts, p.parseWithStmt()...)
 	case AT:
 		return append(stmts, p.parseDecorated()...)
 	case ASYNC, AWAIT:
@@ -314,6 +314,49 @@ func (p *parser) parseInnerTry() []Stmt {
 		stmts = append(stmts, &IfStmt{If: pos, Cond: ident("False", pos), True: dead})
 	}
 	return stmts
+}
+
+// parseWithStmt lowers `with E as T: body` (items nest left to right) to
+//
+//	_py_tN = _py_enter(E)   # (manager, what __enter__ returned)
+//	T = _py_tN[1]
+//	try: body
+//	finally: _py_exit(_py_tN[0])
+//
+// The manager's exit gets no exception (it cannot suppress one).
+func (p *parser) parseWithStmt() []Stmt {
+	pos := p.nextToken() // consume WITH
+	type item struct{ x, target Expr }
+	var items []item
+	for {
+		it := item{x: p.parseTest()}
+		if p.tok == AS {
+			p.nextToken()
+			it.target = p.parsePrimaryWithSuffix()
+		}
+		items = append(items, it)
+		if p.tok != COMMA {
+			break
+		}
+		p.nextToken()
+	}
+	p.consume(COLON)
+	body := p.parseSuite()
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		start, _ := it.x.Span()
+		t := p.newTemp()
+		part := func(k int64) Expr {
+			return &IndexExpr{X: ident(t, start), Lbrack: start, Y: intLit(k, start), Rbrack: start}
+		}
+		out := []Stmt{&AssignStmt{OpPos: start, Op: EQ, LHS: ident(t, start), RHS: call("_py_enter", start, it.x)}}
+		if it.target != nil {
+			out = append(out, p.assign(it.target, part(1))...)
+		}
+		exit := []Stmt{&ExprStmt{X: call("_py_exit", start, part(0))}}
+		body = append(out, p.lowerInnerTry(pos, body, nil, nil, exit)...)
+	}
+	return body
 }
 
 // parseDecorated parses decorators and the def they apply to:

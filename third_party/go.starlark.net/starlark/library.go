@@ -1540,6 +1540,9 @@ func string_capitalize(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value
 		return nil, err
 	}
 	s := string(b.Receiver().(String))
+	if v, ok := caseMapped(b.Name(), s); ok { // rlm: Python's full case mapping
+		return v, nil
+	}
 	res := new(strings.Builder)
 	res.Grow(len(s))
 	for i, r := range s {
@@ -1947,6 +1950,9 @@ func string_lower(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 	} else if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
+	if v, ok := caseMapped(b.Name(), string(b.Receiver().(String))); ok { // rlm: Python's full case mapping
+		return v, nil
+	}
 	return String(strings.ToLower(string(b.Receiver().(String)))), nil
 }
 
@@ -2109,6 +2115,9 @@ func string_title(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 	}
 
 	s := string(b.Receiver().(String))
+	if v, ok := caseMapped(b.Name(), s); ok { // rlm: Python's full case mapping
+		return v, nil
+	}
 
 	// Python semantics differ from x==strings.{To,}Title(x) in Go:
 	// "uppercase characters may only follow uncased characters and
@@ -2133,6 +2142,9 @@ func string_upper(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, err
 	if plainArgs(args, kwargs, 0, 0) { // rlm: no unpacking
 	} else if err := UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
+	}
+	if v, ok := caseMapped(b.Name(), string(b.Receiver().(String))); ok { // rlm: Python's full case mapping
+		return v, nil
 	}
 	return String(strings.ToUpper(string(b.Receiver().(String)))), nil
 }

@@ -31,6 +31,24 @@ type PyOpsHooks struct {
 	// frame; handled false (with no effect) leaves the call to the helper.
 	// args may be the interpreter's operand stack: Method must not keep it.
 	Method func(thread *Thread, recv Value, name string, args Tuple, kwargs []Tuple) (v Value, handled bool, err error)
+	// CaseMap returns Python's str.upper, lower, title or capitalize (by
+	// name) of s, a str with a non-ASCII byte: Unicode's full case
+	// mappings (ß.upper() is SS), which Go's unicode package lacks.
+	CaseMap func(name, s string) string
+}
+
+// rlm: caseMapped applies PyOps.CaseMap to a non-ASCII str (ok false:
+// Starlark's own mapping, exact for ASCII).
+func caseMapped(name, s string) (String, bool) {
+	if PyOps == nil || PyOps.CaseMap == nil {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return String(PyOps.CaseMap(name, s)), true
+		}
+	}
+	return "", false
 }
 
 // PyOps holds the process's Python operation hooks (nil: Starlark's own

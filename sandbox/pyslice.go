@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// sliceObj is Python's slice(start, stop, step): x[s] with s a slice
+// reads x[start:stop:step].
+type sliceObj struct{ start, stop, step starlark.Value }
+
+var typeSlice *typeObj
+
+var (
+	_ starlark.HasAttrs   = (*sliceObj)(nil)
+	_ starlark.Comparable = (*sliceObj)(nil)
+)
+
+func (s *sliceObj) Type() string         { return "slice" }
+func (s *sliceObj) pyTypeObj() *typeObj  { return typeSlice }
+func (s *sliceObj) Freeze()              {}
+func (s *sliceObj) Truth() starlark.Bool { return true }
+func (s *sliceObj) Hash() (uint32, error) {
+	return 0, fmt.Errorf("unhashable type: 'slice'")
+}
+func (s *sliceObj) String() string { return Repr(s) }
+func (s *sliceObj) writeRepr(r *renderer) {
+	r.b.WriteString("slice(")
+	r.repr(s.start)
+	r.b.WriteString(", ")
+	r.repr(s.stop)
+	r.b.WriteString(", ")
+	r.repr(s.step)
+	r.b.WriteByte(')')
+}
+
+// CompareSameType compares slices as the tuples of their parts.
+func (s *sliceObj) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	o := y.(*sliceObj)
+	return starlark.CompareDepth(op, starlark.Tuple{s.start, s.stop, s.step}, starlark.Tuple{o.start, o.stop, o.step}, depth)
+}
+
+// AttrNames lists the attributes of a slice.
+func (s *sliceObj) AttrNames() []string { return []string{"indices", "start", "step", "stop"} }
+
+// Attr returns start, stop, step or the indices method.
+func (s *sliceObj) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "start":
+		return s.start, nil
+	case "stop":
+		return s.stop, nil
+	case "step":
+		return s.step, nil
+	case "indices":
+		return NewBuiltin("indices", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n int
+			if err := starlark.UnpackPositionalArgs("indices", args, kwargs, 1, &n); err != nil {
+				return nil, err
+			}
+			if n < 0 {
+				return nil, Errorf("ValueError", "length should not be negative")
+			}
+			start, end, step, err := sliceBounds(s.start, s.stop, s.step, n)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Tuple{starlark.MakeInt(start), starlark.MakeInt(end), starlark.MakeInt(step)}, nil
+		}).BindReceiver(s), nil
+	}
+	return nil, nil
+}
+
+func init() {
+	typeSlice = &typeObj{name: "slice", check: isType[*sliceObj]}
+	typeSlice.call = func(_ *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(kwargs) > 0 {
+			return nil, Errorf("TypeError", "slice() takes no keyword arguments")
+		}
+		switch len(args) {
+		case 0:
+			return nil, Errorf("TypeError", "slice expected at least 1 argument, got 0")
+		case 1:
+			return &sliceObj{starlark.None, args[0], starlark.None}, nil
+		case 2:
+			return &sliceObj{args[0], args[1], starlark.None}, nil
+		case 3:
+			return &sliceObj{args[0], args[1], args[2]}, nil
+		}
+		return nil, Errorf("TypeError", "slice expected at most 3 arguments, got %d", len(args))
+	}
+}
