@@ -14,9 +14,10 @@ import (
 
 // The decimal module, basic: Decimal from str, int, float or Decimal;
 // + - * / // % ** (integral powers), comparisons (with ints and floats
-// too), str/repr, quantize, normalize, to_integral_value, round(), int()
-// and float(), and getcontext() with a settable prec (default 28) and
-// rounding (default ROUND_HALF_EVEN), as in CPython 3.11. Results are
+// too), str/repr, quantize, normalize, to_integral_value, sqrt, exp, ln,
+// log10 (mod_decimal_math.go), round(), int() and float(), getcontext()
+// with a settable prec (default 28) and rounding (default
+// ROUND_HALF_EVEN), and localcontext() for a with block, as in CPython 3.11. Results are
 // rounded to the context's precision; exponents stay within ±maxDecExp.
 // NaN and Infinity parse and print, but arithmetic on them is refused.
 
@@ -683,7 +684,7 @@ func (d *decValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.
 }
 
 func (d *decValue) AttrNames() []string {
-	return []string{"adjusted", "as_integer_ratio", "copy_abs", "copy_negate", "is_finite", "is_infinite", "is_nan", "is_signed", "is_zero", "normalize", "quantize", "to_integral", "to_integral_value"}
+	return []string{"adjusted", "as_integer_ratio", "copy_abs", "copy_negate", "exp", "is_finite", "is_infinite", "is_nan", "is_signed", "is_zero", "ln", "log10", "normalize", "quantize", "sqrt", "to_integral", "to_integral_value"}
 }
 
 func (d *decValue) Attr(name string) (starlark.Value, error) {
@@ -711,6 +712,8 @@ func (d *decValue) Attr(name string) (starlark.Value, error) {
 		return string(s), nil
 	}
 	switch name {
+	case "sqrt", "exp", "ln", "log10":
+		return decMathMethod(d, name), nil
 	case "quantize":
 		return method(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var e, mode, ctxv starlark.Value
