@@ -209,7 +209,11 @@ func (o *pyObject) Hash() (uint32, error) {
 }
 
 func (o *pyObject) writeRepr(r *renderer) {
-	if v, ok, err := o.dunder("__repr__"); ok && err == nil {
+	if v, ok, err := o.dunder("__repr__"); ok {
+		if err != nil {
+			r.fail(err)
+			return
+		}
 		r.b.WriteString(Str(v))
 		return
 	}
@@ -219,6 +223,20 @@ func (o *pyObject) writeRepr(r *renderer) {
 		return
 	}
 	fmt.Fprintf(&r.b, "<__main__.%s object at %p>", o.cls.name, o)
+}
+
+// writeStr renders str(o); an exception raised by __str__ stops the
+// rendering (print, str, f-strings raise it, as in Python).
+func (o *pyObject) writeStr(r *renderer) {
+	if v, ok, err := o.dunder("__str__"); ok {
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		r.b.WriteString(Str(v))
+		return
+	}
+	r.b.WriteString(o.pyStr())
 }
 
 func (o *pyObject) pyStr() string {
@@ -607,6 +625,17 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			defaults[f] = v
 		}
 	}
+	// The fields __repr__ shows and the fields ==, < and hash compare.
+	var reprFields, cmpFields []string
+	for _, f := range fields {
+		fs, _ := defaults[f].(*fieldSpec)
+		if fs == nil || !fs.noRepr {
+			reprFields = append(reprFields, f)
+		}
+		if fs == nil || !fs.noCompare {
+			cmpFields = append(cmpFields, f)
+		}
+	}
 	defaultOf := func(thread *starlark.Thread, f string) (starlark.Value, bool, error) {
 		d, ok := defaults[f]
 		if !ok {
@@ -671,8 +700,8 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			if err != nil {
 				return nil, err
 			}
-			parts := make([]string, len(fields))
-			for i, f := range fields {
+			parts := make([]string, len(reprFields))
+			for i, f := range reprFields {
 				parts[i] = f + "=" + Repr(self.attrs[f])
 			}
 			return starlark.String(self.cls.name + "(" + strings.Join(parts, ", ") + ")"), nil
@@ -688,7 +717,7 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			if !ok || bo.cls != a.cls {
 				return starlark.False, nil
 			}
-			for _, f := range fields {
+			for _, f := range cmpFields {
 				if eq, err := starlark.Equal(a.attrs[f], bo.attrs[f]); err != nil || !eq {
 					return starlark.False, err
 				}
@@ -698,8 +727,8 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	}
 	t.cls.dcFields = fields
 	fieldTuple := func(o *pyObject) starlark.Tuple {
-		tu := make(starlark.Tuple, len(fields))
-		for i, f := range fields {
+		tu := make(starlark.Tuple, len(cmpFields))
+		for i, f := range cmpFields {
 			tu[i] = o.attrs[f]
 		}
 		return tu
@@ -811,6 +840,8 @@ func contains(xs []string, s string) bool {
 // fieldSpec is the value of dataclasses.field(...).
 type fieldSpec struct {
 	dflt, factory starlark.Value
+	noRepr        bool // repr=False: left out of __repr__
+	noCompare     bool // compare=False: left out of ==, < and the hash
 }
 
 func (f *fieldSpec) String() string        { return "Field()" }
@@ -827,6 +858,10 @@ func dataclassField(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 			fs.dflt = kv[1]
 		case "default_factory":
 			fs.factory = kv[1]
+		case "repr":
+			fs.noRepr = !bool(kv[1].Truth())
+		case "compare":
+			fs.noCompare = !bool(kv[1].Truth())
 		}
 	}
 	return fs, nil

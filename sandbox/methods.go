@@ -1449,3 +1449,37 @@ func strEncode(s string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark
 	}
 	return starlark.Bytes(b.String()), nil
 }
+
+// Binary implements the set operations of keys and items views
+// (d.keys() - {"x"}, a.keys() & b.keys()): a set, as in Python.
+func (v *dictView) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
+	if v.kind == "values" {
+		return nil, nil
+	}
+	switch op {
+	case syntax.MINUS, syntax.AMP, syntax.PIPE, syntax.CIRCUMFLEX:
+	default:
+		return nil, nil
+	}
+	a := starlark.NewSet(v.Len())
+	for _, e := range v.elems() {
+		if err := a.Insert(e); err != nil {
+			return nil, err
+		}
+	}
+	var b starlark.Value = y
+	if _, ok := y.(*starlark.Set); !ok {
+		if _, ok := y.(starlark.Iterable); !ok {
+			return nil, nil
+		}
+		s, err := builtinSet(nil, starlark.Tuple{y}, nil)
+		if err != nil {
+			return nil, err
+		}
+		b = s
+	}
+	if side == starlark.Right {
+		return starlark.Binary(op, b, a)
+	}
+	return starlark.Binary(op, a, b)
+}

@@ -537,3 +537,28 @@ func collectionsModule() *module {
 		"deque":       typeDeque,
 	})
 }
+
+// Unary implements +c (the positive counts) and -c (the negated negative
+// counts) of a Counter.
+func (c *dictSub) Unary(op syntax.Token) (starlark.Value, error) {
+	if c.kind != "Counter" || op != syntax.PLUS && op != syntax.MINUS {
+		return nil, nil
+	}
+	out := &dictSub{kind: "Counter", d: starlark.NewDict(0)}
+	zero := starlark.MakeInt(0)
+	for _, kv := range c.d.Items() {
+		v := kv[1]
+		if op == syntax.MINUS {
+			var err error
+			if v, err = binary(syntax.MINUS, zero, v); err != nil {
+				return nil, err
+			}
+		}
+		if pos, _ := pyCompare(syntax.GT, v, zero); pos {
+			if err := out.d.SetKey(kv[0], v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

@@ -239,9 +239,9 @@ func (d *dtValue) with(t time.Time) *dtValue {
 
 func (d *dtValue) AttrNames() []string {
 	if d.isDate {
-		return []string{"day", "isoformat", "isoweekday", "month", "replace", "strftime", "timetuple", "toordinal", "weekday", "year"}
+		return []string{"day", "isocalendar", "isoformat", "isoweekday", "month", "replace", "strftime", "timetuple", "toordinal", "weekday", "year"}
 	}
-	return []string{"astimezone", "date", "day", "hour", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "time", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
+	return []string{"astimezone", "date", "day", "hour", "isocalendar", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "time", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
 }
 
 func (d *dtValue) Attr(name string) (starlark.Value, error) {
@@ -317,6 +317,14 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 			}
 			return &dtValue{t: d.instant().Add(time.Duration(z.off) * time.Second), tz: z}, nil
 		})
+	case "isocalendar":
+		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			y, w := t.ISOWeek()
+			return isoCalendar(y, w, (int(t.Weekday())+6)%7+1), nil
+		})
 	case "timetuple":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return structTime(t, -1), nil
@@ -324,9 +332,44 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 	case "isoformat":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if d.isDate {
+				if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+					return nil, err
+				}
 				return starlark.String(t.Format("2006-01-02")), nil
 			}
-			return starlark.String(strings.Replace(d.pyStr(), " ", "T", 1)), nil
+			sep, timespec := "T", "auto"
+			if err := starlark.UnpackArgs(name, args, kwargs, "sep?", &sep, "timespec?", &timespec); err != nil {
+				return nil, err
+			}
+			if len([]rune(sep)) != 1 {
+				return nil, Errorf("TypeError", "isoformat() argument 1 must be a unicode character, not str")
+			}
+			var clock string
+			us := t.Nanosecond() / 1000
+			switch timespec {
+			case "auto":
+				clock = t.Format("15:04:05")
+				if us != 0 {
+					clock += fmt.Sprintf(".%06d", us)
+				}
+			case "hours":
+				clock = t.Format("15")
+			case "minutes":
+				clock = t.Format("15:04")
+			case "seconds":
+				clock = t.Format("15:04:05")
+			case "milliseconds":
+				clock = t.Format("15:04:05") + fmt.Sprintf(".%03d", us/1000)
+			case "microseconds":
+				clock = t.Format("15:04:05") + fmt.Sprintf(".%06d", us)
+			default:
+				return nil, Errorf("ValueError", "Unknown timespec value")
+			}
+			out := t.Format("2006-01-02") + sep + clock
+			if d.tz != nil {
+				out += offsetString(d.tz.off, ":")
+			}
+			return starlark.String(out), nil
 		})
 	case "strftime":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -958,4 +1001,19 @@ func (td *tdValue) Unary(op syntax.Token) (starlark.Value, error) {
 		return td, nil
 	}
 	return nil, nil
+}
+
+// typeIsoCalendarDate is datetime.IsoCalendarDate, what isocalendar() returns.
+var typeIsoCalendarDate = func() *typeObj {
+	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("datetime.IsoCalendarDate"), starlark.String("year week weekday")}, nil)
+	if err != nil {
+		panic(err)
+	}
+	return t.(*typeObj)
+}()
+
+// isoCalendar builds the IsoCalendarDate (year, week, weekday).
+func isoCalendar(year, week, weekday int) starlark.Value {
+	v, _ := typeIsoCalendarDate.call(nil, starlark.Tuple{starlark.MakeInt(year), starlark.MakeInt(week), starlark.MakeInt(weekday)}, nil)
+	return v
 }

@@ -495,6 +495,20 @@ func namedtuple(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 		}
 		return out
 	}())
+	t.attrs["_make"] = NewBuiltin("_make", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var it starlark.Value
+		if err := starlark.UnpackPositionalArgs("_make", args, kwargs, 1, &it); err != nil {
+			return nil, err
+		}
+		var vals starlark.Tuple
+		if err := forEach(thread, it, func(v starlark.Value) error { vals = append(vals, v); return nil }); err != nil {
+			return nil, err
+		}
+		if len(vals) != len(fields) {
+			return nil, Errorf("TypeError", "Expected %d arguments, got %d", len(fields), len(vals))
+		}
+		return &namedTuple{Tuple: vals, cls: t, fields: fields}, nil
+	})
 	return t, nil
 }
 

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -402,52 +401,22 @@ func numbers(thread *starlark.Thread, name string, args starlark.Tuple, kwargs [
 	return out, allInt, err
 }
 
-// statisticsMeanOf is a helper of the statistics module.
-func statisticsMeanOf(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// statisticsVarianceOf is a helper of the statistics module.
-func statisticsVarianceOf(xs []float64, sample bool) float64 {
-	m := statisticsMeanOf(xs)
-	s := 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	n := float64(len(xs))
-	if sample {
-		n--
-	}
-	return s / n
-}
-
 func statisticsModule() *module {
 	return newModule("statistics", map[string]builtinFn{
-		"mean":      statisticsMean,
-		"median":    statisticsMedian,
-		"stdev":     statisticsStdev,
-		"pstdev":    statisticsPstdev,
-		"variance":  statisticsVariance,
-		"mode":      statisticsMode,
-		"quantiles": statisticsQuantiles,
-	}, nil)
-}
-
-// statisticsMean implements statistics.mean.
-func statisticsMean(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	xs, allInt, err := numbers(thread, "mean", args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	m := statisticsMeanOf(xs)
-	if allInt && m == math.Trunc(m) {
-		return starlark.NumberToInt(starlark.Float(m))
-	}
-	return starlark.Float(m), nil
+		"mean":          statisticsMean,
+		"fmean":         statisticsFmean,
+		"median":        statisticsMedian,
+		"median_low":    statisticsMedianLowHigh("median_low", false),
+		"median_high":   statisticsMedianLowHigh("median_high", true),
+		"stdev":         statisticsSpread("stdev", true, true),
+		"pstdev":        statisticsSpread("pstdev", false, true),
+		"variance":      statisticsSpread("variance", true, false),
+		"pvariance":     statisticsSpread("pvariance", false, false),
+		"harmonic_mean": statisticsHarmonicMean,
+		"mode":          statisticsMode,
+		"multimode":     statisticsMultimode,
+		"quantiles":     statisticsQuantiles,
+	}, starlark.StringDict{"StatisticsError": excTypes["StatisticsError"]})
 }
 
 // statisticsMedian implements statistics.median.
@@ -476,39 +445,6 @@ func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 		return nil, err
 	}
 	return binary(syntax.SLASH, s, starlark.MakeInt(2))
-}
-
-// statisticsStdev implements statistics.stdev.
-func statisticsStdev(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	xs, _, err := numbers(thread, "stdev", args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	if len(xs) < 2 {
-		return nil, &PyError{Kind: "StatisticsError", Msg: "stdev requires at least two data points"}
-	}
-	return starlark.Float(math.Sqrt(statisticsVarianceOf(xs, true))), nil
-}
-
-// statisticsPstdev implements statistics.pstdev.
-func statisticsPstdev(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	xs, _, err := numbers(thread, "pstdev", args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	return starlark.Float(math.Sqrt(statisticsVarianceOf(xs, false))), nil
-}
-
-// statisticsVariance implements statistics.variance.
-func statisticsVariance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	xs, _, err := numbers(thread, "variance", args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	if len(xs) < 2 {
-		return nil, &PyError{Kind: "StatisticsError", Msg: "variance requires at least two data points"}
-	}
-	return starlark.Float(statisticsVarianceOf(xs, true)), nil
 }
 
 // statisticsMode implements statistics.mode.

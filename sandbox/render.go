@@ -162,11 +162,22 @@ func (r *renderer) str(v starlark.Value) {
 	case starlark.String:
 		r.b.WriteString(string(v))
 		return
+	case *pyObject:
+		v.writeStr(r)
+		return
 	case pyStrer:
 		r.b.WriteString(v.pyStr())
 		return
 	}
 	r.repr(v)
+}
+
+// fail records err, an exception raised while rendering (by __str__ or
+// __repr__), as the rendering's error, unless one is already recorded.
+func (r *renderer) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
 }
 
 func (r *renderer) resolve(v starlark.Value) starlark.Value {

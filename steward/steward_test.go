@@ -61,9 +61,9 @@ func newSteward(t *testing.T) (*Steward, string) {
 func TestProposeApplyRollback(t *testing.T) {
 	st, runsDir := newSteward(t)
 	root := runs.NewRoot(runsDir)
-	withStmt := "```python\nwith open('notes') as f:\n    print(f.read())\n```"
+	asyncDef := "```python\nasync def f():\n    return 1\n```"
 	for range 3 {
-		keptRun(t, root, "gpt-a", "code: 7\n", orchestrator.MetaNotes{}, withStmt, submit)
+		keptRun(t, root, "gpt-a", "code: 7\n", orchestrator.MetaNotes{}, asyncDef, submit)
 	}
 	keptRun(t, root, "gpt-a", "code: 7\n", orchestrator.MetaNotes{}, "```python\nprint(undefined)\n```", submit)
 
@@ -73,7 +73,7 @@ func TestProposeApplyRollback(t *testing.T) {
 	require.Len(t, evs, 4)
 	reErrs, nameErrs := 0, 0
 	for _, e := range evs {
-		reErrs += e.Errors["no_with"]
+		reErrs += e.Errors["no_async"]
 		nameErrs += e.Errors["name_error"]
 	}
 	assert.Equal(t, 3, reErrs)
@@ -87,13 +87,13 @@ func TestProposeApplyRollback(t *testing.T) {
 	require.Len(t, ps, 1, "one kind in enough runs: NameError was seen once only")
 	p := ps[0]
 	assert.Equal(t, ActionAddLesson, p.Action)
-	assert.Equal(t, "no_with", p.Lesson.ID)
+	assert.Equal(t, "no_async", p.Lesson.ID)
 	assert.Equal(t, 3, p.Evidence.RunsWith)
 	assert.Equal(t, 4, p.Evidence.RunsTotal)
 	assert.Equal(t, 3, p.Evidence.Lost)
 	require.NotEmpty(t, p.Evidence.Samples)
-	assert.Contains(t, p.Evidence.Samples[0].Code, "with open('notes')")
-	assert.Contains(t, p.Evidence.Samples[0].Error, "with statements are not supported")
+	assert.Contains(t, p.Evidence.Samples[0].Code, "async def f()")
+	assert.Contains(t, p.Evidence.Samples[0].Error, "async/await is not supported")
 	require.NoError(t, st.SaveProposals(ps))
 
 	res, err := st.Apply([]string{p.ID}, false)
@@ -131,7 +131,7 @@ func TestProposeApplyRollback(t *testing.T) {
 	require.Len(t, log, 2)
 	assert.Equal(t, 1, log[0].Version)
 	assert.Equal(t, ActionAddLesson, log[0].Action)
-	assert.Equal(t, "no_with", log[0].Target)
+	assert.Equal(t, "no_async", log[0].Target)
 	assert.Equal(t, "tester", log[0].By)
 	assert.Equal(t, p.ID, log[0].Proposal)
 	assert.NotEmpty(t, log[0].Reason)

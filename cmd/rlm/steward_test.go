@@ -27,7 +27,7 @@ func TestStewardCommands(t *testing.T) {
 			}
 		}
 		if n == 0 {
-			return llmtest.Text("```python\nwith open('notes') as f:\n    print(f.read())\n```")
+			return llmtest.Text("```python\nasync def f():\n    return 1\n```")
 		}
 		return llmtest.Text("```python\nSUBMIT({\"answer\": \"42\"})\n```")
 	})
@@ -44,14 +44,14 @@ func TestStewardCommands(t *testing.T) {
 	code, out, errOut := runCLI(t, "", env, "steward", "propose")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Contains(t, errOut, "2 run(s) read")
-	assert.Contains(t, out, "add_lesson no_with")
+	assert.Contains(t, out, "add_lesson no_async")
 	id := strings.Fields(out)[0]
 
 	code, out, _ = runCLI(t, "", env, "steward", "review")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, id)
 	assert.Contains(t, out, "evidence: 2 in 2 of 2 runs")
-	assert.Contains(t, out, "with open('notes')", "the code that failed")
+	assert.Contains(t, out, "async def f()", "the code that failed")
 
 	code, out, errOut = runCLI(t, "", env, "steward", "apply", id)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
@@ -63,14 +63,14 @@ func TestStewardCommands(t *testing.T) {
 	code, out, _ = runCLI(t, "", env, "steward", "log")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "v1")
-	assert.Contains(t, out, "no_with")
+	assert.Contains(t, out, "no_async")
 	assert.Contains(t, out, "ops@")
 
 	// The next run uses v1 (RLM_META) and records it.
 	code, _, errOut = runCLI(t, "", env, "run", "--query", "magic?", "--var", "context="+ctxFile, "--quiet")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	calls := srv.Calls()
-	lesson, _ := meta.LessonText("no_with", meta.Params{})
+	lesson, _ := meta.LessonText("no_async", meta.Params{})
 	assert.Contains(t, calls[len(calls)-1].Messages[1].Content, lesson)
 	code, out, _ = runCLI(t, "", env, "runs", "ls")
 	require.Equal(t, 0, code)

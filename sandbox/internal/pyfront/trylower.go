@@ -166,14 +166,21 @@ func (tw *tryLowering) stmt(s Stmt, inLoop bool) []Stmt {
 }
 
 // withFinally inserts the finally body before each statement that leaves
-// the try statement early: return, and break/continue not inside a loop
-// of the try statement itself.
+// the try statement early: return, raise (in a handler), and
+// break/continue not inside a loop of the try statement itself.
 func withFinally(stmts, finallyBody []Stmt, inLoop bool) []Stmt {
 	var out []Stmt
 	for _, s := range stmts {
 		switch s := s.(type) {
 		case *ReturnStmt:
 			out = append(out, finallyBody...)
+		case *ExprStmt:
+			// A raise in a handler (the try body's are wrapped in _py_try).
+			if c, ok := s.X.(*CallExpr); ok {
+				if id, ok := c.Fn.(*Ident); ok && id.Name == "_py_raise" {
+					out = append(out, finallyBody...)
+				}
+			}
 		case *BranchStmt:
 			if !inLoop && (s.Token == BREAK || s.Token == CONTINUE) {
 				out = append(out, finallyBody...)

@@ -1297,7 +1297,7 @@ func dict_pop(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value, error) 
 	} else if d != nil {
 		return d, nil
 	}
-	return nil, nameErr(b, "missing key")
+	return nil, nameErr(b, fmt.Sprintf("key %v not in dict", k)) // rlm: names the key, as Python's KeyError
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#dict·popitem
