@@ -1483,3 +1483,51 @@ func (v *dictView) Binary(op syntax.Token, y starlark.Value, side starlark.Side)
 	}
 	return starlark.Binary(op, a, b)
 }
+
+var _ starlark.HasCompareOther = (*dictView)(nil)
+
+// CompareSameType compares views as Python does: keys and items views as
+// sets, values views by identity.
+func (v *dictView) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	return v.compareSet(op, y)
+}
+
+// CompareOther compares a keys or items view with a set (== and !=).
+func (v *dictView) CompareOther(op syntax.Token, y starlark.Value, side starlark.Side) (bool, bool, error) {
+	if _, ok := y.(*starlark.Set); !ok {
+		return false, false, nil
+	}
+	r, err := v.compareSet(op, y)
+	return r, true, err
+}
+
+// compareSet answers == and != of v and y (a view or a set).
+func (v *dictView) compareSet(op syntax.Token, y starlark.Value) (bool, error) {
+	if op != syntax.EQL && op != syntax.NEQ {
+		return false, Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, v.Type(), pyType(y))
+	}
+	eq := false
+	if o, ok := y.(*dictView); ok && o == v {
+		eq = true
+	} else if v.kind != "values" {
+		if o, ok := y.(*dictView); !ok || o.kind != "values" {
+			yl := y.(interface{ Len() int }).Len()
+			if yl == v.Len() {
+				eq = true
+				iter := starlark.Iterate(y)
+				var e starlark.Value
+				for iter.Next(&e) {
+					if has, err := v.Has(e); err != nil || !has {
+						eq = false
+						break
+					}
+				}
+				iter.Done()
+			}
+		}
+	}
+	if op == syntax.NEQ {
+		return !eq, nil
+	}
+	return eq, nil
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,17 @@ func (t *typeObj) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwa
 
 func (t *typeObj) Attr(name string) (starlark.Value, error) {
 	switch name {
+	case "__mro__":
+		var out starlark.Tuple
+		for _, c := range t.mro() {
+			if !slices.Contains(out, starlark.Value(c)) {
+				out = append(out, c)
+			}
+		}
+		if t != typeObject {
+			out = append(out, typeObject)
+		}
+		return out, nil
 	case "__name__", "__qualname__":
 		if t.cls == nil { // re.error, binascii.Error: the name without the module
 			return starlark.String(t.name[strings.LastIndexByte(t.name, '.')+1:]), nil
