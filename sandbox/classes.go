@@ -22,6 +22,8 @@ type classInfo struct {
 	// Set by @dataclass: the fields in order, and frozen=True.
 	dcFields []string
 	frozen   bool
+
+	enum *enumInfo // set for a class deriving from enum.Enum
 }
 
 // hasMembers reports whether a class defined by code, or one of its bases
@@ -501,6 +503,11 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 			return nil, Errorf("TypeError", "%s() takes no arguments", name)
 		}
 		return o, nil
+	}
+	if t.isSubtype(typeEnum) {
+		if err := makeEnum(t); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }

@@ -584,6 +584,10 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 		return ints, nil
 	case starlark.Iterable:
 		return x, nil
+	case *typeObj:
+		if e := enumOf(x); e != nil {
+			return enumMembers(e), nil
+		}
 	}
 	return nil, Errorf("TypeError", "'%s' object is not iterable", pyType(v))
 }

@@ -252,6 +252,9 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 			return pySlice(thread, x, s.start, s.stop, s.step)
 		}
 	}
+	if t, ok := x.(*typeObj); ok && enumOf(t) != nil {
+		return enumItem(t, y)
+	}
 	return getIndex(x, y)
 }
 
