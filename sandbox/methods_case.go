@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Python's str case methods use Unicode's full case mappings (ß.upper()
@@ -27,14 +28,29 @@ func caseMap(name, s string) string {
 // the simple one: İ (U+0130) -> i̇.
 const caseLowerDotI = "i\u0307"
 
+// upperSpecial marks the code points below 0x10000 in caseUpper (all of
+// them are), so that most runes skip the map lookup.
+var upperSpecial = func() (bits [0x10000 / 64]uint64) {
+	for r := range caseUpper {
+		bits[r/64] |= 1 << (r % 64)
+	}
+	return
+}()
+
 // pyUpper is str.upper.
 func pyUpper(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		if m, ok := caseUpper[r]; ok {
-			b.WriteString(m)
-		} else {
+		switch {
+		case r < utf8.RuneSelf:
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b.WriteByte(byte(r))
+		case r < 0x10000 && upperSpecial[r/64]&(1<<(r%64)) != 0:
+			b.WriteString(caseUpper[r])
+		default:
 			b.WriteRune(unicode.ToUpper(r))
 		}
 	}
@@ -56,7 +72,14 @@ func pyLower(s string) string {
 				b.WriteRune('σ')
 			}
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			if r < utf8.RuneSelf {
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				b.WriteByte(byte(r))
+			} else {
+				b.WriteRune(unicode.ToLower(r))
+			}
 		}
 	}
 	return b.String()
@@ -163,7 +186,9 @@ func isCaseIgnorable(r rune) bool {
 // none after it, case-ignorable characters skipped.
 func finalSigma(s string, i int) bool {
 	before := false
-	for _, r := range reverseRunes(s[:i]) {
+	for j := i; j > 0; {
+		r, n := utf8.DecodeLastRuneInString(s[:j])
+		j -= n
 		if !isCaseIgnorable(r) {
 			before = isCased(r)
 			break
@@ -178,13 +203,4 @@ func finalSigma(s string, i int) bool {
 		}
 	}
 	return true
-}
-
-// reverseRunes returns the code points of s, last first.
-func reverseRunes(s string) []rune {
-	rs := []rune(s)
-	for a, z := 0, len(rs)-1; a < z; a, z = a+1, z-1 {
-		rs[a], rs[z] = rs[z], rs[a]
-	}
-	return rs
 }
