@@ -465,6 +465,9 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		info.names = append(info.names, k)
 		t.attrs[k] = kv[1]
 	}
+	if v, ok, err := typingClass(thread, name, info.bases, info, t.attrs); ok {
+		return v, err
+	}
 	t.check = func(v starlark.Value) bool {
 		var vt *typeObj
 		switch x := v.(type) {

@@ -575,6 +575,11 @@ func (n *namedTuple) Attr(name string) (starlark.Value, error) {
 	case "count", "index":
 		return nil, nil
 	}
+	if v, ok := n.cls.attrs[name]; ok && name[0] != '_' || name == "__str__" || name == "__repr__" {
+		if v != nil {
+			return classAttr(n.cls.cls.sessThread(), n.cls, v, n)
+		}
+	}
 	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", n.cls.name, name)
 }
 

@@ -183,7 +183,13 @@ func init() {
 	}), check: isType[*starlark.List]}
 	typeTuple = &typeObj{name: "tuple", call: seqConstructor("tuple", func(elems []starlark.Value) starlark.Value {
 		return starlark.Tuple(elems)
-	}), check: isType[starlark.Tuple]}
+	}), check: func(v starlark.Value) bool {
+		switch v.(type) {
+		case starlark.Tuple, *namedTuple: // a named tuple is a tuple
+			return true
+		}
+		return false
+	}}
 	typeSet = &typeObj{name: "set", call: builtinSet, check: isType[*starlark.Set]}
 	typeFrozenset = &typeObj{name: "frozenset", call: builtinSet, check: isType[*starlark.Set]}
 	typeDict = &typeObj{name: "dict", call: builtinDict, check: func(v starlark.Value) bool {

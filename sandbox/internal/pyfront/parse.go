@@ -1048,6 +1048,10 @@ func (p *parser) parseDottedName() (name, first string) {
 // which Compile drops: importing them is a no-op.
 var typingOnly = map[string]bool{"__future__": true, "typing": true, "typing_extensions": true}
 
+// typingRuntime lists the names of typing that code uses at run time (as
+// a base class, a function): importing them from typing binds them.
+var typingRuntime = map[string]bool{"NamedTuple": true, "TypedDict": true, "cast": true}
+
 // from m import a [as b], ... | from m import (a, b) | from m import *
 func (p *parser) parseFromImport() []Stmt {
 	pos := p.nextToken() // consume FROM
@@ -1078,7 +1082,7 @@ func (p *parser) parseFromImport() []Stmt {
 			p.nextToken()
 			bind = p.parseIdent().Name
 		}
-		if !typingOnly[mod] {
+		if !typingOnly[mod] || mod != "__future__" && typingRuntime[name] {
 			stmts = append(stmts, &AssignStmt{OpPos: npos, Op: EQ, LHS: ident(bind, npos), RHS: call("_py_import", npos, strLit(mod, npos), strLit(name, npos))})
 		}
 		if p.tok != COMMA {

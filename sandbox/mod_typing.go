@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"go.starlark.net/starlark"
+)
+
+// The names of typing that code uses at run time (the front end drops the
+// rest with the annotations): NamedTuple and TypedDict as base classes,
+// and cast.
+
+// typeTypingNamedTuple and typeTypedDict are typing.NamedTuple and
+// typing.TypedDict; a class deriving from them is made by
+// typingClass.
+var typeTypingNamedTuple, typeTypedDict *typeObj
+
+func init() {
+	typeTypingNamedTuple = &typeObj{name: "NamedTuple", check: func(starlark.Value) bool { return false }}
+	typeTypingNamedTuple.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		// NamedTuple("P", [("x", int), ("y", int)])
+		var name string
+		var fieldsV starlark.Value
+		if err := starlark.UnpackArgs("NamedTuple", args, kwargs, "typename", &name, "fields", &fieldsV); err != nil {
+			return nil, err
+		}
+		pairs, err := collect(thread, fieldsV)
+		if err != nil {
+			return nil, err
+		}
+		var names starlark.Tuple
+		for _, p := range pairs {
+			t, ok := p.(starlark.Tuple)
+			if !ok || len(t) != 2 {
+				return nil, Errorf("TypeError", "NamedTuple('Name', [(f0, t0), (f1, t1), ...]); each t must be a type")
+			}
+			names = append(names, t[0])
+		}
+		return namedtuple(thread, nil, starlark.Tuple{starlark.String(name), names}, nil)
+	}
+	typeTypedDict = &typeObj{name: "TypedDict", check: func(starlark.Value) bool { return false }}
+	mod := func() *module {
+		return newModule("typing", map[string]builtinFn{
+			"cast": func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var typ, v starlark.Value
+				if err := starlark.UnpackPositionalArgs("cast", args, kwargs, 2, &typ, &v); err != nil {
+					return nil, err
+				}
+				return v, nil
+			},
+		}, starlark.StringDict{"NamedTuple": typeTypingNamedTuple, "TypedDict": typeTypedDict})
+	}
+	modules["typing"] = mod
+	modules["typing_extensions"] = mod
+}
+
+// typingClass makes a class deriving from typing.NamedTuple (a named
+// tuple type with the annotated fields, the class's values as defaults
+// and its functions as methods) or typing.TypedDict (dict's constructor);
+// ok false for other classes.
+func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *classInfo, attrs starlark.StringDict) (starlark.Value, bool, error) {
+	if len(bases) != 1 {
+		return nil, false, nil
+	}
+	switch bases[0] {
+	case typeTypedDict:
+		t := &typeObj{name: name, base: typeDict, attrs: starlark.StringDict{}, call: typeDict.call, check: typeDict.check}
+		return t, true, nil
+	case typeTypingNamedTuple:
+	default:
+		return nil, false, nil
+	}
+	fields := make(starlark.Tuple, len(info.annotations))
+	var defaults starlark.Tuple
+	for i, f := range info.annotations {
+		fields[i] = starlark.String(f)
+		if v, ok := attrs[f]; ok {
+			defaults = append(defaults, v)
+		} else if len(defaults) > 0 {
+			return nil, true, Errorf("TypeError", "Non-default namedtuple field %s cannot follow default field %s", f, info.annotations[i-1])
+		}
+	}
+	v, err := namedtuple(thread, nil, starlark.Tuple{starlark.String(name), fields}, []starlark.Tuple{{starlark.String("defaults"), defaults}})
+	if err != nil {
+		return nil, true, err
+	}
+	t := v.(*typeObj)
+	for _, k := range info.names {
+		if !contains(info.annotations, k) {
+			t.attrs[k] = attrs[k]
+		}
+	}
+	t.cls.sess = info.sess
+	return t, true, nil
+}
