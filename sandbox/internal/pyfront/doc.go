@@ -22,11 +22,12 @@
 // generator functions (run eagerly, returning a list),
 // try/except/else/finally (module-level ones as Program structure, nested
 // ones lowered to _py_try with Options.CatchInner), classes (lowered to
-// _py_class with Options.Classes), and the usual literal forms (0o/0x/0b,
-// 1_000, u"", b"", r"", ...).
+// _py_class with Options.Classes), with statements (lowered to a
+// try/finally around _py_enter and _py_exit), and the usual literal forms
+// (0o/0x/0b, 1_000, u"", b"", r"", ...).
 //
 // Rejected with an *Error naming the line and the alternative: class
-// (without Options.Classes), with, yield expressions, infinite
+// (without Options.Classes), yield expressions, infinite
 // generators, async/await, match, rebinding nonlocal names (without
 // Options.Nonlocal),
 // complex numbers.
