@@ -1074,6 +1074,9 @@ func (v *dictView) writeRepr(r *renderer) {
 }
 
 func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	if s.Immutable() {
+		return frozensetMethod(thread, s, name, args, kwargs)
+	}
 	others := func() ([]*starlark.Set, error) {
 		var out []*starlark.Set
 		for _, a := range args {
@@ -1530,4 +1533,22 @@ func (v *dictView) compareSet(op syntax.Token, y starlark.Value) (bool, error) {
 		return !eq, nil
 	}
 	return eq, nil
+}
+
+// frozensetMethod is a method of a frozenset: the set methods that make a
+// new set (which is a frozenset too), no mutating ones.
+func frozensetMethod(thread *starlark.Thread, s *starlark.Set, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+	switch name {
+	case "copy":
+		return s, true, noArgs(name, args, kwargs)
+	case "union", "intersection", "difference", "symmetric_difference":
+		v, handled, err := setMethod(thread, s.Copy(), name, args, kwargs)
+		if r, ok := v.(*starlark.Set); ok && err == nil {
+			r.MakeImmutable()
+		}
+		return v, handled, err
+	case "isdisjoint", "issubset", "issuperset":
+		return setMethod(thread, s.Copy(), name, args, kwargs)
+	}
+	return nil, true, Errorf("AttributeError", "'frozenset' object has no attribute '%s'", name)
 }

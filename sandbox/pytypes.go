@@ -190,8 +190,30 @@ func init() {
 		}
 		return false
 	}}
-	typeSet = &typeObj{name: "set", call: builtinSet, check: isType[*starlark.Set]}
-	typeFrozenset = &typeObj{name: "frozenset", call: builtinSet, check: isType[*starlark.Set]}
+	typeSet = &typeObj{name: "set", call: builtinSet, check: func(v starlark.Value) bool {
+		s, ok := v.(*starlark.Set)
+		return ok && !s.Immutable()
+	}}
+	typeFrozenset = &typeObj{name: "frozenset", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) == 1 && len(kwargs) == 0 {
+			if s, ok := args[0].(*starlark.Set); ok && s.Immutable() {
+				return s, nil
+			}
+		}
+		v, err := builtinSet(thread, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		s := v.(*starlark.Set)
+		if len(args) == 1 && v == args[0] {
+			s = s.Copy()
+		}
+		s.MakeImmutable()
+		return s, nil
+	}, check: func(v starlark.Value) bool {
+		s, ok := v.(*starlark.Set)
+		return ok && s.Immutable()
+	}}
 	typeDict = &typeObj{name: "dict", call: builtinDict, check: func(v starlark.Value) bool {
 		switch v.(type) {
 		case *starlark.Dict, pyDictLike:

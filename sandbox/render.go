@@ -312,13 +312,17 @@ func (r *renderer) repr(v starlark.Value) {
 		r.leave()
 	case *starlark.Set:
 		if v.Len() == 0 {
-			r.b.WriteString("set()")
+			r.b.WriteString(v.Type() + "()")
 			return
 		}
 		if !r.descend() {
 			return
 		}
 		defer r.ascend()
+		if v.Immutable() {
+			r.b.WriteString("frozenset(")
+			defer r.b.WriteByte(')')
+		}
 		r.b.WriteByte('{')
 		for i, x := range setOrder(v) {
 			if r.full() {

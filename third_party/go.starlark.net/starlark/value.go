@@ -1444,7 +1444,8 @@ func (it *tupleIterator) Done() {}
 // If you know the exact final number of elements,
 // it is more efficient to call NewSet.
 type Set struct {
-	ht hashtable // values are all None
+	ht        hashtable // values are all None
+	immutable bool      // rlm: a Python frozenset (MakeImmutable)
 }
 
 // NewSet returns a dictionary with initial space for
@@ -1462,10 +1463,43 @@ func (s *Set) Insert(k Value) error                   { return s.ht.insert(k, No
 func (s *Set) Len() int                               { return int(s.ht.len) }
 func (s *Set) Iterate() Iterator                      { return s.ht.iterate() }
 func (s *Set) String() string                         { return toString(s) }
-func (s *Set) Type() string                           { return "set" }
 func (s *Set) Freeze()                                { s.ht.freeze() }
-func (s *Set) Hash() (uint32, error)                  { return 0, fmt.Errorf("unhashable type: set") }
-func (s *Set) Truth() Bool                            { return s.Len() > 0 }
+
+// Type is "set", or "frozenset" for an immutable set (rlm).
+func (s *Set) Type() string {
+	if s.immutable {
+		return "frozenset"
+	}
+	return "set"
+}
+
+// Hash fails for a set; an immutable set (rlm: a Python frozenset)
+// hashes its elements, in any order.
+func (s *Set) Hash() (uint32, error) {
+	if !s.immutable {
+		return 0, fmt.Errorf("unhashable type: set")
+	}
+	var h uint32
+	for k := range s.Elements() {
+		kh, err := k.Hash()
+		if err != nil {
+			return 0, err
+		}
+		h += kh*0x9e3779b1 + 0x7f4a7c15
+	}
+	return h ^ uint32(s.Len()), nil
+}
+
+// MakeImmutable (rlm) freezes s for good and makes it hashable, as a
+// Python frozenset: Type is "frozenset".
+func (s *Set) MakeImmutable() {
+	s.ht.freeze()
+	s.immutable = true
+}
+
+// Immutable (rlm) reports whether MakeImmutable was called.
+func (s *Set) Immutable() bool { return s.immutable }
+func (s *Set) Truth() Bool     { return s.Len() > 0 }
 
 func (s *Set) Elements() iter.Seq[Value] {
 	return func(yield func(k Value) bool) {
@@ -1538,6 +1572,15 @@ func (s *Set) clone() *Set {
 	return s.Copy()
 }
 
+// like (rlm) makes r, the result of a set operation on s, immutable when
+// s is: in Python, frozenset | set is a frozenset.
+func (s *Set) like(r *Set) *Set {
+	if s.immutable {
+		r.MakeImmutable()
+	}
+	return r
+}
+
 func (s *Set) Union(iter Iterator) (Value, error) {
 	set := s.clone()
 	var x Value
@@ -1546,7 +1589,7 @@ func (s *Set) Union(iter Iterator) (Value, error) {
 			return nil, err
 		}
 	}
-	return set, nil
+	return s.like(set), nil // rlm: frozenset | x is a frozenset
 }
 
 func (s *Set) InsertAll(iter Iterator) error {
@@ -1567,7 +1610,7 @@ func (s *Set) Difference(other Iterator) (Value, error) {
 			return nil, err
 		}
 	}
-	return diff, nil
+	return s.like(diff), nil // rlm
 }
 
 func (s *Set) IsSuperset(other Iterator) (bool, error) {
@@ -1607,7 +1650,7 @@ func (s *Set) Intersection(other Iterator) (Value, error) {
 			}
 		}
 	}
-	return intersect, nil
+	return s.like(intersect), nil // rlm
 }
 
 func (s *Set) SymmetricDifference(other Iterator) (Value, error) {
@@ -1622,7 +1665,7 @@ func (s *Set) SymmetricDifference(other Iterator) (Value, error) {
 			diff.Insert(x) // can't fail
 		}
 	}
-	return diff, nil
+	return s.like(diff), nil // rlm
 }
 
 // toString returns the string form of value v.
