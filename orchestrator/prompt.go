@@ -24,12 +24,12 @@ How it works:
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run: what the same call prints is never shown.`
 
 const dialectNotes = `Python dialect (Python 3 in a sandbox):
-- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, raise, global, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + ` (clock: run start, UTC).
-- Not supported: with, async, match, other modules (no os, files or network). re is Python's (lookaround and backreferences work).`
+- Supported: def, lambda, class (and @dataclass), generators, comprehensions, f-strings, % and str.format specs, slicing, try/except/finally, with, raise, global, nonlocal, str/list/dict/set methods and the usual builtins; import ` + dialectModules + ` (clock: run start, UTC).
+- Not supported: async, match, open(), other modules (no os, network). re is Python's (lookaround, backreferences).`
 
 // dialectModules are the importable modules named in the dialect notes
 // (TestDialectNotesAreTrue imports each one in the sandbox).
-const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, time, dataclasses, random, hashlib, sys, base64, html, urllib.parse, io, csv, unicodedata, uuid, fractions, decimal"
+const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, time, dataclasses, random, hashlib, sys, base64, html, urllib.parse, io, csv, unicodedata, uuid, fractions, decimal, typing"
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.
