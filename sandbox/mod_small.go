@@ -420,9 +420,10 @@ func statisticsModule() *module {
 	}, starlark.StringDict{"StatisticsError": excTypes["StatisticsError"]})
 }
 
-// statisticsMedian implements statistics.median.
-func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	x, err := oneArg("median", args, kwargs)
+// sortedData is the one argument of a median function, collected and
+// sorted; empty data is CPython's StatisticsError.
+func sortedData(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (*starlark.List, error) {
+	x, err := oneArg(name, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -435,6 +436,15 @@ func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 	}
 	l := starlark.NewList(elems)
 	if err := sortList(thread, l, starlark.None, false); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// statisticsMedian implements statistics.median.
+func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	l, err := sortedData(thread, "median", args, kwargs)
+	if err != nil {
 		return nil, err
 	}
 	n := l.Len()

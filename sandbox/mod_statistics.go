@@ -171,19 +171,8 @@ func statisticsHarmonicMean(thread *starlark.Thread, _ *starlark.Builtin, args s
 // statisticsMedianLowHigh implements median_low (high false) and median_high.
 func statisticsMedianLowHigh(name string, high bool) builtinFn {
 	return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		x, err := oneArg(name, args, kwargs)
+		l, err := sortedData(thread, name, args, kwargs)
 		if err != nil {
-			return nil, err
-		}
-		elems, err := collect(thread, x)
-		if err != nil {
-			return nil, err
-		}
-		if len(elems) == 0 {
-			return nil, &PyError{Kind: "StatisticsError", Msg: "no median for empty data"}
-		}
-		l := starlark.NewList(elems)
-		if err := sortList(thread, l, starlark.None, false); err != nil {
 			return nil, err
 		}
 		n := l.Len()
