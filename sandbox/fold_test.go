@@ -152,7 +152,10 @@ func TestFoldBuildsNoList(t *testing.T) {
 		{"from collections import Counter\nprint(len(Counter(x % 100 for x in range(3000000))))", "100\n"},
 		{"print(len(''.join(str(x % 10) for x in range(3000000))))", "3000000\n"},
 	} {
-		s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 60 * time.Second}})
+		// The memory limit is what is tested; the step timeout is generous
+		// because each step takes ~4 s under -race and up to 60 s on a
+		// heavily loaded machine.
+		s := New(Config{Limits: Limits{MaxMemory: 16 << 20, Timeout: 5 * time.Minute}})
 		res, err := s.Exec(context.Background(), tt.code)
 		require.NoError(t, err, tt.code)
 		assert.Equal(t, tt.want, res.Output, tt.code)
