@@ -362,20 +362,7 @@ func TestLoadJSONOutlined(t *testing.T) {
 			require.NoError(t, werr)
 			assert.Equal(t, tt.content, string(v.Document()))
 			assert.Equal(t, tt.outlined, v.Value == nil, "outlined: no Go value")
-			assert.Equal(t, g, v.GoValue())
-			assert.Equal(t, want.Type, v.Type)
-			assert.Equal(t, want.SizeBytes, v.SizeBytes)
-			assert.Equal(t, want.ItemCount, v.ItemCount)
-
-			cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}
-			c, wc := NewContext("q"), NewContext("q")
-			require.NoError(t, c.AddVariable(v))
-			require.NoError(t, wc.AddVariable(want))
-			assert.Equal(t, wc.AutoChunk(cfg), c.AutoChunk(cfg))
-			assert.Equal(t, wc.VariableSummaries(), c.VariableSummaries())
-			wn, _ := want.Tokens()
-			n, _ := v.Tokens()
-			assert.Equal(t, wn, n)
+			c, wc := assertLikeGoVariable(t, v, want, g)
 			if cv, ok := c.Get("x_chunks"); ok {
 				wcv, _ := wc.Get("x_chunks")
 				parent, ends, isChunks := cv.Chunks()
@@ -395,6 +382,29 @@ func TestLoadJSONOutlined(t *testing.T) {
 			assert.Equal(t, g, v.GoValue())
 		})
 	}
+}
+
+// assertLikeGoVariable checks that v, loaded from a file, is the variable
+// want made from its decoded Go value g: the same value, type, sizes,
+// chunks, summary and token count. It returns the contexts holding each,
+// chunked, for the caller's checks of the pieces.
+func assertLikeGoVariable(t *testing.T, v, want *Variable, g any) (c, wc *ExternalizedContext) {
+	t.Helper()
+	assert.Equal(t, g, v.GoValue())
+	assert.Equal(t, want.Type, v.Type)
+	assert.Equal(t, want.SizeBytes, v.SizeBytes)
+	assert.Equal(t, want.ItemCount, v.ItemCount)
+
+	cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}
+	c, wc = NewContext("q"), NewContext("q")
+	require.NoError(t, c.AddVariable(v))
+	require.NoError(t, wc.AddVariable(want))
+	assert.Equal(t, wc.AutoChunk(cfg), c.AutoChunk(cfg))
+	assert.Equal(t, wc.VariableSummaries(), c.VariableSummaries())
+	wn, _ := want.Tokens()
+	n, _ := v.Tokens()
+	assert.Equal(t, wn, n)
+	return c, wc
 }
 
 // TestLoadJSONLinesOutlined: LoadVar outlines JSON Lines as JSON (the
@@ -451,20 +461,7 @@ func TestLoadJSONLinesOutlined(t *testing.T) {
 			} else {
 				assert.Nil(t, v.Document(), "no JSON document stands for the value")
 			}
-			assert.Equal(t, g, v.GoValue())
-			assert.Equal(t, want.Type, v.Type)
-			assert.Equal(t, want.SizeBytes, v.SizeBytes)
-			assert.Equal(t, want.ItemCount, v.ItemCount)
-
-			cfg := SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}
-			c, wc := NewContext("q"), NewContext("q")
-			require.NoError(t, c.AddVariable(v))
-			require.NoError(t, wc.AddVariable(want))
-			assert.Equal(t, wc.AutoChunk(cfg), c.AutoChunk(cfg))
-			assert.Equal(t, wc.VariableSummaries(), c.VariableSummaries())
-			wn, _ := want.Tokens()
-			n, _ := v.Tokens()
-			assert.Equal(t, wn, n)
+			c, wc := assertLikeGoVariable(t, v, want, g)
 			if cv, ok := c.Get("x_chunks"); ok {
 				wcv, _ := wc.Get("x_chunks")
 				assert.Equal(t, wcv.GoValue(), cv.GoValue())

@@ -458,9 +458,10 @@ func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 	return binary(syntax.SLASH, s, starlark.MakeInt(2))
 }
 
-// statisticsMode implements statistics.mode.
-func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	x, err := oneArg("mode", args, kwargs)
+// counted is the one argument of a mode function counted, most common
+// first (ties in first-seen order).
+func counted(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) ([]starlark.Tuple, error) {
+	x, err := oneArg(name, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -468,7 +469,15 @@ func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, err
 	}
-	items := c.(*dictSub).mostCommon()
+	return c.(*dictSub).mostCommon(), nil
+}
+
+// statisticsMode implements statistics.mode.
+func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	items, err := counted(thread, "mode", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
 	if len(items) == 0 {
 		return nil, &PyError{Kind: "StatisticsError", Msg: "no mode for empty data"}
 	}

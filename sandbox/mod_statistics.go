@@ -185,15 +185,10 @@ func statisticsMedianLowHigh(name string, high bool) builtinFn {
 
 // statisticsMultimode implements statistics.multimode.
 func statisticsMultimode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	x, err := oneArg("multimode", args, kwargs)
+	items, err := counted(thread, "multimode", args, kwargs)
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCounter(thread, starlark.Tuple{x}, nil)
-	if err != nil {
-		return nil, err
-	}
-	items := c.(*dictSub).mostCommon()
 	out := starlark.NewList(nil)
 	for _, kv := range items {
 		if eq, _ := starlark.Equal(kv[1], items[0][1]); !eq {
