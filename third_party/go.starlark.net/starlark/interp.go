@@ -182,9 +182,34 @@ loop:
 			compile.PrintOp(f, fr.pc, op, arg)
 		}
 
+	dispatch:
 		switch op {
 		case compile.NOP:
 			// nop
+
+		// rlm: fused instructions (internal/compile/fuse.go) push their
+		// operands and run their operator's case, counting the steps of
+		// the instructions they stand for.
+		case compile.OPK:
+			stack[sp] = fn.module.constants[compile.FusedConstant(arg)]
+			sp++
+			op = compile.FusedOperator(arg)
+			thread.Steps++
+			goto dispatch
+
+		case compile.LOCALOPK:
+			l, k := compile.FusedLocal(arg)
+			x := locals[l]
+			if x == nil {
+				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
+				break loop
+			}
+			stack[sp] = x
+			stack[sp+1] = fn.module.constants[k]
+			sp += 2
+			op = compile.FusedOperator(arg)
+			thread.Steps += 2
+			goto dispatch
 
 		case compile.DUP:
 			stack[sp] = stack[sp-1]
@@ -279,7 +304,9 @@ loop:
 							r = a * b
 						case compile.PERCENT:
 							if b > 0 {
-								if r = a % b; r < 0 {
+								// rlm: a 32-bit division (both are int32): a
+								// 64-bit IDIV takes several times as long.
+								if r = int64(int32(a) % int32(b)); r < 0 {
 									r += b
 								}
 							} else {

@@ -249,7 +249,11 @@ func methodCall(code []byte, pc uint32) (uint32, bool) {
 			}
 		}
 		switch op {
-		case compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
+		case compile.OPK: // x op k: one value for one
+			if depth < 1 {
+				return 0, false
+			}
+		case compile.LOCALOPK, compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
 			compile.FREECELL, compile.LOCALCELL, compile.PREDECLARED,
 			compile.UNIVERSAL, compile.NONE, compile.TRUE, compile.FALSE:
 			depth++

@@ -146,13 +146,20 @@ const (
 	CALL_KW     // fn positional named       **kwargs CALL_KW<n>     result
 	CALL_VAR_KW // fn positional named *args **kwargs CALL_VAR_KW<n> result
 
+	// rlm: fused instructions (fuse.go), made by the compiler only.
+	// op is a binary operator from LT to IN, as op-LT in the low 5 bits.
+	OPK      //      x OPK<k<<5|op>                 z  z = x op constants[k]
+	LOCALOPK //      - LOCALOPK<k<<13|local<<5|op>  z  z = locals[local] op constants[k]
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = CALL_VAR_KW
+	OpcodeMax    = LOCALOPK
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
 
 var opcodeNames = [...]string{
+	OPK:          "opk",
+	LOCALOPK:     "localopk",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -228,6 +235,8 @@ const variableStackEffect = 0x7f
 // stackEffect records the effect on the size of the operand stack of
 // each kind of instruction. For some instructions this requires computation.
 var stackEffect = [...]int8{
+	OPK:          0,
+	LOCALOPK:     +1,
 	AMP:          -1,
 	APPEND:       -2,
 	ATTR:         0,
@@ -583,8 +592,14 @@ func (pcomp *pcomp) function(name string, pos syntax.Position, stmts []syntax.St
 		}
 		var cjmpAddr *uint32
 		var isiterjmp int
+		b.insns = fuse(b.insns) // rlm: fuse.go
 		for i, insn := range b.insns {
 			pc++
+			// rlm: a fused instruction pushes its operands before it
+			// combines them (fuse.go).
+			if peak := stack + fusedPeak(insn.op); peak > maxstack {
+				maxstack = peak
+			}
 
 			// Compute size of argument.
 			if insn.op >= OpcodeArgMin {

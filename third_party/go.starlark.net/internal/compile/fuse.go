@@ -1,0 +1,87 @@
+package compile
+
+// rlm: instruction fusion. The interpreter spends most of a simple
+// instruction's time in its dispatch (step count, cancellation check,
+// operand decoding), so the commonest short sequences of model code are
+// fused into one instruction: CONSTANT k followed by a binary operator
+// (x % 3, i * 2, n > 0, w in "aeiou") becomes OPK, and LOCAL l before
+// that becomes LOCALOPK. The interpreter pushes the operands itself and
+// runs the operator's code, counting the steps of the instructions it
+// replaced, so step counts and results are unchanged. Fusion happens
+// within a block (jumps only target block starts), before addresses are
+// assigned.
+
+// Fuse turns fusion on; tests turn it off to compare.
+var Fuse = true
+
+// Field widths of the fused operands.
+const (
+	fuseOpBits    = 5 // op-LT, LT..IN
+	fuseLocalBits = 8 // LOCALOPK's local index
+)
+
+// FusedSteps is the number of instructions a fused instruction stands
+// for, minus one: the extra steps the interpreter counts for it.
+func FusedSteps(op Opcode) uint64 {
+	switch op {
+	case OPK:
+		return 1
+	case LOCALOPK:
+		return 2
+	}
+	return 0
+}
+
+// FusedOperator returns the binary operator of an OPK or LOCALOPK
+// argument.
+func FusedOperator(arg uint32) Opcode { return LT + Opcode(arg&(1<<fuseOpBits-1)) }
+
+// FusedConstant returns the constant index of an OPK argument.
+func FusedConstant(arg uint32) uint32 { return arg >> fuseOpBits }
+
+// FusedLocal returns the local index and constant index of a LOCALOPK
+// argument.
+func FusedLocal(arg uint32) (local, k uint32) {
+	return arg >> fuseOpBits & (1<<fuseLocalBits - 1), arg >> (fuseOpBits + fuseLocalBits)
+}
+
+// fusedPeak is how far above its starting depth a fused instruction's
+// operands take the operand stack while it runs.
+func fusedPeak(op Opcode) int {
+	switch op {
+	case OPK:
+		return 1
+	case LOCALOPK:
+		return 2
+	}
+	return 0
+}
+
+// fuse returns insns with CONSTANT+operator and LOCAL+CONSTANT+operator
+// sequences fused, reusing the slice.
+func fuse(insns []insn) []insn {
+	if !Fuse {
+		return insns
+	}
+	out := insns[:0]
+	for i := 0; i < len(insns); i++ {
+		in := insns[i]
+		if in.op == CONSTANT && i+1 < len(insns) && isFusable(insns[i+1].op) && in.arg < 1<<(32-fuseOpBits-fuseLocalBits) {
+			next := insns[i+1]
+			fused := insn{op: OPK, arg: in.arg<<fuseOpBits | uint32(next.op-LT), line: next.line, col: next.col}
+			if n := len(out); n > 0 && out[n-1].op == LOCAL && out[n-1].arg < 1<<fuseLocalBits {
+				fused.op = LOCALOPK
+				fused.arg = in.arg<<(fuseOpBits+fuseLocalBits) | out[n-1].arg<<fuseOpBits | uint32(next.op-LT)
+				out = out[:n-1]
+			}
+			out = append(out, fused)
+			i++
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// isFusable reports whether op is a binary operator that fusion takes.
+func isFusable(op Opcode) bool { return op >= LT && op <= IN }
