@@ -407,6 +407,15 @@ loop:
 			if method != nil && methodCallPC == fr.pc {
 				m, method = method, nil
 			}
+			// rlm: a method's fast path (rlm_fastmethod.go).
+			if m != nil && m.fastMethod != nil && op == compile.CALL && arg&0xff == 0 {
+				npos := int(arg >> 8)
+				if z, ok := m.fastMethod(m, stack[sp-1-npos], stack[sp-npos:sp]); ok {
+					sp -= npos
+					stack[sp-1] = z
+					break
+				}
+			}
 			if op == compile.CALL && arg&0xff == 0 && m == nil {
 				npos := int(arg >> 8)
 				callee := stack[sp-1-npos]

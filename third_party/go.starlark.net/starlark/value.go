@@ -880,6 +880,10 @@ type Builtin struct {
 	// rlm: fast, when set, is tried first for calls with positional
 	// arguments only (FastCallable, rlm_calls.go).
 	fast func(thread *Thread, args Tuple) (Value, bool)
+	// rlm: fastMethod, when set on a method of a built-in type, is
+	// tried first for calls with positional arguments only
+	// (rlm_fastmethod.go).
+	fastMethod func(m *Builtin, recv Value, args Tuple) (Value, bool)
 }
 
 func (b *Builtin) Name() string { return b.name }

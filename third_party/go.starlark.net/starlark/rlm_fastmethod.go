@@ -1,0 +1,161 @@
+package starlark
+
+// rlm: fast paths for the commonest methods of built-in values. A method
+// call (ATTR left unbound, then CALL) normally goes through callSlow,
+// callNativeMethod and callBuiltin: a bound-method slot, a frame pushed
+// and popped, argument decoding, then the method. For a call with
+// positional arguments only, the interpreter first tries the method's
+// fastMethod, which answers the common cases (w.lower() of an ASCII
+// word, line.strip(), s.startswith("x"), out.append(v) with room)
+// directly, or returns false to leave the call to the usual path, which
+// then also reports any error. A fastMethod must not fail, call back into
+// Starlark code, look at the thread's call stack or keep args (the
+// interpreter's operand stack); its result must equal the method's.
+
+import "strings"
+
+func init() {
+	for name, fast := range map[string]func(*Builtin, Value, Tuple) (Value, bool){
+		"lower":      fastLower,
+		"upper":      fastUpper,
+		"strip":      fastStrip,
+		"lstrip":     fastStrip,
+		"rstrip":     fastStrip,
+		"startswith": fastStartsWith,
+		"endswith":   fastStartsWith,
+	} {
+		stringMethods[name].fastMethod = fast
+	}
+	listMethods["append"].fastMethod = fastAppend
+}
+
+// fastLower is str.lower of an ASCII str (non-ASCII text takes Python's
+// full case mapping on the usual path); a str with no upper case letter
+// is its own result.
+func fastLower(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) != 0 {
+		return nil, false
+	}
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return recv, true
+	}
+	return String(strings.ToLower(string(s))), true
+}
+
+// fastUpper is str.upper of an ASCII str, as fastLower.
+func fastUpper(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) != 0 {
+		return nil, false
+	}
+	lower := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		lower = lower || 'a' <= c && c <= 'z'
+	}
+	if !lower {
+		return recv, true
+	}
+	return String(strings.ToUpper(string(s))), true
+}
+
+// asciiSpace is the ASCII white space that string_strip's unicode.IsSpace
+// takes.
+func asciiSpace(c byte) bool {
+	return c == ' ' || '\t' <= c && c <= '\r'
+}
+
+// fastStrip is str.strip, lstrip and rstrip with no argument or an ASCII
+// str of characters, which can be trimmed byte by byte (UTF-8 never
+// encodes other characters with ASCII bytes). Without an argument, a
+// non-ASCII byte where trimming stops leaves the call to the usual path
+// (it may be Unicode white space).
+func fastStrip(m *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) > 1 {
+		return nil, false
+	}
+	var chars string
+	if len(args) == 1 {
+		c, ok := args[0].(String)
+		if !ok {
+			return nil, false
+		}
+		for i := 0; i < len(c); i++ {
+			if c[i] >= 0x80 {
+				return nil, false
+			}
+		}
+		chars = string(c)
+	}
+	trim := func(c byte) bool {
+		if chars == "" {
+			return asciiSpace(c)
+		}
+		return strings.IndexByte(chars, c) >= 0
+	}
+	i, j := 0, len(s)
+	if m.name[0] != 'r' { // strip, lstrip
+		for i < j && trim(s[i]) {
+			i++
+		}
+		if chars == "" && i < j && s[i] >= 0x80 {
+			return nil, false
+		}
+	}
+	if m.name[0] != 'l' { // strip, rstrip
+		for j > i && trim(s[j-1]) {
+			j--
+		}
+		if chars == "" && j > i && s[j-1] >= 0x80 {
+			return nil, false
+		}
+	}
+	if i == 0 && j == len(s) {
+		return recv, true
+	}
+	return s[i:j], true
+}
+
+// fastStartsWith is str.startswith and str.endswith of one str.
+func fastStartsWith(m *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) != 1 {
+		return nil, false
+	}
+	x, ok := args[0].(String)
+	if !ok {
+		return nil, false
+	}
+	if m.name[0] == 'e' { // endswith
+		return Bool(strings.HasSuffix(string(s), string(x))), true
+	}
+	return Bool(strings.HasPrefix(string(s), string(x))), true
+}
+
+// fastAppend is list.append of a list that is mutable and not due for a
+// grow check (checkGrowList).
+func fastAppend(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+	l, ok := recv.(*List)
+	if !ok || len(args) != 1 || l.frozen || l.itercount > 0 {
+		return nil, false
+	}
+	n := len(l.elems)
+	if n == cap(l.elems) && n >= GrowCheckEvery || n%GrowCheckEvery == GrowCheckEvery-1 {
+		return nil, false
+	}
+	l.elems = append(l.elems, args[0])
+	return None, true
+}

@@ -1,0 +1,81 @@
+package starlark
+
+import "testing"
+
+// TestFastMethods: a method's fast path (rlm_fastmethod.go) gives the
+// method's own result where it answers, answers the common cases, and
+// leaves the rest (errors, non-ASCII white space and case mapping,
+// lists due for a grow check) to the method.
+func TestFastMethods(t *testing.T) {
+	full := NewList(make([]Value, GrowCheckEvery-1))
+	frozen := NewList(nil)
+	frozen.Freeze()
+	for _, c := range []struct {
+		recv Value
+		name string
+		args Tuple
+		fast bool // the fast path answers
+	}{
+		{String("Hello, World"), "lower", nil, true},
+		{String("hello"), "lower", nil, true},
+		{String(""), "lower", nil, true},
+		{String("ÀB"), "lower", nil, false},
+		{String("Hello"), "lower", Tuple{String("x")}, false},
+		{String("Hello, World"), "upper", nil, true},
+		{String("HELLO"), "upper", nil, true},
+		{String("straße"), "upper", nil, false},
+		{String("  a b \t\n"), "strip", nil, true},
+		{String("\v\f\ra\r"), "strip", nil, true},
+		{String("  a b \t\n"), "lstrip", nil, true},
+		{String("  a b \t\n"), "rstrip", nil, true},
+		{String("   "), "strip", nil, true},
+		{String("ab"), "strip", nil, true},
+		{String("\u00a0a\u00a0"), "strip", nil, false},
+		{String(" \u2003"), "rstrip", nil, false},
+		{String("é a é"), "strip", nil, false},
+		{String(" a é"), "lstrip", nil, true},
+		{String("..a,b.,"), "strip", Tuple{String(".,")}, true},
+		{String("..a,b.,"), "lstrip", Tuple{String(".,")}, true},
+		{String("..a,b.,"), "rstrip", Tuple{String(".,")}, true},
+		{String("éaé"), "strip", Tuple{String("é")}, false},
+		{String("xaé"), "strip", Tuple{String("x")}, true},
+		{String("a"), "strip", Tuple{String("")}, true},
+		{String("a"), "strip", Tuple{MakeInt(1)}, false},
+		{String("a"), "strip", Tuple{String("a"), String("b")}, false},
+		{String("hello"), "startswith", Tuple{String("he")}, true},
+		{String("hello"), "startswith", Tuple{String("lo")}, true},
+		{String("hello"), "endswith", Tuple{String("lo")}, true},
+		{String("hello"), "endswith", Tuple{String("")}, true},
+		{String("hello"), "startswith", Tuple{Tuple{String("he")}}, false},
+		{String("hello"), "endswith", Tuple{String("l"), MakeInt(1)}, false},
+		{NewList(nil), "append", Tuple{MakeInt(1)}, true},
+		{full, "append", Tuple{MakeInt(1)}, false},
+		{frozen, "append", Tuple{MakeInt(1)}, false},
+	} {
+		var m *Builtin
+		if _, ok := c.recv.(*List); ok {
+			m = listMethods[c.name]
+		} else {
+			m = stringMethods[c.name]
+		}
+		got, ok := m.fastMethod(m, c.recv, c.args)
+		if ok != c.fast {
+			t.Errorf("%s.%s%v: fast path answered %v, want %v", c.recv, c.name, c.args, ok, c.fast)
+		}
+		if !ok {
+			continue
+		}
+		var recv Value = c.recv
+		if l, isList := recv.(*List); isList {
+			recv = NewList(l.elems[: len(l.elems)-1 : len(l.elems)-1]) // as it was
+		}
+		want, err := Call(&Thread{}, m.BindReceiver(recv), c.args, nil)
+		if err != nil {
+			t.Errorf("%s.%s%v: fast path answered %v, the method fails: %v", c.recv, c.name, c.args, got, err)
+			continue
+		}
+		if got.Type() != want.Type() || got.String() != want.String() {
+			t.Errorf("%s.%s%v = %s (%s), want %s (%s)", c.recv, c.name, c.args, got, got.Type(), want, want.Type())
+		}
+	}
+}
