@@ -1,6 +1,11 @@
 package pyre
 
-import "strings"
+import (
+	"encoding/binary"
+	"math/bits"
+	"strings"
+	"unsafe"
+)
 
 // literalMin is the text size from which IndexLiteral and its siblings
 // scan for the needle's rarest byte: below it strings.Index is as fast and
@@ -75,10 +80,11 @@ func ReplaceLiteral(text, old, repl string, n int) string {
 	return b.String()
 }
 
-// finder scans for needle's byte at index rare.
+// finder scans for needle's byte at index rare; when that byte turns up
+// too often, for the pair of it and the needle's byte at index rare2.
 type finder struct {
-	needle string
-	rare   int
+	needle      string
+	rare, rare2 int
 }
 
 func literalFinder(text, needle string) finder {
@@ -89,20 +95,33 @@ func literalFinder(text, needle string) finder {
 		}
 	}
 	mid := len(text) / 2
-	return finder{needle: needle, rare: rarestInSample(needle, text[mid:min(len(text), mid+sampleSize)], rare)}
+	sample := text[mid:min(len(text), mid+sampleSize)]
+	rare = rarestInSample(needle, sample, rare)
+	return finder{needle: needle, rare: rare, rare2: secondRarest(needle, sample, rare)}
+}
+
+// secondRarest returns the index of the needle's rarest byte in sample
+// other than the byte at index rare (rare itself if all its bytes are
+// that byte).
+func secondRarest(needle, sample string, rare int) int {
+	var counts [256]int
+	for i := 0; i < len(sample); i++ {
+		counts[sample[i]]++
+	}
+	best := rare
+	for i := 0; i < len(needle); i++ {
+		if needle[i] != needle[rare] && (best == rare || counts[needle[i]] < counts[needle[best]]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // index returns the first occurrence at or after from, or -1. When the
 // scanned byte keeps turning up without the needle (more than one
-// candidate in 256 bytes), it hands over to strings.Index, whose vector
-// search does not mind frequent candidates.
+// candidate in 32 bytes), it goes on with pairIndex, which looks for two
+// of the needle's bytes at once, 8 positions at a time.
 func (f finder) index(text string, from int) int {
-	if f.rare == 0 {
-		if i := strings.Index(text[from:], f.needle); i >= 0 {
-			return from + i
-		}
-		return -1
-	}
 	n, c := len(f.needle), f.needle[f.rare]
 	fails := 0
 	for q := from + f.rare; q < len(text); q++ {
@@ -115,12 +134,69 @@ func (f finder) index(text string, from int) int {
 		if start+n <= len(text) && text[start:start+n] == f.needle {
 			return start
 		}
-		if fails++; fails > 64 && fails > (q-from)>>8 {
-			if j := strings.Index(text[start+1:], f.needle); j >= 0 {
-				return start + 1 + j
-			}
-			return -1
+		if fails++; fails > 64 && fails > (q-from)>>5 {
+			return f.pairIndex(text, start+1)
 		}
+	}
+	return -1
+}
+
+// Byte-parallel constants for pairIndex.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// zeroBytes has the top bit set in each byte of x that is zero (and
+// possibly in bytes above one that is: candidates, checked by the
+// caller).
+func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x & msb }
+
+// pairIndex returns the first occurrence at or after from, or -1,
+// reading 8 candidate positions at a time and keeping those where both
+// the needle's rare and rare2 bytes match.
+func (f finder) pairIndex(text string, from int) int {
+	n := len(f.needle)
+	if from < 0 {
+		from = 0
+	}
+	if f.rare2 == f.rare || len(text)-from < n+16 {
+		if i := strings.Index(text[from:], f.needle); i >= 0 {
+			return from + i
+		}
+		return -1
+	}
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
+	a1, a2 := f.rare, f.rare2
+	c1, c2 := lsb*uint64(f.needle[a1]), lsb*uint64(f.needle[a2])
+	start := from
+	// Positions start..start+15 read 16 bytes from start+a1 and from
+	// start+a2; both reads stay within the text while start+n+16 <=
+	// len(text) (a1, a2 < n).
+	for ; start+n+16 <= len(text); start += 16 {
+		p1, p2 := b[start+a1:start+a1+16], b[start+a2:start+a2+16]
+		m := zeroBytes(binary.LittleEndian.Uint64(p1)^c1) & zeroBytes(binary.LittleEndian.Uint64(p2)^c2)
+		m2 := zeroBytes(binary.LittleEndian.Uint64(p1[8:])^c1) & zeroBytes(binary.LittleEndian.Uint64(p2[8:])^c2)
+		if m|m2 == 0 {
+			continue
+		}
+		for m != 0 {
+			s := start + bits.TrailingZeros64(m)>>3
+			if text[s:s+n] == f.needle {
+				return s
+			}
+			m &= m - 1
+		}
+		for m2 != 0 {
+			s := start + 8 + bits.TrailingZeros64(m2)>>3
+			if text[s:s+n] == f.needle {
+				return s
+			}
+			m2 &= m2 - 1
+		}
+	}
+	if i := strings.Index(text[start:], f.needle); i >= 0 {
+		return start + i
 	}
 	return -1
 }
