@@ -231,13 +231,14 @@ loop:
 			y := stack[sp-1]
 			x := stack[sp-2]
 			sp -= 2
+			var r, fast bool
 			// rlm: two ints in the inline int32 form compared in the loop.
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
 					a, aok := xi.small32()
 					b, bok := yi.small32()
 					if aok && bok {
-						var r bool
+						fast = true
 						switch op {
 						case syntax.EQL:
 							r = a == b
@@ -252,24 +253,33 @@ loop:
 						default:
 							r = a >= b
 						}
-						stack[sp] = Bool(r)
-						sp++
-						break
 					}
 				}
 			}
 			// rlm: ints, floats and strings without Compare (int_fast.go).
-			if ok, fast := fastCompare(op, x, y); fast {
-				stack[sp] = Bool(ok)
-				sp++
+			if !fast {
+				r, fast = fastCompare(op, x, y)
+			}
+			if !fast {
+				var err2 error
+				if r, err2 = Compare(op, x, y); err2 != nil {
+					err = err2
+					break loop
+				}
+			}
+			// rlm: a CJMP right after the comparison (an if or a
+			// comprehension's filter) is taken here, saving its dispatch
+			// (it counts its step).
+			if code[pc] == byte(compile.CJMP) {
+				thread.Steps++
+				if r {
+					pc = jumpTarget(code, pc+1)
+				} else {
+					pc += 5
+				}
 				break
 			}
-			ok, err2 := Compare(op, x, y)
-			if err2 != nil {
-				err = err2
-				break loop
-			}
-			stack[sp] = Bool(ok)
+			stack[sp] = Bool(r)
 			sp++
 
 		case compile.PLUS,
@@ -465,6 +475,14 @@ loop:
 					stack[sp] = ri.r.Index(ri.i)
 					ri.i++
 					sp++
+					// rlm: the loop variable's SETLOCAL/SETGLOBAL
+					// right after it is done here (it counts its step).
+					if c := code[pc]; (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && code[pc+1] < 0x80 {
+						sp--
+						storeLoopVar(fn, locals, c, code[pc+1], stack[sp])
+						pc += 2
+						thread.Steps++
+					}
 				} else {
 					pc = arg
 				}
@@ -486,6 +504,13 @@ loop:
 			}
 			if iter.Next(&stack[sp]) {
 				sp++
+				// rlm: as for range, the loop variable's store.
+				if c := code[pc]; (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && code[pc+1] < 0x80 {
+					sp--
+					storeLoopVar(fn, locals, c, code[pc+1], stack[sp])
+					pc += 2
+					thread.Steps++
+				}
 			} else {
 				pc = arg
 			}
@@ -862,6 +887,30 @@ func callSlow(thread *Thread, stack []Value, sp int, op compile.Opcode, arg uint
 	}
 	stack[sp-1] = z
 	return sp, nil
+}
+
+// jumpTarget decodes the operand of the jump instruction whose operand
+// starts at code[pc] (rlm: for instructions taken by the one before).
+func jumpTarget(code []byte, pc uint32) uint32 {
+	var arg uint32
+	for s := uint(0); ; s += 7 {
+		b := code[pc]
+		pc++
+		arg |= uint32(b&0x7f) << s
+		if b < 0x80 {
+			return arg
+		}
+	}
+}
+
+// storeLoopVar does the SETLOCAL or SETGLOBAL (op) of v to index i that
+// follows an ITERJMP (rlm).
+func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
+	if op == byte(compile.SETLOCAL) {
+		locals[i] = v
+	} else {
+		fn.module.globals[i] = v
+	}
 }
 
 // binarySlow computes x op y for a binary operator instruction op that
