@@ -211,6 +211,24 @@ loop:
 			thread.Steps += 2
 			goto dispatch
 
+		case compile.LOCALOPL:
+			l1, l2 := compile.FusedLocal(arg)
+			x, y := locals[l1], locals[l2]
+			if x == nil || y == nil {
+				if x != nil {
+					l1 = l2
+					thread.Steps++ // LOCAL l1 ran
+				}
+				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l1].Name)
+				break loop
+			}
+			stack[sp] = x
+			stack[sp+1] = y
+			sp += 2
+			op = compile.FusedOperator(arg)
+			thread.Steps += 2
+			goto dispatch
+
 		case compile.DUP:
 			stack[sp] = stack[sp-1]
 			sp++

@@ -253,7 +253,7 @@ func methodCall(code []byte, pc uint32) (uint32, bool) {
 			if depth < 1 {
 				return 0, false
 			}
-		case compile.LOCALOPK, compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
+		case compile.LOCALOPK, compile.LOCALOPL, compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
 			compile.FREECELL, compile.LOCALCELL, compile.PREDECLARED,
 			compile.UNIVERSAL, compile.NONE, compile.TRUE, compile.FALSE:
 			depth++

@@ -150,9 +150,10 @@ const (
 	// op is a binary operator from LT to IN, as op-LT in the low 5 bits.
 	OPK      //      x OPK<k<<5|op>                 z  z = x op constants[k]
 	LOCALOPK //      - LOCALOPK<k<<13|local<<5|op>  z  z = locals[local] op constants[k]
+	LOCALOPL //      - LOCALOPL<l2<<13|l1<<5|op>    z  z = locals[l1] op locals[l2]
 
 	OpcodeArgMin = JMP
-	OpcodeMax    = LOCALOPK
+	OpcodeMax    = LOCALOPL
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -160,6 +161,7 @@ const (
 var opcodeNames = [...]string{
 	OPK:          "opk",
 	LOCALOPK:     "localopk",
+	LOCALOPL:     "localopl",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -237,6 +239,7 @@ const variableStackEffect = 0x7f
 var stackEffect = [...]int8{
 	OPK:          0,
 	LOCALOPK:     +1,
+	LOCALOPL:     +1,
 	AMP:          -1,
 	APPEND:       -2,
 	ATTR:         0,

@@ -5,7 +5,8 @@ package compile
 // operand decoding), so the commonest short sequences of model code are
 // fused into one instruction: CONSTANT k followed by a binary operator
 // (x % 3, i * 2, n > 0, w in "aeiou") becomes OPK, and LOCAL l before
-// that becomes LOCALOPK. The interpreter pushes the operands itself and
+// that becomes LOCALOPK; LOCAL l1, LOCAL l2 and an operator (x * x,
+// i < n, w in seen) become LOCALOPL. The interpreter pushes the operands itself and
 // runs the operator's code, counting the steps of the instructions it
 // replaced, so step counts and results are unchanged. Fusion happens
 // within a block (jumps only target block starts), before addresses are
@@ -26,7 +27,7 @@ func FusedSteps(op Opcode) uint64 {
 	switch op {
 	case OPK:
 		return 1
-	case LOCALOPK:
+	case LOCALOPK, LOCALOPL:
 		return 2
 	}
 	return 0
@@ -40,7 +41,7 @@ func FusedOperator(arg uint32) Opcode { return LT + Opcode(arg&(1<<fuseOpBits-1)
 func FusedConstant(arg uint32) uint32 { return arg >> fuseOpBits }
 
 // FusedLocal returns the local index and constant index of a LOCALOPK
-// argument.
+// argument, or the two local indexes of a LOCALOPL argument.
 func FusedLocal(arg uint32) (local, k uint32) {
 	return arg >> fuseOpBits & (1<<fuseLocalBits - 1), arg >> (fuseOpBits + fuseLocalBits)
 }
@@ -51,14 +52,14 @@ func fusedPeak(op Opcode) int {
 	switch op {
 	case OPK:
 		return 1
-	case LOCALOPK:
+	case LOCALOPK, LOCALOPL:
 		return 2
 	}
 	return 0
 }
 
-// fuse returns insns with CONSTANT+operator and LOCAL+CONSTANT+operator
-// sequences fused, reusing the slice.
+// fuse returns insns with CONSTANT+operator, LOCAL+CONSTANT+operator
+// and LOCAL+LOCAL+operator sequences fused, reusing the slice.
 func fuse(insns []insn) []insn {
 	if !Fuse {
 		return insns
@@ -77,6 +78,14 @@ func fuse(insns []insn) []insn {
 			out = append(out, fused)
 			i++
 			continue
+		}
+		if in.op == LOCAL && i+1 < len(insns) && isFusable(insns[i+1].op) && in.arg < 1<<(32-fuseOpBits-fuseLocalBits) {
+			if n := len(out); n > 0 && out[n-1].op == LOCAL && out[n-1].arg < 1<<fuseLocalBits {
+				next := insns[i+1]
+				out[n-1] = insn{op: LOCALOPL, arg: in.arg<<(fuseOpBits+fuseLocalBits) | out[n-1].arg<<fuseOpBits | uint32(next.op-LT), line: next.line, col: next.col}
+				i++
+				continue
+			}
 		}
 		out = append(out, in)
 	}
