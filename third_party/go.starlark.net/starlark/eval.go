@@ -56,7 +56,12 @@ type Thread struct {
 	// computing the difference in its value before and after a computation.
 	//
 	// The precise meaning of "step" is not specified and may change.
-	Steps, maxSteps uint64
+	Steps uint64
+	// rlm: maxSteps is the limit set by SetMaxExecutionSteps, and
+	// stepLimit what the interpreter compares Steps with: maxSteps, or 0
+	// once the thread is cancelled, so that one comparison per
+	// instruction sees both (stepSlow tells them apart).
+	maxSteps, stepLimit atomic.Uint64
 
 	// cancelReason records the reason from the first call to Cancel.
 	cancelReason atomic.Pointer[string]
@@ -91,7 +96,10 @@ func (thread *Thread) ExecutionSteps() uint64 {
 // the optional OnMaxSteps function or the default behavior
 // of calling thread.Cancel("too many steps").
 func (thread *Thread) SetMaxExecutionSteps(max uint64) {
-	thread.maxSteps = max
+	thread.maxSteps.Store(max)
+	if thread.cancelReason.Load() == nil {
+		thread.stepLimit.Store(max)
+	}
 }
 
 // Uncancel resets the cancellation state.
@@ -100,6 +108,7 @@ func (thread *Thread) SetMaxExecutionSteps(max uint64) {
 // goroutine, even if the thread is actively executing.
 func (thread *Thread) Uncancel() {
 	thread.cancelReason.Store(nil)
+	thread.stepLimit.Store(thread.maxSteps.Load())
 }
 
 // Cancel causes execution of Starlark code in the specified thread to
@@ -114,6 +123,24 @@ func (thread *Thread) Uncancel() {
 func (thread *Thread) Cancel(reason string) {
 	// Atomically set cancelReason, preserving earlier reason if any.
 	thread.cancelReason.CompareAndSwap(nil, &reason)
+	thread.stepLimit.Store(0) // rlm: the interpreter's next step sees it
+}
+
+// stepSlow is the interpreter's step check once Steps reaches
+// stepLimit (rlm): the thread is cancelled, or at its step limit, where
+// OnMaxSteps runs (or the thread is cancelled).
+func (thread *Thread) stepSlow() error {
+	if thread.cancelReason.Load() == nil && thread.Steps >= thread.maxSteps.Load() {
+		if thread.OnMaxSteps != nil {
+			thread.OnMaxSteps(thread)
+		} else {
+			thread.Cancel("too many steps")
+		}
+	}
+	if reason := thread.cancelReason.Load(); reason != nil {
+		return fmt.Errorf("Starlark computation cancelled: %s", *reason)
+	}
+	return nil
 }
 
 // SetLocal sets the thread-local value associated with the specified key.
@@ -1256,8 +1283,8 @@ func Call(thread *Thread, fn Value, args Tuple, kwargs []Tuple) (Value, error) {
 
 	if thread.stack == nil {
 		// one-time initialization of thread
-		if thread.maxSteps == 0 {
-			thread.maxSteps-- // (MaxUint64)
+		if thread.maxSteps.Load() == 0 {
+			thread.SetMaxExecutionSteps(^uint64(0)) // (MaxUint64)
 		}
 	}
 

@@ -134,17 +134,13 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 	var methodCallPC uint32
 loop:
 	for {
+		// rlm: one comparison for the step limit and cancellation
+		// (stepSlow).
 		thread.Steps++
-		if thread.Steps >= thread.maxSteps {
-			if thread.OnMaxSteps != nil {
-				thread.OnMaxSteps(thread)
-			} else {
-				thread.Cancel("too many steps")
+		if thread.Steps >= thread.stepLimit.Load() {
+			if err = thread.stepSlow(); err != nil {
+				break loop
 			}
-		}
-		if reason := thread.cancelReason.Load(); reason != nil {
-			err = fmt.Errorf("Starlark computation cancelled: %s", *reason)
-			break loop
 		}
 
 		fr.pc = pc
