@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"unsafe"
 
 	"go.starlark.net/internal/compile"
 	"go.starlark.net/internal/spell"
@@ -128,6 +129,7 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 	var pc uint32
 	var result Value
 	code := f.Code
+	codep := unsafe.Pointer(unsafe.SliceData(code)) // rlm
 	// rlm: a method of a built-in value whose ATTR was left unbound for
 	// the CALL at methodCallPC (nativeMethodCall, rlm_calls.go).
 	var method *Builtin
@@ -145,7 +147,9 @@ loop:
 
 		fr.pc = pc
 
-		op := compile.Opcode(code[pc])
+		// rlm: the compiler's code is read without bounds checks:
+		// every instruction and operand it encodes lies within it.
+		op := compile.Opcode(*(*byte)(unsafe.Add(codep, pc)))
 		pc++
 		var arg uint32
 		if op >= compile.OpcodeArgMin {
@@ -153,7 +157,7 @@ loop:
 			// Perhaps compiling big endian would be less work to decode?
 			argpc := pc
 			// rlm: most operands are one byte: no shift loop for them.
-			if b := code[pc]; b < 0x80 {
+			if b := *(*byte)(unsafe.Add(codep, pc)); b < 0x80 {
 				arg = uint32(b)
 				pc++
 			} else {
