@@ -160,6 +160,10 @@ loop:
 			if b := *(*byte)(unsafe.Add(codep, pc)); b < 0x80 {
 				arg = uint32(b)
 				pc++
+			} else if b2 := *(*byte)(unsafe.Add(codep, pc+1)); b2 < 0x80 {
+				// rlm: two bytes, e.g. a CALL's (n positional << 8).
+				arg = uint32(b&0x7f) | uint32(b2)<<7
+				pc += 2
 			} else {
 				for s := uint(0); ; s += 7 {
 					b := code[pc]
