@@ -128,8 +128,9 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 	sp := 0
 	var pc uint32
 	var result Value
-	code := f.Code
-	codep := unsafe.Pointer(unsafe.SliceData(code)) // rlm
+	// rlm: the code as a pointer, read without bounds checks (codeAt):
+	// the compiler encodes every instruction and operand within it.
+	codep := unsafe.Pointer(unsafe.SliceData(f.Code))
 	// rlm: a method of a built-in value whose ATTR was left unbound for
 	// the CALL at methodCallPC (nativeMethodCall, rlm_calls.go).
 	var method *Builtin
@@ -149,7 +150,7 @@ loop:
 
 		// rlm: the compiler's code is read without bounds checks:
 		// every instruction and operand it encodes lies within it.
-		op := compile.Opcode(*(*byte)(unsafe.Add(codep, pc)))
+		op := compile.Opcode(codeAt(codep, pc))
 		pc++
 		var arg uint32
 		if op >= compile.OpcodeArgMin {
@@ -157,16 +158,16 @@ loop:
 			// Perhaps compiling big endian would be less work to decode?
 			argpc := pc
 			// rlm: most operands are one byte: no shift loop for them.
-			if b := *(*byte)(unsafe.Add(codep, pc)); b < 0x80 {
+			if b := codeAt(codep, pc); b < 0x80 {
 				arg = uint32(b)
 				pc++
-			} else if b2 := *(*byte)(unsafe.Add(codep, pc+1)); b2 < 0x80 {
+			} else if b2 := codeAt(codep, pc+1); b2 < 0x80 {
 				// rlm: two bytes, e.g. a CALL's (n positional << 8).
 				arg = uint32(b&0x7f) | uint32(b2)<<7
 				pc += 2
 			} else {
 				for s := uint(0); ; s += 7 {
-					b := code[pc]
+					b := codeAt(codep, pc)
 					pc++
 					arg |= uint32(b&0x7f) << s
 					if b < 0x80 {
@@ -292,10 +293,10 @@ loop:
 			// rlm: a CJMP right after the comparison (an if or a
 			// comprehension's filter) is taken here, saving its dispatch
 			// (it counts its step).
-			if code[pc] == byte(compile.CJMP) {
+			if codeAt(codep, pc) == byte(compile.CJMP) {
 				thread.Steps++
 				if r {
-					pc = jumpTarget(code, pc+1)
+					pc = jumpTarget(codep, pc+1)
 				} else {
 					pc += 5
 				}
@@ -499,9 +500,9 @@ loop:
 					sp++
 					// rlm: the loop variable's SETLOCAL/SETGLOBAL
 					// right after it is done here (it counts its step).
-					if c := code[pc]; (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && code[pc+1] < 0x80 {
+					if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
 						sp--
-						storeLoopVar(fn, locals, c, code[pc+1], stack[sp])
+						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), stack[sp])
 						pc += 2
 						thread.Steps++
 					}
@@ -513,7 +514,7 @@ loop:
 			// rlm: `for a, b in pairs` takes both elements from a
 			// PairIterator without building the tuple (rlm_pyops.go).
 			if pi, ok := iter.(PairIterator); ok {
-				if next, skipped := pairUnpack(code, pc); next > 0 {
+				if next, skipped := pairUnpack(f.Code, pc); next > 0 {
 					if pi.NextPair(&stack[sp+1], &stack[sp]) {
 						sp += 2
 						pc = next               // past the UNPACK 2 it did
@@ -527,9 +528,9 @@ loop:
 			if iter.Next(&stack[sp]) {
 				sp++
 				// rlm: as for range, the loop variable's store.
-				if c := code[pc]; (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && code[pc+1] < 0x80 {
+				if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
 					sp--
-					storeLoopVar(fn, locals, c, code[pc+1], stack[sp])
+					storeLoopVar(fn, locals, c, codeAt(codep, pc+1), stack[sp])
 					pc += 2
 					thread.Steps++
 				}
@@ -911,12 +912,17 @@ func callSlow(thread *Thread, stack []Value, sp int, op compile.Opcode, arg uint
 	return sp, nil
 }
 
+// codeAt returns the byte at pc of the code at codep (rlm: no bounds
+// check; see Function.run).
+func codeAt(codep unsafe.Pointer, pc uint32) byte { return *(*byte)(unsafe.Add(codep, pc)) }
+
 // jumpTarget decodes the operand of the jump instruction whose operand
-// starts at code[pc] (rlm: for instructions taken by the one before).
-func jumpTarget(code []byte, pc uint32) uint32 {
+// starts at pc in the code at codep (rlm: for instructions taken by the
+// one before).
+func jumpTarget(codep unsafe.Pointer, pc uint32) uint32 {
 	var arg uint32
 	for s := uint(0); ; s += 7 {
-		b := code[pc]
+		b := codeAt(codep, pc)
 		pc++
 		arg |= uint32(b&0x7f) << s
 		if b < 0x80 {
