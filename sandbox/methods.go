@@ -28,6 +28,59 @@ func pyMethod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	return callMethod(thread, args[0], string(name), args[2:], kwargs)
 }
 
+// pyMethodFast is _py_method's fast path (starlark.FastCallable): the
+// commonest pure methods of str and dict with str arguments only
+// (s.count("a"), s.split(), line.find(x), ", ".join(parts),
+// d.items()) run without callSlow's argument handling, the Method
+// hook's frame and its panic guard. Anything else, and any error, is
+// left to the usual call, which then reports it; the methods taken here
+// do not call back into Starlark code nor keep their arguments.
+func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+	if len(args) < 2 {
+		return nil, false
+	}
+	name, ok := args[1].(starlark.String)
+	if !ok {
+		return nil, false
+	}
+	rest := args[2:]
+	switch args[0].(type) {
+	case starlark.String:
+		switch name {
+		case "join":
+			// A list or tuple of str, not an iterable whose iteration
+			// could run code.
+			if len(rest) != 1 {
+				return nil, false
+			}
+			switch rest[0].(type) {
+			case *starlark.List, starlark.Tuple:
+			default:
+				return nil, false
+			}
+		case "count", "find", "rfind", "split", "rsplit", "replace", "splitlines":
+			for _, a := range rest {
+				if _, ok := a.(starlark.String); !ok {
+					return nil, false
+				}
+			}
+		default:
+			return nil, false
+		}
+	case *starlark.Dict:
+		if len(rest) != 0 || name != "items" && name != "keys" && name != "values" {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	v, handled, err := builtinMethod(thread, args[0], string(name), rest, nil)
+	if !handled || err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
 // callMethod calls recv.name(*args, **kwargs) with Python semantics for
 // builtin types, falling back to the value's own attribute.
 func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -142,6 +142,7 @@ func pyBuiltins() starlark.StringDict {
 		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
 	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
+	d["_py_method"].(*starlark.Builtin).SetFastCall(pyMethodFast)
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
 			d[name] = t

@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+)
+
+// TestPyMethodFast: _py_method's fast path answers the common str and
+// dict methods with what the Method hook answers, and leaves errors and
+// other methods and arguments to it.
+func TestPyMethodFast(t *testing.T) {
+	d := starlark.NewDict(2)
+	require.NoError(t, d.SetKey(starlark.String("a"), starlark.MakeInt(1)))
+	require.NoError(t, d.SetKey(starlark.String("b"), starlark.MakeInt(2)))
+	for _, c := range []struct {
+		args starlark.Tuple
+		fast bool
+	}{
+		{starlark.Tuple{starlark.String("banana"), starlark.String("count"), starlark.String("a")}, true},
+		{starlark.Tuple{starlark.String("héllo wörld"), starlark.String("find"), starlark.String("w")}, true},
+		{starlark.Tuple{starlark.String("héllo wörld"), starlark.String("rfind"), starlark.String("l")}, true},
+		{starlark.Tuple{starlark.String("a b  c\n"), starlark.String("split")}, true},
+		{starlark.Tuple{starlark.String("a,b,,c"), starlark.String("split"), starlark.String(",")}, true},
+		{starlark.Tuple{starlark.String("a,b,,c"), starlark.String("rsplit"), starlark.String(",")}, true},
+		{starlark.Tuple{starlark.String("x\ny\r\nz"), starlark.String("splitlines")}, true},
+		{starlark.Tuple{starlark.String("aXbX"), starlark.String("replace"), starlark.String("X"), starlark.String("-")}, true},
+		{starlark.Tuple{starlark.String(", "), starlark.String("join"), starlark.NewList([]starlark.Value{starlark.String("a"), starlark.String("b")})}, true},
+		{starlark.Tuple{starlark.String(""), starlark.String("join"), starlark.Tuple{starlark.String("a"), starlark.String("b")}}, true},
+		{starlark.Tuple{d, starlark.String("items")}, true},
+		{starlark.Tuple{d, starlark.String("keys")}, true},
+		{starlark.Tuple{d, starlark.String("values")}, true},
+		// errors and other cases: the usual call
+		{starlark.Tuple{starlark.String("a"), starlark.String("split"), starlark.String("")}, false},                                    // empty separator
+		{starlark.Tuple{starlark.String(","), starlark.String("join"), starlark.NewList([]starlark.Value{starlark.MakeInt(1)})}, false}, // not str
+		{starlark.Tuple{starlark.String(","), starlark.String("join"), d}, false},                                                       // any iterable
+		{starlark.Tuple{starlark.String("abc"), starlark.String("find"), starlark.String("b"), starlark.MakeInt(1)}, false},             // positions
+		{starlark.Tuple{starlark.String("abc"), starlark.String("count"), starlark.MakeInt(1)}, false},
+		{starlark.Tuple{starlark.String("abc"), starlark.String("format")}, false},
+		{starlark.Tuple{d, starlark.String("items"), starlark.String("x")}, false},
+		{starlark.Tuple{d, starlark.String("get"), starlark.String("a")}, false},
+		{starlark.Tuple{starlark.NewList(nil), starlark.String("count"), starlark.String("a")}, false},
+		{starlark.Tuple{starlark.String("abc")}, false},
+	} {
+		thread := &starlark.Thread{}
+		got, ok := pyMethodFast(thread, c.args)
+		assert.Equal(t, c.fast, ok, "%v", c.args)
+		if !ok {
+			continue
+		}
+		want, err := pyMethod(thread, nil, c.args, nil)
+		require.NoError(t, err, "%v", c.args)
+		assert.Equal(t, want.Type(), got.Type(), "%v", c.args)
+		assert.Equal(t, want.String(), got.String(), "%v", c.args)
+	}
+}
