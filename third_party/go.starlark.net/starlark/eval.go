@@ -228,6 +228,12 @@ type frame struct {
 	pc        uint32   // program counter (Starlark frames only)
 	locals    []Value  // local variables (Starlark frames only)
 	spanStart int64    // start time of current profiler span
+
+	// rlm: a method of a built-in value whose ATTR was left unbound for
+	// the CALL at methodCallPC (nativeMethodCall, rlm_calls.go); kept
+	// here, not in a variable of Function.run's loop.
+	method       *Builtin
+	methodCallPC uint32
 }
 
 // Position returns the source position of the current point of execution in this frame.

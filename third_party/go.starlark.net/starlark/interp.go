@@ -131,10 +131,6 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 	// rlm: the code as a pointer, read without bounds checks (codeAt):
 	// the compiler encodes every instruction and operand within it.
 	codep := unsafe.Pointer(unsafe.SliceData(f.Code))
-	// rlm: a method of a built-in value whose ATTR was left unbound for
-	// the CALL at methodCallPC (nativeMethodCall, rlm_calls.go).
-	var method *Builtin
-	var methodCallPC uint32
 loop:
 	for {
 		// rlm: one comparison for the step limit and cancellation
@@ -437,8 +433,8 @@ loop:
 		case compile.CALL, compile.CALL_VAR, compile.CALL_KW, compile.CALL_VAR_KW:
 			// rlm: the call of a method left unbound by its ATTR.
 			var m *Builtin
-			if method != nil && methodCallPC == fr.pc {
-				m, method = method, nil
+			if fr.method != nil && fr.methodCallPC == fr.pc {
+				m, fr.method = fr.method, nil
 			}
 			// rlm: a method's fast path (rlm_fastmethod.go).
 			if m != nil && m.fastMethod != nil && op == compile.CALL && arg&0xff == 0 {
@@ -589,7 +585,7 @@ loop:
 			// method: x stays on the stack for the CALL (rlm_calls.go).
 			if site := methodSiteAt(f, pc); site != nil {
 				if m := site.method(x); m != nil {
-					method, methodCallPC = m, site.callPC
+					fr.method, fr.methodCallPC = m, site.callPC
 					break
 				}
 			}
