@@ -137,7 +137,8 @@ loop:
 		// (stepSlow).
 		thread.Steps++
 		if thread.Steps >= thread.stepLimit.Load() {
-			if err = thread.stepSlow(); err != nil {
+			if err2 := thread.stepSlow(); err2 != nil {
+				err = err2
 				break loop
 			}
 		}
@@ -471,7 +472,9 @@ loop:
 				}
 			}
 			// rlm: every other call, out of the loop (callSlow).
-			if sp, err = callSlow(thread, stack, sp, op, arg, m); err != nil {
+			var err2 error
+			if sp, err2 = callSlow(thread, stack, sp, op, arg, m); err2 != nil {
+				err = err2
 				break loop
 			}
 
@@ -552,12 +555,13 @@ loop:
 			x := stack[sp-3]
 			sp -= 3
 			if d, ok := x.(*Dict); ok { // rlm: bounded growth, if y is new
-				if err = checkGrowInsert(thread, &d.ht, y, true); err != nil {
+				if err2 := checkGrowInsert(thread, &d.ht, y, true); err2 != nil {
+					err = err2
 					break loop
 				}
 			}
-			err = setIndex(x, y, z)
-			if err != nil {
+			if err2 := setIndex(x, y, z); err2 != nil {
+				err = err2
 				break loop
 			}
 
@@ -615,7 +619,8 @@ loop:
 			k := stack[sp-2]
 			v := stack[sp-1]
 			sp -= 3
-			if err = checkGrowTable(thread, &dict.ht); err != nil { // rlm: bounded growth
+			if err2 := checkGrowTable(thread, &dict.ht); err2 != nil { // rlm: bounded growth
+				err = err2
 				break loop
 			}
 			// rlm: a duplicate key of a dict literal replaces the value, as
@@ -634,7 +639,8 @@ loop:
 				list.elems = append(list.elems, elem)
 				break
 			}
-			if err = appendSlow(thread, stack[sp], elem); err != nil { // rlm: out of the loop
+			if err2 := appendSlow(thread, stack[sp], elem); err2 != nil { // rlm: out of the loop
+				err = err2
 				break loop
 			}
 
@@ -666,7 +672,8 @@ loop:
 				break
 			}
 			sp += n
-			if err = unpackSlow(stack[sp-n:sp], iterable); err != nil { // rlm: out of the loop
+			if err2 := unpackSlow(stack[sp-n:sp], iterable); err2 != nil { // rlm: out of the loop
+				err = err2
 				break loop
 			}
 
@@ -700,7 +707,9 @@ loop:
 			stack[sp-1] = makeFunc(fn.module, f.Prog.Functions[arg], stack[sp-1].(Tuple)) // rlm: out of the loop
 
 		case compile.LOAD:
-			if sp, err = loadOp(thread, stack, sp, int(arg)); err != nil { // rlm: out of the loop
+			var err2 error
+			if sp, err2 = loadOp(thread, stack, sp, int(arg)); err2 != nil { // rlm: out of the loop
+				err = err2
 				break loop
 			}
 
