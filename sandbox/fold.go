@@ -223,18 +223,11 @@ func (s *foldSink) Append(thread *starlark.Thread, v starlark.Value) error {
 		s.best = v
 		return nil
 	}
-	// Two ints of int64 compare directly (the common case).
-	if a, ok := v.(starlark.Int); ok {
-		if b, ok := s.best.(starlark.Int); ok {
-			if x, ok := a.Int64(); ok {
-				if y, ok := b.Int64(); ok {
-					if s.op == syntax.LT && x < y || s.op == syntax.GT && x > y {
-						s.best = v
-					}
-					return nil
-				}
-			}
+	if better, ok := intBetter(s.op, v, s.best); ok {
+		if better {
+			s.best = v
 		}
+		return nil
 	}
 	better, err := pyCompare(s.op, v, s.best)
 	if err != nil {

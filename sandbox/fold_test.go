@@ -23,6 +23,7 @@ func TestFoldSemantics(t *testing.T) {
 		{"sum-nested-clauses", "print(sum(a * b for a in range(3) for b in range(3) if a != b))", "4\n"},
 		{"sum-bools-big-floats", "print(sum(x for x in [True, True, 3]), sum(x for x in [2**70, 1]), sum(x for x in [0.1, 0.2]))", "5 1180591620717411303425 0.30000000000000004\n"},
 		{"min-max", "print(max(x % 1000 for x in range(3000)), min((x - 5) ** 2 for x in range(10)), max(c for c in 'hello'), min([w for w in 'b a c'.split()]))", "999 0 o a\n"},
+		{"min-max-lists", "print(min([3, -2, 7]), max([3, -2, 7]), min(4, 2, 9), max([2**70, 5]), min([1.5, 1, True]), max([0, False]), max([1, 3, 2], key=lambda x: -x), min([], default='none'))", "-2 7 2 1180591620717411303424 1 0 1 none\n"},
 		{"parenthesized", "print(max((x for x in range(5))), sum((x for x in range(5))))", "4 10\n"},
 		{"in-comprehension", "print([sum(y for y in range(x)) for x in range(5)])", "[0, 0, 1, 3, 6]\n"},
 		{"shadowed", "def f():\n    sum = lambda xs: 'mine:' + str(list(xs))\n    return sum(x for x in range(3))\nprint(f())\nmax = sorted\nprint(max(x for x in 'cab'))", "mine:[0, 1, 2]\n['a', 'b', 'c']\n"},

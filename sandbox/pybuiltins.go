@@ -1088,9 +1088,12 @@ func pyMinMax(name string, op syntax.Token) builtinFn {
 				}
 				xk = k
 			}
-			better, err := pyCompare(op, xk, bestKey)
-			if err != nil {
-				return nil, err
+			better, ok := intBetter(op, xk, bestKey)
+			if !ok {
+				var err error
+				if better, err = pyCompare(op, xk, bestKey); err != nil {
+					return nil, err
+				}
 			}
 			if better {
 				best, bestKey = x, xk
@@ -1098,6 +1101,32 @@ func pyMinMax(name string, op syntax.Token) builtinFn {
 		}
 		return best, nil
 	}
+}
+
+// intBetter reports whether x is less (op LT, for min) or greater (GT,
+// for max) than y when both are ints of int64, the common case, which
+// needs no general comparison (ok is false otherwise).
+func intBetter(op syntax.Token, x, y starlark.Value) (better, ok bool) {
+	a, ok := x.(starlark.Int)
+	if !ok {
+		return false, false
+	}
+	b, ok := y.(starlark.Int)
+	if !ok {
+		return false, false
+	}
+	i, ok := a.Int64()
+	if !ok {
+		return false, false
+	}
+	j, ok := b.Int64()
+	if !ok {
+		return false, false
+	}
+	if op == syntax.LT {
+		return i < j, true
+	}
+	return i > j, true
 }
 
 // pyCompare compares with Python's cross-type rules for numbers and bools.
