@@ -33,42 +33,33 @@ func init() {
 // full case mapping on the usual path); a str with no upper case letter
 // is its own result.
 func fastLower(_ *Builtin, recv Value, args Tuple) (Value, bool) {
-	s, ok := recv.(String)
-	if !ok || len(args) != 0 {
-		return nil, false
-	}
-	upper := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return nil, false
-		}
-		upper = upper || 'A' <= c && c <= 'Z'
-	}
-	if !upper {
-		return recv, true
-	}
-	return String(strings.ToLower(string(s))), true
+	return fastCase(recv, args, 'A', 'Z', strings.ToLower)
 }
 
 // fastUpper is str.upper of an ASCII str, as fastLower.
 func fastUpper(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+	return fastCase(recv, args, 'a', 'z', strings.ToUpper)
+}
+
+// fastCase returns conv(recv) for an ASCII str, or recv itself when it
+// has no letter from lo to hi (which conv changes).
+func fastCase(recv Value, args Tuple, lo, hi byte, conv func(string) string) (Value, bool) {
 	s, ok := recv.(String)
 	if !ok || len(args) != 0 {
 		return nil, false
 	}
-	lower := false
+	change := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
 			return nil, false
 		}
-		lower = lower || 'a' <= c && c <= 'z'
+		change = change || lo <= c && c <= hi
 	}
-	if !lower {
+	if !change {
 		return recv, true
 	}
-	return String(strings.ToUpper(string(s))), true
+	return String(conv(string(s))), true
 }
 
 // asciiSpace is the ASCII white space that string_strip's unicode.IsSpace
