@@ -35,7 +35,9 @@ import (
 //     the heap grew since it started by more than its limit plus the step
 //     limits of every step that ran alongside it: at that point some step
 //     is over its limit whatever the attribution, and the process must not
-//     run away.
+//     run away. A step whose own sizing is under half its limit gets twice
+//     that room, since the step over its limit is then most likely another
+//     one, overshooting between two of its checks.
 //
 // A step that ran alone before another one started keeps the heap's
 // growth until then (measured after a collection when it matters) as its
@@ -95,13 +97,18 @@ func (st *step) unregister() {
 
 // pastBackstop reports whether the heap grew since the shared step
 // started by more than its limit plus the limits of every step that ran
-// alongside it (the session's limit when the step has none).
+// alongside it (the session's limit when the step has none), or twice
+// that for a step that holds little (backstopRoom).
 // The heap is read after a collection: garbage would count otherwise.
 func (st *step) pastBackstop() bool {
 	return st.backstopRoom() < 0
 }
 
 // backstopRoom is what is left before the backstop stops the shared step.
+// While the step's own last sizing is under half its limit, the backstop
+// is twice as far: a step alongside it can overshoot its own limit by
+// megabytes between two of its checks, and that must not stop a step
+// that holds little (the process stays bounded all the same).
 func (st *step) backstopRoom() int64 {
 	lim := st.memLimit()
 	if lim <= 0 {
@@ -110,10 +117,14 @@ func (st *step) backstopRoom() int64 {
 	if lim <= 0 {
 		return 1 << 62
 	}
-	room := lim + st.mem.others.Load() - (st.heap.Load() - st.mem.base)
+	allowed := lim + st.mem.others.Load()
+	if st.mem.own.Load() < lim/2 {
+		allowed *= 2
+	}
+	room := allowed - (st.heap.Load() - st.mem.base)
 	if room < 0 {
 		st.heap.Store(liveHeap())
-		room = lim + st.mem.others.Load() - (st.heap.Load() - st.mem.base)
+		room = allowed - (st.heap.Load() - st.mem.base)
 	}
 	return room
 }
