@@ -637,6 +637,12 @@ loop:
 			// at a grow check (checkGrowLen: every GrowCheckEvery).
 			if list, ok := stack[sp].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
 				list.elems = append(list.elems, elem)
+				// rlm: a comprehension's jump back to its loop is
+				// taken here (it counts its step).
+				if codeAt(codep, pc) == byte(compile.JMP) {
+					pc = jumpTarget(codep, pc+1)
+					thread.Steps++
+				}
 				break
 			}
 			if err2 := appendSlow(thread, stack[sp], elem); err2 != nil { // rlm: out of the loop
