@@ -6,7 +6,8 @@ package starlark
 // and popped, argument decoding, then the method. For a call with
 // positional arguments only, the interpreter first tries the method's
 // fastMethod, which answers the common cases (w.lower() of an ASCII
-// word, line.strip(), s.startswith("x"), out.append(v) with room)
+// word, line.strip(), s.startswith("x"), out.append(v) with room,
+// counts.get(w, 0))
 // directly, or returns false to leave the call to the usual path, which
 // then also reports any error. A fastMethod must not fail, call back into
 // Starlark code, look at the thread's call stack or keep args (the
@@ -27,6 +28,33 @@ func init() {
 		stringMethods[name].fastMethod = fast
 	}
 	listMethods["append"].fastMethod = fastAppend
+	dictMethods["get"].fastMethod = fastDictGet
+}
+
+// fastDictGet is dict.get of a str or int key, with or without a default:
+// looking such a key up compares it only with keys of its own type, which
+// runs no code of the program's (no __eq__ or __hash__ of a class).
+func fastDictGet(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+	d, ok := recv.(*Dict)
+	if !ok || len(args) == 0 || len(args) > 2 {
+		return nil, false
+	}
+	switch args[0].(type) {
+	case String, Int:
+	default:
+		return nil, false
+	}
+	v, found, err := d.Get(args[0])
+	if err != nil {
+		return nil, false
+	}
+	if found {
+		return v, true
+	}
+	if len(args) == 2 {
+		return args[1], true
+	}
+	return None, true
 }
 
 // fastLower is str.lower of an ASCII str (non-ASCII text takes Python's

@@ -10,6 +10,9 @@ func TestFastMethods(t *testing.T) {
 	full := NewList(make([]Value, GrowCheckEvery-1))
 	frozen := NewList(nil)
 	frozen.Freeze()
+	dict := NewDict(2)
+	_ = dict.SetKey(String("a"), MakeInt(1))
+	_ = dict.SetKey(MakeInt(7), String("seven"))
 	for _, c := range []struct {
 		recv Value
 		name string
@@ -49,13 +52,24 @@ func TestFastMethods(t *testing.T) {
 		{String("hello"), "startswith", Tuple{Tuple{String("he")}}, false},
 		{String("hello"), "endswith", Tuple{String("l"), MakeInt(1)}, false},
 		{NewList(nil), "append", Tuple{MakeInt(1)}, true},
+		{dict, "get", Tuple{String("a")}, true},
+		{dict, "get", Tuple{String("zz")}, true},
+		{dict, "get", Tuple{String("zz"), MakeInt(0)}, true},
+		{dict, "get", Tuple{MakeInt(7)}, true},
+		{dict, "get", Tuple{MakeInt(8), String("d")}, true},
+		{dict, "get", Tuple{Tuple{MakeInt(1)}}, false},
+		{dict, "get", Tuple{}, false},
+		{dict, "get", Tuple{String("a"), None, None}, false},
 		{full, "append", Tuple{MakeInt(1)}, false},
 		{frozen, "append", Tuple{MakeInt(1)}, false},
 	} {
 		var m *Builtin
-		if _, ok := c.recv.(*List); ok {
+		switch c.recv.(type) {
+		case *List:
 			m = listMethods[c.name]
-		} else {
+		case *Dict:
+			m = dictMethods[c.name]
+		default:
 			m = stringMethods[c.name]
 		}
 		got, ok := m.fastMethod(m, c.recv, c.args)
