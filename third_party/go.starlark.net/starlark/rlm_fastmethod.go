@@ -7,7 +7,7 @@ package starlark
 // positional arguments only, the interpreter first tries the method's
 // fastMethod, which answers the common cases (w.lower() of an ASCII
 // word, line.strip(), s.startswith("x"), out.append(v) with room,
-// counts.get(w, 0))
+// counts.get(w, 0), by.setdefault(k, []) of a present k)
 // directly, or returns false to leave the call to the usual path, which
 // then also reports any error. A fastMethod must not fail, call back into
 // Starlark code, look at the thread's call stack or keep args (the
@@ -29,12 +29,15 @@ func init() {
 	}
 	listMethods["append"].fastMethod = fastAppend
 	dictMethods["get"].fastMethod = fastDictGet
+	dictMethods["setdefault"].fastMethod = fastDictGet
 }
 
-// fastDictGet is dict.get of a str or int key, with or without a default:
-// looking such a key up compares it only with keys of its own type, which
-// runs no code of the program's (no __eq__ or __hash__ of a class).
-func fastDictGet(_ *Builtin, recv Value, args Tuple) (Value, bool) {
+// fastDictGet is dict.get of a str or int key, with or without a default,
+// and dict.setdefault of such a key that is present: looking such a key
+// up compares it only with keys of its own type, which runs no code of
+// the program's (no __eq__ or __hash__ of a class). setdefault of a new
+// key (an insertion, with its grow check) takes the usual path.
+func fastDictGet(m *Builtin, recv Value, args Tuple) (Value, bool) {
 	d, ok := recv.(*Dict)
 	if !ok || len(args) == 0 || len(args) > 2 {
 		return nil, false
@@ -50,6 +53,9 @@ func fastDictGet(_ *Builtin, recv Value, args Tuple) (Value, bool) {
 	}
 	if found {
 		return v, true
+	}
+	if m.name[0] == 's' { // setdefault
+		return nil, false
 	}
 	if len(args) == 2 {
 		return args[1], true

@@ -60,6 +60,9 @@ func TestFastMethods(t *testing.T) {
 		{dict, "get", Tuple{Tuple{MakeInt(1)}}, false},
 		{dict, "get", Tuple{}, false},
 		{dict, "get", Tuple{String("a"), None, None}, false},
+		{dict, "setdefault", Tuple{String("a"), NewList(nil)}, true},
+		{dict, "setdefault", Tuple{MakeInt(7)}, true},
+		{dict, "setdefault", Tuple{String("new"), NewList(nil)}, false},
 		{full, "append", Tuple{MakeInt(1)}, false},
 		{frozen, "append", Tuple{MakeInt(1)}, false},
 	} {
