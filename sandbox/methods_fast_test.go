@@ -56,3 +56,15 @@ func TestPyMethodFast(t *testing.T) {
 		assert.Equal(t, want.String(), got.String(), "%v", c.args)
 	}
 }
+
+// TestLenFastWords: len of a short str counted directly agrees with
+// StrLen (code points; an invalid byte counts one, as everywhere else).
+func TestLenFastWords(t *testing.T) {
+	for _, s := range []string{"", "a", "hello", "héllo", "日本語", "\xff\xfe", "a\xffb", "exactly16bytes!!", "seventeen bytes!!"} {
+		v, ok := lenFast(nil, starlark.Tuple{starlark.String(s)})
+		require.True(t, ok, "%q", s)
+		n, _ := starlark.AsInt32(v)
+		assert.Equal(t, StrLen(s), n, "%q", s)
+		assert.Equal(t, len([]rune(s)), n, "%q", s)
+	}
+}
