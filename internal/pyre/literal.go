@@ -95,32 +95,14 @@ func literalFinder(text, needle string) finder {
 		}
 	}
 	mid := len(text) / 2
-	sample := text[mid:min(len(text), mid+sampleSize)]
-	rare = rarestInSample(needle, sample, rare)
-	return finder{needle: needle, rare: rare, rare2: secondRarest(needle, sample, rare)}
-}
-
-// secondRarest returns the index of the needle's rarest byte in sample
-// other than the byte at index rare (rare itself if all its bytes are
-// that byte).
-func secondRarest(needle, sample string, rare int) int {
-	var counts [256]int
-	for i := 0; i < len(sample); i++ {
-		counts[sample[i]]++
-	}
-	best := rare
-	for i := 0; i < len(needle); i++ {
-		if needle[i] != needle[rare] && (best == rare || counts[needle[i]] < counts[needle[best]]) {
-			best = i
-		}
-	}
-	return best
+	rare, rare2 := rarestTwoInSample(needle, text[mid:min(len(text), mid+sampleSize)], rare)
+	return finder{needle: needle, rare: rare, rare2: rare2}
 }
 
 // index returns the first occurrence at or after from, or -1. When the
 // scanned byte keeps turning up without the needle (more than one
 // candidate in 32 bytes), it goes on with pairIndex, which looks for two
-// of the needle's bytes at once, 8 positions at a time.
+// of the needle's bytes at once, 16 positions at a time.
 func (f finder) index(text string, from int) int {
 	n, c := len(f.needle), f.needle[f.rare]
 	fails := 0
@@ -157,9 +139,6 @@ func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x & msb }
 // the needle's rare and rare2 bytes match.
 func (f finder) pairIndex(text string, from int) int {
 	n := len(f.needle)
-	if from < 0 {
-		from = 0
-	}
 	if f.rare2 == f.rare || len(text)-from < n+16 {
 		if i := strings.Index(text[from:], f.needle); i >= 0 {
 			return from + i

@@ -605,20 +605,35 @@ func (s classScanner) next(text string, from int) int {
 // rarestInSample returns the index of the needle byte least frequent in
 // sample (ties and small samples keep def).
 func rarestInSample(needle, sample string, def int) int {
+	rare, _ := rarestTwoInSample(needle, sample, def)
+	return rare
+}
+
+// rarestTwoInSample returns rarestInSample's index and the index of the
+// least frequent needle byte other than the byte there (rare itself when
+// every byte of the needle is that byte, or the sample is small), counting
+// the sample once.
+func rarestTwoInSample(needle, sample string, def int) (rare, rare2 int) {
 	if len(sample) < 4096 {
-		return def
+		return def, def
 	}
 	var counts [256]int
 	for i := 0; i < len(sample); i++ {
 		counts[sample[i]]++
 	}
-	best := def
+	rare = def
 	for i := 0; i < len(needle); i++ {
-		if counts[needle[i]] < counts[needle[best]] {
-			best = i
+		if counts[needle[i]] < counts[needle[rare]] {
+			rare = i
 		}
 	}
-	return best
+	rare2 = rare
+	for i := 0; i < len(needle); i++ {
+		if needle[i] != needle[rare] && (rare2 == rare || counts[needle[i]] < counts[needle[rare2]]) {
+			rare2 = i
+		}
+	}
+	return rare, rare2
 }
 
 func btoi(b bool) int {

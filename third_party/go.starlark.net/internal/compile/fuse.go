@@ -6,9 +6,9 @@ package compile
 // fused into one instruction: CONSTANT k followed by a binary operator
 // (x % 3, i * 2, n > 0, w in "aeiou") becomes OPK, and LOCAL l before
 // that becomes LOCALOPK; LOCAL l1, LOCAL l2 and an operator (x * x,
-// i < n, w in seen) become LOCALOPL. The interpreter pushes the operands itself and
-// runs the operator's code, counting the steps of the instructions it
-// replaced, so step counts and results are unchanged. Fusion happens
+// i < n, w in seen) become LOCALOPL. The interpreter pushes the operands
+// itself and runs the operator's code, counting the steps of the
+// instructions it replaced, so step counts and results are unchanged. Fusion happens
 // within a block (jumps only target block starts), before addresses are
 // assigned.
 
@@ -18,23 +18,11 @@ var Fuse = true
 // Field widths of the fused operands.
 const (
 	fuseOpBits    = 5 // op-LT, LT..IN
-	fuseLocalBits = 8 // LOCALOPK's local index
+	fuseLocalBits = 8 // LOCALOPK's local index, LOCALOPL's first
 )
 
-// FusedSteps is the number of instructions a fused instruction stands
-// for, minus one: the extra steps the interpreter counts for it.
-func FusedSteps(op Opcode) uint64 {
-	switch op {
-	case OPK:
-		return 1
-	case LOCALOPK, LOCALOPL:
-		return 2
-	}
-	return 0
-}
-
-// FusedOperator returns the binary operator of an OPK or LOCALOPK
-// argument.
+// FusedOperator returns the binary operator of an OPK, LOCALOPK or
+// LOCALOPL argument.
 func FusedOperator(arg uint32) Opcode { return LT + Opcode(arg&(1<<fuseOpBits-1)) }
 
 // FusedConstant returns the constant index of an OPK argument.
