@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,5 +67,17 @@ func TestLenFastWords(t *testing.T) {
 		n, _ := starlark.AsInt32(v)
 		assert.Equal(t, StrLen(s), n, "%q", s)
 		assert.Equal(t, len([]rune(s)), n, "%q", s)
+	}
+}
+
+// TestIsASCII: the 32-byte rounds and the word and byte tails each see a
+// non-ASCII byte wherever it sits.
+func TestIsASCII(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 31, 32, 33, 64, 100} {
+		s := strings.Repeat("a", n)
+		assert.True(t, isASCII(s), "len %d", n)
+		for i := 0; i < n; i++ {
+			assert.False(t, isASCII(s[:i]+"\x80"+s[i+1:]), "len %d, byte %d", n, i)
+		}
 	}
 }

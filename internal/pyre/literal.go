@@ -1,7 +1,6 @@
 package pyre
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strings"
 	"unsafe"
@@ -101,8 +100,9 @@ func literalFinder(text, needle string) finder {
 
 // index returns the first occurrence at or after from, or -1. When the
 // scanned byte keeps turning up without the needle (more than one
-// candidate in 32 bytes), it goes on with pairIndex, which looks for two
-// of the needle's bytes at once, 16 positions at a time.
+// candidate per KB: one IndexByte call costs more than the two-byte scan
+// of a KB), it goes on with pairIndex, which looks for two of the
+// needle's bytes at once, 32 positions at a time.
 func (f finder) index(text string, from int) int {
 	n, c := len(f.needle), f.needle[f.rare]
 	fails := 0
@@ -116,14 +116,14 @@ func (f finder) index(text string, from int) int {
 		if start+n <= len(text) && text[start:start+n] == f.needle {
 			return start
 		}
-		if fails++; fails > 64 && fails > (q-from)>>5 {
+		if fails++; fails > 64 && fails > (q-from)>>10 {
 			return f.pairIndex(text, start+1)
 		}
 	}
 	return -1
 }
 
-// Byte-parallel constants for pairIndex.
+// Byte-parallel constants for pairBlocksGeneric.
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
@@ -135,68 +135,63 @@ const (
 func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x & msb }
 
 // pairIndex returns the first occurrence at or after from, or -1,
-// reading 8 candidate positions at a time and keeping those where both
-// the needle's rare and rare2 bytes match.
+// testing pairBlock candidate positions at a time (pairBlocks) for both
+// the needle's rare and rare2 bytes and verifying those that have them.
 func (f finder) pairIndex(text string, from int) int {
 	n := len(f.needle)
-	if f.rare2 == f.rare || len(text)-from < n+16 {
-		if i := strings.Index(text[from:], f.needle); i >= 0 {
-			return from + i
-		}
-		return -1
-	}
-	b := unsafe.Slice(unsafe.StringData(text), len(text))
-	a1, a2 := f.rare, f.rare2
-	c1, c2 := lsb*uint64(f.needle[a1]), lsb*uint64(f.needle[a2])
-	start := from
-	// Positions start..start+15 read 16 bytes from start+a1 and from
-	// start+a2; both reads stay within the text while start+n+16 <=
-	// len(text) (a1, a2 < n).
-	for ; start+n+16 <= len(text); start += 16 {
-		p1, p2 := b[start+a1:start+a1+16], b[start+a2:start+a2+16]
-		m := zeroBytes(binary.LittleEndian.Uint64(p1)^c1) & zeroBytes(binary.LittleEndian.Uint64(p2)^c2)
-		m2 := zeroBytes(binary.LittleEndian.Uint64(p1[8:])^c1) & zeroBytes(binary.LittleEndian.Uint64(p2[8:])^c2)
-		if m|m2 == 0 {
-			continue
-		}
-		for m != 0 {
-			s := start + bits.TrailingZeros64(m)>>3
-			if text[s:s+n] == f.needle {
-				return s
+	if f.rare2 != f.rare {
+		p := unsafe.StringData(text)
+		c1, c2 := f.needle[f.rare], f.needle[f.rare2]
+		// Block k reads text[from+rare+32k : from+rare+32k+32], within the
+		// text while from+n-1+32(k+1) <= len(text) (rare, rare2 < n); its
+		// positions are then all valid starts.
+		for blocks := (len(text) - from - n + 1) / pairBlock; blocks > 0; blocks = (len(text) - from - n + 1) / pairBlock {
+			k, m := pairBlocks((*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare)), (*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare2)), blocks, c1, c2)
+			from += k * pairBlock
+			if m == 0 {
+				break
 			}
-			m &= m - 1
-		}
-		for m2 != 0 {
-			s := start + 8 + bits.TrailingZeros64(m2)>>3
-			if text[s:s+n] == f.needle {
-				return s
+			for ; m != 0; m &= m - 1 {
+				s := from + bits.TrailingZeros32(m)
+				if text[s:s+n] == f.needle {
+					return s
+				}
 			}
-			m2 &= m2 - 1
+			from += pairBlock
 		}
 	}
-	if i := strings.Index(text[start:], f.needle); i >= 0 {
-		return start + i
+	if i := strings.Index(text[from:], f.needle); i >= 0 {
+		return from + i
 	}
 	return -1
 }
 
-// lastIndex returns the last occurrence, or -1.
+// lastIndex returns the last occurrence, or -1 (lastPairIndex: Go's
+// strings.LastIndexByte reads a byte at a time, slower than the pair scan
+// even for a rare byte).
 func (f finder) lastIndex(text string) int {
-	n, c := len(f.needle), f.needle[f.rare]
-	end := len(text) // candidates start before end-n+1
-	fails := 0
-	for q := len(text) - n + f.rare; q >= f.rare; q-- {
-		i := strings.LastIndexByte(text[:q+1], c)
-		if i < f.rare {
-			return -1
+	return f.lastPairIndex(text, len(text)-len(f.needle)+1)
+}
+
+// lastPairIndex returns the last occurrence that starts before end, or
+// -1: pairIndex run forwards over windows of the text taken from the end
+// backwards, keeping a window's last match.
+func (f finder) lastPairIndex(text string, end int) int {
+	const window = 64 << 10
+	n := len(f.needle)
+	for hi := end; hi > 0; hi -= window {
+		// Matches starting in [lo, hi) end before hi+n-1.
+		t := text[:min(len(text), hi+n-1)]
+		last := -1
+		for from := max(0, hi-window); ; {
+			i := f.pairIndex(t, from)
+			if i < 0 {
+				break
+			}
+			last, from = i, i+1
 		}
-		q = i
-		start := q - f.rare
-		if start+n <= len(text) && text[start:start+n] == f.needle {
-			return start
-		}
-		if fails++; fails > 64 && fails > (end-q)>>8 {
-			return strings.LastIndex(text[:start+n-1], f.needle)
+		if last >= 0 {
+			return last
 		}
 	}
 	return -1

@@ -1,10 +1,12 @@
 package pyre
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLiteralFunctions compares IndexLiteral, LastIndexLiteral,
@@ -38,8 +40,9 @@ func TestLiteralFunctions(t *testing.T) {
 
 // TestLiteralPairScan: needles whose bytes are all common in the text
 // (dates and numbers in log lines) go on with the two-byte scan
-// (pairIndex), which finds what strings.Index finds at every offset of
-// the match within its 16-byte blocks and near the text's end.
+// (pairIndex, and lastPairIndex backwards), which finds what
+// strings.Index and strings.LastIndex find at every offset of
+// the match within its 32-position blocks and near the text's end.
 func TestLiteralPairScan(t *testing.T) {
 	var b strings.Builder
 	for i := 0; b.Len() < literalMin+5000; i++ {
@@ -53,11 +56,21 @@ func TestLiteralPairScan(t *testing.T) {
 	base := b.String()
 	f := literalFinder(base, "2024-01-13 1500000 ")
 	assert.NotEqual(t, f.rare, f.rare2, "two different bytes")
-	for _, at := range []int{len(base) / 2, len(base)/2 + 1, len(base)/2 + 7, len(base)/2 + 8, len(base)/2 + 15, len(base) - 19, len(base)} {
+	ats := []int{len(base) - 40, len(base) - 19, len(base)}
+	for k := 0; k <= pairBlock+1; k++ {
+		ats = append(ats, len(base)/2+k)
+	}
+	for _, at := range ats {
 		text := base[:at] + "2024-01-13 1500000 " + base[at:]
 		for _, n := range []string{"2024-01-13 1500000 ", "2024-01-13 1500000", "no 2024-01-99"} {
 			assert.Equal(t, strings.Index(text, n), IndexLiteral(text, n), "Index %q at %d", n, at)
 			assert.Equal(t, strings.Count(text, n), CountLiteral(text, n), "Count %q at %d", n, at)
+			assert.Equal(t, strings.LastIndex(text, n), LastIndexLiteral(text, n), "LastIndex %q at %d", n, at)
+			for _, end := range []int{len(text) - len(n) + 1, at, at + 1, at - 70000} {
+				if end >= 0 && end <= len(text)-len(n)+1 {
+					assert.Equal(t, strings.LastIndex(text[:end+len(n)-1], n), literalFinder(text, n).lastPairIndex(text, end), "lastPairIndex %q at %d end %d", n, at, end)
+				}
+			}
 			for _, from := range []int{0, at - 3, at + 1} {
 				if from >= 0 && from <= len(text) {
 					want := strings.Index(text[from:], n)
@@ -67,6 +80,40 @@ func TestLiteralPairScan(t *testing.T) {
 					assert.Equal(t, want, literalFinder(text, n).pairIndex(text, from), "pairIndex %q at %d from %d", n, at, from)
 				}
 			}
+		}
+	}
+}
+
+// TestPairBlocks: the SSE2 scan (on amd64) and the portable one find the
+// same first block and mask of positions holding both bytes, on random
+// text over a small alphabet, where both bytes keep turning up.
+func TestPairBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 4096+pairBlock)
+	for trial := 0; trial < 300; trial++ {
+		for i := range buf {
+			buf[i] = "abcdefgh"[r.IntN(2+trial%7)]
+		}
+		off1, off2 := r.IntN(pairBlock), r.IntN(pairBlock)
+		blocks := r.IntN(4096/pairBlock) + 1
+		c1, c2 := "abcdefgh"[r.IntN(8)], "abcdefgh"[r.IntN(8)]
+		k, m := pairBlocks(&buf[off1], &buf[off2], blocks, c1, c2)
+		gk, gm := pairBlocksGeneric(&buf[off1], &buf[off2], blocks, c1, c2)
+		// The portable mask may flag extra positions (above a true match
+		// within a word); the first block and its true matches agree.
+		var want uint32
+		if k < blocks {
+			for j := 0; j < pairBlock; j++ {
+				if buf[off1+k*pairBlock+j] == c1 && buf[off2+k*pairBlock+j] == c2 {
+					want |= 1 << j
+				}
+			}
+		}
+		require.Equal(t, want, m, "trial %d", trial)
+		require.Equal(t, k, gk, "trial %d", trial)
+		require.Equal(t, want, gm&want, "trial %d", trial)
+		if k == blocks {
+			require.Zero(t, gm)
 		}
 	}
 }
