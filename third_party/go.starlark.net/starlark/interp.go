@@ -614,6 +614,13 @@ loop:
 			stack[sp] = new(Dict)
 			sp++
 
+		case compile.SIZEHINT:
+			// rlm: [body for vars in x]: the empty list gets room for
+			// len(x) elements (rlm_calls.go).
+			if list, ok := stack[sp-2].(*List); ok && cap(list.elems) == 0 {
+				sizeHint(thread, list, stack[sp-1])
+			}
+
 		case compile.SETDICT, compile.SETDICTUNIQ:
 			dict := stack[sp-3].(*Dict)
 			k := stack[sp-2]

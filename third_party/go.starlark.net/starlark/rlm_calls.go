@@ -485,3 +485,40 @@ func (thread *Thread) FrameValues(f func(Value)) {
 		}
 	}
 }
+
+// sizeHintMax bounds the elements sizeHint allocates at once (64 MB of
+// Values); a longer comprehension grows from there.
+const sizeHintMax = 4 << 20
+
+// sizeHint gives the empty list of a comprehension [body for vars in x]
+// room for len(x) elements, when x is a built-in sequence: the list ends
+// that long, and growing it by appends copies it about four times over.
+// The grow check sees the allocation first; when it refuses, the list
+// grows as before (and the appends meet the same refusal).
+func sizeHint(thread *Thread, list *List, x Value) {
+	var n int
+	switch x := x.(type) {
+	case *List:
+		n = len(x.elems)
+	case Tuple:
+		n = len(x)
+	case rangeValue:
+		n = x.len
+	case *Dict:
+		n = x.Len()
+	case *Set:
+		n = x.Len()
+	default:
+		return
+	}
+	if n < 16 {
+		return
+	}
+	n = min(n, sizeHintMax)
+	if bytes := int64(unsafe.Sizeof(Value(nil))) * int64(n); bytes >= 64<<10 {
+		if checkGrow(thread, bytes) != nil {
+			return
+		}
+	}
+	list.elems = make([]Value, 0, n)
+}

@@ -112,6 +112,7 @@ const (
 	INPLACE_ADD  //            x y INPLACE_ADD  z      where z is x+y or x.extend(y)
 	INPLACE_PIPE //            x y INPLACE_PIPE z      where z is x|y
 	MAKEDICT     //              - MAKEDICT     dict
+	SIZEHINT     //  acc iterable SIZEHINT     acc iterable   [rlm: presizes an empty list acc to len(iterable)]
 
 	// --- opcodes with an argument must go below this line ---
 
@@ -198,6 +199,7 @@ var opcodeNames = [...]string{
 	LT:           "lt",
 	LTLT:         "ltlt",
 	MAKEDICT:     "makedict",
+	SIZEHINT:     "sizehint",
 	MAKEFUNC:     "makefunc",
 	MAKELIST:     "makelist",
 	MAKETUPLE:    "maketuple",
@@ -275,6 +277,7 @@ var stackEffect = [...]int8{
 	LT:           -1,
 	LTLT:         -1,
 	MAKEDICT:     +1,
+	SIZEHINT:     0,
 	MAKEFUNC:     0,
 	MAKELIST:     variableStackEffect,
 	MAKETUPLE:    variableStackEffect,
@@ -1811,6 +1814,12 @@ func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
 
 		fcomp.expr(clause.X)
 		fcomp.setPos(clause.For)
+		if clauseIndex == 0 && len(comp.Clauses) == 1 && !comp.Curly {
+			// rlm: [body for vars in x] has exactly len(x) elements
+			// when x has a length: the list is made that size at
+			// once instead of growing (and copying) as it fills.
+			fcomp.emit(SIZEHINT)
+		}
 		fcomp.emit(ITERPUSH)
 		fcomp.jump(head)
 
