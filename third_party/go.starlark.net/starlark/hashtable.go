@@ -146,6 +146,30 @@ func (ht *hashtable) init(size int) {
 	ht.entries = make([]entry, 0, size)
 }
 
+// smallDict is a Dict with room for the entries of a small literal in
+// the same allocation.
+type smallDict struct {
+	d    Dict
+	ents [4]entry
+}
+
+// newDictOf returns an empty dict sized for the n entries of a literal
+// (rlm): a literal of up to 4 entries, by far the most common (records
+// made in a loop), holds them in the dict's own allocation, one
+// allocation instead of two; a larger one gets an entries array of
+// exactly n (a duplicate key leaves it one short).
+func newDictOf(n int) *Dict {
+	if n > len(smallDict{}.ents) {
+		d := new(Dict)
+		d.ht.init(n)
+		return d
+	}
+	p := new(smallDict)
+	p.d.ht.newIndex(logSizeFor(len(p.ents)))
+	p.d.ht.entries = p.ents[:0:len(p.ents)]
+	return &p.d
+}
+
 func (ht *hashtable) freeze() {
 	if !ht.frozen {
 		ht.frozen = true

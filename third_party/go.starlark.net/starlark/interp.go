@@ -614,6 +614,10 @@ loop:
 			stack[sp] = new(Dict)
 			sp++
 
+		case compile.MAKEDICTN:
+			stack[sp] = newDictOf(int(arg))
+			sp++
+
 		case compile.SIZEHINT:
 			// rlm: [body for vars in x]: the empty list gets room for
 			// len(x) elements (rlm_calls.go).

@@ -153,8 +153,10 @@ const (
 	LOCALOPK //      - LOCALOPK<k<<13|local<<5|op>  z  z = locals[local] op constants[k]
 	LOCALOPL //      - LOCALOPL<l2<<13|l1<<5|op>    z  z = locals[l1] op locals[l2]
 
+	MAKEDICTN //     - MAKEDICTN<n>  dict  [rlm: the empty dict of a literal of n entries, sized for them]
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = LOCALOPL
+	OpcodeMax    = MAKEDICTN
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -163,6 +165,7 @@ var opcodeNames = [...]string{
 	OPK:          "opk",
 	LOCALOPK:     "localopk",
 	LOCALOPL:     "localopl",
+	MAKEDICTN:    "makedictn",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -242,6 +245,7 @@ var stackEffect = [...]int8{
 	OPK:          0,
 	LOCALOPK:     +1,
 	LOCALOPL:     +1,
+	MAKEDICTN:    +1,
 	AMP:          -1,
 	APPEND:       -2,
 	ATTR:         0,
@@ -1398,7 +1402,12 @@ func (fcomp *fcomp) expr(e syntax.Expr) {
 		fcomp.tuple(e.List)
 
 	case *syntax.DictExpr:
-		fcomp.emit(MAKEDICT)
+		if len(e.List) > 0 {
+			// rlm: sized for its entries (the interpreter's newDictOf).
+			fcomp.emit1(MAKEDICTN, uint32(len(e.List)))
+		} else {
+			fcomp.emit(MAKEDICT)
+		}
 		for _, entry := range e.List {
 			entry := entry.(*syntax.DictEntry)
 			fcomp.emit(DUP)
