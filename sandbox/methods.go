@@ -569,12 +569,10 @@ func strMaketrans(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value,
 	return d, nil
 }
 
+// stringList returns a list of parts, which the caller gives up
+// (boxStrings).
 func stringList(parts []string) *starlark.List {
-	elems := make([]starlark.Value, len(parts))
-	for i, p := range parts {
-		elems[i] = starlark.String(p)
-	}
-	return starlark.NewList(elems)
+	return starlark.NewList(boxStrings(parts))
 }
 
 // pySplit implements str.split / str.rsplit.
@@ -669,21 +667,21 @@ func splitLines(s string, keep bool) *starlark.List {
 		}
 	}
 	if simple {
-		elems = make([]starlark.Value, 0, strings.Count(s, "\n")+1)
+		parts := make([]string, 0, strings.Count(s, "\n")+1)
 		for len(s) > 0 {
 			i := strings.IndexByte(s, '\n')
 			if i < 0 {
-				elems = append(elems, starlark.String(s))
+				parts = append(parts, s)
 				break
 			}
 			if keep {
-				elems = append(elems, starlark.String(s[:i+1]))
+				parts = append(parts, s[:i+1])
 			} else {
-				elems = append(elems, starlark.String(s[:i]))
+				parts = append(parts, s[:i])
 			}
 			s = s[i+1:]
 		}
-		return starlark.NewList(elems)
+		return stringList(parts)
 	}
 	start := 0
 	for i := 0; i < len(s); {

@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.starlark.net/starlark"
+)
+
+// TestBoxStrings: strings boxed in place are starlark.Strings like any
+// other (type switch, equality, hashing as dict keys, order), still
+// intact after the parts' slice and their text are unreachable but for
+// them and garbage collections ran.
+func TestBoxStrings(t *testing.T) {
+	text := strings.Repeat("alpha beta gamma ", 1000) + "é日本"
+	vals := boxStrings(strings.Fields(text))
+	text = ""
+	for range 3 {
+		runtime.GC()
+	}
+	require.Len(t, vals, 3001)
+	d := starlark.NewDict(4)
+	for i, v := range vals {
+		s, ok := v.(starlark.String)
+		require.True(t, ok, "%d: %T", i, v)
+		want := []string{"alpha", "beta", "gamma"}[i%3]
+		if i == 3000 {
+			want = "é日本"
+		}
+		require.Equal(t, want, string(s))
+		eq, err := starlark.Equal(v, starlark.String(want))
+		require.NoError(t, err)
+		require.True(t, eq)
+		require.NoError(t, d.SetKey(v, starlark.MakeInt(i)))
+	}
+	assert.Equal(t, 4, d.Len())
+	got, found, err := d.Get(starlark.String("beta"))
+	require.NoError(t, err)
+	require.True(t, found)
+	assert.Equal(t, starlark.MakeInt(2998), got)
+	assert.Equal(t, starlark.String("alpha"), vals[0])
+	assert.Empty(t, boxStrings(nil))
+}
+
+// TestSplitBoxedStrings: lists made by split hold ordinary strs for the
+// program: methods, comparison, sorting, sets, concatenation, mutation
+// of the list.
+func TestSplitBoxedStrings(t *testing.T) {
+	s := New(Config{})
+	r, err := s.Exec(context.Background(), `words = "b a c a".split()
+words.append("z")
+words[0] = words[0] + "!"
+print(words, sorted(set(words)), words[1] == "a", words[1] == words[3], "-".join(words).upper(), len(words[0]))
+parts = "x,y,,z".split(",")
+print(parts, [p * 2 for p in parts], "a\nb\r\nc".splitlines())`)
+	require.NoError(t, err)
+	assert.Equal(t, "['b!', 'a', 'c', 'a', 'z'] ['a', 'b!', 'c', 'z'] True True B!-A-C-A-Z 2\n['x', 'y', '', 'z'] ['xx', 'yy', '', 'zz'] ['a', 'b', 'c']\n", r.Output)
+}
