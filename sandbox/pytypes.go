@@ -325,7 +325,7 @@ func strFast(args starlark.Tuple) (starlark.Value, bool) {
 		return x, true
 	case starlark.Int:
 		if n, ok := x.Int64(); ok {
-			return starlark.String(strconv.FormatInt(n, 10)), true
+			return boxInt(n), true
 		}
 	case starlark.Float:
 		var tmp [32]byte
@@ -351,7 +351,7 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		return x, nil
 	case starlark.Int:
 		if n, ok := x.Int64(); ok {
-			return starlark.String(strconv.FormatInt(n, 10)), nil
+			return boxInt(n), nil
 		}
 	case starlark.Float:
 		var tmp [32]byte

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strconv"
 	"unsafe"
 
 	"go.starlark.net/starlark"
@@ -32,4 +33,29 @@ func boxStrings(parts []string) []starlark.Value {
 		v.data = unsafe.Pointer(&parts[i])
 	}
 	return elems
+}
+
+// intStrCell holds a str(int) and its header: boxInt's one allocation.
+// 24 bytes hold any int64 in decimal (20 digits and a sign).
+type intStrCell struct {
+	s string
+	b [24]byte
+}
+
+// boxInt returns str(n) as a Value. Formatting the int allocates its
+// digits and boxing them a 16-byte header; here the header and the
+// digits share one allocation, the header pointing into it. 0 to 99 are
+// strconv's static strings, which no allocation holds.
+func boxInt(n int64) starlark.Value {
+	if n >= 0 && n < 100 {
+		return starlark.String(strconv.FormatInt(n, 10))
+	}
+	c := new(intStrCell)
+	d := strconv.AppendInt(c.b[:0], n, 10)
+	c.s = unsafe.String(&c.b[0], len(d))
+	var v starlark.Value
+	p := (*iface)(unsafe.Pointer(&v))
+	p.tab = strTab
+	p.data = unsafe.Pointer(&c.s)
+	return v
 }
