@@ -42,3 +42,7 @@ func (i Int) small32() (int64, bool) {
 func makeBigInt(x *big.Int) Int {
 	return Int{intImpl{big_: x}}
 }
+
+// smallInt returns x as an Int and true: every int64 is held inline here
+// (rlm; see int_posix64.go).
+func smallInt(x int64) (Int, bool) { return MakeInt64(x), true }

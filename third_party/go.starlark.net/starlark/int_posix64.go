@@ -131,3 +131,11 @@ func reserveAddresses(len int) uintptr {
 	}
 	return uintptr(unsafe.Pointer(&b[0]))
 }
+
+// smallInt returns x as an Int in the inline int32 form and true, or
+// false when x is out of the int32 range (or the form is off). rlm: cheap
+// enough to be inlined into Function.run, where the compiler inlines
+// only the smallest functions (MakeInt64 is called there).
+func smallInt(x int64) (Int, bool) {
+	return Int{intImpl(uintptr(x-math.MinInt32) + smallints)}, x == int64(int32(x)) && smallints != 0
+}

@@ -346,7 +346,11 @@ loop:
 							done = false
 						}
 						if done {
-							stack[sp] = MakeInt64(r)
+							if z, ok := smallInt(r); ok {
+								stack[sp] = z
+							} else {
+								stack[sp] = MakeInt64(r)
+							}
 							sp++
 							break
 						}
@@ -494,7 +498,11 @@ loop:
 			// Next call).
 			if ri, ok := iter.(*rangeIterator); ok {
 				if ri.i < ri.r.len {
-					stack[sp] = ri.r.Index(ri.i)
+					if z, ok := smallInt(int64(ri.r.start + ri.i*ri.r.step)); ok {
+						stack[sp] = z
+					} else {
+						stack[sp] = ri.r.Index(ri.i)
+					}
 					ri.i++
 					sp++
 					// rlm: the loop variable's SETLOCAL/SETGLOBAL

@@ -1,6 +1,7 @@
 package starlark_test
 
 import (
+	"strconv"
 	"testing"
 
 	"go.starlark.net/starlark"
@@ -41,5 +42,21 @@ func TestIntLoopOverflow(t *testing.T) {
 				t.Errorf("at top level: got %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRangeAcrossInt32: a range loop's elements, made inline in the int32
+// form (smallInt) and out of it beyond, are the ints they should be.
+func TestRangeAcrossInt32(t *testing.T) {
+	if strconv.IntSize == 32 {
+		t.Skip("range bounds are ints, 32 bits here")
+	}
+	src := "r = []\nfor i in range(2147483645, 2147483650):\n    r.append(i * 1)\nfor i in range(-2147483650, -2147483645):\n    r.append(i + 0)\nr = [x - y for x, y in zip(r, r[1:])] + [r[0], r[4], r[5], r[9]]"
+	g, err := starlark.ExecFileOptions(&syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}, &starlark.Thread{}, "f.star", src, starlark.Universe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := g["r"].String(), "[-1, -1, -1, -1, 4294967299, -1, -1, -1, -1, 2147483645, 2147483649, -2147483650, -2147483646]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

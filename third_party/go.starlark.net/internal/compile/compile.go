@@ -1823,10 +1823,11 @@ func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
 
 		fcomp.expr(clause.X)
 		fcomp.setPos(clause.For)
-		if clauseIndex == 0 && len(comp.Clauses) == 1 && !comp.Curly {
+		if clauseIndex == 0 && len(comp.Clauses) == 1 && !comp.Curly && comp.Acc == nil {
 			// rlm: [body for vars in x] has exactly len(x) elements
 			// when x has a length: the list is made that size at
-			// once instead of growing (and copying) as it fills.
+			// once instead of growing (and copying) as it fills (not
+			// for an accumulator given by the front end).
 			fcomp.emit(SIZEHINT)
 		}
 		fcomp.emit(ITERPUSH)
