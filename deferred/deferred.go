@@ -162,6 +162,7 @@ func (g *Group) settle(f *Future, v starlark.Value, err error) {
 		v.Freeze() // shared by every holder of a memoized future
 	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	delete(g.pending, f)
 	if err != nil {
 		if f.key != "" && g.memo[f.key] == f {
@@ -169,7 +170,9 @@ func (g *Group) settle(f *Future, v starlark.Value, err error) {
 		}
 		g.failures = append(g.failures, f)
 	}
-	g.mu.Unlock()
+	// Done before it leaves the pending set as seen by Wait: a Wait that
+	// finds nothing pending returns with every future done (closed after
+	// the unlock, a future could still read as not done then).
 	close(f.done)
 }
 

@@ -280,3 +280,28 @@ func TestStoppedStartingContextCancelsOperations(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitLeavesEveryFutureDone: when Wait returns, every future reads as
+// done, failed ones included (settle used to take a future out of the
+// pending set before closing its done channel, so a Wait in between
+// returned with a future not yet done: TestFutureAttributes failed under
+// load).
+func TestWaitLeavesEveryFutureDone(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		g := deferred.New(deferred.Config{})
+		var fs []*deferred.Future
+		for i := 0; i < 20; i++ {
+			fail := i%2 == 0
+			fs = append(fs, first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
+				if fail {
+					return nil, errors.New("no")
+				}
+				return starlark.None, nil
+			})))
+		}
+		require.NoError(t, g.Wait(context.Background()))
+		for i, f := range fs {
+			require.True(t, f.Done(), "round %d, future %d", round, i)
+		}
+	}
+}
