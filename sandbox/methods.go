@@ -1075,6 +1075,9 @@ func (v *dictView) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable typ
 func (v *dictView) Len() int              { return v.d.Len() }
 func (v *dictView) elems() []starlark.Value {
 	items := v.d.Items()
+	if v.kind == "items" {
+		return boxTuples(items) // items is fresh: no allocation per pair
+	}
 	out := make([]starlark.Value, len(items))
 	for i, kv := range items {
 		switch v.kind {

@@ -59,3 +59,22 @@ func boxInt(n int64) starlark.Value {
 	p.data = unsafe.Pointer(&c.s)
 	return v
 }
+
+// tupleTab is the type word of a starlark.Tuple held in a starlark.Value.
+var tupleTab = func() unsafe.Pointer {
+	var v starlark.Value = starlark.Tuple(nil)
+	return (*iface)(unsafe.Pointer(&v)).tab
+}()
+
+// boxTuples returns items as Values without an allocation per tuple,
+// as boxStrings does for strings: each Value's data word points at its
+// element of items, which the caller gives up.
+func boxTuples(items []starlark.Tuple) []starlark.Value {
+	elems := make([]starlark.Value, len(items))
+	for i := range items {
+		v := (*iface)(unsafe.Pointer(&elems[i]))
+		v.tab = tupleTab
+		v.data = unsafe.Pointer(&items[i])
+	}
+	return elems
+}

@@ -87,3 +87,34 @@ func TestBoxInt(t *testing.T) {
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { sink = boxInt(123456) }))
 	_ = sink
 }
+
+// TestBoxTuples: pairs boxed in place are starlark.Tuples like any other,
+// intact after garbage collections, and dict.items() made with them
+// sorts, compares, indexes and unpacks as in CPython.
+func TestBoxTuples(t *testing.T) {
+	d := starlark.NewDict(3)
+	for i, k := range []string{"b", "a", "c"} {
+		require.NoError(t, d.SetKey(starlark.String(k), starlark.MakeInt(i)))
+	}
+	vals := boxTuples(d.Items())
+	runtime.GC()
+	runtime.GC()
+	require.Len(t, vals, 3)
+	tu, ok := vals[1].(starlark.Tuple)
+	require.True(t, ok, "%T", vals[1])
+	assert.Equal(t, `("a", 1)`, tu.String())
+	eq, err := starlark.Equal(vals[2], starlark.Tuple{starlark.String("c"), starlark.MakeInt(2)})
+	require.NoError(t, err)
+	assert.True(t, eq)
+	h, err := vals[0].Hash()
+	require.NoError(t, err)
+	h2, _ := starlark.Tuple{starlark.String("b"), starlark.MakeInt(0)}.Hash()
+	assert.Equal(t, h2, h)
+
+	s := New(Config{})
+	r, err := s.Exec(context.Background(), `d = {"b": 2, "a": 3, "c": 1}
+items = d.items()
+print(sorted(items), sorted(items, key=lambda kv: kv[1]), list(items)[0], [k + str(v) for k, v in items], ("a", 3) in items, dict(items) == d)`)
+	require.NoError(t, err)
+	assert.Equal(t, "[('a', 3), ('b', 2), ('c', 1)] [('c', 1), ('b', 2), ('a', 3)] ('b', 2) ['b2', 'a3', 'c1'] True True\n", r.Output)
+}

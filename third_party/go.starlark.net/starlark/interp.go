@@ -714,10 +714,9 @@ loop:
 
 		case compile.MAKETUPLE:
 			n := int(arg)
-			tuple := make(Tuple, n)
 			sp -= n
-			copy(tuple, stack[sp:])
-			stack[sp] = tuple
+			// rlm: one allocation for a short tuple (rlm_tuple.go).
+			stack[sp] = newTupleValue(stack[sp : sp+n])
 			sp++
 
 		case compile.MAKELIST:

@@ -1,0 +1,42 @@
+package starlark
+
+import (
+	"runtime"
+	"testing"
+
+	"go.starlark.net/syntax"
+)
+
+// TestNewTupleValue: tuples of every length made by MAKETUPLE are the
+// tuples they should be (elements, equality, hashing as dict keys,
+// slicing, concatenation), survive garbage collections, and a short one
+// takes one allocation.
+func TestNewTupleValue(t *testing.T) {
+	src := `r = []
+for i in range(3):
+    t0, t1, t2, t3, t4, t5 = (), (i,), (i, "a"), (i, "a", None), (i, "a", None, 1.5), (i, 1, 2, 3, 4)
+    r.append((t0, t1, t2, t3, t4, t5))
+d = {(1, "a"): "x", (1, "a", None): "y"}
+s = (r[2][2] + r[1][3])[1:4]
+r = (r[2], d[(1, "a")], d[r[1][3]], s, r[0][4] == (0, "a", None, 1.5), len(r[2][5]))`
+	g, err := ExecFileOptions(&syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}, &Thread{}, "f.star", src, Universe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	want := `(((), (2,), (2, "a"), (2, "a", None), (2, "a", None, 1.5), (2, 1, 2, 3, 4)), "x", "y", ("a", 1, "a"), True, 5)`
+	if got := g["r"].String(); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	elems := []Value{MakeInt(1), String("a"), None}
+	var sink Value
+	for n := 2; n <= 3; n++ {
+		if a := testing.AllocsPerRun(100, func() { sink = newTupleValue(elems[:n]) }); a != 1 {
+			t.Errorf("%d elements: %v allocations, want 1", n, a)
+		}
+	}
+	if tu, ok := sink.(Tuple); !ok || tu.Len() != 3 || tu.Index(1) != String("a") {
+		t.Errorf("sink = %v", sink)
+	}
+}
