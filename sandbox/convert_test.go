@@ -143,3 +143,15 @@ func TestStepGlobals(t *testing.T) {
 	assert.Nil(t, n)
 	assert.Nil(t, v)
 }
+
+// TestSumOfFutures: sum adds futures by their values, ints on the fast
+// path and others after it, in a list and as a generator (the fold).
+func TestSumOfFutures(t *testing.T) {
+	s := New(Config{})
+	s.SetGlobal("f3", &fakeProxy{target: starlark.MakeInt(3)})
+	s.SetGlobal("fbig", &fakeProxy{target: starlark.MakeInt64(1 << 62)})
+	s.SetGlobal("fx", &fakeProxy{target: starlark.Float(0.5)})
+	r, err := s.Exec(context.Background(), `print(sum([1, f3, 2]), sum(x for x in [f3, f3]), sum([fbig, fbig, f3]), sum(x for x in [1, f3, fx]))`)
+	require.NoError(t, err)
+	assert.Equal(t, "6 6 9223372036854775811 4.5\n", r.Output)
+}

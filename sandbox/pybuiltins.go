@@ -482,18 +482,24 @@ func newSumFold(start starlark.Value) *sumFold {
 
 func (f *sumFold) add(thread *starlark.Thread, x starlark.Value) error {
 	var err error
-	if p, ok := x.(Proxy); ok {
-		if x, err = p.ProxyTarget(thread); err != nil {
-			return err
-		}
-	}
 	if f.fast {
+		// An int first: the common case, and no Proxy (a future).
 		if i, ok := x.(starlark.Int); ok {
 			if v, ok := i.Int64(); ok && (v >= 0 && f.iacc <= math.MaxInt64-v || v < 0 && f.iacc >= math.MinInt64-v) {
 				f.iacc += v
 				return nil
 			}
 		}
+	}
+	if p, ok := x.(Proxy); ok {
+		if x, err = p.ProxyTarget(thread); err != nil {
+			return err
+		}
+		if f.fast {
+			return f.add(thread, x) // the future's value, an int or not
+		}
+	}
+	if f.fast {
 		f.fast = false
 		f.acc = starlark.MakeInt64(f.iacc)
 	}
