@@ -821,6 +821,10 @@ func Binary(op syntax.Token, x, y Value) (Value, error) {
 		switch x := x.(type) {
 		case String:
 			if y, ok := y.(String); ok {
+				// rlm: a short result in one allocation (rlm_box.go).
+				if n := len(x) + len(y); n <= concatSmallMax && len(x) > 0 && len(y) > 0 {
+					return concatValue(x, y), nil
+				}
 				return concatStrings(x, y), nil // rlm: in place (rlm_concat.go)
 			}
 		case Bytes:

@@ -40,3 +40,42 @@ r = (r[2], d[(1, "a")], d[r[1][3]], s, r[0][4] == (0, "a", None, 1.5), len(r[2][
 		t.Errorf("sink = %v", sink)
 	}
 }
+
+// TestConcatValue: short concatenations made in one cell are the strings
+// they should be, at each length up to concatSmallMax and past it,
+// survive garbage collections, hash as other strings, and take one
+// allocation.
+func TestConcatValue(t *testing.T) {
+	var vals []Value
+	var wants []string
+	for n := 1; n <= concatSmallMax+2; n++ {
+		x := String("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP"[:n/2+1])
+		y := String("é" + "zyxwvutsrqponmlkjihgfedcba9876543210ZYXWVUTSRQPONM"[:n-n/2])
+		v, err := Binary(syntax.PLUS, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals = append(vals, v)
+		wants = append(wants, string(x)+string(y))
+	}
+	runtime.GC()
+	runtime.GC()
+	for i, v := range vals {
+		s, ok := v.(String)
+		if !ok || string(s) != wants[i] {
+			t.Errorf("%d: got %v, want %q", i, v, wants[i])
+		}
+		h, _ := v.Hash()
+		if h2, _ := String(wants[i]).Hash(); h != h2 {
+			t.Errorf("%d: hash differs", i)
+		}
+	}
+	x, y := String("n"), String("12345")
+	var sink Value
+	if a := testing.AllocsPerRun(100, func() { sink, _ = Binary(syntax.PLUS, x, y) }); a != 1 {
+		t.Errorf("%v allocations for a short concatenation, want 1", a)
+	}
+	if sink != String("n12345") {
+		t.Errorf("sink = %v", sink)
+	}
+}
