@@ -582,6 +582,11 @@ func (it *strCharsIter) Next(p *starlark.Value) bool {
 	if it.s == "" {
 		return false
 	}
+	if c := it.s[0]; c < utf8.RuneSelf {
+		*p = starlark.ByteString(c) // no allocation
+		it.s = it.s[1:]
+		return true
+	}
 	_, n := utf8.DecodeRuneInString(it.s)
 	*p = starlark.String(it.s[:n])
 	it.s = it.s[n:]

@@ -249,6 +249,9 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 				return nil, fmt.Errorf("string index %d out of range [%d:%d]", orig, -f.runes, f.runes-1)
 			}
 			b := f.byteOffset(i)
+			if c := f.s[b]; c < utf8.RuneSelf {
+				return starlark.ByteString(c), nil
+			}
 			_, n := utf8.DecodeRuneInString(f.s[b:])
 			return x[b : b+n], nil
 		}

@@ -100,3 +100,16 @@ func concatValue(x, y String) Value {
 	w.tab, w.data = stringTab, unsafe.Pointer(s)
 	return v
 }
+
+// byteStrings holds the 256 one-byte strings as Values.
+var byteStrings = func() (t [256]Value) {
+	for i := range t {
+		t[i] = String([]byte{byte(i)})
+	}
+	return
+}()
+
+// ByteString returns the one-byte string of b as a Value, without an
+// allocation (rlm): indexing a str, iterating its elems(), and the
+// characters of Python-style str iteration.
+func ByteString(b byte) Value { return byteStrings[b] }

@@ -79,3 +79,24 @@ func TestConcatValue(t *testing.T) {
 		t.Errorf("sink = %v", sink)
 	}
 }
+
+// TestByteString: the preallocated one-byte strings are those bytes, and
+// indexing or iterating a str's elems gives them without an allocation.
+func TestByteString(t *testing.T) {
+	for i := 0; i < 256; i++ {
+		if s, ok := ByteString(byte(i)).(String); !ok || len(s) != 1 || s[0] != byte(i) {
+			t.Fatalf("ByteString(%d) = %v", i, ByteString(byte(i)))
+		}
+	}
+	s := String("héllo")
+	if got := s.Index(1); got != String("\xc3") {
+		t.Errorf("Index(1) = %v", got)
+	}
+	var sink Value
+	if a := testing.AllocsPerRun(100, func() { sink = s.Index(4) }); a != 0 {
+		t.Errorf("%v allocations for an index, want 0", a)
+	}
+	if sink != String("l") {
+		t.Errorf("sink = %v", sink)
+	}
+}

@@ -624,7 +624,7 @@ func (s String) Freeze()               {} // immutable
 func (s String) Truth() Bool           { return len(s) > 0 }
 func (s String) Hash() (uint32, error) { return hashString(string(s)), nil }
 func (s String) Len() int              { return len(s) } // bytes
-func (s String) Index(i int) Value     { return s[i : i+1] }
+func (s String) Index(i int) Value     { return ByteString(s[i]) } // rlm: no allocation
 
 func (s String) Slice(start, end, step int) Value {
 	if step == 1 {
@@ -687,9 +687,7 @@ func (si stringElems) Index(i int) Value {
 	if si.ords {
 		return MakeInt(int(si.s[i]))
 	} else {
-		// TODO(adonovan): opt: preallocate canonical 1-byte strings
-		// to avoid interface allocation.
-		return si.s[i : i+1]
+		return ByteString(si.s[i]) // rlm: preallocated (rlm_box.go)
 	}
 }
 
