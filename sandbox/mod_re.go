@@ -408,7 +408,18 @@ func findallValues(thread *starlark.Thread, r *Regexp, s string, value func(m []
 			}
 		}
 		if len(out) == cap(out) {
-			grown := make([]starlark.Value, len(out), 2*len(out)+16)
+			// Room for as many matches as the text so far promises
+			// over the whole text (and at least twice as many): a few
+			// growths, each copying every value so far, instead of one
+			// per doubling.
+			c := 2*len(out) + 16
+			if m[1] > 0 {
+				c = max(c, int(min(int64(len(out))*int64(len(s))/int64(m[1])*9/8, int64(len(s)))))
+			}
+			if limit >= 0 {
+				c = max(min(c, limit), len(out)+1)
+			}
+			grown := make([]starlark.Value, len(out), c)
 			copy(grown, out)
 			out = grown
 		}

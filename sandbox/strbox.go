@@ -75,3 +75,25 @@ var tupleTab = func() unsafe.Pointer {
 // as boxStrings does for strings: each Value's data word points at its
 // element of items, which the caller gives up.
 func boxTuples(items []starlark.Tuple) []starlark.Value { return boxInPlace(items, tupleTab) }
+
+// strBoxer boxes strings that end up together (the elements of one
+// result list) from chunks of headers: one allocation per chunk instead
+// of one per string. A string kept alone keeps its chunk alive, at most
+// strBoxChunk headers.
+type strBoxer struct{ chunk []string }
+
+// strBoxChunk is the largest chunk of headers a strBoxer allocates; the
+// first are smaller, so that a short result wastes little.
+const strBoxChunk = 1024
+
+// box returns s as a Value whose data word points into the current chunk.
+func (b *strBoxer) box(s string) starlark.Value {
+	if len(b.chunk) == cap(b.chunk) {
+		b.chunk = make([]string, 0, min(max(2*cap(b.chunk), 16), strBoxChunk))
+	}
+	b.chunk = append(b.chunk, s)
+	var v starlark.Value
+	w := (*iface)(unsafe.Pointer(&v))
+	w.tab, w.data = strTab, unsafe.Pointer(&b.chunk[len(b.chunk)-1])
+	return v
+}

@@ -118,3 +118,29 @@ print(sorted(items), sorted(items, key=lambda kv: kv[1]), list(items)[0], [k + s
 	require.NoError(t, err)
 	assert.Equal(t, "[('a', 3), ('b', 2), ('c', 1)] [('c', 1), ('b', 2), ('a', 3)] ('b', 2) ['b2', 'a3', 'c1'] True True\n", r.Output)
 }
+
+// TestStrBoxer: strings boxed a chunk at a time are the strings given,
+// across chunk boundaries and garbage collections, and re.findall made
+// with them gives CPython's results.
+func TestStrBoxer(t *testing.T) {
+	var b strBoxer
+	var vals []starlark.Value
+	for i := 0; i < 3000; i++ {
+		vals = append(vals, b.box(strconv.Itoa(i)))
+	}
+	runtime.GC()
+	runtime.GC()
+	for i, v := range vals {
+		s, ok := v.(starlark.String)
+		require.True(t, ok)
+		require.Equal(t, strconv.Itoa(i), string(s))
+	}
+	s := New(Config{})
+	r, err := s.Exec(context.Background(), `import re
+t = " ".join(["id%d=%d" % (i, i * i) for i in range(2000)])
+a = re.findall(r"id\d+", t)
+b = re.findall(r"=(\d+)", t)
+print(len(a), a[:2], a[-1], b[1999], sorted(set(a[:3])))`)
+	require.NoError(t, err)
+	assert.Equal(t, "2000 ['id0', 'id1'] id1999 3996001 ['id0', 'id1', 'id2']\n", r.Output)
+}
