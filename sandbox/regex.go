@@ -50,6 +50,7 @@ type Regexp struct {
 	lookBack bool            // an assertion sees the character before it (^ \A \b \B)
 	chunk    int             // > 0: the longest text RE2 runs its backtracker on (see eachChunked)
 	first    *[256]bool      // nil, or the bytes a match can start with (see eachFirst)
+	run      *classRun       // nil, or the class C of a pattern C+: its matches are C's maximal runs (see eachRun)
 
 	once        sync.Once      // compiles the variants below
 	anchored    *regexp.Regexp // \A(?:re)
@@ -144,6 +145,9 @@ func (r *Regexp) analyze(goPat string) {
 	}
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
 		r.pureLit = len(string(re.Rune))
+	}
+	if re.Op == syntax.OpPlus && re.Flags&syntax.NonGreedy == 0 && re.Sub[0].Op == syntax.OpCharClass && r.groups == 0 {
+		r.run = newClassRun(re.Sub[0].Rune)
 	}
 	r.pre = pyre.NewPrefilter(re)
 }
@@ -373,6 +377,10 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 			}
 			pos, advance = m[1], m[0] == m[1]
 		}
+		return
+	}
+	if r.run != nil {
+		r.run.each(s, yield)
 		return
 	}
 	if !r.canPrefilter(s, 0) {

@@ -31,3 +31,22 @@ func BenchmarkRe(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReWords is re.findall of a repeated class (\w+, [a-z]+: the
+// words of 10 MB of log lines, about 2M matches; the run scan, classRun)
+// in the sandbox and in CPython (cpython-ms; x-cpython is the ratio).
+func BenchmarkReWords(b *testing.B) {
+	_, text := benchData()
+	for _, c := range []struct{ name, pat string }{{"words", `\w+`}, {"lowerwords", `[a-z]+`}} {
+		b.Run(c.name, func(b *testing.B) {
+			benchExec(b, text, "import re\nn = len(re.findall(r\""+c.pat+"\", text))")
+			cpython(b, text, "re_"+c.name)
+			pyMu.Lock()
+			secs, ok := pyResults["re_"+c.name]
+			pyMu.Unlock()
+			if ok {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9/secs, "x-cpython")
+			}
+		})
+	}
+}

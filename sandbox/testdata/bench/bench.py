@@ -29,6 +29,9 @@ CASES = {
     "re_unprefixed": lambda: len(re.findall(r"[Mm]agic number", text)),
     "re_ignorecase": lambda: len(re.findall(r"(?i)magic number", text)),
     "re_literal": lambda: len(re.findall(r"magic number", text)),
+    # Tokenizing into words (BenchmarkReWords, over 10 MB).
+    "re_words": lambda: len(re.findall(r"\w+", text)),
+    "re_lowerwords": lambda: len(re.findall(r"[a-z]+", text)),
     "find_literal": lambda: text.find("no such needle here"),
     # str methods with a needle whose first byte is common (BenchmarkStrSearch).
     "str_find": lambda: text.find("the magic number 1000"),
