@@ -146,8 +146,8 @@ func (r *Regexp) analyze(goPat string) {
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
 		r.pureLit = len(string(re.Rune))
 	}
-	if re.Op == syntax.OpPlus && re.Flags&syntax.NonGreedy == 0 && re.Sub[0].Op == syntax.OpCharClass && r.groups == 0 {
-		r.run = newClassRun(re.Sub[0].Rune)
+	if r.groups == 0 {
+		r.run = runOf(re)
 	}
 	r.pre = pyre.NewPrefilter(re)
 }
@@ -379,7 +379,7 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 		}
 		return
 	}
-	if r.run != nil {
+	if r.run != nil && (!r.run.asciiText || factsOf(s) == nil) {
 		r.run.each(s, yield)
 		return
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"regexp/syntax"
 	"sort"
 	"unicode/utf8"
 )
@@ -14,6 +15,33 @@ import (
 type classRun struct {
 	ascii  [utf8.RuneSelf]bool // the ASCII characters in C
 	ranges []rune              // C's ranges of characters from U+0080, as lo, hi pairs in order
+	// asciiText: the runs are the matches on ASCII text only. \b\w+\b
+	// is \w+ there (RE2's \b sees ASCII word characters, which are
+	// \w's), not where \w takes in a letter RE2's \b does not.
+	asciiText bool
+}
+
+// runOf returns the run matcher of a simplified pattern C+ (greedy), or
+// of \b C+ \b when C's ASCII characters are the word characters, else
+// nil.
+func runOf(re *syntax.Regexp) *classRun {
+	plus := func(re *syntax.Regexp) bool {
+		return re.Op == syntax.OpPlus && re.Flags&syntax.NonGreedy == 0 && re.Sub[0].Op == syntax.OpCharClass
+	}
+	if plus(re) {
+		return newClassRun(re.Sub[0].Rune)
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) == 3 && re.Sub[0].Op == syntax.OpWordBoundary && plus(re.Sub[1]) && re.Sub[2].Op == syntax.OpWordBoundary {
+		c := newClassRun(re.Sub[1].Sub[0].Rune)
+		for b := 0; b < utf8.RuneSelf; b++ {
+			if c.ascii[b] != syntax.IsWordChar(rune(b)) {
+				return nil
+			}
+		}
+		c.asciiText = true
+		return c
+	}
+	return nil
 }
 
 // newClassRun returns the run matcher of the class whose ranges (lo, hi
