@@ -623,7 +623,7 @@ func (s String) Type() string          { return "string" }
 func (s String) Freeze()               {} // immutable
 func (s String) Truth() Bool           { return len(s) > 0 }
 func (s String) Hash() (uint32, error) { return hashString(string(s)), nil }
-func (s String) Len() int              { return len(s) } // bytes
+func (s String) Len() int              { return len(s) }           // bytes
 func (s String) Index(i int) Value     { return ByteString(s[i]) } // rlm: no allocation
 
 func (s String) Slice(start, end, step int) Value {
