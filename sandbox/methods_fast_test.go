@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,5 +80,21 @@ func TestIsASCII(t *testing.T) {
 		for i := 0; i < n; i++ {
 			assert.False(t, isASCII(s[:i]+"\x80"+s[i+1:]), "len %d, byte %d", n, i)
 		}
+	}
+}
+
+// TestIntOfStr: int(str) agrees with CPython on the short decimal fast
+// path (smallDecimal) and off it.
+func TestIntOfStr(t *testing.T) {
+	s := New(Config{})
+	r, err := s.Exec(t.Context(), `out = []
+for x in ["0", "-0", "+7", "0123", "-42", "999999999999999999", "9999999999999999999", " 12 ", "1_000", "-"+"9"*18]:
+    out.append(int(x))
+print(out, int("ff", 16), int("0x10", 0), int("-0b101", 0))`)
+	require.NoError(t, err)
+	assert.Equal(t, "[0, 0, 7, 123, -42, 999999999999999999, 9999999999999999999, 12, 1000, -999999999999999999] 255 16 -5\n", r.Output)
+	for _, bad := range []string{"", "-", "+", "1 2", "1.5", "--1", "0x10", "abc", "+-1"} {
+		_, err := s.Exec(t.Context(), "int("+strconv.Quote(bad)+")")
+		assert.ErrorContains(t, err, "invalid literal for int()", "%q", bad)
 	}
 }

@@ -365,6 +365,31 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	return starlark.String(r.b.String()), nil
 }
 
+// smallDecimal parses s when it is an optional sign and 1 to 18 decimal
+// digits, the common int(str) (int(line[11:17])), without big.Int's
+// scanner; ok is false for anything else (spaces, underscores, other
+// bases, long numbers), which the general path parses.
+func smallDecimal(s string) (n int64, ok bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value = starlark.MakeInt(0)
 	var base starlark.Value
@@ -377,6 +402,11 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	}
 	switch v := x.(type) {
 	case starlark.String:
+		if base == nil {
+			if n, ok := smallDecimal(string(v)); ok {
+				return starlark.MakeInt64(n), nil
+			}
+		}
 		s := strings.TrimSpace(string(v))
 		s = strings.ReplaceAll(s, "_", "")
 		b := 10
