@@ -44,9 +44,19 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 		return nil, false
 	}
 	rest := args[2:]
-	switch args[0].(type) {
+	switch recv := args[0].(type) {
 	case starlark.String:
 		switch name {
+		case "count":
+			// s.count(sub) of a non-empty str, the most common: at once.
+			if len(rest) == 1 {
+				if sub, ok := rest[0].(starlark.String); ok && sub != "" {
+					return starlark.MakeInt(pyre.CountLiteral(string(recv), string(sub))), true
+				}
+			}
+			if !allStrings(rest) {
+				return nil, false
+			}
 		case "join":
 			// A list or tuple of str, not an iterable whose iteration
 			// could run code.
@@ -58,11 +68,9 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 			default:
 				return nil, false
 			}
-		case "count", "find", "rfind", "split", "rsplit", "replace", "splitlines":
-			for _, a := range rest {
-				if _, ok := a.(starlark.String); !ok {
-					return nil, false
-				}
+		case "find", "rfind", "split", "rsplit", "replace", "splitlines":
+			if !allStrings(rest) {
+				return nil, false
 			}
 		default:
 			return nil, false
@@ -79,6 +87,16 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 		return nil, false
 	}
 	return v, true
+}
+
+// allStrings reports whether every value of args is a str.
+func allStrings(args starlark.Tuple) bool {
+	for _, a := range args {
+		if _, ok := a.(starlark.String); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // callMethod calls recv.name(*args, **kwargs) with Python semantics for
