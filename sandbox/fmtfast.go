@@ -257,6 +257,29 @@ func (a *fmtAppender) value(v starlark.Value, conv byte, spec string) error {
 // (built by pyfront, see its RUNTIME.md) lists literal text and fields;
 // each field takes the next value (and, with a dynamic spec, the value
 // after it as its spec).
+// pyFStrFast is _py_fstr's fast path (starlark.FastCallable): when every
+// value is a str, int, float, bool or None, whose formatting runs none of
+// the program's code, it formats without the general call's frame and
+// argument handling; it declines anything else, and an error, which the
+// general call then reports with its traceback.
+func pyFStrFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	for _, v := range args[1:] {
+		switch v.(type) {
+		case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
+		default:
+			return nil, false
+		}
+	}
+	v, err := pyFStr(thread, nil, args, nil)
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
 func pyFStr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) == 0 || len(kwargs) > 0 {
 		return nil, argErr("_py_fstr", "takes a template and values")

@@ -81,3 +81,21 @@ func TestPairLoopSteps(t *testing.T) {
 	assert.Equal(t, perItem("pairs"), perItem("enumerate(xs)"))
 	assert.Greater(t, perItem("enumerate(xs)"), uint64(4))
 }
+
+// TestFStrFastPath: f-strings of basic values take _py_fstr's fast path
+// with the general call's results; a bad spec still fails with CPython's
+// message, and a value whose __str__ is the program's is formatted once.
+func TestFStrFastPath(t *testing.T) {
+	s := New(Config{})
+	r, err := s.Exec(t.Context(), `calls = []
+class P:
+    def __str__(self):
+        calls.append(1)
+        return "p"
+x, y, n, b = 3.14159, "hi", None, True
+print(f"{x:.2f}|{y!r:>6}|{n}|{b}|{7:05d}|{-2**70}|{x:e}|{P()}", len(calls))`)
+	require.NoError(t, err)
+	assert.Equal(t, "3.14|  'hi'|None|True|00007|-1180591620717411303424|3.141590e+00|p 1\n", r.Output)
+	_, err = s.Exec(t.Context(), `f"{'a':d}"`)
+	assert.ErrorContains(t, err, "Unknown format code 'd' for object of type 'str'")
+}

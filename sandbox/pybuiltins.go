@@ -144,6 +144,7 @@ func pyBuiltins() starlark.StringDict {
 	}
 	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
 	d["_py_method"].(*starlark.Builtin).SetFastCall(pyMethodFast)
+	d["_py_fstr"].(*starlark.Builtin).SetFastCall(pyFStrFast)
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
 			d[name] = t
