@@ -266,12 +266,8 @@ func pyFStrFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, b
 	if len(args) == 0 {
 		return nil, false
 	}
-	for _, v := range args[1:] {
-		switch v.(type) {
-		case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
-		default:
-			return nil, false
-		}
+	if !allBasic(args[1:]) {
+		return nil, false
 	}
 	v, err := pyFStr(thread, nil, args, nil)
 	if err != nil {

@@ -578,6 +578,9 @@ func strFormat(thread *starlark.Thread, format string, args starlark.Tuple, kwar
 			v = args[auto]
 			auto++
 		case head[0] >= '0' && head[0] <= '9':
+			if auto > 0 {
+				return "", Errorf("ValueError", "cannot switch from automatic field numbering to manual field specification")
+			}
 			manual = true
 			n, err := strconv.Atoi(head)
 			if err != nil || n >= len(args) {

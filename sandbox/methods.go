@@ -72,6 +72,11 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 			if !allStrings(rest) {
 				return nil, false
 			}
+		case "format":
+			// Values whose formatting runs none of the program's code.
+			if !allBasic(rest) {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}
@@ -87,6 +92,19 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 		return nil, false
 	}
 	return v, true
+}
+
+// allBasic reports whether every value of args is a str, int, float,
+// bool or None.
+func allBasic(args starlark.Tuple) bool {
+	for _, v := range args {
+		switch v.(type) {
+		case starlark.String, starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // allStrings reports whether every value of args is a str.

@@ -40,7 +40,10 @@ func TestPyMethodFast(t *testing.T) {
 		{starlark.Tuple{starlark.String(","), starlark.String("join"), d}, false},                                                       // any iterable
 		{starlark.Tuple{starlark.String("abc"), starlark.String("find"), starlark.String("b"), starlark.MakeInt(1)}, false},             // positions
 		{starlark.Tuple{starlark.String("abc"), starlark.String("count"), starlark.MakeInt(1)}, false},
-		{starlark.Tuple{starlark.String("abc"), starlark.String("format")}, false},
+		{starlark.Tuple{starlark.String("abc"), starlark.String("format")}, true},
+		{starlark.Tuple{starlark.String("{}={:.1f}"), starlark.String("format"), starlark.String("x"), starlark.Float(0.25)}, true},
+		{starlark.Tuple{starlark.String("{}"), starlark.String("format"), starlark.NewList(nil)}, false},  // not a basic value
+		{starlark.Tuple{starlark.String("{} {}"), starlark.String("format"), starlark.MakeInt(1)}, false}, // IndexError
 		{starlark.Tuple{d, starlark.String("items"), starlark.String("x")}, false},
 		{starlark.Tuple{d, starlark.String("get"), starlark.String("a")}, false},
 		{starlark.Tuple{starlark.NewList(nil), starlark.String("count"), starlark.String("a")}, false},
