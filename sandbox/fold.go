@@ -13,8 +13,8 @@ import (
 // same name.
 var (
 	builtinSum    = NewBuiltin("sum", pySum).SetArgsNotKept()
-	builtinMin    = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept()
-	builtinMax    = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept()
+	builtinMin    = NewBuiltin("min", pyMinMax("min", syntax.LT)).SetArgsNotKept().SetFastCall(minMaxFast(syntax.LT))
+	builtinMax    = NewBuiltin("max", pyMinMax("max", syntax.GT)).SetArgsNotKept().SetFastCall(minMaxFast(syntax.GT))
 	builtinAny    = NewBuiltin("any", pyAnyAll("any", true)).SetArgsNotKept()
 	builtinAll    = NewBuiltin("all", pyAnyAll("all", false)).SetArgsNotKept()
 	builtinSorted = NewBuiltin("sorted", pySorted).SetArgsNotKept()

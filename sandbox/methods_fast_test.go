@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 )
 
 // TestPyMethodFast: _py_method's fast path answers the common str and
@@ -100,4 +101,25 @@ print(out, int("ff", 16), int("0x10", 0), int("-0b101", 0))`)
 		_, err := s.Exec(t.Context(), "int("+strconv.Quote(bad)+")")
 		assert.ErrorContains(t, err, "invalid literal for int()", "%q", bad)
 	}
+}
+
+// TestBuiltinFastPaths: isinstance and two-int min and max answer on
+// their fast paths as the general calls do, and leave the rest to them.
+func TestBuiltinFastPaths(t *testing.T) {
+	s := New(Config{})
+	r, err := s.Exec(t.Context(), `class A:
+    pass
+class B(A):
+    pass
+b = B()
+print(isinstance(1, int), isinstance(True, int), isinstance("s", (int, str)), isinstance(b, A), isinstance(1.5, int))
+print(max(3, 3), min(-2, 5), max(2, 7), min(7, 2), max(1, 2.5), min("b", "a"), max(True, 0), max([3, 9]), min(4, 1, 8))
+x, y = 10**20, 3
+print(max(x, y), min(x, y))`)
+	require.NoError(t, err)
+	assert.Equal(t, "True True True True False\n3 -2 7 2 2.5 a True 9 1\n100000000000000000000 3\n", r.Output)
+	_, err = s.Exec(t.Context(), `isinstance(1, 2)`)
+	assert.ErrorContains(t, err, "isinstance() arg 2 must be a type")
+	_, ok := minMaxFast(syntax.GT)(&starlark.Thread{}, starlark.Tuple{starlark.MakeInt(1), starlark.Float(2)})
+	assert.False(t, ok, "an int and a float: the general call")
 }

@@ -145,6 +145,7 @@ func pyBuiltins() starlark.StringDict {
 	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
 	d["_py_method"].(*starlark.Builtin).SetFastCall(pyMethodFast)
 	d["_py_fstr"].(*starlark.Builtin).SetFastCall(pyFStrFast)
+	d["isinstance"].(*starlark.Builtin).SetFastCall(isInstanceFast)
 	for name, t := range excTypes {
 		if !strings.Contains(name, ".") && name != "Error" {
 			d[name] = t
@@ -377,6 +378,41 @@ func pyIsInstance(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	}
 	ok, err := isInstance(x, t)
 	return starlark.Bool(ok), err
+}
+
+// isInstanceFast is isinstance's fast path (starlark.FastCallable): any
+// value but a future (which the general call waits for), declining an
+// error (a second argument that is no type).
+func isInstanceFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+	if len(args) != 2 {
+		return nil, false
+	}
+	if _, ok := args[0].(Proxy); ok {
+		return nil, false
+	}
+	ok, err := isInstance(args[0], args[1])
+	if err != nil {
+		return nil, false
+	}
+	return starlark.Bool(ok), true
+}
+
+// minMaxFast is the fast path of min (op LT) or max (GT) of two ints: the
+// first of the best, as the builtin answers.
+func minMaxFast(op syntax.Token) func(*starlark.Thread, starlark.Tuple) (starlark.Value, bool) {
+	return func(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+		if len(args) != 2 {
+			return nil, false
+		}
+		better, ok := intBetter(op, args[1], args[0])
+		if !ok {
+			return nil, false
+		}
+		if better {
+			return args[1], true
+		}
+		return args[0], true
+	}
 }
 
 func pyIsSubclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
