@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
@@ -365,6 +366,34 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	return starlark.String(r.b.String()), nil
 }
 
+// asciiDigits returns s with each Unicode decimal digit (category Nd)
+// beyond ASCII replaced by its ASCII digit, as CPython's int() and
+// float() read them ("\u0663" is 3).
+func asciiDigits(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.Is(unicode.Nd, r) {
+			b.WriteByte(byte('0' + ndValue(r)))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ndValue returns the value of a decimal digit: Unicode's come in runs of
+// ten, from 0 to 9.
+func ndValue(r rune) int {
+	z := r
+	for z > 0 && unicode.Is(unicode.Nd, z-1) {
+		z--
+	}
+	return int(r-z) % 10
+}
+
 // smallDecimal parses s when it is an optional sign and 1 to 18 decimal
 // digits, the common int(str) (int(line[11:17])), without big.Int's
 // scanner; ok is false for anything else (spaces, underscores, other
@@ -407,7 +436,7 @@ func builtinInt(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 				return starlark.MakeInt64(n), nil
 			}
 		}
-		s := strings.TrimSpace(string(v))
+		s := asciiDigits(strings.TrimSpace(string(v)))
 		s = strings.ReplaceAll(s, "_", "")
 		b := 10
 		if base != nil {
@@ -485,7 +514,7 @@ func builtinFloat(thread *starlark.Thread, args starlark.Tuple, kwargs []starlar
 	case pyNumber:
 		return starlark.Float(v.float()), nil
 	case starlark.String:
-		s := strings.ToLower(strings.TrimSpace(string(v)))
+		s := strings.ToLower(asciiDigits(strings.TrimSpace(string(v))))
 		s = strings.ReplaceAll(s, "_", "")
 		switch strings.TrimLeft(s, "+-") {
 		case "inf", "infinity":
