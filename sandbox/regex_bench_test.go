@@ -40,13 +40,7 @@ func BenchmarkReWords(b *testing.B) {
 	for _, c := range []struct{ name, pat string }{{"words", `\w+`}, {"lowerwords", `[a-z]+`}} {
 		b.Run(c.name, func(b *testing.B) {
 			benchExec(b, text, "import re\nn = len(re.findall(r\""+c.pat+"\", text))")
-			cpython(b, text, "re_"+c.name)
-			pyMu.Lock()
-			secs, ok := pyResults["re_"+c.name]
-			pyMu.Unlock()
-			if ok {
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e9/secs, "x-cpython")
-			}
+			cpythonRatio(b, text, "re_"+c.name)
 		})
 	}
 }
