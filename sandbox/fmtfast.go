@@ -253,10 +253,6 @@ func (a *fmtAppender) value(v starlark.Value, conv byte, spec string) error {
 	return nil
 }
 
-// pyFStr is _py_fstr(template, values...), an f-string: the template
-// (built by pyfront, see its RUNTIME.md) lists literal text and fields;
-// each field takes the next value (and, with a dynamic spec, the value
-// after it as its spec).
 // pyFStrFast is _py_fstr's fast path (starlark.FastCallable): when every
 // value is a str, int, float, bool or None, whose formatting runs none of
 // the program's code, it formats without the general call's frame and
@@ -276,6 +272,10 @@ func pyFStrFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, b
 	return v, true
 }
 
+// pyFStr is _py_fstr(template, values...), an f-string: the template
+// (built by pyfront, see its RUNTIME.md) lists literal text and fields;
+// each field takes the next value (and, with a dynamic spec, the value
+// after it as its spec).
 func pyFStr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) == 0 || len(kwargs) > 0 {
 		return nil, argErr("_py_fstr", "takes a template and values")

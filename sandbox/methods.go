@@ -48,11 +48,9 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 	case starlark.String:
 		switch name {
 		case "count":
-			// s.count(sub) of a non-empty str, the most common: at once.
-			if len(rest) == 1 {
-				if sub, ok := rest[0].(starlark.String); ok && sub != "" {
-					return starlark.MakeInt(pyre.CountLiteral(string(recv), string(sub))), true
-				}
+			// s.count(sub), the most common: at once.
+			if v, ok := strCount(string(recv), rest); ok {
+				return v, true
 			}
 			if !allStrings(rest) {
 				return nil, false
@@ -92,6 +90,18 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 		return nil, false
 	}
 	return v, true
+}
+
+// strCount is s.count(sub) of one non-empty str argument; ok is false
+// for any other arguments.
+func strCount(s string, args starlark.Tuple) (v starlark.Value, ok bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	if sub, ok := args[0].(starlark.String); ok && sub != "" {
+		return starlark.MakeInt(pyre.CountLiteral(s, string(sub))), true
+	}
+	return nil, false
 }
 
 // allBasic reports whether every value of args is a str, int, float,
@@ -171,10 +181,10 @@ func builtinMethod(thread *starlark.Thread, recv starlark.Value, name string, ar
 	handled = true
 	switch r := recv.(type) {
 	case starlark.String:
-		if name == "count" && len(args) == 1 && len(kwargs) == 0 {
+		if name == "count" && len(kwargs) == 0 {
 			// s.count(sub), the common case, without unpacking.
-			if sub, ok := args[0].(starlark.String); ok && sub != "" {
-				return starlark.MakeInt(pyre.CountLiteral(string(r), string(sub))), true, nil
+			if v, ok := strCount(string(r), args); ok {
+				return v, true, nil
 			}
 		}
 		if strPositionMethod(name) {
@@ -606,9 +616,9 @@ func strMaketrans(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value,
 }
 
 // stringList returns a list of parts, which the caller gives up
-// (boxStrings).
+// (starlark.StringValues).
 func stringList(parts []string) *starlark.List {
-	return starlark.NewList(boxStrings(parts))
+	return starlark.NewList(starlark.StringValues(parts))
 }
 
 // pySplit implements str.split / str.rsplit.
@@ -1112,7 +1122,7 @@ func (v *dictView) Len() int              { return v.d.Len() }
 func (v *dictView) elems() []starlark.Value {
 	items := v.d.Items()
 	if v.kind == "items" {
-		return boxTuples(items) // items is fresh: no allocation per pair
+		return starlark.TupleValues(items) // items is fresh: no allocation per pair
 	}
 	out := make([]starlark.Value, len(items))
 	for i, kv := range items {

@@ -341,17 +341,18 @@ func reFindall(thread *starlark.Thread, r *Regexp, name string, args starlark.Tu
 		return nil, err
 	}
 	ng := r.NumSubexp()
+	var strs starlark.StringBoxer // the matches of findall, boxed a chunk at a time
 	value := func(m []int) starlark.Value {
 		switch {
 		case name == "finditer":
 			return &reMatch{r: r, s: s, m: m, end: len(s)}
 		case ng == 0:
-			return starlark.String(s[m[0]:m[1]])
+			return strs.Box(s[m[0]:m[1]])
 		case ng == 1:
 			if m[2] < 0 {
 				return starlark.String("")
 			}
-			return starlark.String(s[m[2]:m[3]])
+			return strs.Box(s[m[2]:m[3]])
 		}
 		t := make(starlark.Tuple, ng)
 		for g := 1; g <= ng; g++ {

@@ -326,7 +326,7 @@ func strFast(args starlark.Tuple) (starlark.Value, bool) {
 		return x, true
 	case starlark.Int:
 		if n, ok := x.Int64(); ok {
-			return boxInt(n), true
+			return starlark.IntString(n), true
 		}
 	case starlark.Float:
 		var tmp [32]byte
@@ -352,7 +352,7 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		return x, nil
 	case starlark.Int:
 		if n, ok := x.Int64(); ok {
-			return boxInt(n), nil
+			return starlark.IntString(n), nil
 		}
 	case starlark.Float:
 		var tmp [32]byte

@@ -50,7 +50,7 @@ type Regexp struct {
 	lookBack bool            // an assertion sees the character before it (^ \A \b \B)
 	chunk    int             // > 0: the longest text RE2 runs its backtracker on (see eachChunked)
 	first    *[256]bool      // nil, or the bytes a match can start with (see eachFirst)
-	run      *classRun       // nil, or the class C of a pattern C+: its matches are C's maximal runs (see eachRun)
+	run      *classRun       // nil, or the class C of a pattern C+: its matches are C's maximal runs (see classRun.each)
 
 	once        sync.Once      // compiles the variants below
 	anchored    *regexp.Regexp // \A(?:re)

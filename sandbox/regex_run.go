@@ -88,8 +88,9 @@ func (c *classRun) width(s string, i int) int {
 }
 
 // each yields the maximal runs of the class in s, in order, as [start,
-// end) pairs, until yield returns false. The pairs are cut from shared
-// arrays (a finditer match keeps its own).
+// end) pairs, until yield returns false. The pairs are cut from arrays
+// of 256 of them that no later pair overwrites (a finditer match keeps
+// its pair).
 func (c *classRun) each(s string, yield func(m []int) bool) {
 	var buf []int
 	for i := 0; i < len(s); {

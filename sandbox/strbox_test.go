@@ -19,7 +19,7 @@ import (
 // them and garbage collections ran.
 func TestBoxStrings(t *testing.T) {
 	text := strings.Repeat("alpha beta gamma ", 1000) + "é日本"
-	vals := boxStrings(strings.Fields(text))
+	vals := starlark.StringValues(strings.Fields(text))
 	text = ""
 	for range 3 {
 		runtime.GC()
@@ -45,7 +45,7 @@ func TestBoxStrings(t *testing.T) {
 	require.True(t, found)
 	assert.Equal(t, starlark.MakeInt(2998), got)
 	assert.Equal(t, starlark.String("alpha"), vals[0])
-	assert.Empty(t, boxStrings(nil))
+	assert.Empty(t, starlark.StringValues(nil))
 }
 
 // TestSplitBoxedStrings: lists made by split hold ordinary strs for the
@@ -70,7 +70,7 @@ func TestBoxInt(t *testing.T) {
 	ns := []int64{0, 7, 99, 100, -1, -100, 123456789, math.MaxInt64, math.MinInt64}
 	vals := make([]starlark.Value, len(ns))
 	for i, n := range ns {
-		vals[i] = boxInt(n)
+		vals[i] = starlark.IntString(n)
 	}
 	runtime.GC()
 	runtime.GC()
@@ -84,7 +84,7 @@ func TestBoxInt(t *testing.T) {
 		assert.Equal(t, h2, h1, "%d", n)
 	}
 	var sink starlark.Value
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { sink = boxInt(123456) }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { sink = starlark.IntString(123456) }))
 	_ = sink
 }
 
@@ -96,7 +96,7 @@ func TestBoxTuples(t *testing.T) {
 	for i, k := range []string{"b", "a", "c"} {
 		require.NoError(t, d.SetKey(starlark.String(k), starlark.MakeInt(i)))
 	}
-	vals := boxTuples(d.Items())
+	vals := starlark.TupleValues(d.Items())
 	runtime.GC()
 	runtime.GC()
 	require.Len(t, vals, 3)
@@ -123,10 +123,10 @@ print(sorted(items), sorted(items, key=lambda kv: kv[1]), list(items)[0], [k + s
 // across chunk boundaries and garbage collections, and re.findall made
 // with them gives CPython's results.
 func TestStrBoxer(t *testing.T) {
-	var b strBoxer
+	var b starlark.StringBoxer
 	var vals []starlark.Value
 	for i := 0; i < 3000; i++ {
-		vals = append(vals, b.box(strconv.Itoa(i)))
+		vals = append(vals, b.Box(strconv.Itoa(i)))
 	}
 	runtime.GC()
 	runtime.GC()

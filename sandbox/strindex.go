@@ -51,21 +51,19 @@ var strCache struct {
 
 // isASCII reports whether s holds only ASCII bytes.
 func isASCII(s string) bool {
+	p := unsafe.Pointer(unsafe.StringData(s))
+	word := func(off int) uint64 {
+		return ebinary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, off))[:])
+	}
 	i := 0
-	if len(s) >= 32 {
-		p := unsafe.Pointer(unsafe.StringData(s))
-		word := func(off int) uint64 {
-			return ebinary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, off))[:])
-		}
-		// 32 bytes a round, one test of the four words' top bits.
-		for ; i+32 <= len(s); i += 32 {
-			if (word(i)|word(i+8)|word(i+16)|word(i+24))&0x8080808080808080 != 0 {
-				return false
-			}
+	// 32 bytes a round, one test of the four words' top bits.
+	for ; i+32 <= len(s); i += 32 {
+		if (word(i)|word(i+8)|word(i+16)|word(i+24))&0x8080808080808080 != 0 {
+			return false
 		}
 	}
 	for ; i+8 <= len(s); i += 8 {
-		if ebinary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+		if word(i)&0x8080808080808080 != 0 {
 			return false
 		}
 	}
