@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/sandbox"
 )

@@ -3,9 +3,9 @@ package builtins
 import (
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 func TestUnpack(t *testing.T) {

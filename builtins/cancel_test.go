@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/deferred"

@@ -12,9 +12,9 @@ import (
 
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/llm/llmtest"
 	"github.com/rlmhq/rlm/sandbox"
-	"go.starlark.net/starlark"
 )
 
 func outputsJSON(t *testing.T, err error) (string, string) {

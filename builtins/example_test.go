@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/llm"

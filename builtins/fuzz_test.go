@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/sandbox"

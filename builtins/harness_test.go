@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/sandbox"

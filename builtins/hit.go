@@ -3,7 +3,7 @@ package builtins
 import (
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/sandbox"
 )

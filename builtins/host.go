@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"

@@ -10,10 +10,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/llm"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/sandbox"
 )

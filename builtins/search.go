@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/internal/pyre"
 	"github.com/rlmhq/rlm/sandbox"

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"

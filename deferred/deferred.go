@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Config configures a [Group]. The zero value is ready to use.

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/sandbox"

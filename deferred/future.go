@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/rlmhq/rlm/sandbox"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 )
 
 // Future is the Starlark value of a deferred operation. It is done once its

@@ -3,8 +3,8 @@ package orchestrator
 import (
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
-	"go.starlark.net/starlark"
 )
 
 // TestChildVariableSizes: a child run's variables are described as len()

@@ -8,9 +8,9 @@ import (
 
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
-	"go.starlark.net/starlark"
 )
 
 // Protocol is how the root model writes code and submits.

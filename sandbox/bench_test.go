@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // benchText returns a deterministic text of about n bytes: log-like lines,

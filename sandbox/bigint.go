@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/big"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Big integers are bounded so that one arithmetic operation always ends

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // Python classes (pyfront Options.Classes): a class is a *typeObj whose

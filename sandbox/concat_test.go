@@ -6,14 +6,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 )
 
 // TestStringAppendInPlace: the interpreter appends s += t in place past
-// the longest string made from a buffer (third_party patch "String
+// the longest string made from a buffer (interpreter patch "String
 // concatenation in place"); every string made on the way keeps its value,
 // whichever of them is appended to again. Outputs are CPython 3.11's.
 func TestStringAppendInPlace(t *testing.T) {

@@ -3,7 +3,7 @@ package sandbox
 import (
 	"time"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Default limits: what a zero [Limits] field stands for.

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Proxy is a value that stands for another value, such as a deferred

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 func TestFromGoToGo(t *testing.T) {

@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // MaxRenderDepth is how deeply nested containers [Repr], [Str] and the

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // deepList and deepTuple build a value nested n levels deep in model code.

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 )
 
 // TestDictTable: dicts and sets (one compact hash table) keep CPython's

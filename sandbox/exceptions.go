@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
 )

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // run executes code in a fresh session and returns its output.

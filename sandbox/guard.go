@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // NewBuiltin is starlark.NewBuiltin for the sandbox's builtins and the

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 //go:generate python3 testdata/gen_pydir.py

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // jsonBenchDoc is a ~200 KB JSON document of the kind models load: a list

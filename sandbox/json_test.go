@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // TestJSONMatchesCPython runs json.loads and json.dumps cases whose

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"fmt"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // DictFields computes the entries of a LazyDict: a few str keys, in

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Memory is bounded three ways:

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // TestAllocChecks: every builtin whose result grows with its arguments

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unsafe"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Steps sharing the heap.

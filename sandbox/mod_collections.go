@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // dictSub is a dict subclass: Counter or defaultdict.

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // csv over strings: reader, writer, DictReader and DictWriter with

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // The datetime module: dates, times (naive, or aware with a fixed-offset

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // The decimal module, basic: Decimal from str, int, float or Decimal;

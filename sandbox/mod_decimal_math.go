@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"sync"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Decimal.sqrt, exp, ln and log10, correctly rounded (ROUND_HALF_EVEN)

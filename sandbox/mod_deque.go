@@ -3,7 +3,7 @@ package sandbox
 import (
 	"fmt"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // deque is collections.deque: a list with cheap appends and pops at both

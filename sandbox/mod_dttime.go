@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // timeValue is a naive datetime.time: a time of day in microseconds.

@@ -3,7 +3,7 @@ package sandbox
 import (
 	"fmt"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // The enum module: Enum, IntEnum, StrEnum and auto(). A class deriving

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // The fractions module: Fraction, an exact rational on math/big, with

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // iterHolder is a value that next() and iter() treat as the iterator it

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/internal/starjson"

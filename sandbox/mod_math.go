@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/big"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 func floatArg(name string, v starlark.Value) (float64, error) {

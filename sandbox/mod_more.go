@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 func listArg(name string, v starlark.Value) (*starlark.List, error) {

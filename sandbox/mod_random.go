@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"sort"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // mt19937 is CPython's Mersenne Twister (Modules/_randommodule.c): the same

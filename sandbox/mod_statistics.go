@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/big"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // The statistics module's means and spreads computed as CPython computes

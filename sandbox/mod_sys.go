@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // nsObj is a plain object with fixed attributes (sys.stdout,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // Text codecs: base64, html and urllib.parse.

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // The session's clock and the time module.

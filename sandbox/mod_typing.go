@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // The names of typing that code uses at run time (the front end drops the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/unicode/runenames"
 )

@@ -5,8 +5,8 @@ import (
 	"math/big"
 
 	"github.com/google/uuid"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // uuid: UUID objects, uuid3/uuid5 (exact, name-based) and uuid4 drawn

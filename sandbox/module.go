@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // module is an importable Python module.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // builtinNames is the set of names IsBuiltinName accepts.

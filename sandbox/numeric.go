@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/big"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // pyNumber is a sandbox number beyond int and float (fractions.Fraction,

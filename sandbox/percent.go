@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // percentFormat implements Python's printf-style "format % args".

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 type builtinFn = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // TestCPythonErrors checks errors that used to surface as "internal error"

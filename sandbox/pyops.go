@@ -3,8 +3,8 @@ package sandbox
 import (
 	"fmt"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
 	"github.com/rlmhq/rlm/internal/pyre"
 )
@@ -12,7 +12,7 @@ import (
 // The interpreter runs the front end's native %, *, subscripts, slices
 // and for loops with Python's semantics through these hooks, and finds
 // substrings for `in` with the rare-byte literal scan (pyre.IndexLiteral), (a patch in
-// third_party/go.starlark.net), instead of through calls to the _py_mod,
+// internal/starlark), instead of through calls to the _py_mod,
 // _py_mul, _py_getitem, _py_getslice and _py_iter helpers: same code,
 // without a builtin call per operation.
 func init() {

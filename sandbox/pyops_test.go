@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"fmt"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // sliceObj is Python's slice(start, stop, step): x[s] with s a slice

@@ -1,8 +1,8 @@
 package sandbox
 
 import (
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // A Starlark function reads the globals of the module (REPL chunk) that

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.starlark.net/resolve"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/resolve"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
 	"github.com/rlmhq/rlm/internal/textdist"
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"

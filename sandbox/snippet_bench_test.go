@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // benchSnippet is one typical piece of model-written code for

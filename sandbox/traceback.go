@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"go.starlark.net/resolve"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/resolve"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // stepFilePrefix starts the file name of each step's code in positions

@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // pyTry implements _py_try(fn, types0, types1, ...): call fn(); on

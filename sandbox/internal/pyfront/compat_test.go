@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
 )
 
 // TestCorpusCompiles compiles every snippet of the compatibility corpus

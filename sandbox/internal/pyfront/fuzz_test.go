@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.starlark.net/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // FuzzCompile checks that Compile never fails with an internal error and

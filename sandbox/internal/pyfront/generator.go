@@ -1,7 +1,7 @@
 package pyfront
 
 import (
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // parseYield parses a yield statement in a def: `yield x` appends to the

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/starlarkstruct"
 	"github.com/stretchr/testify/require"
-	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 )
 
 // fakePrelude defines minimal stand-ins for the runtime's _py_* helpers,

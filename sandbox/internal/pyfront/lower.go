@@ -3,7 +3,7 @@ package pyfront
 import (
 	"strconv"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // Node constructors. Generated nodes carry the position of the source

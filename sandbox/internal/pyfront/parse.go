@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 type parser struct {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // FileOptions are the options of every file Compile produces: Python

@@ -17,7 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // An scanner represents a single input file being parsed.

@@ -8,7 +8,7 @@ package pyfront
 import (
 	"fmt"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // AST node and token types are the upstream ones, so that the parser

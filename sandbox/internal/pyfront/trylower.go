@@ -1,6 +1,6 @@
 package pyfront
 
-import "go.starlark.net/syntax"
+import "github.com/rlmhq/rlm/internal/starlark/syntax"
 
 // Lowering of try statements that are not at module level (inside a
 // def, loop or if), used when Options.CatchInner is set.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"go.starlark.net/syntax"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // Unparse renders Starlark statements produced by Compile as source

@@ -1,5 +1,0 @@
-module go.starlark.net
-
-go 1.25.0
-
-require golang.org/x/sys v0.42.0
