@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -36,9 +37,33 @@ Files: the meta document (--meta, default .rlm/meta.json), its proposals
 (meta.proposals.json), changelog (meta.changelog.jsonl) and snapshots
 (meta.history/) beside it; the runs in --runs-dir (default .rlm/runs).`
 
+// stewardUsage is the synopsis of subcommand sub: its line of
+// stewardSynopsis, without the description.
+func stewardUsage(sub string) string {
+	for _, line := range strings.Split(stewardSynopsis, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  "+sub+" "); ok {
+			args, desc, _ := strings.Cut(strings.TrimSpace(rest), "   ")
+			return strings.TrimSpace(args) + "\n\n" + strings.TrimSpace(desc)
+		}
+	}
+	return ""
+}
+
 // driftExit is the exit status of rlm steward drift when drift is over the
 // threshold (1 is an error, 2 bad usage).
 const driftExit = 3
+
+// stewardSubcommands are rlm steward's subcommands, each with its own
+// flags (stewardSynopsis lists them).
+var stewardSubcommands = map[string]func(ctx context.Context, env *cliEnv, args []string) error{
+	"propose":  stewardPropose,
+	"review":   stewardReview,
+	"apply":    stewardApply,
+	"rollback": stewardRollback,
+	"log":      stewardLog,
+	"drift":    stewardDrift,
+	"backfill": stewardBackfill,
+}
 
 func runSteward(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -49,182 +74,287 @@ func runSteward(ctx context.Context, env *cliEnv, args []string) error {
 		fs.Usage()
 		return &exitError{code: 2, err: errors.New("")}
 	}
-	sub, rest := args[0], args[1:]
-	fs := newFlagSet(env, "steward "+sub, stewardSynopsis)
-	runsDir := fs.String("runs-dir", "", "the runs `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
-	storeDir := storeDirFlag(fs, env)
-	metaFile := fs.String("meta", "", "the meta document `FILE` (default $RLM_META, else meta.json next to the store directory)")
-	notes := fs.Int("meta-notes-tokens", meta.DefaultNotesBudget, "token budget the lessons must fit (as rlm run --meta-notes-tokens)")
-	jsonOut := fs.Bool("json", false, "print JSON")
-	since := fs.String("since", "", "only runs started within `AGE`, e.g. 7d, 12h (default all)")
-	var benchFiles varFlags
-	fs.Var(&benchFiles, "bench", "also read rlm bench results `FILE` (results.jsonl; repeatable) for scores")
-	all := fs.Bool("all", false, "apply: every pending proposal")
-	by := fs.String("by", "", "apply, rollback: who applies, for the changelog (default $USER)")
-	reason := fs.String("reason", "", "rollback: why, for the changelog")
-	window := fs.Int("window", 20, "drift: compare the last N runs of each model with the N before them")
-	alpha := fs.Float64("alpha", 0.01, "drift: significance level of the tests")
-	threshold := fs.Float64("threshold", 0.2, "drift: smallest relative change that counts as drift (0.2 = 20%)")
-	pos, err := parseInterleaved(fs, rest)
-	if err != nil {
-		return err
+	sub, ok := stewardSubcommands[args[0]]
+	if !ok {
+		return fmt.Errorf("%w: unknown steward subcommand %q (use propose, review, apply, rollback, log, drift or backfill)", errUsage, args[0])
 	}
-	rd := runsRootDir(env, *runsDir, *storeDir)
-	who := *by
-	if who == "" {
-		who = firstNonEmpty(env.getenv("USER"), "unknown")
+	return sub(ctx, env, args[1:])
+}
+
+// stewardFlags are the flags every steward subcommand takes: where the
+// runs, the store and the meta document are.
+type stewardFlags struct {
+	env      *cliEnv
+	runsDir  *string
+	storeDir *string
+	metaFile *string
+	notes    *int
+}
+
+func newStewardFlags(env *cliEnv, fs *flag.FlagSet) *stewardFlags {
+	return &stewardFlags{
+		env:      env,
+		runsDir:  fs.String("runs-dir", "", "the runs `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)"),
+		storeDir: storeDirFlag(fs, env),
+		metaFile: fs.String("meta", "", "the meta document `FILE` (default $RLM_META, else meta.json next to the store directory)"),
+		notes:    fs.Int("meta-notes-tokens", meta.DefaultNotesBudget, "token budget the lessons must fit (as rlm run --meta-notes-tokens)"),
+	}
+}
+
+// runs is the runs directory.
+func (f *stewardFlags) runs() string { return runsRootDir(f.env, *f.runsDir, *f.storeDir) }
+
+// steward is the steward of the meta document, applying as by.
+func (f *stewardFlags) steward(by string) *steward.Steward {
+	return &steward.Steward{MetaPath: metaPathEnv(f.env, *f.metaFile, *f.storeDir), NotesBudget: *f.notes, By: by}
+}
+
+// byFlag adds --by: who applies or rolls back, for the changelog.
+func byFlag(fs *flag.FlagSet, env *cliEnv) func() string {
+	by := fs.String("by", "", "who applies, for the changelog (default $USER)")
+	return func() string {
+		if *by != "" {
+			return *by
+		}
+		who := firstNonEmpty(env.getenv("USER"), "unknown")
 		if h, err := os.Hostname(); err == nil {
 			who += "@" + h
 		}
+		return who
 	}
-	st := &steward.Steward{MetaPath: metaPathEnv(env, *metaFile, *storeDir), NotesBudget: *notes, By: who}
-	var sinceT time.Time
-	if *since != "" {
-		age, err := runs.ParseAge(*since)
-		if err != nil {
-			return fmt.Errorf("%w: --since: %v", errUsage, err)
+}
+
+// evidenceFlags adds --since and --bench, and returns what reads the
+// evidence of the runs they select.
+func evidenceFlags(fs *flag.FlagSet, env *cliEnv) func(runsDir string) ([]steward.Evidence, error) {
+	since := fs.String("since", "", "only runs started within `AGE`, e.g. 7d, 12h (default all)")
+	var benchFiles varFlags
+	fs.Var(&benchFiles, "bench", "also read rlm bench results `FILE` (results.jsonl; repeatable) for scores")
+	return func(runsDir string) ([]steward.Evidence, error) {
+		var sinceT time.Time
+		if *since != "" {
+			age, err := runs.ParseAge(*since)
+			if err != nil {
+				return nil, fmt.Errorf("%w: --since: %v", errUsage, err)
+			}
+			sinceT = time.Now().Add(-age)
 		}
-		sinceT = time.Now().Add(-age)
-	}
-	collect := func() ([]steward.Evidence, error) {
-		evs, warns, err := steward.Collect(rd, sinceT, benchFiles)
+		evs, warns, err := steward.Collect(runsDir, sinceT, benchFiles)
 		for _, w := range warns {
 			fmt.Fprintln(env.stderr, "rlm steward: warning:", termSafe(env.stderr, w))
 		}
 		return evs, err
 	}
-	switch sub {
-	case "propose":
-		if len(pos) > 0 {
-			return fmt.Errorf("%w: rlm steward propose takes no arguments", errUsage)
-		}
-		doc, _, err := meta.Load(st.MetaPath)
-		if err != nil {
-			return err
-		}
-		evs, err := collect()
-		if err != nil {
-			return err
-		}
-		ps := steward.Propose(doc, evs, steward.Options{}, time.Now())
-		if err := st.SaveProposals(ps); err != nil {
-			return err
-		}
-		if *jsonOut {
-			return printJSON(env, ps)
-		}
-		fmt.Fprintf(env.stderr, "rlm steward: %d run(s) read from %s; %d proposal(s) against meta v%d written to %s\n", len(evs), rd, len(ps), doc.Version, st.ProposalsPath())
-		return printProposals(env, ps, false)
-	case "review":
-		ps, err := st.Pending()
-		if err != nil {
-			return err
-		}
-		if *jsonOut {
-			if ps == nil {
-				ps = []steward.Proposal{}
-			}
-			return printJSON(env, ps)
-		}
-		if len(ps) == 0 {
-			fmt.Fprintln(env.stderr, "no pending proposals (run rlm steward propose)")
-			return nil
-		}
-		return printProposals(env, ps, true)
-	case "apply":
-		if *all == (len(pos) > 0) {
-			return fmt.Errorf("%w: rlm steward apply takes proposal IDs or --all (see rlm steward review)", errUsage)
-		}
-		res, err := st.Apply(pos, *all)
-		if err != nil {
-			return err
-		}
-		for _, p := range res.Skipped {
-			fmt.Fprintf(env.stderr, "rlm steward: skipped %s: no longer applies to the document\n", p.ID)
-		}
-		if len(res.Applied) == 0 {
-			fmt.Fprintln(env.stderr, "rlm steward: nothing applied")
-			return nil
-		}
-		for _, p := range res.Applied {
-			fmt.Fprintf(env.stdout, "applied %s %s %s\n", p.ID, p.Action, target(p))
-		}
-		fmt.Fprintf(env.stderr, "rlm steward: meta v%d written to %s (changelog %s)\n", res.Version, st.MetaPath, st.ChangelogPath())
-		return nil
-	case "rollback":
-		if len(pos) != 1 {
-			return fmt.Errorf("%w: rlm steward rollback takes one VERSION (see rlm steward log)", errUsage)
-		}
-		v, err := strconv.Atoi(strings.TrimPrefix(pos[0], "v"))
-		if err != nil || v < 0 {
-			return fmt.Errorf("%w: rollback: bad version %q (a number, e.g. 3)", errUsage, pos[0])
-		}
-		nv, err := st.Rollback(v, *reason)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.stdout, "meta v%d restores the content of v%d\n", nv, v)
-		return nil
-	case "log":
-		entries, err := st.Changelog()
-		if err != nil {
-			return err
-		}
-		if *jsonOut {
-			if entries == nil {
-				entries = []steward.ChangeEntry{}
-			}
-			return printJSON(env, entries)
-		}
-		tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "VERSION\tTIME\tACTION\tTARGET\tBY\tREASON")
-		for _, e := range entries {
-			fmt.Fprintf(tw, "v%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Time.Local().Format("2006-01-02 15:04"), e.Action, e.Target,
-				termSafe(env.stdout, e.By), termSafe(env.stdout, e.Reason))
-		}
-		return tw.Flush()
-	case "drift":
-		if len(pos) > 0 || *window < 1 || *alpha <= 0 || *alpha >= 1 || *threshold <= 0 {
-			return fmt.Errorf("%w: rlm steward drift takes no arguments; --window >= 1, 0 < --alpha < 1, --threshold > 0", errUsage)
-		}
-		evs, err := collect()
-		if err != nil {
-			return err
-		}
-		rep := steward.Drift(evs, steward.DriftOptions{Window: *window, Alpha: *alpha, Threshold: *threshold})
-		if *jsonOut {
-			if err := printJSON(env, rep); err != nil {
-				return err
-			}
-		} else {
-			printDrift(env, rep)
-		}
-		if d := rep.Drifted(); len(d) > 0 {
-			return &exitError{code: driftExit, err: fmt.Errorf("%w: %d metric(s) shifted significantly", steward.ErrDrift, len(d))}
-		}
-		return nil
-	case "backfill":
-		if len(pos) > 0 {
-			return fmt.Errorf("%w: rlm steward backfill takes no arguments", errUsage)
-		}
-		res, err := steward.Backfill(rd)
-		if *jsonOut && err == nil {
-			return printJSON(env, res)
-		}
-		changed := 0
-		for _, r := range res {
-			switch {
-			case r.Skipped != "":
-				fmt.Fprintf(env.stdout, "%s: skipped (%s)\n", r.Run, r.Skipped)
-			case r.Events > 0 || len(r.Recomputed) > 0:
-				changed++
-				fmt.Fprintf(env.stdout, "%s: %d event(s) migrated; recomputed %s\n", r.Run, r.Events, strings.Join(r.Recomputed, ", "))
-			}
-		}
-		fmt.Fprintf(env.stderr, "rlm steward backfill: %d of %d run(s) changed\n", changed, len(res))
+}
+
+func jsonFlag(fs *flag.FlagSet) *bool { return fs.Bool("json", false, "print JSON") }
+
+func stewardPropose(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward propose", stewardUsage("propose"))
+	sf := newStewardFlags(env, fs)
+	collect := evidenceFlags(fs, env)
+	jsonOut := jsonFlag(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: unknown steward subcommand %q (use propose, review, apply, rollback, log, drift or backfill)", errUsage, sub)
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: rlm steward propose takes no arguments", errUsage)
+	}
+	st := sf.steward("")
+	doc, _, err := meta.Load(st.MetaPath)
+	if err != nil {
+		return err
+	}
+	evs, err := collect(sf.runs())
+	if err != nil {
+		return err
+	}
+	ps := steward.Propose(doc, evs, steward.Options{}, time.Now())
+	if err := st.SaveProposals(ps); err != nil {
+		return err
+	}
+	if *jsonOut {
+		return printJSON(env, ps)
+	}
+	fmt.Fprintf(env.stderr, "rlm steward: %d run(s) read from %s; %d proposal(s) against meta v%d written to %s\n",
+		len(evs), sf.runs(), len(ps), doc.Version, st.ProposalsPath())
+	return printProposals(env, ps, false)
+}
+
+func stewardReview(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward review", stewardUsage("review"))
+	sf := newStewardFlags(env, fs)
+	jsonOut := jsonFlag(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: rlm steward review takes no arguments", errUsage)
+	}
+	ps, err := sf.steward("").Pending()
+	if err != nil {
+		return err
+	}
+	if *jsonOut {
+		if ps == nil {
+			ps = []steward.Proposal{}
+		}
+		return printJSON(env, ps)
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(env.stderr, "no pending proposals (run rlm steward propose)")
+		return nil
+	}
+	return printProposals(env, ps, true)
+}
+
+func stewardApply(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward apply", stewardUsage("apply"))
+	sf := newStewardFlags(env, fs)
+	by := byFlag(fs, env)
+	all := fs.Bool("all", false, "apply every pending proposal")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *all == (len(pos) > 0) {
+		return fmt.Errorf("%w: rlm steward apply takes proposal IDs or --all (see rlm steward review)", errUsage)
+	}
+	st := sf.steward(by())
+	res, err := st.Apply(pos, *all)
+	if err != nil {
+		return err
+	}
+	for _, p := range res.Skipped {
+		fmt.Fprintf(env.stderr, "rlm steward: skipped %s: no longer applies to the document\n", p.ID)
+	}
+	if len(res.Applied) == 0 {
+		fmt.Fprintln(env.stderr, "rlm steward: nothing applied")
+		return nil
+	}
+	for _, p := range res.Applied {
+		fmt.Fprintf(env.stdout, "applied %s %s %s\n", p.ID, p.Action, target(p))
+	}
+	fmt.Fprintf(env.stderr, "rlm steward: meta v%d written to %s (changelog %s)\n", res.Version, st.MetaPath, st.ChangelogPath())
+	return nil
+}
+
+func stewardRollback(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward rollback", stewardUsage("rollback"))
+	sf := newStewardFlags(env, fs)
+	by := byFlag(fs, env)
+	reason := fs.String("reason", "", "why, for the changelog")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: rlm steward rollback takes one VERSION (see rlm steward log)", errUsage)
+	}
+	v, err := strconv.Atoi(strings.TrimPrefix(pos[0], "v"))
+	if err != nil || v < 0 {
+		return fmt.Errorf("%w: rollback: bad version %q (a number, e.g. 3)", errUsage, pos[0])
+	}
+	nv, err := sf.steward(by()).Rollback(v, *reason)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "meta v%d restores the content of v%d\n", nv, v)
+	return nil
+}
+
+func stewardLog(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward log", stewardUsage("log"))
+	sf := newStewardFlags(env, fs)
+	jsonOut := jsonFlag(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: rlm steward log takes no arguments", errUsage)
+	}
+	entries, err := sf.steward("").Changelog()
+	if err != nil {
+		return err
+	}
+	if *jsonOut {
+		if entries == nil {
+			entries = []steward.ChangeEntry{}
+		}
+		return printJSON(env, entries)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tTIME\tACTION\tTARGET\tBY\tREASON")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "v%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Time.Local().Format("2006-01-02 15:04"), e.Action, e.Target,
+			termSafe(env.stdout, e.By), termSafe(env.stdout, e.Reason))
+	}
+	return tw.Flush()
+}
+
+func stewardDrift(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward drift", stewardUsage("drift"))
+	sf := newStewardFlags(env, fs)
+	collect := evidenceFlags(fs, env)
+	jsonOut := jsonFlag(fs)
+	window := fs.Int("window", 20, "compare the last N runs of each model with the N before them")
+	alpha := fs.Float64("alpha", 0.01, "significance level of the tests")
+	threshold := fs.Float64("threshold", 0.2, "smallest relative change that counts as drift (0.2 = 20%)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *window < 1 || *alpha <= 0 || *alpha >= 1 || *threshold <= 0 {
+		return fmt.Errorf("%w: rlm steward drift takes no arguments; --window >= 1, 0 < --alpha < 1, --threshold > 0", errUsage)
+	}
+	evs, err := collect(sf.runs())
+	if err != nil {
+		return err
+	}
+	rep := steward.Drift(evs, steward.DriftOptions{Window: *window, Alpha: *alpha, Threshold: *threshold})
+	if *jsonOut {
+		if err := printJSON(env, rep); err != nil {
+			return err
+		}
+	} else {
+		printDrift(env, rep)
+	}
+	if d := rep.Drifted(); len(d) > 0 {
+		return &exitError{code: driftExit, err: fmt.Errorf("%w: %d metric(s) shifted significantly", steward.ErrDrift, len(d))}
+	}
+	return nil
+}
+
+func stewardBackfill(_ context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "steward backfill", stewardUsage("backfill"))
+	sf := newStewardFlags(env, fs)
+	jsonOut := jsonFlag(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: rlm steward backfill takes no arguments", errUsage)
+	}
+	res, err := steward.Backfill(sf.runs())
+	if *jsonOut && err == nil {
+		return printJSON(env, res)
+	}
+	changed := 0
+	for _, r := range res {
+		switch {
+		case r.Skipped != "":
+			fmt.Fprintf(env.stdout, "%s: skipped (%s)\n", r.Run, r.Skipped)
+		case r.Events > 0 || len(r.Recomputed) > 0:
+			changed++
+			fmt.Fprintf(env.stdout, "%s: %d event(s) migrated; recomputed %s\n", r.Run, r.Events, strings.Join(r.Recomputed, ", "))
+		}
+	}
+	fmt.Fprintf(env.stderr, "rlm steward backfill: %d of %d run(s) changed\n", changed, len(res))
+	return err
 }
 
 // metaPathEnv is metaPath with $RLM_META between the flag and the default.

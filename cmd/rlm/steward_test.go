@@ -93,4 +93,11 @@ func TestStewardCommands(t *testing.T) {
 	assert.Contains(t, errOut, "IDs or --all")
 	code, _, _ = runCLI(t, "", env, "steward", "frobnicate")
 	assert.Equal(t, 2, code)
+
+	// Each subcommand takes only its own flags.
+	for _, args := range [][]string{{"review", "--since", "7d"}, {"log", "--all"}, {"backfill", "--window", "3"}, {"apply", "--json", "--all"}} {
+		code, _, errOut = runCLI(t, "", env, append([]string{"steward"}, args...)...)
+		assert.Equal(t, 2, code, "steward %v", args)
+		assert.Contains(t, errOut, "flag provided but not defined: -"+strings.TrimLeft(args[1], "-"), "steward %v", args)
+	}
 }
