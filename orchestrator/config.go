@@ -10,6 +10,7 @@ import (
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/repl"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -220,27 +221,8 @@ type MetaNotes struct {
 	Text string `json:"-"`
 }
 
-// Var is one variable handed to an executor: a context variable, a
-// context value (the Go kinds of rlmctx) or a starlark.Value shared by
-// reference with a parent RLM.
-type Var struct {
-	Name string
-	// Value is the value; nil when Context is set.
-	Value any
-	// Context is the root RLM's context variable, whose Go value the
-	// default executor releases as it decodes a JSON document straight
-	// into the interpreter (see [InterpVars]); read it with [Var.GoValue].
-	Context *rlmctx.Variable
-}
-
-// GoValue is the variable's value: Value, or the context variable's Go
-// value (decoded again from its document when released).
-func (v Var) GoValue() any {
-	if v.Context != nil {
-		return v.Context.GoValue()
-	}
-	return v.Value
-}
+// Var is one variable handed to an executor (see [repl.Var]).
+type Var = repl.Var
 
 // ExecSpec describes the REPL an executor must build for one RLM.
 type ExecSpec struct {

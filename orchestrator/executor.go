@@ -3,13 +3,12 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
-
+	
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
-	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
+	"github.com/rlmhq/rlm/repl"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -38,15 +37,13 @@ func SandboxExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	return defaultExecutors(ctx, spec)
 }
 
-// defaultExecutors builds a sandbox session with the helpers for one RLM.
+// defaultExecutors builds a REPL with the helpers for one RLM.
 func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
-	group := deferred.New(deferred.Config{})
 	host := &builtins.Host{
 		Model:           spec.Model,
 		Ledger:          spec.Ledger,
 		SubModel:        spec.SubModel,
 		Embedder:        spec.Embedder,
-		Group:           group,
 		Context:         ctx,
 		MaxOutputTokens: spec.SubMaxOutputTokens,
 		TraceOps:        spec.TraceOps,
@@ -56,44 +53,12 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	if spec.Child != nil {
 		host.Child = spec.Child
 	}
-	var ctxVars []*rlmctx.Variable
-	for _, v := range spec.Vars {
-		if v.Context != nil {
-			ctxVars = append(ctxVars, v.Context)
-		}
-	}
-	// The variables' values before the session, whose memory base (the
-	// live heap) then counts them, as it counted the Go values before.
-	ctxVals, err := InterpVars(ctxVars)
+	r, err := repl.New(repl.Config{Host: host, Vars: spec.Vars, Limits: spec.Limits, Seed: spec.RunID, Clock: spec.Clock})
 	if err != nil {
-		group.Close()
 		return nil, err
 	}
-	sess := sandbox.New(sandbox.Config{
-		Limits:      spec.Limits,
-		Predeclared: builtins.Predeclared(host),
-		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
-		Seed:        spec.RunID,
-		Clock:       spec.Clock,
-	})
-	for _, v := range spec.Vars {
-		sv, ok := v.Value.(starlark.Value)
-		switch {
-		case v.Context != nil:
-			sv, ctxVals = ctxVals[0], ctxVals[1:]
-		case !ok:
-			var err error
-			sv, err = sandbox.FromGo(v.Value)
-			if err != nil {
-				group.Close()
-				return nil, fmt.Errorf("variable %s: %w", v.Name, err)
-			}
-		}
-		sess.SetGlobal(v.Name, sv)
-	}
-	host.Session = sess
-	ex := &sandboxExecutor{sess: sess, host: host, group: group, outputs: starlark.NewDict(8)}
-	sess.SetGlobal(outputsVar, ex.outputs)
+	ex := &sandboxExecutor{sess: r.Session, host: host, group: r.Group, outputs: starlark.NewDict(8)}
+	r.Session.SetGlobal(outputsVar, ex.outputs)
 	return ex, nil
 }
 

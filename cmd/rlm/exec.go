@@ -11,13 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/repl"
 
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
-	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/llm"
-	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -88,9 +86,7 @@ func (f *sessionFlags) pickClock() (time.Time, error) {
 // execSession is a sandbox session with the helpers and the variables
 // loaded, offline when no model is configured.
 type execSession struct {
-	sess  *sandbox.Session
-	host  *builtins.Host
-	group *deferred.Group
+	*repl.REPL
 	close func() error
 }
 
@@ -139,39 +135,21 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	for _, w := range warns {
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
 	}
-	host.Group = deferred.New(deferred.Config{})
 	host.Store = storeView(*f.storeDir, f.vars, f.reads, "", f.sizes.MaxTotalSize)
 	if host.Store != nil {
 		closeModel = closeBoth(closeModel, host.Store.Close)
 	}
-	// The variables' values before the session, whose memory base (the
-	// live heap) then counts them.
-	vals, err := orchestrator.InterpVars(c.Vars)
+	vars := make([]repl.Var, len(c.Vars))
+	for i, v := range c.Vars {
+		vars[i] = repl.Var{Name: v.Name, Context: v}
+	}
+	r, err := repl.New(repl.Config{Host: host, Vars: vars, Limits: limits, Clock: clock})
 	if err != nil {
 		closeModel()
 		return nil, err
 	}
-	// Only the names from here on: c, its variables and a JSON variable's
-	// document (kept for a summary rlm exec never shows) are then garbage,
-	// which the session's start collects (its memory base is the live
-	// heap), so the pages of the document are reused by the code's values
-	// instead of adding to them.
-	names := make([]string, len(c.Vars))
-	for i, v := range c.Vars {
-		names[i] = v.Name
-	}
-	sess := sandbox.New(sandbox.Config{
-		Limits:      limits,
-		Predeclared: builtins.Predeclared(host),
-		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
-		Clock:       clock,
-	})
-	for i, name := range names {
-		sess.SetGlobal(name, vals[i])
-	}
-	host.Session = sess
 	releaseBeforeStep(f.vars)
-	return &execSession{sess: sess, host: host, group: host.Group, close: closeModel}, nil
+	return &execSession{REPL: r, close: closeModel}, nil
 }
 
 // closeBoth returns a function calling a then b, returning the first error.
@@ -188,8 +166,8 @@ func closeBoth(a, b func() error) func() error {
 // exec runs one step. Deferred operations are settled afterwards (the
 // barrier), so the next step sees them resolved.
 func (s *execSession) exec(ctx context.Context, code string) (*sandbox.Result, error) {
-	res, err := s.sess.Exec(ctx, code)
-	if werr := s.group.Wait(ctx); werr != nil && err == nil {
+	res, err := s.Exec(ctx, code)
+	if werr := s.Settle(ctx); werr != nil && err == nil {
 		err = werr
 	}
 	return res, err
@@ -197,7 +175,7 @@ func (s *execSession) exec(ctx context.Context, code string) (*sandbox.Result, e
 
 // shutdown cancels pending operations and closes the model (recorder).
 func (s *execSession) shutdown() error {
-	s.group.Close()
+	s.Close()
 	err := s.close()
 	s.close = func() error { return nil }
 	return err

@@ -118,7 +118,7 @@ func runREPL(ctx context.Context, env *cliEnv, args []string) error {
 		}{fin, env.stdout}, ps1)}
 		in = tr
 		fmt.Fprintf(env.stdout, "rlm repl: variables %s; helpers: %s. Blocks end with an empty line; Ctrl-D exits.\n",
-			strings.Join(s.sess.UserGlobals(), ", "), helperNames())
+			strings.Join(s.Session.UserGlobals(), ", "), helperNames())
 	}
 	return replLoop(ctx, s, in, errOut)
 }
@@ -302,7 +302,7 @@ func runInput(ctx context.Context, s *execSession, src string, out io.Writer, er
 				// Show the line as typed, not as wrapped.
 				return reportError(err, out, &unwrapWriter{w: errOut, wrapped: "_ = (" + src, src: src})
 			}
-			if v, ok := s.sess.Global("_"); ok && v.String() != "None" && v.Type() != "NoneType" {
+			if v, ok := s.Session.Global("_"); ok && v.String() != "None" && v.Type() != "NoneType" {
 				fmt.Fprintln(out, sandbox.Repr(v))
 			}
 			return true

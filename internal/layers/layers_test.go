@@ -52,11 +52,13 @@ func TestLayers(t *testing.T) {
 		{pattern: "./internal/textdist", stdlibOnly: true},
 		// starjson decodes into the interpreter's values, for the sandbox and context alike.
 		{pattern: "./internal/starjson", forbidden: []string{"sandbox", "context", "llm", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
-		{pattern: "./sandbox/...", forbidden: []string{"llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
+		{pattern: "./sandbox/...", forbidden: []string{"repl", "llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
-		{pattern: "./deferred", forbidden: []string{"builtins", "orchestrator", "context", "internal/bench", "cmd"}},
-		{pattern: "./context", forbidden: []string{"sandbox", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
-		{pattern: "./builtins", forbidden: []string{"orchestrator", "internal/bench", "cmd"}},
+		{pattern: "./deferred", forbidden: []string{"repl", "builtins", "orchestrator", "context", "internal/bench", "cmd"}},
+		{pattern: "./context", forbidden: []string{"repl", "sandbox", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
+		{pattern: "./builtins", forbidden: []string{"repl", "orchestrator", "internal/bench", "cmd"}},
+		// repl assembles sandbox, builtins, deferred and context into a REPL; nothing of the run above it.
+		{pattern: "./repl", forbidden: []string{"orchestrator", "runs", "server", "internal/bench", "cmd"}},
 		{pattern: "./orchestrator", forbidden: []string{"internal/bench", "cmd"}},
 		{pattern: "./runs", forbidden: []string{"internal/bench", "cmd"}},
 	}
