@@ -1,11 +1,17 @@
-// Package pyre translates Python regular expressions to Go's RE2 syntax and
+// Package pyre runs Python regular expressions with CPython's meaning and
 // finds literal and regular-expression matches in large texts quickly.
 //
-// [Translate] and [CompileRE] are the one Python-to-RE2 translator of rlm:
-// the search() helper and the sandbox's re module both use them, so both
-// accept the same patterns with the same meaning and reject constructs RE2
-// lacks (lookaround, backreferences, atomic groups, possessive quantifiers)
-// with the same error, wrapping [ErrUnsupported].
+// [CompilePython] is the one Python regex compiler of rlm: the search()
+// helper and the sandbox's re module both use it, so both accept the same
+// patterns with the same meaning. It parses a pattern as CPython 3.11's re
+// does (a bad pattern is an [*Error] with CPython's message) and runs it
+// on Go's RE2 (linear time) when RE2 gives Python's answer, translated by
+// [Translate]; constructs RE2 lacks (lookaround, backreferences, atomic
+// groups, possessive quantifiers, conditional groups) and the few cases
+// where RE2 would answer differently run on a backtracking engine
+// ([Backtrack], github.com/dlclark/regexp2) with a bounded backtracking
+// stack instead. [Translate] alone reports those constructs as errors
+// wrapping [ErrUnsupported].
 //
 // Go's regexp is linear-time but slow (about 14 MB/s) when a pattern has no
 // literal prefix, such as [Mm]agic number or (?i)magic number. A

@@ -19,7 +19,8 @@
 // slice assignment, decorators, annotations (dropped), keyword-only and
 // positional-only parameters, global declarations (syntax.DefStmt.Globals,
 // an interpreter patch: the def's assignments rebind the module global),
-// generator functions (run eagerly, returning a list),
+// generator functions (run eagerly: a call runs the body to its end and
+// returns an iterator over what it yielded),
 // try/except/else/finally (module-level ones as Program structure, nested
 // ones lowered to _py_try with Options.CatchInner), classes (lowered to
 // _py_class with Options.Classes), with statements (lowered to a
