@@ -1,7 +1,20 @@
-// Command rlm runs Recursive Language Model tasks: rlm run answers a query over
-// externalized context with a root model exploring it through code, rlm exec
-// runs exploration code offline, rlm bench compares externalized against
-// direct prompting, and rlm store manages the persistent variable store.
+// Command rlm runs Recursive Language Model tasks. Its commands, one file
+// each (this package holds flags, I/O and exit codes only; the work is in
+// the packages it calls):
+//
+//	rlm run      answer a query over externalized context with a root model exploring it through code
+//	rlm exec     run exploration code over context variables (works offline)
+//	rlm repl     interactive exploration of context variables with the same helpers
+//	rlm serve    serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics
+//	rlm bench    benchmark externalized against direct prompting
+//	rlm runs     list, show and remove the kept run directories
+//	rlm view     render a trajectory (or two, compared) as one self-contained HTML page
+//	rlm store    manage the persistent variable store
+//	rlm steward  keep the meta document from the evidence of kept runs
+//	rlm version  print the rlm version
+//
+// Exit status: 0 success, 1 an error, 2 bad usage, 3 a drift found by rlm
+// steward drift, 130 interrupted.
 package main
 
 import (
