@@ -82,11 +82,14 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'rlm <command> -h' (or 'rlm help <command>') for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'rlm <command> -h' (or 'rlm help <command>') for a command's flags; 'rlm --version' prints the version.")
 }
 
 // runMain is main without os.Exit, for tests. It returns the exit status.
 func runMain(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		args = []string{"version"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 2 && args[0] == "help" {
 			// rlm help CMD is rlm CMD -h.
@@ -97,10 +100,11 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 			usage(env.stderr)
 			return 2
 		}
-		usage(env.stderr)
 		if len(args) == 0 {
+			usage(env.stderr)
 			return 2
 		}
+		usage(env.stdout)
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -154,11 +158,26 @@ func main() {
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 
+// usageOutput is a FlagSet's output: stderr for usage after a bad
+// invocation, stdout for the help asked for with -h (so that
+// rlm run -h | less shows it).
+type usageOutput struct {
+	stdout, stderr io.Writer
+	help           bool
+}
+
+func (u *usageOutput) Write(p []byte) (int, error) {
+	if u.help {
+		return u.stdout.Write(p)
+	}
+	return u.stderr.Write(p)
+}
+
 // newFlagSet returns a FlagSet for a subcommand that reports errors to
-// stderr and leaves exiting to runMain.
+// stderr, help to stdout, and leaves exiting to runMain.
 func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rlm "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs.SetOutput(&usageOutput{stdout: env.stdout, stderr: env.stderr})
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: rlm %s %s\n\nflags:\n", name, synopsis)
 		fs.PrintDefaults()
@@ -178,6 +197,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
+		if u, ok := fs.Output().(*usageOutput); ok {
+			u.help = true
+			defer func() { u.help = false }()
+		}
 		full()
 		return err
 	}

@@ -48,11 +48,12 @@ func TestMainFrame(t *testing.T) {
 		stderrIn string
 	}{
 		{name: "no args prints usage", args: nil, code: 2, stderrIn: "usage: rlm <command>"},
-		{name: "help", args: []string{"-h"}, code: 0, stderrIn: "commands:"},
+		{name: "help", args: []string{"-h"}, code: 0, stdout: "commands:"},
+		{name: "--version", args: []string{"--version"}, code: 0, stdout: "rlm "},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrIn: `unknown command "frobnicate"`},
 		{name: "version", args: []string{"version"}, code: 0, stdout: "rlm "},
 		{name: "version bad flag", args: []string{"version", "--nope"}, code: 2, stderrIn: "flag provided but not defined: -nope"},
-		{name: "version -h", args: []string{"version", "-h"}, code: 0, stderrIn: "usage: rlm version"},
+		{name: "version -h", args: []string{"version", "-h"}, code: 0, stdout: "usage: rlm version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,9 +72,10 @@ func TestMainFrame(t *testing.T) {
 func TestEveryCommandHasHelp(t *testing.T) {
 	for name := range commands {
 		t.Run(name, func(t *testing.T) {
-			code, _, errOut := runCLI(t, "", nil, name, "-h")
+			code, out, errOut := runCLI(t, "", nil, name, "-h")
 			assert.Equal(t, 0, code, "stderr: %s", errOut)
-			assert.Contains(t, errOut, "usage: rlm "+name)
+			assert.Contains(t, out, "usage: rlm "+name, "help asked for goes to stdout")
+			assert.Empty(t, errOut)
 		})
 	}
 }
@@ -170,7 +172,10 @@ func TestBadInvocationsExit2(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "", env, tt.args...)
 			assert.Equal(t, tt.code, code, "stderr: %s", errOut)
-			assert.Empty(t, out, "usage goes to stderr")
+			if code == 0 { // help asked for: on stdout
+				out, errOut = errOut, out
+			}
+			assert.Empty(t, out, "usage after a bad invocation goes to stderr, help asked for to stdout")
 			for _, want := range tt.stderrIn {
 				assert.Contains(t, errOut, want)
 			}

@@ -100,18 +100,18 @@ func TestBadFlagIsNotBuriedUnderTheFlagList(t *testing.T) {
 	assert.NotContains(t, errOut, "-max-steps", "the flag list is for -h")
 	assert.LessOrEqual(t, strings.Count(errOut, "\n"), 4)
 
-	code, _, errOut = runCLI(t, "", nil, "exec", "-h")
+	code, out, _ = runCLI(t, "", nil, "exec", "-h")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, errOut, "-max-steps")
+	assert.Contains(t, out, "-max-steps")
 }
 
 func TestHelpShowsEachDefaultOnce(t *testing.T) {
-	_, _, errOut := runCLI(t, "", nil, "run", "-h")
-	for _, line := range strings.Split(errOut, "\n") {
+	_, out, _ := runCLI(t, "", nil, "run", "-h") // help is on stdout
+	for _, line := range strings.Split(out, "\n") {
 		assert.LessOrEqual(t, strings.Count(line, "(default"), 1, line)
 	}
-	assert.Contains(t, errOut, "(default 100KB)")
-	assert.Contains(t, errOut, "(default 1GB)")
+	assert.Contains(t, out, "(default 100KB)")
+	assert.Contains(t, out, "(default 1GB)")
 }
 
 func TestRunMaxErrorsFlag(t *testing.T) {

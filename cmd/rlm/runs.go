@@ -207,15 +207,15 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 		if err := checkMeta(r.Meta(), f); err != nil {
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
-		if v := r.Meta().Version; v != "" && v != version {
-			fmt.Fprintf(env.stderr, "rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n", r.ID(), v, version)
+		if v := r.Meta().Version; v != "" && v != buildVersion() {
+			fmt.Fprintf(env.stderr, "rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n", r.ID(), v, buildVersion())
 		}
 		return r, nil
 	}
 	rc := runConfigRecord(cfg, f)
 	r, err := root.Create(runs.Meta{
 		Query: f.query, Config: rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
-		VarHashes: hashes, Version: version, MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
+		VarHashes: hashes, Version: buildVersion(), MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
 		MetaPath: f.meta.resolved, MetaNotesTokens: &f.meta.notesTokens, MetaLessons: f.notes.Lessons,
 	})
 	if err != nil {

@@ -171,7 +171,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		},
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
 		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
-		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: version,
+		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: buildVersion(),
 		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody,
 	}
 	return cfg, nil
