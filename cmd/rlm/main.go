@@ -11,7 +11,8 @@
 //	rlm view     render a trajectory (or two, compared) as one self-contained HTML page
 //	rlm store    manage the persistent variable store
 //	rlm steward  keep the meta document from the evidence of kept runs
-//	rlm version  print the rlm version
+//	rlm version  print the rlm version (also rlm --version)
+//	rlm completion  print a shell completion script (bash, zsh, fish)
 //
 // Exit status: 0 success, 1 an error, 2 bad usage, 3 a drift found by rlm
 // steward drift, 130 interrupted.

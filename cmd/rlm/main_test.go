@@ -105,6 +105,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"store", "clear"}, nil},
 		{[]string{"store", "summarize"}, []string{"--tokens", "many"}},
 		{[]string{"version"}, nil},
+		{[]string{"completion"}, nil},
 		{[]string{"runs"}, nil},
 		{[]string{"runs", "ls"}, nil},
 		{[]string{"runs", "show"}, nil},
