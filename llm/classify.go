@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -157,6 +158,10 @@ func classify(parent context.Context, err error, hdr http.Header, secrets []stri
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		e.Kind = KindTransient
 		e.Message = "request timed out"
+	case isUnreachable(err):
+		e.Kind = KindTransient
+		e.Message = err.Error()
+		e.Err = &redactedError{msg: ErrUnreachable.Error() + ": " + redactKey(err.Error(), secrets...), err: errors.Join(ErrUnreachable, err)}
 	case isConnErr(err):
 		e.Kind = KindTransient
 		e.Message = err.Error()
@@ -200,6 +205,13 @@ func kindForStatus(status int, text string) Kind {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isUnreachable reports a connection refused or a host name that does
+// not resolve: nothing serves the endpoint.
+func isUnreachable(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &dns) && dns.IsNotFound)
 }
 
 func isConnErr(err error) bool {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -26,6 +27,9 @@ type Client struct {
 	sched   *scheduler
 	cache   *embedCache
 	sleep   func(ctx context.Context, d time.Duration) error
+	// answered is set at the first call the endpoint answered; until
+	// then an unreachable endpoint is not retried (ErrUnreachable).
+	answered atomic.Bool
 }
 
 var (
@@ -208,6 +212,7 @@ func (c *Client) do(ctx context.Context, tokens int, call func(ctx context.Conte
 		cancel()
 		release()
 		if err == nil {
+			c.answered.Store(true)
 			return nil
 		}
 		box.mu.Lock()
@@ -216,6 +221,9 @@ func (c *Client) do(ctx context.Context, tokens int, call func(ctx context.Conte
 		err = classify(ctx, err, hdr, c.secrets)
 		var le *Error
 		if !errors.As(err, &le) || !le.Retryable() || attempt >= retries ||
+			// Nothing has ever answered at this endpoint: it is wrong or
+			// down, and waiting out the backoff would only delay saying so.
+			(!c.answered.Load() && errors.Is(err, ErrUnreachable)) ||
 			// The server asks for a longer pause than a run should sit
 			// through: report it (RetryAfter is set) instead of waiting.
 			le.RetryAfter > max(c.cfg.retryMaxDelay(), maxRetryAfter) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -612,4 +614,46 @@ func TestRetryWaits(t *testing.T) {
 	assert.Less(t, sleeps[1], 3*time.Second)
 	assert.GreaterOrEqual(t, sleeps[2], 2*time.Second)
 	assert.Less(t, sleeps[2], 6*time.Second)
+}
+
+// TestUnreachableEndpoint: a client whose endpoint has never answered
+// fails at once when nothing listens there (no backoff: a wrong --base-url
+// is reported in milliseconds, not seconds); once the endpoint has
+// answered, a refused connection is retried as a restart would need.
+func TestUnreachableEndpoint(t *testing.T) {
+	attempts := 0
+	count := func(c *llm.Config) {
+		c.MaxRetries = 3
+		c.OnAttemptError = func(error, bool) { attempts++ }
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+
+	cfg := llm.Config{BaseURL: "http://" + addr + "/v1", APIKey: testKey, Model: "m", RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond}
+	count(&cfg)
+	c, err := llm.New(cfg)
+	require.NoError(t, err)
+	_, err = c.Chat(context.Background(), userReq("q"))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, llm.ErrUnreachable)
+	assert.Equal(t, llm.KindTransient, llm.KindOf(err))
+	assert.Equal(t, 1, attempts, "a never-answered endpoint is not retried")
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	cfg.BaseURL = srv.URL + "/v1"
+	c, err = llm.New(cfg)
+	require.NoError(t, err)
+	resp, err := c.Chat(context.Background(), userReq("q"))
+	require.NoError(t, err)
+	assert.Equal(t, "ok", resp.Content)
+	srv.Close()
+	attempts = 0
+	_, err = c.Chat(context.Background(), userReq("q"))
+	assert.ErrorIs(t, err, llm.ErrUnreachable)
+	assert.Equal(t, 4, attempts, "an endpoint that answered before is retried (it may be restarting)")
 }

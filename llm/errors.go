@@ -100,4 +100,10 @@ var (
 	// ErrResponseTooLarge is wrapped when a response body exceeds
 	// Config.MaxResponseBytes (after decompression).
 	ErrResponseTooLarge = errors.New("llm: response too large")
+	// ErrUnreachable is wrapped by a connection error that says nothing
+	// serves the endpoint (the connection was refused, or the host name
+	// does not resolve). A client that has never had an answer from its
+	// endpoint does not retry it: a wrong or missing server fails at once
+	// instead of after the whole backoff.
+	ErrUnreachable = errors.New("llm: endpoint unreachable")
 )

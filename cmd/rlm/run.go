@@ -370,6 +370,9 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 		note += " (re-record with --record)"
 	case errors.Is(res.Err, llm.ErrRateLimitWait):
 		note += " (raise --rpm/--tpm, or --request-timeout)"
+	case errors.Is(res.Err, llm.ErrUnreachable) && res.Iterations == 0:
+		note += fmt.Sprintf(" (nothing answers at %s: start the server there, or point rlm at a model with --base-url URL --model NAME "+
+			"or OPENAI_BASE_URL and RLM_MODEL; for OpenAI's API set only OPENAI_API_KEY)", llm.RedactURL(base))
 	case kind == llm.KindTransient && res.Iterations == 0:
 		note += fmt.Sprintf(" (is the endpoint %s up? check --base-url or OPENAI_BASE_URL)", llm.RedactURL(base))
 	}

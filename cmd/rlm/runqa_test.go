@@ -43,11 +43,19 @@ func TestRunUnreachableEndpointHint(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	url := srv.URL()
 	srv.Close()
-	env := map[string]string{"OPENAI_BASE_URL": url, "RLM_MODEL": "root"}
-	code, out, errOut := runCLI(t, "", env, "run", "--query", "q", "--max-retries", "0")
+	runsDir := t.TempDir()
+	env := map[string]string{"OPENAI_BASE_URL": url, "RLM_MODEL": "root", "RLM_RUNS_DIR": runsDir}
+	// The default retries: a never-answered endpoint is not retried, so the
+	// first failure comes at once.
+	code, out, errOut := runCLI(t, "", env, "run", "--query", "q")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "is the endpoint "+url+" up? check --base-url or OPENAI_BASE_URL")
+	assert.Contains(t, errOut, "connection refused")
+	assert.Contains(t, errOut, "nothing answers at "+url+": start the server there, or point rlm at a model with --base-url URL --model NAME")
+	assert.NotContains(t, errOut, "--resume", "a run that never had a model answer is not offered for resuming")
+	left, err := os.ReadDir(runsDir)
+	require.NoError(t, err)
+	assert.Empty(t, left, "no run directory is left for a run the model never answered")
 }
 
 func TestRunPaperStyleBareFinal(t *testing.T) {

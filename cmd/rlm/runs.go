@@ -360,6 +360,14 @@ func (k *keepFlags) finishRun(env *cliEnv, res *orchestrator.Result, quiet bool)
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", k.run.Dir(), err)
 	}
+	if res != nil && res.StopReason == orchestrator.StopModelError && res.Iterations == 0 && !k.run.Resumed() {
+		// The model never answered: there is nothing to resume, so no run
+		// is left behind to suggest it.
+		if err := os.RemoveAll(k.run.Dir()); err != nil {
+			return fmt.Errorf("run directory %s: %w", k.run.Dir(), err)
+		}
+		return nil
+	}
 	if o.Status != runs.StatusDone && !quiet {
 		fmt.Fprintf(env.stderr, "rlm run: run %s is kept in %s; continue it with: rlm run --resume %s\n", k.run.ID(), k.run.Dir(), k.run.ID())
 	}
