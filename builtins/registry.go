@@ -157,6 +157,7 @@ func Predeclared(h *Host) starlark.StringDict {
 			return v, pyError(err)
 		})
 	}
+	d[helpName] = sandbox.NewBuiltin(helpName, pyHelp)
 	return d
 }
 

@@ -105,6 +105,7 @@ func New(cfg Config) (*REPL, error) {
 	sess := sandbox.New(sandbox.Config{
 		Limits:      cfg.Limits,
 		Predeclared: builtins.Predeclared(host),
+		Doc:         builtins.HelperDoc,
 		ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, host) },
 		Seed:        cfg.Seed,
 		Clock:       cfg.Clock,

@@ -908,9 +908,16 @@ func pyDunder(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 			return starlark.String(n[strings.LastIndexByte(n, '.')+1:]), nil
 		}
 	case "__doc__":
-		if f, ok := x.(*starlark.Function); ok {
+		switch f := x.(type) {
+		case *starlark.Function:
 			if d := f.Doc(); d != "" {
 				return starlark.String(d), nil
+			}
+		case *starlark.Builtin:
+			if st := stepOf(thread); st != nil && st.sess.cfg.Doc != nil && st.sess.cfg.Predeclared[f.Name()] == x {
+				if d := st.sess.cfg.Doc(f.Name()); d != "" {
+					return starlark.String(d), nil
+				}
 			}
 		}
 		return starlark.None, nil

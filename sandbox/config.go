@@ -83,6 +83,9 @@ type Config struct {
 	// Code may rebind one within a step; each step starts with them
 	// restored.
 	Predeclared starlark.StringDict
+	// Doc, if set, gives the __doc__ of a predeclared builtin by name (""
+	// for none), so help-minded code can read a helper's description.
+	Doc func(name string) string
 	// ThreadHook, if set, is called on each fresh per-step thread before it
 	// runs, e.g. to attach host state with thread.SetLocal.
 	ThreadHook func(*starlark.Thread)

@@ -511,6 +511,9 @@ func leftPad(s string, n int) string {
 	return strings.Repeat("0", n-len(s)) + s
 }
 
+// TypeName returns the Python type name of v, as type(v).__name__ gives it.
+func TypeName(v starlark.Value) string { return pyType(v) }
+
 // pyType returns the Python type name of v.
 func pyType(v starlark.Value) string {
 	switch v := v.(type) {
