@@ -147,6 +147,23 @@ func evidenceFlags(fs *flag.FlagSet, env *cliEnv) func(runsDir string) ([]stewar
 	}
 }
 
+// parseNoArgs parses the flags of a subcommand that takes no arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseInterleaved(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%w: %s takes no arguments", errUsage, fs.Name())
+	}
+	return err
+}
+
+// printJSONList prints a list as JSON, [] when empty.
+func printJSONList[T any](env *cliEnv, list []T) error {
+	if list == nil {
+		list = []T{}
+	}
+	return printJSON(env, list)
+}
+
 func jsonFlag(fs *flag.FlagSet) *bool { return fs.Bool("json", false, "print JSON") }
 
 func stewardPropose(_ context.Context, env *cliEnv, args []string) error {
@@ -154,12 +171,8 @@ func stewardPropose(_ context.Context, env *cliEnv, args []string) error {
 	sf := newStewardFlags(env, fs)
 	collect := evidenceFlags(fs, env)
 	jsonOut := jsonFlag(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: rlm steward propose takes no arguments", errUsage)
 	}
 	st := sf.steward("")
 	doc, _, err := meta.Load(st.MetaPath)
@@ -186,22 +199,15 @@ func stewardReview(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "steward review", stewardUsage("review"))
 	sf := newStewardFlags(env, fs)
 	jsonOut := jsonFlag(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: rlm steward review takes no arguments", errUsage)
 	}
 	ps, err := sf.steward("").Pending()
 	if err != nil {
 		return err
 	}
 	if *jsonOut {
-		if ps == nil {
-			ps = []steward.Proposal{}
-		}
-		return printJSON(env, ps)
+		return printJSONList(env, ps)
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(env.stderr, "no pending proposals (run rlm steward propose)")
@@ -269,22 +275,15 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "steward log", stewardUsage("log"))
 	sf := newStewardFlags(env, fs)
 	jsonOut := jsonFlag(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: rlm steward log takes no arguments", errUsage)
 	}
 	entries, err := sf.steward("").Changelog()
 	if err != nil {
 		return err
 	}
 	if *jsonOut {
-		if entries == nil {
-			entries = []steward.ChangeEntry{}
-		}
-		return printJSON(env, entries)
+		return printJSONList(env, entries)
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tTIME\tACTION\tTARGET\tBY\tREASON")
@@ -332,12 +331,8 @@ func stewardBackfill(_ context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "steward backfill", stewardUsage("backfill"))
 	sf := newStewardFlags(env, fs)
 	jsonOut := jsonFlag(fs)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return fmt.Errorf("%w: rlm steward backfill takes no arguments", errUsage)
 	}
 	res, err := steward.Backfill(sf.runs())
 	if *jsonOut && err == nil {
