@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,7 @@ func csvDialectArgs(fn string, dialect starlark.Value, kwargs []starlark.Tuple) 
 func splitKwargs(kwargs []starlark.Tuple, own ...string) (mine, rest []starlark.Tuple) {
 	for _, kv := range kwargs {
 		k, _ := starlark.AsString(kv[0])
-		if indexOf(own, k) >= 0 {
+		if slices.Index(own, k) >= 0 {
 			mine = append(mine, kv)
 		} else {
 			rest = append(rest, kv)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,7 +117,7 @@ func (c *decContext) SetField(name string, v starlark.Value) error {
 		return nil
 	case "rounding":
 		s, ok := v.(starlark.String)
-		if !ok || indexOf(roundingModes, string(s)) < 0 {
+		if !ok || slices.Index(roundingModes, string(s)) < 0 {
 			return Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
 		}
 		c.rounding = string(s)
@@ -706,7 +707,7 @@ func (d *decValue) Attr(name string) (starlark.Value, error) {
 			return decContextOf(thread).rounding, nil
 		}
 		s, ok := v.(starlark.String)
-		if !ok || indexOf(roundingModes, string(s)) < 0 {
+		if !ok || slices.Index(roundingModes, string(s)) < 0 {
 			return "", Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
 		}
 		return string(s), nil

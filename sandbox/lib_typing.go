@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"slices"
 )
 
 // The names of typing that code uses at run time (the front end drops the
@@ -84,7 +85,7 @@ func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *c
 	}
 	t := v.(*typeObj)
 	for _, k := range info.names {
-		if !contains(info.annotations, k) {
+		if !slices.Contains(info.annotations, k) {
 			t.attrs[k] = attrs[k]
 		}
 	}
