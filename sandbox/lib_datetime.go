@@ -189,22 +189,6 @@ func (d *dtValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) 
 	return cmpResult(op, c), nil
 }
 
-func cmpResult(op syntax.Token, c int) bool {
-	switch op {
-	case syntax.EQL:
-		return c == 0
-	case syntax.NEQ:
-		return c != 0
-	case syntax.LT:
-		return c < 0
-	case syntax.LE:
-		return c <= 0
-	case syntax.GT:
-		return c > 0
-	}
-	return c >= 0
-}
-
 func (d *dtValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
 	switch o := y.(type) {
 	case *tdValue:

@@ -146,13 +146,6 @@ func (f *fracValue) round(nd starlark.Value) (starlark.Value, error) {
 	return &fracValue{q}, nil
 }
 
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
 func (f *fracValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error) {
 	if side == starlark.Right {
 		// y ** f, as Fraction.__rpow__: a non-negative integral f raises

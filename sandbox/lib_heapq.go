@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
-	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 func listArg(name string, v starlark.Value) (*starlark.List, error) {
@@ -12,8 +11,6 @@ func listArg(name string, v starlark.Value) (*starlark.List, error) {
 	}
 	return l, nil
 }
-
-func less(a, b starlark.Value) (bool, error) { return pyCompare(syntax.LT, a, b) }
 
 // heap operations on a *starlark.List, as CPython's heapq.
 func siftDown(l *starlark.List, start, pos int) error {

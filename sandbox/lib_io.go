@@ -7,13 +7,6 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
-// iterHolder is a value that next() and iter() treat as the iterator it
-// holds (csv readers).
-type iterHolder interface {
-	starlark.Value
-	iterator() *pyIterator
-}
-
 // stringIO is io.StringIO: an in-memory text file.
 type stringIO struct {
 	buf    []byte

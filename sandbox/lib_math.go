@@ -7,20 +7,6 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
-func floatArg(name string, v starlark.Value) (float64, error) {
-	if b, ok := v.(starlark.Bool); ok {
-		v = boolInt(b)
-	}
-	if n, ok := v.(pyNumber); ok {
-		return n.float(), nil
-	}
-	f, ok := starlark.AsFloat(v)
-	if !ok || !isNumber(v) {
-		return 0, Errorf("TypeError", "must be real number, not %s", pyType(v))
-	}
-	return f, nil
-}
-
 // mathFloatArg unpacks the one real-number argument of math.name.
 func mathFloatArg(name string, args starlark.Tuple, kwargs []starlark.Tuple) (float64, error) {
 	x, err := oneArg("math."+name, args, kwargs)

@@ -196,13 +196,6 @@ func (m *mt19937) seedValue(thread *starlark.Thread, a starlark.Value) error {
 	return nil
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // sessionSeed is the seed material of the session running on thread
 // (Config.Seed): the orchestrator passes the run id, so a run's random
 // numbers are the same when it is replayed or resumed.

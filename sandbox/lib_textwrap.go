@@ -2,13 +2,9 @@ package sandbox
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
-
-// rlen is the length of s in code points (widths count characters).
-func rlen(s string) int { return utf8.RuneCountInString(s) }
 
 // textwrapLines is a helper of the textwrap module.
 func textwrapLines(text string, width int) []string {
