@@ -77,6 +77,9 @@ func b64Decode(data []byte, alpha string, validate bool) (starlark.Value, error)
 	return starlark.Bytes(out), nil
 }
 
+var _ = registerModule("base64", base64Module)
+
+// base64Module builds the base64 module on its first import.
 func base64Module() *module {
 	enc := func(name string, e *base64.Encoding) builtinFn {
 		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -4,6 +4,9 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
+var _ = registerModule("bisect", bisectModule)
+
+// bisectModule builds the bisect module on its first import.
 func bisectModule() *module {
 	bis := func(name string, right, insert bool) builtinFn {
 		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"sort"
 	"strings"
@@ -30,18 +31,20 @@ var (
 	_ starlark.HasCompareOther = (*dictSub)(nil)
 )
 
-var typeCounter, typeDefaultdict, typeOrderedDict *typeObj
+var typeCounter, typeDefaultdict, typeOrderedDict = new(typeObj), new(typeObj), new(typeObj)
 
-func init() {
-	typeCounter = &typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
+// completeCollectionsTypes completes the types of the collections module
+// (the dict subclasses and deque), once, on its first import.
+var completeCollectionsTypes = sync.OnceFunc(func() {
+	*typeCounter = typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "Counter"
 	}}
-	typeDefaultdict = &typeObj{name: "defaultdict", base: typeDict, check: func(v starlark.Value) bool {
+	*typeDefaultdict = typeObj{name: "defaultdict", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "defaultdict"
 	}}
-	typeOrderedDict = &typeObj{name: "OrderedDict", base: typeDict, check: func(v starlark.Value) bool {
+	*typeOrderedDict = typeObj{name: "OrderedDict", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "OrderedDict"
 	}}
@@ -54,7 +57,8 @@ func init() {
 	}
 	typeCounter.call = newCounter
 	typeDefaultdict.call = newDefaultdict
-}
+	typeDeque.call = newDeque
+})
 
 func (c *dictSub) String() string                 { return Repr(c) }
 func (c *dictSub) Type() string                   { return c.kind }
@@ -530,7 +534,11 @@ func newDefaultdict(thread *starlark.Thread, args starlark.Tuple, kwargs []starl
 	return c, nil
 }
 
+var _ = registerModule("collections", collectionsModule)
+
+// collectionsModule builds the collections module on its first import.
 func collectionsModule() *module {
+	completeCollectionsTypes()
 	return newModule("collections", map[string]builtinFn{
 		"namedtuple": namedtuple,
 	}, starlark.StringDict{
@@ -734,8 +742,6 @@ var (
 )
 
 var typeDeque = &typeObj{name: "deque", check: isType[*deque]}
-
-func init() { typeDeque.call = newDeque }
 
 func (d *deque) items() []starlark.Value { return d.elems[d.head:] }
 

@@ -4,6 +4,29 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
+var _ = registerModule("copy", copyModule)
+
+// copyModule builds the copy module on its first import: copy and
+// deepcopy, both by a copier.
+func copyModule() *module {
+	return newModule("copy", map[string]builtinFn{
+		"copy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("copy.copy", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return (&copier{thread: thread, stop: newStopPoll(thread)}).copy(x, 0)
+		},
+		"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("copy.deepcopy", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopPoll(thread)}).copy(x, 0)
+		},
+	}, nil)
+}
+
 // copier implements copy.copy (deep=false) and copy.deepcopy. A deep copy
 // keeps shared and cyclic structure (memo maps each mutable original to
 // its copy) and is bounded in depth like CPython's recursion.

@@ -664,6 +664,9 @@ func csvDictWriterFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 	return &csvWriter{f: f, d: d, fieldnames: names, restval: restval, ignore: extras == "ignore", dict: true}, nil
 }
 
+var _ = registerModule("csv", csvModule)
+
+// csvModule builds the csv module on its first import.
 func csvModule() *module {
 	m := newModule("csv", map[string]builtinFn{
 		"reader":     csvReaderFn,

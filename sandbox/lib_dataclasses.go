@@ -9,6 +9,14 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
+var _ = registerModule("dataclasses", dataclassesModule)
+
+// dataclassesModule builds the dataclasses module on its first import.
+func dataclassesModule() *module {
+	return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField,
+		"asdict": dataclassAsdict(false), "astuple": dataclassAsdict(true)}, nil)
+}
+
 // dataclass implements dataclasses.dataclass (with or without arguments).
 func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var frozen, order bool

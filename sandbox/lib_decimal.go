@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -56,7 +57,7 @@ var (
 	_ pyNumber                 = (*decValue)(nil)
 )
 
-var typeDecimal, typeDecContext *typeObj
+var typeDecimal, typeDecContext = new(typeObj), new(typeObj)
 
 // Rounding modes, as the decimal module names them.
 const (
@@ -873,8 +874,10 @@ func formatDecimalBody(body string, neg bool, s fmtSpec) string {
 	return formatNumber(sp, body[:i], body[i:], s, 3)
 }
 
-func init() {
-	typeDecimal = &typeObj{name: "Decimal", check: isType[*decValue]}
+// completeDecimalTypes completes typeDecimal and typeDecContext, once, on
+// the decimal module's first import.
+var completeDecimalTypes = sync.OnceFunc(func() {
+	*typeDecimal = typeObj{name: "Decimal", check: isType[*decValue]}
 	typeDecimal.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var v starlark.Value = starlark.String("0")
 		var ctxv starlark.Value
@@ -917,10 +920,14 @@ func init() {
 			return nil, Errorf("TypeError", "argument must be int or float")
 		}),
 	}
-	typeDecContext = &typeObj{name: "Context", check: isType[*decContext]}
-}
+	*typeDecContext = typeObj{name: "Context", check: isType[*decContext]}
+})
 
+var _ = registerModule("decimal", decimalModule)
+
+// decimalModule builds the decimal module on its first import.
 func decimalModule() *module {
+	completeDecimalTypes()
 	vals := starlark.StringDict{
 		"Decimal":          typeDecimal,
 		"Context":          typeDecContext,

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -26,7 +27,7 @@ var (
 	_ pyNumber                 = (*fracValue)(nil)
 )
 
-var typeFraction *typeObj
+var typeFraction = new(typeObj)
 
 func (f *fracValue) Type() string          { return "Fraction" }
 func (f *fracValue) pyTypeObj() *typeObj   { return typeFraction }
@@ -339,8 +340,10 @@ func fractionArg(v starlark.Value, alone bool) (*big.Rat, error) {
 	return nil, Errorf("TypeError", "argument should be a string or a Rational instance")
 }
 
-func init() {
-	typeFraction = &typeObj{name: "Fraction", check: isType[*fracValue]}
+// completeFractionType completes typeFraction, once, on the fractions
+// module's first import.
+var completeFractionType = sync.OnceFunc(func() {
+	*typeFraction = typeObj{name: "Fraction", check: isType[*fracValue]}
 	typeFraction.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var num starlark.Value = starlark.MakeInt(0)
 		var den starlark.Value = starlark.None
@@ -391,8 +394,12 @@ func init() {
 			return ok || isInt
 		}, "Decimals"),
 	}
-}
+})
 
+var _ = registerModule("fractions", fractionsModule)
+
+// fractionsModule builds the fractions module on its first import.
 func fractionsModule() *module {
+	completeFractionType()
 	return newModule("fractions", nil, starlark.StringDict{"Fraction": typeFraction})
 }

@@ -2,12 +2,16 @@ package sandbox
 
 import (
 	"errors"
+	"sync"
 	"unsafe"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
+var _ = registerModule("functools", functoolsModule)
+
+// functoolsModule builds the functools module on its first import.
 func functoolsModule() *module {
 	return newModule("functools", map[string]builtinFn{
 		"reduce": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -119,7 +123,7 @@ func (m *memoized) Attr(name string) (starlark.Value, error) {
 			if m.maxsize >= 0 {
 				size = starlark.MakeInt(m.maxsize)
 			}
-			return typeCacheInfo.call(nil, starlark.Tuple{starlark.MakeInt(m.hits), starlark.MakeInt(m.misses), size, starlark.MakeInt(m.cache.Len())}, nil)
+			return typeCacheInfo().call(nil, starlark.Tuple{starlark.MakeInt(m.hits), starlark.MakeInt(m.misses), size, starlark.MakeInt(m.cache.Len())}, nil)
 		}), nil
 	case "cache_clear":
 		return NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
@@ -132,13 +136,13 @@ func (m *memoized) Attr(name string) (starlark.Value, error) {
 }
 
 // typeCacheInfo is functools._CacheInfo.
-var typeCacheInfo = func() *typeObj {
+var typeCacheInfo = sync.OnceValue(func() *typeObj {
 	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("CacheInfo"), starlark.String("hits misses maxsize currsize")}, nil)
 	if err != nil {
 		panic(err)
 	}
 	return t.(*typeObj)
-}()
+})
 
 func (m *memoized) String() string { return Repr(m.fn) }
 

@@ -55,6 +55,9 @@ func siftUp(l *starlark.List, pos int) error {
 	return siftDown(l, start, pos)
 }
 
+var _ = registerModule("heapq", heapqModule)
+
+// heapqModule builds the heapq module on its first import.
 func heapqModule() *module {
 	popLast := func(thread *starlark.Thread, l *starlark.List) (starlark.Value, error) {
 		return starlark.Call(thread, mustAttr(l, "pop"), nil, nil)

@@ -16,6 +16,9 @@ func htmlEscape(s string, quote bool) string {
 	return r.Replace(s)
 }
 
+var _ = registerModule("html", htmlModule)
+
+// htmlModule builds the html module on its first import.
 func htmlModule() *module {
 	return newModule("html", map[string]builtinFn{
 		"escape": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -21,6 +21,9 @@ func chainLists(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, e
 	return starlark.NewList(out), nil
 }
 
+var _ = registerModule("itertools", itertoolsModule)
+
+// itertoolsModule builds the itertools module on its first import.
 func itertoolsModule() *module {
 	chain := &typeObj{name: "chain", call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return chainLists(thread, args)

@@ -60,6 +60,9 @@ func domain(f float64, ok bool) (float64, error) {
 	return f, nil
 }
 
+var _ = registerModule("math", mathModule)
+
+// mathModule builds the math module on its first import.
 func mathModule() *module {
 	plain := func(fn func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) { return fn(x), nil }

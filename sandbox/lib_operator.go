@@ -7,6 +7,9 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
+var _ = registerModule("operator", operatorModule)
+
+// operatorModule builds the operator module on its first import.
 func operatorModule() *module {
 	getter := func(name string, attr bool) builtinFn {
 		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -225,6 +225,9 @@ func numbers(thread *starlark.Thread, name string, args starlark.Tuple, kwargs [
 	return out, allInt, err
 }
 
+var _ = registerModule("statistics", statisticsModule)
+
+// statisticsModule builds the statistics module on its first import.
 func statisticsModule() *module {
 	return newModule("statistics", map[string]builtinFn{
 		"mean":          statisticsMean,

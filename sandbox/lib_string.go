@@ -8,6 +8,9 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
+var _ = registerModule("string", stringModule)
+
+// stringModule builds the string module on its first import.
 func stringModule() *module {
 	return newModule("string", map[string]builtinFn{"capwords": stringCapwords, "Template": stringTemplate}, starlark.StringDict{
 		"ascii_letters":   starlark.String("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),

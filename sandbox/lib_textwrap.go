@@ -44,6 +44,9 @@ func textwrapArgs(name string, args starlark.Tuple, kwargs []starlark.Tuple, dfl
 	return text, width, nil
 }
 
+var _ = registerModule("textwrap", textwrapModule)
+
+// textwrapModule builds the textwrap module on its first import.
 func textwrapModule() *module {
 	return newModule("textwrap", map[string]builtinFn{
 		"wrap":    textwrapWrap,

@@ -266,9 +266,15 @@ func urlUnsplit(scheme, netloc, url, query, fragment string) string {
 	return url
 }
 
+// typeParseResult and typeSplitResult are the named tuple types of
+// urlparse's and urlsplit's results, built on first use.
 var (
-	typeParseResult = urlResultType("ParseResult", "scheme netloc path params query fragment")
-	typeSplitResult = urlResultType("SplitResult", "scheme netloc path query fragment")
+	typeParseResult = sync.OnceValue(func() *typeObj {
+		return urlResultType("ParseResult", "scheme netloc path params query fragment")
+	})
+	typeSplitResult = sync.OnceValue(func() *typeObj {
+		return urlResultType("SplitResult", "scheme netloc path query fragment")
+	})
 )
 
 func urlResultType(name, fields string) *typeObj {
@@ -550,7 +556,7 @@ func urllibParseModule() *module {
 				return nil, err
 			}
 			path, params := splitParams(p[0], p[2])
-			return newURLResult(typeParseResult, p[0], p[1], path, params, p[3], p[4]), nil
+			return newURLResult(typeParseResult(), p[0], p[1], path, params, p[3], p[4]), nil
 		},
 		"urljoin": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var base, url string
@@ -566,7 +572,7 @@ func urllibParseModule() *module {
 			if err != nil {
 				return nil, err
 			}
-			return newURLResult(typeSplitResult, p[:]...), nil
+			return newURLResult(typeSplitResult(), p[:]...), nil
 		},
 		"urlunparse": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			parts, err := urlParts("urlunparse", thread, args, kwargs, 6)
@@ -586,7 +592,7 @@ func urllibParseModule() *module {
 			}
 			return starlark.String(urlUnsplit(parts[0], parts[1], parts[2], parts[3], parts[4])), nil
 		},
-	}, starlark.StringDict{"ParseResult": typeParseResult, "SplitResult": typeSplitResult})
+	}, starlark.StringDict{"ParseResult": typeParseResult(), "SplitResult": typeSplitResult()})
 	return m
 }
 
@@ -612,6 +618,10 @@ func urlParts(fn string, thread *starlark.Thread, args starlark.Tuple, kwargs []
 }
 
 var urllibParse = sync.OnceValue(urllibParseModule)
+var (
+	_ = registerModule("urllib", urllibModule)
+	_ = registerModule("urllib.parse", urllibParse)
+)
 
 // urllibModule is the urllib package: only urllib.parse is available.
 func urllibModule() *module {

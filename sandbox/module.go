@@ -28,57 +28,20 @@ func (m *module) Attr(name string) (starlark.Value, error) {
 }
 func (m *module) AttrNames() []string { return m.members.Keys() }
 
-// modules maps importable names to constructors.
-var modules = map[string]func() *module{
-	"re":          reModule,
-	"json":        jsonModule,
-	"math":        mathModule,
-	"collections": collectionsModule,
-	"itertools":   itertoolsModule,
-	"string":      stringModule,
-	"statistics":  statisticsModule,
-	"functools":   functoolsModule,
-	"heapq":       heapqModule,
-	"datetime":    datetimeModule,
-	"time":        timeModule,
-	"fractions":   fractionsModule,
-	"decimal":     decimalModule,
-	"bisect":      bisectModule,
-	"operator":    operatorModule,
-	"textwrap":    textwrapModule,
-	"copy": func() *module {
-		return newModule("copy", map[string]builtinFn{
-			"copy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				x, err := oneArg("copy.copy", args, kwargs)
-				if err != nil {
-					return nil, err
-				}
-				return (&copier{thread: thread, stop: newStopPoll(thread)}).copy(x, 0)
-			},
-			"deepcopy": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				x, err := oneArg("copy.deepcopy", args, kwargs)
-				if err != nil {
-					return nil, err
-				}
-				return (&copier{thread: thread, deep: true, memo: map[starlark.Value]starlark.Value{}, stop: newStopPoll(thread)}).copy(x, 0)
-			},
-		}, nil)
-	},
-	"dataclasses": func() *module {
-		return newModule("dataclasses", map[string]builtinFn{"dataclass": dataclass, "field": dataclassField,
-			"asdict": dataclassAsdict(false), "astuple": dataclassAsdict(true)}, nil)
-	},
-	"random":       randomModule,
-	"sys":          sysModule,
-	"hashlib":      hashlibModule,
-	"uuid":         uuidModule,
-	"unicodedata":  unicodedataModule,
-	"io":           ioModule,
-	"csv":          csvModule,
-	"base64":       base64Module,
-	"html":         htmlModule,
-	"urllib":       urllibModule,
-	"urllib.parse": urllibParse,
+// modules maps importable names to constructors. Each module's file
+// (lib_<name>.go) adds its own with registerModule; the core names none.
+var modules = map[string]func() *module{}
+
+// registerModule makes module name importable: its first import calls
+// newModule and keeps the result (importModule). It is called from the
+// initializer of a package-level variable (var _ = registerModule(...)),
+// so every module is registered, and none built, before code runs.
+func registerModule(name string, newModule func() *module) bool {
+	if _, dup := modules[name]; dup {
+		panic("sandbox: module " + name + " registered twice")
+	}
+	modules[name] = newModule
+	return true
 }
 
 var moduleCache = map[string]*module{}
