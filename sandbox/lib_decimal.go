@@ -298,12 +298,15 @@ func (c *decContext) fix(d *decValue) (*decValue, error) {
 	return d, nil
 }
 
-var decimalRE = regexp.MustCompile(`(?i)^([-+]?)(?:(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf|infinity)|(s?nan)(\d*))$`)
+// decimalRE is the syntax of a Decimal string, compiled on first use.
+var decimalRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^([-+]?)(?:(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf|infinity)|(s?nan)(\d*))$`)
+})
 
 // parseDecimal parses a Decimal literal.
 func parseDecimal(s string) (*decValue, error) {
 	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
-	m := decimalRE.FindStringSubmatch(t)
+	m := decimalRE().FindStringSubmatch(t)
 	bad := decErr("InvalidOperation", "ConversionSyntax")
 	if m == nil || strings.Contains(s, "__") || strings.HasPrefix(strings.TrimSpace(s), "_") {
 		return nil, bad

@@ -267,13 +267,15 @@ func limitDenominator(r *big.Rat, maxDen *big.Int) *big.Rat {
 	return bound1
 }
 
-// fractionRE is CPython's _RATIONAL_FORMAT.
-var fractionRE = regexp.MustCompile(`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`)
+// fractionRE is CPython's _RATIONAL_FORMAT, compiled on first use.
+var fractionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`)
+})
 
 // parseFraction parses a Fraction literal ("3/4", "-1.5e3", " 7 ").
 func parseFraction(s string) (*big.Rat, error) {
 	bad := Errorf("ValueError", "Invalid literal for Fraction: %s", Repr(starlark.String(s)))
-	m := fractionRE.FindStringSubmatch(s)
+	m := fractionRE().FindStringSubmatch(s)
 	t := strings.TrimLeft(strings.TrimSpace(s), "+-")
 	if m == nil || !(strings.HasPrefix(t, ".") && len(t) > 1 && t[1] >= '0' && t[1] <= '9' || len(t) > 0 && t[0] >= '0' && t[0] <= '9') {
 		return nil, bad

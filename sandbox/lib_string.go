@@ -3,6 +3,7 @@ package sandbox
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -55,7 +56,11 @@ func stringCapwords(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 // templateObj is string.Template.
 type templateObj struct{ tmpl string }
 
-var templatePattern = regexp.MustCompile(`\$(?:(\$)|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\}|())`)
+// templatePattern finds the $ placeholders of a string.Template, compiled
+// on first use.
+var templatePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:(\$)|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\}|())`)
+})
 
 func (t *templateObj) String() string { return "<string.Template object>" }
 
@@ -99,7 +104,7 @@ func (t *templateObj) Attr(name string) (starlark.Value, error) {
 			}
 			var b strings.Builder
 			last := 0
-			for _, m := range templatePattern.FindAllStringSubmatchIndex(t.tmpl, -1) {
+			for _, m := range templatePattern().FindAllStringSubmatchIndex(t.tmpl, -1) {
 				b.WriteString(t.tmpl[last:m[0]])
 				last = m[1]
 				switch {
