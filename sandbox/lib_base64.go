@@ -26,6 +26,7 @@ func bytesOrASCII(fn string, v starlark.Value) ([]byte, error) {
 	return nil, Errorf("TypeError", "%s(): argument should be a bytes-like object or ASCII string, not '%s'", fn, pyType(v))
 }
 
+// bytesArg is v, the bytes argument of function fn.
 func bytesArg(fn string, v starlark.Value) ([]byte, error) {
 	if b, ok := v.(starlark.Bytes); ok {
 		return []byte(b), nil

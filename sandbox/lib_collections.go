@@ -666,13 +666,10 @@ type namedTuple struct {
 	fields []string
 }
 
-func (n *namedTuple) Type() string { return "tuple" }
-
+func (n *namedTuple) Type() string        { return "tuple" }
 func (n *namedTuple) pyTypeObj() *typeObj { return n.cls }
-
-func (n *namedTuple) pyTypeName() string { return n.cls.name }
-
-func (n *namedTuple) String() string { return Repr(n) }
+func (n *namedTuple) pyTypeName() string  { return n.cls.name }
+func (n *namedTuple) String() string      { return Repr(n) }
 
 func (n *namedTuple) writeRepr(r *renderer) {
 	r.b.WriteString(n.cls.name + "(")
@@ -743,22 +740,14 @@ var (
 
 var typeDeque = &typeObj{name: "deque", check: isType[*deque]}
 
-func (d *deque) items() []starlark.Value { return d.elems[d.head:] }
-
-func (d *deque) String() string { return Repr(d) }
-
-func (d *deque) Type() string { return "deque" }
-
-func (d *deque) pyTypeObj() *typeObj { return typeDeque }
-
-func (d *deque) Freeze() {}
-
-func (d *deque) Truth() starlark.Bool { return len(d.items()) > 0 }
-
-func (d *deque) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'deque'") }
-
-func (d *deque) Len() int { return len(d.items()) }
-
+func (d *deque) items() []starlark.Value    { return d.elems[d.head:] }
+func (d *deque) String() string             { return Repr(d) }
+func (d *deque) Type() string               { return "deque" }
+func (d *deque) pyTypeObj() *typeObj        { return typeDeque }
+func (d *deque) Freeze()                    {}
+func (d *deque) Truth() starlark.Bool       { return len(d.items()) > 0 }
+func (d *deque) Hash() (uint32, error)      { return 0, fmt.Errorf("unhashable type: 'deque'") }
+func (d *deque) Len() int                   { return len(d.items()) }
 func (d *deque) Index(i int) starlark.Value { return d.items()[i] }
 
 func (d *deque) Iterate() starlark.Iterator {

@@ -250,6 +250,8 @@ func dataclassAsdict(tuple bool) builtinFn {
 	}
 }
 
+// reverseMRO is the classes defined by code in t's MRO, base first (the
+// order in which a dataclass collects its fields).
 func reverseMRO(t *typeObj) []*typeObj {
 	var out []*typeObj
 	for _, c := range t.mro() {
@@ -267,16 +269,13 @@ type fieldSpec struct {
 	noCompare     bool // compare=False: left out of ==, < and the hash
 }
 
-func (f *fieldSpec) String() string { return "Field()" }
-
-func (f *fieldSpec) Type() string { return "Field" }
-
-func (f *fieldSpec) Freeze() {}
-
-func (f *fieldSpec) Truth() starlark.Bool { return true }
-
+func (f *fieldSpec) String() string        { return "Field()" }
+func (f *fieldSpec) Type() string          { return "Field" }
+func (f *fieldSpec) Freeze()               {}
+func (f *fieldSpec) Truth() starlark.Bool  { return true }
 func (f *fieldSpec) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'Field'") }
 
+// dataclassField implements dataclasses.field.
 func dataclassField(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	fs := &fieldSpec{}
 	for _, kv := range kwargs {

@@ -144,12 +144,9 @@ var typeCacheInfo = sync.OnceValue(func() *typeObj {
 	return t.(*typeObj)
 })
 
-func (m *memoized) String() string { return Repr(m.fn) }
-
-func (m *memoized) Type() string { return "function" }
-
-func (m *memoized) Freeze() {}
-
+func (m *memoized) String() string       { return Repr(m.fn) }
+func (m *memoized) Type() string         { return "function" }
+func (m *memoized) Freeze()              {}
 func (m *memoized) Truth() starlark.Bool { return true }
 
 func (m *memoized) Hash() (uint32, error) {
@@ -224,17 +221,12 @@ var (
 	_ starlark.HasAttrs = (*partialFn)(nil)
 )
 
-func (p *partialFn) String() string { return Repr(p) }
-
-func (p *partialFn) Type() string { return "functools.partial" }
-
-func (p *partialFn) Freeze() {}
-
-func (p *partialFn) Truth() starlark.Bool { return true }
-
+func (p *partialFn) String() string        { return Repr(p) }
+func (p *partialFn) Type() string          { return "functools.partial" }
+func (p *partialFn) Freeze()               {}
+func (p *partialFn) Truth() starlark.Bool  { return true }
 func (p *partialFn) Hash() (uint32, error) { return uint32(uintptr(unsafe.Pointer(p))), nil }
-
-func (p *partialFn) Name() string { return "partial" }
+func (p *partialFn) Name() string          { return "partial" }
 
 func (p *partialFn) writeRepr(r *renderer) {
 	r.b.WriteString("functools.partial(")
@@ -291,12 +283,9 @@ type cmpKey struct {
 
 var _ starlark.Comparable = (*cmpKey)(nil)
 
-func (k *cmpKey) String() string { return "<functools.KeyWrapper object>" }
-
-func (k *cmpKey) Type() string { return "functools.KeyWrapper" }
-
-func (k *cmpKey) Freeze() {}
-
+func (k *cmpKey) String() string       { return "<functools.KeyWrapper object>" }
+func (k *cmpKey) Type() string         { return "functools.KeyWrapper" }
+func (k *cmpKey) Freeze()              {}
 func (k *cmpKey) Truth() starlark.Bool { return true }
 
 func (k *cmpKey) Hash() (uint32, error) {

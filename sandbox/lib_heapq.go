@@ -4,6 +4,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
+// listArg is v, the heap argument of heapq function name, as a list.
 func listArg(name string, v starlark.Value) (*starlark.List, error) {
 	l, ok := v.(*starlark.List)
 	if !ok {
@@ -12,7 +13,8 @@ func listArg(name string, v starlark.Value) (*starlark.List, error) {
 	return l, nil
 }
 
-// heap operations on a *starlark.List, as CPython's heapq.
+// siftDown restores the heap order of l from pos up to start (CPython's
+// _siftdown): heap operations on a *starlark.List, as CPython's heapq.
 func siftDown(l *starlark.List, start, pos int) error {
 	item := l.Index(pos)
 	for pos > start {
@@ -31,6 +33,7 @@ func siftDown(l *starlark.List, start, pos int) error {
 	return l.SetIndex(pos, item)
 }
 
+// siftUp restores the heap order of l below pos (CPython's _siftup).
 func siftUp(l *starlark.List, pos int) error {
 	end := l.Len()
 	start := pos

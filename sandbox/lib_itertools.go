@@ -6,6 +6,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
+// chainLists is the items of the iterables args, one after the other, as a
+// list (itertools.chain and chain.from_iterable).
 func chainLists(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, error) {
 	var out []starlark.Value
 	for _, a := range args {
@@ -354,6 +356,7 @@ func (c *countObj) Truth() starlark.Bool       { return true }
 func (c *countObj) Hash() (uint32, error)      { return 0, errors.New("unhashable type: 'itertools.count'") }
 func (c *countObj) Iterate() starlark.Iterator { return countIter{c} }
 
+// countIter iterates a countObj.
 type countIter struct{ c *countObj }
 
 func (it countIter) Next(p *starlark.Value) bool {
@@ -362,6 +365,7 @@ func (it countIter) Next(p *starlark.Value) bool {
 }
 func (it countIter) Done() {}
 
+// errStop ends an iteration early (a StopIteration inside a callback).
 var errStop = &PyError{Kind: "StopIteration"}
 
 // itertoolsWhile implements itertools.takewhile (take true) and dropwhile.

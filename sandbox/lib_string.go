@@ -62,14 +62,10 @@ var templatePattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$(?:(\$)|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\}|())`)
 })
 
-func (t *templateObj) String() string { return "<string.Template object>" }
-
-func (t *templateObj) Type() string { return "Template" }
-
-func (t *templateObj) Freeze() {}
-
-func (t *templateObj) Truth() starlark.Bool { return true }
-
+func (t *templateObj) String() string        { return "<string.Template object>" }
+func (t *templateObj) Type() string          { return "Template" }
+func (t *templateObj) Freeze()               {}
+func (t *templateObj) Truth() starlark.Bool  { return true }
 func (t *templateObj) Hash() (uint32, error) { return starlark.String(t.tmpl).Hash() }
 
 func (t *templateObj) AttrNames() []string {
