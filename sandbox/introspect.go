@@ -8,6 +8,7 @@ import (
 )
 
 //go:generate python3 testdata/gen_pydir.py
+//go:generate gofmt -w pydir_table.go
 
 // Introspection builtins: globals(), vars(), dir() and hasattr() as models
 // use them for duck typing ('x' in globals(), hasattr(v, '__len__')).

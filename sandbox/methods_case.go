@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 )
 
+//go:generate go run testdata/gen_casemap.go
+
 // Python's str case methods use Unicode's full case mappings (ß.upper()
 // is SS, İ.lower() is i̇) and lower-case a final capital sigma as ς; Go's
 // unicode package has the one-to-one mappings only. The differences are

@@ -149,3 +149,53 @@ func hashRat(r *big.Rat) (uint32, error) {
 	}
 	return starlark.String(r.String()).Hash()
 }
+
+// cmpResult reports whether c, the sign of a three-way comparison of x
+// and y, satisfies x op y.
+func cmpResult(op syntax.Token, c int) bool {
+	switch op {
+	case syntax.EQL:
+		return c == 0
+	case syntax.NEQ:
+		return c != 0
+	case syntax.LT:
+		return c < 0
+	case syntax.LE:
+		return c <= 0
+	case syntax.GT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// floatArg is the real-number argument v of function name as a float64
+// (a bool, an int, a float, a Fraction or a Decimal), else a TypeError.
+func floatArg(name string, v starlark.Value) (float64, error) {
+	if b, ok := v.(starlark.Bool); ok {
+		v = boolInt(b)
+	}
+	if n, ok := v.(pyNumber); ok {
+		return n.float(), nil
+	}
+	f, ok := starlark.AsFloat(v)
+	if !ok || !isNumber(v) {
+		return 0, Errorf("TypeError", "must be real number, not %s", pyType(v))
+	}
+	return f, nil
+}
+
+// abs is |n|.
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

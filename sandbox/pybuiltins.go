@@ -1178,6 +1178,9 @@ func intBetter(op syntax.Token, x, y starlark.Value) (better, ok bool) {
 	return i > j, true
 }
 
+// less reports whether a < b in Python.
+func less(a, b starlark.Value) (bool, error) { return pyCompare(syntax.LT, a, b) }
+
 // pyCompare compares with Python's cross-type rules for numbers and bools.
 func pyCompare(op syntax.Token, x, y starlark.Value) (bool, error) {
 	if b, ok := x.(starlark.Bool); ok {
@@ -1386,6 +1389,13 @@ func pyAnyAll(name string, isAny bool) builtinFn {
 		}
 		return starlark.Bool(!found), nil
 	}
+}
+
+// iterHolder is a value that next() and iter() treat as the iterator it
+// holds (csv readers).
+type iterHolder interface {
+	starlark.Value
+	iterator() *pyIterator
 }
 
 // pyIterator is the value returned by iter().

@@ -498,3 +498,6 @@ func oneStr(args starlark.Tuple, kwargs []starlark.Tuple) (string, bool) {
 	s, ok := args[0].(starlark.String)
 	return string(s), ok
 }
+
+// rlen is the length of s in code points (widths count characters).
+func rlen(s string) int { return utf8.RuneCountInString(s) }

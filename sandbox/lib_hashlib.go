@@ -182,6 +182,9 @@ func newHash(thread *starlark.Thread, a *hashAlgo, fn string, args starlark.Tupl
 	return &hashObj{algo: a, h: h}, nil
 }
 
+var _ = registerModule("hashlib", hashlibModule)
+
+// hashlibModule builds the hashlib module on its first import.
 func hashlibModule() *module {
 	fns := map[string]builtinFn{}
 	var names []string

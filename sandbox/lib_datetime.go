@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -13,7 +14,7 @@ import (
 
 // The datetime module: dates, times (naive, or aware with a fixed-offset
 // timezone such as timezone.utc) and timedeltas, parsing and formatting.
-// now(), today() and friends read the session's clock (mod_time.go): the
+// now(), today() and friends read the session's clock (lib_time.go): the
 // run's start time, in UTC, which is also the sandbox's local time.
 
 // dtValue is a datetime.datetime (isDate false) or datetime.date.
@@ -40,7 +41,7 @@ type tzValue struct {
 // utcZone is datetime.timezone.utc.
 var utcZone = &tzValue{}
 
-var typeTimezone *typeObj
+var typeTimezone = new(typeObj)
 
 func (z *tzValue) Type() string          { return "timezone" }
 func (z *tzValue) pyTypeObj() *typeObj   { return typeTimezone }
@@ -120,7 +121,7 @@ var (
 	_ starlark.Comparable = (*tdValue)(nil)
 )
 
-var typeDatetime, typeDate, typeTimedelta *typeObj
+var typeDatetime, typeDate, typeTimedelta = new(typeObj), new(typeObj), new(typeObj)
 
 func (d *dtValue) Type() string {
 	if d.isDate {
@@ -187,22 +188,6 @@ func (d *dtValue) CompareSameType(op syntax.Token, y starlark.Value, depth int) 
 	}
 	c := d.instant().Compare(o.instant())
 	return cmpResult(op, c), nil
-}
-
-func cmpResult(op syntax.Token, c int) bool {
-	switch op {
-	case syntax.EQL:
-		return c == 0
-	case syntax.NEQ:
-		return c != 0
-	case syntax.LT:
-		return c < 0
-	case syntax.LE:
-		return c <= 0
-	case syntax.GT:
-		return c > 0
-	}
-	return c >= 0
 }
 
 func (d *dtValue) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (starlark.Value, error) {
@@ -775,7 +760,7 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 }
 
 // clockFn builds datetime.now/utcnow/today and date.today: they read the
-// session's clock (see mod_time.go). tzOK: the function takes tz.
+// session's clock (see lib_time.go). tzOK: the function takes tz.
 func clockFn(name string, isDate, tzOK bool) starlark.Value {
 	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var tz starlark.Value = starlark.None
@@ -834,7 +819,9 @@ func fromTimestampFn(name string, isDate, tzOK bool) starlark.Value {
 	})
 }
 
-func init() {
+// completeDatetimeTypes completes the types of the datetime module, once,
+// on its first import (datetime.time: completeTimeOfDayType).
+var completeDatetimeTypes = sync.OnceFunc(func() {
 	intArgs := func(name string, args starlark.Tuple, kwargs []starlark.Tuple, names []string, min int) ([]int, error) {
 		vals := make([]int, len(names))
 		ptrs := make([]any, 0, 2*len(names))
@@ -846,7 +833,7 @@ func init() {
 		}
 		return vals, starlark.UnpackArgs(name, args, kwargs, ptrs...)
 	}
-	typeDatetime = &typeObj{name: "datetime", check: func(v starlark.Value) bool { d, ok := v.(*dtValue); return ok && !d.isDate }}
+	*typeDatetime = typeObj{name: "datetime", check: func(v starlark.Value) bool { d, ok := v.(*dtValue); return ok && !d.isDate }}
 	typeDatetime.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var tz *tzValue
 		if len(args) == 8 {
@@ -876,7 +863,7 @@ func init() {
 		}
 		return d, err
 	}
-	typeTimezone = &typeObj{name: "timezone", check: isType[*tzValue]}
+	*typeTimezone = typeObj{name: "timezone", check: isType[*tzValue]}
 	typeTimezone.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var off starlark.Value
 		var name string
@@ -896,7 +883,7 @@ func init() {
 		return &tzValue{off: td.us / 1e6, name: name}, nil
 	}
 	typeTimezone.attrs = starlark.StringDict{"utc": utcZone}
-	typeDate = &typeObj{name: "date", check: isType[*dtValue]}
+	*typeDate = typeObj{name: "date", check: isType[*dtValue]}
 	typeDate.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		v, err := intArgs("date", args, kwargs, []string{"year", "month", "day"}, 3)
 		if err != nil {
@@ -904,7 +891,7 @@ func init() {
 		}
 		return makeDT(v[0], v[1], v[2], 0, 0, 0, 0, true)
 	}
-	typeTimedelta = &typeObj{name: "timedelta", check: isType[*tdValue]}
+	*typeTimedelta = typeObj{name: "timedelta", check: isType[*tdValue]}
 	typeTimedelta.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		names := []string{"days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"}
 		scale := []float64{86400e6, 1e6, 1, 1e3, 60e6, 3600e6, 7 * 86400e6}
@@ -980,9 +967,14 @@ func init() {
 		"utcfromtimestamp": fromTimestampFn("utcfromtimestamp", false, false),
 	}
 	typeDate.attrs = starlark.StringDict{"fromisoformat": parse(true), "today": clockFn("today", true, false), "fromtimestamp": fromTimestampFn("fromtimestamp", true, false)}
-}
+})
 
+var _ = registerModule("datetime", datetimeModule)
+
+// datetimeModule builds the datetime module on its first import.
 func datetimeModule() *module {
+	completeDatetimeTypes()
+	completeTimeOfDayType()
 	return newModule("datetime", nil, starlark.StringDict{
 		"datetime":  typeDatetime,
 		"date":      typeDate,
@@ -1004,16 +996,16 @@ func (td *tdValue) Unary(op syntax.Token) (starlark.Value, error) {
 }
 
 // typeIsoCalendarDate is datetime.IsoCalendarDate, what isocalendar() returns.
-var typeIsoCalendarDate = func() *typeObj {
+var typeIsoCalendarDate = sync.OnceValue(func() *typeObj {
 	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("datetime.IsoCalendarDate"), starlark.String("year week weekday")}, nil)
 	if err != nil {
 		panic(err)
 	}
 	return t.(*typeObj)
-}()
+})
 
 // isoCalendar builds the IsoCalendarDate (year, week, weekday).
 func isoCalendar(year, week, weekday int) starlark.Value {
-	v, _ := typeIsoCalendarDate.call(nil, starlark.Tuple{starlark.MakeInt(year), starlark.MakeInt(week), starlark.MakeInt(weekday)}, nil)
+	v, _ := typeIsoCalendarDate().call(nil, starlark.Tuple{starlark.MakeInt(year), starlark.MakeInt(week), starlark.MakeInt(weekday)}, nil)
 	return v
 }

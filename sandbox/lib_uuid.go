@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/hex"
 	"math/big"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -18,7 +19,9 @@ type uuidObj struct{ u uuid.UUID }
 
 var typeUUID = &typeObj{name: "UUID", check: isType[*uuidObj]}
 
-func init() {
+// completeUUIDType completes typeUUID, once, on the uuid module's first
+// import.
+var completeUUIDType = sync.OnceFunc(func() {
 	typeUUID.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var hexV, bytesV, intV starlark.Value = starlark.None, starlark.None, starlark.None
 		if err := starlark.UnpackArgs("UUID", args, kwargs, "hex?", &hexV, "bytes?", &bytesV, "bytes_le?", new(starlark.Value), "fields?", new(starlark.Value), "int?", &intV); err != nil {
@@ -54,7 +57,7 @@ func init() {
 		}
 		return nil, Errorf("TypeError", "one of the hex, bytes, bytes_le, fields, or int arguments must be given")
 	}
-}
+})
 
 var _ starlark.Comparable = (*uuidObj)(nil)
 
@@ -122,7 +125,11 @@ func sessionUUIDRandom(thread *starlark.Thread) *mt19937 {
 	return st.sess.uuidRng
 }
 
+var _ = registerModule("uuid", uuidModule)
+
+// uuidModule builds the uuid module on its first import.
 func uuidModule() *module {
+	completeUUIDType()
 	named := func(fn string, make func(ns uuid.UUID, name []byte) uuid.UUID) builtinFn {
 		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var ns, name starlark.Value

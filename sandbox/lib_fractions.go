@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -26,7 +27,7 @@ var (
 	_ pyNumber                 = (*fracValue)(nil)
 )
 
-var typeFraction *typeObj
+var typeFraction = new(typeObj)
 
 func (f *fracValue) Type() string          { return "Fraction" }
 func (f *fracValue) pyTypeObj() *typeObj   { return typeFraction }
@@ -144,13 +145,6 @@ func (f *fracValue) round(nd starlark.Value) (starlark.Value, error) {
 		q.Mul(q, shift)
 	}
 	return &fracValue{q}, nil
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 func (f *fracValue) pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error) {
@@ -273,13 +267,15 @@ func limitDenominator(r *big.Rat, maxDen *big.Int) *big.Rat {
 	return bound1
 }
 
-// fractionRE is CPython's _RATIONAL_FORMAT.
-var fractionRE = regexp.MustCompile(`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`)
+// fractionRE is CPython's _RATIONAL_FORMAT, compiled on first use.
+var fractionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`)
+})
 
 // parseFraction parses a Fraction literal ("3/4", "-1.5e3", " 7 ").
 func parseFraction(s string) (*big.Rat, error) {
 	bad := Errorf("ValueError", "Invalid literal for Fraction: %s", Repr(starlark.String(s)))
-	m := fractionRE.FindStringSubmatch(s)
+	m := fractionRE().FindStringSubmatch(s)
 	t := strings.TrimLeft(strings.TrimSpace(s), "+-")
 	if m == nil || !(strings.HasPrefix(t, ".") && len(t) > 1 && t[1] >= '0' && t[1] <= '9' || len(t) > 0 && t[0] >= '0' && t[0] <= '9') {
 		return nil, bad
@@ -346,8 +342,10 @@ func fractionArg(v starlark.Value, alone bool) (*big.Rat, error) {
 	return nil, Errorf("TypeError", "argument should be a string or a Rational instance")
 }
 
-func init() {
-	typeFraction = &typeObj{name: "Fraction", check: isType[*fracValue]}
+// completeFractionType completes typeFraction, once, on the fractions
+// module's first import.
+var completeFractionType = sync.OnceFunc(func() {
+	*typeFraction = typeObj{name: "Fraction", check: isType[*fracValue]}
 	typeFraction.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var num starlark.Value = starlark.MakeInt(0)
 		var den starlark.Value = starlark.None
@@ -398,8 +396,12 @@ func init() {
 			return ok || isInt
 		}, "Decimals"),
 	}
-}
+})
 
+var _ = registerModule("fractions", fractionsModule)
+
+// fractionsModule builds the fractions module on its first import.
 func fractionsModule() *module {
+	completeFractionType()
 	return newModule("fractions", nil, starlark.StringDict{"Fraction": typeFraction})
 }

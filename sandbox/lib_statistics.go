@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"sort"
+
 	"math"
 	"math/big"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // The statistics module's means and spreads computed as CPython computes
@@ -199,4 +202,157 @@ func statisticsMultimode(thread *starlark.Thread, _ *starlark.Builtin, args star
 		}
 	}
 	return out, nil
+}
+
+func numbers(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) ([]float64, bool, error) {
+	x, err := oneArg(name, args, kwargs)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []float64
+	allInt := true
+	err = forEach(thread, x, func(v starlark.Value) error {
+		if _, ok := v.(starlark.Int); !ok {
+			allInt = false
+		}
+		f, err := floatArg(name, v)
+		out = append(out, f)
+		return err
+	})
+	if err == nil && len(out) == 0 {
+		err = &PyError{Kind: "StatisticsError", Msg: name + " requires at least one data point"}
+	}
+	return out, allInt, err
+}
+
+var _ = registerModule("statistics", statisticsModule)
+
+// statisticsModule builds the statistics module on its first import.
+func statisticsModule() *module {
+	return newModule("statistics", map[string]builtinFn{
+		"mean":          statisticsMean,
+		"fmean":         statisticsFmean,
+		"median":        statisticsMedian,
+		"median_low":    statisticsMedianLowHigh("median_low", false),
+		"median_high":   statisticsMedianLowHigh("median_high", true),
+		"stdev":         statisticsSpread("stdev", true, true),
+		"pstdev":        statisticsSpread("pstdev", false, true),
+		"variance":      statisticsSpread("variance", true, false),
+		"pvariance":     statisticsSpread("pvariance", false, false),
+		"harmonic_mean": statisticsHarmonicMean,
+		"mode":          statisticsMode,
+		"multimode":     statisticsMultimode,
+		"quantiles":     statisticsQuantiles,
+	}, starlark.StringDict{"StatisticsError": excTypes["StatisticsError"]})
+}
+
+// sortedData is the one argument of a median function, collected and
+// sorted; empty data is CPython's StatisticsError.
+func sortedData(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (*starlark.List, error) {
+	x, err := oneArg(name, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	elems, err := collect(thread, x)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "no median for empty data"}
+	}
+	l := starlark.NewList(elems)
+	if err := sortList(thread, l, starlark.None, false); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// statisticsMedian implements statistics.median.
+func statisticsMedian(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	l, err := sortedData(thread, "median", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	n := l.Len()
+	if n%2 == 1 {
+		return l.Index(n / 2), nil
+	}
+	s, err := add(l.Index(n/2-1), l.Index(n/2))
+	if err != nil {
+		return nil, err
+	}
+	return binary(syntax.SLASH, s, starlark.MakeInt(2))
+}
+
+// counted is the one argument of a mode function counted, most common
+// first (ties in first-seen order).
+func counted(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) ([]starlark.Tuple, error) {
+	x, err := oneArg(name, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCounter(thread, starlark.Tuple{x}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*dictSub).mostCommon(), nil
+}
+
+// statisticsMode implements statistics.mode.
+func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	items, err := counted(thread, "mode", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "no mode for empty data"}
+	}
+	return items[0][0], nil
+}
+
+// statisticsQuantiles implements statistics.quantiles (method
+// 'exclusive', the default, or 'inclusive').
+func statisticsQuantiles(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var data starlark.Value
+	n := 4
+	method := "exclusive"
+	if err := starlark.UnpackArgs("quantiles", args, kwargs, "data", &data, "n?", &n, "method?", &method); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "n must be at least 1"}
+	}
+	if starlark.Len(data) == 0 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "must have at least two data points"}
+	}
+	xs, _, err := numbers(thread, "quantiles", starlark.Tuple{data}, nil)
+	if err != nil {
+		return nil, err
+	}
+	m := len(xs)
+	if m < 2 {
+		return nil, &PyError{Kind: "StatisticsError", Msg: "must have at least two data points"}
+	}
+	sort.Float64s(xs)
+	out := make([]starlark.Value, 0, n-1)
+	switch method {
+	case "inclusive":
+		mm := m - 1
+		for i := 1; i < n; i++ {
+			j := i * mm / n
+			delta := i*mm - j*n
+			out = append(out, starlark.Float((xs[j]*float64(n-delta)+xs[j+1]*float64(delta))/float64(n)))
+		}
+	case "exclusive":
+		mm := m + 1
+		for i := 1; i < n; i++ {
+			j := i * mm / n
+			j = min(max(j, 1), m-1)
+			delta := i*mm - j*n
+			out = append(out, starlark.Float((xs[j-1]*float64(n-delta)+xs[j]*float64(delta))/float64(n)))
+		}
+	default:
+		return nil, Errorf("ValueError", "Unknown method: %s", Repr(starlark.String(method)))
+	}
+	return starlark.NewList(out), nil
 }

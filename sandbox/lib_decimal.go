@@ -5,8 +5,10 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -15,7 +17,7 @@ import (
 // The decimal module, basic: Decimal from str, int, float or Decimal;
 // + - * / // % ** (integral powers), comparisons (with ints and floats
 // too), str/repr, quantize, normalize, to_integral_value, sqrt, exp, ln,
-// log10 (mod_decimal_math.go), round(), int() and float(), getcontext()
+// log10 (lib_decimal_math.go), round(), int() and float(), getcontext()
 // with a settable prec (default 28) and rounding (default
 // ROUND_HALF_EVEN), and localcontext() for a with block, as in CPython 3.11. Results are
 // rounded to the context's precision; exponents stay within ±maxDecExp.
@@ -55,7 +57,7 @@ var (
 	_ pyNumber                 = (*decValue)(nil)
 )
 
-var typeDecimal, typeDecContext *typeObj
+var typeDecimal, typeDecContext = new(typeObj), new(typeObj)
 
 // Rounding modes, as the decimal module names them.
 const (
@@ -116,7 +118,7 @@ func (c *decContext) SetField(name string, v starlark.Value) error {
 		return nil
 	case "rounding":
 		s, ok := v.(starlark.String)
-		if !ok || indexOf(roundingModes, string(s)) < 0 {
+		if !ok || slices.Index(roundingModes, string(s)) < 0 {
 			return Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
 		}
 		c.rounding = string(s)
@@ -296,12 +298,15 @@ func (c *decContext) fix(d *decValue) (*decValue, error) {
 	return d, nil
 }
 
-var decimalRE = regexp.MustCompile(`(?i)^([-+]?)(?:(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf|infinity)|(s?nan)(\d*))$`)
+// decimalRE is the syntax of a Decimal string, compiled on first use.
+var decimalRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^([-+]?)(?:(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf|infinity)|(s?nan)(\d*))$`)
+})
 
 // parseDecimal parses a Decimal literal.
 func parseDecimal(s string) (*decValue, error) {
 	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
-	m := decimalRE.FindStringSubmatch(t)
+	m := decimalRE().FindStringSubmatch(t)
 	bad := decErr("InvalidOperation", "ConversionSyntax")
 	if m == nil || strings.Contains(s, "__") || strings.HasPrefix(strings.TrimSpace(s), "_") {
 		return nil, bad
@@ -706,7 +711,7 @@ func (d *decValue) Attr(name string) (starlark.Value, error) {
 			return decContextOf(thread).rounding, nil
 		}
 		s, ok := v.(starlark.String)
-		if !ok || indexOf(roundingModes, string(s)) < 0 {
+		if !ok || slices.Index(roundingModes, string(s)) < 0 {
 			return "", Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
 		}
 		return string(s), nil
@@ -872,8 +877,10 @@ func formatDecimalBody(body string, neg bool, s fmtSpec) string {
 	return formatNumber(sp, body[:i], body[i:], s, 3)
 }
 
-func init() {
-	typeDecimal = &typeObj{name: "Decimal", check: isType[*decValue]}
+// completeDecimalTypes completes typeDecimal and typeDecContext, once, on
+// the decimal module's first import.
+var completeDecimalTypes = sync.OnceFunc(func() {
+	*typeDecimal = typeObj{name: "Decimal", check: isType[*decValue]}
 	typeDecimal.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var v starlark.Value = starlark.String("0")
 		var ctxv starlark.Value
@@ -916,10 +923,14 @@ func init() {
 			return nil, Errorf("TypeError", "argument must be int or float")
 		}),
 	}
-	typeDecContext = &typeObj{name: "Context", check: isType[*decContext]}
-}
+	*typeDecContext = typeObj{name: "Context", check: isType[*decContext]}
+})
 
+var _ = registerModule("decimal", decimalModule)
+
+// decimalModule builds the decimal module on its first import.
 func decimalModule() *module {
+	completeDecimalTypes()
 	vals := starlark.StringDict{
 		"Decimal":          typeDecimal,
 		"Context":          typeDecContext,

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -11,7 +12,7 @@ import (
 // timeValue is a naive datetime.time: a time of day in microseconds.
 type timeValue struct{ us int64 }
 
-var typeTime *typeObj
+var typeTime = new(typeObj)
 
 var (
 	_ starlark.HasAttrs   = (*timeValue)(nil)
@@ -137,8 +138,10 @@ func timeOfDay(t time.Time) *timeValue {
 	return &timeValue{us: ((int64(t.Hour())*60+int64(t.Minute()))*60+int64(t.Second()))*1e6 + int64(t.Nanosecond()/1000)}
 }
 
-func init() {
-	typeTime = &typeObj{name: "time", check: isType[*timeValue]}
+// completeTimeOfDayType completes typeTime (datetime.time), once, on the
+// datetime module's first import.
+var completeTimeOfDayType = sync.OnceFunc(func() {
+	*typeTime = typeObj{name: "time", check: isType[*timeValue]}
 	typeTime.call = func(_ *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var p [4]int
 		if err := starlark.UnpackArgs("time", args, kwargs, "hour?", &p[0], "minute?", &p[1], "second?", &p[2], "microsecond?", &p[3]); err != nil {
@@ -160,4 +163,4 @@ func init() {
 			return nil, Errorf("ValueError", "Invalid isoformat string: %s", Repr(starlark.String(s)))
 		}),
 	}
-}
+})

@@ -2,7 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
+	"sync"
+
 	"sort"
+	"strings"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -27,18 +31,20 @@ var (
 	_ starlark.HasCompareOther = (*dictSub)(nil)
 )
 
-var typeCounter, typeDefaultdict, typeOrderedDict *typeObj
+var typeCounter, typeDefaultdict, typeOrderedDict = new(typeObj), new(typeObj), new(typeObj)
 
-func init() {
-	typeCounter = &typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
+// completeCollectionsTypes completes the types of the collections module
+// (the dict subclasses and deque), once, on its first import.
+var completeCollectionsTypes = sync.OnceFunc(func() {
+	*typeCounter = typeObj{name: "Counter", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "Counter"
 	}}
-	typeDefaultdict = &typeObj{name: "defaultdict", base: typeDict, check: func(v starlark.Value) bool {
+	*typeDefaultdict = typeObj{name: "defaultdict", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "defaultdict"
 	}}
-	typeOrderedDict = &typeObj{name: "OrderedDict", base: typeDict, check: func(v starlark.Value) bool {
+	*typeOrderedDict = typeObj{name: "OrderedDict", base: typeDict, check: func(v starlark.Value) bool {
 		d, ok := v.(*dictSub)
 		return ok && d.kind == "OrderedDict"
 	}}
@@ -51,7 +57,8 @@ func init() {
 	}
 	typeCounter.call = newCounter
 	typeDefaultdict.call = newDefaultdict
-}
+	typeDeque.call = newDeque
+})
 
 func (c *dictSub) String() string                 { return Repr(c) }
 func (c *dictSub) Type() string                   { return c.kind }
@@ -527,7 +534,11 @@ func newDefaultdict(thread *starlark.Thread, args starlark.Tuple, kwargs []starl
 	return c, nil
 }
 
+var _ = registerModule("collections", collectionsModule)
+
+// collectionsModule builds the collections module on its first import.
 func collectionsModule() *module {
+	completeCollectionsTypes()
 	return newModule("collections", map[string]builtinFn{
 		"namedtuple": namedtuple,
 	}, starlark.StringDict{
@@ -561,4 +572,317 @@ func (c *dictSub) Unary(op syntax.Token) (starlark.Value, error) {
 		}
 	}
 	return out, nil
+}
+
+// namedtuple builds a class whose instances are printed and compared like
+// CPython's named tuples (a dataclass-like class with tuple behaviour).
+func namedtuple(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var fieldsV starlark.Value
+	var defaults starlark.Value = starlark.None
+	var rename starlark.Value
+	if err := starlark.UnpackArgs("namedtuple", args, kwargs, "typename", &name, "field_names", &fieldsV, "defaults?", &defaults, "rename?", &rename); err != nil {
+		return nil, err
+	}
+	var fields []string
+	if s, ok := fieldsV.(starlark.String); ok {
+		fields = strings.Fields(strings.ReplaceAll(string(s), ",", " "))
+	} else {
+		elems, err := collect(thread, fieldsV)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range elems {
+			s, _ := starlark.AsString(e)
+			fields = append(fields, s)
+		}
+	}
+	var dflts []starlark.Value
+	if defaults != starlark.None {
+		var err error
+		if dflts, err = collect(thread, defaults); err != nil {
+			return nil, err
+		}
+	}
+	t := &typeObj{name: name, base: typeTuple, attrs: starlark.StringDict{}, cls: &classInfo{}}
+	t.check = func(v starlark.Value) bool { nt, ok := v.(*namedTuple); return ok && nt.cls == t }
+	t.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		vals := make(starlark.Tuple, len(fields))
+		set := make([]bool, len(fields))
+		if len(args) > len(fields) {
+			return nil, Errorf("TypeError", "%s() takes %d positional arguments but %d were given", name, len(fields), len(args))
+		}
+		for i, a := range args {
+			vals[i], set[i] = a, true
+		}
+		for _, kv := range kwargs {
+			k, _ := starlark.AsString(kv[0])
+			i := slices.Index(fields, k)
+			if i < 0 {
+				return nil, Errorf("TypeError", "%s() got an unexpected keyword argument '%s'", name, k)
+			}
+			vals[i], set[i] = kv[1], true
+		}
+		for i := range fields {
+			if set[i] {
+				continue
+			}
+			if d := len(fields) - i; d <= len(dflts) {
+				vals[i] = dflts[len(dflts)-d]
+				continue
+			}
+			return nil, Errorf("TypeError", "%s() missing 1 required positional argument: '%s'", name, fields[i])
+		}
+		return &namedTuple{Tuple: vals, cls: t, fields: fields}, nil
+	}
+	t.attrs["_fields"] = starlark.Tuple(func() []starlark.Value {
+		out := make([]starlark.Value, len(fields))
+		for i, f := range fields {
+			out[i] = starlark.String(f)
+		}
+		return out
+	}())
+	t.attrs["_make"] = NewBuiltin("_make", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var it starlark.Value
+		if err := starlark.UnpackPositionalArgs("_make", args, kwargs, 1, &it); err != nil {
+			return nil, err
+		}
+		var vals starlark.Tuple
+		if err := forEach(thread, it, func(v starlark.Value) error { vals = append(vals, v); return nil }); err != nil {
+			return nil, err
+		}
+		if len(vals) != len(fields) {
+			return nil, Errorf("TypeError", "Expected %d arguments, got %d", len(fields), len(vals))
+		}
+		return &namedTuple{Tuple: vals, cls: t, fields: fields}, nil
+	})
+	return t, nil
+}
+
+// namedTuple is an instance of a namedtuple class.
+type namedTuple struct {
+	starlark.Tuple
+	cls    *typeObj
+	fields []string
+}
+
+func (n *namedTuple) Type() string        { return "tuple" }
+func (n *namedTuple) pyTypeObj() *typeObj { return n.cls }
+func (n *namedTuple) pyTypeName() string  { return n.cls.name }
+func (n *namedTuple) String() string      { return Repr(n) }
+
+func (n *namedTuple) writeRepr(r *renderer) {
+	r.b.WriteString(n.cls.name + "(")
+	for i, f := range n.fields {
+		if i > 0 {
+			r.b.WriteString(", ")
+		}
+		r.b.WriteString(f + "=")
+		r.repr(n.Tuple[i])
+	}
+	r.b.WriteByte(')')
+}
+
+func (n *namedTuple) AttrNames() []string { return n.fields }
+
+func (n *namedTuple) Attr(name string) (starlark.Value, error) {
+	if i := slices.Index(n.fields, name); i >= 0 {
+		return n.Tuple[i], nil
+	}
+	switch name {
+	case "_asdict":
+		return NewBuiltin("_asdict", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			d := starlark.NewDict(len(n.fields))
+			for i, f := range n.fields {
+				d.SetKey(starlark.String(f), n.Tuple[i])
+			}
+			return d, nil
+		}), nil
+	case "_replace":
+		return NewBuiltin("_replace", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			vals := append(starlark.Tuple(nil), n.Tuple...)
+			for _, kv := range kwargs {
+				k, _ := starlark.AsString(kv[0])
+				i := slices.Index(n.fields, k)
+				if i < 0 {
+					return nil, Errorf("ValueError", "Got unexpected field names: ['%s']", k)
+				}
+				vals[i] = kv[1]
+			}
+			return &namedTuple{Tuple: vals, cls: n.cls, fields: n.fields}, nil
+		}), nil
+	case "_fields":
+		return n.cls.attrs["_fields"], nil
+	case "count", "index":
+		return nil, nil
+	}
+	if v, ok := n.cls.attrs[name]; ok && name[0] != '_' || name == "__str__" || name == "__repr__" {
+		if v != nil {
+			return classAttr(n.cls.cls.sessThread(), n.cls, v, n)
+		}
+	}
+	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", n.cls.name, name)
+}
+
+// deque is collections.deque: a list with cheap appends and pops at both
+// ends (popleft is O(1) amortized via a moving head).
+type deque struct {
+	elems  []starlark.Value
+	head   int
+	maxlen int // -1 if unbounded
+}
+
+var (
+	_ starlark.Sequence  = (*deque)(nil)
+	_ starlark.Indexable = (*deque)(nil)
+	_ starlark.HasAttrs  = (*deque)(nil)
+)
+
+var typeDeque = &typeObj{name: "deque", check: isType[*deque]}
+
+func (d *deque) items() []starlark.Value    { return d.elems[d.head:] }
+func (d *deque) String() string             { return Repr(d) }
+func (d *deque) Type() string               { return "deque" }
+func (d *deque) pyTypeObj() *typeObj        { return typeDeque }
+func (d *deque) Freeze()                    {}
+func (d *deque) Truth() starlark.Bool       { return len(d.items()) > 0 }
+func (d *deque) Hash() (uint32, error)      { return 0, fmt.Errorf("unhashable type: 'deque'") }
+func (d *deque) Len() int                   { return len(d.items()) }
+func (d *deque) Index(i int) starlark.Value { return d.items()[i] }
+
+func (d *deque) Iterate() starlark.Iterator {
+	return starlark.Tuple(append([]starlark.Value(nil), d.items()...)).Iterate()
+}
+
+func (d *deque) writeRepr(r *renderer) {
+	r.b.WriteString("deque(")
+	r.repr(starlark.NewList(append([]starlark.Value(nil), d.items()...)))
+	if d.maxlen >= 0 {
+		fmt.Fprintf(&r.b, ", maxlen=%d", d.maxlen)
+	}
+	r.b.WriteByte(')')
+}
+
+func (d *deque) push(v starlark.Value, left bool) {
+	if left {
+		if d.head > 0 {
+			d.head--
+			d.elems[d.head] = v
+		} else {
+			d.elems = append([]starlark.Value{v}, d.elems...)
+		}
+		if d.maxlen >= 0 && d.Len() > d.maxlen {
+			d.elems = d.elems[:len(d.elems)-1]
+		}
+		return
+	}
+	d.elems = append(d.elems, v)
+	if d.maxlen >= 0 && d.Len() > d.maxlen {
+		d.head++
+	}
+	if d.head > 1024 && d.head > len(d.elems)/2 {
+		d.elems = append([]starlark.Value(nil), d.items()...)
+		d.head = 0
+	}
+}
+
+func (d *deque) AttrNames() []string {
+	return []string{"append", "appendleft", "clear", "extend", "extendleft", "maxlen", "pop", "popleft", "rotate"}
+}
+
+func (d *deque) Attr(name string) (starlark.Value, error) {
+	bi := func(fn builtinFn) (starlark.Value, error) {
+		return NewBuiltin(name, fn).BindReceiver(d), nil
+	}
+	switch name {
+	case "maxlen":
+		if d.maxlen < 0 {
+			return starlark.None, nil
+		}
+		return starlark.MakeInt(d.maxlen), nil
+	case "append", "appendleft":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var v starlark.Value
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &v); err != nil {
+				return nil, err
+			}
+			d.push(v, name == "appendleft")
+			return starlark.None, nil
+		})
+	case "extend", "extendleft":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it starlark.Value
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &it); err != nil {
+				return nil, err
+			}
+			elems, err := collect(thread, it)
+			if err != nil {
+				return nil, err
+			}
+			for _, v := range elems {
+				d.push(v, name == "extendleft")
+			}
+			return starlark.None, nil
+		})
+	case "pop", "popleft":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if d.Len() == 0 {
+				return nil, Errorf("IndexError", "pop from an empty deque")
+			}
+			if name == "popleft" {
+				v := d.elems[d.head]
+				d.elems[d.head] = nil
+				d.head++
+				return v, nil
+			}
+			v := d.elems[len(d.elems)-1]
+			d.elems = d.elems[:len(d.elems)-1]
+			return v, nil
+		})
+	case "clear":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			d.elems, d.head = nil, 0
+			return starlark.None, nil
+		})
+	case "rotate":
+		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			n := 1
+			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &n); err != nil {
+				return nil, err
+			}
+			items := append([]starlark.Value(nil), d.items()...)
+			if k := len(items); k > 0 {
+				n = ((n % k) + k) % k
+				items = append(items[k-n:], items[:k-n]...)
+			}
+			d.elems, d.head = items, 0
+			return starlark.None, nil
+		})
+	}
+	return nil, nil
+}
+
+func newDeque(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var it, maxlen starlark.Value = nil, starlark.None
+	if err := starlark.UnpackArgs("deque", args, kwargs, "iterable?", &it, "maxlen?", &maxlen); err != nil {
+		return nil, err
+	}
+	d := &deque{maxlen: -1}
+	if maxlen != starlark.None {
+		n, err := starlark.AsInt32(maxlen)
+		if err != nil || n < 0 {
+			return nil, Errorf("ValueError", "maxlen must be a non-negative integer")
+		}
+		d.maxlen = n
+	}
+	if it != nil && it != starlark.None {
+		elems, err := collect(thread, it)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range elems {
+			d.push(v, false)
+		}
+	}
+	return d, nil
 }

@@ -264,7 +264,8 @@ type reFunc func(thread *starlark.Thread, r *Regexp, name string, args starlark.
 
 var reFuncs map[string]reFunc
 
-func init() {
+// buildReFuncs builds reFuncs, once, on the re module's first import.
+var buildReFuncs = sync.OnceFunc(func() {
 	reFuncs = map[string]reFunc{
 		"search":    reSearch,
 		"match":     reSearch,
@@ -275,7 +276,7 @@ func init() {
 		"subn":      reSub,
 		"split":     reSplit,
 	}
-}
+})
 
 func textArg(thread *starlark.Thread, v starlark.Value) (string, error) {
 	v, err := Unproxy(thread, v)
@@ -617,7 +618,11 @@ func flagsArg(v starlark.Value) (int, error) {
 	return i, nil
 }
 
+var _ = registerModule("re", reModule)
+
+// reModule builds the re module on its first import.
 func reModule() *module {
+	buildReFuncs()
 	fns := map[string]builtinFn{}
 	for name, fn := range reFuncs {
 		name, fn := name, fn

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,13 +64,14 @@ func clockOf(thread *starlark.Thread) *sessionClock {
 // nowUTC reads the clock of the session running on thread.
 func nowUTC(thread *starlark.Thread) time.Time { return clockOf(thread).read() }
 
-var typeStructTime = func() *typeObj {
+// typeStructTime is time.struct_time, built on first use.
+var typeStructTime = sync.OnceValue(func() *typeObj {
 	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("time.struct_time"), starlark.String("tm_year tm_mon tm_mday tm_hour tm_min tm_sec tm_wday tm_yday tm_isdst")}, nil)
 	if err != nil {
 		panic(err)
 	}
 	return t.(*typeObj)
-}()
+})
 
 // structTime builds a time.struct_time for t.
 func structTime(t time.Time, isdst int) starlark.Value {
@@ -78,7 +80,7 @@ func structTime(t time.Time, isdst int) starlark.Value {
 		starlark.MakeInt(t.Hour()), starlark.MakeInt(t.Minute()), starlark.MakeInt(t.Second()),
 		starlark.MakeInt((int(t.Weekday()) + 6) % 7), starlark.MakeInt(t.YearDay()), starlark.MakeInt(isdst),
 	}
-	v, _ := typeStructTime.call(nil, vals, nil)
+	v, _ := typeStructTime().call(nil, vals, nil)
 	return v
 }
 
@@ -148,6 +150,9 @@ func asctime(t time.Time) string {
 	return fmt.Sprintf("%s %s %2d %02d:%02d:%02d %d", dayNames[(int(t.Weekday())+6)%7][:3], monthNames[t.Month()-1][:3], t.Day(), t.Hour(), t.Minute(), t.Second(), t.Year())
 }
 
+var _ = registerModule("time", timeModule)
+
+// timeModule builds the time module on its first import.
 func timeModule() *module {
 	seconds := func(thread *starlark.Thread) float64 {
 		t := nowUTC(thread)
@@ -268,7 +273,7 @@ func timeModule() *module {
 			return structTime(d.t, -1), nil
 		},
 	}, starlark.StringDict{
-		"struct_time": typeStructTime,
+		"struct_time": typeStructTime(),
 		"timezone":    starlark.MakeInt(0),
 		"altzone":     starlark.MakeInt(0),
 		"daylight":    starlark.MakeInt(0),

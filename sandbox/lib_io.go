@@ -2,17 +2,11 @@ package sandbox
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
-
-// iterHolder is a value that next() and iter() treat as the iterator it
-// holds (csv readers).
-type iterHolder interface {
-	starlark.Value
-	iterator() *pyIterator
-}
 
 // stringIO is io.StringIO: an in-memory text file.
 type stringIO struct {
@@ -23,7 +17,9 @@ type stringIO struct {
 
 var typeStringIO = &typeObj{name: "StringIO", check: isType[*stringIO]}
 
-func init() {
+// completeStringIOType completes typeStringIO, once, on the io module's
+// first import.
+var completeStringIOType = sync.OnceFunc(func() {
 	typeStringIO.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var initial, newline starlark.Value
 		if err := starlark.UnpackArgs("StringIO", args, kwargs, "initial_value?", &initial, "newline?", &newline); err != nil {
@@ -39,7 +35,7 @@ func init() {
 		}
 		return f, nil
 	}
-}
+})
 
 var (
 	_ starlark.HasAttrs = (*stringIO)(nil)
@@ -249,6 +245,10 @@ func (f *stringIO) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
+var _ = registerModule("io", ioModule)
+
+// ioModule builds the io module on its first import.
 func ioModule() *module {
+	completeStringIOType()
 	return newModule("io", nil, starlark.StringDict{"StringIO": typeStringIO})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
@@ -196,13 +197,6 @@ func (m *mt19937) seedValue(thread *starlark.Thread, a starlark.Value) error {
 	return nil
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // sessionSeed is the seed material of the session running on thread
 // (Config.Seed): the orchestrator passes the run id, so a run's random
 // numbers are the same when it is replayed or resumed.
@@ -237,7 +231,9 @@ type randomObj struct{ m *mt19937 }
 
 var typeRandom = &typeObj{name: "Random", check: isType[*randomObj]}
 
-func init() {
+// completeRandomType completes typeRandom (random.Random), once, on the
+// random module's first import.
+var completeRandomType = sync.OnceFunc(func() {
 	typeRandom.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var a starlark.Value = starlark.None
 		if err := starlark.UnpackPositionalArgs("Random", args, kwargs, 0, &a); err != nil {
@@ -249,7 +245,7 @@ func init() {
 		}
 		return r, nil
 	}
-}
+})
 
 func (r *randomObj) String() string        { return "<random.Random object>" }
 func (r *randomObj) Type() string          { return "Random" }
@@ -358,7 +354,9 @@ func floorDiv(a, b *big.Int) *big.Int {
 	return q
 }
 
-func init() {
+// buildRandomFns builds randomFns, once, on the random module's first
+// import.
+var buildRandomFns = sync.OnceFunc(func() {
 	floats := func(name string, n int, body func(m *mt19937, f []float64) float64, dflt ...float64) randomFn {
 		return func(thread *starlark.Thread, m *mt19937, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			vals := make([]starlark.Value, n)
@@ -640,7 +638,7 @@ func init() {
 			return low + (high-low)*math.Sqrt(u*c)
 		}, 0, 1, math.NaN()),
 	}
-}
+})
 
 // seqLen is len(idx) (strings in code points).
 func seqLen(idx starlark.Indexable) int {
@@ -658,7 +656,12 @@ func seqItem(thread *starlark.Thread, idx starlark.Indexable, i int) (starlark.V
 	return idx.Index(i), nil
 }
 
+var _ = registerModule("random", randomModule)
+
+// randomModule builds the random module on its first import.
 func randomModule() *module {
+	buildRandomFns()
+	completeRandomType()
 	fns := map[string]builtinFn{}
 	for name, f := range randomFns {
 		fns[name] = func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

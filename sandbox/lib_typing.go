@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
@@ -11,10 +14,32 @@ import (
 // typeTypingNamedTuple and typeTypedDict are typing.NamedTuple and
 // typing.TypedDict; a class deriving from them is made by
 // typingClass.
-var typeTypingNamedTuple, typeTypedDict *typeObj
+var typeTypingNamedTuple, typeTypedDict = new(typeObj), new(typeObj)
 
-func init() {
-	typeTypingNamedTuple = &typeObj{name: "NamedTuple", check: func(starlark.Value) bool { return false }}
+var (
+	_ = registerModule("typing", typingModule)
+	_ = registerModule("typing_extensions", typingModule)
+)
+
+// typingModule builds the typing module (imported as typing or
+// typing_extensions) on its first import.
+func typingModule() *module {
+	completeTypingTypes()
+	return newModule("typing", map[string]builtinFn{
+		"cast": func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var typ, v starlark.Value
+			if err := starlark.UnpackPositionalArgs("cast", args, kwargs, 2, &typ, &v); err != nil {
+				return nil, err
+			}
+			return v, nil
+		},
+	}, starlark.StringDict{"NamedTuple": typeTypingNamedTuple, "TypedDict": typeTypedDict})
+}
+
+// completeTypingTypes completes typeTypingNamedTuple and typeTypedDict,
+// once, on the typing module's first import.
+var completeTypingTypes = sync.OnceFunc(func() {
+	*typeTypingNamedTuple = typeObj{name: "NamedTuple", check: func(starlark.Value) bool { return false }}
 	typeTypingNamedTuple.call = func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		// NamedTuple("P", [("x", int), ("y", int)])
 		var name string
@@ -36,21 +61,8 @@ func init() {
 		}
 		return namedtuple(thread, nil, starlark.Tuple{starlark.String(name), names}, nil)
 	}
-	typeTypedDict = &typeObj{name: "TypedDict", check: func(starlark.Value) bool { return false }}
-	mod := func() *module {
-		return newModule("typing", map[string]builtinFn{
-			"cast": func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				var typ, v starlark.Value
-				if err := starlark.UnpackPositionalArgs("cast", args, kwargs, 2, &typ, &v); err != nil {
-					return nil, err
-				}
-				return v, nil
-			},
-		}, starlark.StringDict{"NamedTuple": typeTypingNamedTuple, "TypedDict": typeTypedDict})
-	}
-	modules["typing"] = mod
-	modules["typing_extensions"] = mod
-}
+	*typeTypedDict = typeObj{name: "TypedDict", check: func(starlark.Value) bool { return false }}
+})
 
 // typingClass makes a class deriving from typing.NamedTuple (a named
 // tuple type with the annotated fields, the class's values as defaults
@@ -84,7 +96,7 @@ func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *c
 	}
 	t := v.(*typeObj)
 	for _, k := range info.names {
-		if !contains(info.annotations, k) {
+		if !slices.Contains(info.annotations, k) {
 			t.attrs[k] = attrs[k]
 		}
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
@@ -14,7 +15,7 @@ import (
 
 // typeEnum, typeIntEnum and typeStrEnum are the base classes; a class
 // deriving from them becomes an enumeration (pyClassHelper).
-var typeEnum, typeIntEnum, typeStrEnum *typeObj
+var typeEnum, typeIntEnum, typeStrEnum = new(typeObj), new(typeObj), new(typeObj)
 
 // enumInfo holds an enumeration's members, in definition order.
 type enumInfo struct {
@@ -190,24 +191,31 @@ func toLowerASCII(s string) string {
 	return string(b)
 }
 
-func init() {
-	typeEnum = &typeObj{name: "Enum", check: func(v starlark.Value) bool { return isType[*enumMember](v) }}
-	typeIntEnum = &typeObj{name: "IntEnum", base: typeEnum, check: func(v starlark.Value) bool {
+var _ = registerModule("enum", enumModule)
+
+// enumModule builds the enum module on its first import.
+func enumModule() *module {
+	completeEnumTypes()
+	return newModule("enum", map[string]builtinFn{
+		"auto": func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs("auto", args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			return &enumAuto{}, nil
+		},
+	}, starlark.StringDict{"Enum": typeEnum, "IntEnum": typeIntEnum, "StrEnum": typeStrEnum})
+}
+
+// completeEnumTypes completes typeEnum, typeIntEnum and typeStrEnum, once,
+// on the enum module's first import.
+var completeEnumTypes = sync.OnceFunc(func() {
+	*typeEnum = typeObj{name: "Enum", check: func(v starlark.Value) bool { return isType[*enumMember](v) }}
+	*typeIntEnum = typeObj{name: "IntEnum", base: typeEnum, check: func(v starlark.Value) bool {
 		m, ok := v.(*enumMember)
 		return ok && m.cls.isSubtype(typeIntEnum)
 	}}
-	typeStrEnum = &typeObj{name: "StrEnum", base: typeEnum, check: func(v starlark.Value) bool {
+	*typeStrEnum = typeObj{name: "StrEnum", base: typeEnum, check: func(v starlark.Value) bool {
 		m, ok := v.(*enumMember)
 		return ok && m.cls.isSubtype(typeStrEnum)
 	}}
-	modules["enum"] = func() *module {
-		return newModule("enum", map[string]builtinFn{
-			"auto": func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				if err := starlark.UnpackPositionalArgs("auto", args, kwargs, 0); err != nil {
-					return nil, err
-				}
-				return &enumAuto{}, nil
-			},
-		}, starlark.StringDict{"Enum": typeEnum, "IntEnum": typeIntEnum, "StrEnum": typeStrEnum})
-	}
-}
+})

@@ -36,6 +36,9 @@ func oneChar(fn string, v starlark.Value) (rune, error) {
 	return rs[0], nil
 }
 
+var _ = registerModule("unicodedata", unicodedataModule)
+
+// unicodedataModule builds the unicodedata module on its first import.
 func unicodedataModule() *module {
 	charFn := func(name string, f func(r rune, dflt starlark.Value) (starlark.Value, error)) builtinFn {
 		return func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -199,6 +199,9 @@ func dictSizeof(d *starlark.Dict) int64 {
 	return 64 + 32 + size*idx + (size*2/3)*entry
 }
 
+var _ = registerModule("sys", sysModule)
+
+// sysModule builds the sys module on its first import.
 func sysModule() *module {
 	vi, _ := versionInfo()
 	m := newModule("sys", map[string]builtinFn{

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,7 @@ func csvDialectArgs(fn string, dialect starlark.Value, kwargs []starlark.Tuple) 
 func splitKwargs(kwargs []starlark.Tuple, own ...string) (mine, rest []starlark.Tuple) {
 	for _, kv := range kwargs {
 		k, _ := starlark.AsString(kv[0])
-		if indexOf(own, k) >= 0 {
+		if slices.Index(own, k) >= 0 {
 			mine = append(mine, kv)
 		} else {
 			rest = append(rest, kv)
@@ -663,6 +664,9 @@ func csvDictWriterFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 	return &csvWriter{f: f, d: d, fieldnames: names, restval: restval, ignore: extras == "ignore", dict: true}, nil
 }
 
+var _ = registerModule("csv", csvModule)
+
+// csvModule builds the csv module on its first import.
 func csvModule() *module {
 	m := newModule("csv", map[string]builtinFn{
 		"reader":     csvReaderFn,

@@ -7,20 +7,6 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
-func floatArg(name string, v starlark.Value) (float64, error) {
-	if b, ok := v.(starlark.Bool); ok {
-		v = boolInt(b)
-	}
-	if n, ok := v.(pyNumber); ok {
-		return n.float(), nil
-	}
-	f, ok := starlark.AsFloat(v)
-	if !ok || !isNumber(v) {
-		return 0, Errorf("TypeError", "must be real number, not %s", pyType(v))
-	}
-	return f, nil
-}
-
 // mathFloatArg unpacks the one real-number argument of math.name.
 func mathFloatArg(name string, args starlark.Tuple, kwargs []starlark.Tuple) (float64, error) {
 	x, err := oneArg("math."+name, args, kwargs)
@@ -74,6 +60,9 @@ func domain(f float64, ok bool) (float64, error) {
 	return f, nil
 }
 
+var _ = registerModule("math", mathModule)
+
+// mathModule builds the math module on its first import.
 func mathModule() *module {
 	plain := func(fn func(float64) float64) func(float64) (float64, error) {
 		return func(x float64) (float64, error) { return fn(x), nil }
@@ -362,5 +351,92 @@ func mathGcdLcm(gcd bool) builtinFn {
 			return starlark.MakeInt(1), nil
 		}
 		return starlark.MakeBigInt(acc), nil
+	}
+}
+
+// mathExtras are math functions added to the math module.
+func mathExtras() map[string]builtinFn {
+	return map[string]builtinFn{
+		"perm": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n int
+			var kv starlark.Value = starlark.None
+			if err := starlark.UnpackPositionalArgs("math.perm", args, kwargs, 1, &n, &kv); err != nil {
+				return nil, err
+			}
+			k := n
+			if kv != starlark.None {
+				var err error
+				if k, err = starlark.AsInt32(kv); err != nil {
+					return nil, err
+				}
+			}
+			if n < 0 || k < 0 {
+				return nil, Errorf("ValueError", "n and k must be non-negative integers")
+			}
+			if k > n {
+				return starlark.MakeInt(0), nil
+			}
+			r, err := intPerm(thread, int64(n), int64(k))
+			if err != nil {
+				return nil, err
+			}
+			return starlark.MakeBigInt(r), nil
+		},
+		"isqrt": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			x, err := oneArg("math.isqrt", args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			i, ok := x.(starlark.Int)
+			if !ok || i.Sign() < 0 {
+				return nil, Errorf("ValueError", "isqrt() argument must be a non-negative integer")
+			}
+			return starlark.MakeBigInt(new(big.Int).Sqrt(i.BigInt())), nil
+		},
+		"copysign": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var a, b starlark.Value
+			if err := starlark.UnpackPositionalArgs("math.copysign", args, kwargs, 2, &a, &b); err != nil {
+				return nil, err
+			}
+			x, err := floatArg("copysign", a)
+			if err != nil {
+				return nil, err
+			}
+			y, err := floatArg("copysign", b)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Float(math.Copysign(x, y)), nil
+		},
+		"dist": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var p, q starlark.Value
+			if err := starlark.UnpackPositionalArgs("math.dist", args, kwargs, 2, &p, &q); err != nil {
+				return nil, err
+			}
+			ps, err := collect(thread, p)
+			if err != nil {
+				return nil, err
+			}
+			qs, err := collect(thread, q)
+			if err != nil {
+				return nil, err
+			}
+			if len(ps) != len(qs) {
+				return nil, Errorf("ValueError", "both points must have the same number of dimensions")
+			}
+			s := 0.0
+			for i := range ps {
+				a, err := floatArg("dist", ps[i])
+				if err != nil {
+					return nil, err
+				}
+				b, err := floatArg("dist", qs[i])
+				if err != nil {
+					return nil, err
+				}
+				s = math.Hypot(s, a-b)
+			}
+			return starlark.Float(s), nil
+		},
 	}
 }

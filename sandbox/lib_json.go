@@ -17,6 +17,9 @@ import (
 // The json module is Python's, on internal/pyjson (the one Python-style
 // JSON codec): this file only walks Python values and maps errors.
 
+var _ = registerModule("json", jsonModule)
+
+// jsonModule builds the json module on its first import.
 func jsonModule() *module {
 	jsonErr := excTypes["JSONDecodeError"]
 	return newModule("json", map[string]builtinFn{
