@@ -51,8 +51,8 @@ type Meta struct {
 	Query   string    `json:"query"`
 	// ConfigDigest is the sha256 of the run configuration the caller
 	// passed (see [Digest]); Config is that configuration.
-	ConfigDigest string `json:"config_digest"`
-	Config       any    `json:"config,omitempty"`
+	ConfigDigest string  `json:"config_digest"`
+	Config       *Config `json:"config,omitempty"`
 	// Args are the caller's arguments needed to start the run again (a
 	// resume), without secrets.
 	Args []string `json:"args,omitempty"`

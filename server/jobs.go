@@ -159,7 +159,7 @@ func (j *job) execute() (*orchestrator.Result, error) {
 	cfg.RunConfig = rc
 	if s.runsRoot != nil {
 		notes := s.notesBudget()
-		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: rc, ConfigDigest: runs.Digest(rc),
+		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: &rc, ConfigDigest: runs.Digest(rc),
 			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
 			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons})
 		if err != nil {
@@ -174,18 +174,17 @@ func (j *job) execute() (*orchestrator.Result, error) {
 
 // runConfig is the run configuration recorded in the trajectory and the
 // run directory: no secrets.
-func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) map[string]any {
-	base := firstNonEmpty(s.cfg.LLM.BaseURL, llm.DefaultBaseURL)
-	return map[string]any{
-		"server": true, "base_url": llm.RedactURL(base), "model": cfg.RootModel, "sub_model": cfg.SubModel,
-		"embedding_model": s.cfg.LLM.EmbeddingModel, "api_key_set": s.cfg.LLM.APIKey != "", "vars": spec.vars,
-		"output": spec.output, "max_iterations": cfg.MaxIterations, "max_depth": cfg.MaxDepth,
-		"child_iterations": cfg.ChildMaxIterations, "max_total_iterations": cfg.MaxTotalIterations,
-		"max_errors": cfg.MaxConsecutiveErrors, "max_llm_calls": spec.budgets.MaxCalls, "max_tokens": spec.budgets.MaxTokens,
-		"max_cost_usd": spec.budgets.MaxCostUSD, "timeout": cfg.Timeout.String(),
-		"max_steps": cfg.Limits.MaxSteps, "step_timeout": cfg.Limits.Timeout.String(), "max_memory": cfg.Limits.MaxMemory,
-		"max_session_memory": cfg.Limits.MaxSessionMemory, "history_tokens": cfg.DynamicBudget,
-		"observation_tokens": cfg.Limits.ObservationTokens, "meta": s.cfg.Meta.Path, "meta_notes_tokens": s.notesBudget(),
+func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) runs.Config {
+	return runs.Config{
+		Server: true, BaseURL: llm.RedactURL(firstNonEmpty(s.cfg.LLM.BaseURL, llm.DefaultBaseURL)), Model: cfg.RootModel,
+		SubModel: cfg.SubModel, EmbeddingModel: s.cfg.LLM.EmbeddingModel, APIKeySet: s.cfg.LLM.APIKey != "", Vars: spec.vars,
+		Output: spec.output, MaxIterations: cfg.MaxIterations, MaxDepth: cfg.MaxDepth,
+		ChildIterations: cfg.ChildMaxIterations, MaxTotalIterations: cfg.MaxTotalIterations,
+		MaxErrors: cfg.MaxConsecutiveErrors, MaxLLMCalls: spec.budgets.MaxCalls, MaxTokens: spec.budgets.MaxTokens,
+		MaxCostUSD: spec.budgets.MaxCostUSD, Timeout: cfg.Timeout.String(),
+		MaxSteps: cfg.Limits.MaxSteps, StepTimeout: cfg.Limits.Timeout.String(), MaxMemory: cfg.Limits.MaxMemory,
+		MaxSessionMemory: cfg.Limits.MaxSessionMemory, HistoryTokens: cfg.DynamicBudget,
+		ObservationTokens: cfg.Limits.ObservationTokens, Meta: s.cfg.Meta.Path, MetaNotesTokens: s.notesBudget(),
 	}
 }
 

@@ -128,10 +128,7 @@ func readEvents(path string) ([]event, error) {
 // Payload shapes the steward reads (see orchestrator/TRAJECTORY.md).
 type (
 	startData struct {
-		Config struct {
-			Model         string `json:"model"`
-			HistoryTokens int    `json:"history_tokens"`
-		} `json:"config"`
+		Config runs.Config `json:"config"`
 		Limits struct {
 			MaxIterations int `json:"max_iterations"`
 		} `json:"limits"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/runs"
 )
 
 func init() {
@@ -385,26 +386,21 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 	return note
 }
 
-// runConfigRecord is the run configuration recorded in the trajectory; it
-// never holds the API key.
-func runConfigRecord(c llm.Config, f *runOptions) map[string]any {
-	base := c.BaseURL
-	if base == "" {
-		base = llm.DefaultBaseURL
+// runConfigRecord is the run configuration recorded in the trajectory and
+// run.json; it never holds the API key.
+func runConfigRecord(c llm.Config, f *runOptions) runs.Config {
+	return runs.Config{
+		BaseURL: llm.RedactURL(firstNonEmpty(c.BaseURL, llm.DefaultBaseURL)), Model: c.Model, SubModel: c.SubModel,
+		EmbeddingModel: c.EmbeddingModel, APIKeySet: c.APIKey != "", Vars: []string(f.vars), Session: f.session,
+		Output: f.output, Protocol: f.protocol, Summarizer: f.summarizer, Record: f.models.record, Replay: f.models.replay,
+		MaxIterations: f.maxIterations, ChildIterations: f.childIter, MaxTotalIterations: f.maxTotalIter,
+		MaxErrors: f.maxErrors, HistoryTokens: f.historyTokens, MaxDepth: f.maxDepth, MaxLLMCalls: f.maxCalls,
+		MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost, Timeout: f.timeout.String(),
+		MaxSteps: f.limits.MaxSteps, StepTimeout: f.limits.Timeout.String(), MaxMemory: f.limits.MaxMemory,
+		MaxRecursion: f.limits.MaxRecursion, MaxOutputBytes: int64(f.limits.MaxOutputBytes), ObservationTokens: f.limits.ObservationTokens,
+		Meta: f.meta.resolved, MetaNotesTokens: f.meta.notesTokens,
+		WarnSize: f.sizes.WarnThreshold, ChunkThreshold: f.sizes.ChunkThreshold, ChunkSize: f.sizes.ChunkSize, MaxContextSize: f.sizes.MaxTotalSize,
 	}
-	m := map[string]any{
-		"base_url": llm.RedactURL(base), "model": c.Model, "sub_model": c.SubModel, "embedding_model": c.EmbeddingModel,
-		"api_key_set": c.APIKey != "", "vars": []string(f.vars), "session": f.session,
-		"max_iterations": f.maxIterations, "child_iterations": f.childIter, "max_total_iterations": f.maxTotalIter,
-		"max_errors": f.maxErrors, "history_tokens": f.historyTokens, "max_depth": f.maxDepth, "max_llm_calls": f.maxCalls,
-		"max_tokens": f.maxTokens, "max_cost_usd": f.maxCost, "timeout": f.timeout.String(),
-		"output": f.output, "protocol": f.protocol, "summarizer": f.summarizer, "record": f.models.record, "replay": f.models.replay,
-		"max_steps": f.limits.MaxSteps, "step_timeout": f.limits.Timeout.String(), "max_memory": f.limits.MaxMemory,
-		"max_recursion": f.limits.MaxRecursion, "max_output_bytes": int64(f.limits.MaxOutputBytes), "observation_tokens": f.limits.ObservationTokens,
-		"meta": f.meta.resolved, "meta_notes_tokens": f.meta.notesTokens,
-		"warn_size": f.sizes.WarnThreshold, "chunk_threshold": f.sizes.ChunkThreshold, "chunk_size": f.sizes.ChunkSize, "max_context_size": f.sizes.MaxTotalSize,
-	}
-	return m
 }
 
 // resultJSON renders the --json output.

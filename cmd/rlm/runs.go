@@ -214,7 +214,7 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	}
 	rc := runConfigRecord(cfg, f)
 	r, err := root.Create(runs.Meta{
-		Query: f.query, Config: rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
+		Query: f.query, Config: &rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
 		VarHashes: hashes, Version: buildVersion(), MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
 		MetaPath: f.meta.resolved, MetaNotesTokens: &f.meta.notesTokens, MetaLessons: f.notes.Lessons,
 	})
