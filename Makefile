@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test eval upstream install-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test eval upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -32,6 +32,14 @@ install-check:
 # largest history against its budget; it fails on a threshold miss.
 eval:
 	RLM_EVAL=1 $(GO) test -count=1 -run TestLongHorizon -v ./internal/evals/
+
+# release-check validates .goreleaser.yaml and builds a snapshot of the
+# release for this machine's platform (nothing is published; no docker).
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+release-check:
+	$(GORELEASER) check
+	$(GORELEASER) build --snapshot --clean --single-target --output dist/rlm-snapshot
+	./dist/rlm-snapshot --version
 
 # The interpreter's int representation keeps small ints in pointer-typed
 # Values (internal/starlark/starlark/int_posix64.go, as upstream): vet's
