@@ -81,6 +81,7 @@ type runOptions struct {
 	trajectory    string
 	trajFull      bool
 	quiet         bool
+	verbose       bool
 	summarizer    string
 	metaTokens    int
 	metaPerVar    int
@@ -131,6 +132,8 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.BoolVar(&o.trajFull, "trajectory-full", false, "keep whole prompts and responses of sub-calls in the trajectory (default: the hash and an excerpt of 2,000 chars)")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
+	fs.BoolVar(&o.verbose, "v", false, "print each step as it happens on stderr: the model's code, its output, sub-calls and child runs (indented by depth)")
+	fs.BoolVar(&o.verbose, "verbose", false, "the same as -v")
 	o.keep.register(fs)
 	o.meta.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -241,6 +244,9 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		ctx, cancel = kept.Context(ctx)
 		defer cancel()
 	}
+	if o.verbose && !o.quiet {
+		traj = teeWriter(traj, newLiveView(env))
+	}
 	// Context and replies may quote the key: no trajectory holds it.
 	if rw, ok := newRedactWriter(traj, llmCfg.Secrets()).(*redactWriter); ok {
 		traj = rw
@@ -265,8 +271,8 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	}
 	proto := orchestrator.Protocol(o.protocol)
 	var status *statusLine
-	if !o.quiet && isTerminal(env.stderr) {
-		status = &statusLine{w: env.stderr}
+	if !o.quiet && !o.verbose && isTerminal(env.stderr) && env.getenv("TERM") != "dumb" {
+		status = &statusLine{w: env.stderr, width: terminalWidth(env.stderr)}
 	}
 	runID := ""
 	if o.keep.run != nil {
@@ -459,8 +465,9 @@ func resultJSON(res *orchestrator.Result) ([]byte, error) {
 
 // statusLine is the live one-line status on a terminal's stderr.
 type statusLine struct {
-	w    io.Writer
-	used bool
+	w     io.Writer
+	width int // the terminal's columns (0: unknown); the line is cut to fit
+	used  bool
 }
 
 func (s *statusLine) update(st orchestrator.Status) {
@@ -470,6 +477,9 @@ func (s *statusLine) update(st orchestrator.Status) {
 	}
 	line := fmt.Sprintf("rlm: iter %d/%d · %s · %d tokens · %s · %d pending · %s",
 		st.Iteration, st.MaxIter, st.Phase, st.Tokens, cost, st.Pending, st.Elapsed.Round(time.Second))
+	if r := []rune(line); s.width > 1 && len(r) >= s.width {
+		line = string(r[:s.width-1]) // a wrapped line would not be cleared by the next \r
+	}
 	fmt.Fprint(s.w, "\r\x1b[K"+line)
 	s.used = true
 }

@@ -70,14 +70,14 @@ var resumeFlags = map[string]bool{
 	"max-llm-calls": true, "max-tokens": true, "max-cost": true, "timeout": true, "max-total-iterations": true, "max-errors": true,
 	"base-url": true, "api-key": true, "request-timeout": true, "max-retries": true, "max-concurrency": true, "rpm": true, "tpm": true,
 	"prices": true, "cache-dir": true,
-	"json": true, "quiet": true, "trajectory": true, "record": true, "save": true,
+	"json": true, "quiet": true, "trajectory": true, "record": true, "save": true, "v": true, "verbose": true,
 }
 
 // notKept are the flags not stored in run.json: secrets, and choices
 // that belong to one invocation.
 var notKept = map[string]bool{
 	"api-key": true, "resume": true, "runs-dir": true, "no-keep": true,
-	"json": true, "quiet": true, "trajectory": true, "record": true,
+	"json": true, "quiet": true, "trajectory": true, "record": true, "v": true, "verbose": true,
 }
 
 // pathFlags hold file names, stored as absolute paths so a resume from
@@ -368,8 +368,13 @@ func (k *keepFlags) finishRun(env *cliEnv, res *orchestrator.Result, quiet bool)
 		}
 		return nil
 	}
-	if o.Status != runs.StatusDone && !quiet {
-		fmt.Fprintf(env.stderr, "rlm run: run %s is kept in %s; continue it with: rlm run --resume %s\n", k.run.ID(), k.run.Dir(), k.run.ID())
+	switch {
+	case quiet:
+	case o.Status != runs.StatusDone:
+		fmt.Fprintf(env.stderr, "rlm run: run %s is kept in %s; continue it with: rlm run --resume %s (see it with: rlm view %s)\n",
+			k.run.ID(), k.run.Dir(), k.run.ID(), k.run.ID())
+	default:
+		fmt.Fprintf(env.stderr, "rlm run: see the run step by step with: rlm view %s\n", k.run.ID())
 	}
 	return nil
 }

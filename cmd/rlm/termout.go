@@ -26,6 +26,16 @@ func isTerminal(w io.Writer) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
 
+// terminalWidth is the number of columns of the terminal w, 0 if unknown.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return cols
+		}
+	}
+	return 0
+}
+
 // termSafe returns s ready to write to w. On a terminal, control
 // characters other than newline and tab are shown escaped (see
 // escapeControls), so that text from a model, a file or a store key cannot
