@@ -181,7 +181,7 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs.SetOutput(&usageOutput{stdout: env.stdout, stderr: env.stderr})
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: rlm %s %s\n\nflags:\n", name, synopsis)
-		fs.PrintDefaults()
+		printFlagHelp(fs.Output(), fs, name)
 	}
 	return fs
 }
