@@ -13,6 +13,7 @@
 //	rlm steward  keep the meta document from the evidence of kept runs
 //	rlm version  print the rlm version (also rlm --version)
 //	rlm completion  print a shell completion script (bash, zsh, fish)
+//	rlm config   print a command's effective settings (flags, environment, settings file)
 //
 // Exit status: 0 success, 1 an error, 2 bad usage, 3 a drift found by rlm
 // steward drift, 130 interrupted.
@@ -50,6 +51,9 @@ type cliEnv struct {
 	// resuming marks rlm run's second pass over the arguments of a run
 	// given with --resume.
 	resuming bool
+	// showSettings makes a command print its effective settings and stop
+	// once its flags are parsed (rlm config).
+	showSettings bool
 	// setMemoryLimit, if set, sets the process's soft memory limit
 	// (debug.SetMemoryLimit); tests leave it nil.
 	setMemoryLimit func(int64)
@@ -118,7 +122,7 @@ func runMain(ctx context.Context, env *cliEnv, args []string) int {
 	if err == nil {
 		return 0
 	}
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errShowedSettings) {
 		return 0
 	}
 	var ee *exitError
@@ -165,6 +169,11 @@ func main() {
 type usageOutput struct {
 	stdout, stderr io.Writer
 	help           bool
+	// env and name are the flag set's command, for the settings file;
+	// settingsRead is set once the file has been applied.
+	env          *cliEnv
+	name         string
+	settingsRead bool
 }
 
 func (u *usageOutput) Write(p []byte) (int, error) {
@@ -178,7 +187,7 @@ func (u *usageOutput) Write(p []byte) (int, error) {
 // stderr, help to stdout, and leaves exiting to runMain.
 func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("rlm "+name, flag.ContinueOnError)
-	fs.SetOutput(&usageOutput{stdout: env.stdout, stderr: env.stderr})
+	fs.SetOutput(&usageOutput{stdout: env.stdout, stderr: env.stderr, env: env, name: name})
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: rlm %s %s\n\nflags:\n", name, synopsis)
 		printFlagHelp(fs.Output(), fs, name)
@@ -196,7 +205,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	fs.Usage = full
 	switch {
 	case err == nil:
-		return nil
+		return applySettings(fs)
 	case errors.Is(err, flag.ErrHelp):
 		if u, ok := fs.Output().(*usageOutput); ok {
 			u.help = true

@@ -106,6 +106,7 @@ func TestBadInvocationsExit2(t *testing.T) {
 		{[]string{"store", "summarize"}, []string{"--tokens", "many"}},
 		{[]string{"version"}, nil},
 		{[]string{"completion"}, nil},
+		{[]string{"config"}, nil},
 		{[]string{"runs"}, nil},
 		{[]string{"runs", "ls"}, nil},
 		{[]string{"runs", "show"}, nil},
