@@ -34,7 +34,7 @@ run:
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
 		"# settings file: " + file,
-		"--max-iterations  9",             // the run section wins over the top level
+		"--max-iterations  9", // the run section wins over the top level
 		"--max-depth       3                flag",
 		"--model           from-env         env RLM_MODEL", // the environment wins over the file
 		"--api-key         [REDACTED]       file",
