@@ -62,6 +62,9 @@ func printFlagHelp(w io.Writer, fs *flag.FlagSet, cmd string) {
 			if !seen[f.Name] && slices.Contains(names, f.Name) {
 				sub.Var(f.Value, f.Name, f.Usage)
 				sub.Lookup(f.Name).DefValue = f.DefValue
+				if r, ok := f.Value.(interface{ Readable() string }); ok && f.Value.String() == f.DefValue {
+					sub.Lookup(f.Name).DefValue = r.Readable()
+				}
 				seen[f.Name] = true
 			}
 		}

@@ -62,6 +62,14 @@ func (b byteSize[T]) String() string {
 	return formatSize(int64(*b.p))
 }
 
+// Readable is the value for a person to read (-h, rlm config).
+func (b byteSize[T]) Readable() string {
+	if b.p == nil {
+		return ""
+	}
+	return readableSize(int64(*b.p))
+}
+
 func (b byteSize[T]) Set(s string) error {
 	n, err := parseCtxSize(s)
 	if err != nil {

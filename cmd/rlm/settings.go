@@ -211,6 +211,9 @@ func showSettings(w io.Writer, env *cliEnv, fs *flag.FlagSet, fromFile map[strin
 	for _, n := range names {
 		f := fs.Lookup(n)
 		v, from := f.Value.String(), "default"
+		if r, ok := f.Value.(interface{ Readable() string }); ok {
+			v = r.Readable()
+		}
 		switch {
 		case fromFile[n] != "":
 			from = "file"

@@ -131,18 +131,9 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 	return c, warns, nil
 }
 
-// ctxSizeFlag is a flag.Value for sizes such as 4096, 100KB, 1.5MB or 2GiB.
-type ctxSizeFlag struct{ p *int64 }
-
-func (b ctxSizeFlag) String() string {
-	if b.p == nil {
-		return ""
-	}
-	return formatSize(*b.p)
-}
-
 // formatSize renders n bytes the way the size flags take them: 100KB, 1MB,
-// 1GB when n is a whole number of those units, else the byte count.
+// 1GB when n is a whole number of those units, else the byte count (exact:
+// kept runs record flags in this form). readableSize is for reading.
 func formatSize(n int64) string {
 	for _, u := range []struct {
 		unit string
@@ -155,13 +146,21 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-func (b ctxSizeFlag) Set(s string) error {
-	n, err := parseCtxSize(s)
-	if err != nil {
-		return err
+// readableSize renders n bytes for a person: formatSize when exact, else
+// with one decimal in the largest unit it reaches (11.8GB for 12342046KB).
+func readableSize(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return strconv.FormatInt(n/u.size, 10) + u.unit
+			}
+			return strconv.FormatFloat(float64(n)/float64(u.size), 'f', 1, 64) + u.unit
+		}
 	}
-	*b.p = n
-	return nil
+	return strconv.FormatInt(n, 10)
 }
 
 // parseCtxSize parses a byte count with an optional B, KB, MB or GB suffix
@@ -190,10 +189,10 @@ func parseCtxSize(s string) (int64, error) {
 // loadContextSized.
 func registerSizeFlags(fs *flag.FlagSet) *rlmctx.SizeConfig {
 	cfg := rlmctx.DefaultSizeConfig()
-	fs.Var(ctxSizeFlag{&cfg.WarnThreshold}, "warn-size", "warn about variables larger than `SIZE`")
-	fs.Var(ctxSizeFlag{&cfg.ChunkThreshold}, "chunk-threshold", "split text variables larger than `SIZE` into NAME_chunks")
-	fs.Var(ctxSizeFlag{&cfg.ChunkSize}, "chunk-size", "maximum `SIZE` of each piece in NAME_chunks")
-	fs.Var(ctxSizeFlag{&cfg.MaxTotalSize}, "max-context-size", "warn when all variables together exceed `SIZE`")
+	fs.Var(byteSize[int64]{&cfg.WarnThreshold}, "warn-size", "warn about variables larger than `SIZE`")
+	fs.Var(byteSize[int64]{&cfg.ChunkThreshold}, "chunk-threshold", "split text variables larger than `SIZE` into NAME_chunks")
+	fs.Var(byteSize[int64]{&cfg.ChunkSize}, "chunk-size", "maximum `SIZE` of each piece in NAME_chunks")
+	fs.Var(byteSize[int64]{&cfg.MaxTotalSize}, "max-context-size", "warn when all variables together exceed `SIZE`")
 	return &cfg
 }
 

@@ -232,3 +232,31 @@ func TestRunStoreVar(t *testing.T) {
 	assert.Contains(t, prompt, "- context: text, 11.7 KB, 4,007 tokens, 1,001 lines; preview")
 	assert.NotContains(t, prompt, "the magic number is 42", "the content stays in the variable")
 }
+
+// TestSizes: one parser and two printers of byte sizes: formatSize is
+// exact (kept runs record flags with it, and it parses back to the same
+// count), readableSize rounds for people.
+func TestSizes(t *testing.T) {
+	tests := []struct {
+		n               int64
+		exact, readable string
+	}{
+		{512, "512", "512"},
+		{100 << 10, "100KB", "100KB"},
+		{1536, "1536", "1.5KB"},
+		{64 << 20, "64MB", "64MB"},
+		{1 << 30, "1GB", "1GB"},
+		{12342046 << 10, "12342046KB", "11.8GB"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.exact, formatSize(tt.n))
+		assert.Equal(t, tt.readable, readableSize(tt.n))
+		back, err := parseCtxSize(tt.exact)
+		require.NoError(t, err)
+		assert.Equal(t, tt.n, back, "formatSize parses back exactly")
+	}
+	for _, bad := range []string{"", "lots", "-1MB", "0"} {
+		_, err := parseCtxSize(bad)
+		assert.Error(t, err, bad)
+	}
+}
