@@ -85,25 +85,81 @@ var notKept = map[string]bool{
 var pathFlags = map[string]bool{"meta": true, "session": true, "store": true, "prices": true, "replay": true, "cache-dir": true}
 
 // resumeArgs checks the flags given with --resume and returns the stored
-// arguments of the run to put before them.
+// arguments of the run to put before them. A flag that would change the
+// run is refused naming the recorded and the given value; one given with
+// the value the run recorded (the user's command run again with --resume
+// appended) is accepted.
 func (k *keepFlags) resumeArgs(env *cliEnv, storeDir string) ([]string, error) {
-	var bad []string
+	var changed []*flag.Flag
 	k.fs.Visit(func(f *flag.Flag) {
 		if !resumeFlags[f.Name] {
-			bad = append(bad, "--"+f.Name)
+			changed = append(changed, f)
 		}
 	})
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("%w: --resume continues a run with its recorded query, variables and settings; %s cannot be changed (only budgets, the endpoint's transport and output flags)", errUsage, strings.Join(bad, ", "))
-	}
 	m, err := runs.NewRoot(runsRootDir(env, k.runsDir, storeDir)).Get(k.resume)
-	if err != nil {
+	if err != nil && len(changed) == 0 {
 		return nil, err
+	}
+	var bad []string
+	if err == nil {
+		recorded := map[string][]string{}
+		for _, a := range m.Args {
+			name, val, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			recorded[name] = append(recorded[name], val)
+		}
+		for _, f := range changed {
+			if !slices.Equal(keptValues(f), recorded[f.Name]) {
+				bad = append(bad, fmt.Sprintf("--%s (recorded %q, given %q)", f.Name, strings.Join(recorded[f.Name], " "), f.Value.String()))
+			}
+		}
+	} else {
+		for _, f := range changed {
+			bad = append(bad, "--"+f.Name)
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%w: --resume continues a run with its recorded query, variables and settings; %s cannot be changed "+
+			"(only budgets, the endpoint's transport and output flags)", errUsage, strings.Join(bad, ", "))
 	}
 	if len(m.Args) == 0 {
 		return nil, fmt.Errorf("%w: %s records no arguments to start it again", runs.ErrNotResumable, k.resume)
 	}
-	return m.Args, nil
+	// The flags given again with their recorded values come from the
+	// command line: not twice (a repeated --var would name a variable twice).
+	return slices.DeleteFunc(slices.Clone(m.Args), func(a string) bool {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		return slices.ContainsFunc(changed, func(f *flag.Flag) bool { return f.Name == name })
+	}), nil
+}
+
+// keptValues are f's values as keptArgs records them: paths absolute,
+// each --var's file source absolute.
+func keptValues(f *flag.Flag) []string {
+	switch {
+	case f.Name == "var":
+		vs, _ := f.Value.(*varFlags)
+		if vs == nil {
+			return nil
+		}
+		out := make([]string, len(*vs))
+		for i, v := range *vs {
+			out[i] = keptVar(v)
+		}
+		return out
+	case pathFlags[f.Name]:
+		return []string{absPath(f.Value.String())}
+	}
+	return []string{f.Value.String()}
+}
+
+// keptVar is a --var as a kept run records it: a file source made absolute.
+func keptVar(v string) string {
+	if spec, err := rlmctx.ParseVarSpec(v); err == nil && spec.Source != "-" && !strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
+		if name, _, ok := strings.Cut(v, "="); ok {
+			return name + "=" + absPath(spec.Source)
+		}
+	}
+	return v
 }
 
 // keptArgs are the arguments that start the run again: every flag set on
@@ -124,12 +180,7 @@ func keptArgs(fs *flag.FlagSet, f *runOptions, c llm.Config) []string {
 		}
 	})
 	for _, v := range f.vars {
-		if spec, err := rlmctx.ParseVarSpec(v); err == nil && spec.Source != "-" && !strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
-			if name, _, ok := strings.Cut(v, "="); ok {
-				v = name + "=" + absPath(spec.Source)
-			}
-		}
-		args = append(args, "--var="+v)
+		args = append(args, "--var="+keptVar(v))
 	}
 	if fs.Lookup("store") != nil && !isSet(fs, "store") {
 		args = append(args, "--store="+absPath(*f.storeDir))

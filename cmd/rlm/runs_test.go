@@ -120,9 +120,15 @@ func TestResumeBudgetStop(t *testing.T) {
 
 	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--var", "x=y")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "--var cannot be changed")
+	assert.Contains(t, errOut, `--var (recorded "context=`+ctxFile+`", given "x=y") cannot be changed`, "the recorded and the given value are named")
+	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--model", "other")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `--model (recorded "root", given "other") cannot be changed`)
 
-	code, out, errOut = runCLI(t, "", env, "run", "--resume", id, "--max-llm-calls", "10", "--quiet")
+	// The user's own command again, with --resume and a raised budget: the
+	// unchanged query, variable and model are accepted.
+	code, out, errOut = runCLI(t, "", env, "run", "--resume", id, "--query", "q", "--var", "context="+ctxFile, "--model", "root",
+		"--max-llm-calls", "10", "--quiet")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "42\n", out)
 	after := srv.Calls()
