@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/numfmt"
@@ -237,6 +238,28 @@ func escapeShort(s string, max int) string {
 	return q
 }
 
+// truncWords is truncRunes cut back to the last word or item boundary
+// (a space, or a comma or semicolon, kept) when one lies in the second
+// half of the cut, so a preview does not end mid-word ("To whom it may
+// con…").
+func truncWords(s string, max int) string {
+	cut := truncRunes(s, max)
+	if len(cut) == len(s) {
+		return s
+	}
+	if r, _ := utf8.DecodeRuneInString(s[len(cut):]); unicode.IsSpace(r) {
+		return cut
+	}
+	i := strings.LastIndexFunc(cut, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ';' })
+	if i < len(cut)/2 {
+		return cut
+	}
+	if cut[i] == ',' || cut[i] == ';' {
+		i++
+	}
+	return strings.TrimRightFunc(cut[:i], unicode.IsSpace)
+}
+
 func truncRunes(s string, max int) string {
 	if len(s) <= max {
 		return s
@@ -262,7 +285,7 @@ func preview(v *Variable, val any, runes int) string {
 		if x == "" {
 			return `""`
 		}
-		src = truncRunes(x, runes)
+		src = truncWords(x, runes)
 	case []any:
 		if v.Type == Conversation && len(x) > 0 {
 			if d, ok := x[0].(*Dict); ok {
@@ -273,8 +296,8 @@ func preview(v *Variable, val any, runes int) string {
 				if !ok {
 					cs = pyjson.Excerpt(c, runes*4)
 				}
-				p := strconv.Quote(truncRunes(cs, runes))
-				if len(cs) > len(truncRunes(cs, runes)) {
+				p := strconv.Quote(truncWords(cs, runes))
+				if len(cs) > len(truncWords(cs, runes)) {
 					p += "…"
 				}
 				return "first " + escapeShort(rs, 16) + ": " + p
@@ -286,7 +309,7 @@ func preview(v *Variable, val any, runes int) string {
 	default:
 		return pyjson.Excerpt(x, 64)
 	}
-	cut := trimUTF8(truncRunes(src, runes)) // drop a sequence split by a byte limit
+	cut := trimUTF8(truncWords(trimUTF8(src), runes)) // drop a sequence split by a byte limit
 	var p string
 	if _, ok := val.(string); ok {
 		p = strconv.Quote(cut)

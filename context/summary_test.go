@@ -210,3 +210,26 @@ func TestLineCount(t *testing.T) {
 		assert.Equal(t, want, LineCount(s), "%q", s)
 	}
 }
+
+// TestPreviewCutsAtWords: a preview ends at a word or item boundary, not
+// mid-word, unless the only boundary would leave less than half of it.
+func TestPreviewCutsAtWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"To whom it may concern, hello", 17, "To whom it may"},
+		{"To whom it may concern, hello", 24, "To whom it may concern,"},
+		{"short", 10, "short"},
+		{"exactly at space here", 7, "exactly"},
+		{"a verylongwordwithoutbreaks", 12, "a verylongwo"},
+		{`[{"id": 1}, {"id": 2}, {"id": 3}]`, 26, `[{"id": 1}, {"id": 2},`},
+		{"héllo wörld again", 13, "héllo wörld"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, truncWords(tt.in, tt.max), tt.in)
+	}
+	v := &Variable{Name: "letter", Type: Text, SizeBytes: 40}
+	assert.Equal(t, `"To whom it may"…`, preview(v, "To whom it may concern, I write to", 17))
+}
