@@ -31,13 +31,13 @@ const (
 	DefaultChildMaxIterations   = 10
 	DefaultMaxDepth             = 1
 	DefaultMaxConsecutiveErrors = 5
-	DefaultSystemBudget         = 1100
+	DefaultSystemBudget         = 1120
 	DefaultMetaBudget           = 380
 	DefaultMetaTokensPerVar     = 40
 	DefaultMaxMetaBudget        = 2400
 	DefaultDynamicBudget        = 12000
 	DefaultCompressAt           = 0.8
-	DefaultObservationTokens    = 1000
+	DefaultObservationTokens    = sandbox.DefaultObservationTokens
 )
 
 // Config configures an [Engine]. Zero fields take the defaults above.

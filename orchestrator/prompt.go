@@ -8,8 +8,8 @@ import (
 const systemIntroText = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by writing Python code, read what the code prints, and finish by calling SUBMIT.
 
 How it works:
-- Reply with one or more ` + "```python" + ` blocks; they run in order in a persistent REPL, so names you define stay for later steps.
-- You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
+- Reply with one or more ` + "```python" + ` blocks (one iteration per reply); they run in order in a persistent REPL, so names you define stay for later steps.
+- You only see what your code prints; over about %d tokens, whole lines from its head and tail. The full printed output of step N is kept in outputs[N] (a dict by step): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
 - When you know the answer, call SUBMIT({...}) in a code block with the declared outputs. It ends the run: what the same block prints is never shown.`
@@ -17,8 +17,8 @@ How it works:
 const systemIntroTools = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by running Python code, read what the code prints, and finish by submitting.
 
 How it works:
-- Call the execute_code tool with Python code; it runs in a persistent REPL, so names you define stay for later steps. Several calls in one reply run in order.
-- You only see what your code prints, cut to a head and tail excerpt when long. The full printed output of step N is kept in outputs[N] (a dict keyed by step number): search it instead of printing it again.
+- Call the execute_code tool with Python code; it runs in a persistent REPL, so names you define stay for later steps. Calls in one reply run in order, as one iteration.
+- You only see what your code prints; over about %d tokens, whole lines from its head and tail. The full printed output of step N is kept in outputs[N] (a dict by step): search it instead of printing it again.
 - Print small, targeted things: sizes, counts, search hits, short slices. Never print a whole large variable.
 - To read or judge text, pass slices of it to llm_query (a sub-model that sees only the prompt you give it); fan out with llm_query_batched.
 - When you know the answer, call the submit tool with the declared outputs (or SUBMIT({...}) in code). It ends the run: what the same call prints is never shown.`
@@ -33,13 +33,13 @@ const dialectModules = "re, json, math, collections, itertools, functools, stati
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.
-func systemPrompt(p Protocol, helpers string) string {
+func systemPrompt(p Protocol, helpers string, observationTokens int) string {
 	intro := systemIntroText
 	if p == ProtocolTools {
 		intro = systemIntroTools
 	}
 	var b strings.Builder
-	b.WriteString(intro)
+	fmt.Fprintf(&b, intro, observationTokens)
 	b.WriteString("\n\nHelpers available in the REPL:\n")
 	b.WriteString(strings.TrimSpace(helpers))
 	b.WriteString("\n\n")

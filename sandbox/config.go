@@ -9,7 +9,7 @@ import (
 // Default limits: what a zero [Limits] field stands for.
 const (
 	DefaultTimeout           = 60 * time.Second
-	DefaultObservationTokens = 2000
+	DefaultObservationTokens = 1000
 	DefaultMaxOutputBytes    = 64 << 20
 	DefaultMaxMemory         = 1 << 30
 	DefaultMaxRecursion      = 1000
@@ -42,7 +42,8 @@ type Limits struct {
 	// step with ErrOutputLimit (default 64 MB).
 	MaxOutputBytes int
 	// ObservationTokens is the size of the head+tail excerpt of the output
-	// shown to the model (default 2,000 tokens, estimated at 4 bytes each).
+	// shown to the model (default 1,000 tokens, estimated at 4 bytes each;
+	// the root prompt states the figure in force).
 	ObservationTokens int
 }
 

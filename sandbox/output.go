@@ -50,7 +50,9 @@ const bytesPerToken = 4
 func excerpt(full string, maxTokens int) (string, bool) {
 	out, collapsed := collapseRepeats(full)
 	limit := maxTokens * bytesPerToken
-	if len(out) <= limit {
+	// Never hide a short middle: an output at most a sixth over the
+	// budget (what would be hidden is under 15% of it) is shown whole.
+	if len(out) <= limit+limit*15/85 {
 		return out, collapsed
 	}
 	headN := limit * 2 / 3
@@ -69,11 +71,20 @@ func excerpt(full string, maxTokens int) (string, bool) {
 		tail = trimRuneStart(tail)
 	}
 	cut := out[len(head) : len(out)-len(tail)]
-	lines := strings.Count(cut, "\n")
+	first := strings.Count(head, "\n") + 1 // the first line not shown (in part, if head ends mid-line)
+	last := first + strings.Count(cut, "\n")
+	if strings.HasSuffix(cut, "\n") {
+		last-- // the cut ends at a line's end: the tail starts a new line
+	}
+	total := strings.Count(out, "\n")
+	if !strings.HasSuffix(out, "\n") {
+		total++
+	}
 	if !strings.HasSuffix(head, "\n") {
 		head += "\n"
 	}
-	marker := fmt.Sprintf("... [output truncated: %d of %d bytes (%d lines) not shown; print less, e.g. a slice or a count] ...\n", len(cut), len(full), lines)
+	marker := fmt.Sprintf("... [output truncated: lines %d-%d of %d not shown (%d of %d bytes); print less, e.g. a slice or a count] ...\n",
+		first, last, total, len(cut), len(full))
 	return head + marker + tail, true
 }
 

@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestExcerptRule: an output a little over the observation budget is shown
+// whole (a short middle is never hidden); a longer one is cut at line
+// boundaries, and the cut names the lines it hides.
+func TestExcerptRule(t *testing.T) {
+	line := func(i int) string { return fmt.Sprintf("result %02d: %s\n", i, strings.Repeat("x", 300)) }
+	var thirteen strings.Builder
+	for i := 1; i <= 13; i++ {
+		thirteen.WriteString(line(i)) // 13 lines, ~4.2 KB: the case of issue 28
+	}
+	got, cut := excerpt(thirteen.String(), DefaultObservationTokens)
+	assert.False(t, cut, "under a sixth over the budget: shown whole")
+	assert.Equal(t, thirteen.String(), got)
+
+	var many strings.Builder
+	for i := 1; i <= 100; i++ {
+		many.WriteString(line(i))
+	}
+	got, cut = excerpt(many.String(), DefaultObservationTokens)
+	assert.True(t, cut)
+	assert.Regexp(t, `\.\.\. \[output truncated: lines \d+-\d+ of 100 not shown \(\d+ of \d+ bytes\); print less`, got)
+	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		assert.True(t, strings.HasPrefix(l, "result ") || strings.HasPrefix(l, "... [output truncated"), "whole lines only: %q", l)
+	}
+	var first, last int
+	_, err := fmt.Sscanf(got[strings.Index(got, "lines "):], "lines %d-%d", &first, &last)
+	assert.NoError(t, err)
+	assert.Contains(t, got, line(first-1), "the line before the cut is shown")
+	assert.NotContains(t, got, line(first), "the first hidden line is hidden")
+	assert.NotContains(t, got, line(last), "the last hidden line is hidden")
+	assert.Contains(t, got, line(last+1), "the line after the cut is shown")
+}
