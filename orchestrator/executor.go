@@ -3,7 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/builtins"
