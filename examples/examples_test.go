@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,6 +134,15 @@ func TestExampleRun(t *testing.T) {
 	assert.Contains(t, errb, "A crash when the config file was empty", "-v shows the output it saw")
 	assert.Contains(t, errb, "rlm view ", "a kept run says how to view it")
 	assert.GreaterOrEqual(t, srv.Count(), 2)
+
+	// The README's last tutorial step: rlm view ID renders the kept run.
+	m := regexp.MustCompile(`rlm view (\S+)`).FindStringSubmatch(errb)
+	require.NotNil(t, m, errb)
+	page := filepath.Join(t.TempDir(), "view.html")
+	runScript(t, env, filepath.Join(binDir, "rlm"), "view", m[1], "-o", page)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<html")
 }
 
 // startServe starts rlm serve on a free loopback port with the fake model
