@@ -53,14 +53,35 @@ var memSamples = []string{
 	"/memory/classes/heap/stacks:bytes",
 }
 
-// liveHeap is heapInUse after a garbage collection: the base a session's
-// limit is measured from. Read without collecting, it would count garbage
-// left by earlier work (another session, a load) as the base, and every
-// step of the session could then grow the heap by that much more than
-// its limit allows.
+// liveHeap is heapInUse after a garbage collection: the live heap, for
+// the decisions that need it exact (a step over a limit, memshare.go).
+// Read without collecting, it would count garbage left by earlier work
+// (another session, a load).
 func liveHeap() int64 {
 	runtime.GC()
 	return heapInUse()
+}
+
+// baseSlack bounds how much garbage may loosen a session's memory limit:
+// a session's base is read without a collection while the whole heap in
+// use is under 1/baseSlack of the limit.
+const baseSlack = 16
+
+// sessionBase is the base a new session's limit (limit bytes across its
+// steps; 0 or less: none) is measured from: the live heap. Garbage counted
+// in the base would let the session grow the heap by that much more than
+// its limit allows, so the base is the live heap after a collection, but
+// only when the garbage could matter: garbage is part of the heap in use,
+// so when the heap is under limit/baseSlack the base is read as it is and
+// the limit loosened by at most that. In rlm serve, where every run makes
+// sessions on a heap they all share, this takes the forced collection
+// (which marks every run's values) off each run's start.
+func sessionBase(limit int64) int64 {
+	h := heapInUse()
+	if limit <= 0 || h <= limit/baseSlack {
+		return h
+	}
+	return liveHeap()
 }
 
 func heapInUse() int64 {

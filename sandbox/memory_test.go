@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -273,6 +275,49 @@ func TestSessionMemoryNoStepLimit(t *testing.T) {
 	assert.Equal(t, "MemoryError", se.Kind)
 	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
+}
+
+// TestSessionBaseCollectsOnlyWhenGarbageMatters: a new session reads its
+// memory base without a garbage collection while the heap is small next
+// to its session limit (rlm serve makes sessions on a heap every run
+// shares), and after one when garbage could loosen the limit by more than
+// 1/baseSlack, so garbage left by earlier work is not counted as the base.
+func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	tests := []struct {
+		name    string
+		limit   int64
+		garbage int
+		collect bool
+	}{
+		{"large limit", 1 << 40, 0, false},
+		{"limit off", -1, 64 << 20, false},
+		{"garbage past limit/16", 100 << 20, 64 << 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runtime.GC()
+			keep := make([][]byte, 0, 64)
+			for range tt.garbage >> 20 {
+				keep = append(keep, make([]byte, 1<<20))
+			}
+			withGarbage := heapInUse()
+			keep = nil
+			before := forced()
+			s := New(Config{Limits: Limits{MaxSessionMemory: tt.limit}})
+			if !tt.collect {
+				assert.Equal(t, before, forced(), "no forced collection")
+				return
+			}
+			assert.Greater(t, forced(), before, "a forced collection")
+			assert.Less(t, s.memBase, withGarbage-int64(tt.garbage)/2, "the garbage is not in the base")
+			runtime.KeepAlive(keep)
+		})
+	}
 }
 
 func TestDefaultMaxSessionMemory(t *testing.T) {
