@@ -67,6 +67,15 @@ func (r *Run) Resumed() bool { return r.resumer != nil }
 
 func (r *Run) saveMeta() error { return r.writeMeta(true) }
 
+// syncOpts are the options of a write to be made durable: synced at
+// once, or noted to the root's Commit.
+func (root *Root) syncOpts() []atomicfile.Option {
+	if root == nil || root.Commit == nil {
+		return nil
+	}
+	return []atomicfile.Option{atomicfile.Deferred(root.Commit)}
+}
+
 // writeMeta writes run.json (synced if sync is set: progress updates are
 // not).
 func (r *Run) writeMeta(sync bool) error {
@@ -74,9 +83,9 @@ func (r *Run) writeMeta(sync bool) error {
 	if err != nil {
 		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
 	}
-	var opts []atomicfile.Option
+	opts := r.root.syncOpts()
 	if !sync {
-		opts = append(opts, atomicfile.NoSync())
+		opts = []atomicfile.Option{atomicfile.NoSync()}
 	}
 	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), append(b, '\n'), 0o600, opts...); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
@@ -149,8 +158,8 @@ func (r *Run) diverge(err error) {
 }
 
 // WrapModel puts the run's recorder over chat and emb (emb may be nil):
-// every answer is appended to the run's recording and synced before it
-// is returned. For a resumed run the recorded answers are served first
+// every answer is appended to the run's recording and synced (or noted
+// to the root's Commit) before it is returned. For a resumed run the recorded answers are served first
 // (see llm.Resumer) and only requests without one reach chat. The
 // returned func closes the recording; [Run.Finish] calls it too.
 func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, llm.Embedder, error) {
@@ -161,6 +170,9 @@ func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, ll
 	rec, err := llm.NewAppendRecorder(chat, r.RecordingPath(), opts...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.root != nil && r.root.Commit != nil {
+		rec.DeferSync(r.root.Commit.Note)
 	}
 	r.mu.Lock()
 	r.closers = append(r.closers, rec.Close)
@@ -246,7 +258,7 @@ func (r *Run) Finish(o Outcome) error {
 		return errors.Join(errs...)
 	}
 	if o.Result != nil {
-		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600, r.root.syncOpts()...); err != nil {
 			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))
 		}
 	}
@@ -406,8 +418,14 @@ func firstDiff(a, b []byte) string {
 	return fmt.Sprintf("recorded …%q, now …%q", cut(a), cut(b))
 }
 
+// appendFile appends text to path, making its directory if need be.
 func appendFile(path, text string) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+	}
 	if err != nil {
 		return err
 	}

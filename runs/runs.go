@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rlmhq/rlm/internal/atomicfile"
 )
 
 // File names inside a run directory.
@@ -95,6 +97,13 @@ func Digest(v any) string {
 // Root is a directory of run directories.
 type Root struct {
 	Dir string
+	// Commit, if set, makes the run files durable against a power loss
+	// in batches (group commit): the writes that are synced one by one
+	// without it (each model answer in the recording, result.json and
+	// the final run.json) are noted to Commit instead, which syncs the
+	// file system within its interval. A killed process loses nothing
+	// either way. For a server writing many runs at once.
+	Commit *atomicfile.Committer
 	// now is the clock (tests).
 	now func() time.Time
 }
@@ -134,7 +143,8 @@ func (r *Root) Create(m Meta) (*Run, error) {
 		return nil, err
 	}
 	dir := r.Path(m.ID)
-	if err := os.MkdirAll(filepath.Join(dir, OutputsDir), 0o755); err != nil {
+	// outputs/ is made with the first step output (appendFile).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("runs: create run directory: %w", err)
 	}
 	m.Status = StatusRunning
