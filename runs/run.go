@@ -37,6 +37,9 @@ type Run struct {
 	finished bool
 	lock     *os.File  // the run lock, held until Finish
 	clock    time.Time // recorded in a new recording's meta line (SetClock)
+	// progressAt is when run.json's progress was last written (with the
+	// root's Commit).
+	progressAt time.Time
 }
 
 func (r *Run) unlock() {
@@ -136,6 +139,11 @@ func (r *Run) Err() error {
 	return r.diverged
 }
 
+// progressEvery is how often, at most, run.json's progress is rewritten
+// in a root with Commit (a server's runs: most end within seconds, and
+// Finish writes the final count).
+const progressEvery = time.Second
+
 func (r *Run) setIterations(n int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -143,6 +151,16 @@ func (r *Run) setIterations(n int) error {
 		return nil
 	}
 	r.meta.Iterations = n
+	if r.root.Commit != nil {
+		now := time.Now()
+		if r.progressAt.IsZero() {
+			r.progressAt = now // the run's start: run.json is fresh
+		}
+		if now.Sub(r.progressAt) < progressEvery {
+			return nil
+		}
+		r.progressAt = now
+	}
 	return r.writeMeta(false)
 }
 
@@ -349,6 +367,16 @@ func (s *sink) event(line []byte) {
 	if s.stopped {
 		return
 	}
+	if s.old == nil {
+		if t := eventType(line); t != "" && t != orchestrator.EventReply && t != orchestrator.EventExec {
+			// Nothing to read in it (the request events carry the whole
+			// prompt): append it as it is.
+			if _, err := s.w.Write(line); err != nil {
+				s.keep(err)
+			}
+			return
+		}
+	}
 	var e eventHead
 	if err := json.Unmarshal(line, &e); err != nil {
 		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
@@ -394,6 +422,23 @@ func (s *sink) event(line []byte) {
 			s.keep(appendFile(filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step)), d.Output))
 		}
 	}
+}
+
+// eventType returns the type of a trajectory event line without parsing
+// it ("" if not found): the orchestrator writes "type" before the event's
+// data (see orchestrator.Event).
+func eventType(line []byte) string {
+	const key = `"type":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
 }
 
 func (s *sink) keep(err error) {

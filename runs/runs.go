@@ -102,7 +102,9 @@ type Root struct {
 	// without it (each model answer in the recording, result.json and
 	// the final run.json) are noted to Commit instead, which syncs the
 	// file system within its interval. A killed process loses nothing
-	// either way. For a server writing many runs at once.
+	// either way. With Commit, run.json's progress (the iterations so
+	// far) is also rewritten at most once a second. For a server writing
+	// many runs at once.
 	Commit *atomicfile.Committer
 	// now is the clock (tests).
 	now func() time.Time
