@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/internal/atomicfile"
@@ -129,6 +130,12 @@ func CheckID(id string) error {
 	return nil
 }
 
+// hostname is the machine's name, read once (each run records it).
+var hostname = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
+
 // Path is the directory of run id.
 func (r *Root) Path(id string) string { return filepath.Join(r.Dir, id) }
 
@@ -146,12 +153,16 @@ func (r *Root) Create(m Meta) (*Run, error) {
 	}
 	dir := r.Path(m.ID)
 	// outputs/ is made with the first step output (appendFile).
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, os.ErrNotExist) {
+		err = os.MkdirAll(dir, 0o755) // the root's first run
+	}
+	if err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("runs: create run directory: %w", err)
 	}
 	m.Status = StatusRunning
 	m.PID = os.Getpid()
-	m.Host, _ = os.Hostname()
+	m.Host = hostname()
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
@@ -204,7 +215,7 @@ func effectiveStatus(dir string, m Meta) Status {
 	if m.Status != StatusRunning {
 		return m.Status
 	}
-	if h, _ := os.Hostname(); m.Host != "" && h != m.Host {
+	if h := hostname(); m.Host != "" && h != m.Host {
 		return m.Status
 	}
 	if !locked(dir, m) {
