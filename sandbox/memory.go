@@ -24,9 +24,10 @@ import (
 //     MemoryError before it allocates;
 //   - builtins that grow a value in a loop call interrupted (or forEach
 //     does it for them) so they stop within a few milliseconds of a limit;
-//   - a watchdog samples the heap every memPoll and stops the step when it
-//     grew past the step's or the session's limit (the backstop for
-//     growth in interpreted code, e.g. list.append in a loop).
+//   - a watchdog samples the heap (every memPoll near a limit, less often
+//     far from one: pollInterval) and stops the step when it grew past
+//     the step's or the session's limit (the backstop for growth in
+//     interpreted code, e.g. list.append in a loop).
 //
 // The heap is the process's: it is blamed on a step only while the step
 // runs alone. A step that runs at the same time as another one (rlm
@@ -36,8 +37,33 @@ import (
 // plus those of every step that ran alongside stops it anyway. See
 // memshare.go.
 
-// memPoll is how often the memory watchdog samples the heap.
-const memPoll = 2 * time.Millisecond
+// memPoll is how often the memory watchdog samples the heap near a
+// limit; further from one it waits longer (pollInterval), up to
+// memPollMax.
+const (
+	memPoll    = 2 * time.Millisecond
+	memPollMax = 25 * time.Millisecond
+)
+
+// allocRate bounds how fast a step's code can grow the heap, in bytes per
+// millisecond (interpreted code builds values at well under 1 GB/s; a
+// builtin's large allocation is checked before it is made).
+const allocRate = 8 << 20
+
+// pollInterval is how long the watchdog may wait before its next sample:
+// less than the step would need to use up the room left of its limits at
+// allocRate, between memPoll and memPollMax. A step far from its limits
+// (most of them, e.g. a run's step waiting for a model call) is sampled a
+// few dozen times a second instead of 500: in rlm serve, with every run's
+// step waiting on the model, the 2 ms samples were a large part of the
+// server's CPU.
+func (st *step) pollInterval() time.Duration {
+	room := st.room()
+	if room >= allocRate*int64(memPollMax/time.Millisecond) {
+		return memPollMax
+	}
+	return max(time.Duration(room/allocRate)*time.Millisecond, memPoll)
+}
 
 // smallAlloc is the size below which checkAlloc does not look: a
 // step cannot overshoot its limit by much with allocations this small
@@ -221,7 +247,7 @@ func (st *step) overLimit() (msg string, limit error) {
 // allocation; the checks builtins make before allocating are the exact
 // ones.
 func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
-	t := time.NewTicker(memPoll)
+	t := time.NewTimer(st.pollInterval())
 	defer t.Stop()
 	for {
 		select {
@@ -229,6 +255,7 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 			return
 		case <-t.C:
 			st.sample(false)
+			t.Reset(st.pollInterval())
 			if _, limit := st.overLimit(); limit == nil {
 				continue
 			}

@@ -320,6 +320,42 @@ func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
 	}
 }
 
+// TestPollInterval: the memory watchdog samples every memPoll near a
+// limit and up to memPollMax far from one, never later than a step
+// allocating at allocRate would need to use up its room.
+func TestPollInterval(t *testing.T) {
+	tests := []struct {
+		name       string
+		limit      int64
+		used       int64
+		want       time.Duration
+		sessionOff bool
+	}{
+		{"far from the limit", 1 << 30, 0, memPollMax, true},
+		{"no limits", -1, 0, memPollMax, true},
+		{"100 MB left", 1 << 30, 1<<30 - 100<<20, 12 * time.Millisecond, true},
+		{"near the limit", 64 << 20, 60 << 20, memPoll, true},
+		{"over the limit", 64 << 20, 80 << 20, memPoll, true},
+		{"the session's room counts", 1 << 30, 0, memPoll, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := Limits{MaxMemory: tt.limit, MaxSessionMemory: -1}
+			if !tt.sessionOff {
+				lim.MaxSessionMemory = 1 << 20
+			}
+			st := newStep(New(Config{Limits: lim}), context.Background())
+			st.heap.Store(st.mem.base + tt.used)
+			st.mem.sessBase = st.mem.base
+			got := st.pollInterval()
+			assert.Equal(t, tt.want, got)
+			if room := st.room(); got > memPoll && room > 0 {
+				assert.LessOrEqual(t, int64(got/time.Millisecond)*allocRate, room, "sampled before the room can be used up")
+			}
+		})
+	}
+}
+
 func TestDefaultMaxSessionMemory(t *testing.T) {
 	n := DefaultMaxSessionMemory()
 	assert.Greater(t, n, int64(0))
