@@ -114,10 +114,12 @@ type Root struct {
 // NewRoot returns the runs root at dir (created on the first run).
 func NewRoot(dir string) *Root { return &Root{Dir: dir, now: time.Now} }
 
-// NewID returns a fresh run id: the UTC start time and 6 random hex
-// digits, so ids sort by start time.
+// NewID returns a fresh run id: the UTC start time and 12 random hex
+// digits, so ids sort by start time. (With 6 digits, a server starting a
+// few hundred runs a second gave two runs the same id about once in a
+// thousand seconds: the second failed on the first's run lock.)
 func NewID(t time.Time) string {
-	var b [3]byte
+	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
