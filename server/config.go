@@ -14,11 +14,11 @@ import (
 // Defaults for zero Config fields.
 const (
 	// DefaultMaxRuns is sized for a service whose runs mostly wait on the
-	// model: a run of two 20 ms model calls uses about 1 ms of server CPU
-	// (make loadtest), so the runs in flight, not the CPU, bound the
-	// throughput (runs/s = MaxRuns / run time); a waiting run costs a
-	// goroutine and its sandbox sessions' values, bounded by the memory
-	// limits.
+	// model: a run of two 20 ms model calls uses a few milliseconds of
+	// server CPU (make loadtest), so with runs of seconds the runs in
+	// flight, not the CPU, bound the throughput (runs/s = MaxRuns / run
+	// time); a waiting run costs a goroutine and its sandbox sessions'
+	// values, bounded by the memory limits.
 	DefaultMaxRuns = 64
 	// DefaultMaxConcurrency is the upstream requests in flight for all
 	// runs together when LLM.MaxConcurrency is 0: one per run slot, so
