@@ -1,7 +1,9 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 )
@@ -112,4 +114,18 @@ func (c *Committer) Close() error {
 	}
 	c.mu.Unlock()
 	return c.Flush()
+}
+
+// withDir calls f with dir opened, or does nothing when dir does not exist
+// (nothing was written under it).
+func withDir(dir string, f func(*os.File) error) error {
+	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return f(d)
 }
