@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test eval upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test eval loadtest upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -32,6 +32,19 @@ install-check:
 # largest history against its budget; it fails on a threshold miss.
 eval:
 	RLM_EVAL=1 $(GO) test -count=1 -run TestLongHorizon -v ./internal/evals/
+
+# loadtest measures what rlm serve adds to its upstream (internal/loadtest):
+# a fake OpenAI upstream answering after 20 ms, rlm serve with the default
+# limits in front of it, 64 clients making 640 runs (one root call and one
+# llm_query each) and then 1 client making 200, each also made directly
+# against the upstream in the same run; it prints throughput, added
+# p50/p99 latency and server CPU per run as ratios to direct. Not part of
+# make test. Pass flags with LOADTEST_FLAGS, e.g.
+# LOADTEST_FLAGS="-serve-args '--max-runs 16'".
+LOADTEST_FLAGS ?=
+
+loadtest: build
+	$(GO) run ./internal/loadtest/cmd/rlm-loadtest -rlm bin/rlm $(LOADTEST_FLAGS)
 
 # release-check validates .goreleaser.yaml and builds a snapshot of the
 # release for this machine's platform (nothing is published; no docker).

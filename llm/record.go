@@ -107,6 +107,20 @@ type Recorder struct {
 	// inPlace: entries are appended to path itself and synced one by one
 	// (NewAppendRecorder); Close does not rename.
 	inPlace bool
+	// note, if set, replaces the syncs (DeferSync).
+	note func()
+}
+
+// DeferSync makes the recorder hand each answer's durability against a
+// power loss to note, called once the answer is written to the file (so
+// a killed process keeps it, before the answer is used), instead of an
+// fsync per answer; note typically asks a group committer to sync many
+// files at once within milliseconds. Close calls note instead of syncing
+// too. Call it before the first Chat.
+func (r *Recorder) DeferSync(note func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.note = note
 }
 
 // PartialSuffix is appended to a recording's path while it is written.
@@ -240,8 +254,13 @@ func (r *Recorder) write(e recEntry) {
 	}
 	if err == nil && r.inPlace && e.Type != "meta" {
 		// Each answer is on disk before it is used (the meta line goes
-		// with the first one).
-		err = r.f.Sync()
+		// with the first one), or, with DeferSync, in the file (a killed
+		// process keeps it) and on disk at the group commit.
+		if r.note != nil {
+			r.note()
+		} else {
+			err = r.f.Sync()
+		}
 	}
 	if err != nil && r.err == nil {
 		r.err = err
@@ -330,11 +349,14 @@ func (r *Recorder) Close() error {
 		return r.err
 	}
 	err := r.w.Flush()
-	if err == nil {
+	if err == nil && r.note == nil {
 		err = r.f.Sync()
 	}
 	if cerr := r.f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && r.note != nil {
+		r.note()
 	}
 	r.f = nil
 	if r.err == nil {

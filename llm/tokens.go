@@ -40,9 +40,11 @@ type countCache struct {
 }
 
 // Count cache: texts of at least countCacheMin bytes are remembered, up to
-// countCacheMax entries (then the cache starts over).
+// countCacheMax entries (then the cache starts over). Hashing costs a small
+// fraction of tokenizing, so short texts that repeat (a server's per-run meta
+// prompt and query, counted for every request) are worth remembering too.
 const (
-	countCacheMin = 1 << 10
+	countCacheMin = 128
 	countCacheMax = 4096
 )
 

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
@@ -27,11 +28,14 @@ func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
 			docs += int64(len(v.Document()))
 		}
 	}
-	if docs >= collectAfter {
+	if docs >= collectAfter && docs >= liveHeap()/4 {
 		// Reclaim the released Go values before the decoding allocates as
 		// much again: the collector would otherwise wait for the heap to
 		// double past them. What is left to mark is mostly the documents'
-		// bytes (no pointers), so this costs milliseconds.
+		// bytes (no pointers), so this costs milliseconds. On a heap much
+		// larger than the documents (rlm serve, other runs' values) the
+		// collection would mark all of it to reclaim little, and the
+		// collector's own pacing bounds the peak as well: skip it.
 		runtime.GC()
 	}
 	made := make(map[*rlmctx.Variable]starlark.Value, len(vars))
@@ -50,6 +54,17 @@ func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
 // collectAfter is the size of released documents past which InterpVars
 // collects the garbage before decoding them.
 const collectAfter = 32 << 20
+
+// liveHeap is the heap the last garbage collection found live (no
+// collection is made to read it).
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
 
 func interpVar(v *rlmctx.Variable, made map[*rlmctx.Variable]starlark.Value) (starlark.Value, error) {
 	if parent, ends, ok := v.Chunks(); ok {

@@ -37,6 +37,9 @@ type Run struct {
 	finished bool
 	lock     *os.File  // the run lock, held until Finish
 	clock    time.Time // recorded in a new recording's meta line (SetClock)
+	// progressAt is when run.json's progress was last written (with the
+	// root's Commit).
+	progressAt time.Time
 }
 
 func (r *Run) unlock() {
@@ -67,6 +70,15 @@ func (r *Run) Resumed() bool { return r.resumer != nil }
 
 func (r *Run) saveMeta() error { return r.writeMeta(true) }
 
+// syncOpts are the options of a write to be made durable: synced at
+// once, or noted to the root's Commit.
+func (root *Root) syncOpts() []atomicfile.Option {
+	if root == nil || root.Commit == nil {
+		return nil
+	}
+	return []atomicfile.Option{atomicfile.Deferred(root.Commit)}
+}
+
 // writeMeta writes run.json (synced if sync is set: progress updates are
 // not).
 func (r *Run) writeMeta(sync bool) error {
@@ -74,9 +86,9 @@ func (r *Run) writeMeta(sync bool) error {
 	if err != nil {
 		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
 	}
-	var opts []atomicfile.Option
+	opts := r.root.syncOpts()
 	if !sync {
-		opts = append(opts, atomicfile.NoSync())
+		opts = []atomicfile.Option{atomicfile.NoSync()}
 	}
 	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), append(b, '\n'), 0o600, opts...); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
@@ -127,6 +139,11 @@ func (r *Run) Err() error {
 	return r.diverged
 }
 
+// progressEvery is how often, at most, run.json's progress is rewritten
+// in a root with Commit (a server's runs: most end within seconds, and
+// Finish writes the final count).
+const progressEvery = time.Second
+
 func (r *Run) setIterations(n int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -134,6 +151,16 @@ func (r *Run) setIterations(n int) error {
 		return nil
 	}
 	r.meta.Iterations = n
+	if r.root.Commit != nil {
+		now := time.Now()
+		if r.progressAt.IsZero() {
+			r.progressAt = now // the run's start: run.json is fresh
+		}
+		if now.Sub(r.progressAt) < progressEvery {
+			return nil
+		}
+		r.progressAt = now
+	}
 	return r.writeMeta(false)
 }
 
@@ -149,8 +176,8 @@ func (r *Run) diverge(err error) {
 }
 
 // WrapModel puts the run's recorder over chat and emb (emb may be nil):
-// every answer is appended to the run's recording and synced before it
-// is returned. For a resumed run the recorded answers are served first
+// every answer is appended to the run's recording and synced (or noted
+// to the root's Commit) before it is returned. For a resumed run the recorded answers are served first
 // (see llm.Resumer) and only requests without one reach chat. The
 // returned func closes the recording; [Run.Finish] calls it too.
 func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, llm.Embedder, error) {
@@ -161,6 +188,9 @@ func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, ll
 	rec, err := llm.NewAppendRecorder(chat, r.RecordingPath(), opts...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.root != nil && r.root.Commit != nil {
+		rec.DeferSync(r.root.Commit.Note)
 	}
 	r.mu.Lock()
 	r.closers = append(r.closers, rec.Close)
@@ -246,7 +276,7 @@ func (r *Run) Finish(o Outcome) error {
 		return errors.Join(errs...)
 	}
 	if o.Result != nil {
-		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600, r.root.syncOpts()...); err != nil {
 			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))
 		}
 	}
@@ -337,6 +367,16 @@ func (s *sink) event(line []byte) {
 	if s.stopped {
 		return
 	}
+	if s.old == nil {
+		if t := eventType(line); t != "" && t != orchestrator.EventReply && t != orchestrator.EventExec {
+			// Nothing to read in it (the request events carry the whole
+			// prompt): append it as it is.
+			if _, err := s.w.Write(line); err != nil {
+				s.keep(err)
+			}
+			return
+		}
+	}
 	var e eventHead
 	if err := json.Unmarshal(line, &e); err != nil {
 		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
@@ -384,6 +424,23 @@ func (s *sink) event(line []byte) {
 	}
 }
 
+// eventType returns the type of a trajectory event line without parsing
+// it ("" if not found): the orchestrator writes "type" before the event's
+// data (see orchestrator.Event).
+func eventType(line []byte) string {
+	const key = `"type":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
 func (s *sink) keep(err error) {
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("runs: write run files: %w", err)
@@ -406,8 +463,14 @@ func firstDiff(a, b []byte) string {
 	return fmt.Sprintf("recorded …%q, now …%q", cut(a), cut(b))
 }
 
+// appendFile appends text to path, making its directory if need be.
 func appendFile(path, text string) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+	}
 	if err != nil {
 		return err
 	}

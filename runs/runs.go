@@ -12,7 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/rlmhq/rlm/internal/atomicfile"
 )
 
 // File names inside a run directory.
@@ -95,6 +98,15 @@ func Digest(v any) string {
 // Root is a directory of run directories.
 type Root struct {
 	Dir string
+	// Commit, if set, makes the run files durable against a power loss
+	// in batches (group commit): the writes that are synced one by one
+	// without it (each model answer in the recording, result.json and
+	// the final run.json) are noted to Commit instead, which syncs the
+	// file system within its interval. A killed process loses nothing
+	// either way. With Commit, run.json's progress (the iterations so
+	// far) is also rewritten at most once a second. For a server writing
+	// many runs at once.
+	Commit *atomicfile.Committer
 	// now is the clock (tests).
 	now func() time.Time
 }
@@ -102,10 +114,12 @@ type Root struct {
 // NewRoot returns the runs root at dir (created on the first run).
 func NewRoot(dir string) *Root { return &Root{Dir: dir, now: time.Now} }
 
-// NewID returns a fresh run id: the UTC start time and 6 random hex
-// digits, so ids sort by start time.
+// NewID returns a fresh run id: the UTC start time and 12 random hex
+// digits, so ids sort by start time. (With 6 digits, a server starting a
+// few hundred runs a second gave two runs the same id about once in a
+// thousand seconds: the second failed on the first's run lock.)
 func NewID(t time.Time) string {
-	var b [3]byte
+	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
@@ -117,6 +131,12 @@ func CheckID(id string) error {
 	}
 	return nil
 }
+
+// hostname is the machine's name, read once (each run records it).
+var hostname = sync.OnceValue(func() string {
+	h, _ := os.Hostname()
+	return h
+})
 
 // Path is the directory of run id.
 func (r *Root) Path(id string) string { return filepath.Join(r.Dir, id) }
@@ -134,12 +154,17 @@ func (r *Root) Create(m Meta) (*Run, error) {
 		return nil, err
 	}
 	dir := r.Path(m.ID)
-	if err := os.MkdirAll(filepath.Join(dir, OutputsDir), 0o755); err != nil {
+	// outputs/ is made with the first step output (appendFile).
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, os.ErrNotExist) {
+		err = os.MkdirAll(dir, 0o755) // the root's first run
+	}
+	if err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("runs: create run directory: %w", err)
 	}
 	m.Status = StatusRunning
 	m.PID = os.Getpid()
-	m.Host, _ = os.Hostname()
+	m.Host = hostname()
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
@@ -192,7 +217,7 @@ func effectiveStatus(dir string, m Meta) Status {
 	if m.Status != StatusRunning {
 		return m.Status
 	}
-	if h, _ := os.Hostname(); m.Host != "" && h != m.Host {
+	if h := hostname(); m.Host != "" && h != m.Host {
 		return m.Status
 	}
 	if !locked(dir, m) {

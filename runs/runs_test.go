@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 func TestParseAge(t *testing.T) {
@@ -187,4 +190,29 @@ func TestCheckVars(t *testing.T) {
 	require.ErrorIs(t, err, ErrDiverged)
 	assert.Contains(t, err.Error(), "(b changed, c is missing, d is new)")
 	assert.True(t, errors.Is(r.Err(), ErrDiverged))
+}
+
+// TestEventType: the sink reads a trajectory line's type without parsing
+// the line, as the orchestrator writes it.
+func TestEventType(t *testing.T) {
+	line := func(e orchestrator.Event) []byte {
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		return b
+	}
+	tests := []struct {
+		name string
+		line []byte
+		want string
+	}{
+		{"request", line(orchestrator.Event{V: 1, Type: orchestrator.EventRequest, Run: "0", Data: map[string]any{"type": "x"}}), orchestrator.EventRequest},
+		{"exec", line(orchestrator.Event{V: 1, Type: orchestrator.EventExec, Run: "0.1", Step: 2}), orchestrator.EventExec},
+		{"no type", []byte(`{"v":1}`), ""},
+		{"torn", []byte(`{"v":1,"type":"req`), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, eventType(tt.line))
+		})
+	}
 }

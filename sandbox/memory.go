@@ -24,9 +24,10 @@ import (
 //     MemoryError before it allocates;
 //   - builtins that grow a value in a loop call interrupted (or forEach
 //     does it for them) so they stop within a few milliseconds of a limit;
-//   - a watchdog samples the heap every memPoll and stops the step when it
-//     grew past the step's or the session's limit (the backstop for
-//     growth in interpreted code, e.g. list.append in a loop).
+//   - a watchdog samples the heap (every memPoll near a limit, less often
+//     far from one: pollInterval) and stops the step when it grew past
+//     the step's or the session's limit (the backstop for growth in
+//     interpreted code, e.g. list.append in a loop).
 //
 // The heap is the process's: it is blamed on a step only while the step
 // runs alone. A step that runs at the same time as another one (rlm
@@ -36,8 +37,33 @@ import (
 // plus those of every step that ran alongside stops it anyway. See
 // memshare.go.
 
-// memPoll is how often the memory watchdog samples the heap.
-const memPoll = 2 * time.Millisecond
+// memPoll is how often the memory watchdog samples the heap near a
+// limit; further from one it waits longer (pollInterval), up to
+// memPollMax.
+const (
+	memPoll    = 2 * time.Millisecond
+	memPollMax = 25 * time.Millisecond
+)
+
+// allocRate bounds how fast a step's code can grow the heap, in bytes per
+// millisecond (interpreted code builds values at well under 1 GB/s; a
+// builtin's large allocation is checked before it is made).
+const allocRate = 8 << 20
+
+// pollInterval is how long the watchdog may wait before its next sample:
+// less than the step would need to use up the room left of its limits at
+// allocRate, between memPoll and memPollMax. A step far from its limits
+// (most of them, e.g. a run's step waiting for a model call) is sampled a
+// few dozen times a second instead of 500: in rlm serve, with every run's
+// step waiting on the model, the 2 ms samples were a large part of the
+// server's CPU.
+func (st *step) pollInterval() time.Duration {
+	room := st.room()
+	if room >= allocRate*int64(memPollMax/time.Millisecond) {
+		return memPollMax
+	}
+	return max(time.Duration(room/allocRate)*time.Millisecond, memPoll)
+}
 
 // smallAlloc is the size below which checkAlloc does not look: a
 // step cannot overshoot its limit by much with allocations this small
@@ -53,14 +79,35 @@ var memSamples = []string{
 	"/memory/classes/heap/stacks:bytes",
 }
 
-// liveHeap is heapInUse after a garbage collection: the base a session's
-// limit is measured from. Read without collecting, it would count garbage
-// left by earlier work (another session, a load) as the base, and every
-// step of the session could then grow the heap by that much more than
-// its limit allows.
+// liveHeap is heapInUse after a garbage collection: the live heap, for
+// the decisions that need it exact (a step over a limit, memshare.go).
+// Read without collecting, it would count garbage left by earlier work
+// (another session, a load).
 func liveHeap() int64 {
 	runtime.GC()
 	return heapInUse()
+}
+
+// baseSlack bounds how much garbage may loosen a session's memory limit:
+// a session's base is read without a collection while the whole heap in
+// use is under 1/baseSlack of the limit.
+const baseSlack = 16
+
+// sessionBase is the base a new session's limit (limit bytes across its
+// steps; 0 or less: none) is measured from: the live heap. Garbage counted
+// in the base would let the session grow the heap by that much more than
+// its limit allows, so the base is the live heap after a collection, but
+// only when the garbage could matter: garbage is part of the heap in use,
+// so when the heap is under limit/baseSlack the base is read as it is and
+// the limit loosened by at most that. In rlm serve, where every run makes
+// sessions on a heap they all share, this takes the forced collection
+// (which marks every run's values) off each run's start.
+func sessionBase(limit int64) int64 {
+	h := heapInUse()
+	if limit <= 0 || h <= limit/baseSlack {
+		return h
+	}
+	return liveHeap()
 }
 
 func heapInUse() int64 {
@@ -200,7 +247,7 @@ func (st *step) overLimit() (msg string, limit error) {
 // allocation; the checks builtins make before allocating are the exact
 // ones.
 func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
-	t := time.NewTicker(memPoll)
+	t := time.NewTimer(st.pollInterval())
 	defer t.Stop()
 	for {
 		select {
@@ -208,6 +255,7 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 			return
 		case <-t.C:
 			st.sample(false)
+			t.Reset(st.pollInterval())
 			if _, limit := st.overLimit(); limit == nil {
 				continue
 			}

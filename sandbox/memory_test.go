@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -273,6 +275,85 @@ func TestSessionMemoryNoStepLimit(t *testing.T) {
 	assert.Equal(t, "MemoryError", se.Kind)
 	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
+}
+
+// TestSessionBaseCollectsOnlyWhenGarbageMatters: a new session reads its
+// memory base without a garbage collection while the heap is small next
+// to its session limit (rlm serve makes sessions on a heap every run
+// shares), and after one when garbage could loosen the limit by more than
+// 1/baseSlack, so garbage left by earlier work is not counted as the base.
+func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	tests := []struct {
+		name    string
+		limit   int64
+		garbage int
+		collect bool
+	}{
+		{"large limit", 1 << 40, 0, false},
+		{"limit off", -1, 64 << 20, false},
+		{"garbage past limit/16", 100 << 20, 64 << 20, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runtime.GC()
+			keep := make([][]byte, 0, 64)
+			for range tt.garbage >> 20 {
+				keep = append(keep, make([]byte, 1<<20))
+			}
+			withGarbage := heapInUse()
+			keep = nil
+			before := forced()
+			s := New(Config{Limits: Limits{MaxSessionMemory: tt.limit}})
+			if !tt.collect {
+				assert.Equal(t, before, forced(), "no forced collection")
+				return
+			}
+			assert.Greater(t, forced(), before, "a forced collection")
+			assert.Less(t, s.memBase, withGarbage-int64(tt.garbage)/2, "the garbage is not in the base")
+			runtime.KeepAlive(keep)
+		})
+	}
+}
+
+// TestPollInterval: the memory watchdog samples every memPoll near a
+// limit and up to memPollMax far from one, never later than a step
+// allocating at allocRate would need to use up its room.
+func TestPollInterval(t *testing.T) {
+	tests := []struct {
+		name       string
+		limit      int64
+		used       int64
+		want       time.Duration
+		sessionOff bool
+	}{
+		{"far from the limit", 1 << 30, 0, memPollMax, true},
+		{"no limits", -1, 0, memPollMax, true},
+		{"100 MB left", 1 << 30, 1<<30 - 100<<20, 12 * time.Millisecond, true},
+		{"near the limit", 64 << 20, 60 << 20, memPoll, true},
+		{"over the limit", 64 << 20, 80 << 20, memPoll, true},
+		{"the session's room counts", 1 << 30, 0, memPoll, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := Limits{MaxMemory: tt.limit, MaxSessionMemory: -1}
+			if !tt.sessionOff {
+				lim.MaxSessionMemory = 1 << 20
+			}
+			st := newStep(New(Config{Limits: lim}), context.Background())
+			st.heap.Store(st.mem.base + tt.used)
+			st.mem.sessBase = st.mem.base
+			got := st.pollInterval()
+			assert.Equal(t, tt.want, got)
+			if room := st.room(); got > memPoll && room > 0 {
+				assert.LessOrEqual(t, int64(got/time.Millisecond)*allocRate, room, "sampled before the room can be used up")
+			}
+		})
+	}
 }
 
 func TestDefaultMaxSessionMemory(t *testing.T) {

@@ -65,7 +65,7 @@ func New(cfg Config) *Session {
 		known:   map[string]bool{},
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
-		memBase: liveHeap(),
+		memBase: sessionBase(cfg.Limits.MaxSessionMemory),
 		clock:   newSessionClock(cfg.Clock),
 	}
 	for name, v := range pyBuiltins() {

@@ -13,10 +13,20 @@ import (
 
 // Defaults for zero Config fields.
 const (
-	DefaultMaxRuns      = 8
-	DefaultQueue        = 64
-	DefaultMaxBodyBytes = 32 << 20
-	DefaultRetain       = 1000
+	// DefaultMaxRuns is sized for a service whose runs mostly wait on the
+	// model: a run of two 20 ms model calls uses a few milliseconds of
+	// server CPU (make loadtest), so with runs of seconds the runs in
+	// flight, not the CPU, bound the throughput (runs/s = MaxRuns / run
+	// time); a waiting run costs a goroutine and its sandbox sessions'
+	// values, bounded by the memory limits.
+	DefaultMaxRuns = 64
+	// DefaultMaxConcurrency is the upstream requests in flight for all
+	// runs together when LLM.MaxConcurrency is 0: one per run slot, so
+	// that every running run can wait on the model at once.
+	DefaultMaxConcurrency = DefaultMaxRuns
+	DefaultQueue          = 64
+	DefaultMaxBodyBytes   = 32 << 20
+	DefaultRetain         = 1000
 	// DefaultRetryAfter is the Retry-After of a 429 when the queue is full.
 	DefaultRetryAfter = 5 * time.Second
 )
@@ -100,6 +110,9 @@ type Meta struct {
 func (c Config) withDefaults() Config {
 	if c.MaxRuns <= 0 {
 		c.MaxRuns = DefaultMaxRuns
+	}
+	if c.LLM.MaxConcurrency <= 0 {
+		c.LLM.MaxConcurrency = DefaultMaxConcurrency
 	}
 	if c.Queue < 0 {
 		c.Queue = 0

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/atomicfile"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/runs"
 )
@@ -84,6 +86,8 @@ func New(cfg Config) (*Server, error) {
 	s.store = st
 	if cfg.RunsDir != "" {
 		s.runsRoot = runs.NewRoot(cfg.RunsDir)
+		// Many runs write at once: their files are synced in batches.
+		s.runsRoot.Commit = atomicfile.NewCommitter(cfg.RunsDir, 0)
 	}
 	s.http = &http.Client{Timeout: 3 * time.Second}
 	s.handler = s.middleware(s.routes())
@@ -186,8 +190,15 @@ func (s *Server) Drain(ctx context.Context, timeout time.Duration) int {
 	return n
 }
 
-// Close releases the store. Call it after Drain.
-func (s *Server) Close() error { return s.store.Close() }
+// Close releases the store and commits the run files still to be synced.
+// Call it after Drain.
+func (s *Server) Close() error {
+	err := s.store.Close()
+	if s.runsRoot != nil {
+		err = errors.Join(err, s.runsRoot.Commit.Close())
+	}
+	return err
+}
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]string{"status": "ok"})

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +64,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		_ = f.Value.Set(defaultServeTimeout.String())
 		f.DefValue = defaultServeTimeout.String()
 	}
+	// Upstream requests in flight for all runs together: one per run slot
+	// by default (a server's runs mostly wait on the model).
+	if f := fs.Lookup("max-concurrency"); f != nil {
+		_ = f.Value.Set(strconv.Itoa(server.DefaultMaxConcurrency))
+		f.DefValue = strconv.Itoa(server.DefaultMaxConcurrency)
+	}
 	o.limits.register(fs, orchestrator.DefaultObservationTokens)
 	o.sizes = registerSizeFlags(fs)
 	o.storeDir = storeDirFlag(fs, env)
@@ -76,7 +83,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&o.output, "output", "answer:str", "default declared outputs `SCHEMA` (a request's rlm.output replaces it)")
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text or tools")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed: deterministic, or llm")
-	fs.IntVar(&o.maxRuns, "max-runs", server.DefaultMaxRuns, "runs executing at once")
+	fs.IntVar(&o.maxRuns, "max-runs", server.DefaultMaxRuns, "runs executing at once (each mostly waits on the model: size it for the throughput wanted, runs/s = N / run time)")
 	fs.IntVar(&o.queue, "queue", server.DefaultQueue, "runs waiting for a slot; beyond, requests get 429 with Retry-After")
 	o.maxBody = server.DefaultMaxBodyBytes
 	fs.Var(byteSize[int64]{&o.maxBody}, "max-body", "largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)")

@@ -1,7 +1,8 @@
 // Package atomicfile writes files so that a reader, or a process that
 // restarts after a crash, sees the old content or the new one, never a
 // torn mix: data goes to a synced temporary file in the same directory,
-// which is then renamed over the target.
+// which is then renamed over the target. A [Committer] batches the syncs
+// of many such writes (group commit).
 package atomicfile
 
 import (
@@ -12,12 +13,23 @@ import (
 // Option changes how Write writes.
 type Option func(*options)
 
-type options struct{ noSync bool }
+type options struct {
+	noSync bool
+	commit *Committer
+}
 
 // NoSync skips the fsyncs: a killed process still leaves the old or the
 // new content, only a power loss may lose the update. For frequent
 // progress writes.
 func NoSync() Option { return func(o *options) { o.noSync = true } }
+
+// Deferred skips the fsyncs and notes the write to c instead, whose next
+// commit (within its interval) makes it durable against a power loss
+// together with the other writes noted meanwhile. A killed process still
+// leaves the old or the new content.
+func Deferred(c *Committer) Option {
+	return func(o *options) { o.noSync, o.commit = true, c }
+}
 
 // Write replaces path with data atomically (temporary file, fsync,
 // rename, then an fsync of the directory where the platform allows it).
@@ -36,7 +48,8 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && perm != 0o600 {
+		// CreateTemp made it 0600.
 		err = f.Chmod(perm)
 	}
 	if err == nil && !o.noSync {
@@ -51,6 +64,9 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 	if err != nil {
 		os.Remove(tmp)
 		return err
+	}
+	if o.commit != nil {
+		o.commit.Note()
 	}
 	if o.noSync {
 		return nil

@@ -61,6 +61,8 @@ func TestLayers(t *testing.T) {
 		{pattern: "./repl", forbidden: []string{"orchestrator", "runs", "server", "internal/bench", "cmd"}},
 		{pattern: "./orchestrator", forbidden: []string{"internal/bench", "cmd"}},
 		{pattern: "./runs", forbidden: []string{"internal/bench", "cmd"}},
+		// The load test drives rlm serve over HTTP: it links no engine.
+		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {

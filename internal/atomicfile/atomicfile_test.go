@@ -1,0 +1,122 @@
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWrite: each way of writing replaces the content, with the
+// permissions asked, and leaves no temporary file behind; a deferred
+// write is committed by its committer.
+func TestWrite(t *testing.T) {
+	c := NewCommitter(t.TempDir(), time.Hour)
+	tests := []struct {
+		name string
+		perm os.FileMode
+		opts []Option
+	}{
+		{"synced", 0o644, nil},
+		{"no sync", 0o600, []Option{NoSync()}},
+		{"deferred", 0o644, []Option{Deferred(c)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "f.json")
+			require.NoError(t, Write(path, []byte("old"), tt.perm, tt.opts...))
+			require.NoError(t, Write(path, []byte("new"), tt.perm, tt.opts...))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new", string(b))
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.perm, fi.Mode().Perm())
+			ents, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Len(t, ents, 1, "no temporary file left")
+		})
+	}
+	before := c.Commits()
+	require.NoError(t, c.Flush())
+	assert.Equal(t, before+1, c.Commits(), "the deferred writes are committed by one sync")
+	require.NoError(t, c.Flush())
+	assert.Equal(t, before+1, c.Commits(), "nothing noted: no sync")
+}
+
+// TestCommitterGroups: writes noted by many writers at once are made
+// durable by a few file system syncs, within the interval, without the
+// writers waiting; Close commits what is left.
+func TestCommitterGroups(t *testing.T) {
+	dir := t.TempDir()
+	c := NewCommitter(dir, 20*time.Millisecond)
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				require.NoError(t, Write(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte(strconv.Itoa(j)), 0o600, Deferred(c)))
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Less(t, c.Commits(), 64*10/4, "640 writes, far fewer syncs")
+	assert.Eventually(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return !c.pending
+	}, 5*time.Second, 5*time.Millisecond, "committed within the interval")
+	c.Note()
+	require.NoError(t, c.Close())
+	c.mu.Lock()
+	assert.False(t, c.pending, "Close commits")
+	c.mu.Unlock()
+	n := c.Commits()
+	c.Note()
+	assert.Equal(t, n+1, c.Commits(), "after Close a note commits at once")
+	require.NoError(t, c.Err())
+}
+
+// killEnv makes the test binary a writer that replaces a file in a loop
+// until it is killed (TestKilledWriterLeavesWholeFile).
+const killEnv = "ATOMICFILE_TEST_KILL_WRITER"
+
+// TestKilledWriterLeavesWholeFile: a process killed with SIGKILL while it
+// replaces a file again and again with deferred (unsynced) writes leaves
+// one whole version of the content, never a torn or empty one.
+func TestKilledWriterLeavesWholeFile(t *testing.T) {
+	if path := os.Getenv(killEnv); path != "" {
+		c := NewCommitter(filepath.Dir(path), time.Millisecond)
+		for i := 0; ; i++ {
+			data := fmt.Sprintf("%08d %0*d", i, 64<<10, i)
+			if err := Write(path, []byte(data), 0o600, Deferred(c)); err != nil {
+				panic(err)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriterLeavesWholeFile$")
+	cmd.Env = append(os.Environ(), killEnv+"="+path)
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(path)
+		return len(b) > 0 && b[0] >= '0' && string(b[:8]) > "00000010"
+	}, 30*time.Second, time.Millisecond, "the writer writes")
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Len(t, b, 9+64<<10, "a whole version")
+	i, err := strconv.Atoi(string(b[:8]))
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("%08d %0*d", i, 64<<10, i), string(b))
+}

@@ -1,0 +1,4 @@
+package atomicfile
+
+// sysSyncfs is syncfs(2)'s number, which package syscall omits on amd64.
+const sysSyncfs = 306

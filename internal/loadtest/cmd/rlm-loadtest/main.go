@@ -1,0 +1,68 @@
+// Command rlm-loadtest measures what rlm serve adds to its upstream's
+// latency and throughput (see package loadtest). make loadtest builds rlm
+// and runs it:
+//
+//	rlm-loadtest [-rlm bin/rlm] [-clients 64] [-requests 640] [-single 200]
+//	             [-latency 20ms] [-serve-args '--max-runs 64'] [-server-log FILE]
+//
+// It prints one table row per phase: the loaded one (-clients clients,
+// -requests requests) and the one-client one (-single requests; 0 skips
+// it), each measured direct to the fake upstream and through rlm serve.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/rlmhq/rlm/internal/loadtest"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "rlm-loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("rlm-loadtest", flag.ContinueOnError)
+	rlm := fs.String("rlm", "bin/rlm", "the rlm `BINARY` to serve with")
+	clients := fs.Int("clients", loadtest.DefaultClients, "concurrent clients of the loaded phase")
+	requests := fs.Int("requests", loadtest.DefaultRequests, "requests of the loaded phase")
+	single := fs.Int("single", loadtest.DefaultSingleRequests, "requests of the one-client phase (0: skip it)")
+	latency := fs.Duration("latency", loadtest.DefaultLatency, "the fake upstream's latency per call")
+	serveArgs := fs.String("serve-args", "", "extra rlm serve `FLAGS`, space-separated (e.g. '--max-runs 64')")
+	serverLog := fs.String("server-log", "", "write the server's log to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := loadtest.Config{
+		Command:   []string{*rlm},
+		ServeArgs: strings.Fields(*serveArgs),
+		Latency:   *latency,
+		Phases:    []loadtest.Phase{{Clients: *clients, Requests: *requests}},
+	}
+	if *single > 0 {
+		cfg.Phases = append(cfg.Phases, loadtest.Phase{Clients: 1, Requests: *single})
+	}
+	if *serverLog != "" {
+		f, err := os.Create(*serverLog)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.ServerLog = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	results, err := loadtest.Run(ctx, cfg)
+	if rerr := loadtest.Report(stdout, cfg, results); err == nil {
+		err = rerr
+	}
+	return err
+}
