@@ -158,7 +158,7 @@ const contentPiece = 256
 // with the finish reason and the run summary (and usage if asked), then
 // [DONE].
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
-	sse := newSSE(w)
+	sse := s.newSSE(w)
 	base := chunk{ID: "chatcmpl-" + j.id, Object: "chat.completion.chunk", Created: j.created.Unix(), Model: j.spec.model}
 	send := func(c chunk) bool { return sse.data(c) == nil }
 	first := base

@@ -19,6 +19,24 @@ const (
 	DefaultRetain       = 1000
 	// DefaultRetryAfter is the Retry-After of a 429 when the queue is full.
 	DefaultRetryAfter = 5 * time.Second
+	// DefaultReadHeaderTimeout bounds the reading of a request's line and
+	// headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds the reading of a whole request, body
+	// included: a client trickling its body is cut off.
+	DefaultReadTimeout = 60 * time.Second
+	// DefaultWriteTimeout bounds each write of a response: a client that
+	// stops reading is dropped.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultStreamWriteTimeout bounds each event of an event stream
+	// (chat completion chunks, run events), refreshed per event.
+	DefaultStreamWriteTimeout = 2 * time.Minute
+	// DefaultIdleTimeout closes a keep-alive connection idle that long.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConns bounds the connections open at once; the default
+	// is also kept to half the process's open-file limit, so that the
+	// upstream, the store and the run directories keep descriptors.
+	DefaultMaxConns = 1024
 )
 
 // Config configures a [Server]. Zero fields take the defaults above.
@@ -70,6 +88,21 @@ type Config struct {
 	// Retain is how many finished runs are kept in memory for the run API.
 	Retain int
 
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the
+	// http.Server's (see [Server.HTTPServer]); WriteTimeout bounds each
+	// write of a response, StreamWriteTimeout each event of an event
+	// stream.
+	ReadHeaderTimeout  time.Duration
+	ReadTimeout        time.Duration
+	WriteTimeout       time.Duration
+	StreamWriteTimeout time.Duration
+	IdleTimeout        time.Duration
+	// MaxConns bounds the connections open at once (see [Server.Listen]):
+	// beyond, new connections wait in the kernel's backlog, and idle
+	// keep-alive connections are closed to make room. 0: DefaultMaxConns
+	// or half the open-file limit, whichever is lower.
+	MaxConns int
+
 	// Logger receives the access log and server events (nil: discarded).
 	Logger *slog.Logger
 	// Registry receives the server's metrics (nil: a new registry, see
@@ -111,6 +144,21 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retain <= 0 {
 		c.Retain = DefaultRetain
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.ReadTimeout, DefaultReadTimeout}, {&c.WriteTimeout, DefaultWriteTimeout},
+		{&c.StreamWriteTimeout, DefaultStreamWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
+		if n := openFileLimit() / 2; n > 0 && n < c.MaxConns {
+			c.MaxConns = max(n, 16)
+		}
 	}
 	if c.Output == "" {
 		c.Output = "answer:str"

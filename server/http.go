@@ -112,18 +112,37 @@ func noteRun(ctx context.Context, id string, tokens int, cost *float64) {
 	}
 }
 
-// statusWriter records the status and size of a response. It keeps
-// http.Flusher reachable (Unwrap) for streaming responses.
+// statusWriter records the status and size of a response, and gives
+// each write its deadline (timeout from the write's start: a client that
+// stops reading is dropped). It keeps http.Flusher reachable (Unwrap) for
+// streaming responses.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status  int
+	bytes   int64
+	timeout time.Duration
+	rc      *http.ResponseController
+}
+
+// setWriteTimeout sets the deadline of each following write (event
+// streams take a longer one than other responses).
+func (w *statusWriter) setWriteTimeout(d time.Duration) { w.timeout = d }
+
+// deadline sets the write deadline of the next write.
+func (w *statusWriter) deadline() {
+	if w.timeout > 0 {
+		if w.rc == nil {
+			w.rc = http.NewResponseController(w.ResponseWriter)
+		}
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
+	w.deadline()
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -131,6 +150,7 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	w.deadline()
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
 	return n, err
@@ -138,6 +158,7 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 // Flush flushes a streaming response.
 func (w *statusWriter) Flush() {
+	w.deadline()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -168,10 +189,16 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		li := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
 		if s.cfg.Token != "" && !public[r.URL.Path] && !isViewPage(r) && !s.authorized(r) {
+			// Refused before any of the body is read, and the connection
+			// closed: net/http would otherwise read (drain) what a client
+			// trickles after the headers, before and after the answer. The
+			// read deadline in the past ends that drain at once.
+			sw.Header().Set("Connection", "close")
 			s.writeError(sw, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
 				msg: "missing or wrong bearer token: send the header Authorization: Bearer TOKEN"})
+			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 		} else {
 			next.ServeHTTP(sw, r)
 		}

@@ -125,7 +125,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	if last, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && last > 0 {
 		next = last
 	}
-	sse := newSSE(w)
+	sse := s.newSSE(w)
 	for {
 		lines, wake, ended, err := j.eventsFrom(next)
 		if err != nil {
@@ -164,7 +164,7 @@ func (s *Server) streamKept(w http.ResponseWriter, r *http.Request, id string) {
 		s.writeError(w, err)
 		return
 	}
-	sse := newSSE(w)
+	sse := s.newSSE(w)
 	n := 0
 	for _, line := range splitLines(b) {
 		n++

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	rlmctx "github.com/rlmhq/rlm/context"
@@ -44,6 +45,8 @@ type Server struct {
 	active        int // runs admitted and not finished (queued or running)
 	draining      bool
 	wg            sync.WaitGroup
+	hs            []*http.Server // built by HTTPServer: shedIdle closes their idle connections
+	lastShed      atomic.Int64   // unix nanoseconds of the last shedIdle
 }
 
 // New builds a server: one upstream client, the store, the metrics.
@@ -93,6 +96,10 @@ func New(cfg Config) (*Server, error) {
 // Handler is the server's HTTP handler (auth and access log included).
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// MaxConns is the bound on open connections in force (Config.MaxConns
+// or its default).
+func (s *Server) MaxConns() int { return s.cfg.MaxConns }
+
 // Store is the server's variable store.
 func (s *Server) Store() *rlmctx.Store { return s.store }
 
@@ -124,8 +131,9 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// Listen listens on addr (HOST:PORT). Without a token it refuses any
-// address that is not loopback (ErrInsecure).
+// Listen listens on addr (HOST:PORT), accepting at most MaxConns
+// connections open at once. Without a token it refuses any address that
+// is not loopback (ErrInsecure).
 func (s *Server) Listen(addr string) (net.Listener, error) {
 	if s.cfg.Token == "" {
 		host, _, err := net.SplitHostPort(addr)
@@ -136,7 +144,17 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 			return nil, fmt.Errorf("%w: %s (set a token, or listen on 127.0.0.1)", ErrInsecure, addr)
 		}
 	}
-	return net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return s.LimitListener(ln), nil
+}
+
+// LimitListener bounds the connections ln accepts open at once to
+// MaxConns (Listen applies it).
+func (s *Server) LimitListener(ln net.Listener) net.Listener {
+	return newLimitListener(ln, s.cfg.MaxConns, s.shedIdle)
 }
 
 // isLoopback reports whether host names only loopback addresses.

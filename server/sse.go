@@ -12,7 +12,12 @@ type sse struct {
 	rc *http.ResponseController
 }
 
-func newSSE(w http.ResponseWriter) *sse {
+// newSSE starts an event stream on w; each event gets the server's
+// StreamWriteTimeout as its write deadline.
+func (srv *Server) newSSE(w http.ResponseWriter) *sse {
+	if sw, ok := w.(*statusWriter); ok {
+		sw.setWriteTimeout(srv.cfg.StreamWriteTimeout)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

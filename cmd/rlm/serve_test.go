@@ -32,6 +32,8 @@ func TestServeFlags(t *testing.T) {
 		{"record is for run", []string{"--record", "x.jsonl"}, nil, "--record and --replay are for rlm run"},
 		{"bad max-runs", []string{"--max-runs", "0"}, nil, "--max-runs"},
 		{"empty token file", []string{"--token-file", os.DevNull}, nil, "is empty"},
+		{"tiny read timeout", []string{"--read-timeout", "1us"}, nil, "--read-timeout must be at least 1ms"},
+		{"negative max-conns", []string{"--max-conns", "-1"}, nil, "--max-conns must be >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hostileToken is the bearer token of the hostile server rows.
+const hostileToken = "hostile-token-0123456789"
+
+// serveChild is an rlm serve process of the test binary (see TestMain),
+// listening on a loopback port, over a fake upstream whose root model
+// submits "ok" at once.
+type serveChild struct {
+	addr string
+	pid  int
+	up   *llmtest.Server
+	mu   sync.Mutex
+	logs []string
+}
+
+// startServeChild starts rlm serve in a child process with args; nofile > 0 runs it under that
+// open-file limit (prlimit). The process is killed at the test's end.
+func startServeChild(t *testing.T, nofile int, args ...string) *serveChild {
+	t.Helper()
+	up := llmtest.NewServer(t)
+	up.SetDefault(func(llmtest.Call) llmtest.Reply { return llmtest.Text("```python\nSUBMIT(answer='ok')\n```") })
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	full := append([]string{"serve", "--addr", "127.0.0.1:0", "--base-url", up.URL(), "--model", "m", "--no-keep",
+		"--store", t.TempDir()}, args...)
+	var cmd *exec.Cmd
+	if nofile > 0 {
+		p, err := exec.LookPath("prlimit")
+		if err != nil {
+			t.Skip("prlimit not found")
+		}
+		cmd = exec.Command(p, append([]string{fmt.Sprintf("--nofile=%d:%d", nofile, nofile), "--", exe}, full...)...)
+	} else {
+		cmd = exec.Command(exe, full...)
+	}
+	cmd.Env = append(os.Environ(), childEnv+"=1", "RLM_SERVE_TOKEN="+hostileToken)
+	cmd.Dir = t.TempDir()
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		pw.Close()
+	})
+	sc := &serveChild{pid: cmd.Process.Pid, up: up}
+	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	found := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(pr)
+		s.Buffer(nil, 1<<20)
+		for s.Scan() {
+			sc.mu.Lock()
+			sc.logs = append(sc.logs, s.Text())
+			sc.mu.Unlock()
+			if m := addrRE.FindStringSubmatch(s.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		close(found)
+	}()
+	select {
+	case a, ok := <-found:
+		require.True(t, ok, "rlm serve ended: %s", sc.logText())
+		sc.addr = a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("rlm serve did not listen: %s", sc.logText())
+	}
+	return sc
+}
+
+func (sc *serveChild) logText() string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return strings.Join(sc.logs, "\n")
+}
+
+// rss reads the process's resident set size and its peak from /proc, in
+// bytes.
+func (sc *serveChild) rss(t *testing.T) (cur, peak int64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", sc.pid))
+	require.NoError(t, err, "the server process is gone")
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = n << 10
+		case "VmHWM:":
+			peak = n << 10
+		}
+	}
+	return cur, peak
+}
+
+// request sends a request with the token (and a JSON body) and returns
+// the status and body; err is the transport's.
+func (sc *serveChild) request(method, path, body string, timeout time.Duration) (int, string, error) {
+	req, err := http.NewRequest(method, "http://"+sc.addr+path, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+hostileToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// legitimate checks that a legitimate chat completion and /healthz are
+// answered in time, and returns how long the completion took.
+func (sc *serveChild) legitimate(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	code, body, err := sc.request("POST", "/v1/chat/completions", `{"model":"rlm","messages":[{"role":"user","content":"hello"}]}`, hostileAnswer)
+	elapsed := time.Since(start)
+	require.NoError(t, err, "a legitimate chat completion is answered")
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"content":"ok"`)
+	code, body, err = sc.request("GET", "/healthz", "", hostileAnswer)
+	require.NoError(t, err)
+	require.Equal(t, 200, code, body)
+	return elapsed
+}
+
+// hostileAnswer is the time a legitimate client of a server under attack
+// gets (issue 26: under 2 s).
+const hostileAnswer = 2 * time.Second
+
+// serveHostileRow is one row of the server's hostile table: an attack on
+// a real rlm serve process over loopback, and what must still hold.
+type serveHostileRow struct {
+	name   string
+	nofile int
+	args   []string
+	run    func(t *testing.T, sc *serveChild)
+}
+
+// serveHostileRows is issue 26's table: each row drives the attack it
+// names and asserts the server still answers legitimate clients.
+var serveHostileRows = []serveHostileRow{
+	{name: "300 trickling unauthenticated PUTs at nofile 256", nofile: 256, run: trickleRow},
+}
+
+func TestServeHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rlm serve processes")
+	}
+	for _, row := range serveHostileRows {
+		t.Run(row.name, func(t *testing.T) {
+			sc := startServeChild(t, row.nofile, row.args...)
+			row.run(t, sc)
+		})
+	}
+}
+
+// trickleRow opens 300 connections that send the headers of an
+// unauthenticated PUT /v1/vars/x and then trickle its body a byte at a
+// time: each is refused and closed at once, so a legitimate client is
+// still answered.
+func trickleRow(t *testing.T, sc *serveChild) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	var refused sync.WaitGroup
+	refused.Add(300)
+	statuses := make(chan string, 300)
+	for range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", sc.addr)
+			if err != nil {
+				statuses <- "dial: " + err.Error()
+				refused.Done()
+				return
+			}
+			defer c.Close()
+			_, _ = io.WriteString(c, "PUT /v1/vars/x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+			go func() {
+				for ctx.Err() == nil {
+					if _, err := c.Write([]byte("a")); err != nil {
+						return
+					}
+					time.Sleep(time.Second)
+				}
+			}()
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				statuses <- "read: " + err.Error()
+			} else {
+				statuses <- resp.Status
+			}
+			refused.Done()
+			<-ctx.Done()
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	elapsed := sc.legitimate(t)
+	t.Logf("legitimate chat completion under 300 trickling sockets: %s", elapsed)
+	refused.Wait()
+	close(statuses)
+	counts := map[string]int{}
+	for s := range statuses {
+		counts[s]++
+	}
+	assert.Equal(t, map[string]int{"401 Unauthorized": 300}, counts)
+	cancel()
+	wg.Wait()
+}
