@@ -54,12 +54,7 @@ type rlmSummary struct {
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	spec, err := s.parseChat(body)
+	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return

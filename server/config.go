@@ -17,6 +17,11 @@ const (
 	DefaultQueue        = 64
 	DefaultMaxBodyBytes = 32 << 20
 	DefaultRetain       = 1000
+	// DefaultMaxJSONValues bounds the values of a request's JSON (each
+	// costs ~100–300 bytes decoded: ~90 MB at most).
+	DefaultMaxJSONValues = 1 << 18
+	// DefaultMaxJSONDepth bounds the nesting of a request's JSON.
+	DefaultMaxJSONDepth = 100
 	// DefaultRetryAfter is the Retry-After of a 429 when the queue is full.
 	DefaultRetryAfter = 5 * time.Second
 	// DefaultReadHeaderTimeout bounds the reading of a request's line and
@@ -85,6 +90,13 @@ type Config struct {
 	Queue   int
 	// MaxBodyBytes bounds request bodies (413 beyond).
 	MaxBodyBytes int64
+	// MaxJSONValues and MaxJSONDepth bound the JSON of a request body
+	// (chat completions, runs, typed store values), counted by a scan
+	// before anything is decoded: 413 (ErrJSONTooLarge) beyond
+	// MaxJSONValues values, 400 (ErrJSONTooDeep) beyond MaxJSONDepth
+	// levels of nesting.
+	MaxJSONValues int
+	MaxJSONDepth  int
 	// Retain is how many finished runs are kept in memory for the run API.
 	Retain int
 
@@ -144,6 +156,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retain <= 0 {
 		c.Retain = DefaultRetain
+	}
+	if c.MaxJSONValues <= 0 {
+		c.MaxJSONValues = DefaultMaxJSONValues
+	}
+	if c.MaxJSONDepth <= 0 {
+		c.MaxJSONDepth = DefaultMaxJSONDepth
 	}
 	for _, d := range []struct {
 		v   *time.Duration

@@ -17,6 +17,12 @@ var (
 	ErrNotFound = errors.New("server: not found")
 	// ErrBodyTooLarge: a request body over the configured maximum.
 	ErrBodyTooLarge = errors.New("server: request body too large")
+	// ErrJSONTooLarge: a request JSON document with more values than
+	// Config.MaxJSONValues.
+	ErrJSONTooLarge = errors.New("server: request JSON has too many values")
+	// ErrJSONTooDeep: a request JSON document nested deeper than
+	// Config.MaxJSONDepth.
+	ErrJSONTooDeep = errors.New("server: request JSON nested too deep")
 	// ErrMeta: a meta document whose recommended budgets do not fit the
 	// server's settings.
 	ErrMeta = errors.New("server: meta document does not fit the server's settings")

@@ -84,7 +84,23 @@ func (s *Server) redact(text string) string {
 
 // readBody reads a request body up to the configured maximum.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	var body []byte
+	var err error
+	if n := r.ContentLength; n >= 0 && n <= s.cfg.MaxBodyBytes {
+		// The declared size at once: no doubling buffer and its garbage.
+		body = make([]byte, 0, n+1)
+		for err == nil && len(body) < cap(body) {
+			var k int
+			k, err = rd.Read(body[len(body):cap(body)])
+			body = body[:len(body)+k]
+		}
+		if err == io.EOF {
+			err = nil
+		}
+	} else {
+		body, err = io.ReadAll(rd)
+	}
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -81,24 +82,65 @@ type runUsage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// start admits a run: it fails with ErrDraining or ErrBusy (queue full),
-// else the run starts (or queues for a slot) on its own goroutine under
-// parent's values; canceling parent cancels the run (a chat completion
-// whose client went away), the run API passes a context that outlives its
-// request.
-func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
+// admit reserves a run's place (a slot or a queue place) before its
+// request body is read and decoded: it fails with ErrDraining or ErrBusy
+// (queue full). The caller starts the run with start, or gives the place
+// back with release.
+func (s *Server) admit() error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.draining {
-		s.mu.Unlock()
-		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+		return &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
 	}
 	if s.active >= s.cfg.MaxRuns+s.cfg.Queue {
-		s.mu.Unlock()
 		s.metrics.rejected.Inc()
-		return nil, &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
+		return &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
 			msg: fmt.Sprintf("all %d run slots and %d queue places are taken; retry later", s.cfg.MaxRuns, s.cfg.Queue), err: ErrBusy, retryAfter: DefaultRetryAfter}
 	}
 	s.active++
+	return nil
+}
+
+// release gives back a place admit reserved for a request that starts no
+// run.
+func (s *Server) release() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+}
+
+// admitBody admits a run, then reads and validates its request body: the
+// place is taken before the body costs memory. On error the place is
+// given back.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, error) {
+	if err := s.admit(); err != nil {
+		return nil, err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	spec, err := s.parseChat(body)
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	return spec, nil
+}
+
+// start starts an admitted run (or queues it for a slot) on its own
+// goroutine under parent's values; canceling parent cancels the run (a
+// chat completion whose client went away), the run API passes a context
+// that outlives its request. A server that began draining since the
+// admission refuses it (ErrDraining) and gives the place back.
+func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
+	s.mu.Lock()
+	if s.draining {
+		s.active--
+		s.mu.Unlock()
+		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+	}
 	now := time.Now()
 	j := &job{s: s, id: runs.NewID(now), spec: spec, created: now, state: StateQueued, done: make(chan struct{}), wake: make(chan struct{})}
 	j.ctx, j.cancel = context.WithCancelCause(parent)

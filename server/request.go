@@ -1,12 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -24,12 +24,12 @@ const ModelName = "rlm"
 // reads; the other OpenAI fields (temperature, user, ...) are accepted and
 // ignored: the RLM's own model calls use the server's settings.
 type chatRequest struct {
-	Model         string          `json:"model"`
-	Messages      []chatMessage   `json:"messages"`
-	Stream        bool            `json:"stream"`
-	StreamOptions *streamOptions  `json:"stream_options"`
-	N             *int            `json:"n"`
-	RLM           json.RawMessage `json:"rlm"`
+	Model         string         `json:"model"`
+	Messages      []chatMessage  `json:"messages"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options"`
+	N             *int           `json:"n"`
+	RLM           rawRef         `json:"rlm"`
 }
 
 type streamOptions struct {
@@ -37,16 +37,16 @@ type streamOptions struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	Name    string          `json:"name,omitempty"`
+	Role    string `json:"role"`
+	Content rawRef `json:"content"`
+	Name    string `json:"name,omitempty"`
 }
 
 // rlmOptions is the "rlm" field of a request. Unknown fields are refused.
 type rlmOptions struct {
 	// Variables maps names to a string (text), any other JSON value
 	// (typed), or "store:KEY".
-	Variables json.RawMessage `json:"variables"`
+	Variables rawRef `json:"variables"`
 	// Output is the declared output schema, e.g. "answer:str, confidence:float".
 	Output string `json:"output"`
 	// Per-request budgets: each can only lower the server's cap.
@@ -91,13 +91,34 @@ func badRequest(field, format string, args ...any) error {
 	return &apiError{status: 400, typ: "invalid_request_error", param: field, msg: msg, err: ErrBadRequest}
 }
 
-// decodeJSON decodes a request body, naming the field of a type error.
+// rawRef is a JSON value left undecoded, like json.RawMessage but
+// without its copy: it points into the request body it was decoded from
+// (json.Unmarshal hands UnmarshalJSON a piece of its input), which the
+// server never modifies.
+type rawRef []byte
+
+// UnmarshalJSON keeps b itself.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// decodeJSON decodes a request body, naming the field of a type error;
+// strict refuses unknown fields. It decodes body in place (json.Unmarshal,
+// no decoder buffer), so rawRef fields point into it.
 func decodeJSON(body []byte, v any, strict bool, prefix string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
 	if strict {
-		dec.DisallowUnknownFields()
+		var fields map[string]rawRef
+		if err := json.Unmarshal(body, &fields); err == nil {
+			known := knownFields(v)
+			for name := range fields {
+				if !known[name] {
+					return badRequest(prefix+name, "unknown field (known fields of %s: %s)", strings.TrimSuffix(prefix, "."), rlmFields())
+				}
+			}
+		}
 	}
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {
@@ -106,22 +127,28 @@ func decodeJSON(body []byte, v any, strict bool, prefix string) error {
 			return badRequest(strings.TrimSuffix(field, "."), "want %s, got a JSON %s", te.Type, te.Value)
 		case errors.As(err, &se):
 			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON at byte %d: %v", se.Offset, err)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return badRequest(prefix+name, "unknown field (known fields of %s: %s)", strings.TrimSuffix(prefix, "."), rlmFields())
 		default:
 			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: %v", err)
 		}
 	}
-	if dec.More() {
-		return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: data after the object")
-	}
 	return nil
+}
+
+// knownFields are the JSON names of the fields of the struct v points to.
+func knownFields(v any) map[string]bool {
+	t := reflect.TypeOf(v).Elem()
+	known := map[string]bool{}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	return known
 }
 
 // messageText returns a message's text: a string, or the text parts of an
 // array of content parts.
-func messageText(i int, raw json.RawMessage) (string, error) {
+func messageText(i int, raw rawRef) (string, error) {
 	field := fmt.Sprintf("messages[%d].content", i)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -153,6 +180,9 @@ func messageText(i int, raw json.RawMessage) (string, error) {
 // parseChat validates a chat completion request (the body of POST
 // /v1/chat/completions and POST /v1/runs) into a run spec.
 func (s *Server) parseChat(body []byte) (*runSpec, error) {
+	if err := checkJSONBudget(body, "", s.cfg.MaxJSONValues, s.cfg.MaxJSONDepth); err != nil {
+		return nil, err
+	}
 	var req chatRequest
 	if err := decodeJSON(body, &req, false, ""); err != nil {
 		return nil, err
@@ -240,11 +270,12 @@ func (s *Server) parseChat(body []byte) (*runSpec, error) {
 
 // addVariables adds the rlm.variables to the run's context, in the order
 // the request gives them.
-func (s *Server) addVariables(spec *runSpec, raw json.RawMessage) error {
+func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	v, err := pyjson.Decode(raw)
+	// raw is the request's own copy: its strings need not be copied again.
+	v, err := pyjson.DecodeOwned(raw, "")
 	if err != nil {
 		return badRequest("rlm.variables", "%v", err)
 	}

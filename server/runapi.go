@@ -16,12 +16,7 @@ import (
 // handleRunCreate starts a run that outlives the request: 202 with the
 // run's id and links.
 func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	spec, err := s.parseChat(body)
+	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return

@@ -114,6 +114,10 @@ func (s *Server) handleVarPut(w http.ResponseWriter, r *http.Request) {
 	var value any
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/json" {
+		if err := checkJSONBudget(body, "body", s.cfg.MaxJSONValues, s.cfg.MaxJSONDepth); err != nil {
+			s.writeError(w, err)
+			return
+		}
 		if value, err = pyjson.Decode(body); err != nil {
 			s.writeError(w, badRequest("body", "%v", err))
 			return

@@ -170,6 +170,8 @@ type serveHostileRow struct {
 // names and asserts the server still answers legitimate clients.
 var serveHostileRows = []serveHostileRow{
 	{name: "300 trickling unauthenticated PUTs at nofile 256", nofile: 256, run: trickleRow},
+	{name: "three 30 MB bodies of 10M empty dicts at once", run: dictBombRow},
+	{name: "a 30 MB text variable", run: bigTextRow},
 }
 
 func TestServeHostile(t *testing.T) {
@@ -238,4 +240,67 @@ func trickleRow(t *testing.T, sc *serveChild) {
 	assert.Equal(t, map[string]int{"401 Unauthorized": 300}, counts)
 	cancel()
 	wg.Wait()
+}
+
+// bodyRSSRatio is the most a request body may cost in server memory, as a
+// multiple of its size (issue 26: peak RSS at most 6x the body).
+const bodyRSSRatio = 6
+
+// dictBomb is a chat body of about size bytes whose variable is a list of
+// empty dicts (~3 bytes of JSON each).
+func dictBomb(size int) string {
+	return `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"d":[` +
+		strings.Repeat("{},", size/3) + `{}]}}}`
+}
+
+// dictBombRow sends three 30 MB bodies of 10M empty dicts at once: each
+// is refused with 413 before decoding, the server's peak RSS stays within
+// 6x one body, and a legitimate client is served.
+func dictBombRow(t *testing.T, sc *serveChild) {
+	body := dictBomb(30 << 20)
+	var wg sync.WaitGroup
+	codes := make([]int, 3)
+	outs := make([]string, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
+			assert.NoError(t, err)
+			codes[i], outs[i] = code, out
+		}()
+	}
+	wg.Wait()
+	for i := range 3 {
+		assert.Equal(t, 413, codes[i], outs[i])
+		assert.Contains(t, outs[i], "--max-json-values")
+	}
+	_, peak := sc.rss(t)
+	t.Logf("peak RSS %.0f MB for three %.0f MB bodies at once (%.1fx one body)", float64(peak)/(1<<20), float64(len(body))/(1<<20), float64(peak)/float64(len(body)))
+	assertRSS(t, peak, bodyRSSRatio*int64(len(body)))
+	sc.legitimate(t)
+}
+
+// bigTextRow sends a chat completion with a 30 MB text variable: it is
+// served, and the server's peak RSS stays within 6x the body.
+func bigTextRow(t *testing.T, sc *serveChild) {
+	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (30<<20)/12) + `"}}}`
+	code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, 200, code, out)
+	_, peak := sc.rss(t)
+	t.Logf("peak RSS %.0f MB for a %.0f MB text variable (%.1fx the body)", float64(peak)/(1<<20), float64(len(body))/(1<<20), float64(peak)/float64(len(body)))
+	assertRSS(t, peak, bodyRSSRatio*int64(len(body)))
+}
+
+// assertRSS checks a peak RSS read from /proc against limit, except under
+// -race, whose shadow memory multiplies a process's RSS (the figure is
+// logged).
+func assertRSS(t *testing.T, peak, limit int64) {
+	t.Helper()
+	if raceEnabled {
+		t.Logf("-race: RSS not asserted (limit %d MB)", limit>>20)
+		return
+	}
+	assert.LessOrEqual(t, peak, limit, "peak RSS over %d MB", limit>>20)
 }
