@@ -9,6 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +52,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		ae = &apiError{status: 500, typ: "server_error", msg: err.Error()}
 	}
 	var b errorBody
-	b.Error.Message = s.redact(ae.msg)
+	b.Error.Message = s.clientText(ae.msg)
 	b.Error.Type = ae.typ
 	if ae.param != "" {
 		p := s.redact(ae.param)
@@ -80,6 +83,44 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // redact replaces the server's secrets (token, API key) in s.
 func (s *Server) redact(text string) string {
 	return llm.RedactSecrets(text, s.secrets...)
+}
+
+// clientText prepares an error or a probe's detail for a client or a
+// log: the server's secrets (and their percent-encoded forms) replaced,
+// every query value and user of each URL in it redacted (llm.Redact), and
+// the server's own directories (store, runs, meta document, working
+// directory) shown by name instead of their absolute paths.
+func (s *Server) clientText(text string) string {
+	text = llm.Redact(text, s.secrets...)
+	for _, d := range s.dirs {
+		text = strings.ReplaceAll(text, d.path, d.name)
+	}
+	return text
+}
+
+// namedDir is one of the server's directories as clientText shows it.
+type namedDir struct{ path, name string }
+
+// serverDirs lists the absolute directories of cfg that clientText hides,
+// longest first (a runs directory inside the store is replaced whole).
+func serverDirs(cfg Config) []namedDir {
+	var out []namedDir
+	add := func(path, name string) {
+		if path == "" {
+			return
+		}
+		if abs, err := filepath.Abs(path); err == nil && abs != "/" {
+			out = append(out, namedDir{abs, name})
+		}
+	}
+	add(cfg.StoreDir, "<store>")
+	add(cfg.RunsDir, "<runs>")
+	add(cfg.Meta.Path, "<meta>")
+	if wd, err := os.Getwd(); err == nil {
+		add(wd, "<server>")
+	}
+	slices.SortFunc(out, func(a, b namedDir) int { return len(b.path) - len(a.path) })
+	return out
 }
 
 // readBody reads a request body up to the configured maximum.

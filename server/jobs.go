@@ -289,9 +289,9 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	if kept != nil {
 		b, _ := json.MarshalIndent(j.result, "", "  ")
 		o := runs.OutcomeOf(res, append(b, '\n'))
-		o.Error = j.s.redact(o.Error)
+		o.Error = j.s.clientText(o.Error)
 		if err := kept.Finish(o); err != nil {
-			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
+			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.clientText(err.Error()))
 		}
 	}
 	j.mu.Lock()
@@ -344,7 +344,7 @@ func (j *job) resultLocked() *RunResult {
 	}
 	r.StopReason, r.Partial, r.Extracted, r.Iterations = string(res.StopReason), res.Partial, res.Extracted, res.Iterations
 	if res.Err != nil {
-		r.Error = j.s.redact(res.Err.Error())
+		r.Error = j.s.clientText(res.Err.Error())
 	}
 	u := res.Usage
 	r.Usage = &runUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, TotalTokens: u.Tokens()}

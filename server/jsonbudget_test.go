@@ -78,6 +78,11 @@ func TestAdmissionBeforeDecoding(t *testing.T) {
 	assert.Equal(t, 429, code, string(body))
 	ts.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
 	ts.waitRun(t, r.ID)
+	// The place is free once the canceled run is retired.
+	require.Eventually(t, func() bool {
+		code, _, _ := ts.do(t, "POST", "/v1/chat/completions", []byte(`{"model": "rlm", "messages": [`))
+		return code == 400
+	}, 10*time.Second, 5*time.Millisecond)
 	// A refused body gives its place back.
 	for range 3 {
 		code, _, body = ts.do(t, "POST", "/v1/chat/completions", []byte(`{"model": "rlm", "messages": [`))

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,7 @@ type Server struct {
 	runsRoot *runs.Root
 	metrics  *metrics
 	secrets  []string
+	dirs     []namedDir // see clientText
 	slots    chan struct{}
 	handler  http.Handler
 	http     *http.Client // readiness probe of the upstream
@@ -56,10 +58,11 @@ func New(cfg Config) (*Server, error) {
 	if err := s.checkMeta(); err != nil {
 		return nil, err
 	}
-	s.secrets = cfg.LLM.Secrets()
+	s.secrets = secretForms(cfg.LLM.Secrets())
 	if cfg.Token != "" {
-		s.secrets = append(s.secrets, cfg.Token)
+		s.secrets = append(s.secrets, secretForms([]string{cfg.Token})...)
 	}
+	s.dirs = serverDirs(cfg)
 	s.ledger = llm.NewLedger(llm.LedgerConfig{Prices: cfg.Prices})
 	s.metrics = newMetrics(cfg.Registry, s)
 	lc := cfg.LLM
@@ -207,13 +210,15 @@ func (s *Server) Drain(ctx context.Context, timeout time.Duration) int {
 // Close releases the store. Call it after Drain.
 func (s *Server) Close() error { return s.store.Close() }
 
+// handleHealth answers 200 while the process serves.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]string{"status": "ok"})
 }
 
 // handleReady answers 200 when the upstream answers HTTP, the store is
-// writable and the server is not draining; 503 otherwise, naming what
-// failed.
+// writable and the server is not draining; 503 otherwise. Without the
+// token (the probe is public) it says only whether the server is ready;
+// token holders get what failed, redacted.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	checks := map[string]string{}
 	ok := true
@@ -226,12 +231,12 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		checks["server"] = "ok"
 	}
 	if err := s.probeUpstream(r.Context()); err != nil {
-		checks["upstream"], ok = s.redact(err.Error()), false
+		checks["upstream"], ok = s.clientText(err.Error()), false
 	} else {
 		checks["upstream"] = "ok"
 	}
 	if err := s.probeStore(); err != nil {
-		checks["store"], ok = s.redact(err.Error()), false
+		checks["store"], ok = s.clientText(err.Error()), false
 	} else {
 		checks["store"] = "ok"
 	}
@@ -239,7 +244,27 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		status = 503
 	}
+	if s.cfg.Token != "" && !s.authorized(r) {
+		writeJSON(w, status, map[string]any{"ready": ok})
+		return
+	}
 	writeJSON(w, status, map[string]any{"ready": ok, "checks": checks})
+}
+
+// secretForms returns each secret with its percent-encoded forms (as a
+// query value and as a path segment), so a secret is redacted also where
+// a URL shows it encoded.
+func secretForms(secrets []string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, sec := range secrets {
+		out = append(out, sec)
+		for _, enc := range []string{url.QueryEscape(sec), url.PathEscape(sec)} {
+			if enc != sec && !slices.Contains(out, enc) {
+				out = append(out, enc)
+			}
+		}
+	}
+	return out
 }
 
 // probeUpstream sends GET {base}/models: any HTTP answer means the

@@ -172,6 +172,7 @@ var serveHostileRows = []serveHostileRow{
 	{name: "300 trickling unauthenticated PUTs at nofile 256", nofile: 256, run: trickleRow},
 	{name: "three 30 MB bodies of 10M empty dicts at once", run: dictBombRow},
 	{name: "a 30 MB text variable", run: bigTextRow},
+	{name: "readyz with credentials in the base URL", args: []string{"--base-url", "http://127.0.0.1:1/v1?code=SECRETcode123&api-key=abc%2Fdef%3D"}, run: readyzRow},
 }
 
 func TestServeHostile(t *testing.T) {
@@ -303,4 +304,24 @@ func assertRSS(t *testing.T, peak, limit int64) {
 		return
 	}
 	assert.LessOrEqual(t, peak, limit, "peak RSS over %d MB", limit>>20)
+}
+
+// readyzRow: an upstream base URL with credentials in its query, and the
+// upstream down: the public /readyz says only "not ready", the token
+// holder's shows no query value, decoded or not.
+func readyzRow(t *testing.T, sc *serveChild) {
+	resp, err := http.Get("http://" + sc.addr + "/readyz")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 503, resp.StatusCode)
+	assert.JSONEq(t, `{"ready": false}`, string(body))
+	code, out, err := sc.request("GET", "/readyz", "", hostileAnswer*5)
+	require.NoError(t, err)
+	assert.Equal(t, 503, code)
+	assert.Contains(t, out, "unreachable")
+	for _, secret := range []string{"SECRETcode123", "abc%2Fdef", "abc/def"} {
+		assert.NotContains(t, out, secret)
+		assert.NotContains(t, sc.logText(), secret)
+	}
 }
