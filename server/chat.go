@@ -164,9 +164,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 	}
 	next := 0
 	for {
-		lines, wake, ended, err := j.eventsFrom(next)
-		if err != nil {
-			break
+		lines, wake, ended, file := j.eventsFrom(next)
+		if file != "" {
+			break // retired: progress is over, the answer follows
 		}
 		next += len(lines)
 		for _, line := range lines {

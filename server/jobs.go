@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -358,27 +357,20 @@ func (j *job) resultLocked() *RunResult {
 	return r
 }
 
-// eventsFrom returns the trajectory lines from index i on, a channel
-// closed at the next change, and whether the run has ended.
-func (j *job) eventsFrom(i int) ([][]byte, <-chan struct{}, bool, error) {
+// eventsFrom returns the trajectory lines from index i on (shared, not
+// copied), a channel closed at the next change, whether the run has ended,
+// and the trajectory file to read instead when the run's lines are no
+// longer in memory (then lines is nil and the run has ended).
+func (j *job) eventsFrom(i int) (lines [][]byte, wake <-chan struct{}, ended bool, file string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	ended := j.res != nil
 	if j.onDisk {
-		b, err := os.ReadFile(filepath.Join(j.kept.Dir(), runs.TrajectoryFile))
-		if err != nil {
-			return nil, nil, true, err
-		}
-		lines := splitLines(b)
-		if i > len(lines) {
-			i = len(lines)
-		}
-		return lines[i:], j.wake, true, nil
+		return nil, j.wake, true, filepath.Join(j.kept.Dir(), runs.TrajectoryFile)
 	}
 	if i > len(j.events) {
 		i = len(j.events)
 	}
-	return j.events[i:], j.wake, ended, nil
+	return j.events[i:], j.wake, j.res != nil, ""
 }
 
 // retire keeps at most Retain finished runs in memory; a kept run's

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rlmhq/rlm/llm/llmtest"
+	"github.com/rlmhq/rlm/runs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,8 +44,8 @@ func startServeChild(t *testing.T, nofile int, args ...string) *serveChild {
 	up.SetDefault(func(llmtest.Call) llmtest.Reply { return llmtest.Text("```python\nSUBMIT(answer='ok')\n```") })
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	full := append([]string{"serve", "--addr", "127.0.0.1:0", "--base-url", up.URL(), "--model", "m", "--no-keep",
-		"--store", t.TempDir()}, args...)
+	full := append([]string{"serve", "--addr", "127.0.0.1:0", "--base-url", up.URL(), "--model", "m",
+		"--store", t.TempDir(), "--runs-dir", t.TempDir()}, args...)
 	var cmd *exec.Cmd
 	if nofile > 0 {
 		p, err := exec.LookPath("prlimit")
@@ -163,7 +164,10 @@ type serveHostileRow struct {
 	name   string
 	nofile int
 	args   []string
-	run    func(t *testing.T, sc *serveChild)
+	// setup, if set, prepares the row (e.g. a runs directory) and returns
+	// more flags.
+	setup func(t *testing.T) []string
+	run   func(t *testing.T, sc *serveChild)
 }
 
 // serveHostileRows is issue 26's table: each row drives the attack it
@@ -172,6 +176,7 @@ var serveHostileRows = []serveHostileRow{
 	{name: "300 trickling unauthenticated PUTs at nofile 256", nofile: 256, run: trickleRow},
 	{name: "three 30 MB bodies of 10M empty dicts at once", run: dictBombRow},
 	{name: "a 30 MB text variable", run: bigTextRow},
+	{name: "60 stalled readers of a 32 MB trajectory", setup: bigTrajectory, run: stalledReadersRow},
 	{name: "readyz with credentials in the base URL", args: []string{"--base-url", "http://127.0.0.1:1/v1?code=SECRETcode123&api-key=abc%2Fdef%3D"}, run: readyzRow},
 }
 
@@ -181,7 +186,11 @@ func TestServeHostile(t *testing.T) {
 	}
 	for _, row := range serveHostileRows {
 		t.Run(row.name, func(t *testing.T) {
-			sc := startServeChild(t, row.nofile, row.args...)
+			args := row.args
+			if row.setup != nil {
+				args = append(args, row.setup(t)...)
+			}
+			sc := startServeChild(t, row.nofile, args...)
 			row.run(t, sc)
 		})
 	}
@@ -324,4 +333,46 @@ func readyzRow(t *testing.T, sc *serveChild) {
 		assert.NotContains(t, out, secret)
 		assert.NotContains(t, sc.logText(), secret)
 	}
+}
+
+// bigRunID is the run bigTrajectory records.
+var bigRunID string
+
+// bigTrajectory records a finished run with a 32 MB trajectory in a runs
+// directory and returns the flag serving it.
+func bigTrajectory(t *testing.T) []string {
+	dir := t.TempDir()
+	kept, err := runs.NewRoot(dir).Create(runs.Meta{Query: "big"})
+	require.NoError(t, err)
+	line := `{"type":"exec","run":"r","data":{"code":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n"
+	for range 32 {
+		_, err := kept.Trajectory().Write([]byte(line))
+		require.NoError(t, err)
+	}
+	require.NoError(t, kept.Finish(runs.Outcome{Status: runs.StatusDone, StopReason: "submit"}))
+	bigRunID = kept.ID()
+	return []string{"--runs-dir", dir}
+}
+
+// stalledReadersRow opens 60 clients of the 32 MB trajectory and events
+// that never read: the server reads the file through a bounded buffer
+// for each, so its RSS stays under 300 MB, and it serves others.
+func stalledReadersRow(t *testing.T, sc *serveChild) {
+	for i := range 60 {
+		path := "/v1/runs/" + bigRunID + "/trajectory"
+		if i%2 == 1 {
+			path = "/v1/runs/" + bigRunID + "/events"
+		}
+		c, err := net.Dial("tcp", sc.addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		_ = c.(*net.TCPConn).SetReadBuffer(4096)
+		_, err = io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+hostileToken+"\r\n\r\n")
+		require.NoError(t, err)
+	}
+	time.Sleep(2 * time.Second) // the handlers fill the sockets and block
+	elapsed := sc.legitimate(t)
+	cur, peak := sc.rss(t)
+	t.Logf("60 stalled readers of a 32 MB trajectory: RSS %.0f MB (peak %.0f MB); a chat completion took %s", float64(cur)/(1<<20), float64(peak)/(1<<20), elapsed)
+	assertRSS(t, peak, 300<<20)
 }
