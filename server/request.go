@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
 	"time"
@@ -49,17 +48,26 @@ type rlmOptions struct {
 	Variables rawRef `json:"variables"`
 	// Output is the declared output schema, e.g. "answer:str, confidence:float".
 	Output string `json:"output"`
-	// Per-request budgets: each can only lower the server's cap.
-	MaxIterations      int     `json:"max_iterations"`
-	MaxDepth           int     `json:"max_depth"`
-	ChildIterations    int     `json:"child_iterations"`
-	MaxTotalIterations int     `json:"max_total_iterations"`
-	MaxErrors          int     `json:"max_errors"`
-	MaxLLMCalls        int     `json:"max_llm_calls"`
-	MaxTokens          int     `json:"max_tokens"`
-	MaxCostUSD         float64 `json:"max_cost_usd"`
-	TimeoutSeconds     float64 `json:"timeout_seconds"`
+	// Per-request budgets: each can only lower the server's cap; nil
+	// (absent) keeps the cap, any value given must be positive.
+	MaxIterations      *int     `json:"max_iterations"`
+	MaxDepth           *int     `json:"max_depth"`
+	ChildIterations    *int     `json:"child_iterations"`
+	MaxTotalIterations *int     `json:"max_total_iterations"`
+	MaxErrors          *int     `json:"max_errors"`
+	MaxLLMCalls        *int     `json:"max_llm_calls"`
+	MaxTokens          *int     `json:"max_tokens"`
+	MaxCostUSD         *float64 `json:"max_cost_usd"`
+	TimeoutSeconds     *float64 `json:"timeout_seconds"`
 }
+
+// minRequestTimeout is the shortest run timeout a request may set: a
+// shorter one would round to 0, which means no timeout.
+const minRequestTimeout = time.Millisecond
+
+// maxRequestTimeout bounds a request's run timeout on a server without
+// one.
+const maxRequestTimeout = 1e9 * time.Second
 
 // rlmFields lists the fields of rlmOptions for error messages.
 func rlmFields() string {
@@ -321,19 +329,20 @@ func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
 	return nil
 }
 
-// lowerInt applies a per-request limit v to the server's cap: 0 keeps the
-// cap; a value above a cap is refused (a request can only lower caps).
-// capv 0 means the server sets no cap.
-func lowerInt(field string, v, capv, min int) (int, error) {
+// lowerInt applies a per-request limit v to the server's cap: nil keeps
+// the cap; a value under min (0 and negatives included) or above the cap
+// is refused (a request can only lower caps). capv 0 means the server
+// sets no cap.
+func lowerInt(field string, v *int, capv, min int) (int, error) {
 	switch {
-	case v == 0:
+	case v == nil:
 		return capv, nil
-	case v < min:
-		return 0, badRequest(field, "must be >= %d", min)
-	case capv > 0 && v > capv:
-		return 0, badRequest(field, "%d is over the server's cap %d (a request can only lower it)", v, capv)
+	case *v < min:
+		return 0, badRequest(field, "must be >= %d (omit it to keep the server's cap)", min)
+	case capv > 0 && *v > capv:
+		return 0, badRequest(field, "%d is over the server's cap %d (a request can only lower it)", *v, capv)
 	}
-	return v, nil
+	return *v, nil
 }
 
 // applyOptions sets the run's engine configuration and budgets: the
@@ -365,7 +374,7 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 	if e.MaxTotalIterations, err = lowerInt("rlm.max_total_iterations", o.MaxTotalIterations, e.MaxTotalIterations, 1); err != nil {
 		return err
 	}
-	s.applyMeta(&e, firstNonEmpty(spec.root, s.cfg.LLM.Model), o.MaxIterations != 0)
+	s.applyMeta(&e, firstNonEmpty(spec.root, s.cfg.LLM.Model), o.MaxIterations != nil)
 	if e.MaxConsecutiveErrors, err = lowerInt("rlm.max_errors", o.MaxErrors, e.MaxConsecutiveErrors, 1); err != nil {
 		return err
 	}
@@ -376,25 +385,27 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 	if b.MaxTokens, err = lowerInt("rlm.max_tokens", o.MaxTokens, b.MaxTokens, 1); err != nil {
 		return err
 	}
-	switch c := o.MaxCostUSD; {
-	case c == 0:
-	case c < 0 || math.IsNaN(c):
-		return badRequest("rlm.max_cost_usd", "must be > 0")
-	case b.MaxCostUSD > 0 && c > b.MaxCostUSD:
-		return badRequest("rlm.max_cost_usd", "%g is over the server's cap %g (a request can only lower it)", c, b.MaxCostUSD)
-	default:
-		b.MaxCostUSD = c
-	}
-	switch t := o.TimeoutSeconds; {
-	case t == 0:
-	case t < 0 || math.IsNaN(t) || t > 1e9:
-		return badRequest("rlm.timeout_seconds", "must be > 0")
-	default:
-		d := time.Duration(t * float64(time.Second))
-		if e.Timeout > 0 && d > e.Timeout {
-			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", t, e.Timeout)
+	if c := o.MaxCostUSD; c != nil {
+		switch {
+		case !(*c > 0):
+			return badRequest("rlm.max_cost_usd", "must be > 0 (omit it to keep the server's cap)")
+		case b.MaxCostUSD > 0 && *c > b.MaxCostUSD:
+			return badRequest("rlm.max_cost_usd", "%g is over the server's cap %g (a request can only lower it)", *c, b.MaxCostUSD)
 		}
-		e.Timeout = d
+		b.MaxCostUSD = *c
+	}
+	if t := o.TimeoutSeconds; t != nil {
+		capd := e.Timeout
+		if capd <= 0 {
+			capd = maxRequestTimeout
+		}
+		switch {
+		case !(*t >= minRequestTimeout.Seconds()):
+			return badRequest("rlm.timeout_seconds", "must be at least %g (1 ms; omit it to keep the server's run timeout)", minRequestTimeout.Seconds())
+		case *t > capd.Seconds():
+			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", *t, capd)
+		}
+		e.Timeout = time.Duration(*t * float64(time.Second))
 	}
 	if b.MaxCostUSD > 0 {
 		// A cost limit counts only priced models: refuse, as rlm run does,
