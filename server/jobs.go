@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,12 +42,12 @@ type job struct {
 	state   string
 	started time.Time
 	ended   time.Time
-	events  [][]byte      // the trajectory's lines, redacted
-	onDisk  bool          // events dropped from memory: read the run directory
-	wake    chan struct{} // closed (and replaced) at each new event and at the end
-	partial []byte        // a line being written
-	res     *orchestrator.Result
-	result  *RunResult
+	events  [][]byte             // the trajectory's lines, redacted
+	onDisk  bool                 // events dropped from memory: read the run directory
+	wake    chan struct{}        // closed (and replaced) at each new event and at the end
+	partial []byte               // a line being written
+	res     *orchestrator.Result // the engine's result, until result is made from it
+	result  *RunResult           // set when the run has finished
 }
 
 // RunResult is the state and result of a run, as GET /v1/runs/{id}
@@ -283,6 +284,10 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
 	j.result = j.resultLocked()
+	// A finished run keeps only what its status and result need: not its
+	// request's variables, nor the engine's result behind j.result.
+	j.res, j.spec.ctx = nil, nil
+	j.partial = nil
 	kept := j.kept
 	j.mu.Unlock()
 	if kept != nil {
@@ -335,7 +340,9 @@ func (j *job) resultLocked() *RunResult {
 		return r
 	}
 	r.Ended = j.ended.Unix()
-	r.Answer = j.s.redact(res.Answer)
+	// A copy: the answer may be a piece of a request variable (which may
+	// point into the request body), which the finished run does not keep.
+	r.Answer = strings.Clone(j.s.redact(res.Answer))
 	if res.Outputs != nil {
 		if b, err := orchestrator.MarshalValue(res.Outputs); err == nil {
 			r.Outputs = json.RawMessage(j.s.redact(string(b)))
@@ -370,7 +377,7 @@ func (j *job) eventsFrom(i int) (lines [][]byte, wake <-chan struct{}, ended boo
 	if i > len(j.events) {
 		i = len(j.events)
 	}
-	return j.events[i:], j.wake, j.res != nil, ""
+	return j.events[i:], j.wake, j.result != nil, ""
 }
 
 // retire keeps at most Retain finished runs in memory; a kept run's

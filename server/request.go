@@ -292,8 +292,11 @@ func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
 		return badRequest("rlm.variables", "want an object of NAME: value")
 	}
 	for _, name := range vars.Keys() {
-		field := "rlm.variables." + name
 		val, _ := vars.Get(name)
+		// The name points into the body (DecodeOwned): a copy, so that
+		// the run record keeping it does not keep the whole body.
+		name = strings.Clone(name)
+		field := "rlm.variables." + name
 		if err := rlmctx.ValidateName(name); err != nil {
 			return badRequest(field, "%v", err)
 		}
