@@ -203,6 +203,7 @@ func TestBadRequests(t *testing.T) {
 		{"unknown rlm field", chatBody("echo x", map[string]any{"variables": map[string]any{}, "max_iteration": 3}), 400, "rlm.max_iteration", "unknown field"},
 		{"mistyped rlm field", chatBody("echo x", map[string]any{"max_iterations": "many"}), 400, "rlm.max_iterations", "want int"},
 		{"bad variable name", chatBody("echo x", map[string]any{"variables": map[string]any{"2doc": "x"}}), 400, "rlm.variables.2doc", "invalid variable name"},
+		{"dunder variable name", chatBody("echo x", map[string]any{"variables": map[string]any{"__x__": "x"}}), 400, "rlm.variables.__x__", "Python's special names"},
 		{"variable hiding a helper", chatBody("echo x", map[string]any{"variables": map[string]any{"search": "x"}}), 400, "rlm.variables.search", "helper"},
 		{"bad output schema", chatBody("echo x", map[string]any{"output": "answer:complex"}), 400, "rlm.output", "complex"},
 		{"budget over the cap", chatBody("echo x", map[string]any{"max_iterations": 50}), 400, "rlm.max_iterations", "cap 4"},
@@ -231,4 +232,12 @@ func TestBadRequests(t *testing.T) {
 		})
 	}
 	assert.Zero(t, ts.up.Count(), "no bad request reached the upstream")
+}
+
+func TestShortTokenRefused(t *testing.T) {
+	_, err := New(Config{Token: "fifteen-chars-x"})
+	require.ErrorIs(t, err, ErrWeakToken)
+	s, err := New(Config{Token: "sixteen-chars-xy"})
+	require.NoError(t, err)
+	s.Close()
 }

@@ -17,6 +17,9 @@ const (
 	DefaultQueue        = 64
 	DefaultMaxBodyBytes = 32 << 20
 	DefaultRetain       = 1000
+	// MinTokenLen is the shortest bearer token a server accepts (shorter
+	// ones are guessable, and too short to redact safely from text).
+	MinTokenLen = 16
 	// DefaultMaxJSONValues bounds the values of a request's JSON (each
 	// costs ~100–300 bytes decoded: ~90 MB at most).
 	DefaultMaxJSONValues = 1 << 18
@@ -72,8 +75,9 @@ type Config struct {
 	// nil), as rlm run applies it.
 	Meta Meta
 
-	// Token is the bearer token clients must send; "" disables auth,
-	// which [Server.Listen] allows on loopback addresses only.
+	// Token is the bearer token clients must send, at least MinTokenLen
+	// characters (ErrWeakToken); "" disables auth, which [Server.Listen]
+	// allows on loopback addresses only.
 	Token string
 	// StoreDir is the variable store served by /v1/vars and read by
 	// "store:KEY" variables ("" keeps a store in memory).

@@ -6,6 +6,8 @@ import "errors"
 var (
 	// ErrInsecure: a listen address that is not loopback without a token.
 	ErrInsecure = errors.New("server: refusing to serve a non-loopback address without a bearer token")
+	// ErrWeakToken: a bearer token shorter than MinTokenLen.
+	ErrWeakToken = errors.New("server: bearer token too short")
 	// ErrBadRequest: a request that cannot be served as given (bad JSON,
 	// an unknown field in rlm, a bad variable name or output schema).
 	ErrBadRequest = errors.New("server: bad request")

@@ -54,6 +54,9 @@ type Server struct {
 // New builds a server: one upstream client, the store, the metrics.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	if cfg.Token != "" && len(cfg.Token) < MinTokenLen {
+		return nil, fmt.Errorf("%w: %d characters, at least %d are needed", ErrWeakToken, len(cfg.Token), MinTokenLen)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
 	if err := s.checkMeta(); err != nil {
 		return nil, err

@@ -233,6 +233,9 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
 	s, err := server.New(cfg)
+	if errors.Is(err, server.ErrWeakToken) {
+		return fmt.Errorf("%w: %v: use a random token of %d characters or more (e.g. openssl rand -hex 24)", errUsage, err, server.MinTokenLen)
+	}
 	if errors.Is(err, server.ErrMeta) {
 		return fmt.Errorf("%w (fix the file or the flags --history-tokens and --observation-tokens, or restore a good version with rlm steward rollback VERSION)", err)
 	}
