@@ -247,16 +247,17 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		li := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
 		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
-		if s.cfg.Token != "" && !public[r.URL.Path] && !isViewPage(r) && !s.authorized(r) {
-			// Refused before any of the body is read, and the connection
-			// closed: net/http would otherwise read (drain) what a client
-			// trickles after the headers, before and after the answer. The
-			// read deadline in the past ends that drain at once.
-			sw.Header().Set("Connection", "close")
-			s.writeError(sw, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
+		switch {
+		case s.cfg.Token == "" || s.authorized(r):
+			next.ServeHTTP(sw, r)
+		case !public[r.URL.Path] && !isViewPage(r):
+			s.refuse(sw, w, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
 				msg: "missing or wrong bearer token: send the header Authorization: Bearer TOKEN"})
-			_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
-		} else {
+		case r.ContentLength != 0:
+			// The public endpoints take no body: one sent without the
+			// token is not read either.
+			s.refuse(sw, w, badRequest("", "%s %s takes no request body", r.Method, r.URL.Path))
+		default:
 			next.ServeHTTP(sw, r)
 		}
 		s.metrics.httpRequests.WithLabelValues(strconv.Itoa(max(sw.status, 200))).Inc()
@@ -274,6 +275,17 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
+}
+
+// refuse answers err to a request whose body is not to be read, and
+// closes the connection: net/http would otherwise read (drain) what a
+// client trickles after the headers, before and after the answer; the
+// read deadline in the past ends that drain at once. sw is w as the
+// middleware wraps it.
+func (s *Server) refuse(sw *statusWriter, w http.ResponseWriter, err error) {
+	sw.Header().Set("Connection", "close")
+	s.writeError(sw, err)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 }
 
 // authorized reports whether r carries the server's token.
