@@ -4,6 +4,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,4 +66,18 @@ func TestClientTextHidesSecretsAndPaths(t *testing.T) {
 	assert.Contains(t, got, "<runs>/r1/trajectory.jsonl")
 	assert.Contains(t, got, "<store>/a")
 	assert.True(t, strings.Contains(got, "code=REDACTED"), got)
+}
+
+// TestReadyzChecksTheRunsDirectory: a runs directory that cannot be
+// written makes the server not ready, and says so to token holders
+// without its absolute path.
+func TestReadyzChecksTheRunsDirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	ts := newTestServer(t, func(c *Config) { c.RunsDir = file })
+	code, _, out := ts.do(t, "GET", "/readyz", nil)
+	assert.Equal(t, 503, code, string(out))
+	assert.Contains(t, string(out), `"runs":"not writable`)
+	assert.NotContains(t, string(out), file)
+	assert.Contains(t, string(out), `"store":"ok"`)
 }

@@ -218,8 +218,9 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]string{"status": "ok"})
 }
 
-// handleReady answers 200 when the upstream answers HTTP, the store is
-// writable and the server is not draining; 503 otherwise. Without the
+// handleReady answers 200 when the upstream answers HTTP, the store and
+// runs directories are writable (not read-only, not full) and the server
+// is not draining; 503 otherwise. Without the
 // token (the probe is public) it says only whether the server is ready;
 // token holders get what failed, redacted.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
@@ -238,10 +239,15 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	} else {
 		checks["upstream"] = "ok"
 	}
-	if err := s.probeStore(); err != nil {
-		checks["store"], ok = s.clientText(err.Error()), false
-	} else {
-		checks["store"] = "ok"
+	for _, d := range []struct{ check, dir string }{{"store", s.store.Dir()}, {"runs", s.cfg.RunsDir}} {
+		if d.dir == "" {
+			continue
+		}
+		if err := probeDir(d.dir); err != nil {
+			checks[d.check], ok = s.clientText(err.Error()), false
+		} else {
+			checks[d.check] = "ok"
+		}
 	}
 	status := 200
 	if !ok {
@@ -297,17 +303,31 @@ func (s *Server) probeUpstream(ctx context.Context) error {
 	return nil
 }
 
-// probeStore writes and removes a file in the store directory.
-func (s *Server) probeStore() error {
-	dir := s.store.Dir()
-	if dir == "" {
-		return nil
+// probeSize is what probeDir writes: enough to need a free block, so a
+// full disk fails the probe, not only a read-only one.
+const probeSize = 4096
+
+// probeDir writes, syncs and removes a small file in dir (created if
+// missing): it fails on a read-only or full disk.
+func probeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("not writable: %w", err)
 	}
 	f, err := os.CreateTemp(dir, ".readyz-*")
 	if err != nil {
-		return fmt.Errorf("store not writable: %w", err)
+		return fmt.Errorf("not writable: %w", err)
 	}
 	name := f.Name()
-	f.Close()
-	return os.Remove(filepath.Clean(name))
+	defer os.Remove(filepath.Clean(name))
+	_, err = f.Write(make([]byte, probeSize))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("not writable (full?): %w", err)
+	}
+	return nil
 }
