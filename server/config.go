@@ -114,9 +114,11 @@ type Config struct {
 	StreamWriteTimeout time.Duration
 	IdleTimeout        time.Duration
 	// MaxConns bounds the connections open at once (see [Server.Listen]):
-	// beyond, new connections wait in the kernel's backlog, and idle
-	// keep-alive connections are closed to make room. 0: DefaultMaxConns
-	// or half the open-file limit, whichever is lower.
+	// beyond, new connections wait in the kernel's backlog, and the
+	// connections that have waited over a second for a request (idle
+	// keep-alive ones, or ones trickling their headers) are closed to
+	// make room. 0: DefaultMaxConns or half the open-file limit,
+	// whichever is lower.
 	MaxConns int
 
 	// Logger receives the access log and server events (nil: discarded).

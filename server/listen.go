@@ -16,7 +16,9 @@ import (
 // write from the handler (WriteTimeout, StreamWriteTimeout for event
 // streams), so a long run answered at its end is not cut by a whole-
 // response deadline. Serve it on the listener of [Server.Listen], which
-// bounds the connections open at once (MaxConns).
+// bounds the connections open at once (MaxConns); its ConnState hook
+// tracks the connections waiting for a request, which a full listener
+// closes after a second.
 func (s *Server) HTTPServer() *http.Server {
 	hs := &http.Server{
 		Handler:           s.handler,
@@ -25,10 +27,8 @@ func (s *Server) HTTPServer() *http.Server {
 		IdleTimeout:       s.cfg.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ConnState:         s.waiting.state,
 	}
-	s.mu.Lock()
-	s.hs = append(s.hs, hs)
-	s.mu.Unlock()
 	return hs
 }
 
@@ -36,11 +36,23 @@ func (s *Server) HTTPServer() *http.Server {
 // and a few headers need far less than net/http's 1 MB default).
 const maxHeaderBytes = 64 << 10
 
+// pressureEvery is how often a full listener sheds waiting connections
+// while it waits for a place.
+const pressureEvery = 250 * time.Millisecond
+
+// shedAfter is how long a connection may wait for a request's headers
+// (or sit idle between requests) once every connection place is taken:
+// longer, it is closed to make room. A client sends its headers at once;
+// one trickling them (slowloris) holds a place only this long, not
+// ReadHeaderTimeout, while others wait.
+const shedAfter = time.Second
+
 // limitListener accepts at most n connections open at once: Accept waits
 // for one to close, leaving the others in the kernel's backlog (as
-// golang.org/x/net/netutil.LimitListener does). When few places are left
-// it asks the server to close its idle keep-alive connections (onPressure),
-// so idle clients cannot hold every place.
+// golang.org/x/net/netutil.LimitListener does). While it is full it asks
+// the server, every pressureEvery, to close the connections that wait for
+// a request (onPressure), so idle and trickling clients cannot hold every
+// place.
 type limitListener struct {
 	net.Listener
 	sem        chan struct{}
@@ -56,18 +68,26 @@ func newLimitListener(l net.Listener, n int, onPressure func()) *limitListener {
 
 // Accept waits for a free place, then accepts a connection.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	default:
-		// Full: shed idle keep-alive connections, then wait for a place.
+	for acquired := false; !acquired; {
+		select {
+		case l.sem <- struct{}{}:
+			acquired = true
+			continue
+		default:
+		}
 		if l.onPressure != nil {
 			l.onPressure()
 		}
+		t := time.NewTimer(pressureEvery)
 		select {
 		case l.sem <- struct{}{}:
+			acquired = true
 		case <-l.done:
+			t.Stop()
 			return nil, net.ErrClosed
+		case <-t.C:
 		}
+		t.Stop()
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
@@ -102,20 +122,53 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// shedIdle closes the idle keep-alive connections of the servers built by
-// HTTPServer, at most once a second: turning keep-alives off and on again
-// is how net/http closes idle connections without shutting down.
-func (s *Server) shedIdle() {
-	now := time.Now().UnixNano()
-	last := s.lastShed.Load()
-	if now-last < int64(time.Second) || !s.lastShed.CompareAndSwap(last, now) {
-		return
+// connWaits tracks the connections of the servers built by HTTPServer
+// that wait for a request: new ones before their first request's headers
+// are read, idle keep-alive ones (http.StateNew, http.StateIdle).
+type connWaits struct {
+	mu    sync.Mutex
+	since map[net.Conn]time.Time
+}
+
+// state is the http.Server's ConnState hook.
+func (w *connWaits) state(c net.Conn, st http.ConnState) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch st {
+	case http.StateNew, http.StateIdle:
+		if w.since == nil {
+			w.since = map[net.Conn]time.Time{}
+		}
+		w.since[c] = time.Now()
+	default:
+		delete(w.since, c)
 	}
-	s.mu.Lock()
-	hs := append([]*http.Server(nil), s.hs...)
-	s.mu.Unlock()
-	for _, h := range hs {
-		h.SetKeepAlivesEnabled(false)
-		h.SetKeepAlivesEnabled(true)
+}
+
+// shed closes the connections waiting longer than d, and returns how
+// many.
+func (w *connWaits) shed(d time.Duration) int {
+	cutoff := time.Now().Add(-d)
+	var old []net.Conn
+	w.mu.Lock()
+	for c, t := range w.since {
+		if t.Before(cutoff) {
+			old = append(old, c)
+			delete(w.since, c)
+		}
+	}
+	w.mu.Unlock()
+	for _, c := range old {
+		_ = c.Close()
+	}
+	return len(old)
+}
+
+// shedWaiting is the limit listener's pressure hook: with every place
+// taken, the connections that have waited for a request longer than
+// shedAfter are closed.
+func (s *Server) shedWaiting() {
+	if n := s.waiting.shed(shedAfter); n > 0 {
+		s.log.Warn("connections full: closed connections waiting for a request", "closed", n, "max_conns", s.cfg.MaxConns)
 	}
 }

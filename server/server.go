@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	rlmctx "github.com/rlmhq/rlm/context"
@@ -47,8 +46,7 @@ type Server struct {
 	active        int // runs admitted and not finished (queued or running)
 	draining      bool
 	wg            sync.WaitGroup
-	hs            []*http.Server // built by HTTPServer: shedIdle closes their idle connections
-	lastShed      atomic.Int64   // unix nanoseconds of the last shedIdle
+	waiting       connWaits // connections waiting for a request (see shedWaiting)
 }
 
 // New builds a server: one upstream client, the store, the metrics.
@@ -160,7 +158,7 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 // LimitListener bounds the connections ln accepts open at once to
 // MaxConns (Listen applies it).
 func (s *Server) LimitListener(ln net.Listener) net.Listener {
-	return newLimitListener(ln, s.cfg.MaxConns, s.shedIdle)
+	return newLimitListener(ln, s.cfg.MaxConns, s.shedWaiting)
 }
 
 // isLoopback reports whether host names only loopback addresses.

@@ -155,8 +155,9 @@ func (sc *serveChild) legitimate(t *testing.T) time.Duration {
 }
 
 // hostileAnswer is the time a legitimate client of a server under attack
-// gets (issue 26: under 2 s).
-const hostileAnswer = 2 * time.Second
+// gets (issue 26: under 2 s); 3x that under -race, whose instrumented
+// server and 300 attacking goroutines share the test machine's cores.
+var hostileAnswer = map[bool]time.Duration{false: 2 * time.Second, true: 6 * time.Second}[raceEnabled]
 
 // serveHostileRow is one row of the server's hostile table: an attack on
 // a real rlm serve process over loopback, and what must still hold.
@@ -174,6 +175,7 @@ type serveHostileRow struct {
 // names and asserts the server still answers legitimate clients.
 var serveHostileRows = []serveHostileRow{
 	{name: "300 trickling unauthenticated PUTs at nofile 256", nofile: 256, run: trickleRow},
+	{name: "300 sockets trickling headers at nofile 256", nofile: 256, run: headerTrickleRow},
 	{name: "three 30 MB bodies of 10M empty dicts at once", run: dictBombRow},
 	{name: "a 30 MB text variable", run: bigTextRow},
 	{name: "60 stalled readers of a 32 MB trajectory", setup: bigTrajectory, run: stalledReadersRow},
@@ -410,4 +412,44 @@ func retainRow(t *testing.T, sc *serveChild) {
 	after16, _ := sc.rss(t)
 	t.Logf("RSS after 1 chat with a 20 MB variable %.0f MB, after 16 %.0f MB (%.2fx)", float64(after1)/(1<<20), float64(after16)/(1<<20), float64(after16)/float64(after1))
 	assertRSS(t, after16, after1*2)
+}
+
+// headerTrickleRow keeps 300 connections that send a request's headers a
+// byte a second (slowloris), reconnecting when closed, against a server at
+// nofile 256: connections are bounded below the descriptor limit, and
+// those still without headers after a second are closed when every place
+// is taken, so a legitimate client is served.
+func headerTrickleRow(t *testing.T, sc *serveChild) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 300 {
+		wg.Add(1)
+		go func() { // reconnecting whenever the server closes it
+			defer wg.Done()
+			head := "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 1000)
+			for ctx.Err() == nil {
+				c, err := net.Dial("tcp", sc.addr)
+				if err != nil {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				for i := 0; ctx.Err() == nil && i < len(head); i++ {
+					if _, err := c.Write([]byte{head[i]}); err != nil {
+						break
+					}
+					time.Sleep(time.Second)
+				}
+				c.Close()
+			}
+		}()
+	}
+	time.Sleep(2 * time.Second)
+	var worst time.Duration
+	for range 3 {
+		worst = max(worst, sc.legitimate(t))
+	}
+	t.Logf("legitimate chat completions under 300 header-trickling sockets: slowest %s", worst)
+	cancel()
+	wg.Wait()
 }
