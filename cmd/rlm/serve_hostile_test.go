@@ -256,6 +256,17 @@ func trickleRow(t *testing.T, sc *serveChild) {
 	wg.Wait()
 }
 
+// hostileMB is the size in MB of the large bodies, variables and
+// trajectories of the rows that measure RSS: 1/8 under -race, whose RSS
+// is not asserted (shadow memory) and whose instrumented server takes
+// ~15x as long to run a large variable.
+func hostileMB(mb int) int {
+	if raceEnabled {
+		return max(mb/8, 1)
+	}
+	return mb
+}
+
 // bodyRSSRatio is the most a request body may cost in server memory, as a
 // multiple of its size (issue 26: peak RSS at most 6x the body).
 const bodyRSSRatio = 6
@@ -298,7 +309,7 @@ func dictBombRow(t *testing.T, sc *serveChild) {
 // bigTextRow sends a chat completion with a 30 MB text variable: it is
 // served, and the server's peak RSS stays within 6x the body.
 func bigTextRow(t *testing.T, sc *serveChild) {
-	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (30<<20)/12) + `"}}}`
+	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (hostileMB(30)<<20)/12) + `"}}}`
 	code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, 200, code, out)
@@ -349,7 +360,7 @@ func bigTrajectory(t *testing.T) []string {
 	kept, err := runs.NewRoot(dir).Create(runs.Meta{Query: "big"})
 	require.NoError(t, err)
 	line := `{"type":"exec","run":"r","data":{"code":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n"
-	for range 32 {
+	for range hostileMB(32) {
 		_, err := kept.Trajectory().Write([]byte(line))
 		require.NoError(t, err)
 	}
@@ -398,7 +409,7 @@ func tinyTimeoutRow(t *testing.T, sc *serveChild) {
 // asserted within 2x, as the garbage collector's timing moves it; a run
 // keeping its variable would add 20 MB each, 6x).
 func retainRow(t *testing.T, sc *serveChild) {
-	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (20<<20)/12) + `"}}}`
+	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (hostileMB(20)<<20)/12) + `"}}}`
 	chat := func() {
 		code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
 		require.NoError(t, err)
