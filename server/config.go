@@ -94,6 +94,11 @@ type Config struct {
 	Queue   int
 	// MaxBodyBytes bounds request bodies (413 beyond).
 	MaxBodyBytes int64
+	// MaxBodyMemory bounds the bytes of the request bodies read and
+	// decoded at once (a body of unknown length counts as MaxBodyBytes):
+	// a body that does not fit is refused with 503 and Retry-After
+	// (ErrBodiesBusy). 0: 8 x MaxBodyBytes.
+	MaxBodyMemory int64
 	// MaxJSONValues and MaxJSONDepth bound the JSON of a request body
 	// (chat completions, runs, typed store values), counted by a scan
 	// before anything is decoded: 413 (ErrJSONTooLarge) beyond
@@ -162,6 +167,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retain <= 0 {
 		c.Retain = DefaultRetain
+	}
+	if c.MaxBodyMemory <= 0 {
+		c.MaxBodyMemory = 8 * c.MaxBodyBytes
 	}
 	if c.MaxJSONValues <= 0 {
 		c.MaxJSONValues = DefaultMaxJSONValues

@@ -13,6 +13,9 @@ var (
 	ErrBadRequest = errors.New("server: bad request")
 	// ErrBusy: every run slot and queue place is taken.
 	ErrBusy = errors.New("server: too many runs")
+	// ErrBodiesBusy: the request bodies being read and decoded at once
+	// use all of Config.MaxBodyMemory.
+	ErrBodiesBusy = errors.New("server: too many request bodies at once")
 	// ErrDraining: the server is shutting down and takes no new runs.
 	ErrDraining = errors.New("server: shutting down")
 	// ErrNotFound: no such run, store key or model.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/llm"
@@ -123,12 +124,32 @@ func serverDirs(cfg Config) []namedDir {
 	return out
 }
 
-// readBody reads a request body up to the configured maximum.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody reads a request body up to the configured maximum, within
+// the budget of the bodies read and decoded at once (MaxBodyMemory): the
+// caller calls release when it is done decoding the body. A body
+// declared over the maximum is refused before it is read (413), one that
+// does not fit the budget now with 503 and Retry-After; both close the
+// connection, so its body is not drained either.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
+	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large",
+		msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes), err: ErrBodyTooLarge}
+	n := r.ContentLength
+	if n > s.cfg.MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		return nil, nil, tooLarge
+	}
+	cost := n
+	if n < 0 {
+		cost = s.cfg.MaxBodyBytes // unknown length (chunked): the most it may be
+	}
+	if !s.bodies.take(cost) {
+		w.Header().Set("Connection", "close")
+		return nil, nil, &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "server_busy", retryAfter: time.Second, err: ErrBodiesBusy,
+			msg: fmt.Sprintf("the request bodies being read now use the server's body memory (%d bytes, --max-body-memory); retry later", s.cfg.MaxBodyMemory)}
+	}
+	release = func() { s.bodies.give(cost) }
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	var body []byte
-	var err error
-	if n := r.ContentLength; n >= 0 && n <= s.cfg.MaxBodyBytes {
+	if n >= 0 {
 		// The declared size at once: no doubling buffer and its garbage.
 		body = make([]byte, 0, n+1)
 		for err == nil && len(body) < cap(body) {
@@ -143,14 +164,39 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		body, err = io.ReadAll(rd)
 	}
 	if err != nil {
+		release()
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large",
-				msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes), err: ErrBodyTooLarge}
+			return nil, nil, tooLarge
 		}
-		return nil, badRequest("", "reading the body: %v", err)
+		return nil, nil, badRequest("", "reading the body: %v", err)
 	}
-	return body, nil
+	return body, release, nil
+}
+
+// byteBudget bounds the bytes of request bodies held at once.
+type byteBudget struct {
+	mu   sync.Mutex
+	used int64
+	max  int64
+}
+
+// take reserves n bytes if they fit (a lone body always does).
+func (b *byteBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+// give returns n bytes taken.
+func (b *byteBudget) give(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
 }
 
 // logInfo is what a handler adds to its access-log line.

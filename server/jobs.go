@@ -116,12 +116,13 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, er
 	if err := s.admit(); err != nil {
 		return nil, err
 	}
-	body, err := s.readBody(w, r)
+	body, done, err := s.readBody(w, r)
 	if err != nil {
 		s.release()
 		return nil, err
 	}
 	spec, err := s.parseChat(body)
+	done()
 	if err != nil {
 		s.release()
 		return nil, err

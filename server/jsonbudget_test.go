@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bufio"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +92,36 @@ func TestAdmissionBeforeDecoding(t *testing.T) {
 	}
 	code, _, body = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo free", nil))
 	require.Equal(t, 200, code, string(body))
+}
+
+// TestBodyMemoryBudget: bodies being read at once are bounded by
+// MaxBodyMemory: one that does not fit is refused with 503 and
+// Retry-After at once, and one declared over MaxBodyBytes with 413
+// before it is sent.
+func TestBodyMemoryBudget(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes, c.MaxBodyMemory = 4096, 1000 })
+	auth := "Authorization: Bearer " + canaryToken + "\r\n"
+	// A client sending 800 bytes slowly holds 800 of the 1000.
+	slow := ts.rawConn(t, "PUT /v1/vars/slow HTTP/1.1\r\nHost: x\r\n"+auth+"Content-Type: text/plain\r\nContent-Length: 800\r\n\r\na")
+	time.Sleep(100 * time.Millisecond)
+	code, hdr, out := ts.do(t, "PUT", "/v1/vars/other", strings.Repeat("b", 800))
+	require.Equal(t, 503, code, string(out))
+	assert.Equal(t, "1", hdr.Get("Retry-After"))
+	assert.Contains(t, string(out), "--max-body-memory")
+	code, _, out = ts.do(t, "PUT", "/v1/vars/small", strings.Repeat("b", 100))
+	require.Equal(t, 201, code, string(out), "a body that fits is served")
+	_, err := slow.Write([]byte(strings.Repeat("a", 799)))
+	require.NoError(t, err)
+	require.NoError(t, slow.SetReadDeadline(time.Now().Add(5*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	require.NoError(t, err)
+	require.Equal(t, 201, resp.StatusCode)
+	code, _, out = ts.do(t, "PUT", "/v1/vars/other", strings.Repeat("b", 800))
+	require.Equal(t, 201, code, string(out), "the budget was given back")
+	// Declared over the maximum: 413 before any of it is sent.
+	c := ts.rawConn(t, "PUT /v1/vars/big HTTP/1.1\r\nHost: x\r\n"+auth+"Content-Length: 1000000000\r\n\r\n")
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 413, resp.StatusCode)
 }

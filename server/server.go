@@ -46,7 +46,8 @@ type Server struct {
 	active        int // runs admitted and not finished (queued or running)
 	draining      bool
 	wg            sync.WaitGroup
-	waiting       connWaits // connections waiting for a request (see shedWaiting)
+	waiting       connWaits  // connections waiting for a request (see shedWaiting)
+	bodies        byteBudget // request bodies held at once (MaxBodyMemory)
 }
 
 // New builds a server: one upstream client, the store, the metrics.
@@ -55,7 +56,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Token != "" && len(cfg.Token) < MinTokenLen {
 		return nil, fmt.Errorf("%w: %d characters, at least %d are needed", ErrWeakToken, len(cfg.Token), MinTokenLen)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
+	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns), bodies: byteBudget{max: cfg.MaxBodyMemory}}
 	if err := s.checkMeta(); err != nil {
 		return nil, err
 	}

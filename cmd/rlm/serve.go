@@ -20,7 +20,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep] [--meta FILE] [--meta-notes-tokens N]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep] [--meta FILE] [--meta-notes-tokens N]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -48,6 +48,7 @@ type serveOptions struct {
 	maxRuns       int
 	queue         int
 	maxBody       int64
+	maxBodyMemory int64
 	maxJSONValues int
 	maxJSONDepth  int
 	drainTimeout  time.Duration
@@ -118,6 +119,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&o.queue, "queue", server.DefaultQueue, "runs waiting for a slot; beyond, requests get 429 with Retry-After")
 	o.maxBody = server.DefaultMaxBodyBytes
 	fs.Var(byteSize[int64]{&o.maxBody}, "max-body", "largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)")
+	fs.Var(byteSize[int64]{&o.maxBodyMemory}, "max-body-memory", "bytes of the request bodies read and decoded at once, a `SIZE` (503 with Retry-After beyond; default 8 x --max-body)")
 	fs.IntVar(&o.maxJSONValues, "max-json-values", server.DefaultMaxJSONValues, "most JSON values in a request body, counted before decoding (413 beyond)")
 	fs.IntVar(&o.maxJSONDepth, "max-json-depth", server.DefaultMaxJSONDepth, "deepest nesting of a request body's JSON (400 beyond)")
 	o.http.register(fs)
@@ -165,6 +167,8 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		return cfg, fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d (at most half)", errUsage, lim.ObservationTokens, o.historyTokens)
 	case o.maxRuns < 1 || o.queue < 0 || o.maxBody < 1 || o.drainTimeout < 0:
 		return cfg, fmt.Errorf("%w: --max-runs and --max-body must be >= 1, --queue and --drain-timeout >= 0", errUsage)
+	case o.maxBodyMemory < 0:
+		return cfg, fmt.Errorf("%w: --max-body-memory must be >= 0", errUsage)
 	case o.maxJSONValues < 1 || o.maxJSONDepth < 1:
 		return cfg, fmt.Errorf("%w: --max-json-values and --max-json-depth must be >= 1", errUsage)
 	}
@@ -218,7 +222,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
 		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
 		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: version,
-		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
+		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
 		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
 		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
 	}
