@@ -17,6 +17,8 @@ const (
 	DefaultQueue        = 64
 	DefaultMaxBodyBytes = 32 << 20
 	DefaultRetain       = 1000
+	// DefaultRetainTrajectoryBytes is the default RetainTrajectoryBytes.
+	DefaultRetainTrajectoryBytes = 256 << 20
 	// MinTokenLen is the shortest bearer token a server accepts (shorter
 	// ones are guessable, and too short to redact safely from text).
 	MinTokenLen = 16
@@ -108,6 +110,10 @@ type Config struct {
 	MaxJSONDepth  int
 	// Retain is how many finished runs are kept in memory for the run API.
 	Retain int
+	// RetainTrajectoryBytes bounds the trajectories of finished runs kept
+	// in memory by a server without a runs directory (RunsDir ""): beyond,
+	// the oldest are dropped and their trajectory and events answer 410.
+	RetainTrajectoryBytes int64
 
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the
 	// http.Server's (see [Server.HTTPServer]); WriteTimeout bounds each
@@ -167,6 +173,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retain <= 0 {
 		c.Retain = DefaultRetain
+	}
+	if c.RetainTrajectoryBytes <= 0 {
+		c.RetainTrajectoryBytes = DefaultRetainTrajectoryBytes
 	}
 	if c.MaxBodyMemory <= 0 {
 		c.MaxBodyMemory = 8 * c.MaxBodyBytes

@@ -48,6 +48,10 @@ type job struct {
 	partial []byte               // a line being written
 	res     *orchestrator.Result // the engine's result, until result is made from it
 	result  *RunResult           // set when the run has finished
+	// eventBytes is the size of the trajectory's lines; eventsGone marks
+	// a finished in-memory run whose lines were dropped (retire).
+	eventBytes int64
+	eventsGone bool
 }
 
 // RunResult is the state and result of a run, as GET /v1/runs/{id}
@@ -249,6 +253,9 @@ func (j *job) Write(p []byte) (int, error) {
 		lines = append(lines, line)
 	}
 	j.events = append(j.events, lines...)
+	for _, l := range lines {
+		j.eventBytes += int64(len(l))
+	}
 	kept := j.kept
 	if len(lines) > 0 {
 		close(j.wake)
@@ -382,20 +389,65 @@ func (j *job) eventsFrom(i int) (lines [][]byte, wake <-chan struct{}, ended boo
 }
 
 // retire keeps at most Retain finished runs in memory; a kept run's
-// events are dropped from memory (its directory has them).
+// events are dropped from memory (its directory has them), and the
+// trajectories of the finished runs of a server without a runs directory
+// are kept within RetainTrajectoryBytes, the oldest dropped first.
 func (s *Server) retire(j *job) {
 	j.mu.Lock()
 	if j.kept != nil {
 		j.events, j.onDisk = nil, true
 	}
+	size := j.eventBytes
+	inMemory := j.kept == nil
 	j.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if inMemory {
+		s.retainedBytes += size
+	}
 	s.finishedOrder = append(s.finishedOrder, j.id)
 	for len(s.finishedOrder) > s.cfg.Retain {
+		if old := s.jobs[s.finishedOrder[0]]; old != nil {
+			s.retainedBytes -= old.dropEvents()
+		}
 		delete(s.jobs, s.finishedOrder[0])
 		s.finishedOrder = s.finishedOrder[1:]
 	}
+	for _, id := range s.finishedOrder {
+		if s.retainedBytes <= s.cfg.RetainTrajectoryBytes {
+			break
+		}
+		if old := s.jobs[id]; old != nil {
+			s.retainedBytes -= old.dropEvents()
+		}
+	}
+}
+
+// dropEvents drops a finished in-memory run's trajectory and returns its
+// size (0 if it was already dropped or is on disk).
+func (j *job) dropEvents() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.onDisk || j.eventsGone {
+		return 0
+	}
+	j.events, j.eventsGone = nil, true
+	return j.eventBytes
+}
+
+// trajectoryGone reports a finished run whose trajectory was dropped
+// from memory (a server without a runs directory keeps only
+// RetainTrajectoryBytes of them).
+func (j *job) trajectoryGone() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.eventsGone
+}
+
+// gone answers 410 for a run whose trajectory is no longer kept.
+func (s *Server) gone(w http.ResponseWriter, id string) {
+	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrNotFound,
+		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (the server keeps --retain-trajectory-bytes of them in memory; serve with a runs directory to keep them all)", id)})
 }
 
 // runModel is a run's model: the shared client metered on the run's

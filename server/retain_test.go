@@ -1,8 +1,10 @@
 package server
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,4 +39,43 @@ func TestFinishedRunsDropTheirVariables(t *testing.T) {
 			assert.Less(t, grown, int64(len(big)), "finished runs hold no variable")
 		})
 	}
+}
+
+// TestRetainedTrajectoriesAreBounded: without a runs directory, finished
+// runs' trajectories are kept in memory within RetainTrajectoryBytes;
+// beyond, the oldest are dropped (410) while their status stays.
+func TestRetainedTrajectoriesAreBounded(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.RunsDir = "" })
+	var ids []string
+	for _, q := range []string{"echo one", "echo two"} {
+		code, _, body := ts.do(t, "POST", "/v1/runs", chatBody(q, nil))
+		require.Equal(t, 202, code, string(body))
+		var r RunResult
+		require.NoError(t, json.Unmarshal(body, &r))
+		ts.waitRun(t, r.ID)
+		ids = append(ids, r.ID)
+	}
+	_, _, traj := ts.do(t, "GET", "/v1/runs/"+ids[1]+"/trajectory", nil)
+	// Room for the newer trajectory only: the older one goes.
+	ts.s.mu.Lock()
+	ts.s.cfg.RetainTrajectoryBytes = int64(len(traj)) * 3 / 2
+	ts.s.mu.Unlock()
+	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("echo three", nil))
+	require.Equal(t, 202, code, string(body))
+	var r RunResult
+	require.NoError(t, json.Unmarshal(body, &r))
+	ts.waitRun(t, r.ID)
+	require.Eventually(t, func() bool { return ts.s.lookup(ids[1]).trajectoryGone() }, 5*time.Second, time.Millisecond)
+	for _, path := range []string{"/trajectory", "/events"} {
+		code, _, out := ts.do(t, "GET", "/v1/runs/"+ids[0]+path, nil)
+		assert.Equal(t, 410, code, string(out))
+		assert.Contains(t, string(out), "--retain-trajectory-bytes")
+	}
+	code, _, out := ts.do(t, "GET", "/v1/runs/"+ids[0], nil)
+	assert.Equal(t, 200, code, string(out))
+	code, _, _ = ts.do(t, "GET", "/v1/runs/"+r.ID+"/trajectory", nil)
+	assert.Equal(t, 200, code, "the newest trajectory is kept")
+	ts.s.mu.Lock()
+	assert.LessOrEqual(t, ts.s.retainedBytes, ts.s.cfg.RetainTrajectoryBytes)
+	ts.s.mu.Unlock()
 }

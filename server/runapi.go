@@ -123,6 +123,10 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 		s.streamKept(w, id, next)
 		return
 	}
+	if j.trajectoryGone() {
+		s.gone(w, id)
+		return
+	}
 	sse := s.newSSE(w)
 	for {
 		lines, wake, ended, file := j.eventsFrom(next)
@@ -177,6 +181,10 @@ func (s *Server) handleRunTrajectory(w http.ResponseWriter, r *http.Request) {
 	var lines [][]byte
 	var file string
 	if j := s.lookup(id); j != nil {
+		if j.trajectoryGone() {
+			s.gone(w, id)
+			return
+		}
 		lines, _, _, file = j.eventsFrom(0)
 	} else {
 		if _, err := s.keptResult(id); err != nil {

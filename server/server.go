@@ -43,7 +43,8 @@ type Server struct {
 	mu            sync.Mutex
 	jobs          map[string]*job
 	finishedOrder []string
-	active        int // runs admitted and not finished (queued or running)
+	retainedBytes int64 // trajectories of finished runs kept in memory (retire)
+	active        int   // runs admitted and not finished (queued or running)
 	draining      bool
 	wg            sync.WaitGroup
 	waiting       connWaits  // connections waiting for a request (see shedWaiting)

@@ -20,7 +20,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep] [--meta FILE] [--meta-notes-tokens N]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -49,6 +49,7 @@ type serveOptions struct {
 	queue         int
 	maxBody       int64
 	maxBodyMemory int64
+	retainTraj    int64
 	maxJSONValues int
 	maxJSONDepth  int
 	drainTimeout  time.Duration
@@ -108,6 +109,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	o.meta.register(fs)
 	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
 	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
+	o.retainTraj = server.DefaultRetainTrajectoryBytes
+	fs.Var(byteSize[int64]{&o.retainTraj}, "retain-trajectory-bytes", "with --no-keep, the trajectories of finished runs kept in memory, a `SIZE` (the oldest are dropped beyond: 410)")
 	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
 	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of each run tree (0 = unlimited; a cap)")
 	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop a run after this many failed steps in a row")
@@ -167,8 +170,8 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		return cfg, fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d (at most half)", errUsage, lim.ObservationTokens, o.historyTokens)
 	case o.maxRuns < 1 || o.queue < 0 || o.maxBody < 1 || o.drainTimeout < 0:
 		return cfg, fmt.Errorf("%w: --max-runs and --max-body must be >= 1, --queue and --drain-timeout >= 0", errUsage)
-	case o.maxBodyMemory < 0:
-		return cfg, fmt.Errorf("%w: --max-body-memory must be >= 0", errUsage)
+	case o.maxBodyMemory < 0 || o.retainTraj < 1:
+		return cfg, fmt.Errorf("%w: --max-body-memory must be >= 0, --retain-trajectory-bytes >= 1", errUsage)
 	case o.maxJSONValues < 1 || o.maxJSONDepth < 1:
 		return cfg, fmt.Errorf("%w: --max-json-values and --max-json-depth must be >= 1", errUsage)
 	}
@@ -222,7 +225,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
 		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
 		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: version,
-		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
+		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, RetainTrajectoryBytes: o.retainTraj, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
 		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
 		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
 	}
