@@ -20,6 +20,9 @@ var (
 	ErrDraining = errors.New("server: shutting down")
 	// ErrNotFound: no such run, store key or model.
 	ErrNotFound = errors.New("server: not found")
+	// ErrTrajectoryDropped: a finished run whose trajectory is no longer
+	// kept in memory (Config.RetainTrajectoryBytes).
+	ErrTrajectoryDropped = errors.New("server: trajectory no longer kept")
 	// ErrBodyTooLarge: a request body over the configured maximum.
 	ErrBodyTooLarge = errors.New("server: request body too large")
 	// ErrJSONTooLarge: a request JSON document with more values than

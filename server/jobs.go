@@ -446,7 +446,7 @@ func (j *job) trajectoryGone() bool {
 
 // gone answers 410 for a run whose trajectory is no longer kept.
 func (s *Server) gone(w http.ResponseWriter, id string) {
-	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrNotFound,
+	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrTrajectoryDropped,
 		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (the server keeps --retain-trajectory-bytes of them in memory; serve with a runs directory to keep them all)", id)})
 }
 
