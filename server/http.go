@@ -131,12 +131,10 @@ func serverDirs(cfg Config) []namedDir {
 // does not fit the budget now with 503 and Retry-After; both close the
 // connection, so its body is not drained either.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
-	tooLarge := &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large",
-		msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes), err: ErrBodyTooLarge}
 	n := r.ContentLength
 	if n > s.cfg.MaxBodyBytes {
 		w.Header().Set("Connection", "close")
-		return nil, nil, tooLarge
+		return nil, nil, s.bodyTooLarge()
 	}
 	cost := n
 	if n < 0 {
@@ -167,11 +165,17 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 		release()
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			return nil, nil, tooLarge
+			return nil, nil, s.bodyTooLarge()
 		}
 		return nil, nil, badRequest("", "reading the body: %v", err)
 	}
 	return body, release, nil
+}
+
+// bodyTooLarge is the 413 of a body over MaxBodyBytes.
+func (s *Server) bodyTooLarge() error {
+	return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large", err: ErrBodyTooLarge,
+		msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes)}
 }
 
 // byteBudget bounds the bytes of request bodies held at once.

@@ -303,7 +303,7 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 		o := runs.OutcomeOf(res, append(b, '\n'))
 		o.Error = j.s.clientText(o.Error)
 		if err := kept.Finish(o); err != nil {
-			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.clientText(err.Error()))
+			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
 		}
 	}
 	j.mu.Lock()
