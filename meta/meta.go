@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -66,11 +67,17 @@ func New() *Document {
 	return &Document{SchemaVersion: SchemaVersion, Lessons: []Lesson{}, Budgets: []Budget{}}
 }
 
+// MaxDocumentBytes bounds the size of a meta document Load reads (its
+// lessons are a few hundred tokens; the file stays far smaller).
+const MaxDocumentBytes = 8 << 20
+
 // Load reads and validates the meta document at path. A missing file is
 // the empty document (exists false); an invalid one is an error naming
-// the file, the field and the reason, wrapping ErrInvalid.
+// the file, the field and the reason, wrapping ErrInvalid. A path that is
+// not a regular file (ErrNotRegular) or a file over MaxDocumentBytes
+// (ErrTooLarge) is refused before it is read.
 func Load(path string) (doc *Document, exists bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return New(), false, nil
 	}
@@ -82,6 +89,30 @@ func Load(path string) (doc *Document, exists bool, err error) {
 		return nil, true, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, true, nil
+}
+
+// readRegular reads the regular file at path, at most MaxDocumentBytes.
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	if fi.Size() > MaxDocumentBytes {
+		return nil, fmt.Errorf("%s: %w: %d bytes, at most %d", path, ErrTooLarge, fi.Size(), MaxDocumentBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxDocumentBytes+1))
+	if err == nil && len(b) > MaxDocumentBytes {
+		err = fmt.Errorf("%s: %w: over %d bytes", path, ErrTooLarge, MaxDocumentBytes)
+	}
+	return b, err
 }
 
 // Parse validates data against the schema and the engine's rules and

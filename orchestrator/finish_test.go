@@ -70,7 +70,7 @@ func TestFinalDoesNotCoerceOtherFields(t *testing.T) {
 }
 
 func TestRunRejectsReservedVariableNames(t *testing.T) {
-	for _, name := range []string{"outputs", "SUBMIT", "llm_query", "len", "print", "sorted", "ValueError", "json", "collections"} {
+	for _, name := range []string{"outputs", "SUBMIT", "llm_query", "len", "print", "sorted", "ValueError", "json", "collections", "__builtins__", "__x__"} {
 		c := rlmctx.NewContext("q")
 		_, err := c.Add(name, "x")
 		require.NoError(t, err)

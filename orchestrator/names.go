@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rlmhq/rlm/builtins"
 	"github.com/rlmhq/rlm/sandbox"
@@ -15,9 +16,13 @@ const outputsVar = "outputs"
 // variable may not shadow a REPL helper (the model would lose search,
 // SUBMIT, ...), a Python builtin (print, len, ...) or a module the sandbox
 // provides (json, re, ...), nor outputs, which the engine fills with each
-// step's output.
+// step's output, nor a name starting and ending with "__" (Python's
+// special names: __name__, __builtins__, ...).
 // The error wraps ErrReservedName.
 func CheckVarName(name string) error {
+	if len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
+		return fmt.Errorf("%w: %q: names starting and ending with __ are Python's special names; rename the variable (e.g. %s)", ErrReservedName, name, strings.Trim(name, "_"))
+	}
 	if name == outputsVar {
 		return fmt.Errorf("%w: %q holds the full output of each step in the REPL; rename the variable (e.g. %s_)", ErrReservedName, name, name)
 	}

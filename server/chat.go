@@ -54,12 +54,7 @@ type rlmSummary struct {
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	spec, err := s.parseChat(body)
+	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -158,7 +153,7 @@ const contentPiece = 256
 // with the finish reason and the run summary (and usage if asked), then
 // [DONE].
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
-	sse := newSSE(w)
+	sse := s.newSSE(w)
 	base := chunk{ID: "chatcmpl-" + j.id, Object: "chat.completion.chunk", Created: j.created.Unix(), Model: j.spec.model}
 	send := func(c chunk) bool { return sse.data(c) == nil }
 	first := base
@@ -169,9 +164,9 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 	}
 	next := 0
 	for {
-		lines, wake, ended, err := j.eventsFrom(next)
-		if err != nil {
-			break
+		lines, wake, ended, file := j.eventsFrom(next)
+		if file != "" {
+			break // retired: progress is over, the answer follows
 		}
 		next += len(lines)
 		for _, line := range lines {

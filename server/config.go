@@ -27,8 +27,36 @@ const (
 	DefaultQueue          = 64
 	DefaultMaxBodyBytes   = 32 << 20
 	DefaultRetain         = 1000
+	// DefaultRetainTrajectoryBytes is the default RetainTrajectoryBytes.
+	DefaultRetainTrajectoryBytes = 256 << 20
+	// MinTokenLen is the shortest bearer token a server accepts (shorter
+	// ones are guessable, and too short to redact safely from text).
+	MinTokenLen = 16
+	// DefaultMaxJSONValues bounds the values of a request's JSON (each
+	// costs ~100–300 bytes decoded: ~90 MB at most).
+	DefaultMaxJSONValues = 1 << 18
+	// DefaultMaxJSONDepth bounds the nesting of a request's JSON.
+	DefaultMaxJSONDepth = 100
 	// DefaultRetryAfter is the Retry-After of a 429 when the queue is full.
 	DefaultRetryAfter = 5 * time.Second
+	// DefaultReadHeaderTimeout bounds the reading of a request's line and
+	// headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds the reading of a whole request, body
+	// included: a client trickling its body is cut off.
+	DefaultReadTimeout = 60 * time.Second
+	// DefaultWriteTimeout bounds each write of a response: a client that
+	// stops reading is dropped.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultStreamWriteTimeout bounds each event of an event stream
+	// (chat completion chunks, run events), refreshed per event.
+	DefaultStreamWriteTimeout = 2 * time.Minute
+	// DefaultIdleTimeout closes a keep-alive connection idle that long.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConns bounds the connections open at once; the default
+	// is also kept to half the process's open-file limit, so that the
+	// upstream, the store and the run directories keep descriptors.
+	DefaultMaxConns = 1024
 )
 
 // Config configures a [Server]. Zero fields take the defaults above.
@@ -59,8 +87,9 @@ type Config struct {
 	// nil), as rlm run applies it.
 	Meta Meta
 
-	// Token is the bearer token clients must send; "" disables auth,
-	// which [Server.Listen] allows on loopback addresses only.
+	// Token is the bearer token clients must send, at least MinTokenLen
+	// characters (ErrWeakToken); "" disables auth, which [Server.Listen]
+	// allows on loopback addresses only.
 	Token string
 	// StoreDir is the variable store served by /v1/vars and read by
 	// "store:KEY" variables ("" keeps a store in memory).
@@ -77,8 +106,41 @@ type Config struct {
 	Queue   int
 	// MaxBodyBytes bounds request bodies (413 beyond).
 	MaxBodyBytes int64
+	// MaxBodyMemory bounds the bytes of the request bodies read and
+	// decoded at once (a body of unknown length counts as MaxBodyBytes):
+	// a body that does not fit is refused with 503 and Retry-After
+	// (ErrBodiesBusy). 0: 8 x MaxBodyBytes.
+	MaxBodyMemory int64
+	// MaxJSONValues and MaxJSONDepth bound the JSON of a request body
+	// (chat completions, runs, typed store values), counted by a scan
+	// before anything is decoded: 413 (ErrJSONTooLarge) beyond
+	// MaxJSONValues values, 400 (ErrJSONTooDeep) beyond MaxJSONDepth
+	// levels of nesting.
+	MaxJSONValues int
+	MaxJSONDepth  int
 	// Retain is how many finished runs are kept in memory for the run API.
 	Retain int
+	// RetainTrajectoryBytes bounds the trajectories of finished runs kept
+	// in memory by a server without a runs directory (RunsDir ""): beyond,
+	// the oldest are dropped and their trajectory and events answer 410.
+	RetainTrajectoryBytes int64
+
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the
+	// http.Server's (see [Server.HTTPServer]); WriteTimeout bounds each
+	// write of a response, StreamWriteTimeout each event of an event
+	// stream.
+	ReadHeaderTimeout  time.Duration
+	ReadTimeout        time.Duration
+	WriteTimeout       time.Duration
+	StreamWriteTimeout time.Duration
+	IdleTimeout        time.Duration
+	// MaxConns bounds the connections open at once (see [Server.Listen]):
+	// beyond, new connections wait in the kernel's backlog, and the
+	// connections that have waited over a second for a request (idle
+	// keep-alive ones, or ones trickling their headers) are closed to
+	// make room. 0: DefaultMaxConns or half the open-file limit,
+	// whichever is lower.
+	MaxConns int
 
 	// Logger receives the access log and server events (nil: discarded).
 	Logger *slog.Logger
@@ -124,6 +186,33 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retain <= 0 {
 		c.Retain = DefaultRetain
+	}
+	if c.RetainTrajectoryBytes <= 0 {
+		c.RetainTrajectoryBytes = DefaultRetainTrajectoryBytes
+	}
+	if c.MaxBodyMemory <= 0 {
+		c.MaxBodyMemory = 8 * c.MaxBodyBytes
+	}
+	if c.MaxJSONValues <= 0 {
+		c.MaxJSONValues = DefaultMaxJSONValues
+	}
+	if c.MaxJSONDepth <= 0 {
+		c.MaxJSONDepth = DefaultMaxJSONDepth
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.ReadTimeout, DefaultReadTimeout}, {&c.WriteTimeout, DefaultWriteTimeout},
+		{&c.StreamWriteTimeout, DefaultStreamWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = DefaultMaxConns
+		if n := openFileLimit() / 2; n > 0 && n < c.MaxConns {
+			c.MaxConns = max(n, 16)
+		}
 	}
 	if c.Output == "" {
 		c.Output = "answer:str"

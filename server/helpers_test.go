@@ -167,7 +167,10 @@ func newTestServerOn(t testing.TB, up *llmtest.Server, edit func(*Config)) *test
 	}
 	s, err := New(cfg)
 	require.NoError(t, err)
-	hs := httptest.NewServer(s.Handler())
+	hs := httptest.NewUnstartedServer(nil)
+	hs.Config = s.HTTPServer()
+	hs.Listener = s.LimitListener(hs.Listener)
+	hs.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -9,8 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/llm"
@@ -49,7 +53,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		ae = &apiError{status: 500, typ: "server_error", msg: err.Error()}
 	}
 	var b errorBody
-	b.Error.Message = s.redact(ae.msg)
+	b.Error.Message = s.clientText(ae.msg)
 	b.Error.Type = ae.typ
 	if ae.param != "" {
 		p := s.redact(ae.param)
@@ -82,18 +86,121 @@ func (s *Server) redact(text string) string {
 	return llm.RedactSecrets(text, s.secrets...)
 }
 
-// readBody reads a request body up to the configured maximum.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+// clientText prepares an error or a probe's detail for a client or a
+// log: the server's secrets (and their percent-encoded forms) replaced,
+// every query value and user of each URL in it redacted (llm.Redact), and
+// the server's own directories (store, runs, meta document, working
+// directory) shown by name instead of their absolute paths.
+func (s *Server) clientText(text string) string {
+	text = llm.Redact(text, s.secrets...)
+	for _, d := range s.dirs {
+		text = strings.ReplaceAll(text, d.path, d.name)
+	}
+	return text
+}
+
+// namedDir is one of the server's directories as clientText shows it.
+type namedDir struct{ path, name string }
+
+// serverDirs lists the absolute directories of cfg that clientText hides,
+// longest first (a runs directory inside the store is replaced whole).
+func serverDirs(cfg Config) []namedDir {
+	var out []namedDir
+	add := func(path, name string) {
+		if path == "" {
+			return
+		}
+		if abs, err := filepath.Abs(path); err == nil && abs != "/" {
+			out = append(out, namedDir{abs, name})
+		}
+	}
+	add(cfg.StoreDir, "<store>")
+	add(cfg.RunsDir, "<runs>")
+	add(cfg.Meta.Path, "<meta>")
+	if wd, err := os.Getwd(); err == nil {
+		add(wd, "<server>")
+	}
+	slices.SortFunc(out, func(a, b namedDir) int { return len(b.path) - len(a.path) })
+	return out
+}
+
+// readBody reads a request body up to the configured maximum, within
+// the budget of the bodies read and decoded at once (MaxBodyMemory): the
+// caller calls release when it is done decoding the body. A body
+// declared over the maximum is refused before it is read (413), one that
+// does not fit the budget now with 503 and Retry-After; both close the
+// connection, so its body is not drained either.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
+	n := r.ContentLength
+	if n > s.cfg.MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		return nil, nil, s.bodyTooLarge()
+	}
+	cost := n
+	if n < 0 {
+		cost = s.cfg.MaxBodyBytes // unknown length (chunked): the most it may be
+	}
+	if !s.bodies.take(cost) {
+		w.Header().Set("Connection", "close")
+		return nil, nil, &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "server_busy", retryAfter: time.Second, err: ErrBodiesBusy,
+			msg: fmt.Sprintf("the request bodies being read now use the server's body memory (%d bytes, --max-body-memory); retry later", s.cfg.MaxBodyMemory)}
+	}
+	release = func() { s.bodies.give(cost) }
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	if n >= 0 {
+		// The declared size at once: no doubling buffer and its garbage.
+		body = make([]byte, 0, n+1)
+		for err == nil && len(body) < cap(body) {
+			var k int
+			k, err = rd.Read(body[len(body):cap(body)])
+			body = body[:len(body)+k]
+		}
+		if err == io.EOF {
+			err = nil
+		}
+	} else {
+		body, err = io.ReadAll(rd)
+	}
 	if err != nil {
+		release()
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large",
-				msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes), err: ErrBodyTooLarge}
+			return nil, nil, s.bodyTooLarge()
 		}
-		return nil, badRequest("", "reading the body: %v", err)
+		return nil, nil, badRequest("", "reading the body: %v", err)
 	}
-	return body, nil
+	return body, release, nil
+}
+
+// bodyTooLarge is the 413 of a body over MaxBodyBytes.
+func (s *Server) bodyTooLarge() error {
+	return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large", err: ErrBodyTooLarge,
+		msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes)}
+}
+
+// byteBudget bounds the bytes of request bodies held at once.
+type byteBudget struct {
+	mu   sync.Mutex
+	used int64
+	max  int64
+}
+
+// take reserves n bytes if they fit (a lone body always does).
+func (b *byteBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+// give returns n bytes taken.
+func (b *byteBudget) give(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
 }
 
 // logInfo is what a handler adds to its access-log line.
@@ -112,18 +219,37 @@ func noteRun(ctx context.Context, id string, tokens int, cost *float64) {
 	}
 }
 
-// statusWriter records the status and size of a response. It keeps
-// http.Flusher reachable (Unwrap) for streaming responses.
+// statusWriter records the status and size of a response, and gives
+// each write its deadline (timeout from the write's start: a client that
+// stops reading is dropped). It keeps http.Flusher reachable (Unwrap) for
+// streaming responses.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status  int
+	bytes   int64
+	timeout time.Duration
+	rc      *http.ResponseController
+}
+
+// setWriteTimeout sets the deadline of each following write (event
+// streams take a longer one than other responses).
+func (w *statusWriter) setWriteTimeout(d time.Duration) { w.timeout = d }
+
+// deadline sets the write deadline of the next write.
+func (w *statusWriter) deadline() {
+	if w.timeout > 0 {
+		if w.rc == nil {
+			w.rc = http.NewResponseController(w.ResponseWriter)
+		}
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
+	w.deadline()
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -131,6 +257,7 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	w.deadline()
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
 	return n, err
@@ -138,6 +265,7 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 // Flush flushes a streaming response.
 func (w *statusWriter) Flush() {
+	w.deadline()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -168,11 +296,18 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		li := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
-		sw := &statusWriter{ResponseWriter: w}
-		if s.cfg.Token != "" && !public[r.URL.Path] && !isViewPage(r) && !s.authorized(r) {
-			s.writeError(sw, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
+		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
+		switch {
+		case s.cfg.Token == "" || s.authorized(r):
+			next.ServeHTTP(sw, r)
+		case !public[r.URL.Path] && !isViewPage(r):
+			s.refuse(sw, w, &apiError{status: http.StatusUnauthorized, typ: "invalid_request_error", code: "invalid_api_key",
 				msg: "missing or wrong bearer token: send the header Authorization: Bearer TOKEN"})
-		} else {
+		case r.ContentLength != 0:
+			// The public endpoints take no body: one sent without the
+			// token is not read either.
+			s.refuse(sw, w, badRequest("", "%s %s takes no request body", r.Method, r.URL.Path))
+		default:
 			next.ServeHTTP(sw, r)
 		}
 		s.metrics.httpRequests.WithLabelValues(strconv.Itoa(max(sw.status, 200))).Inc()
@@ -190,6 +325,17 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
+}
+
+// refuse answers err to a request whose body is not to be read, and
+// closes the connection: net/http would otherwise read (drain) what a
+// client trickles after the headers, before and after the answer; the
+// read deadline in the past ends that drain at once. sw is w as the
+// middleware wraps it.
+func (s *Server) refuse(sw *statusWriter, w http.ResponseWriter, err error) {
+	sw.Header().Set("Connection", "close")
+	s.writeError(sw, err)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
 }
 
 // authorized reports whether r carries the server's token.

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,12 +42,16 @@ type job struct {
 	state   string
 	started time.Time
 	ended   time.Time
-	events  [][]byte      // the trajectory's lines, redacted
-	onDisk  bool          // events dropped from memory: read the run directory
-	wake    chan struct{} // closed (and replaced) at each new event and at the end
-	partial []byte        // a line being written
-	res     *orchestrator.Result
-	result  *RunResult
+	events  [][]byte             // the trajectory's lines, redacted
+	onDisk  bool                 // events dropped from memory: read the run directory
+	wake    chan struct{}        // closed (and replaced) at each new event and at the end
+	partial []byte               // a line being written
+	res     *orchestrator.Result // the engine's result, until result is made from it
+	result  *RunResult           // set when the run has finished
+	// eventBytes is the size of the trajectory's lines; eventsGone marks
+	// a finished in-memory run whose lines were dropped (retire).
+	eventBytes int64
+	eventsGone bool
 }
 
 // RunResult is the state and result of a run, as GET /v1/runs/{id}
@@ -81,24 +86,66 @@ type runUsage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
-// start admits a run: it fails with ErrDraining or ErrBusy (queue full),
-// else the run starts (or queues for a slot) on its own goroutine under
-// parent's values; canceling parent cancels the run (a chat completion
-// whose client went away), the run API passes a context that outlives its
-// request.
-func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
+// admit reserves a run's place (a slot or a queue place) before its
+// request body is read and decoded: it fails with ErrDraining or ErrBusy
+// (queue full). The caller starts the run with start, or gives the place
+// back with release.
+func (s *Server) admit() error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.draining {
-		s.mu.Unlock()
-		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+		return &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
 	}
 	if s.active >= s.cfg.MaxRuns+s.cfg.Queue {
-		s.mu.Unlock()
 		s.metrics.rejected.Inc()
-		return nil, &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
+		return &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
 			msg: fmt.Sprintf("all %d run slots and %d queue places are taken; retry later", s.cfg.MaxRuns, s.cfg.Queue), err: ErrBusy, retryAfter: DefaultRetryAfter}
 	}
 	s.active++
+	return nil
+}
+
+// release gives back a place admit reserved for a request that starts no
+// run.
+func (s *Server) release() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+}
+
+// admitBody admits a run, then reads and validates its request body: the
+// place is taken before the body costs memory. On error the place is
+// given back.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, error) {
+	if err := s.admit(); err != nil {
+		return nil, err
+	}
+	body, done, err := s.readBody(w, r)
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	spec, err := s.parseChat(body)
+	done()
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	return spec, nil
+}
+
+// start starts an admitted run (or queues it for a slot) on its own
+// goroutine under parent's values; canceling parent cancels the run (a
+// chat completion whose client went away), the run API passes a context
+// that outlives its request. A server that began draining since the
+// admission refuses it (ErrDraining) and gives the place back.
+func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
+	s.mu.Lock()
+	if s.draining {
+		s.active--
+		s.mu.Unlock()
+		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+	}
 	now := time.Now()
 	j := &job{s: s, id: runs.NewID(now), spec: spec, created: now, state: StateQueued, done: make(chan struct{}), wake: make(chan struct{})}
 	j.ctx, j.cancel = context.WithCancelCause(parent)
@@ -205,6 +252,9 @@ func (j *job) Write(p []byte) (int, error) {
 		lines = append(lines, line)
 	}
 	j.events = append(j.events, lines...)
+	for _, l := range lines {
+		j.eventBytes += int64(len(l))
+	}
 	kept := j.kept
 	if len(lines) > 0 {
 		close(j.wake)
@@ -241,12 +291,16 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
 	j.result = j.resultLocked()
+	// A finished run keeps only what its status and result need: not its
+	// request's variables, nor the engine's result behind j.result.
+	j.res, j.spec.ctx = nil, nil
+	j.partial = nil
 	kept := j.kept
 	j.mu.Unlock()
 	if kept != nil {
 		b, _ := json.MarshalIndent(j.result, "", "  ")
 		o := runs.OutcomeOf(res, append(b, '\n'))
-		o.Error = j.s.redact(o.Error)
+		o.Error = j.s.clientText(o.Error)
 		if err := kept.Finish(o); err != nil {
 			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
 		}
@@ -293,7 +347,9 @@ func (j *job) resultLocked() *RunResult {
 		return r
 	}
 	r.Ended = j.ended.Unix()
-	r.Answer = j.s.redact(res.Answer)
+	// A copy: the answer may be a piece of a request variable (which may
+	// point into the request body), which the finished run does not keep.
+	r.Answer = strings.Clone(j.s.redact(res.Answer))
 	if res.Outputs != nil {
 		if b, err := orchestrator.MarshalValue(res.Outputs); err == nil {
 			r.Outputs = json.RawMessage(j.s.redact(string(b)))
@@ -301,7 +357,7 @@ func (j *job) resultLocked() *RunResult {
 	}
 	r.StopReason, r.Partial, r.Extracted, r.Iterations = string(res.StopReason), res.Partial, res.Extracted, res.Iterations
 	if res.Err != nil {
-		r.Error = j.s.redact(res.Err.Error())
+		r.Error = j.s.clientText(res.Err.Error())
 	}
 	u := res.Usage
 	r.Usage = &runUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, TotalTokens: u.Tokens()}
@@ -315,44 +371,82 @@ func (j *job) resultLocked() *RunResult {
 	return r
 }
 
-// eventsFrom returns the trajectory lines from index i on, a channel
-// closed at the next change, and whether the run has ended.
-func (j *job) eventsFrom(i int) ([][]byte, <-chan struct{}, bool, error) {
+// eventsFrom returns the trajectory lines from index i on (shared, not
+// copied), a channel closed at the next change, whether the run has ended,
+// and the trajectory file to read instead when the run's lines are no
+// longer in memory (then lines is nil and the run has ended).
+func (j *job) eventsFrom(i int) (lines [][]byte, wake <-chan struct{}, ended bool, file string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	ended := j.res != nil
 	if j.onDisk {
-		b, err := os.ReadFile(filepath.Join(j.kept.Dir(), runs.TrajectoryFile))
-		if err != nil {
-			return nil, nil, true, err
-		}
-		lines := splitLines(b)
-		if i > len(lines) {
-			i = len(lines)
-		}
-		return lines[i:], j.wake, true, nil
+		return nil, j.wake, true, filepath.Join(j.kept.Dir(), runs.TrajectoryFile)
 	}
 	if i > len(j.events) {
 		i = len(j.events)
 	}
-	return j.events[i:], j.wake, ended, nil
+	return j.events[i:], j.wake, j.result != nil, ""
 }
 
 // retire keeps at most Retain finished runs in memory; a kept run's
-// events are dropped from memory (its directory has them).
+// events are dropped from memory (its directory has them), and the
+// trajectories of the finished runs of a server without a runs directory
+// are kept within RetainTrajectoryBytes, the oldest dropped first.
 func (s *Server) retire(j *job) {
 	j.mu.Lock()
 	if j.kept != nil {
 		j.events, j.onDisk = nil, true
 	}
+	size := j.eventBytes
+	inMemory := j.kept == nil
 	j.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if inMemory {
+		s.retainedBytes += size
+	}
 	s.finishedOrder = append(s.finishedOrder, j.id)
 	for len(s.finishedOrder) > s.cfg.Retain {
+		if old := s.jobs[s.finishedOrder[0]]; old != nil {
+			s.retainedBytes -= old.dropEvents()
+		}
 		delete(s.jobs, s.finishedOrder[0])
 		s.finishedOrder = s.finishedOrder[1:]
 	}
+	for _, id := range s.finishedOrder {
+		if s.retainedBytes <= s.cfg.RetainTrajectoryBytes {
+			break
+		}
+		if old := s.jobs[id]; old != nil {
+			s.retainedBytes -= old.dropEvents()
+		}
+	}
+}
+
+// dropEvents drops a finished in-memory run's trajectory and returns its
+// size (0 if it was already dropped or is on disk).
+func (j *job) dropEvents() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.onDisk || j.eventsGone {
+		return 0
+	}
+	j.events, j.eventsGone = nil, true
+	return j.eventBytes
+}
+
+// trajectoryGone reports a finished run whose trajectory was dropped
+// from memory (a server without a runs directory keeps only
+// RetainTrajectoryBytes of them).
+func (j *job) trajectoryGone() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.eventsGone
+}
+
+// gone answers 410 for a run whose trajectory is no longer kept.
+func (s *Server) gone(w http.ResponseWriter, id string) {
+	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrTrajectoryDropped,
+		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (the server keeps --retain-trajectory-bytes of them in memory; serve with a runs directory to keep them all)", id)})
 }
 
 // runModel is a run's model: the shared client metered on the run's

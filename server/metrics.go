@@ -189,18 +189,37 @@ func (t *timedExecutor) Exec(ctx context.Context, code string) (*orchestrator.Ex
 	return res, err
 }
 
-// errorType is the Python exception type of a step's error.
+// errorType is the Python exception type of a step's error, as a metric
+// label: one of Python's builtin exception types, else "other" (code can
+// raise classes of its own: labels must stay a bounded set).
 func errorType(err error, text string) string {
+	kind := ""
 	var se *sandbox.ScriptError
-	if errors.As(err, &se) && se.Kind != "" {
-		return se.Kind
-	}
 	var pe *sandbox.PyError
-	if errors.As(err, &pe) && pe.Kind != "" {
-		return pe.Kind
+	switch {
+	case errors.As(err, &se) && se.Kind != "":
+		kind = se.Kind
+	case errors.As(err, &pe) && pe.Kind != "":
+		kind = pe.Kind
+	default:
+		if all := excType.FindAllStringSubmatch(text, -1); len(all) > 0 {
+			kind = all[len(all)-1][1]
+		}
 	}
-	if all := excType.FindAllStringSubmatch(text, -1); len(all) > 0 {
-		return all[len(all)-1][1]
+	if kind == "" || !sandbox.IsBuiltinName(kind) || !excType.MatchString(kind) {
+		return "other"
+	}
+	return kind
+}
+
+// modelLabel is a model's metric label: the configured models (root,
+// sub-call, embedding) by name, any other (a request's rlm:MODEL) as
+// "other", so clients cannot grow the label set.
+func (s *Server) modelLabel(model string) string {
+	switch model {
+	case "":
+	case s.cfg.LLM.Model, s.cfg.LLM.SubModel, s.cfg.LLM.EmbeddingModel:
+		return model
 	}
 	return "other"
 }
@@ -222,7 +241,12 @@ func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
+	byLabel := map[string]llm.Totals{}
 	for model, t := range c.s.ledger.ByModel() {
+		label := c.s.modelLabel(model)
+		byLabel[label] = addTotals(byLabel[label], t)
+	}
+	for model, t := range byLabel {
 		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(t.Calls), model)
 		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(t.PromptTokens), model, "prompt")
 		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(t.CompletionTokens), model, "completion")
@@ -231,4 +255,16 @@ func (c *ledgerCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descCost, prometheus.CounterValue, t.CostUSD, model)
 		}
 	}
+}
+
+// addTotals adds the counts of b to a (cost known only if both are).
+func addTotals(a, b llm.Totals) llm.Totals {
+	known := (a.Calls == 0 || a.CostKnown) && b.CostKnown
+	a.Calls += b.Calls
+	a.PromptTokens += b.PromptTokens
+	a.CompletionTokens += b.CompletionTokens
+	a.CachedTokens += b.CachedTokens
+	a.CostUSD += b.CostUSD
+	a.CostKnown = known
+	return a
 }

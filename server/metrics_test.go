@@ -101,3 +101,28 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricLabelsAreBounded: clients cannot grow the label sets: an
+// upstream model a request names (rlm:MODEL) is counted as "other", an
+// exception class of the code's own as "other".
+func TestMetricLabelsAreBounded(t *testing.T) {
+	up := llmtest.NewServer(t).RequireKey(canaryKey)
+	up.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		if strings.Contains(queryOf(c.Messages), "own error") && assistants(c.Messages) == 0 {
+			return code("class MyOwnError(Exception):\n    pass\nraise MyOwnError('x')")
+		}
+		return rootReply(c)
+	})
+	ts := newTestServerOn(t, up, nil)
+	for _, model := range []string{"rlm:client-model-1", "rlm:client-model-2"} {
+		code, _, body := ts.do(t, "POST", "/v1/chat/completions", map[string]any{"model": model, "messages": []map[string]any{{"role": "user", "content": "echo x"}}})
+		require.Equal(t, 200, code, string(body))
+	}
+	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("own error", nil))
+	require.Equal(t, 200, code, string(body))
+	text := ts.scrape(t)
+	assert.NotContains(t, text, "client-model")
+	assert.Equal(t, 2.0, metricValue(t, text, `rlm_upstream_calls_total{model="other"}`))
+	assert.NotContains(t, text, "MyOwnError")
+	assert.Equal(t, 1.0, metricValue(t, text, `rlm_sandbox_errors_total{type="other"}`))
+}

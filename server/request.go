@@ -1,12 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"reflect"
 	"strings"
 	"time"
 
@@ -24,12 +23,12 @@ const ModelName = "rlm"
 // reads; the other OpenAI fields (temperature, user, ...) are accepted and
 // ignored: the RLM's own model calls use the server's settings.
 type chatRequest struct {
-	Model         string          `json:"model"`
-	Messages      []chatMessage   `json:"messages"`
-	Stream        bool            `json:"stream"`
-	StreamOptions *streamOptions  `json:"stream_options"`
-	N             *int            `json:"n"`
-	RLM           json.RawMessage `json:"rlm"`
+	Model         string         `json:"model"`
+	Messages      []chatMessage  `json:"messages"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options"`
+	N             *int           `json:"n"`
+	RLM           rawRef         `json:"rlm"`
 }
 
 type streamOptions struct {
@@ -37,29 +36,38 @@ type streamOptions struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	Name    string          `json:"name,omitempty"`
+	Role    string `json:"role"`
+	Content rawRef `json:"content"`
+	Name    string `json:"name,omitempty"`
 }
 
 // rlmOptions is the "rlm" field of a request. Unknown fields are refused.
 type rlmOptions struct {
 	// Variables maps names to a string (text), any other JSON value
 	// (typed), or "store:KEY".
-	Variables json.RawMessage `json:"variables"`
+	Variables rawRef `json:"variables"`
 	// Output is the declared output schema, e.g. "answer:str, confidence:float".
 	Output string `json:"output"`
-	// Per-request budgets: each can only lower the server's cap.
-	MaxIterations      int     `json:"max_iterations"`
-	MaxDepth           int     `json:"max_depth"`
-	ChildIterations    int     `json:"child_iterations"`
-	MaxTotalIterations int     `json:"max_total_iterations"`
-	MaxErrors          int     `json:"max_errors"`
-	MaxLLMCalls        int     `json:"max_llm_calls"`
-	MaxTokens          int     `json:"max_tokens"`
-	MaxCostUSD         float64 `json:"max_cost_usd"`
-	TimeoutSeconds     float64 `json:"timeout_seconds"`
+	// Per-request budgets: each can only lower the server's cap; nil
+	// (absent) keeps the cap, any value given must be positive.
+	MaxIterations      *int     `json:"max_iterations"`
+	MaxDepth           *int     `json:"max_depth"`
+	ChildIterations    *int     `json:"child_iterations"`
+	MaxTotalIterations *int     `json:"max_total_iterations"`
+	MaxErrors          *int     `json:"max_errors"`
+	MaxLLMCalls        *int     `json:"max_llm_calls"`
+	MaxTokens          *int     `json:"max_tokens"`
+	MaxCostUSD         *float64 `json:"max_cost_usd"`
+	TimeoutSeconds     *float64 `json:"timeout_seconds"`
 }
+
+// minRequestTimeout is the shortest run timeout a request may set: a
+// shorter one would round to 0, which means no timeout.
+const minRequestTimeout = time.Millisecond
+
+// maxRequestTimeout bounds a request's run timeout on a server without
+// one.
+const maxRequestTimeout = 1e9 * time.Second
 
 // rlmFields lists the fields of rlmOptions for error messages.
 func rlmFields() string {
@@ -91,13 +99,34 @@ func badRequest(field, format string, args ...any) error {
 	return &apiError{status: 400, typ: "invalid_request_error", param: field, msg: msg, err: ErrBadRequest}
 }
 
-// decodeJSON decodes a request body, naming the field of a type error.
+// rawRef is a JSON value left undecoded, like json.RawMessage but
+// without its copy: it points into the request body it was decoded from
+// (json.Unmarshal hands UnmarshalJSON a piece of its input), which the
+// server never modifies.
+type rawRef []byte
+
+// UnmarshalJSON keeps b itself.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// decodeJSON decodes a request body, naming the field of a type error;
+// strict refuses unknown fields. It decodes body in place (json.Unmarshal,
+// no decoder buffer), so rawRef fields point into it.
 func decodeJSON(body []byte, v any, strict bool, prefix string) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
 	if strict {
-		dec.DisallowUnknownFields()
+		var fields map[string]rawRef
+		if err := json.Unmarshal(body, &fields); err == nil {
+			known := knownFields(v)
+			for name := range fields {
+				if !known[name] {
+					return badRequest(prefix+name, "unknown field (known fields of %s: %s)", strings.TrimSuffix(prefix, "."), rlmFields())
+				}
+			}
+		}
 	}
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		var se *json.SyntaxError
 		switch {
@@ -106,22 +135,28 @@ func decodeJSON(body []byte, v any, strict bool, prefix string) error {
 			return badRequest(strings.TrimSuffix(field, "."), "want %s, got a JSON %s", te.Type, te.Value)
 		case errors.As(err, &se):
 			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON at byte %d: %v", se.Offset, err)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return badRequest(prefix+name, "unknown field (known fields of %s: %s)", strings.TrimSuffix(prefix, "."), rlmFields())
 		default:
 			return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: %v", err)
 		}
 	}
-	if dec.More() {
-		return badRequest(strings.TrimSuffix(prefix, "."), "malformed JSON: data after the object")
-	}
 	return nil
+}
+
+// knownFields are the JSON names of the fields of the struct v points to.
+func knownFields(v any) map[string]bool {
+	t := reflect.TypeOf(v).Elem()
+	known := map[string]bool{}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			known[name] = true
+		}
+	}
+	return known
 }
 
 // messageText returns a message's text: a string, or the text parts of an
 // array of content parts.
-func messageText(i int, raw json.RawMessage) (string, error) {
+func messageText(i int, raw rawRef) (string, error) {
 	field := fmt.Sprintf("messages[%d].content", i)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -153,6 +188,9 @@ func messageText(i int, raw json.RawMessage) (string, error) {
 // parseChat validates a chat completion request (the body of POST
 // /v1/chat/completions and POST /v1/runs) into a run spec.
 func (s *Server) parseChat(body []byte) (*runSpec, error) {
+	if err := checkJSONBudget(body, "", s.cfg.MaxJSONValues, s.cfg.MaxJSONDepth); err != nil {
+		return nil, err
+	}
 	var req chatRequest
 	if err := decodeJSON(body, &req, false, ""); err != nil {
 		return nil, err
@@ -240,11 +278,12 @@ func (s *Server) parseChat(body []byte) (*runSpec, error) {
 
 // addVariables adds the rlm.variables to the run's context, in the order
 // the request gives them.
-func (s *Server) addVariables(spec *runSpec, raw json.RawMessage) error {
+func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	v, err := pyjson.Decode(raw)
+	// raw is the request's own copy: its strings need not be copied again.
+	v, err := pyjson.DecodeOwned(raw, "")
 	if err != nil {
 		return badRequest("rlm.variables", "%v", err)
 	}
@@ -253,8 +292,11 @@ func (s *Server) addVariables(spec *runSpec, raw json.RawMessage) error {
 		return badRequest("rlm.variables", "want an object of NAME: value")
 	}
 	for _, name := range vars.Keys() {
-		field := "rlm.variables." + name
 		val, _ := vars.Get(name)
+		// The name points into the body (DecodeOwned): a copy, so that
+		// the run record keeping it does not keep the whole body.
+		name = strings.Clone(name)
+		field := "rlm.variables." + name
 		if err := rlmctx.ValidateName(name); err != nil {
 			return badRequest(field, "%v", err)
 		}
@@ -290,19 +332,20 @@ func (s *Server) addVariables(spec *runSpec, raw json.RawMessage) error {
 	return nil
 }
 
-// lowerInt applies a per-request limit v to the server's cap: 0 keeps the
-// cap; a value above a cap is refused (a request can only lower caps).
-// capv 0 means the server sets no cap.
-func lowerInt(field string, v, capv, min int) (int, error) {
+// lowerInt applies a per-request limit v to the server's cap: nil keeps
+// the cap; a value under min (0 and negatives included) or above the cap
+// is refused (a request can only lower caps). capv 0 means the server
+// sets no cap.
+func lowerInt(field string, v *int, capv, min int) (int, error) {
 	switch {
-	case v == 0:
+	case v == nil:
 		return capv, nil
-	case v < min:
-		return 0, badRequest(field, "must be >= %d", min)
-	case capv > 0 && v > capv:
-		return 0, badRequest(field, "%d is over the server's cap %d (a request can only lower it)", v, capv)
+	case *v < min:
+		return 0, badRequest(field, "must be >= %d (omit it to keep the server's cap)", min)
+	case capv > 0 && *v > capv:
+		return 0, badRequest(field, "%d is over the server's cap %d (a request can only lower it)", *v, capv)
 	}
-	return v, nil
+	return *v, nil
 }
 
 // applyOptions sets the run's engine configuration and budgets: the
@@ -334,7 +377,7 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 	if e.MaxTotalIterations, err = lowerInt("rlm.max_total_iterations", o.MaxTotalIterations, e.MaxTotalIterations, 1); err != nil {
 		return err
 	}
-	s.applyMeta(&e, firstNonEmpty(spec.root, s.cfg.LLM.Model), o.MaxIterations != 0)
+	s.applyMeta(&e, firstNonEmpty(spec.root, s.cfg.LLM.Model), o.MaxIterations != nil)
 	if e.MaxConsecutiveErrors, err = lowerInt("rlm.max_errors", o.MaxErrors, e.MaxConsecutiveErrors, 1); err != nil {
 		return err
 	}
@@ -345,25 +388,27 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 	if b.MaxTokens, err = lowerInt("rlm.max_tokens", o.MaxTokens, b.MaxTokens, 1); err != nil {
 		return err
 	}
-	switch c := o.MaxCostUSD; {
-	case c == 0:
-	case c < 0 || math.IsNaN(c):
-		return badRequest("rlm.max_cost_usd", "must be > 0")
-	case b.MaxCostUSD > 0 && c > b.MaxCostUSD:
-		return badRequest("rlm.max_cost_usd", "%g is over the server's cap %g (a request can only lower it)", c, b.MaxCostUSD)
-	default:
-		b.MaxCostUSD = c
-	}
-	switch t := o.TimeoutSeconds; {
-	case t == 0:
-	case t < 0 || math.IsNaN(t) || t > 1e9:
-		return badRequest("rlm.timeout_seconds", "must be > 0")
-	default:
-		d := time.Duration(t * float64(time.Second))
-		if e.Timeout > 0 && d > e.Timeout {
-			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", t, e.Timeout)
+	if c := o.MaxCostUSD; c != nil {
+		switch {
+		case !(*c > 0):
+			return badRequest("rlm.max_cost_usd", "must be > 0 (omit it to keep the server's cap)")
+		case b.MaxCostUSD > 0 && *c > b.MaxCostUSD:
+			return badRequest("rlm.max_cost_usd", "%g is over the server's cap %g (a request can only lower it)", *c, b.MaxCostUSD)
 		}
-		e.Timeout = d
+		b.MaxCostUSD = *c
+	}
+	if t := o.TimeoutSeconds; t != nil {
+		capd := e.Timeout
+		if capd <= 0 {
+			capd = maxRequestTimeout
+		}
+		switch {
+		case !(*t >= minRequestTimeout.Seconds()):
+			return badRequest("rlm.timeout_seconds", "must be at least %g (1 ms; omit it to keep the server's run timeout)", minRequestTimeout.Seconds())
+		case *t > capd.Seconds():
+			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", *t, capd)
+		}
+		e.Timeout = time.Duration(*t * float64(time.Second))
 	}
 	if b.MaxCostUSD > 0 {
 		// A cost limit counts only priced models: refuse, as rlm run does,

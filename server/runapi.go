@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,12 +16,7 @@ import (
 // handleRunCreate starts a run that outlives the request: 202 with the
 // run's id and links.
 func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	spec, err := s.parseChat(body)
+	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -113,23 +108,34 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 // handleRunEvents streams the run's trajectory as Server-Sent Events:
 // the events so far, then live ones until the run ends, then an "end"
 // event with the result. Each event's id is its line number, and a client
-// reconnecting with Last-Event-ID continues after it.
+// reconnecting with Last-Event-ID continues after it. A finished run's
+// events are read from its trajectory file through a bounded buffer; a
+// live run's lines are shared by its clients, and a client that stops
+// reading is dropped at the stream's write deadline.
 func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	j := s.lookup(id)
-	if j == nil {
-		s.streamKept(w, r, id)
-		return
-	}
 	next := 0
 	if last, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && last > 0 {
 		next = last
 	}
-	sse := newSSE(w)
+	j := s.lookup(id)
+	if j == nil {
+		s.streamKept(w, id, next)
+		return
+	}
+	if j.trajectoryGone() {
+		s.gone(w, id)
+		return
+	}
+	sse := s.newSSE(w)
 	for {
-		lines, wake, ended, err := j.eventsFrom(next)
-		if err != nil {
-			return
+		lines, wake, ended, file := j.eventsFrom(next)
+		if file != "" {
+			var err error
+			if next, err = sse.fileEvents(file, next); err != nil {
+				return
+			}
+			break
 		}
 		for _, line := range lines {
 			next++
@@ -151,52 +157,53 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	_ = sse.event("end", strconv.Itoa(next+1), b)
 }
 
-// streamKept streams the trajectory of a run found only in the runs
-// directory (finished).
-func (s *Server) streamKept(w http.ResponseWriter, r *http.Request, id string) {
+// streamKept streams, from line index next on, the trajectory of a run
+// found only in the runs directory (finished).
+func (s *Server) streamKept(w http.ResponseWriter, id string, next int) {
 	res, err := s.keptResult(id)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.writeError(w, err)
+	sse := s.newSSE(w)
+	if next, err = sse.fileEvents(filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile), next); err != nil {
 		return
 	}
-	sse := newSSE(w)
-	n := 0
-	for _, line := range splitLines(b) {
-		n++
-		if sse.event("trajectory", strconv.Itoa(n), line) != nil {
-			return
-		}
-	}
 	out, _ := json.Marshal(res)
-	_ = sse.event("end", strconv.Itoa(n+1), out)
+	_ = sse.event("end", strconv.Itoa(next+1), out)
 }
 
-// handleRunTrajectory answers the run's JSONL trajectory so far.
+// handleRunTrajectory answers the run's JSONL trajectory so far: a live
+// run's lines from memory, a finished run's file through a bounded
+// buffer.
 func (s *Server) handleRunTrajectory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var lines [][]byte
+	var file string
 	if j := s.lookup(id); j != nil {
-		var err error
-		if lines, _, _, err = j.eventsFrom(0); err != nil {
-			s.writeError(w, err)
+		if j.trajectoryGone() {
+			s.gone(w, id)
 			return
 		}
+		lines, _, _, file = j.eventsFrom(0)
 	} else {
 		if _, err := s.keptResult(id); err != nil {
 			s.writeError(w, err)
 			return
 		}
-		b, err := os.ReadFile(filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		file = filepath.Join(s.runsRoot.Path(id), runs.TrajectoryFile)
+	}
+	if file != "" {
+		lf, err := openLines(file, 0)
+		if err != nil {
 			s.writeError(w, err)
 			return
 		}
-		lines = splitLines(b)
+		defer lf.Close()
+		w.Header().Set("Content-Type", "application/jsonl")
+		w.WriteHeader(200)
+		_, _ = io.Copy(w, lf)
+		return
 	}
 	w.Header().Set("Content-Type", "application/jsonl")
 	w.WriteHeader(200)
@@ -205,22 +212,4 @@ func (s *Server) handleRunTrajectory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// splitLines splits JSONL into lines (each with its newline), dropping a
-// torn last line.
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] != '\n' {
-			i++
-		}
-		if i == len(b) {
-			break // torn
-		}
-		out = append(out, b[:i+1])
-		b = b[i+1:]
-	}
-	return out
 }

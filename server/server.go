@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,7 @@ type Server struct {
 	runsRoot *runs.Root
 	metrics  *metrics
 	secrets  []string
+	dirs     []namedDir // see clientText
 	slots    chan struct{}
 	handler  http.Handler
 	http     *http.Client // readiness probe of the upstream
@@ -43,22 +45,29 @@ type Server struct {
 	mu            sync.Mutex
 	jobs          map[string]*job
 	finishedOrder []string
-	active        int // runs admitted and not finished (queued or running)
+	retainedBytes int64 // trajectories of finished runs kept in memory (retire)
+	active        int   // runs admitted and not finished (queued or running)
 	draining      bool
 	wg            sync.WaitGroup
+	waiting       connWaits  // connections waiting for a request (see shedWaiting)
+	bodies        byteBudget // request bodies held at once (MaxBodyMemory)
 }
 
 // New builds a server: one upstream client, the store, the metrics.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns)}
+	if cfg.Token != "" && len(cfg.Token) < MinTokenLen {
+		return nil, fmt.Errorf("%w: %d characters, at least %d are needed", ErrWeakToken, len(cfg.Token), MinTokenLen)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns), bodies: byteBudget{max: cfg.MaxBodyMemory}}
 	if err := s.checkMeta(); err != nil {
 		return nil, err
 	}
-	s.secrets = cfg.LLM.Secrets()
+	s.secrets = secretForms(cfg.LLM.Secrets())
 	if cfg.Token != "" {
-		s.secrets = append(s.secrets, cfg.Token)
+		s.secrets = append(s.secrets, secretForms([]string{cfg.Token})...)
 	}
+	s.dirs = serverDirs(cfg)
 	s.ledger = llm.NewLedger(llm.LedgerConfig{Prices: cfg.Prices})
 	s.metrics = newMetrics(cfg.Registry, s)
 	lc := cfg.LLM
@@ -97,6 +106,10 @@ func New(cfg Config) (*Server, error) {
 // Handler is the server's HTTP handler (auth and access log included).
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// MaxConns is the bound on open connections in force (Config.MaxConns
+// or its default).
+func (s *Server) MaxConns() int { return s.cfg.MaxConns }
+
 // Store is the server's variable store.
 func (s *Server) Store() *rlmctx.Store { return s.store }
 
@@ -128,8 +141,9 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// Listen listens on addr (HOST:PORT). Without a token it refuses any
-// address that is not loopback (ErrInsecure).
+// Listen listens on addr (HOST:PORT), accepting at most MaxConns
+// connections open at once. Without a token it refuses any address that
+// is not loopback (ErrInsecure).
 func (s *Server) Listen(addr string) (net.Listener, error) {
 	if s.cfg.Token == "" {
 		host, _, err := net.SplitHostPort(addr)
@@ -140,7 +154,17 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 			return nil, fmt.Errorf("%w: %s (set a token, or listen on 127.0.0.1)", ErrInsecure, addr)
 		}
 	}
-	return net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return s.LimitListener(ln), nil
+}
+
+// LimitListener bounds the connections ln accepts open at once to
+// MaxConns (Listen applies it).
+func (s *Server) LimitListener(ln net.Listener) net.Listener {
+	return newLimitListener(ln, s.cfg.MaxConns, s.shedWaiting)
 }
 
 // isLoopback reports whether host names only loopback addresses.
@@ -200,13 +224,16 @@ func (s *Server) Close() error {
 	return err
 }
 
+// handleHealth answers 200 while the process serves.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]string{"status": "ok"})
 }
 
-// handleReady answers 200 when the upstream answers HTTP, the store is
-// writable and the server is not draining; 503 otherwise, naming what
-// failed.
+// handleReady answers 200 when the upstream answers HTTP, the store and
+// runs directories are writable (not read-only, not full) and the server
+// is not draining; 503 otherwise. Without the
+// token (the probe is public) it says only whether the server is ready;
+// token holders get what failed, redacted.
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	checks := map[string]string{}
 	ok := true
@@ -219,20 +246,45 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		checks["server"] = "ok"
 	}
 	if err := s.probeUpstream(r.Context()); err != nil {
-		checks["upstream"], ok = s.redact(err.Error()), false
+		checks["upstream"], ok = s.clientText(err.Error()), false
 	} else {
 		checks["upstream"] = "ok"
 	}
-	if err := s.probeStore(); err != nil {
-		checks["store"], ok = s.redact(err.Error()), false
-	} else {
-		checks["store"] = "ok"
+	for _, d := range []struct{ check, dir string }{{"store", s.store.Dir()}, {"runs", s.cfg.RunsDir}} {
+		if d.dir == "" {
+			continue
+		}
+		if err := probeDir(d.dir); err != nil {
+			checks[d.check], ok = s.clientText(err.Error()), false
+		} else {
+			checks[d.check] = "ok"
+		}
 	}
 	status := 200
 	if !ok {
 		status = 503
 	}
+	if s.cfg.Token != "" && !s.authorized(r) {
+		writeJSON(w, status, map[string]any{"ready": ok})
+		return
+	}
 	writeJSON(w, status, map[string]any{"ready": ok, "checks": checks})
+}
+
+// secretForms returns each secret with its percent-encoded forms (as a
+// query value and as a path segment), so a secret is redacted also where
+// a URL shows it encoded.
+func secretForms(secrets []string) []string {
+	out := make([]string, 0, len(secrets))
+	for _, sec := range secrets {
+		out = append(out, sec)
+		for _, enc := range []string{url.QueryEscape(sec), url.PathEscape(sec)} {
+			if enc != sec && !slices.Contains(out, enc) {
+				out = append(out, enc)
+			}
+		}
+	}
+	return out
 }
 
 // probeUpstream sends GET {base}/models: any HTTP answer means the
@@ -262,17 +314,31 @@ func (s *Server) probeUpstream(ctx context.Context) error {
 	return nil
 }
 
-// probeStore writes and removes a file in the store directory.
-func (s *Server) probeStore() error {
-	dir := s.store.Dir()
-	if dir == "" {
-		return nil
+// probeSize is what probeDir writes: enough to need a free block, so a
+// full disk fails the probe, not only a read-only one.
+const probeSize = 4096
+
+// probeDir writes, syncs and removes a small file in dir (created if
+// missing): it fails on a read-only or full disk.
+func probeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("not writable: %w", err)
 	}
 	f, err := os.CreateTemp(dir, ".readyz-*")
 	if err != nil {
-		return fmt.Errorf("store not writable: %w", err)
+		return fmt.Errorf("not writable: %w", err)
 	}
 	name := f.Name()
-	f.Close()
-	return os.Remove(filepath.Clean(name))
+	defer os.Remove(filepath.Clean(name))
+	_, err = f.Write(make([]byte, probeSize))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("not writable (full?): %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // sse writes Server-Sent Events, flushing each.
@@ -12,7 +13,12 @@ type sse struct {
 	rc *http.ResponseController
 }
 
-func newSSE(w http.ResponseWriter) *sse {
+// newSSE starts an event stream on w; each event gets the server's
+// StreamWriteTimeout as its write deadline.
+func (srv *Server) newSSE(w http.ResponseWriter) *sse {
+	if sw, ok := w.(*statusWriter); ok {
+		sw.setWriteTimeout(srv.cfg.StreamWriteTimeout)
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -31,10 +37,30 @@ func (s *sse) data(v any) error {
 	return s.raw("data: " + string(b) + "\n\n")
 }
 
-// event sends an event with a name, an id and one line of JSON data.
+// event sends an event with a name, an id and one line of JSON data. The
+// line is written as it is (no copy per client: a client that does not
+// read holds only the line every client shares), and the event's write
+// deadline drops a client that stalls.
 func (s *sse) event(name, id string, line []byte) error {
-	msg := "event: " + name + "\nid: " + id + "\ndata: " + string(trimNL(line)) + "\n\n"
-	return s.raw(msg)
+	if err := s.start(name, id); err != nil {
+		return err
+	}
+	if _, err := s.w.Write(trimNL(line)); err != nil {
+		return err
+	}
+	return s.end()
+}
+
+// start writes the head of an event whose data follows in pieces (see
+// end).
+func (s *sse) start(name, id string) error {
+	_, err := io.WriteString(s.w, "event: "+name+"\nid: "+id+"\ndata: ")
+	return err
+}
+
+// end ends an event begun with start and flushes it.
+func (s *sse) end() error {
+	return s.raw("\n\n")
 }
 
 func (s *sse) raw(text string) error {
@@ -42,6 +68,40 @@ func (s *sse) raw(text string) error {
 		return err
 	}
 	return s.rc.Flush()
+}
+
+// fileEvents sends the lines of a trajectory file from line index next
+// on as "trajectory" events (ids next+1, ...), reading it through a
+// bounded buffer; it returns the index after the last line sent.
+func (s *sse) fileEvents(path string, next int) (int, error) {
+	lf, err := openLines(path, next)
+	if err != nil {
+		return next, err
+	}
+	defer lf.Close()
+	for {
+		started := false
+		more, err := lf.nextLine(func(b []byte) error {
+			if !started {
+				started = true
+				if err := s.start("trajectory", strconv.Itoa(next+1)); err != nil {
+					return err
+				}
+			}
+			_, err := s.w.Write(b)
+			return err
+		})
+		if err != nil {
+			return next, err
+		}
+		if !more {
+			return next, nil
+		}
+		next++
+		if err := s.end(); err != nil {
+			return next, err
+		}
+	}
 }
 
 func trimNL(b []byte) []byte {

@@ -106,14 +106,19 @@ func (s *Server) handleVarGet(w http.ResponseWriter, r *http.Request) {
 // If-None-Match: * creates only.
 func (s *Server) handleVarPut(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
-	body, err := s.readBody(w, r)
+	body, done, err := s.readBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
+	defer done()
 	var value any
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "application/json" {
+		if err := checkJSONBudget(body, "body", s.cfg.MaxJSONValues, s.cfg.MaxJSONDepth); err != nil {
+			s.writeError(w, err)
+			return
+		}
 		if value, err = pyjson.Decode(body); err != nil {
 			s.writeError(w, badRequest("body", "%v", err))
 			return

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -22,7 +21,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep] [--meta FILE] [--meta-notes-tokens N]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -50,7 +49,48 @@ type serveOptions struct {
 	maxRuns       int
 	queue         int
 	maxBody       int64
+	maxBodyMemory int64
+	retainTraj    int64
+	maxJSONValues int
+	maxJSONDepth  int
 	drainTimeout  time.Duration
+	http          httpFlags
+}
+
+// httpFlags are rlm serve's connection limits (server.Config's).
+type httpFlags struct {
+	maxConns           int
+	readHeaderTimeout  time.Duration
+	readTimeout        time.Duration
+	writeTimeout       time.Duration
+	streamWriteTimeout time.Duration
+	idleTimeout        time.Duration
+}
+
+func (h *httpFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&h.maxConns, "max-conns", 0, "connections open at once; beyond, new ones wait (0: "+fmt.Sprint(server.DefaultMaxConns)+", at most half the open-file limit)")
+	fs.DurationVar(&h.readHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send a request's headers")
+	fs.DurationVar(&h.readTimeout, "read-timeout", server.DefaultReadTimeout, "time a client has to send a whole request, body included")
+	fs.DurationVar(&h.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time each write of a response may take before the client is dropped")
+	fs.DurationVar(&h.streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "time each event of an event stream may take before the client is dropped")
+	fs.DurationVar(&h.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a keep-alive connection idle this long")
+}
+
+// validate refuses a negative count and a timeout under a millisecond.
+func (h *httpFlags) validate() error {
+	if h.maxConns < 0 {
+		return fmt.Errorf("%w: --max-conns must be >= 0", errUsage)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-header-timeout", h.readHeaderTimeout}, {"read-timeout", h.readTimeout}, {"write-timeout", h.writeTimeout},
+		{"stream-write-timeout", h.streamWriteTimeout}, {"idle-timeout", h.idleTimeout}} {
+		if d.v < time.Millisecond {
+			return fmt.Errorf("%w: --%s must be at least 1ms, not %s", errUsage, d.name, d.v)
+		}
+	}
+	return nil
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
@@ -76,6 +116,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	o.meta.register(fs)
 	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
 	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
+	o.retainTraj = server.DefaultRetainTrajectoryBytes
+	fs.Var(byteSize[int64]{&o.retainTraj}, "retain-trajectory-bytes", "with --no-keep, the trajectories of finished runs kept in memory, a `SIZE` (the oldest are dropped beyond: 410)")
 	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
 	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of each run tree (0 = unlimited; a cap)")
 	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop a run after this many failed steps in a row")
@@ -87,6 +129,10 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&o.queue, "queue", server.DefaultQueue, "runs waiting for a slot; beyond, requests get 429 with Retry-After")
 	o.maxBody = server.DefaultMaxBodyBytes
 	fs.Var(byteSize[int64]{&o.maxBody}, "max-body", "largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)")
+	fs.Var(byteSize[int64]{&o.maxBodyMemory}, "max-body-memory", "bytes of the request bodies read and decoded at once, a `SIZE` (503 with Retry-After beyond; default 8 x --max-body)")
+	fs.IntVar(&o.maxJSONValues, "max-json-values", server.DefaultMaxJSONValues, "most JSON values in a request body, counted before decoding (413 beyond)")
+	fs.IntVar(&o.maxJSONDepth, "max-json-depth", server.DefaultMaxJSONDepth, "deepest nesting of a request body's JSON (400 beyond)")
+	o.http.register(fs)
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -131,6 +177,13 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		return cfg, fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d (at most half)", errUsage, lim.ObservationTokens, o.historyTokens)
 	case o.maxRuns < 1 || o.queue < 0 || o.maxBody < 1 || o.drainTimeout < 0:
 		return cfg, fmt.Errorf("%w: --max-runs and --max-body must be >= 1, --queue and --drain-timeout >= 0", errUsage)
+	case o.maxBodyMemory < 0 || o.retainTraj < 1:
+		return cfg, fmt.Errorf("%w: --max-body-memory must be >= 0, --retain-trajectory-bytes >= 1", errUsage)
+	case o.maxJSONValues < 1 || o.maxJSONDepth < 1:
+		return cfg, fmt.Errorf("%w: --max-json-values and --max-json-depth must be >= 1", errUsage)
+	}
+	if err := o.http.validate(); err != nil {
+		return cfg, err
 	}
 	token := strings.TrimSpace(env.getenv("RLM_SERVE_TOKEN"))
 	if o.tokenFile != "" {
@@ -179,7 +232,9 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
 		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
 		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: buildVersion(),
-		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody,
+		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, RetainTrajectoryBytes: o.retainTraj, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
+		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
+		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
 	}
 	return cfg, nil
 }
@@ -192,6 +247,9 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
 	s, err := server.New(cfg)
+	if errors.Is(err, server.ErrWeakToken) {
+		return fmt.Errorf("%w: %v: use a random token of %d characters or more (e.g. openssl rand -hex 24)", errUsage, err, server.MinTokenLen)
+	}
 	if errors.Is(err, server.ErrMeta) {
 		return fmt.Errorf("%w (fix the file or the flags --history-tokens and --observation-tokens, or restore a good version with rlm steward rollback VERSION)", err)
 	}
@@ -211,10 +269,10 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	hs := s.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns, "meta_version", cfg.Meta.Doc.Version)
+	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns, "max_conns", s.MaxConns(), "meta_version", cfg.Meta.Doc.Version)
 	select {
 	case <-ctx.Done():
 	case err := <-served:

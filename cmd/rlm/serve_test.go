@@ -32,6 +32,9 @@ func TestServeFlags(t *testing.T) {
 		{"record is for run", []string{"--record", "x.jsonl"}, nil, "--record and --replay are for rlm run"},
 		{"bad max-runs", []string{"--max-runs", "0"}, nil, "--max-runs"},
 		{"empty token file", []string{"--token-file", os.DevNull}, nil, "is empty"},
+		{"short token", nil, map[string]string{"RLM_SERVE_TOKEN": "short-token"}, "bearer token too short: 11 characters, at least 16"},
+		{"tiny read timeout", []string{"--read-timeout", "1us"}, nil, "--read-timeout must be at least 1ms"},
+		{"negative max-conns", []string{"--max-conns", "-1"}, nil, "--max-conns must be >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +58,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	runsDir := t.TempDir()
-	cmd, _, _ := childCommand(ctx, t, map[string]string{"RLM_SERVE_TOKEN": "tok"}, "serve", "--addr", "127.0.0.1:0",
+	cmd, _, _ := childCommand(ctx, t, map[string]string{"RLM_SERVE_TOKEN": "tok-0123456789abcdef"}, "serve", "--addr", "127.0.0.1:0",
 		"--base-url", up.URL(), "--model", "m", "--runs-dir", runsDir, "--max-iterations", "200", "--drain-timeout", "300ms")
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
@@ -80,7 +83,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/runs", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"count forever"}]}`))
-	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Authorization", "Bearer tok-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	var run struct{ ID string }
@@ -89,7 +92,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	require.Equal(t, 202, resp.StatusCode)
 	require.Eventually(t, func() bool { return up.Count() >= 2 }, 20*time.Second, 10*time.Millisecond)
 	mreq, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
-	mreq.Header.Set("Authorization", "Bearer tok")
+	mreq.Header.Set("Authorization", "Bearer tok-0123456789abcdef")
 	mresp, err := http.DefaultClient.Do(mreq)
 	require.NoError(t, err)
 	metrics, _ := io.ReadAll(mresp.Body)
