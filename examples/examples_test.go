@@ -167,24 +167,30 @@ func startServe(t *testing.T, upstream, token string) string {
 		}
 	})
 	addr := make(chan string, 1)
+	exited := make(chan string, 1) // what rlm serve said before it stopped without listening
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		var said []string
 		for sc.Scan() {
 			var line struct{ Msg, Addr string }
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
 				addr <- line.Addr
-				break
+				_, _ = io.Copy(io.Discard, stderr)
+				return
 			}
+			said = append(said, sc.Text())
 		}
-		_, _ = io.Copy(io.Discard, stderr)
+		exited <- strings.Join(said, "\n")
 	}()
 	select {
 	case a := <-addr:
 		return "http://" + a + "/v1"
+	case said := <-exited:
+		t.Fatalf("rlm serve stopped without listening:\n%s", said)
 	case <-time.After(30 * time.Second):
 		t.Fatal("rlm serve did not start listening within 30s")
-		return ""
 	}
+	return ""
 }
 
 // canRun reports whether the command name args... succeeds in dir (the
@@ -245,7 +251,7 @@ func TestExampleServeClients(t *testing.T) {
 				}
 				return llmtest.Text("```python\nSUBMIT(answer=\"42\")\n```")
 			})
-			const token = "example-token"
+			const token = "example-token-0123456789"
 			base := startServe(t, srv.URL(), token)
 			out, _ := runScript(t, scriptEnv(t, "RLM_SERVE_URL="+base, "RLM_SERVE_TOKEN="+token), tt.cmd[0], tt.cmd[1:]...)
 			for _, w := range tt.want {

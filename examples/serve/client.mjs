@@ -2,9 +2,9 @@
 //
 // Start a server (any OpenAI-compatible upstream), then run this script:
 //
-//   RLM_SERVE_TOKEN=secret OPENAI_BASE_URL=http://localhost:11434/v1 RLM_MODEL=llama3.1 rlm serve --addr 127.0.0.1:8088
+//   RLM_SERVE_TOKEN=a-long-random-secret-token OPENAI_BASE_URL=http://localhost:11434/v1 RLM_MODEL=llama3.1 rlm serve --addr 127.0.0.1:8088
 //   npm install openai
-//   RLM_SERVE_URL=http://127.0.0.1:8088/v1 RLM_SERVE_TOKEN=secret node client.mjs
+//   RLM_SERVE_URL=http://127.0.0.1:8088/v1 RLM_SERVE_TOKEN=a-long-random-secret-token node client.mjs
 import OpenAI from "openai";
 
 const client = new OpenAI({

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A curl client of rlm serve (the same requests as client.py and client.mjs).
 #
-#   RLM_SERVE_URL=http://127.0.0.1:8088/v1 RLM_SERVE_TOKEN=secret ./client.sh
+#   RLM_SERVE_URL=http://127.0.0.1:8088/v1 RLM_SERVE_TOKEN=a-long-random-secret-token ./client.sh
 set -e
 URL=${RLM_SERVE_URL:-http://127.0.0.1:8088/v1}
 AUTH="Authorization: Bearer ${RLM_SERVE_TOKEN:-unused}"
