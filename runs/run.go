@@ -233,7 +233,7 @@ func OutcomeOf(res *orchestrator.Result, result []byte) Outcome {
 	case orchestrator.StopSubmit:
 		o.Status = StatusDone
 	case orchestrator.StopCanceled:
-		o.Status = StatusInterrupted
+		o.Status = StatusCanceled
 	case orchestrator.StopModelError:
 		o.Status = StatusFailed
 	default:

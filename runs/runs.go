@@ -27,11 +27,15 @@ const (
 	ResultFile     = "result.json"
 )
 
-// Status is the state of a run as run.json records it.
+// Status is the state of a run: the one outcome vocabulary of rlm, as
+// run.json records it, the run API reports it, rlm runs lists it and the
+// viewer and the steward read it.
 type Status string
 
 // Statuses.
 const (
+	// StatusQueued: accepted by rlm serve, waiting for a run slot.
+	StatusQueued Status = "queued"
 	// StatusRunning: the run's process is writing it (or was killed while
 	// it did: List reports such a run as StatusInterrupted).
 	StatusRunning Status = "running"
@@ -40,9 +44,15 @@ const (
 	// StatusStopped: a limit or budget stopped the run before a valid
 	// SUBMIT; it can be resumed with raised limits.
 	StatusStopped Status = "stopped"
-	// StatusFailed: the model failed, or a resume refused to continue.
+	// StatusFailed: the model failed, the run could not start, or a resume
+	// refused to continue.
 	StatusFailed Status = "failed"
-	// StatusInterrupted: the process was interrupted (Ctrl-C) or killed.
+	// StatusCanceled: the run was asked to stop (Ctrl-C or SIGTERM, a
+	// DELETE or cancel request, a client that went away, a server's
+	// drain); its partial answer is kept and it can be resumed.
+	StatusCanceled Status = "canceled"
+	// StatusInterrupted: the process died while the run ran (kill -9, a
+	// crash, a power loss); it can be resumed.
 	StatusInterrupted Status = "interrupted"
 )
 

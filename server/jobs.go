@@ -17,14 +17,16 @@ import (
 	"github.com/rlmhq/rlm/runs"
 )
 
-// Run states reported by the run API.
+// Run states reported by the run API: runs' one outcome vocabulary
+// (see [runs.Status]).
 const (
-	StateQueued   = "queued"
-	StateRunning  = "running"
-	StateDone     = "done"     // a valid SUBMIT (or final extraction)
-	StateStopped  = "stopped"  // a limit or budget stopped it: partial answer
-	StateCanceled = "canceled" // DELETE, a client that went away, or the drain
-	StateFailed   = "failed"   // the model failed, or the run could not start
+	StateQueued      = string(runs.StatusQueued)
+	StateRunning     = string(runs.StatusRunning)
+	StateDone        = string(runs.StatusDone)        // a valid SUBMIT (or final extraction)
+	StateStopped     = string(runs.StatusStopped)     // a limit or budget stopped it: partial answer
+	StateCanceled    = string(runs.StatusCanceled)    // DELETE, a client that went away, or the drain
+	StateFailed      = string(runs.StatusFailed)      // the model failed, or the run could not start
+	StateInterrupted = string(runs.StatusInterrupted) // a kept run whose server died while it ran
 )
 
 // job is one run served by the server.

@@ -61,8 +61,8 @@ func (s *Server) keptResult(id string) (*RunResult, error) {
 	}
 	res := &RunResult{ID: id, Object: "rlm.run", Status: string(m.Status), Query: m.Query, Created: m.Started.Unix(),
 		StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations, CostUSD: m.CostUSD}
-	if m.Status == runs.StatusRunning || m.Status == runs.StatusInterrupted {
-		res.Status = StateCanceled // its process is gone
+	if m.Status == runs.StatusRunning {
+		res.Status = StateInterrupted // not one of this server's runs: its process is gone
 	}
 	return res, nil
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rlmhq/rlm/runs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -101,6 +103,10 @@ func TestRunOutlivesRequestAndCancelKeepsPartial(t *testing.T) {
 	// GET after the cancel gives the same record.
 	got := ts.waitRun(t, created.ID)
 	assert.Equal(t, StateCanceled, got.Status)
+	// One outcome vocabulary: the kept run says what the API says.
+	m, err := runs.NewRoot(ts.s.cfg.RunsDir).Get(created.ID)
+	require.NoError(t, err)
+	assert.Equal(t, runs.StatusCanceled, m.Status)
 }
 
 func TestStoreAPI(t *testing.T) {
