@@ -301,12 +301,13 @@ func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			runtime.GC()
-			keep := make([][]byte, 0, 64)
+			// Garbage: megabytes held until the heap is read, then dropped.
+			held := make([][]byte, 0, 64)
 			for range tt.garbage >> 20 {
-				keep = append(keep, make([]byte, 1<<20))
+				held = append(held, make([]byte, 1<<20))
 			}
 			withGarbage := heapInUse()
-			keep = nil
+			runtime.KeepAlive(held)
 			before := forced()
 			s := New(Config{Limits: Limits{MaxSessionMemory: tt.limit}})
 			if !tt.collect {
@@ -315,7 +316,6 @@ func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
 			}
 			assert.Greater(t, forced(), before, "a forced collection")
 			assert.Less(t, s.memBase, withGarbage-int64(tt.garbage)/2, "the garbage is not in the base")
-			runtime.KeepAlive(keep)
 		})
 	}
 }
