@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/llm/llmtest"
 	"github.com/rlmhq/rlm/runs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,4 +138,28 @@ func TestSlowEventsClientIsDropped(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond, "the stalled client was dropped")
 	_, _, b := ts.do(t, "GET", "/v1/runs/"+r.ID, nil)
 	assert.Contains(t, string(b), `"status":"running"`)
+}
+
+// TestStalledReadersOfALargeResultShareIt: clients that never read a
+// finished run's large answer (GET /v1/runs/{id}, its events' end event)
+// share one encoding of it instead of holding a copy each.
+func TestStalledReadersOfALargeResultShareIt(t *testing.T) {
+	up := llmtest.NewServer(t).RequireKey(canaryKey)
+	up.SetDefault(func(c llmtest.Call) llmtest.Reply { return code("SUBMIT(answer='a' * (4 << 20))") })
+	ts := newTestServerOn(t, up, nil)
+	answer := strings.Repeat("a", 4<<20)
+	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("big answer", nil))
+	require.Equal(t, 202, code, string(body))
+	var r RunResult
+	require.NoError(t, json.Unmarshal(body, &r))
+	got := ts.waitRun(t, r.ID)
+	require.Equal(t, len(answer), len(got.Answer))
+	before := heapInUse()
+	const readers = 8
+	ts.stalledReaders(t, "/v1/runs/"+r.ID, readers)
+	ts.stalledReaders(t, "/v1/runs/"+r.ID+"/events", readers)
+	time.Sleep(time.Second) // the handlers fill the sockets and block
+	grown := heapInUse() - before
+	t.Logf("a %d MB answer, %d stalled readers: heap +%.1f MB", len(answer)>>20, 2*readers, float64(grown)/(1<<20))
+	assert.Less(t, grown, int64(3*len(answer)), "one shared encoding, not one per reader")
 }

@@ -81,6 +81,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// writeRawJSON answers b, a JSON value, with status.
+func writeRawJSON(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if _, err := w.Write(b); err == nil {
+		_, _ = io.WriteString(w, "\n")
+	}
+}
+
 // redact replaces the server's secrets (token, API key) in s.
 func (s *Server) redact(text string) string {
 	return llm.RedactSecrets(text, s.secrets...)

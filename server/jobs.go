@@ -52,8 +52,9 @@ type job struct {
 	result  *RunResult           // set when the run has finished
 	// eventBytes is the size of the trajectory's lines; eventsGone marks
 	// a finished in-memory run whose lines were dropped (retire).
-	eventBytes int64
-	eventsGone bool
+	eventBytes  int64
+	eventsGone  bool
+	resultBytes []byte // the result as JSON, once asked (resultJSON)
 }
 
 // RunResult is the state and result of a run, as GET /v1/runs/{id}
@@ -327,6 +328,25 @@ func stateOf(res *orchestrator.Result, err error) string {
 		return StateDone
 	}
 	return StateStopped
+}
+
+// resultJSON returns a finished run's result as JSON (nil while it
+// runs), encoded once and shared by every request that answers it: a
+// client that does not read holds no copy of a large answer.
+func (j *job) resultJSON() []byte {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.result == nil {
+		return nil
+	}
+	if j.resultBytes == nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(j.result)
+		j.resultBytes = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	}
+	return j.resultBytes
 }
 
 // snapshot returns the run's current state and result.

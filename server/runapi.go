@@ -70,6 +70,10 @@ func (s *Server) keptResult(id string) (*RunResult, error) {
 func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if j := s.lookup(id); j != nil {
+		if b := j.resultJSON(); b != nil {
+			writeRawJSON(w, 200, b)
+			return
+		}
 		writeJSON(w, 200, j.snapshot())
 		return
 	}
@@ -102,7 +106,7 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 	}
 	res := j.snapshot()
 	noteRun(r.Context(), id, usageTotal(res), res.CostUSD)
-	writeJSON(w, 200, res)
+	writeRawJSON(w, 200, j.resultJSON())
 }
 
 // handleRunEvents streams the run's trajectory as Server-Sent Events:
@@ -153,8 +157,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	<-j.done
-	b, _ := json.Marshal(j.snapshot())
-	_ = sse.event("end", strconv.Itoa(next+1), b)
+	_ = sse.event("end", strconv.Itoa(next+1), j.resultJSON())
 }
 
 // streamKept streams, from line index next on, the trajectory of a run
