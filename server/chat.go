@@ -166,7 +166,17 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 	for {
 		lines, wake, ended, file := j.eventsFrom(next)
 		if file != "" {
-			break // retired: progress is over, the answer follows
+			// The run ended and its events left memory before this
+			// stream read them all: the rest are in its file.
+			if !fileProgress(file, next, func(p *progress) bool {
+				c := base
+				c.Choices = []chunkChoice{{Delta: chunkDelta{}}}
+				c.RLM = p
+				return send(c)
+			}) {
+				return
+			}
+			break
 		}
 		next += len(lines)
 		for _, line := range lines {
@@ -243,6 +253,38 @@ type progress struct {
 	Mode       string `json:"mode,omitempty"`
 	StopReason string `json:"stop_reason,omitempty"`
 	Valid      *bool  `json:"valid,omitempty"`
+}
+
+// maxProgressLine bounds the trajectory line fileProgress reads whole: a
+// longer one (a request event carrying a large prompt) is skipped.
+const maxProgressLine = 4 << 20
+
+// fileProgress sends the progress of the trajectory file's lines from
+// index next on; it reports false when send did (the client went away).
+func fileProgress(path string, next int, send func(*progress) bool) bool {
+	lf, err := openLines(path, next)
+	if err != nil {
+		return true
+	}
+	defer lf.Close()
+	var line []byte
+	for {
+		line = line[:0]
+		more, err := lf.nextLine(func(b []byte) error {
+			if len(line)+len(b) <= maxProgressLine {
+				line = append(line, b...)
+			} else {
+				line = append(line[:0], '!') // too long: not parsed
+			}
+			return nil
+		})
+		if err != nil || !more {
+			return true
+		}
+		if p := progressOf(line); p != nil && !send(p) {
+			return false
+		}
+	}
 }
 
 // progressOf turns a trajectory line into a progress chunk payload (nil

@@ -13,6 +13,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/llm/llmtest"
 )
 
 func TestChatCompletionThroughOpenAIClient(t *testing.T) {
@@ -240,4 +242,61 @@ func TestShortTokenRefused(t *testing.T) {
 	s, err := New(Config{Token: "sixteen-chars-xy"})
 	require.NoError(t, err)
 	s.Close()
+}
+
+// TestOpenAIParameters: the sampling parameters a client sets reach the
+// root model's calls; the ones rlm cannot honour are refused with a 400
+// naming them, never silently dropped (issue 27).
+func TestOpenAIParameters(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := chatBody("echo hi", nil)
+	body["temperature"] = 0.25
+	body["max_completion_tokens"] = 77
+	body["user"] = "end-user-1"
+	code, _, raw := ts.do(t, "POST", "/v1/chat/completions", body)
+	require.Equal(t, 200, code, string(raw))
+	var root []llmtest.Call
+	for _, c := range ts.up.Calls() {
+		if c.Model == rootModel {
+			root = append(root, c)
+		}
+	}
+	require.NotEmpty(t, root)
+	for _, c := range root {
+		require.NotNil(t, c.Temperature)
+		assert.InDelta(t, 0.25, *c.Temperature, 1e-6)
+		assert.Equal(t, 77, c.MaxTokens)
+	}
+
+	for _, tt := range []struct {
+		param string
+		value any
+	}{
+		{"tools", []any{map[string]any{"type": "function", "function": map[string]any{"name": "f"}}}},
+		{"tool_choice", "auto"},
+		{"response_format", map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "x"}}},
+		{"logprobs", true},
+		{"seed", 7},
+		{"stop", []string{"\n"}},
+		{"top_p", 0.5},
+		{"temperature", 3},
+		{"max_tokens", 0},
+	} {
+		b := chatBody("echo hi", nil)
+		b[tt.param] = tt.value
+		code, _, raw := ts.do(t, "POST", "/v1/chat/completions", b)
+		assert.Equal(t, 400, code, "%s: %s", tt.param, raw)
+		var e struct {
+			Error struct{ Param, Message string }
+		}
+		require.NoError(t, json.Unmarshal(raw, &e), string(raw))
+		assert.Equal(t, tt.param, e.Error.Param, string(raw))
+	}
+	// Defaults and nulls are fine.
+	b := chatBody("echo hi", nil)
+	b["response_format"] = map[string]any{"type": "text"}
+	b["tools"] = nil
+	b["logprobs"] = false
+	code, _, raw = ts.do(t, "POST", "/v1/chat/completions", b)
+	assert.Equal(t, 200, code, string(raw))
 }

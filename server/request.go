@@ -29,6 +29,73 @@ type chatRequest struct {
 	StreamOptions *streamOptions `json:"stream_options"`
 	N             *int           `json:"n"`
 	RLM           rawRef         `json:"rlm"`
+
+	// OpenAI parameters that apply to the root model's calls.
+	Temperature         *float64 `json:"temperature"`
+	MaxTokens           *int     `json:"max_tokens"`
+	MaxCompletionTokens *int     `json:"max_completion_tokens"`
+	// User identifies the application's end user; it is accepted as
+	// OpenAI's API accepts it and used for nothing.
+	User string `json:"user"`
+	// OpenAI parameters rlm does not honour: refused with a 400 naming
+	// them (see unsupportedParams), never silently dropped.
+	Tools             rawRef `json:"tools"`
+	ToolChoice        rawRef `json:"tool_choice"`
+	Functions         rawRef `json:"functions"`
+	FunctionCall      rawRef `json:"function_call"`
+	ParallelToolCalls rawRef `json:"parallel_tool_calls"`
+	Logprobs          rawRef `json:"logprobs"`
+	TopLogprobs       rawRef `json:"top_logprobs"`
+	ResponseFormat    rawRef `json:"response_format"`
+	Seed              rawRef `json:"seed"`
+	Stop              rawRef `json:"stop"`
+	TopP              rawRef `json:"top_p"`
+	PresencePenalty   rawRef `json:"presence_penalty"`
+	FrequencyPenalty  rawRef `json:"frequency_penalty"`
+	LogitBias         rawRef `json:"logit_bias"`
+	Audio             rawRef `json:"audio"`
+	Modalities        rawRef `json:"modalities"`
+	Prediction        rawRef `json:"prediction"`
+}
+
+// unsupportedParams are the OpenAI request fields rlm cannot honour and
+// why; a request that sets one (to anything but null, false or the
+// default) is refused naming it.
+func (r *chatRequest) unsupportedParams() error {
+	for _, p := range []struct {
+		name, why string
+		v         rawRef
+	}{
+		{"tools", "an RLM's tools are its REPL helpers; the answer is the run's SUBMIT", r.Tools},
+		{"tool_choice", "an RLM's tools are its REPL helpers", r.ToolChoice},
+		{"functions", "an RLM's tools are its REPL helpers", r.Functions},
+		{"function_call", "an RLM's tools are its REPL helpers", r.FunctionCall},
+		{"parallel_tool_calls", "an RLM's tools are its REPL helpers", r.ParallelToolCalls},
+		{"logprobs", "a run's answer is built over many model calls", r.Logprobs},
+		{"top_logprobs", "a run's answer is built over many model calls", r.TopLogprobs},
+		{"response_format", "declare the answer's fields with rlm.output (e.g. \"answer:str, confidence:float\")", r.ResponseFormat},
+		{"seed", "not passed to the upstream yet", r.Seed},
+		{"stop", "a stop sequence would cut the model's code", r.Stop},
+		{"top_p", "not passed to the upstream yet", r.TopP},
+		{"presence_penalty", "not passed to the upstream yet", r.PresencePenalty},
+		{"frequency_penalty", "not passed to the upstream yet", r.FrequencyPenalty},
+		{"logit_bias", "not passed to the upstream yet", r.LogitBias},
+		{"audio", "text only", r.Audio},
+		{"modalities", "text only", r.Modalities},
+		{"prediction", "not passed to the upstream yet", r.Prediction},
+	} {
+		switch v := strings.TrimSpace(string(p.v)); v {
+		case "", "null", "false":
+		case `{"type":"text"}`, `{"type": "text"}`, `["text"]`:
+			if p.name == "response_format" || p.name == "modalities" {
+				continue // the default
+			}
+			fallthrough
+		default:
+			return badRequest(p.name, "not supported by rlm (%s)", p.why)
+		}
+	}
+	return nil
 }
 
 type streamOptions struct {
@@ -212,6 +279,9 @@ func (s *Server) parseChat(body []byte) (*runSpec, error) {
 	if req.N != nil && *req.N != 1 {
 		return nil, badRequest("n", "only 1 choice is supported")
 	}
+	if err := req.unsupportedParams(); err != nil {
+		return nil, err
+	}
 	// The last user message is the query; the earlier ones are the
 	// conversation.
 	last := -1
@@ -273,7 +343,36 @@ func (s *Server) parseChat(body []byte) (*runSpec, error) {
 	if err := s.applyOptions(spec, opts); err != nil {
 		return nil, err
 	}
+	if err := applyRootParams(spec, &req); err != nil {
+		return nil, err
+	}
 	return spec, nil
+}
+
+// applyRootParams applies the OpenAI sampling parameters to the root
+// model's calls (the sub-calls keep the server's settings).
+func applyRootParams(spec *runSpec, req *chatRequest) error {
+	if t := req.Temperature; t != nil {
+		if !(*t >= 0 && *t <= 2) {
+			return badRequest("temperature", "must be between 0 and 2")
+		}
+		f := float32(*t)
+		spec.engine.Temperature = &f
+	}
+	for _, m := range []struct {
+		name string
+		v    *int
+	}{{"max_completion_tokens", req.MaxCompletionTokens}, {"max_tokens", req.MaxTokens}} {
+		if m.v == nil {
+			continue
+		}
+		if *m.v < 1 {
+			return badRequest(m.name, "must be at least 1")
+		}
+		spec.engine.MaxOutputTokens = *m.v
+		break
+	}
+	return nil
 }
 
 // addVariables adds the rlm.variables to the run's context, in the order

@@ -36,7 +36,10 @@ func TestFinishedRunsDropTheirVariables(t *testing.T) {
 			}
 			grown := heapInUse() - after1
 			t.Logf("%s: heap after 1 run %.1f MB, +%.1f MB after %d more runs with a %d MB variable", name, float64(after1)/(1<<20), float64(grown)/(1<<20), runs-1, len(big)>>20)
-			assert.Less(t, grown, int64(len(big)), "finished runs hold no variable")
+			// A run keeping its variable would grow the heap by 7 x 4 MB; the
+			// last request's body and buffers may still be live when the heap
+			// is read (±4 MB seen), so the bound is two variables, not one.
+			assert.Less(t, grown, 2*int64(len(big)), "finished runs hold no variable")
 		})
 	}
 }
