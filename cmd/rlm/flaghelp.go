@@ -47,6 +47,18 @@ var commandExamples = map[string]string{
 	"serve": `  RLM_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1 rlm serve --addr 127.0.0.1:8088`,
 	"bench": `  rlm bench --task niah --sizes 8k,128k --modes rlm,direct --n 5`,
 	"view":  `  rlm view 20260101-120000-abcdef123456 --open`,
+	"runs": `  rlm runs ls
+  rlm runs show 20260101-120000-abcdef123456
+  rlm runs gc --older-than 30d`,
+	"store": `  rlm store put notes notes.txt
+  rlm store ls
+  rlm run --query "..." --var notes=store:notes`,
+	"steward": `  rlm steward propose --since 7d
+  rlm steward review
+  rlm steward apply --all`,
+	"config":     `  rlm config serve --max-runs 16`,
+	"completion": `  source <(rlm completion bash)`,
+	"version":    `  rlm --version`,
 }
 
 // printFlagHelp prints fs's flags grouped by purpose, then cmd's

@@ -14,6 +14,7 @@ func TestEveryFlagIsGrouped(t *testing.T) {
 			code, out, _ := runCLI(t, "", nil, name, "-h")
 			assert.Equal(t, 0, code)
 			assert.NotContains(t, out, "\n other:\n", "a flag of rlm %s is in no group of flagGroups", name)
+			assert.Contains(t, out, "\nexamples:\n  ", "rlm %s -h ends with examples", name)
 		})
 	}
 	for _, sub := range [][]string{{"store", "put"}, {"store", "ls"}, {"store", "fsck"}, {"store", "summarize"}, {"runs", "gc"},
