@@ -740,7 +740,12 @@ var (
 
 var typeDeque = &typeObj{name: "deque", check: isType[*deque]}
 
-func (d *deque) items() []starlark.Value    { return d.elems[d.head:] }
+func (d *deque) items() []starlark.Value { return d.elems[d.head:] }
+
+// heldValues implements valueHolder: the backing store, consumed slots
+// (before head) included.
+func (d *deque) heldValues() []starlark.Value { return d.elems }
+
 func (d *deque) String() string             { return Repr(d) }
 func (d *deque) Type() string               { return "deque" }
 func (d *deque) pyTypeObj() *typeObj        { return typeDeque }

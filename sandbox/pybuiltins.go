@@ -352,9 +352,6 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if dl, ok := x.(pyDictLike); ok && !isType[*LazyDict](x) {
 		x = dl.underlyingDict()
 	}
-	if d, ok := x.(*deque); ok {
-		return starlark.MakeInt(d.Len()), nil
-	}
 	if s, ok := x.(starlark.String); ok {
 		return starlark.MakeInt(StrLen(string(s))), nil
 	}

@@ -529,6 +529,17 @@ func ThreadContext(thread *starlark.Thread) context.Context {
 	return context.Background()
 }
 
+// MatchBudget is the time one match of the backtracking engine may take
+// on thread: what is left of the step's time limit (DefaultTimeout outside
+// a step or without a limit). The search() helper bounds its matches with
+// it too.
+func MatchBudget(thread *starlark.Thread) time.Duration {
+	if st := stepOf(thread); st != nil && !st.deadline.IsZero() {
+		return max(time.Until(st.deadline), time.Millisecond)
+	}
+	return DefaultTimeout
+}
+
 func (st *step) limitErr() error {
 	if p := st.limit.Load(); p != nil {
 		return *p
