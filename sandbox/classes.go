@@ -120,6 +120,15 @@ func bindMethod(fn, self starlark.Value) starlark.Value {
 	})
 }
 
+// methodFunc is implemented by the callables a module defines that bind
+// to the instance they are read through, as functions do (the wrapper of
+// functools.lru_cache on a method).
+type methodFunc interface {
+	starlark.Callable
+	// bindsAsMethod marks the type; it is never called.
+	bindsAsMethod()
+}
+
 // classAttr resolves a member found on a class for access through recv
 // (an instance, or nil for access on the class itself).
 func classAttr(thread *starlark.Thread, cls *typeObj, v starlark.Value, recv starlark.Value) (starlark.Value, error) {
@@ -136,7 +145,7 @@ func classAttr(thread *starlark.Thread, cls *typeObj, v starlark.Value, recv sta
 			}
 			return starlark.Call(thread, x.fn, starlark.Tuple{recv}, nil)
 		}
-	case *starlark.Function, *memoized:
+	case *starlark.Function, methodFunc:
 		if recv != nil {
 			return bindMethod(v, recv), nil
 		}

@@ -15,6 +15,15 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
+// tupleSubtype is implemented by the values of the tuple subclasses a
+// module defines (collections.namedtuple): isinstance(v, tuple) holds for
+// them.
+type tupleSubtype interface {
+	starlark.Value
+	// asTuple returns the value's elements as a plain tuple.
+	asTuple() starlark.Tuple
+}
+
 // typeObj is a Python type object such as int or str: callable as a
 // constructor, returned by type(x), accepted by isinstance.
 type typeObj struct {
@@ -29,6 +38,10 @@ type typeObj struct {
 	argsNotKept bool // call never keeps its argument tuple (starlark.ArgsNotKept)
 	// fast answers the common calls without a frame (FastCall).
 	fast func(args starlark.Tuple) (starlark.Value, bool)
+	// newBuilder, when set, makes the builder of the value the type makes
+	// of a generator expression, element by element (collections.Counter;
+	// see pySink).
+	newBuilder func() builder
 }
 
 // FastCall implements starlark.FastCallable: t's fast path, if it has one,
@@ -186,7 +199,7 @@ func init() {
 		return starlark.Tuple(elems)
 	}), check: func(v starlark.Value) bool {
 		switch v.(type) {
-		case starlark.Tuple, *namedTuple: // a named tuple is a tuple
+		case starlark.Tuple, tupleSubtype: // a named tuple is a tuple
 			return true
 		}
 		return false
