@@ -23,7 +23,27 @@ type classInfo struct {
 	dcFields []string
 	frozen   bool
 
-	enum *enumInfo // set for a class deriving from enum.Enum
+	meta classMeta // set by a module on the classes it makes (an enumeration)
+}
+
+// classMeta is the behaviour a module gives a class object itself, as a
+// Python metaclass does (enum's, for an enumeration): len(C), iteration
+// over C and C[key].
+type classMeta interface {
+	// classLen is len(C).
+	classLen() int
+	// classMembers is what iterating over C yields.
+	classMembers() starlark.Tuple
+	// classItem is C[key].
+	classItem(key starlark.Value) (starlark.Value, error)
+}
+
+// metaOf returns the classMeta of t (nil: t is not a class or has none).
+func metaOf(t *typeObj) classMeta {
+	if t == nil || t.cls == nil {
+		return nil
+	}
+	return t.cls.meta
 }
 
 // hasMembers reports whether a class defined by code, or one of its bases
@@ -474,8 +494,8 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		info.names = append(info.names, k)
 		t.attrs[k] = kv[1]
 	}
-	if v, ok, err := typingClass(thread, name, info.bases, info, t.attrs); ok {
-		return v, err
+	if len(info.bases) == 1 && info.bases[0].newClass != nil {
+		return info.bases[0].newClass(thread, name, info, t.attrs)
 	}
 	t.check = func(v starlark.Value) bool {
 		var vt *typeObj
@@ -516,9 +536,12 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		}
 		return o, nil
 	}
-	if t.isSubtype(typeEnum) {
-		if err := makeEnum(t); err != nil {
-			return nil, err
+	for _, b := range t.mro()[1:] {
+		if b.initSubclass != nil {
+			if err := b.initSubclass(t); err != nil {
+				return nil, err
+			}
+			break
 		}
 	}
 	return t, nil

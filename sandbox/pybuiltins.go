@@ -358,8 +358,8 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if n := starlark.Len(x); n >= 0 {
 		return starlark.MakeInt(n), nil
 	}
-	if t, ok := x.(*typeObj); ok && enumOf(t) != nil {
-		return starlark.MakeInt(len(enumOf(t).members)), nil
+	if t, ok := x.(*typeObj); ok && metaOf(t) != nil {
+		return starlark.MakeInt(metaOf(t).classLen()), nil
 	}
 	return nil, Errorf("TypeError", "object of type '%s' has no len()", pyType(x))
 }

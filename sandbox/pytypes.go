@@ -42,6 +42,14 @@ type typeObj struct {
 	// of a generator expression, element by element (collections.Counter;
 	// see pySink).
 	newBuilder func() builder
+	// newClass, when set, makes what a class statement whose only base is
+	// this type defines, in place of a class (typing.NamedTuple: a named
+	// tuple type).
+	newClass func(thread *starlark.Thread, name string, info *classInfo, attrs starlark.StringDict) (starlark.Value, error)
+	// initSubclass, when set, completes each class deriving from this type
+	// (enum.Enum makes it an enumeration); the first one in the class's
+	// MRO applies.
+	initSubclass func(t *typeObj) error
 }
 
 // FastCall implements starlark.FastCallable: t's fast path, if it has one,
@@ -690,8 +698,8 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 	case starlark.Iterable:
 		return x, nil
 	case *typeObj:
-		if e := enumOf(x); e != nil {
-			return enumMembers(e), nil
+		if m := metaOf(x); m != nil {
+			return m.classMembers(), nil
 		}
 	}
 	return nil, Errorf("TypeError", "'%s' object is not iterable", pyType(v))
