@@ -46,6 +46,14 @@ func metaOf(t *typeObj) classMeta {
 	return t.cls.meta
 }
 
+// sessThread is a thread to call methods from attribute reads.
+func (c *classInfo) sessThread() *starlark.Thread {
+	if c != nil && c.sess != nil && c.sess.current != nil {
+		return c.sess.current
+	}
+	return &starlark.Thread{Name: "class"}
+}
+
 // hasMembers reports whether a class defined by code, or one of its bases
 // defined by code, has members (methods or class attributes).
 func (t *typeObj) hasMembers() bool {

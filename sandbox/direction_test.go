@@ -26,7 +26,8 @@ func isModuleFile(name string) bool {
 // TestModulesAboveValueLayer enforces the direction inside the sandbox: the
 // modules (lib_*.go) may use the value layer, but no other file of the
 // package may name anything a lib_*.go file declares (a type, function,
-// variable, constant, field or method). The value layer reaches module
+// variable, constant, field or method), and a lib_*.go file declares no
+// methods on the value layer's types. The value layer reaches module
 // behaviour through small optional interfaces and registration hooks it
 // defines itself, so that the modules can move to their own package.
 func TestModulesAboveValueLayer(t *testing.T) {
@@ -68,7 +69,7 @@ func TestModulesAboveValueLayer(t *testing.T) {
 		}
 		return os.Open(file)
 	}
-	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", lookup)}
 	pkg, err := conf.Check("github.com/rlmhq/rlm/sandbox", fset, files, info)
 	if err != nil {
@@ -84,11 +85,33 @@ func TestModulesAboveValueLayer(t *testing.T) {
 			bad = append(bad, use.String()+": "+id.Name+" (declared in "+filepath.Base(decl.Filename)+")")
 		}
 	}
+	for id, obj := range info.Defs {
+		fn, ok := obj.(*types.Func)
+		if !ok {
+			continue
+		}
+		recv := fn.Type().(*types.Signature).Recv()
+		if recv == nil {
+			continue
+		}
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		named, ok := t.(*types.Named)
+		if !ok {
+			continue
+		}
+		def, typ := fset.Position(id.Pos()), fset.Position(named.Obj().Pos())
+		if isModuleFile(def.Filename) && !isModuleFile(typ.Filename) {
+			bad = append(bad, def.String()+": method "+named.Obj().Name()+"."+id.Name+" of the value layer (declared in "+filepath.Base(typ.Filename)+")")
+		}
+	}
 	sort.Strings(bad)
 	for _, b := range bad {
 		t.Error(b)
 	}
 	if len(bad) > 0 {
-		t.Errorf("%d references from the value layer to the modules", len(bad))
+		t.Errorf("%d references from the value layer to the modules or methods of it in module files", len(bad))
 	}
 }

@@ -72,14 +72,6 @@ func (m *enumMember) Attr(name string) (starlark.Value, error) {
 	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", m.cls.name, name)
 }
 
-// sessThread is a thread to call methods from attribute reads.
-func (c *classInfo) sessThread() *starlark.Thread {
-	if c != nil && c.sess != nil && c.sess.current != nil {
-		return c.sess.current
-	}
-	return &starlark.Thread{Name: "class"}
-}
-
 // makeEnum turns the class t (deriving from Enum) into an enumeration.
 func makeEnum(t *typeObj) error {
 	info := &enumInfo{cls: t}
