@@ -23,7 +23,35 @@ type classInfo struct {
 	dcFields []string
 	frozen   bool
 
-	enum *enumInfo // set for a class deriving from enum.Enum
+	meta classMeta // set by a module on the classes it makes (an enumeration)
+}
+
+// classMeta is the behaviour a module gives a class object itself, as a
+// Python metaclass does (enum's, for an enumeration): len(C), iteration
+// over C and C[key].
+type classMeta interface {
+	// classLen is len(C).
+	classLen() int
+	// classMembers is what iterating over C yields.
+	classMembers() starlark.Tuple
+	// classItem is C[key].
+	classItem(key starlark.Value) (starlark.Value, error)
+}
+
+// metaOf returns the classMeta of t (nil: t is not a class or has none).
+func metaOf(t *typeObj) classMeta {
+	if t == nil || t.cls == nil {
+		return nil
+	}
+	return t.cls.meta
+}
+
+// sessThread is a thread to call methods from attribute reads.
+func (c *classInfo) sessThread() *starlark.Thread {
+	if c != nil && c.sess != nil && c.sess.current != nil {
+		return c.sess.current
+	}
+	return &starlark.Thread{Name: "class"}
 }
 
 // hasMembers reports whether a class defined by code, or one of its bases
@@ -120,6 +148,15 @@ func bindMethod(fn, self starlark.Value) starlark.Value {
 	})
 }
 
+// methodFunc is implemented by the callables a module defines that bind
+// to the instance they are read through, as functions do (the wrapper of
+// functools.lru_cache on a method).
+type methodFunc interface {
+	starlark.Callable
+	// bindsAsMethod marks the type; it is never called.
+	bindsAsMethod()
+}
+
 // classAttr resolves a member found on a class for access through recv
 // (an instance, or nil for access on the class itself).
 func classAttr(thread *starlark.Thread, cls *typeObj, v starlark.Value, recv starlark.Value) (starlark.Value, error) {
@@ -136,7 +173,7 @@ func classAttr(thread *starlark.Thread, cls *typeObj, v starlark.Value, recv sta
 			}
 			return starlark.Call(thread, x.fn, starlark.Tuple{recv}, nil)
 		}
-	case *starlark.Function, *memoized:
+	case *starlark.Function, methodFunc:
 		if recv != nil {
 			return bindMethod(v, recv), nil
 		}
@@ -465,8 +502,8 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		info.names = append(info.names, k)
 		t.attrs[k] = kv[1]
 	}
-	if v, ok, err := typingClass(thread, name, info.bases, info, t.attrs); ok {
-		return v, err
+	if len(info.bases) == 1 && info.bases[0].newClass != nil {
+		return info.bases[0].newClass(thread, name, info, t.attrs)
 	}
 	t.check = func(v starlark.Value) bool {
 		var vt *typeObj
@@ -507,9 +544,12 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		}
 		return o, nil
 	}
-	if t.isSubtype(typeEnum) {
-		if err := makeEnum(t); err != nil {
-			return nil, err
+	for _, b := range t.mro()[1:] {
+		if b.initSubclass != nil {
+			if err := b.initSubclass(t); err != nil {
+				return nil, err
+			}
+			break
 		}
 	}
 	return t, nil

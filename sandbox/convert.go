@@ -174,7 +174,7 @@ func (c *toGoConv) conv(v starlark.Value, depth int) (any, error) {
 		return nil, fmt.Errorf("sandbox: cannot convert %s value to a Go value", pyType(v))
 	}
 	switch v.(type) {
-	case *starlark.List, *starlark.Dict, *starlark.Set, *dictSub, *deque, *pyObject:
+	case *starlark.List, *starlark.Dict, *starlark.Set, *pyObject, pyDictLike, valueHolder:
 		if c.onPath[v] {
 			return nil, &PyError{Kind: "ValueError", Msg: "Circular reference detected"}
 		}

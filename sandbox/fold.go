@@ -123,8 +123,9 @@ type foldSink struct {
 	n     int            // elements appended
 }
 
-// builder builds the value of set, dict or Counter of a generator
-// expression element by element, with no list of the elements.
+// builder builds the value of set, dict or a module's type (a typeObj
+// with newBuilder: Counter) of a generator expression element by element,
+// with no list of the elements.
 type builder interface {
 	add(thread *starlark.Thread, i int, v starlark.Value) error
 	value() starlark.Value
@@ -171,19 +172,6 @@ func (b *dictBuilder) add(thread *starlark.Thread, i int, v starlark.Value) erro
 	return setDictPair(thread, b.d, i, v)
 }
 func (b *dictBuilder) value() starlark.Value { return b.d }
-
-type counterBuilder struct {
-	c *dictSub
-	g tableGrowth
-}
-
-func (b *counterBuilder) add(thread *starlark.Thread, _ int, v starlark.Value) error {
-	if err := b.g.check(thread, b.c.Len()); err != nil {
-		return err
-	}
-	return b.c.countOne(v, 1)
-}
-func (b *counterBuilder) value() starlark.Value { return b.c }
 
 // foldStop ends the comprehension of an any or all sink early: the
 // answer is known.
@@ -279,8 +267,9 @@ func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []st
 			return &foldSink{build: &setBuilder{s: new(starlark.Set)}}, nil
 		case typeDict:
 			return &foldSink{build: &dictBuilder{d: starlark.NewDict(0)}}, nil
-		case typeCounter:
-			return &foldSink{build: &counterBuilder{c: &dictSub{kind: "Counter", d: starlark.NewDict(0)}}}, nil
+		}
+		if t, ok := args[0].(*typeObj); ok && t.newBuilder != nil {
+			return &foldSink{build: t.newBuilder()}, nil
 		}
 	}
 	return starlark.NewList(nil), nil

@@ -143,6 +143,12 @@ func (s *fmtSpec) fillAlign(defAlign byte) (rune, byte) {
 	return fill, align
 }
 
+// pyFormatter is implemented by the values a module defines that format
+// themselves under a format spec (decimal.Decimal: format(d, ".2f")).
+type pyFormatter interface {
+	pyFormat(thread *starlark.Thread, s fmtSpec) (string, error)
+}
+
 // formatValue implements Python's format(v, spec).
 func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string, error) {
 	v, err := Unproxy(thread, v)
@@ -176,7 +182,7 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 		return formatInt(x.BigInt(), s, "int")
 	case starlark.Float:
 		return formatFloat(float64(x), s)
-	case *decValue:
+	case pyFormatter:
 		return x.pyFormat(thread, s)
 	}
 	if s.typ == 0 || s.typ == 's' {

@@ -56,6 +56,9 @@ var completeCollectionsTypes = sync.OnceFunc(func() {
 		return &dictSub{kind: "OrderedDict", d: d.(*starlark.Dict)}, nil
 	}
 	typeCounter.call = newCounter
+	typeCounter.newBuilder = func() builder {
+		return &counterBuilder{c: &dictSub{kind: "Counter", d: starlark.NewDict(0)}}
+	}
 	typeDefaultdict.call = newDefaultdict
 	typeDeque.call = newDeque
 })
@@ -422,6 +425,21 @@ func (c *dictSub) count(thread *starlark.Thread, src starlark.Value, sign int) e
 	return forEach(thread, src, func(x starlark.Value) error { return c.countOne(x, sign) })
 }
 
+// counterBuilder builds the Counter of a generator expression
+// (Counter(w for w in words)) element by element.
+type counterBuilder struct {
+	c *dictSub
+	g tableGrowth
+}
+
+func (b *counterBuilder) add(thread *starlark.Thread, _ int, v starlark.Value) error {
+	if err := b.g.check(thread, b.c.Len()); err != nil {
+		return err
+	}
+	return b.c.countOne(v, 1)
+}
+func (b *counterBuilder) value() starlark.Value { return b.c }
+
 // countOne counts element x once (sign -1: subtracts it).
 func (c *dictSub) countOne(x starlark.Value, sign int) error {
 	one := starlark.MakeInt(1)
@@ -666,7 +684,11 @@ type namedTuple struct {
 	fields []string
 }
 
-func (n *namedTuple) Type() string        { return "tuple" }
+func (n *namedTuple) Type() string { return "tuple" }
+
+// asTuple implements tupleSubtype.
+func (n *namedTuple) asTuple() starlark.Tuple { return n.Tuple }
+
 func (n *namedTuple) pyTypeObj() *typeObj { return n.cls }
 func (n *namedTuple) pyTypeName() string  { return n.cls.name }
 func (n *namedTuple) String() string      { return Repr(n) }
@@ -740,7 +762,12 @@ var (
 
 var typeDeque = &typeObj{name: "deque", check: isType[*deque]}
 
-func (d *deque) items() []starlark.Value    { return d.elems[d.head:] }
+func (d *deque) items() []starlark.Value { return d.elems[d.head:] }
+
+// heldValues implements valueHolder: the backing store, consumed slots
+// (before head) included.
+func (d *deque) heldValues() []starlark.Value { return d.elems }
+
 func (d *deque) String() string             { return Repr(d) }
 func (d *deque) Type() string               { return "deque" }
 func (d *deque) pyTypeObj() *typeObj        { return typeDeque }

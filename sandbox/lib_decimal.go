@@ -127,16 +127,17 @@ func (c *decContext) SetField(name string, v starlark.Value) error {
 	return Errorf("AttributeError", "'decimal.Context' object attribute '%s' is read-only in the sandbox", name)
 }
 
+// decContextKey is the session's decimal context (decimal.getcontext()),
+// made with the defaults on first use.
+var decContextKey = &sessionKey[*decContext]{init: func(*Session) *decContext {
+	return &decContext{prec: 28, rounding: roundHalfEven, fromSession: true}
+}}
+
 // decContextOf returns the decimal context of the session running on
 // thread (a default one outside a session).
 func decContextOf(thread *starlark.Thread) *decContext {
-	if thread != nil {
-		if st := stepOf(thread); st != nil {
-			if st.sess.decCtx == nil {
-				st.sess.decCtx = &decContext{prec: 28, rounding: roundHalfEven, fromSession: true}
-			}
-			return st.sess.decCtx
-		}
+	if c, ok := decContextKey.of(thread); ok {
+		return c
 	}
 	return &decContext{prec: 28, rounding: roundHalfEven}
 }

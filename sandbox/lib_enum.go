@@ -14,13 +14,18 @@ import (
 // .name and .value, print as Color.RED and repr as <Color.RED: 1>.
 
 // typeEnum, typeIntEnum and typeStrEnum are the base classes; a class
-// deriving from them becomes an enumeration (pyClassHelper).
+// deriving from them becomes an enumeration (typeEnum.initSubclass is
+// makeEnum).
 var typeEnum, typeIntEnum, typeStrEnum = new(typeObj), new(typeObj), new(typeObj)
 
-// enumInfo holds an enumeration's members, in definition order.
+// enumInfo holds an enumeration's members, in definition order; it is
+// the enumeration's classMeta.
 type enumInfo struct {
+	cls     *typeObj
 	members []*enumMember
 }
+
+var _ classMeta = (*enumInfo)(nil)
 
 // enumMember is a member of an enumeration.
 type enumMember struct {
@@ -67,26 +72,10 @@ func (m *enumMember) Attr(name string) (starlark.Value, error) {
 	return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", m.cls.name, name)
 }
 
-// sessThread is a thread to call methods from attribute reads.
-func (c *classInfo) sessThread() *starlark.Thread {
-	if c != nil && c.sess != nil && c.sess.current != nil {
-		return c.sess.current
-	}
-	return &starlark.Thread{Name: "class"}
-}
-
-// enumOf returns t's enumeration info (nil: t is not an enumeration).
-func enumOf(t *typeObj) *enumInfo {
-	if t == nil || t.cls == nil {
-		return nil
-	}
-	return t.cls.enum
-}
-
 // makeEnum turns the class t (deriving from Enum) into an enumeration.
 func makeEnum(t *typeObj) error {
-	info := &enumInfo{}
-	t.cls.enum = info
+	info := &enumInfo{cls: t}
+	t.cls.meta = info
 	isInt, isStr := t.isSubtype(typeIntEnum), t.isSubtype(typeStrEnum)
 	next := 1
 	for _, name := range t.cls.names {
@@ -150,8 +139,12 @@ func makeEnum(t *typeObj) error {
 	return nil
 }
 
-// enumItem is Color["RED"].
-func enumItem(t *typeObj, key starlark.Value) (starlark.Value, error) {
+// classLen is len(Color): the number of members (aliases not counted).
+func (info *enumInfo) classLen() int { return len(info.members) }
+
+// classItem is Color["RED"].
+func (info *enumInfo) classItem(key starlark.Value) (starlark.Value, error) {
+	t := info.cls
 	name, _ := starlark.AsString(key)
 	for _, n := range t.cls.names {
 		if n == name {
@@ -163,8 +156,8 @@ func enumItem(t *typeObj, key starlark.Value) (starlark.Value, error) {
 	return nil, &PyError{Kind: "KeyError", Msg: Repr(key)}
 }
 
-// enumMembers is the tuple of an enumeration's members.
-func enumMembers(info *enumInfo) starlark.Tuple {
+// classMembers is the tuple of an enumeration's members.
+func (info *enumInfo) classMembers() starlark.Tuple {
 	out := make(starlark.Tuple, len(info.members))
 	for i, m := range info.members {
 		out[i] = m
@@ -209,7 +202,7 @@ func enumModule() *module {
 // completeEnumTypes completes typeEnum, typeIntEnum and typeStrEnum, once,
 // on the enum module's first import.
 var completeEnumTypes = sync.OnceFunc(func() {
-	*typeEnum = typeObj{name: "Enum", check: func(v starlark.Value) bool { return isType[*enumMember](v) }}
+	*typeEnum = typeObj{name: "Enum", check: func(v starlark.Value) bool { return isType[*enumMember](v) }, initSubclass: makeEnum}
 	*typeIntEnum = typeObj{name: "IntEnum", base: typeEnum, check: func(v starlark.Value) bool {
 		m, ok := v.(*enumMember)
 		return ok && m.cls.isSubtype(typeIntEnum)

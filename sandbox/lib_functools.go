@@ -109,7 +109,14 @@ type memoized struct {
 	hits, misses int
 }
 
-var _ starlark.HasAttrs = (*memoized)(nil)
+var (
+	_ starlark.HasAttrs = (*memoized)(nil)
+	_ methodFunc        = (*memoized)(nil)
+)
+
+// bindsAsMethod implements methodFunc: a cached method binds to its
+// instance.
+func (m *memoized) bindsAsMethod() {}
 
 // AttrNames lists the lru_cache wrapper's methods.
 func (m *memoized) AttrNames() []string { return []string{"cache_clear", "cache_info"} }

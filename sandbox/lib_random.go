@@ -203,27 +203,32 @@ func (m *mt19937) seedValue(thread *starlark.Thread, a starlark.Value) error {
 func sessionSeed(thread *starlark.Thread) string {
 	if thread != nil {
 		if st := stepOf(thread); st != nil {
-			return "rlm:" + st.sess.cfg.Seed
+			return seedOf(st.sess)
 		}
 	}
 	return "rlm:"
 }
 
+// seedOf is the seed material of s (see sessionSeed).
+func seedOf(s *Session) string { return "rlm:" + s.cfg.Seed }
+
+// randomKey is the session's generator behind the random module's
+// functions, seeded from Config.Seed on first use.
+var randomKey = &sessionKey[*mt19937]{init: func(s *Session) *mt19937 {
+	m := &mt19937{}
+	m.seedBytes([]byte(seedOf(s)))
+	return m
+}}
+
 // sessionRandom is the generator behind the random module's functions:
-// one per session, seeded from Config.Seed on first use.
+// the session's (randomKey), or a new one outside a session.
 func sessionRandom(thread *starlark.Thread) *mt19937 {
-	st := stepOf(thread)
-	if st == nil {
-		m := &mt19937{}
-		m.seedBytes([]byte(sessionSeed(nil)))
+	if m, ok := randomKey.of(thread); ok {
 		return m
 	}
-	s := st.sess
-	if s.rng == nil {
-		s.rng = &mt19937{}
-		s.rng.seedBytes([]byte(sessionSeed(thread)))
-	}
-	return s.rng
+	m := &mt19937{}
+	m.seedBytes([]byte(sessionSeed(nil)))
+	return m
 }
 
 // randomObj is a random.Random instance.

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"time"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -48,17 +47,6 @@ func runesOf(thread *starlark.Thread, s string) ([]rune, error) {
 	rt := &runeText{s: s, runes: []rune(s)}
 	thread.SetLocal(runesKey, rt)
 	return rt.runes, nil
-}
-
-// MatchBudget is the time one match of the backtracking engine may take
-// on thread: what is left of the step's time limit (DefaultTimeout outside
-// a step or without a limit). The search() helper bounds its matches with
-// it too.
-func MatchBudget(thread *starlark.Thread) time.Duration {
-	if st := stepOf(thread); st != nil && !st.deadline.IsZero() {
-		return max(time.Until(st.deadline), time.Millisecond)
-	}
-	return DefaultTimeout
 }
 
 // btFind is find on the backtracking engine; offsets are bytes.

@@ -12,8 +12,8 @@ import (
 // and cast.
 
 // typeTypingNamedTuple and typeTypedDict are typing.NamedTuple and
-// typing.TypedDict; a class deriving from them is made by
-// typingClass.
+// typing.TypedDict; a class deriving from them is made by their newClass
+// (namedTupleClass, typedDictClass).
 var typeTypingNamedTuple, typeTypedDict = new(typeObj), new(typeObj)
 
 var (
@@ -61,25 +61,20 @@ var completeTypingTypes = sync.OnceFunc(func() {
 		}
 		return namedtuple(thread, nil, starlark.Tuple{starlark.String(name), names}, nil)
 	}
-	*typeTypedDict = typeObj{name: "TypedDict", check: func(starlark.Value) bool { return false }}
+	typeTypingNamedTuple.newClass = namedTupleClass
+	*typeTypedDict = typeObj{name: "TypedDict", check: func(starlark.Value) bool { return false }, newClass: typedDictClass}
 })
 
-// typingClass makes a class deriving from typing.NamedTuple (a named
+// typedDictClass makes a class deriving from typing.TypedDict: a type
+// whose constructor is dict's.
+func typedDictClass(_ *starlark.Thread, name string, _ *classInfo, _ starlark.StringDict) (starlark.Value, error) {
+	return &typeObj{name: name, base: typeDict, attrs: starlark.StringDict{}, call: typeDict.call, check: typeDict.check}, nil
+}
+
+// namedTupleClass makes a class deriving from typing.NamedTuple: a named
 // tuple type with the annotated fields, the class's values as defaults
-// and its functions as methods) or typing.TypedDict (dict's constructor);
-// ok false for other classes.
-func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *classInfo, attrs starlark.StringDict) (starlark.Value, bool, error) {
-	if len(bases) != 1 {
-		return nil, false, nil
-	}
-	switch bases[0] {
-	case typeTypedDict:
-		t := &typeObj{name: name, base: typeDict, attrs: starlark.StringDict{}, call: typeDict.call, check: typeDict.check}
-		return t, true, nil
-	case typeTypingNamedTuple:
-	default:
-		return nil, false, nil
-	}
+// and its functions as methods.
+func namedTupleClass(thread *starlark.Thread, name string, info *classInfo, attrs starlark.StringDict) (starlark.Value, error) {
 	fields := make(starlark.Tuple, len(info.annotations))
 	var defaults starlark.Tuple
 	for i, f := range info.annotations {
@@ -87,12 +82,12 @@ func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *c
 		if v, ok := attrs[f]; ok {
 			defaults = append(defaults, v)
 		} else if len(defaults) > 0 {
-			return nil, true, Errorf("TypeError", "Non-default namedtuple field %s cannot follow default field %s", f, info.annotations[i-1])
+			return nil, Errorf("TypeError", "Non-default namedtuple field %s cannot follow default field %s", f, info.annotations[i-1])
 		}
 	}
 	v, err := namedtuple(thread, nil, starlark.Tuple{starlark.String(name), fields}, []starlark.Tuple{{starlark.String("defaults"), defaults}})
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	t := v.(*typeObj)
 	for _, k := range info.names {
@@ -101,5 +96,5 @@ func typingClass(thread *starlark.Thread, name string, bases []*typeObj, info *c
 		}
 	}
 	t.cls.sess = info.sess
-	return t, true, nil
+	return t, nil
 }

@@ -109,20 +109,23 @@ func (o *uuidObj) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-// sessionUUIDRandom is the generator behind uuid4: one per session,
-// seeded from Config.Seed apart from the random module's.
+// uuidRandomKey is the session's generator behind uuid4, seeded from
+// Config.Seed apart from the random module's, on first use.
+var uuidRandomKey = &sessionKey[*mt19937]{init: func(s *Session) *mt19937 {
+	m := &mt19937{}
+	m.seedBytes([]byte("uuid:" + seedOf(s)))
+	return m
+}}
+
+// sessionUUIDRandom is the generator behind uuid4: the session's
+// (uuidRandomKey), or a new one outside a session.
 func sessionUUIDRandom(thread *starlark.Thread) *mt19937 {
-	st := stepOf(thread)
-	if st == nil {
-		m := &mt19937{}
-		m.seedBytes([]byte("uuid:" + sessionSeed(nil)))
+	if m, ok := uuidRandomKey.of(thread); ok {
 		return m
 	}
-	if st.sess.uuidRng == nil {
-		st.sess.uuidRng = &mt19937{}
-		st.sess.uuidRng.seedBytes([]byte("uuid:" + sessionSeed(thread)))
-	}
-	return st.sess.uuidRng
+	m := &mt19937{}
+	m.seedBytes([]byte("uuid:" + sessionSeed(nil)))
+	return m
 }
 
 var _ = registerModule("uuid", uuidModule)

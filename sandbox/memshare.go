@@ -239,7 +239,9 @@ func (st *step) held(thread *starlark.Thread, cutoff int64) int64 {
 type sizer struct {
 	n, cutoff int64
 	seen      map[unsafe.Pointer]struct{}
-	todo      []starlark.Value // containers seen but not yet walked
+	// seenHolders are the valueHolders seen (made on first use).
+	seenHolders map[valueHolder]struct{}
+	todo        []starlark.Value // containers seen but not yet walked
 }
 
 // bigString is the length from which a string's bytes count once however
@@ -255,6 +257,28 @@ func (z *sizer) first(p unsafe.Pointer) bool {
 	}
 	z.seen[p] = struct{}{}
 	return true
+}
+
+// firstHolder reports whether h is seen for the first time.
+func (z *sizer) firstHolder(h valueHolder) bool {
+	if _, ok := z.seenHolders[h]; ok {
+		return false
+	}
+	if z.seenHolders == nil {
+		z.seenHolders = map[valueHolder]struct{}{}
+	}
+	z.seenHolders[h] = struct{}{}
+	return true
+}
+
+// valueHolder is implemented by the mutable containers a module defines
+// (collections.deque): the conversions check them for cycles and the
+// memory accounting counts what they hold.
+type valueHolder interface {
+	starlark.Value
+	// heldValues returns the container's backing store: the values it
+	// holds, and nil in the slots not in use.
+	heldValues() []starlark.Value
 }
 
 // value counts v, leaving what it contains for run.
@@ -292,15 +316,17 @@ func (z *sizer) value(v starlark.Value) {
 		if z.first(unsafe.Pointer(x)) {
 			z.todo = append(z.todo, v)
 		}
-	case *dictSub:
-		z.n += 48
-		z.value(x.d)
-	case *deque:
+	case *pyObject:
 		if z.first(unsafe.Pointer(x)) {
 			z.todo = append(z.todo, v)
 		}
-	case *pyObject:
-		if z.first(unsafe.Pointer(x)) {
+	case *LazyDict:
+		z.n += 32
+	case pyDictLike: // Counter, defaultdict, OrderedDict
+		z.n += 48
+		z.value(x.underlyingDict())
+	case valueHolder: // deque
+		if z.firstHolder(x) {
 			z.todo = append(z.todo, v)
 		}
 	default:
@@ -345,16 +371,6 @@ func (z *sizer) run() {
 				}
 				z.value(k)
 			}
-		case *deque:
-			z.n += 48 + 16*int64(len(x.elems))
-			for _, e := range x.elems {
-				if z.done() {
-					break
-				}
-				if e != nil {
-					z.value(e)
-				}
-			}
 		case *pyObject:
 			z.n += 64 + 48*int64(len(x.attrs))
 			for _, e := range x.attrs {
@@ -362,6 +378,17 @@ func (z *sizer) run() {
 					break
 				}
 				z.value(e)
+			}
+		case valueHolder:
+			held := x.heldValues()
+			z.n += 48 + 16*int64(len(held))
+			for _, e := range held {
+				if z.done() {
+					break
+				}
+				if e != nil {
+					z.value(e)
+				}
 			}
 		}
 	}

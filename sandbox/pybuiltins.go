@@ -352,17 +352,14 @@ func pyLen(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	if dl, ok := x.(pyDictLike); ok && !isType[*LazyDict](x) {
 		x = dl.underlyingDict()
 	}
-	if d, ok := x.(*deque); ok {
-		return starlark.MakeInt(d.Len()), nil
-	}
 	if s, ok := x.(starlark.String); ok {
 		return starlark.MakeInt(StrLen(string(s))), nil
 	}
 	if n := starlark.Len(x); n >= 0 {
 		return starlark.MakeInt(n), nil
 	}
-	if t, ok := x.(*typeObj); ok && enumOf(t) != nil {
-		return starlark.MakeInt(len(enumOf(t).members)), nil
+	if t, ok := x.(*typeObj); ok && metaOf(t) != nil {
+		return starlark.MakeInt(metaOf(t).classLen()), nil
 	}
 	return nil, Errorf("TypeError", "object of type '%s' has no len()", pyType(x))
 }
@@ -1398,6 +1395,15 @@ type iterHolder interface {
 	iterator() *pyIterator
 }
 
+// unboundedIterator is implemented by the iterators a module defines that
+// never end (itertools.count): iter() returns them as they are and next()
+// advances them.
+type unboundedIterator interface {
+	starlark.Value
+	// next returns the next value.
+	next() starlark.Value
+}
+
 // pyIterator is the value returned by iter().
 type pyIterator struct {
 	elems []starlark.Value
@@ -1431,7 +1437,7 @@ func pyIterBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 		return nil, err
 	}
 	switch x.(type) {
-	case *pyIterator, *countObj, iterHolder:
+	case *pyIterator, unboundedIterator, iterHolder:
 		return x, nil
 	}
 	elems, err := collect(thread, x)
@@ -1446,13 +1452,15 @@ func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	if err := starlark.UnpackPositionalArgsNoEscape("next", args, kwargs, 1, &x, &dflt); err != nil {
 		return nil, err
 	}
-	if c, ok := x.(*countObj); ok {
-		return c.next(), nil
-	}
-	if h, ok := x.(iterHolder); ok {
-		x = h.iterator()
-	}
 	p, ok := x.(*pyIterator)
+	if !ok {
+		switch h := x.(type) {
+		case unboundedIterator:
+			return h.next(), nil
+		case iterHolder:
+			p, ok = h.iterator(), true
+		}
+	}
 	if !ok {
 		// Generator expressions arrive as lists: next(x for x in xs) is their first element.
 		switch seq := x.(type) {

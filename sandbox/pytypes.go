@@ -15,6 +15,15 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
+// tupleSubtype is implemented by the values of the tuple subclasses a
+// module defines (collections.namedtuple): isinstance(v, tuple) holds for
+// them.
+type tupleSubtype interface {
+	starlark.Value
+	// asTuple returns the value's elements as a plain tuple.
+	asTuple() starlark.Tuple
+}
+
 // typeObj is a Python type object such as int or str: callable as a
 // constructor, returned by type(x), accepted by isinstance.
 type typeObj struct {
@@ -29,6 +38,18 @@ type typeObj struct {
 	argsNotKept bool // call never keeps its argument tuple (starlark.ArgsNotKept)
 	// fast answers the common calls without a frame (FastCall).
 	fast func(args starlark.Tuple) (starlark.Value, bool)
+	// newBuilder, when set, makes the builder of the value the type makes
+	// of a generator expression, element by element (collections.Counter;
+	// see pySink).
+	newBuilder func() builder
+	// newClass, when set, makes what a class statement whose only base is
+	// this type defines, in place of a class (typing.NamedTuple: a named
+	// tuple type).
+	newClass func(thread *starlark.Thread, name string, info *classInfo, attrs starlark.StringDict) (starlark.Value, error)
+	// initSubclass, when set, completes each class deriving from this type
+	// (enum.Enum makes it an enumeration); the first one in the class's
+	// MRO applies.
+	initSubclass func(t *typeObj) error
 }
 
 // FastCall implements starlark.FastCallable: t's fast path, if it has one,
@@ -186,7 +207,7 @@ func init() {
 		return starlark.Tuple(elems)
 	}), check: func(v starlark.Value) bool {
 		switch v.(type) {
-		case starlark.Tuple, *namedTuple: // a named tuple is a tuple
+		case starlark.Tuple, tupleSubtype: // a named tuple is a tuple
 			return true
 		}
 		return false
@@ -677,8 +698,8 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 	case starlark.Iterable:
 		return x, nil
 	case *typeObj:
-		if e := enumOf(x); e != nil {
-			return enumMembers(e), nil
+		if m := metaOf(x); m != nil {
+			return m.classMembers(), nil
 		}
 	}
 	return nil, Errorf("TypeError", "'%s' object is not iterable", pyType(v))

@@ -49,10 +49,10 @@ type Session struct {
 	steps   int                  // number of Exec calls so far
 	sources map[string]string    // code of each step that defined functions, by file name
 	memBase int64                // heap in use when the session was created
-	rng     *mt19937             // the random module's generator (lib_random.go)
-	uuidRng *mt19937             // uuid4's generator (lib_uuid.go)
-	clock   *sessionClock        // what code reads as the time (lib_time.go)
-	decCtx  *decContext          // decimal.getcontext() (lib_decimal.go)
+	clock   *sessionClock        // what code reads as the time (clock.go)
+
+	keyedMu sync.Mutex
+	keyed   map[any]any // the modules' state, by *sessionKey (sesskey.go)
 }
 
 // New returns a session with the given configuration.
@@ -527,6 +527,17 @@ func ThreadContext(thread *starlark.Thread) context.Context {
 		}
 	}
 	return context.Background()
+}
+
+// MatchBudget is the time one match of the backtracking engine may take
+// on thread: what is left of the step's time limit (DefaultTimeout outside
+// a step or without a limit). The search() helper bounds its matches with
+// it too.
+func MatchBudget(thread *starlark.Thread) time.Duration {
+	if st := stepOf(thread); st != nil && !st.deadline.IsZero() {
+		return max(time.Until(st.deadline), time.Millisecond)
+	}
+	return DefaultTimeout
 }
 
 func (st *step) limitErr() error {

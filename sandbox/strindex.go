@@ -265,8 +265,8 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 			return pySlice(thread, x, s.start, s.stop, s.step)
 		}
 	}
-	if t, ok := x.(*typeObj); ok && enumOf(t) != nil {
-		return enumItem(t, y)
+	if t, ok := x.(*typeObj); ok && metaOf(t) != nil {
+		return metaOf(t).classItem(y)
 	}
 	return getIndex(x, y)
 }
