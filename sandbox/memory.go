@@ -93,8 +93,8 @@ func liveHeap() int64 {
 // use is under 1/baseSlack of the limit.
 const baseSlack = 16
 
-// sessionBase is the base a new session's limit (limit bytes across its
-// steps; 0 or less: none) is measured from: the live heap. Garbage counted
+// sessionBase is the base a new session's limits (bytes across its steps,
+// and per step; 0 or less: none) are measured from: the live heap. Garbage counted
 // in the base would let the session grow the heap by that much more than
 // its limit allows, so the base is the live heap after a collection, but
 // only when the garbage could matter: garbage is part of the heap in use,
@@ -102,8 +102,18 @@ const baseSlack = 16
 // the limit loosened by at most that. In rlm serve, where every run makes
 // sessions on a heap they all share, this takes the forced collection
 // (which marks every run's values) off each run's start.
-func sessionBase(limit int64) int64 {
+//
+// Each step's limit is measured from the same base, so the tighter of the
+// two limits bounds the garbage allowed (a 16 MB step limit must not be
+// loosened by a sixteenth of a 12 GB session limit).
+func sessionBase(limits ...int64) int64 {
 	h := heapInUse()
+	limit := int64(0)
+	for _, l := range limits {
+		if l > 0 && (limit == 0 || l < limit) {
+			limit = l
+		}
+	}
 	if limit <= 0 || h <= limit/baseSlack {
 		return h
 	}

@@ -289,14 +289,16 @@ func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
 		return s[0].Value.Uint64()
 	}
 	tests := []struct {
-		name    string
-		limit   int64
-		garbage int
-		collect bool
+		name      string
+		limit     int64 // the session's
+		stepLimit int64
+		garbage   int
+		collect   bool
 	}{
-		{"large limit", 1 << 40, 0, false},
-		{"limit off", -1, 64 << 20, false},
-		{"garbage past limit/16", 100 << 20, 64 << 20, true},
+		{"large limits", 1 << 40, 1 << 40, 0, false},
+		{"limits off", -1, -1, 64 << 20, false},
+		{"garbage past limit/16", 100 << 20, 1 << 40, 64 << 20, true},
+		{"garbage past the step limit/16", 1 << 40, 100 << 20, 64 << 20, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,7 +311,7 @@ func TestSessionBaseCollectsOnlyWhenGarbageMatters(t *testing.T) {
 			withGarbage := heapInUse()
 			runtime.KeepAlive(held)
 			before := forced()
-			s := New(Config{Limits: Limits{MaxSessionMemory: tt.limit}})
+			s := New(Config{Limits: Limits{MaxSessionMemory: tt.limit, MaxMemory: tt.stepLimit}})
 			if !tt.collect {
 				assert.Equal(t, before, forced(), "no forced collection")
 				return

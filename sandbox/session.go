@@ -65,7 +65,7 @@ func New(cfg Config) *Session {
 		known:   map[string]bool{},
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
-		memBase: sessionBase(cfg.Limits.MaxSessionMemory),
+		memBase: sessionBase(cfg.Limits.MaxSessionMemory, cfg.Limits.MaxMemory),
 		clock:   newSessionClock(cfg.Clock),
 	}
 	for name, v := range pyBuiltins() {
