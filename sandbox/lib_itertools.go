@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"math"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
@@ -136,6 +137,17 @@ func itertoolsProduct(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 			}
 			pools = append(pools, elems)
 		}
+	}
+	// The result's size before building any of it: len(pools[0]) * ...
+	// tuples of len(pools) elements (saturating).
+	total := int64(1)
+	for _, pool := range pools {
+		if total = satMul(total, int64(len(pool))); total == 0 {
+			break
+		}
+	}
+	if err := checkAlloc(thread, satMul(total, int64(16*len(pools)+32))); err != nil {
+		return nil, err
 	}
 	out := []starlark.Value{starlark.Tuple{}}
 	for _, pool := range pools {
@@ -451,14 +463,18 @@ func itertoolsRepeat(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 	if times == starlark.None {
 		return nil, Errorf("ValueError", "itertools.repeat() without times is infinite, which is not supported here: pass times (repeat(x, n)) or use [x] * n")
 	}
-	n, err := starlark.AsInt32(times)
-	if err != nil {
+	var n64 int64
+	if err := starlark.AsInt(times, &n64); err != nil {
+		if _, isInt := times.(starlark.Int); !isInt {
+			return nil, err
+		}
+		n64 = math.MaxInt64 // an int past int64: more than any memory holds
+	}
+	n64 = max(n64, 0)
+	if err := checkAlloc(thread, satMul(n64, listElemBytes)); err != nil {
 		return nil, err
 	}
-	n = max(n, 0)
-	if err := checkAlloc(thread, int64(n)*listElemBytes); err != nil {
-		return nil, err
-	}
+	n := int(n64)
 	out := make([]starlark.Value, n)
 	for i := range out {
 		out[i] = x

@@ -63,6 +63,9 @@ func textwrapWrap(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAlloc(thread, satMul(int64(splitPiecesUpTo(text, starlark.None)), 2*pieceBytes)); err != nil {
+		return nil, err // at worst a line per word
+	}
 	return stringList(textwrapLines(text, width)), nil
 }
 
@@ -71,6 +74,9 @@ func textwrapFill(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	text, width, err := textwrapArgs("fill", args, kwargs, 70)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkAlloc(thread, satMul(int64(splitPiecesUpTo(text, starlark.None)), 2*pieceBytes)); err != nil {
+		return nil, err // at worst a line per word
 	}
 	return starlark.String(strings.Join(textwrapLines(text, width), "\n")), nil
 }

@@ -364,3 +364,31 @@ func TestDefaultMaxSessionMemory(t *testing.T) {
 	assert.Equal(t, n, New(Config{}).Config().Limits.MaxSessionMemory)
 	assert.Equal(t, int64(-1), New(Config{Limits: Limits{MaxSessionMemory: -1}}).Config().Limits.MaxSessionMemory)
 }
+
+// TestBuiltinsCheckBeforeBuilding: a builtin whose result is sized by its
+// arguments refuses, with a MemoryError (or the output limit), before it
+// builds what the step's limit cannot hold: a single call never passes
+// --max-memory by more than its checks allow (issue 26: these went past
+// 3.5 GB under a 256 MB limit).
+func TestBuiltinsCheckBeforeBuilding(t *testing.T) {
+	tests := []struct{ name, code string }{
+		{"print with a long sep", "print(*range(10**6), sep='x'*1000)"},
+		{"itertools.product", "import itertools\nx = list(itertools.product(range(100), repeat=8))"},
+		{"itertools.repeat past int64", "import itertools\nx = list(itertools.repeat('x', 10**20))"},
+		{"itertools.repeat", "import itertools\nx = list(itertools.repeat('x', 10**10))"},
+		{"textwrap.fill", "import textwrap\nx = textwrap.fill('a ' * 5 * 10**6, width=1)"},
+		{"textwrap.wrap", "import textwrap\nx = textwrap.wrap('a ' * 5 * 10**6, width=1)"},
+		{"str.splitlines", "x = ('\\n' * 10**7).splitlines()"},
+		{"str.split", "x = ('a ' * 10**7).split()"},
+		{"str.split with sep", "x = (',' * 10**7).split(',')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{MaxMemory: 32 << 20, MaxOutputBytes: 8 << 20, Timeout: 60 * time.Second}})
+			_, err := s.Exec(context.Background(), tt.code)
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "want a MemoryError or OutputLimitError, got %v", err)
+			assert.Contains(t, []string{"MemoryError", "OutputLimitError"}, se.Kind, se.Traceback)
+		})
+	}
+}

@@ -537,6 +537,9 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 		if err := starlark.UnpackArgs(name, args, kwargs, "keepends?", &keep); err != nil {
 			return nil, true, err
 		}
+		if err := checkAlloc(thread, satMul(int64(lineBreaksUpTo(s))+1, pieceBytes)); err != nil {
+			return nil, true, err
+		}
 		return splitLines(s, keep), true, nil
 	case "count":
 		var sub string
@@ -621,8 +624,55 @@ func stringList(parts []string) *starlark.List {
 	return starlark.NewList(starlark.StringValues(parts))
 }
 
+// pieceBytes is what each piece of a split string costs: its string
+// header and its Value in the result list (the bytes are shared).
+const pieceBytes = 32
+
+// lineBreaksUpTo is at least the number of line breaks str.splitlines
+// finds in s (every byte that can start one is counted).
+func lineBreaksUpTo(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0x1c || c == 0x1d || c == 0x1e,
+			c == 0xc2 || c == 0xe2: // U+0085, U+2028, U+2029
+			n++
+		}
+	}
+	return n
+}
+
+// splitPiecesUpTo is the number of pieces str.split(sep) makes of s, or
+// more (for sep None the words between ASCII whitespace: a text split
+// only by other Unicode spaces counts fewer, which the grow checks of the
+// list then catch).
+func splitPiecesUpTo(s string, sep starlark.Value) int {
+	if sv, ok := sep.(starlark.String); ok && len(sv) > 0 {
+		return strings.Count(s, string(sv)) + 1
+	}
+	n, inWord := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		space := c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n + 1
+}
+
 // pySplit implements str.split / str.rsplit.
 func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int, right bool) (starlark.Value, error) {
+	if len(s) >= 1<<20 { // a small string's pieces are small
+		n := int64(splitPiecesUpTo(s, sep))
+		if maxsplit >= 0 {
+			n = min(n, int64(maxsplit)+1)
+		}
+		if err := checkAlloc(thread, satMul(n, pieceBytes)); err != nil {
+			return nil, err
+		}
+	}
 	if sep == starlark.None {
 		if maxsplit < 0 {
 			return stringList(strings.Fields(s)), nil

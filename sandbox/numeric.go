@@ -199,3 +199,15 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// satMul is a*b for sizes (a, b >= 0), saturating at math.MaxInt64
+// instead of overflowing: a size past it is refused by any limit.
+func satMul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}

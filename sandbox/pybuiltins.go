@@ -253,6 +253,9 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		r.max = st.out.room() + 1
 	}
 	for i, a := range args {
+		if r.full() {
+			break // past the step's output room: the write below fails with OutputLimitError
+		}
 		if i > 0 {
 			r.b.WriteString(sep)
 		}
