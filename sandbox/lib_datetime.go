@@ -914,6 +914,12 @@ var completeDatetimeTypes = sync.OnceFunc(func() {
 			}
 			total += f * scale[i]
 		}
+		if r := math.RoundToEven(total); !(math.Abs(r) < math.MaxInt64) {
+			// Kept in int64 microseconds: ±106,751,991 days (CPython's
+			// limit, 999,999,999 days, is wider).
+			return nil, Errorf("OverflowError", "timedelta of %.6g days is out of range: its magnitude must be under %d days here",
+				total/86400e6, int64(math.MaxInt64/int64(86400e6)))
+		}
 		return &tdValue{int64(math.RoundToEven(total))}, nil
 	}
 	parse := func(isDate bool) starlark.Value {

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestExcerptRule: an output a little over the observation budget is shown
@@ -38,4 +40,29 @@ func TestExcerptRule(t *testing.T) {
 	assert.NotContains(t, got, line(first), "the first hidden line is hidden")
 	assert.NotContains(t, got, line(last), "the last hidden line is hidden")
 	assert.Contains(t, got, line(last+1), "the line after the cut is shown")
+}
+
+// TestHostileMessages: errors of hostile code are CPython's kinds with
+// bounded messages (issue 26: a lambda recursion said "Starlark stack
+// overflow", a 200 MB message made a 200 MB error line, a huge timedelta
+// wrapped around silently).
+func TestHostileMessages(t *testing.T) {
+	tests := []struct {
+		code, kind, msg string
+	}{
+		{"f = lambda n: f(n + 1)\nf(0)", "RecursionError", "maximum recursion depth exceeded"},
+		{"import datetime\ndatetime.timedelta(days=10**18)", "OverflowError", "out of range"},
+		{"raise ValueError('x' * (2 * 10**6))", "ValueError", "bytes of the message cut"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			s := New(Config{})
+			_, err := s.Exec(context.Background(), tt.code)
+			var se *ScriptError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.kind, se.Kind)
+			assert.Contains(t, se.Msg, tt.msg)
+			assert.Less(t, len(se.Traceback), 2*maxErrorMsg, "a bounded traceback")
+		})
+	}
 }

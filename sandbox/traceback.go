@@ -106,11 +106,27 @@ func newScriptError(kind, msg string, line int, err error, code string, frames [
 	} else {
 		b.WriteString(kind)
 	}
+	msg = cutErrorMsg(msg)
 	if msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)
 	}
 	return &ScriptError{Kind: kind, Msg: msg, Line: line, Traceback: b.String(), Err: err}
+}
+
+// maxErrorMsg bounds an exception's message in a traceback: raise
+// ValueError('x' * 10**8) must not make a 100 MB error line (outputs are
+// cut the same way).
+const maxErrorMsg = 16 << 10
+
+// cutErrorMsg keeps the head and tail of a message longer than
+// maxErrorMsg, the cut marked.
+func cutErrorMsg(msg string) string {
+	if len(msg) <= maxErrorMsg {
+		return msg
+	}
+	head, tail := trimRuneEnd(msg[:maxErrorMsg*3/4]), trimRuneStart(msg[len(msg)-maxErrorMsg/4:])
+	return head + fmt.Sprintf(" [... %d bytes of the message cut ...] ", len(msg)-len(head)-len(tail)) + tail
 }
 
 // scriptError converts an execution error into a *ScriptError.
@@ -304,6 +320,10 @@ func classify(err error) (string, string) {
 		return "TypeError", m
 	}
 	switch {
+	case inner == "Starlark stack overflow":
+		// Recursion through lambdas, which the per-def recursion limit
+		// does not count, ends at the interpreter's own stack bound.
+		return "RecursionError", "maximum recursion depth exceeded"
 	case strings.Contains(inner, "comparison exceeded maximum recursion depth"):
 		return "RecursionError", "maximum recursion depth exceeded in comparison"
 	case errors.Is(err, starlark.ErrNestingLimit) || strings.Contains(inner, starlark.ErrNestingLimit.Error()):
