@@ -124,6 +124,20 @@ func summaryOf(r *RunResult) *rlmSummary {
 }
 
 // chunk is one chat.completion.chunk of a streamed completion.
+// streamError is the last event of a streamed run that failed: an
+// OpenAI-style error object, which the SDKs raise.
+type streamError struct {
+	Error streamErrorBody `json:"error"`
+	RLM   any             `json:"rlm,omitempty"`
+}
+
+type streamErrorBody struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    string  `json:"code"`
+}
+
 type chunk struct {
 	ID      string        `json:"id"`
 	Object  string        `json:"object"`
@@ -203,6 +217,17 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 	<-j.done
 	res := j.snapshot()
 	noteRun(r.Context(), j.id, usageTotal(res), res.CostUSD)
+	if res.Status == StateFailed && res.Answer == "" {
+		// As the non-streamed answer's 502: the OpenAI SDKs raise an
+		// error for a chunk with a top-level "error", where an empty
+		// answer ending with a finish reason would look like success.
+		// The run's summary rides along in "rlm".
+		_ = sse.data(streamError{Error: streamErrorBody{
+			Message: fmt.Sprintf("run %s failed: %s", j.id, res.Error), Type: "upstream_error", Code: "run_failed",
+		}, RLM: summaryOf(res)})
+		_ = sse.raw("data: [DONE]\n\n")
+		return
+	}
 	text := content(j)
 	for len(text) > 0 {
 		n := min(len(text), contentPiece)

@@ -300,3 +300,40 @@ func TestOpenAIParameters(t *testing.T) {
 	code, _, raw = ts.do(t, "POST", "/v1/chat/completions", b)
 	assert.Equal(t, 200, code, string(raw))
 }
+
+// TestStreamedFailureIsAnError: a streamed run that fails (here the
+// upstream refuses the key) ends with an OpenAI-style error object in a
+// data chunk, which the SDKs raise, not with an empty answer and a finish
+// reason (issue 27).
+func TestStreamedFailureIsAnError(t *testing.T) {
+	bad := newTestServer(t, func(c *Config) { c.LLM.APIKey = canaryKey + "-wrong" })
+	body := chatBody("echo x", nil)
+	body["stream"] = true
+	code, _, raw := bad.do(t, "POST", "/v1/chat/completions", body)
+	require.Equal(t, 200, code, "the stream had started")
+	var errChunk struct {
+		Error struct{ Message, Type, Code string }
+		RLM   map[string]any `json:"rlm"`
+	}
+	sawError, sawFinish := false, false
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || line == "[DONE]" {
+			continue
+		}
+		if strings.Contains(line, `"error":{`) {
+			require.NoError(t, json.Unmarshal([]byte(line), &errChunk))
+			sawError = true
+		}
+		if strings.Contains(line, `"finish_reason":"`) {
+			sawFinish = true
+		}
+	}
+	require.True(t, sawError, "the stream ends with an error object: %s", raw)
+	assert.False(t, sawFinish, "no finish reason dressing the failure up as an answer")
+	assert.Equal(t, "run_failed", errChunk.Error.Code)
+	assert.Contains(t, errChunk.Error.Message, "failed")
+	assert.NotContains(t, string(raw), canaryKey, "no secret in the stream")
+	assert.Equal(t, "model_error", errChunk.RLM["stop_reason"])
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"io"
 	"log/slog"
 	"net/http"
@@ -299,6 +300,21 @@ func isViewPage(r *http.Request) bool {
 	return ok && ok2 && id != "" && !strings.Contains(id, "/")
 }
 
+// requestID is the X-Request-Id of a request: the client's, when it is a
+// plausible id (at most 128 letters, digits, '.', '_' and '-'), else a
+// new UUID. Every response carries it, and the access log line.
+func requestID(given string) string {
+	ok := given != "" && len(given) <= 128
+	for i := 0; ok && i < len(given); i++ {
+		c := given[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
+	}
+	if ok {
+		return given
+	}
+	return uuid.NewString()
+}
+
 // middleware checks the bearer token and writes the access log.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -306,6 +322,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		li := &logInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
 		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
+		reqID := requestID(r.Header.Get("X-Request-Id"))
+		sw.Header().Set("X-Request-Id", reqID)
 		switch {
 		case s.cfg.Token == "" || s.authorized(r):
 			next.ServeHTTP(sw, r)
@@ -324,7 +342,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			slog.String("method", r.Method), slog.String("path", s.redact(r.URL.Path)),
 			slog.Int("status", max(sw.status, 200)), slog.Int64("bytes", sw.bytes),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("remote", r.RemoteAddr),
+			slog.String("remote", r.RemoteAddr), slog.String("request_id", reqID),
 		}
 		if li.runID != "" {
 			attrs = append(attrs, slog.String("run_id", li.runID), slog.Int("tokens", li.tokens))

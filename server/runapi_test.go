@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +160,40 @@ func TestStoreAPI(t *testing.T) {
 	assert.Equal(t, 204, code)
 	code, _, _ = ts.do(t, "GET", "/v1/vars/data", nil)
 	assert.Equal(t, 404, code)
+}
+
+// TestCancelByPostAndRequestIDs: POST /v1/runs/{id}/cancel cancels as
+// DELETE does (job-style APIs cancel with a POST); every response carries
+// an X-Request-Id, the client's own when it sends a plausible one.
+func TestCancelByPostAndRequestIDs(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 150*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 40 })
+	code, hdr, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
+	require.Equal(t, 202, code, string(body))
+	assert.Len(t, hdr.Get("X-Request-Id"), 36, "a new UUID")
+	var created RunResult
+	require.NoError(t, json.Unmarshal(body, &created))
+	code, _, body = ts.do(t, "POST", "/v1/runs/"+created.ID+"/cancel", nil)
+	require.Equal(t, 200, code, string(body))
+	var res RunResult
+	require.NoError(t, json.Unmarshal(body, &res))
+	assert.Equal(t, StateCanceled, res.Status)
+
+	for _, tt := range []struct{ given, want string }{
+		{"req-123.abc_X", "req-123.abc_X"},
+		{"bad id with spaces", ""},
+		{strings.Repeat("a", 200), ""},
+	} {
+		req, err := http.NewRequest("GET", ts.http.URL+"/healthz", nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Request-Id", tt.given)
+		resp, err := ts.http.Client().Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		got := resp.Header.Get("X-Request-Id")
+		if tt.want != "" {
+			assert.Equal(t, tt.want, got)
+		} else {
+			assert.Len(t, got, 36, "an implausible id is replaced")
+		}
+	}
 }
