@@ -208,9 +208,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 		if ended {
 			break
 		}
-		select {
-		case <-wake:
-		case <-r.Context().Done():
+		if !sse.wait(r.Context(), wake) {
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -336,4 +337,16 @@ func TestStreamedFailureIsAnError(t *testing.T) {
 	assert.Contains(t, errChunk.Error.Message, "failed")
 	assert.NotContains(t, string(raw), canaryKey, "no secret in the stream")
 	assert.Equal(t, "model_error", errChunk.RLM["stop_reason"])
+}
+
+// TestStreamKeepAlive: a stream waiting on a slow model sends ": keep-alive"
+// comments, so that a proxy's idle timeout does not cut it (issue 27).
+func TestStreamKeepAlive(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 150*time.Millisecond), func(c *Config) { c.StreamKeepAlive = 40 * time.Millisecond })
+	body := chatBody("echo slow", nil)
+	body["stream"] = true
+	code, _, raw := ts.do(t, "POST", "/v1/chat/completions", body)
+	require.Equal(t, 200, code)
+	assert.Contains(t, string(raw), "\n: keep-alive\n\n")
+	assert.Contains(t, string(raw), "data: [DONE]")
 }

@@ -51,6 +51,10 @@ const (
 	// DefaultStreamWriteTimeout bounds each event of an event stream
 	// (chat completion chunks, run events), refreshed per event.
 	DefaultStreamWriteTimeout = 2 * time.Minute
+	// DefaultStreamKeepAlive is how long an event stream stays silent
+	// before a ": keep-alive" comment is sent, so that a proxy's idle
+	// timeout (often 60 s) does not cut a stream waiting on the model.
+	DefaultStreamKeepAlive = 15 * time.Second
 	// DefaultIdleTimeout closes a keep-alive connection idle that long.
 	DefaultIdleTimeout = 60 * time.Second
 	// DefaultMaxConns bounds the connections open at once; the default
@@ -134,6 +138,9 @@ type Config struct {
 	WriteTimeout       time.Duration
 	StreamWriteTimeout time.Duration
 	IdleTimeout        time.Duration
+	// StreamKeepAlive is the silence after which an event stream sends a
+	// ": keep-alive" comment.
+	StreamKeepAlive time.Duration
 	// MaxConns bounds the connections open at once (see [Server.Listen]):
 	// beyond, new connections wait in the kernel's backlog, and the
 	// connections that have waited over a second for a request (idle
@@ -203,7 +210,8 @@ func (c Config) withDefaults() Config {
 		v   *time.Duration
 		def time.Duration
 	}{{&c.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.ReadTimeout, DefaultReadTimeout}, {&c.WriteTimeout, DefaultWriteTimeout},
-		{&c.StreamWriteTimeout, DefaultStreamWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout}} {
+		{&c.StreamWriteTimeout, DefaultStreamWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout},
+		{&c.StreamKeepAlive, DefaultStreamKeepAlive}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}

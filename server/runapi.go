@@ -150,9 +150,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 		if ended {
 			break
 		}
-		select {
-		case <-wake:
-		case <-r.Context().Done():
+		if !sse.wait(r.Context(), wake) {
 			return
 		}
 	}

@@ -1,16 +1,40 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // sse writes Server-Sent Events, flushing each.
 type sse struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	keepAlive time.Duration
+}
+
+// wait waits for wake, the end of the request, or keepAlive of silence,
+// when it sends a ": keep-alive" comment and waits again. It reports
+// false when the request ended or the comment could not be written.
+func (s *sse) wait(ctx context.Context, wake <-chan struct{}) bool {
+	t := time.NewTimer(s.keepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-wake:
+			return true
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			if s.raw(": keep-alive\n\n") != nil {
+				return false
+			}
+			t.Reset(s.keepAlive)
+		}
+	}
 }
 
 // newSSE starts an event stream on w; each event gets the server's
@@ -25,7 +49,7 @@ func (srv *Server) newSSE(w http.ResponseWriter) *sse {
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return &sse{w: w, rc: http.NewResponseController(w)}
+	return &sse{w: w, rc: http.NewResponseController(w), keepAlive: srv.cfg.StreamKeepAlive}
 }
 
 // data sends v as one "data:" event.

@@ -65,6 +65,7 @@ type httpFlags struct {
 	writeTimeout       time.Duration
 	streamWriteTimeout time.Duration
 	idleTimeout        time.Duration
+	streamKeepAlive    time.Duration
 }
 
 func (h *httpFlags) register(fs *flag.FlagSet) {
@@ -74,6 +75,7 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&h.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time each write of a response may take before the client is dropped")
 	fs.DurationVar(&h.streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "time each event of an event stream may take before the client is dropped")
 	fs.DurationVar(&h.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a keep-alive connection idle this long")
+	fs.DurationVar(&h.streamKeepAlive, "stream-keepalive", server.DefaultStreamKeepAlive, "send a \": keep-alive\" comment on an event stream silent this long (a proxy's idle timeout would cut it)")
 }
 
 // validate refuses a negative count and a timeout under a millisecond.
@@ -85,7 +87,7 @@ func (h *httpFlags) validate() error {
 		name string
 		v    time.Duration
 	}{{"read-header-timeout", h.readHeaderTimeout}, {"read-timeout", h.readTimeout}, {"write-timeout", h.writeTimeout},
-		{"stream-write-timeout", h.streamWriteTimeout}, {"idle-timeout", h.idleTimeout}} {
+		{"stream-write-timeout", h.streamWriteTimeout}, {"idle-timeout", h.idleTimeout}, {"stream-keepalive", h.streamKeepAlive}} {
 		if d.v < time.Millisecond {
 			return fmt.Errorf("%w: --%s must be at least 1ms, not %s", errUsage, d.name, d.v)
 		}
@@ -235,6 +237,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, RetainTrajectoryBytes: o.retainTraj, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
 		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
 		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
+		StreamKeepAlive: o.http.streamKeepAlive,
 	}
 	return cfg, nil
 }
