@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -54,13 +55,17 @@ type rlmSummary struct {
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
 	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	// The run belongs to this request: a client that goes away cancels it.
-	j, err := s.start(r.Context(), spec)
+	j, err := s.startIdempotent(w, r, "chat", key, spec, false)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -78,10 +83,47 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, chatResponse{
-		ID: "chatcmpl-" + j.id, Object: "chat.completion", Created: j.created.Unix(), Model: spec.model,
+		ID: "chatcmpl-" + j.id, Object: "chat.completion", Created: j.created.Unix(), Model: j.spec.model,
 		Choices: []chatChoice{{Message: chatOut{Role: "assistant", Content: content(j)}, FinishReason: finishReason(res)}},
 		Usage:   chatUsageOf(res), RLM: summaryOf(res),
 	})
+}
+
+// startIdempotent starts the admitted run of spec, or, for a repeat of a
+// request with the same Idempotency-Key and body, gives the admission back
+// and returns the run the first one started (marked Idempotent-Replayed).
+// A chat completion's run belongs to its request (a client that goes
+// away cancels it) unless it has a key, which its retry will bring back.
+func (s *Server) startIdempotent(w http.ResponseWriter, r *http.Request, route, key string, spec *runSpec, detached bool) (*job, error) {
+	if key != "" {
+		runID, err := s.idem.claim(route, key, spec.bodyHash, time.Now())
+		if err != nil {
+			s.release()
+			return nil, err
+		}
+		if runID != "" {
+			s.release()
+			j, err := s.idempotentRun(runID)
+			if err == nil {
+				w.Header().Set("Idempotent-Replayed", "true")
+			}
+			return j, err
+		}
+		detached = true
+	}
+	parent := r.Context()
+	if detached {
+		parent = context.WithoutCancel(parent)
+	}
+	j, err := s.start(parent, spec)
+	if key != "" {
+		if err != nil {
+			s.idem.drop(route, key)
+		} else {
+			s.idem.set(route, key, j.id)
+		}
+	}
+	return j, err
 }
 
 func usageTotal(r *RunResult) int {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,6 +130,9 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, er
 		return nil, err
 	}
 	spec, err := s.parseChat(body)
+	if err == nil && r.Header.Get("Idempotency-Key") != "" {
+		spec.bodyHash = sha256.Sum256(body)
+	}
 	done()
 	if err != nil {
 		s.release()

@@ -155,6 +155,8 @@ type runSpec struct {
 
 	stream       bool
 	includeUsage bool
+	// bodyHash is the request body's sha256, for its Idempotency-Key.
+	bodyHash [32]byte
 }
 
 // badRequest is a 400 naming the offending field.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,13 +15,18 @@ import (
 // handleRunCreate starts a run that outlives the request: 202 with the
 // run's id and links.
 func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
 	spec, err := s.admitBody(w, r)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
 	spec.stream = false
-	j, err := s.start(context.WithoutCancel(r.Context()), spec)
+	j, err := s.startIdempotent(w, r, "runs", key, spec, true)
 	if err != nil {
 		s.writeError(w, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -196,4 +197,69 @@ func TestCancelByPostAndRequestIDs(t *testing.T) {
 			assert.Len(t, got, 36, "an implausible id is replaced")
 		}
 	}
+}
+
+// TestIdempotencyKey: a retried request with the same Idempotency-Key and
+// body attaches to the first request's run (one run, not three, when an
+// SDK times out and retries); another body with the key is a 409
+// (issue 27).
+func TestIdempotencyKey(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 50*time.Millisecond), nil)
+	post := func(path, key string, body any) (int, http.Header, []byte) {
+		b, err := json.Marshal(body)
+		require.NoError(t, err)
+		req, err := http.NewRequest("POST", ts.http.URL+path, bytes.NewReader(b))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+canaryToken)
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := ts.http.Client().Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, out
+	}
+	runID := func(raw []byte) string {
+		var v struct {
+			ID  string
+			RLM struct {
+				RunID string `json:"run_id"`
+			} `json:"rlm"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &v), string(raw))
+		return v.RLM.RunID + v.ID
+	}
+
+	// Chat completions: three tries, one run.
+	before := ts.up.Count()
+	var ids []string
+	for i := range 3 {
+		code, hdr, raw := post("/v1/chat/completions", "chat-key-1", chatBody("echo once", nil))
+		require.Equal(t, 200, code, string(raw))
+		assert.Equal(t, i > 0, hdr.Get("Idempotent-Replayed") == "true")
+		ids = append(ids, runID(raw))
+	}
+	assert.Equal(t, ids[0], ids[1])
+	assert.Equal(t, ids[0], ids[2])
+	calls := ts.up.Count() - before
+	code, _, raw := post("/v1/chat/completions", "", chatBody("echo once", nil))
+	require.Equal(t, 200, code, string(raw))
+	assert.Equal(t, calls, ts.up.Count()-before-calls, "the retries sent no model request: one run's worth each")
+	assert.NotEqual(t, ids[0], runID(raw), "without a key, a new run")
+
+	// The same key with another body.
+	code, _, raw = post("/v1/chat/completions", "chat-key-1", chatBody("echo other", nil))
+	assert.Equal(t, 409, code, string(raw))
+	assert.Contains(t, string(raw), "idempotency_key_reused")
+
+	// The run API: the same run for the same key.
+	code, _, raw = post("/v1/runs", "run-key-1", chatBody("echo run", nil))
+	require.Equal(t, 202, code, string(raw))
+	first := runID(raw)
+	code, hdr, raw := post("/v1/runs", "run-key-1", chatBody("echo run", nil))
+	require.Equal(t, 202, code, string(raw))
+	assert.Equal(t, first, runID(raw))
+	assert.Equal(t, "true", hdr.Get("Idempotent-Replayed"))
 }

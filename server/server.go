@@ -44,6 +44,7 @@ type Server struct {
 
 	mu            sync.Mutex
 	jobs          map[string]*job
+	idem          idemStore // the Idempotency-Keys of recent requests
 	finishedOrder []string
 	retainedBytes int64 // trajectories of finished runs kept in memory (retire)
 	active        int   // runs admitted and not finished (queued or running)
