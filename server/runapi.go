@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 
 	"github.com/rlmhq/rlm/runs"
@@ -47,6 +48,93 @@ func notFound(id string) error {
 	return &apiError{status: 404, typ: "invalid_request_error", code: "run_not_found", msg: fmt.Sprintf("no run %q", id), err: ErrNotFound}
 }
 
+// Run list pagination: GET /v1/runs?limit= takes at most maxRunsPage.
+const (
+	defaultRunsPage = 20
+	maxRunsPage     = 100
+)
+
+// runList is the answer of GET /v1/runs, paginated as OpenAI's lists are.
+type runList struct {
+	Object  string       `json:"object"`
+	Data    []*RunResult `json:"data"`
+	FirstID string       `json:"first_id,omitempty"`
+	LastID  string       `json:"last_id,omitempty"`
+	HasMore bool         `json:"has_more"`
+}
+
+// handleRunList lists the runs, newest first: those in memory and the
+// kept ones, filtered by ?status=, ?limit= at a time, continuing after
+// the run ?after= (the last_id of the page before).
+func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := defaultRunsPage
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxRunsPage {
+			s.writeError(w, badRequest("limit", "want a number from 1 to %d", maxRunsPage))
+			return
+		}
+		limit = n
+	}
+	status, after := q.Get("status"), q.Get("after")
+	switch runs.Status(status) {
+	case "", runs.StatusQueued, runs.StatusRunning, runs.StatusDone, runs.StatusStopped, runs.StatusFailed, runs.StatusCanceled, runs.StatusInterrupted:
+	default:
+		s.writeError(w, badRequest("status", "want queued, running, done, stopped, failed, canceled or interrupted"))
+		return
+	}
+	if after != "" && runs.CheckID(after) != nil {
+		s.writeError(w, badRequest("after", "not a run id"))
+		return
+	}
+	byID := map[string]*RunResult{}
+	if s.runsRoot != nil {
+		metas, _, err := s.runsRoot.List()
+		if err != nil {
+			s.writeError(w, err)
+			return
+		}
+		for _, m := range metas {
+			byID[m.ID] = resultOfMeta(m)
+		}
+	}
+	s.mu.Lock()
+	mem := make([]*job, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		mem = append(mem, j)
+	}
+	s.mu.Unlock()
+	for _, j := range mem {
+		byID[j.id] = j.snapshot() // this server's view wins over run.json's
+	}
+	ids := make([]string, 0, len(byID))
+	for id, res := range byID {
+		if (status == "" || res.Status == status) && (after == "" || id < after) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ids))) // ids start with their time: newest first
+	out := runList{Object: "list", Data: []*RunResult{}, HasMore: len(ids) > limit}
+	for _, id := range ids[:min(limit, len(ids))] {
+		out.Data = append(out.Data, byID[id])
+	}
+	if n := len(out.Data); n > 0 {
+		out.FirstID, out.LastID = out.Data[0].ID, out.Data[n-1].ID
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// resultOfMeta is a kept run's state as its run.json records it.
+func resultOfMeta(m runs.Meta) *RunResult {
+	res := &RunResult{ID: m.ID, Object: "rlm.run", Status: string(m.Status), Query: m.Query, Created: m.Started.Unix(),
+		StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations, CostUSD: m.CostUSD}
+	if m.Status == runs.StatusRunning {
+		res.Status = StateInterrupted // not one of this server's runs: its process is gone
+	}
+	return res
+}
+
 // keptResult reads a finished run from the runs directory (a run of an
 // earlier server process, or one no longer retained in memory).
 func (s *Server) keptResult(id string) (*RunResult, error) {
@@ -63,12 +151,7 @@ func (s *Server) keptResult(id string) (*RunResult, error) {
 			return &res, nil
 		}
 	}
-	res := &RunResult{ID: id, Object: "rlm.run", Status: string(m.Status), Query: m.Query, Created: m.Started.Unix(),
-		StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations, CostUSD: m.CostUSD}
-	if m.Status == runs.StatusRunning {
-		res.Status = StateInterrupted // not one of this server's runs: its process is gone
-	}
-	return res, nil
+	return resultOfMeta(m), nil
 }
 
 func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -262,4 +263,48 @@ func TestIdempotencyKey(t *testing.T) {
 	require.Equal(t, 202, code, string(raw))
 	assert.Equal(t, first, runID(raw))
 	assert.Equal(t, "true", hdr.Get("Idempotent-Replayed"))
+}
+
+// TestRunList: GET /v1/runs lists the runs newest first, by status, a page
+// at a time (issue 27).
+func TestRunList(t *testing.T) {
+	ts := newTestServer(t, nil)
+	var ids []string
+	for i := range 3 {
+		code, _, body := ts.do(t, "POST", "/v1/runs", chatBody(fmt.Sprintf("echo %d", i), nil))
+		require.Equal(t, 202, code, string(body))
+		var created RunResult
+		require.NoError(t, json.Unmarshal(body, &created))
+		ts.waitRun(t, created.ID)
+		ids = append(ids, created.ID)
+	}
+	list := func(query string) (int, runList) {
+		code, _, body := ts.do(t, "GET", "/v1/runs"+query, nil)
+		var l runList
+		if code == 200 {
+			require.NoError(t, json.Unmarshal(body, &l), string(body))
+		}
+		return code, l
+	}
+	code, page := list("?limit=2")
+	require.Equal(t, 200, code)
+	require.Len(t, page.Data, 2)
+	assert.True(t, page.HasMore)
+	assert.Equal(t, ids[2], page.Data[0].ID, "newest first")
+	assert.Equal(t, ids[1], page.LastID)
+	code, page = list("?limit=2&after=" + page.LastID)
+	require.Equal(t, 200, code)
+	require.Len(t, page.Data, 1)
+	assert.False(t, page.HasMore)
+	assert.Equal(t, ids[0], page.Data[0].ID)
+	code, page = list("?status=done")
+	require.Equal(t, 200, code)
+	assert.Len(t, page.Data, 3)
+	code, page = list("?status=failed")
+	require.Equal(t, 200, code)
+	assert.Empty(t, page.Data)
+	for _, bad := range []string{"?limit=0", "?limit=1000", "?status=finished", "?after=../x"} {
+		code, _ = list(bad)
+		assert.Equal(t, 400, code, bad)
+	}
 }

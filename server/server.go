@@ -123,6 +123,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("GET /v1/models/{model}", s.handleModel)
 	mux.HandleFunc("POST /v1/runs", s.handleRunCreate)
+	mux.HandleFunc("GET /v1/runs", s.handleRunList)
 	mux.HandleFunc("GET /v1/runs/{id}", s.handleRunGet)
 	mux.HandleFunc("DELETE /v1/runs/{id}", s.handleRunCancel)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.handleRunCancel)
