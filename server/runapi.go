@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/rlmhq/rlm/runs"
 )
@@ -88,7 +90,11 @@ func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, badRequest("after", "not a run id"))
 		return
 	}
-	byID := map[string]*RunResult{}
+	type entry struct {
+		res     *RunResult
+		started time.Time
+	}
+	byID := map[string]entry{}
 	if s.runsRoot != nil {
 		metas, _, err := s.runsRoot.List()
 		if err != nil {
@@ -96,7 +102,7 @@ func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, m := range metas {
-			byID[m.ID] = resultOfMeta(m)
+			byID[m.ID] = entry{resultOfMeta(m), m.Started}
 		}
 	}
 	s.mu.Lock()
@@ -106,18 +112,38 @@ func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	for _, j := range mem {
-		byID[j.id] = j.snapshot() // this server's view wins over run.json's
+		byID[j.id] = entry{j.snapshot(), j.created} // this server's view wins over run.json's
 	}
-	ids := make([]string, 0, len(byID))
-	for id, res := range byID {
-		if (status == "" || res.Status == status) && (after == "" || id < after) {
-			ids = append(ids, id)
+	all := make([]string, 0, len(byID))
+	for id := range byID {
+		all = append(all, id)
+	}
+	sort.Slice(all, func(a, b int) bool { // newest first
+		ta, tb := byID[all[a]].started, byID[all[b]].started
+		if !ta.Equal(tb) {
+			return ta.After(tb)
 		}
+		return all[a] > all[b]
+	})
+	if after != "" {
+		i := slices.Index(all, after)
+		if i < 0 {
+			s.writeError(w, badRequest("after", "no run %q: pass the last_id of a page", after))
+			return
+		}
+		all = all[i+1:]
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(ids))) // ids start with their time: newest first
-	out := runList{Object: "list", Data: []*RunResult{}, HasMore: len(ids) > limit}
-	for _, id := range ids[:min(limit, len(ids))] {
-		out.Data = append(out.Data, byID[id])
+	out := runList{Object: "list", Data: []*RunResult{}}
+	for _, id := range all {
+		res := byID[id].res
+		if status != "" && res.Status != status {
+			continue
+		}
+		if len(out.Data) == limit {
+			out.HasMore = true
+			break
+		}
+		out.Data = append(out.Data, res)
 	}
 	if n := len(out.Data); n > 0 {
 		out.FirstID, out.LastID = out.Data[0].ID, out.Data[n-1].ID
