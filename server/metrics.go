@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,11 +83,37 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 		m.stepDuration, m.sandboxErrors, m.queueDepth, m.inFlight, m.httpRequests} {
 		f(c)
 	}
+	// Every labelled counter starts at 0 for each label value it can take
+	// (rate() and increase() alerts see the first event, not only the
+	// second), and the build is a gauge of 1 with its version.
+	for _, l := range []struct {
+		c      *prometheus.CounterVec
+		values []string
+	}{
+		{m.runsFinished, []string{"submit", "max_iterations", "budget", "errors", "timeout", "canceled", "model_error"}},
+		{m.requests, []string{"root", "sub", "summarizer"}},
+		{m.sectionTokens, []string{"system", "meta", "query", "dynamic"}},
+		{m.childRuns, []string{"rlm", "llm"}},
+		{m.retries, upstreamKinds}, {m.upstreamErrors, upstreamKinds},
+		{m.budgetRefusals, []string{"calls", "tokens", "cost"}},
+		{m.sandboxErrors, []string{"MemoryError", "TimeoutError", "RecursionError", "other"}},
+		{m.httpRequests, []string{"200", "400", "401", "404", "413", "429", "500", "502", "503"}},
+	} {
+		for _, v := range l.values {
+			l.c.WithLabelValues(v)
+		}
+	}
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlm_build_info", Help: "The running rlm: its version and Go version (always 1)."}, []string{"version", "go_version"})
+	buildInfo.WithLabelValues(s.cfg.Version, runtime.Version()).Set(1)
+	f(buildInfo)
 	f(&ledgerCollector{s: s})
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// upstreamKinds are the error kinds of upstream calls (llm.Kind names).
+var upstreamKinds = []string{"rate_limit", "transient", "auth", "context_length", "bad_request", "budget", "replay_miss", "unknown"}
 
 // Registry is the registry of the server's metrics: other components
 // register their collectors on it to be served by GET /metrics.

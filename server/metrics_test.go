@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,12 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 	})
 	before := ts.scrape(t)
 	assert.Zero(t, metricValue(t, before, "rlm_runs_started_total"))
+	// Labelled counters are there at 0 before their first event, and the
+	// build is described.
+	for _, series := range []string{`rlm_runs_finished_total{stop_reason="model_error"} 0`, `rlm_upstream_errors_total{kind="auth"} 0`,
+		`rlm_sandbox_errors_total{type="MemoryError"} 0`, `rlm_build_info{go_version="` + runtime.Version() + `",version="test"} 1`} {
+		assert.Contains(t, before, series)
+	}
 
 	for _, q := range []string{"sub", "loop", "fill", "memo"} {
 		code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody(q, nil))
