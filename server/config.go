@@ -141,6 +141,10 @@ type Config struct {
 	// StreamKeepAlive is the silence after which an event stream sends a
 	// ": keep-alive" comment.
 	StreamKeepAlive time.Duration
+	// CORSOrigins are the browser origins (e.g. https://app.example.com,
+	// or * for any) allowed to call the API from a page; none by default.
+	// Their preflight requests are answered without the token.
+	CORSOrigins []string
 	// MaxConns bounds the connections open at once (see [Server.Listen]):
 	// beyond, new connections wait in the kernel's backlog, and the
 	// connections that have waited over a second for a request (idle

@@ -315,6 +315,28 @@ func requestID(given string) string {
 	return uuid.NewString()
 }
 
+// cors adds the CORS headers for an allowed Origin (Config.CORSOrigins)
+// and answers its preflight (an OPTIONS request, without the token): it
+// reports whether it answered.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !slices.ContainsFunc(s.cfg.CORSOrigins, func(o string) bool { return o == "*" || o == origin }) {
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", "X-Request-Id, Idempotent-Replayed, Retry-After, ETag, Location")
+	if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" {
+		return false
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}
+
 // middleware checks the bearer token and writes the access log.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -324,6 +346,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
 		reqID := requestID(r.Header.Get("X-Request-Id"))
 		sw.Header().Set("X-Request-Id", reqID)
+		if s.cors(sw, r) {
+			return // a preflight, answered
+		}
 		switch {
 		case s.cfg.Token == "" || s.authorized(r):
 			next.ServeHTTP(sw, r)

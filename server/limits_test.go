@@ -232,3 +232,39 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	assert.Contains(t, ts.logs.String(), `"run_id":"`+id+`"`, "the access log names the run")
 }
+
+// TestCORS: pages from an allowed origin may call the API (their
+// preflight is answered without the token); other origins get no CORS
+// headers, so browsers refuse them (issue 27).
+func TestCORS(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.CORSOrigins = []string{"https://app.example.com"} })
+	preflight := func(origin string) *http.Response {
+		req, err := http.NewRequest("OPTIONS", ts.http.URL+"/v1/chat/completions", nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("https://app.example.com")
+	assert.Equal(t, 204, resp.StatusCode, "the preflight needs no token")
+	assert.Equal(t, "https://app.example.com", resp.Header.Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, resp.Header.Get("Access-Control-Allow-Headers"), "Authorization")
+	resp = preflight("https://evil.example.com")
+	assert.Equal(t, 401, resp.StatusCode)
+	assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
+
+	req, err := http.NewRequest("GET", ts.http.URL+"/v1/models", nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Authorization", "Bearer "+canaryToken)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "https://app.example.com", resp.Header.Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, resp.Header.Get("Access-Control-Expose-Headers"), "X-Request-Id")
+}

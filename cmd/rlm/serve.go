@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -66,6 +67,25 @@ type httpFlags struct {
 	streamWriteTimeout time.Duration
 	idleTimeout        time.Duration
 	streamKeepAlive    time.Duration
+	corsOrigins        originFlags
+}
+
+// originFlags collects repeated --cors-origin values: * or a browser
+// origin, scheme://host[:port] without a path.
+type originFlags []string
+
+func (o *originFlags) String() string { return strings.Join(*o, " ") }
+
+func (o *originFlags) Set(v string) error {
+	if v != "*" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return fmt.Errorf("want * or an origin such as https://app.example.com (scheme and host, no path), not %q", v)
+		}
+		v = u.Scheme + "://" + u.Host
+	}
+	*o = append(*o, v)
+	return nil
 }
 
 func (h *httpFlags) register(fs *flag.FlagSet) {
@@ -75,6 +95,7 @@ func (h *httpFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&h.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time each write of a response may take before the client is dropped")
 	fs.DurationVar(&h.streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "time each event of an event stream may take before the client is dropped")
 	fs.DurationVar(&h.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a keep-alive connection idle this long")
+	fs.Var(&h.corsOrigins, "cors-origin", "let pages from `ORIGIN` (e.g. https://app.example.com, or * for any) call the API from a browser (repeatable; default none)")
 	fs.DurationVar(&h.streamKeepAlive, "stream-keepalive", server.DefaultStreamKeepAlive, "send a \": keep-alive\" comment on an event stream silent this long (a proxy's idle timeout would cut it)")
 }
 
@@ -237,7 +258,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, RetainTrajectoryBytes: o.retainTraj, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
 		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
 		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
-		StreamKeepAlive: o.http.streamKeepAlive,
+		StreamKeepAlive: o.http.streamKeepAlive, CORSOrigins: o.http.corsOrigins,
 	}
 	return cfg, nil
 }
