@@ -375,7 +375,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				attrs = append(attrs, slog.Float64("cost_usd", *li.costUSD))
 			}
 		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		level := slog.LevelInfo
+		if public[r.URL.Path] || r.URL.Path == "/metrics" {
+			level = slog.LevelDebug // probes and scrapes, every few seconds
+		}
+		s.log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 

@@ -27,7 +27,7 @@ var flagGroups = []struct {
 	{"meta document", []string{"meta", "meta-notes-tokens", "meta-tokens", "meta-tokens-per-var", "max-meta-tokens"}},
 	{"output and kept runs", []string{"json", "quiet", "v", "verbose", "trajectory", "trajectory-full", "resume", "save",
 		"no-keep", "runs-dir", "o", "open"}},
-	{"server", []string{"addr", "token-file", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
+	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",
 		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout"}},
 	{"benchmark", []string{"task", "sizes", "n", "modes", "parallel", "out", "dry-run", "seed", "context-window", "index", "size"}},

@@ -30,7 +30,8 @@ const defaultServeTimeout = 30 * time.Minute
 // serveOptions are the flags of rlm serve: rlm run's model flags, budgets
 // and sandbox limits as server-wide defaults and caps, and the server's own.
 type serveOptions struct {
-	models modelFlags
+	logLevel slog.Level
+	models   modelFlags
 	budgetFlags
 	limits        limitFlags
 	meta          metaFlags
@@ -120,6 +121,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "serve", serveSynopsis)
 	o := &serveOptions{}
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8088", "listen on `HOST:PORT`; without a token only loopback addresses are allowed")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "the least `LEVEL` logged: debug, info, warn or error (probes and metrics scrapes are debug)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token clients must send from `FILE` (default $RLM_SERVE_TOKEN)")
 	o.models.register(fs)
 	o.budgetFlags.register(fs, "each run tree (a cap: requests can only lower it)")
@@ -267,7 +269,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 // no new runs, running ones get --drain-timeout, then are canceled with
 // their partial answers recorded.
 func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions) error {
-	log := slog.New(slog.NewJSONHandler(env.stderr, nil))
+	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
 	s, err := server.New(cfg)
