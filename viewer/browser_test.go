@@ -486,3 +486,49 @@ new MutationObserver(() => { const l = document.getElementById('loading'); if (l
 	assert.Less(t, n(m[1]), n(m[2]), "shown before all were in")
 	assert.Empty(t, js[string](p, `document.getElementById('loading').textContent`))
 }
+
+// TestBrowserHeaderExcerptsAndControls: a run's header shows excerpts of a
+// huge query and answer, the whole text one click away (issue 26: a 20 MB
+// answer made a 20 M-character page), and invisible bidi controls in code
+// are shown as visible markers (Trojan Source).
+func TestBrowserHeaderExcerptsAndControls(t *testing.T) {
+	bigQuery := "Q" + strings.Repeat("q", 200_000)
+	bigAnswer := "A" + strings.Repeat("a", 500_000) + "END"
+	var out []string
+	for _, line := range strings.SplitAfter(string(synthetic(1, 0, 10)), "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			out = append(out, line)
+			continue
+		}
+		data, _ := ev["data"].(map[string]any)
+		switch ev["type"] {
+		case "run_start":
+			data["query"] = bigQuery
+		case "run_end":
+			data["answer"] = bigAnswer
+		case "exec":
+			data["code"] = "access = 'user' # \u202e } \u2066if admin\u2069 \u2066"
+		}
+		b, err := json.Marshal(ev)
+		require.NoError(t, err)
+		out = append(out, string(b)+"\n")
+	}
+	file := writePage(t, "header.html", []byte(strings.Join(out, "")))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	p.waitJS(`document.getElementById('answer-0') !== null`)
+	answer := js[string](p, `document.getElementById('answer-0').textContent`)
+	assert.Less(t, len(answer), 5000, "an excerpt of the answer")
+	assert.Contains(t, answer, "show more")
+	assert.Less(t, js[int](p, `document.querySelector('.hdr .query').textContent.length`), 5000, "an excerpt of the query")
+	p.do(`document.querySelector('#answer-0 .more button').click()`)
+	assert.Greater(t, len(js[string](p, `document.getElementById('answer-0').textContent`)), len(answer), "one click shows more")
+
+	step := `document.querySelector('section.step[data-step="1"]')`
+	p.waitJS(step + ` && ` + step + `._step.rendered`)
+	code := js[string](p, step+`.textContent`)
+	assert.Contains(t, code, "\u27e6U+202E\u27e7", "the RTL override is shown, not applied")
+	assert.Contains(t, code, "\u27e6U+2066\u27e7")
+	assert.NotContains(t, code, "\u202e")
+}

@@ -11,6 +11,9 @@
   var KNOWN = {run_start: 1, run_end: 1, request: 1, reply: 1, exec: 1, observation: 1, deferred: 1,
     sub_call: 1, submit: 1, compression: 1, child_start: 1, child_end: 1, resume: 1};
   var TEXT_LIMIT = 4000;   // chars of a long text shown before "show more"
+  // HEADER_LIMIT is the excerpt of the query and the answer in a run's header
+  // (a 20 MB answer is one click away, not a 20 M-character page).
+  var HEADER_LIMIT = 2000;
   var SIDE_STEPS = 400;    // step links per run in the side tree
   var sources = [];
   var state = {q: '', hits: [], hitIdx: -1, rendered: false, live: null, liveError: null};
@@ -308,9 +311,15 @@
   // ---------- bounded text ----------
   // textBox shows text in a <pre>, at most limit chars at first (head and
   // tail, the cut marked); "show more" quadruples the limit.
+  // BIDI matches the invisible controls that reorder or hide text
+  // (Trojan Source): they are shown escaped, as visible markers.
+  var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+  function showControls(s) {
+    return s.replace(BIDI, function (c) { return '\u27E6U+' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0') + '\u27E7'; });
+  }
   function textBox(text, opts) {
     opts = opts || {};
-    text = text == null ? '' : String(text);
+    text = showControls(text == null ? '' : String(text));
     var box = el('div', {class: 'box ' + (opts.cls || '')});
     var limit = opts.limit || TEXT_LIMIT;
     function draw() {
@@ -765,7 +774,7 @@
     var root = rootOf(src), st = (root && root.start) || {}, e = root && root.end, t = totals(src);
     var h = el('div', {class: 'hdr', id: 'hdr-' + src.idx});
     add(h, el('h1', null, src.name, state.live && !e ? el('span', {class: 'live'}, ' ● live') : null));
-    add(h, el('div', {class: 'query'}, st.query || '(no run_start event)'));
+    add(h, el('div', {class: 'query'}, st.query ? textBox(st.query, {limit: HEADER_LIMIT}) : '(no run_start event)'));
     var kv = el('div', {class: 'kv'});
     function row(k, v) { if (v == null || v === '') return; kv.appendChild(el('div', {class: 'k'}, k)); kv.appendChild(el('div', null, v)); }
     if (e) {
@@ -773,7 +782,7 @@
       var status = [pill(e.stop_reason || '?', e.stop_reason === 'submit' ? 'ok' : 'warn')];
       if (e.partial) status.push(pill('partial answer', 'warn', 'stopped by a limit before a valid SUBMIT'));
       if (e.final_extraction) status.push(pill('from the final extraction turn', 'warn'));
-      row('answer', el('div', {class: 'answer', id: 'answer-' + src.idx}, ans == null || ans === '' ? '(none)' : String(ans)));
+      row('answer', el('div', {class: 'answer', id: 'answer-' + src.idx}, ans == null || ans === '' ? '(none)' : textBox(String(ans), {limit: HEADER_LIMIT})));
       if (e.outputs && typeof e.outputs === 'object' && Object.keys(e.outputs).length > 1) row('outputs', el('pre', {class: 'mono'}, json(e.outputs)));
       row('stop', el('span', null, status, e.error ? el('span', {class: 'muted'}, ' ' + e.error) : null));
     } else row('status', state.live ? 'running…' : el('span', null, pill('no run_end', 'warn'), ' the run did not finish (crashed, killed or still running)'));
