@@ -66,3 +66,26 @@ func TestHostileMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscriptErrorsAreTypeErrors: subscripting what cannot be
+// subscripted is CPython's TypeError, so except TypeError catches it
+// (issue 28: slicing a dict raised a generic Error).
+func TestSubscriptErrorsAreTypeErrors(t *testing.T) {
+	tests := []struct{ code, msg string }{
+		{"d = {'a': 1}\nd[0:1]", "unhashable type: 'slice'"},
+		{"x = 5\nx[0]", "'int' object is not subscriptable"},
+		{"x = None\nx['a']", "'NoneType' object is not subscriptable"},
+		{"x = 5\nx[0:1]", "'int' object is not subscriptable"},
+	}
+	for _, tt := range tests {
+		s := New(Config{})
+		_, err := s.Exec(context.Background(), tt.code)
+		var se *ScriptError
+		require.ErrorAs(t, err, &se, tt.code)
+		assert.Equal(t, "TypeError", se.Kind, tt.code)
+		assert.Equal(t, tt.msg, se.Msg, tt.code)
+		res, err := s.Exec(context.Background(), "try:\n    "+strings.ReplaceAll(tt.code, "\n", "\n    ")+"\nexcept TypeError:\n    print('caught')")
+		require.NoError(t, err, tt.code)
+		assert.Equal(t, "caught\n", res.Output, tt.code)
+	}
+}

@@ -320,6 +320,15 @@ func classify(err error) (string, string) {
 		return "TypeError", m
 	}
 	switch {
+	case strings.HasPrefix(inner, "invalid slice operand "):
+		// A slice of a value that has none: CPython's TypeError.
+		t := pyTypeName(strings.TrimPrefix(inner, "invalid slice operand "))
+		if t == "dict" {
+			return "TypeError", "unhashable type: 'slice'"
+		}
+		return "TypeError", fmt.Sprintf("'%s' object is not subscriptable", t)
+	case reUnhandledIndex.MatchString(inner):
+		return "TypeError", fmt.Sprintf("'%s' object is not subscriptable", pyTypeName(reUnhandledIndex.FindStringSubmatch(inner)[1]))
 	case inner == "Starlark stack overflow":
 		// Recursion through lambdas, which the per-def recursion limit
 		// does not count, ends at the interpreter's own stack bound.
@@ -449,6 +458,10 @@ func pyIndexMsg(msg string) string {
 	}
 	return "list index out of range"
 }
+
+// reUnhandledIndex matches the interpreter's error for x[i] on a value
+// that cannot be indexed: "unhandled index operation int[int]".
+var reUnhandledIndex = regexp.MustCompile(`^unhandled index operation ([A-Za-z_.]+)\[`)
 
 // pyTypeName maps a Starlark type name to the Python one.
 func pyTypeName(t string) string {
