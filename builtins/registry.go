@@ -80,8 +80,10 @@ var moduleTitles = []struct{ name, title string }{
 // HelpOptions selects the helper list that is true for one run.
 type HelpOptions struct {
 	// AtDepthLimit: no sub-RLM can start here, so rlm_query is described
-	// as the plain sub-model call it makes.
+	// as the plain sub-model call it makes; MaxDepth, when set, is the
+	// depth limit in force, which the description names.
 	AtDepthLimit bool
+	MaxDepth     int
 	// NoFinal leaves out FINAL and FINAL_VAR, which finish with the output
 	// 'answer': for runs whose declared outputs are not a single answer.
 	NoFinal bool
@@ -121,6 +123,9 @@ func PromptHelpFor(o HelpOptions) string {
 			summary := hp.Summary
 			if alt, ok := atDepthLimit[hp.Name]; ok && o.AtDepthLimit {
 				summary = alt
+				if o.MaxDepth > 0 {
+					summary = fmt.Sprintf("No sub-RLM at this depth (the limit is %d RLM level(s)): one plain sub-model call with query and the variables' text appended; returns a future str (stripped).", o.MaxDepth)
+				}
 			}
 			if hp.Name == "store_keys" && !o.StoreChildren {
 				summary = storeKeysGiven

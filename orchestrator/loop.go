@@ -100,7 +100,7 @@ func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema 
 	if helpers == "" {
 		// Each helper described once, as it behaves at this depth and
 		// for these outputs.
-		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, NoFinal: !schema.singleAnswer(), Store: cfg.Store != nil, StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth})
+		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, MaxDepth: cfg.MaxDepth, NoFinal: !schema.singleAnswer(), Store: cfg.Store != nil, StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth})
 	}
 	env := &envelope{System: systemPrompt(cfg.Protocol, helpers, cfg.Limits.ObservationTokens), Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {

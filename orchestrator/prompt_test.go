@@ -144,6 +144,7 @@ func TestPromptIsConsistent(t *testing.T) {
 					assert.NotContains(t, meta, "rlm_query", "and only in the helper list")
 					assert.Equal(t, d.recursive, strings.Contains(all, "recursive sub-RLM"), "a sub-RLM is promised only below the depth limit")
 					assert.Equal(t, !d.recursive, strings.Contains(all, "No sub-RLM at this depth"), "a plain call is described only at the depth limit")
+					assert.Equal(t, !d.recursive, strings.Contains(all, fmt.Sprintf("(the limit is %d RLM level(s))", d.maxDepth)), "with the limit in force")
 
 					assert.Equal(t, o.finals, strings.Contains(all, "FINAL"), "FINAL and FINAL_VAR only for a single answer")
 					assert.Equal(t, o.finals, strings.Contains(all, "- FINAL_VAR("))
