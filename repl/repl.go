@@ -98,9 +98,10 @@ func New(cfg Config) (*REPL, error) {
 		}
 		vals[i] = sv
 	}
-	// Only names and values from here on: the variables (and a JSON
-	// variable's document, kept for a summary) are garbage to the caller's
-	// liking, so a collection at the session's start can reuse their pages.
+	// Only names and values from here on: once the caller drops the
+	// variables too, their Go values and a JSON variable's document (kept
+	// for a summary) are garbage, which the session's memory base need not
+	// count and the collector can reuse the pages of.
 	cfg.Vars, ctxVars = nil, nil
 	sess := sandbox.New(sandbox.Config{
 		Limits:      cfg.Limits,
