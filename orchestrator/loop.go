@@ -303,8 +303,9 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 		OverBudget: over,
 	})
 	r.t.status(r, "model", "")
+	start := time.Now()
 	resp, err := cfg.Model.Chat(ctx, req)
-	rd := replyData{}
+	rd := replyData{Model: cfg.RootModel, LatencyMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		rd.Error = err.Error()
 	} else {

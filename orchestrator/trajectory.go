@@ -121,6 +121,10 @@ type requestData struct {
 }
 
 type replyData struct {
+	// Model is the model asked; LatencyMS the call's wall time (its
+	// retries included).
+	Model        string     `json:"model,omitempty"`
+	LatencyMS    int64      `json:"latency_ms"`
 	Content      string     `json:"content"`
 	ToolCalls    []toolInfo `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`

@@ -27,6 +27,11 @@ import (
 // and each sandbox step (duration, errors).
 type metrics struct {
 	reg *prometheus.Registry
+	// modelLabel bounds the model label to the configured models.
+	modelLabel func(string) string
+	// upstreamDuration is the wall time of model calls, by model and
+	// role (root: an RLM's own request; sub: a sub-call from code).
+	upstreamDuration *prometheus.HistogramVec
 
 	runsStarted    prometheus.Counter
 	runsFinished   *prometheus.CounterVec
@@ -53,7 +58,11 @@ type metrics struct {
 
 func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 	f := func(c prometheus.Collector) { reg.MustRegister(c) }
-	m := &metrics{reg: reg}
+	m := &metrics{reg: reg, modelLabel: s.modelLabel}
+	m.upstreamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rlm_upstream_request_duration_seconds",
+		Help:    "Wall time of model calls (retries included), by model and role: root (an RLM's own request) or sub (a sub-call from code).",
+		Buckets: prometheus.ExponentialBuckets(0.05, 2, 12)}, []string{"model", "role"})
+	reg.MustRegister(m.upstreamDuration)
 	m.runsStarted = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_started_total", Help: "Runs that got a slot and started."})
 	m.runsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_runs_finished_total", Help: "Runs finished, by stop reason (submit, max_iterations, budget, errors, timeout, canceled, model_error)."}, []string{"stop_reason"})
 	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_rejected_total", Help: "Runs refused with 429 because every slot and queue place was taken."})
@@ -132,10 +141,14 @@ func (m *metrics) event(line []byte) {
 			PreTokens  int                        `json:"pre_tokens"`
 			PostTokens int                        `json:"post_tokens"`
 			Mode       string                     `json:"mode"`
+			Model      string                     `json:"model"`
+			LatencyMS  *int64                     `json:"latency_ms"`
+			Memoized   bool                       `json:"memoized"`
 		} `json:"data"`
 	}
 	switch {
-	case bytesContains(line, `"type":"request"`), bytesContains(line, `"type":"compression"`), bytesContains(line, `"type":"child_start"`):
+	case bytesContains(line, `"type":"request"`), bytesContains(line, `"type":"compression"`), bytesContains(line, `"type":"child_start"`),
+		bytesContains(line, `"type":"reply"`), bytesContains(line, `"type":"sub_call"`):
 	default:
 		return // the other events feed nothing: do not parse them
 	}
@@ -155,6 +168,14 @@ func (m *metrics) event(line []byte) {
 		m.savedTokens.Add(float64(max(e.Data.PreTokens-e.Data.PostTokens, 0)))
 	case orchestrator.EventChildStart:
 		m.childRuns.WithLabelValues(e.Data.Mode).Inc()
+	case orchestrator.EventReply:
+		if e.Data.LatencyMS != nil {
+			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "root").Observe(float64(*e.Data.LatencyMS) / 1000)
+		}
+	case orchestrator.EventSubCall:
+		if e.Data.LatencyMS != nil && !e.Data.Memoized && e.Data.Model != "" {
+			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "sub").Observe(float64(*e.Data.LatencyMS) / 1000)
+		}
 	}
 }
 
