@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"time"
 
@@ -363,6 +364,18 @@ func nextEventKey(seen map[string]int, e eventHead) (key string, n int) {
 // resumed run re-executes a recorded step.
 var deterministic = map[string]bool{orchestrator.EventRequest: true, orchestrator.EventExec: true}
 
+// latencyField is an event's measured wall time, which a replay does not
+// reproduce.
+var latencyField = regexp.MustCompile(`"latency_ms":\d+,?`)
+
+// withoutLatency is an event's data without its latency_ms.
+func withoutLatency(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`"latency_ms"`)) {
+		return data
+	}
+	return latencyField.ReplaceAll(data, nil)
+}
+
 func (s *sink) event(line []byte) {
 	if s.stopped {
 		return
@@ -395,8 +408,8 @@ func (s *sink) event(line []byte) {
 	if s.old != nil {
 		key, n := nextEventKey(s.seen, e)
 		if prev, ok := s.old[key]; ok {
-			if bytes.Equal(prev, e.Data) {
-				return // written before the interruption
+			if bytes.Equal(withoutLatency(prev), withoutLatency(e.Data)) {
+				return // written before the interruption (a replayed call takes no time)
 			}
 			if deterministic[e.Type] {
 				s.stopped = true

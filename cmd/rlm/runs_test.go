@@ -147,6 +147,13 @@ func TestResumeBudgetStop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(string(traj), `"type":"resume"`))
 	assert.Equal(t, 2, strings.Count(string(traj), `"type":"exec"`), "each step's code once")
+	answered := 0
+	for _, line := range strings.Split(string(traj), "\n") {
+		if strings.Contains(line, `"type":"reply","run":"0"`) && !strings.Contains(line, `"error"`) {
+			answered++
+		}
+	}
+	assert.Equal(t, 2, answered, "each answered root reply once, though a replayed one takes no time")
 
 	code, _, errOut = runCLI(t, "", env, "run", "--resume", id)
 	assert.Equal(t, 1, code)
