@@ -109,6 +109,28 @@ type Recorder struct {
 	inPlace bool
 	// note, if set, replaces the syncs (DeferSync).
 	note func()
+	// tee, if set, receives each line once it is in the file (Tee);
+	// metaLine is the meta line this recorder wrote, for a late Tee.
+	tee      func([]byte) error
+	metaLine []byte
+}
+
+// Tee hands each line the recorder writes, once it is in the file and
+// before its answer is used, to fn (a copy kept elsewhere: the cluster's
+// database). If fn fails, the Chat or Embed call that wrote the line
+// fails with its error, so no answer is used that the copy lacks. The
+// meta line a new recording began with is handed to fn at once. Call it
+// before the first Chat.
+func (r *Recorder) Tee(fn func(line []byte) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tee = fn
+	if r.metaLine != nil {
+		if err := fn(r.metaLine); err != nil {
+			return fmt.Errorf("llm: record: %w", err)
+		}
+	}
+	return nil
 }
 
 // DeferSync makes the recorder hand each answer's durability against a
@@ -144,7 +166,7 @@ func NewRecorder(inner ChatModel, path string, opts ...RecordOption) (*Recorder,
 	if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
 		meta.EmbeddingModel = d.EmbeddingModel()
 	}
-	r.write(metaEntry(meta, opts))
+	_ = r.write(metaEntry(meta, opts))
 	return r, nil
 }
 
@@ -228,7 +250,9 @@ func (r *Recorder) Model() string {
 	return ""
 }
 
-func (r *Recorder) write(e recEntry) {
+// write appends e to the recording; it returns the error of the Tee
+// function only (a failure to write the file is kept for Close).
+func (r *Recorder) write(e recEntry) error {
 	b, err := json.Marshal(e)
 	if len(r.secrets) > 0 {
 		// Requests carry the context the model sent; a key found in it
@@ -266,6 +290,16 @@ func (r *Recorder) write(e recEntry) {
 		r.err = err
 	}
 	r.entries++
+	line := append(b, '\n')
+	if e.Type == "meta" {
+		r.metaLine = line
+	}
+	if err == nil && r.tee != nil {
+		if terr := r.tee(line); terr != nil {
+			return fmt.Errorf("llm: record: %w", terr)
+		}
+	}
+	return nil
 }
 
 // Chat forwards req and records the answer under its content hash.
@@ -283,7 +317,9 @@ func (r *Recorder) Chat(ctx context.Context, req Request) (*Response, error) {
 	} else {
 		e.Response = resp
 	}
-	r.write(e)
+	if werr := r.write(e); werr != nil {
+		return nil, werr
+	}
 	return resp, err
 }
 
@@ -325,7 +361,9 @@ func (e *recEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 		e.r.embeds[k] = true
 		e.r.mu.Unlock()
 		if !done || ch != nil {
-			e.r.write(recEntry{Type: "embed", Key: k, Text: firstWords(t, 8), Vector: vecs[i], Charge: ch})
+			if werr := e.r.write(recEntry{Type: "embed", Key: k, Text: firstWords(t, 8), Vector: vecs[i], Charge: ch}); werr != nil {
+				return nil, werr
+			}
 		}
 	}
 	return vecs, nil

@@ -39,7 +39,7 @@ func NewAppendRecorder(inner ChatModel, path string, opts ...RecordOption) (*Rec
 		if d, ok := inner.(interface{ EmbeddingModel() string }); ok {
 			meta.EmbeddingModel = d.EmbeddingModel()
 		}
-		r.write(metaEntry(meta, opts))
+		_ = r.write(metaEntry(meta, opts))
 	}
 	return r, nil
 }

@@ -152,3 +152,35 @@ func TestResumeChargesReplayedEmbeddings(t *testing.T) {
 		})
 	}
 }
+
+// TestRecorderTee: Tee receives the meta line at once and each answer's
+// line before the answer is returned; when it fails, the call fails and
+// its answer is not used.
+func TestRecorderTee(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec, err := llm.NewAppendRecorder(llmtest.NewScripted(llmtest.Say("a1"), llmtest.Say("a2")), path)
+	require.NoError(t, err)
+	var got []string
+	fail := false
+	require.NoError(t, rec.Tee(func(line []byte) error {
+		if fail {
+			return assert.AnError
+		}
+		got = append(got, string(line))
+		return nil
+	}))
+	resp, err := rec.Chat(context.Background(), userReq("a"))
+	require.NoError(t, err)
+	assert.Equal(t, "a1", resp.Content)
+	fail = true
+	resp, err = rec.Chat(context.Background(), userReq("b"))
+	require.ErrorIs(t, err, assert.AnError)
+	assert.Nil(t, resp)
+	require.NoError(t, rec.Close())
+	require.Len(t, got, 2)
+	assert.Contains(t, got[0], `"type":"meta"`)
+	assert.Contains(t, got[1], `"a1"`)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), got[0]+got[1]), "the copy holds the file's lines in order")
+}

@@ -73,7 +73,7 @@ func (r *Run) CheckVars(now map[string]string) error {
 // its trajectory, and run.json says it is running again. A run that
 // finished with a valid SUBMIT or one still running is refused. Call [Run.CheckVars] once the inputs are loaded,
 // then wrap the model with [Run.WrapModel].
-func (r *Root) Resume(id string) (*Run, error) {
+func (r *Root) Resume(id string, opts ...Option) (*Run, error) {
 	m, err := r.Get(id)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (r *Root) Resume(id string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs: lock %s: %w", id, err)
 	}
-	run, err := r.reopen(id, dir, m, lock)
+	run, err := r.reopen(id, dir, m, lock, collect(opts))
 	if err != nil {
 		if lock != nil {
 			lock.Close()
@@ -102,7 +102,7 @@ func (r *Root) Resume(id string) (*Run, error) {
 	return run, nil
 }
 
-func (r *Root) reopen(id, dir string, m Meta, lock *os.File) (*Run, error) {
+func (r *Root) reopen(id, dir string, m Meta, lock *os.File, o options) (*Run, error) {
 	rec := filepath.Join(dir, RecordingFile)
 	if _, err := os.Stat(rec); errors.Is(err, os.ErrNotExist) {
 		// Killed before its first answer: nothing to replay.
@@ -118,16 +118,18 @@ func (r *Root) reopen(id, dir string, m Meta, lock *os.File) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
 	}
-	run := &Run{root: r, dir: dir, meta: m, prev: m.Status, resumer: rs, lock: lock}
+	run := &Run{root: r, dir: dir, meta: m, prev: m.Status, resumer: rs, lock: lock, mirror: o.mirror}
 	if err := run.openWriters(true); err != nil {
 		return nil, err
 	}
 	run.sink.old = old
 	now := r.now().UTC()
-	if _, err := run.traj.Write(marker(now, rs.Recorded(), n)); err != nil {
+	mark := marker(now, rs.Recorded(), n)
+	if _, err := run.traj.Write(mark); err != nil {
 		run.traj.Close()
 		return nil, fmt.Errorf("runs: trajectory: %w", err)
 	}
+	run.mirrorEvent(mark)
 	run.meta.Status, run.meta.Error = StatusRunning, ""
 	run.meta.PID = os.Getpid()
 	run.meta.Host, _ = os.Hostname()

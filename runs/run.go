@@ -36,6 +36,8 @@ type Run struct {
 	cancel   context.CancelCauseFunc
 	diverged error
 	finished bool
+	stopErr  error     // why the run was stopped other than by divergence (a failed mirror)
+	mirror   Mirror    // nil: none (WithMirror)
 	lock     *os.File  // the run lock, held until Finish
 	clock    time.Time // recorded in a new recording's meta line (SetClock)
 	// progressAt is when run.json's progress was last written (with the
@@ -128,16 +130,39 @@ func (r *Run) Context(ctx context.Context) (context.Context, context.CancelFunc)
 	ctx, cancel := context.WithCancelCause(ctx)
 	r.mu.Lock()
 	r.cancel = cancel
+	if err := r.errLocked(); err != nil {
+		cancel(err) // stopped before the run began (a resume marker not mirrored)
+	}
 	r.mu.Unlock()
 	return ctx, func() { cancel(context.Canceled) }
 }
 
-// Err is the reason a resumed run was stopped (wrapping ErrDiverged), or
-// nil.
+// Err is the reason the run was stopped: a resumed run that diverged
+// (wrapping ErrDiverged) or a failed [Mirror]; nil if neither.
 func (r *Run) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.diverged
+	return r.errLocked()
+}
+
+func (r *Run) errLocked() error {
+	if r.diverged != nil {
+		return r.diverged
+	}
+	return r.stopErr
+}
+
+// stop stops the run for a reason other than a divergence (its mirror
+// failed): [Run.Context]'s context is canceled with err.
+func (r *Run) stop(err error) {
+	r.mu.Lock()
+	if r.diverged == nil && r.stopErr == nil {
+		r.stopErr = err
+		if r.cancel != nil {
+			r.cancel(err)
+		}
+	}
+	r.mu.Unlock()
 }
 
 // progressEvery is how often, at most, run.json's progress is rewritten
@@ -199,6 +224,11 @@ func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, ll
 	var m llm.ChatModel = rec
 	if emb != nil {
 		emb = rec.Embedder(emb)
+	}
+	if r.mirror != nil {
+		if err := rec.Tee(r.mirror.Answer); err != nil {
+			return nil, nil, fmt.Errorf("runs: mirror the recording: %w", err)
+		}
 	}
 	if r.resumer != nil {
 		r.resumer.SetGate(func(llm.Request) error { return r.Err() })
@@ -268,6 +298,11 @@ func (r *Run) Finish(o Outcome) error {
 	}
 	if r.sink != nil {
 		errs = append(errs, r.sink.err)
+	}
+	if r.stopErr != nil {
+		// Its copy elsewhere failed (the cluster took the run away): the
+		// run did not end here, whatever o says.
+		o = Outcome{Status: StatusInterrupted, Error: r.stopErr.Error(), Iterations: r.meta.Iterations}
 	}
 	if r.diverged != nil {
 		r.meta.Status = r.prev
@@ -386,7 +421,9 @@ func (s *sink) event(line []byte) {
 			// prompt): append it as it is.
 			if _, err := s.w.Write(line); err != nil {
 				s.keep(err)
+				return
 			}
+			s.run.mirrorEvent(line)
 			return
 		}
 	}
@@ -421,6 +458,8 @@ func (s *sink) event(line []byte) {
 	}
 	if _, err := s.w.Write(line); err != nil {
 		s.keep(err)
+	} else {
+		s.run.mirrorEvent(line)
 	}
 	if progress {
 		// run.json follows the root's iterations, so a killed run shows

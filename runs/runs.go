@@ -48,11 +48,13 @@ const (
 	// refused to continue.
 	StatusFailed Status = "failed"
 	// StatusCanceled: the run was asked to stop (Ctrl-C or SIGTERM, a
-	// DELETE or cancel request, a client that went away, a server's
-	// drain); its partial answer is kept and it can be resumed.
+	// DELETE or cancel request, a client that went away, the drain of a
+	// server that cannot resume it); its partial answer is kept and it
+	// can be resumed.
 	StatusCanceled Status = "canceled"
 	// StatusInterrupted: the process died while the run ran (kill -9, a
-	// crash, a power loss); it can be resumed.
+	// crash, a power loss), or a server's drain handed the run on to the
+	// next server (which resumes it); it can be resumed.
 	StatusInterrupted Status = "interrupted"
 )
 
@@ -153,7 +155,8 @@ func (r *Root) Path(id string) string { return filepath.Join(r.Dir, id) }
 
 // Create makes the directory of a new run and writes its run.json with
 // status running. A zero m.ID gets [NewID], a zero m.Started the clock.
-func (r *Root) Create(m Meta) (*Run, error) {
+func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
+	o := collect(opts)
 	if m.Started.IsZero() {
 		m.Started = r.now().UTC()
 	}
@@ -179,7 +182,13 @@ func (r *Root) Create(m Meta) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
 	}
-	run := &Run{root: r, dir: dir, meta: m, lock: lock}
+	run := &Run{root: r, dir: dir, meta: m, lock: lock, mirror: o.mirror}
+	if o.request != nil {
+		if err := run.writeRequest(o.request); err != nil {
+			run.unlock()
+			return nil, err
+		}
+	}
 	// Not synced: the recording's first answer is the first thing worth
 	// a sync, and Finish syncs run.json.
 	if err := run.writeMeta(false); err != nil {

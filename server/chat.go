@@ -60,7 +60,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	spec, err := s.admitBody(w, r)
+	spec, err := s.admitBody(w, r, r.Header.Get("Idempotency-Key") != "")
 	if err != nil {
 		s.writeError(w, err)
 		return

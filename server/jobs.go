@@ -39,7 +39,11 @@ type job struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	kept    *runs.Run // nil without a runs directory
-	done    chan struct{}
+	resumed bool      // the job continues kept run id (Server.ResumeRuns)
+	// resumable: the job's run directory holds its request, so a later
+	// server can resume it (set by keep).
+	resumable bool
+	done      chan struct{}
 
 	mu      sync.Mutex
 	state   string
@@ -120,7 +124,7 @@ func (s *Server) release() {
 // admitBody admits a run, then reads and validates its request body: the
 // place is taken before the body costs memory. On error the place is
 // given back.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, error) {
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool) (*runSpec, error) {
 	if err := s.admit(); err != nil {
 		return nil, err
 	}
@@ -132,6 +136,11 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request) (*runSpec, er
 	spec, err := s.parseChat(body)
 	if err == nil && r.Header.Get("Idempotency-Key") != "" {
 		spec.bodyHash = sha256.Sum256(body)
+	}
+	if err == nil && keep && s.runsRoot != nil {
+		// A detached run is kept with its request, so that a server
+		// started after this one stopped can resume it.
+		spec.body = bytes.Clone(body)
 	}
 	done()
 	if err != nil {
@@ -193,38 +202,92 @@ func (j *job) run() {
 	j.finish(res, err)
 }
 
-// execute runs the engine for the job.
+// execute runs the engine for the job: a kept run records its model
+// answers, so that it can be resumed, and a resumed one replays them.
 func (j *job) execute() (*orchestrator.Result, error) {
 	s, spec := j.s, j.spec
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: s.cfg.Prices, Limits: spec.budgets})
-	model := &runModel{inner: llm.Metered(s.shared, ledger), m: s.metrics}
 	cfg := spec.engine
-	cfg.Model, cfg.Ledger, cfg.Embedder = model, ledger, s.embedder
+	var chat llm.ChatModel = s.shared
+	cfg.Embedder = s.embedder
 	cfg.RootModel = firstNonEmpty(spec.root, s.cfg.LLM.Model)
 	cfg.SubModel = s.subModel()
 	cfg.Outputs = spec.schema
 	cfg.Trajectory = j
 	cfg.Executors = s.metrics.executors
 	cfg.OnStatus, cfg.OnChildEnd = nil, nil
-	if s.cfg.LLMSummarizer {
-		cfg.Summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: cfg.SubModel}
-	}
 	rc := s.runConfig(spec, cfg)
 	cfg.RunConfig = rc
+	ctx := j.ctx
 	if s.runsRoot != nil {
-		notes := s.notesBudget()
-		kept, err := s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: &rc, ConfigDigest: runs.Digest(rc),
-			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
-			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons})
+		kept, err := j.keep(cfg, rc)
 		if err != nil {
 			return nil, err
 		}
-		j.mu.Lock()
-		j.kept = kept
-		j.mu.Unlock()
+		clock := kept.Clock()
+		if clock.IsZero() {
+			clock = time.Now()
+		}
+		kept.SetClock(clock)
+		cfg.Clock = clock
+		if chat, cfg.Embedder, err = kept.WrapModel(chat, cfg.Embedder); err != nil {
+			return nil, err
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = kept.Context(ctx)
+		defer cancel()
 	}
-	return orchestrator.New(cfg).Run(j.ctx, spec.ctx)
+	model := &runModel{inner: llm.Metered(chat, ledger), m: s.metrics}
+	cfg.Model, cfg.Ledger = model, ledger
+	if s.cfg.LLMSummarizer {
+		cfg.Summarizer = &orchestrator.LLMSummarizer{Model: model, ModelName: cfg.SubModel}
+	}
+	return orchestrator.New(cfg).Run(ctx, spec.ctx)
 }
+
+// keep creates the job's run directory (with the request of a detached
+// run) or, for a resumed job, reopens it; the run's trajectory reaches
+// the job's event streams through the directory (jobEvents), so that
+// their event ids are the file's line numbers across restarts.
+func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
+	s, spec := j.s, j.spec
+	var kept *runs.Run
+	var err error
+	if j.resumed {
+		kept, err = s.runsRoot.Resume(j.id, runs.WithMirror(jobEvents{j}))
+		if err == nil {
+			if err = kept.CheckVars(runs.HashVars(spec.ctx)); err != nil {
+				return nil, errors.Join(err, kept.Finish(runs.Outcome{}))
+			}
+		}
+	} else {
+		notes := s.notesBudget()
+		kept, err = s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: &rc, ConfigDigest: runs.Digest(rc),
+			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
+			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons},
+			runs.WithMirror(jobEvents{j}), runs.WithRequest(spec.body))
+	}
+	resumable := j.resumed || spec.body != nil
+	spec.body = nil
+	if err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	j.kept, j.resumable = kept, resumable
+	j.mu.Unlock()
+	return kept, nil
+}
+
+// jobEvents is a kept job's runs.Mirror: the lines its run directory's
+// trajectory receives become the job's events.
+type jobEvents struct{ j *job }
+
+func (e jobEvents) Event(line []byte) error {
+	e.j.addEvents([][]byte{bytes.Clone(line)})
+	return nil
+}
+
+func (jobEvents) Answer([]byte) error { return nil }
 
 // runConfig is the run configuration recorded in the trajectory and the
 // run directory: no secrets.
@@ -243,8 +306,9 @@ func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) runs.Config {
 }
 
 // Write receives the run's JSONL trajectory (it is the engine's
-// Trajectory writer): each line is redacted, kept for the event streams,
-// written to the run directory and fed to the metrics.
+// Trajectory writer): each line is redacted and written to the run
+// directory, whose lines (jobEvents) or, without one, the lines
+// themselves are kept for the event streams and fed to the metrics.
 func (j *job) Write(p []byte) (int, error) {
 	j.mu.Lock()
 	j.partial = append(j.partial, p...)
@@ -258,23 +322,35 @@ func (j *job) Write(p []byte) (int, error) {
 		j.partial = j.partial[i+1:]
 		lines = append(lines, line)
 	}
+	kept := j.kept
+	j.mu.Unlock()
+	if kept == nil {
+		j.addEvents(lines)
+		return len(p), nil
+	}
+	for _, line := range lines {
+		_, _ = kept.Trajectory().Write(line)
+	}
+	return len(p), nil
+}
+
+// addEvents adds trajectory lines to the job's events, wakes the event
+// streams and feeds the metrics.
+func (j *job) addEvents(lines [][]byte) {
+	if len(lines) == 0 {
+		return
+	}
+	j.mu.Lock()
 	j.events = append(j.events, lines...)
 	for _, l := range lines {
 		j.eventBytes += int64(len(l))
 	}
-	kept := j.kept
-	if len(lines) > 0 {
-		close(j.wake)
-		j.wake = make(chan struct{})
-	}
+	close(j.wake)
+	j.wake = make(chan struct{})
 	j.mu.Unlock()
 	for _, line := range lines {
-		if kept != nil {
-			_, _ = kept.Trajectory().Write(line)
-		}
 		j.s.metrics.event(line)
 	}
-	return len(p), nil
 }
 
 // finish records the run's result and wakes its watchers.
@@ -297,6 +373,12 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.mu.Lock()
 	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
+	// A resumable run stopped by the drain is left for the next server.
+	handedOn := j.resumable && j.state == StateCanceled && errors.Is(context.Cause(j.ctx), ErrDraining)
+	if handedOn {
+		j.state = StateInterrupted
+		res.Err = errResumeLater
+	}
 	j.result = j.resultLocked()
 	// A finished run keeps only what its status and result need: not its
 	// request's variables, nor the engine's result behind j.result.
@@ -308,6 +390,9 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 		b, _ := json.MarshalIndent(j.result, "", "  ")
 		o := runs.OutcomeOf(res, append(b, '\n'))
 		o.Error = j.s.clientText(o.Error)
+		if handedOn {
+			o.Status = runs.StatusInterrupted
+		}
 		if err := kept.Finish(o); err != nil {
 			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
 		}
@@ -318,6 +403,9 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.mu.Unlock()
 	close(j.done)
 }
+
+// errResumeLater is the error of a run the drain handed on.
+var errResumeLater = errors.New("the server shut down while the run ran; an rlm serve started on the same runs directory resumes it")
 
 // stateOf maps a result to the run API's state.
 func stateOf(res *orchestrator.Result, err error) string {

@@ -44,8 +44,11 @@ func TestQueueFullIs429WithRetryAfter(t *testing.T) {
 	require.Equal(t, 200, code, string(body))
 }
 
+// TestDrainCancelsRunsKeepingPartials: a server without a runs directory
+// cancels the runs the drain stops (one with a runs directory leaves them
+// to the next server: TestDrainedRunsResumeOnNextServer).
 func TestDrainCancelsRunsKeepingPartials(t *testing.T) {
-	ts := newTestServerOn(t, fakeUpstream(t, 50*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 200 })
+	ts := newTestServerOn(t, fakeUpstream(t, 50*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 200; c.RunsDir = "" })
 	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
 	require.Equal(t, 202, code)
 	var r RunResult

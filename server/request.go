@@ -157,6 +157,9 @@ type runSpec struct {
 	includeUsage bool
 	// bodyHash is the request body's sha256, for its Idempotency-Key.
 	bodyHash [32]byte
+	// body is the request of a detached run, kept in its run directory
+	// (until then) for a resume by a later server.
+	body []byte
 }
 
 // badRequest is a 400 naming the offending field.

@@ -23,7 +23,7 @@ func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	spec, err := s.admitBody(w, r)
+	spec, err := s.admitBody(w, r, true)
 	if err != nil {
 		s.writeError(w, err)
 		return

@@ -22,7 +22,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -39,6 +39,7 @@ type serveOptions struct {
 	storeDir      *string
 	runsDir       string
 	noKeep        bool
+	resumeRuns    bool
 	addr          string
 	tokenFile     string
 	childIter     int
@@ -141,6 +142,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	o.meta.register(fs)
 	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
 	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
+	fs.BoolVar(&o.resumeRuns, "resume-runs", true, "at start, resume the run API's runs that a server on the same runs directory was running when it stopped (=false leaves them interrupted)")
 	o.retainTraj = server.DefaultRetainTrajectoryBytes
 	fs.Var(byteSize[int64]{&o.retainTraj}, "retain-trajectory-bytes", "with --no-keep, the trajectories of finished runs kept in memory, a `SIZE` (the oldest are dropped beyond: 410)")
 	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
@@ -294,6 +296,15 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	}
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
+	}
+	if o.resumeRuns {
+		ids, err := s.ResumeRuns(ctx)
+		if err != nil {
+			return fmt.Errorf("--runs-dir: %w", err)
+		}
+		if len(ids) > 0 {
+			log.Info("resumed runs", "count", len(ids), "run_ids", ids)
+		}
 	}
 	hs := s.HTTPServer()
 	served := make(chan error, 1)

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -86,4 +88,103 @@ func TestServeKeepsAnswersAfterKill(t *testing.T) {
 		assert.True(t, json.Valid([]byte(line)), "a whole trajectory line: %s", line)
 	}
 	assert.Contains(t, string(traj), subAnswer)
+}
+
+// startServeProcess starts rlm serve as a child process with args and returns it
+// with the address it listens on (its log is drained in the background).
+func startServeProcess(ctx context.Context, t *testing.T, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd, _, _ := childCommand(ctx, t, nil, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, pw := io.Pipe()
+	cmd.Stderr = pw
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		pw.Close()
+	})
+	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	sc := bufio.NewScanner(stderr)
+	var addr string
+	for addr == "" && sc.Scan() {
+		if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	require.NotEmpty(t, addr, "rlm serve listens")
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return cmd, addr
+}
+
+// TestServeResumesRunsAfterKill: rlm serve is killed with SIGKILL while a
+// run-API run is between model calls; an rlm serve started on the same
+// runs directory resumes the run from its recording and finishes it,
+// without sending again a request the first one got an answer to.
+func TestServeResumesRunsAfterKill(t *testing.T) {
+	up := llmtest.NewServer(t)
+	up.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		turn := 0
+		for _, m := range c.Messages {
+			if m.Role == "assistant" {
+				turn++
+			}
+		}
+		r := llmtest.Text(fmt.Sprintf("```python\nx = %d\nprint(x)\n```", turn))
+		if turn >= 6 {
+			r = llmtest.Text("```python\nSUBMIT({\"answer\": \"six steps\"})\n```")
+		}
+		r.Delay = 60 * time.Millisecond
+		return r
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	runsDir, store := t.TempDir(), t.TempDir()
+	args := []string{"--base-url", up.URL(), "--model", "m", "--runs-dir", runsDir, "--store", store, "--max-iterations", "10"}
+	a, addr := startServeProcess(ctx, t, args...)
+	resp, err := http.Post("http://"+addr+"/v1/runs", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
+	require.NoError(t, err)
+	var created struct{ ID string }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))
+	resp.Body.Close()
+	require.NotEmpty(t, created.ID)
+	require.Eventually(t, func() bool { return up.Count() >= 3 }, 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, a.Process.Kill())
+	_ = a.Wait()
+	before := up.Count()
+
+	_, addr = startServeProcess(ctx, t, args...)
+	var got struct {
+		Status, Answer, Error string
+	}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + addr + "/v1/runs/" + created.ID)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		_ = json.NewDecoder(resp.Body).Decode(&got)
+		return got.Status != "queued" && got.Status != "running"
+	}, 60*time.Second, 20*time.Millisecond)
+	require.Equal(t, "done", got.Status, got.Error)
+	assert.Equal(t, "six steps", got.Answer)
+	seen := map[string]int{}
+	for _, c := range up.Calls() {
+		b, _ := json.Marshal(c.Messages)
+		seen[string(b)]++
+	}
+	twice := 0
+	for _, n := range seen {
+		if n > 1 {
+			twice += n - 1
+		}
+	}
+	assert.LessOrEqual(t, twice, 1, "requests sent again: only the one in flight at the kill may be")
+	assert.Greater(t, up.Count(), before)
+	m, err := runs.NewRoot(runsDir).Get(created.ID)
+	require.NoError(t, err)
+	assert.Equal(t, runs.StatusDone, m.Status)
+	assert.Len(t, m.Resumes, 1)
 }

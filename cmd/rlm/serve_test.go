@@ -47,7 +47,8 @@ func TestServeFlags(t *testing.T) {
 
 // TestServeDrainsOnSIGTERM starts rlm serve in a child process, starts a
 // long run, sends SIGTERM: the server exits 0 after the drain timeout,
-// with the run canceled and its partial result recorded.
+// with the run handed on to the next server (interrupted: see
+// TestServeResumesRunsAfterKill) and its partial result recorded.
 func TestServeDrainsOnSIGTERM(t *testing.T) {
 	up := llmtest.NewServer(t)
 	up.SetDefault(func(llmtest.Call) llmtest.Reply {
@@ -116,7 +117,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		Error   string `json:"error"`
 	}
 	require.NoError(t, json.Unmarshal(b, &res))
-	assert.Equal(t, "canceled", res.Status)
+	assert.Equal(t, "interrupted", res.Status)
 	assert.True(t, res.Partial)
-	assert.Contains(t, res.Error, "shutting down")
+	assert.Contains(t, res.Error, "the server shut down while the run ran")
 }

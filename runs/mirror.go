@@ -1,0 +1,83 @@
+package runs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rlmhq/rlm/internal/atomicfile"
+)
+
+// RequestFile is the file of a run directory holding the request that
+// started the run, when the caller kept it ([WithRequest]): what a later
+// process needs to start the run again (rlm serve resuming the runs it was
+// running when it stopped).
+const RequestFile = "request.json"
+
+// A Mirror receives a kept run's durable writes as the run makes them, to
+// keep a copy elsewhere (the cluster's database, a server's event
+// streams). Event is called with each line appended to the trajectory
+// file, in file order (resume markers included; events a resume
+// re-executes identically are not appended again, so not mirrored);
+// Answer with each line appended to the recording, before the answer is
+// used. An error from either stops the run: [Run.Context]'s context is
+// canceled with it as the cause and [Run.Err] returns it.
+type Mirror interface {
+	Event(line []byte) error
+	Answer(line []byte) error
+}
+
+// An Option is a per-call knob of [Root.Create] and [Root.Resume].
+type Option func(*options)
+
+type options struct {
+	mirror  Mirror
+	request []byte
+}
+
+// WithMirror makes the run hand its durable writes to m as well.
+func WithMirror(m Mirror) Option { return func(o *options) { o.mirror = m } }
+
+// WithRequest keeps body, the request that started the run, in the run
+// directory's request.json (only on Create).
+func WithRequest(body []byte) Option { return func(o *options) { o.request = body } }
+
+func collect(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// writeRequest keeps the request that started the run.
+func (r *Run) writeRequest(body []byte) error {
+	if err := atomicfile.Write(filepath.Join(r.dir, RequestFile), body, 0o600, r.root.syncOpts()...); err != nil {
+		return fmt.Errorf("runs: write %s: %w", RequestFile, err)
+	}
+	return nil
+}
+
+// Request returns the request kept with run id ([WithRequest]); an error
+// wrapping os.ErrNotExist when none was.
+func (r *Root) Request(id string) ([]byte, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(r.Path(id), RequestFile))
+	if err != nil {
+		return nil, fmt.Errorf("runs: request of %s: %w", id, err)
+	}
+	return b, nil
+}
+
+// mirrorEvent hands a trajectory line to the mirror; a failure stops the
+// run.
+func (r *Run) mirrorEvent(line []byte) {
+	if r.mirror == nil {
+		return
+	}
+	if err := r.mirror.Event(line); err != nil {
+		r.stop(fmt.Errorf("runs: mirror the trajectory: %w", err))
+	}
+}
