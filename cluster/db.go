@@ -215,19 +215,27 @@ func (db *DB) Ping(ctx context.Context) error {
 // names the lock and the schema).
 const lockKey = "rlm"
 
-// migrate runs River's migrations and rlm's in one transaction holding an
-// advisory lock, so that concurrent Opens apply each migration once.
+// migrate runs River's migrations (each version in its own transaction,
+// as some of them must be) and then rlm's (in one transaction), holding a
+// session advisory lock on a dedicated connection, so that concurrent
+// Opens apply each migration once.
 func (db *DB) migrate(ctx context.Context) error {
-	tx, err := db.pool.Begin(ctx)
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return wrapErr("migrate", err)
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, lockKey, "migrate:"+db.cfg.Schema); err != nil {
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, lockKey, "migrate:"+db.cfg.Schema); err != nil {
 		return wrapErr("migrate: lock", err)
 	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, lockKey, "migrate:"+db.cfg.Schema); err != nil {
+			// The lock dies with the connection.
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
 	if db.cfg.Schema != "" {
-		if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{db.cfg.Schema}.Sanitize()); err != nil {
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{db.cfg.Schema}.Sanitize()); err != nil {
 			return wrapErr("migrate: create schema", err)
 		}
 	}
@@ -235,9 +243,14 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: migrate river: %w", err)
 	}
-	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return wrapErr("migrate river", err)
 	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return wrapErr("migrate", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS rlm_schema_version (
 		version integer PRIMARY KEY,
 		name text NOT NULL,
