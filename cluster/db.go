@@ -313,7 +313,7 @@ func migrations() ([]migration, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i := range out {
 		if out[i].version != i+1 {
-			return nil, fmt.Errorf("cluster: migration %s: versions must be 1, 2, 3...", out[i].name)
+			return nil, fmt.Errorf("cluster: migration %s: versions must be numbered from 1 without a gap", out[i].name)
 		}
 	}
 	return out, nil
