@@ -61,6 +61,12 @@ func TestLayers(t *testing.T) {
 		{pattern: "./repl", forbidden: []string{"orchestrator", "runs", "server", "internal/bench", "cmd"}},
 		{pattern: "./orchestrator", forbidden: []string{"internal/bench", "cmd"}},
 		{pattern: "./runs", forbidden: []string{"internal/bench", "cmd"}},
+		// cluster is the cluster mode's system of record: the server and the
+		// worker command use it, never the other way. It imports runs (for
+		// runs.Status), which brings the engine below it (runs.OutcomeOf
+		// takes an orchestrator.Result), so only the layers above are
+		// forbidden here.
+		{pattern: "./cluster", forbidden: []string{"server", "cmd", "internal/bench", "internal/loadtest"}},
 		// The load test drives rlm serve over HTTP: it links no engine.
 		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
 	}

@@ -1,0 +1,367 @@
+package cluster
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// Config configures a DB.
+type Config struct {
+	// URL is the PostgreSQL connection string (postgres://...). Its password
+	// is redacted from every error.
+	URL string
+	// Schema, when set, is the schema holding rlm's and River's tables (the
+	// connections' search_path); Open creates it if needed. Empty: the
+	// server's default search_path.
+	Schema string
+	// LeaseTTL is how long a claimed run's lease lasts without a renewal
+	// (default 15s). The heartbeat renews it every LeaseTTL/3.
+	LeaseTTL time.Duration
+	// ReapEvery is how often the reaper looks for runs whose lease expired
+	// (default 5s).
+	ReapEvery time.Duration
+	// MaxOwners: a run claimed by this many owners that all died is marked
+	// failed by the next Claim instead of being run again (default 3).
+	MaxOwners int
+	// Owner names this process in the runs it owns (default host:pid).
+	Owner string
+	// Workers is how many runs a Started DB executes at once (River's
+	// MaxWorkers for the run queue; default 4).
+	Workers int
+	// Logger receives this package's and River's logs (default: none).
+	Logger *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultLeaseTTL  = 15 * time.Second
+	DefaultReapEvery = 5 * time.Second
+	DefaultMaxOwners = 3
+	DefaultWorkers   = 4
+)
+
+// Names in the database.
+const (
+	// QueueName is the River queue of run jobs.
+	QueueName = "rlm_runs"
+	// JobKind is the River job kind of run jobs.
+	JobKind = "rlm_run"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is a handle on the cluster database: a connection pool, a listener
+// connection for notifications and an (unstarted) River client. It is safe
+// for concurrent use.
+type DB struct {
+	cfg   Config
+	log   *slog.Logger
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	hub   *hub
+
+	// Notification channels, per schema so that schemas sharing a
+	// database do not wake each other.
+	eventsChannel, cancelChannel string
+
+	// followTick is the safety-net period at which a follower re-queries
+	// without a notification.
+	followTick time.Duration
+
+	mu       sync.Mutex
+	exec     Executor
+	started  bool
+	reaper   context.CancelFunc
+	reapDone chan struct{}
+	closed   bool
+	leases   map[*Lease]struct{}
+	// dead simulates a process death in tests: workers return without
+	// finishing or releasing their runs.
+	dead bool
+}
+
+// Open connects to the database, migrates it (River's migrations and
+// rlm's own, under an advisory lock so that concurrent Opens are safe) and
+// starts the listener connection. The returned DB does not execute runs
+// until Start.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	cfg = withDefaults(cfg)
+	pcfg, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, redactErr(cfg.URL, fmt.Errorf("cluster: parse database url: %w", err))
+	}
+	if cfg.Schema != "" {
+		pcfg.ConnConfig.RuntimeParams["search_path"] = cfg.Schema
+	}
+	if _, ok := pcfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		pcfg.ConnConfig.RuntimeParams["application_name"] = "rlm"
+	}
+	// River's workers, the heartbeats and the API share the pool.
+	pcfg.MaxConns = int32(max(10, 2*cfg.Workers+4))
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, redactErr(cfg.URL, wrapErr("connect", err))
+	}
+	db := &DB{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		pool:       pool,
+		followTick: time.Second,
+		leases:     map[*Lease]struct{}{},
+	}
+	db.eventsChannel, db.cancelChannel = "rlm_events", "rlm_cancel"
+	if cfg.Schema != "" {
+		db.eventsChannel, db.cancelChannel = cfg.Schema+".rlm_events", cfg.Schema+".rlm_cancel"
+	}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, redactErr(cfg.URL, err)
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &runWorker{db: db})
+	db.river, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Schema: cfg.Schema,
+		Logger: cfg.Logger,
+		Queues: map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
+		// A run lasts as long as it lasts: the lease, not a job timeout,
+		// bounds an owner that stopped making progress.
+		JobTimeout: -1,
+		Workers:    workers,
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("cluster: river client: %w", err)
+	}
+	db.hub = newHub(db, pcfg.ConnConfig)
+	if err := db.hub.start(ctx); err != nil {
+		pool.Close()
+		return nil, redactErr(cfg.URL, err)
+	}
+	return db, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.ReapEvery <= 0 {
+		cfg.ReapEvery = DefaultReapEvery
+	}
+	if cfg.MaxOwners <= 0 {
+		cfg.MaxOwners = DefaultMaxOwners
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Owner == "" {
+		h, _ := os.Hostname()
+		cfg.Owner = h + ":" + strconv.Itoa(os.Getpid())
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
+// Close stops the worker if it was started (as Stop with a canceled
+// context: running executions are canceled and their runs released),
+// closes the listener and the pool.
+func (db *DB) Close() {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return
+	}
+	db.closed = true
+	started := db.started
+	db.mu.Unlock()
+	if started {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = db.Stop(ctx)
+	}
+	db.hub.stop()
+	db.pool.Close()
+}
+
+// Ping checks that the database answers (for a readiness probe); a failure
+// wraps ErrUnavailable.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return &unavailableError{op: "ping", err: err}
+	}
+	return nil
+}
+
+// lockKey is the first key of rlm's two-key advisory locks (the second
+// names the lock and the schema).
+const lockKey = "rlm"
+
+// migrate runs River's migrations (each version in its own transaction,
+// as some of them must be) and then rlm's (in one transaction), holding a
+// session advisory lock on a dedicated connection, so that concurrent
+// Opens apply each migration once.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrapErr("migrate", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1), hashtext($2))`, lockKey, "migrate:"+db.cfg.Schema); err != nil {
+		return wrapErr("migrate: lock", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, lockKey, "migrate:"+db.cfg.Schema); err != nil {
+			// The lock dies with the connection.
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if db.cfg.Schema != "" {
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{db.cfg.Schema}.Sanitize()); err != nil {
+			return wrapErr("migrate: create schema", err)
+		}
+	}
+	m, err := rivermigrate.New(riverpgxv5.New(db.pool), &rivermigrate.Config{Schema: db.cfg.Schema, Logger: db.log})
+	if err != nil {
+		return fmt.Errorf("cluster: migrate river: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return wrapErr("migrate river", err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return wrapErr("migrate", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS rlm_schema_version (
+		version integer PRIMARY KEY,
+		name text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return wrapErr("migrate: version table", err)
+	}
+	var current int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM rlm_schema_version`).Scan(&current); err != nil {
+		return wrapErr("migrate: read version", err)
+	}
+	migs, err := migrations()
+	if err != nil {
+		return err
+	}
+	for _, mg := range migs {
+		if mg.version <= current {
+			continue
+		}
+		if _, err := tx.Exec(ctx, mg.sql); err != nil {
+			return wrapErr("migrate "+mg.name, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO rlm_schema_version (version, name) VALUES ($1, $2)`, mg.version, mg.name); err != nil {
+			return wrapErr("migrate "+mg.name, err)
+		}
+		db.log.Info("cluster: applied migration", "name", mg.name)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return wrapErr("migrate: commit", err)
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrationName = regexp.MustCompile(`^(\d+)_[a-z0-9_]+\.sql$`)
+
+// migrations lists the embedded migrations in version order.
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("cluster: migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		m := migrationName.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("cluster: migration file %q is not named NNN_name.sql", e.Name())
+		}
+		v, _ := strconv.Atoi(m[1])
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("cluster: migrations: %w", err)
+		}
+		out = append(out, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := range out {
+		if out[i].version != i+1 {
+			return nil, fmt.Errorf("cluster: migration %s: versions must be numbered from 1 without a gap", out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// SchemaVersion is the version of rlm's schema that this package migrates
+// to (the number of its embedded migrations).
+func SchemaVersion() int {
+	m, _ := migrations()
+	return len(m)
+}
+
+// redactErr returns err with the URL's password replaced by "xxxxx" in its
+// message. It keeps err's chain for errors.Is.
+func redactErr(rawURL string, err error) error {
+	if err == nil {
+		return nil
+	}
+	pw := password(rawURL)
+	if pw == "" || !strings.Contains(err.Error(), pw) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), pw, "xxxxx"), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// password extracts the password of a postgres:// URL or a key=value
+// connection string.
+func password(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			return p
+		}
+	}
+	if m := regexp.MustCompile(`(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`).FindStringSubmatch(raw); m != nil {
+		return strings.Trim(m[1], "'")
+	}
+	if u, err := url.Parse(raw); err == nil {
+		if p := u.Query().Get("password"); p != "" {
+			return p
+		}
+	}
+	return ""
+}
