@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,4 +81,33 @@ func (r *Run) mirrorEvent(line []byte) {
 	if err := r.mirror.Event(line); err != nil {
 		r.stop(fmt.Errorf("runs: mirror the trajectory: %w", err))
 	}
+}
+
+// Import writes the directory of a run from a copy kept elsewhere (the
+// cluster's database, written through a [Mirror] by the process that ran
+// it before): run.json with m as an interrupted run, and the trajectory
+// and recording lines as given. A directory of that id already here (an
+// older copy) is replaced. [Root.Resume] then continues the run.
+func (r *Root) Import(m Meta, trajectory, recording [][]byte) error {
+	if err := CheckID(m.ID); err != nil {
+		return err
+	}
+	dir := r.Path(m.ID)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("runs: import %s: %w", m.ID, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("runs: import %s: %w", m.ID, err)
+	}
+	m.Status, m.PID = StatusInterrupted, 0
+	run := &Run{root: r, dir: dir, meta: m}
+	if err := run.writeMeta(false); err != nil {
+		return err
+	}
+	for name, lines := range map[string][][]byte{TrajectoryFile: trajectory, RecordingFile: recording} {
+		if err := os.WriteFile(filepath.Join(dir, name), bytes.Join(lines, nil), 0o644); err != nil {
+			return fmt.Errorf("runs: import %s: %w", m.ID, err)
+		}
+	}
+	return nil
 }

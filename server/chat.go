@@ -60,9 +60,18 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	spec, err := s.admitBody(w, r, r.Header.Get("Idempotency-Key") != "")
+	spec, err := s.admitBody(w, r, r.Header.Get("Idempotency-Key") != "" || s.cfg.Cluster != nil)
 	if err != nil {
 		s.writeError(w, err)
+		return
+	}
+	if s.cfg.Cluster != nil {
+		if key != "" {
+			s.release()
+			s.writeError(w, errClusterIdempotency)
+			return
+		}
+		s.clusterChat(w, r, spec)
 		return
 	}
 	j, err := s.startIdempotent(w, r, "chat", key, spec, false)
@@ -75,16 +84,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	<-j.done
-	res := j.snapshot()
-	noteRun(r.Context(), j.id, usageTotal(res), res.CostUSD)
+	s.answerChat(w, r, j.id, j.created, j.spec, j.snapshot())
+}
+
+// answerChat answers a chat completion with the finished run's result.
+func (s *Server) answerChat(w http.ResponseWriter, r *http.Request, id string, created time.Time, spec *runSpec, res *RunResult) {
+	noteRun(r.Context(), id, usageTotal(res), res.CostUSD)
 	if res.Status == StateFailed && res.Answer == "" {
 		s.writeError(w, &apiError{status: http.StatusBadGateway, typ: "upstream_error", code: "run_failed",
-			msg: fmt.Sprintf("run %s failed: %s", j.id, res.Error)})
+			msg: fmt.Sprintf("run %s failed: %s", id, res.Error)})
 		return
 	}
 	writeJSON(w, 200, chatResponse{
-		ID: "chatcmpl-" + j.id, Object: "chat.completion", Created: j.created.Unix(), Model: j.spec.model,
-		Choices: []chatChoice{{Message: chatOut{Role: "assistant", Content: content(j)}, FinishReason: finishReason(res)}},
+		ID: "chatcmpl-" + id, Object: "chat.completion", Created: created.Unix(), Model: spec.model,
+		Choices: []chatChoice{{Message: chatOut{Role: "assistant", Content: content(spec, res)}, FinishReason: finishReason(res)}},
 		Usage:   chatUsageOf(res), RLM: summaryOf(res),
 	})
 }
@@ -135,9 +148,8 @@ func usageTotal(r *RunResult) int {
 
 // content is the message content of a finished run: the answer, or the
 // SUBMIT object as JSON when more than answer is declared.
-func content(j *job) string {
-	res := j.snapshot()
-	if len(j.spec.schema) == 1 && j.spec.schema[0].Name == "answer" || len(res.Outputs) == 0 {
+func content(spec *runSpec, res *RunResult) string {
+	if len(spec.schema) == 1 && spec.schema[0].Name == "answer" || len(res.Outputs) == 0 {
 		return res.Answer
 	}
 	return string(res.Outputs)
@@ -255,20 +267,28 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 		}
 	}
 	<-j.done
-	res := j.snapshot()
-	noteRun(r.Context(), j.id, usageTotal(res), res.CostUSD)
+	s.endStream(r, sse, base, j.spec, j.snapshot())
+}
+
+// endStream ends a streamed chat completion with the finished run's
+// result: its answer as content deltas, a last chunk with the finish
+// reason and the run summary (and usage if asked), then [DONE]; a failed
+// run without an answer gets an error chunk instead.
+func (s *Server) endStream(r *http.Request, sse *sse, base chunk, spec *runSpec, res *RunResult) {
+	send := func(c chunk) bool { return sse.data(c) == nil }
+	noteRun(r.Context(), res.ID, usageTotal(res), res.CostUSD)
 	if res.Status == StateFailed && res.Answer == "" {
 		// As the non-streamed answer's 502: the OpenAI SDKs raise an
 		// error for a chunk with a top-level "error", where an empty
 		// answer ending with a finish reason would look like success.
 		// The run's summary rides along in "rlm".
 		_ = sse.data(streamError{Error: streamErrorBody{
-			Message: fmt.Sprintf("run %s failed: %s", j.id, res.Error), Type: "upstream_error", Code: "run_failed",
+			Message: fmt.Sprintf("run %s failed: %s", res.ID, res.Error), Type: "upstream_error", Code: "run_failed",
 		}, RLM: summaryOf(res)})
 		_ = sse.raw("data: [DONE]\n\n")
 		return
 	}
-	text := content(j)
+	text := content(spec, res)
 	for len(text) > 0 {
 		n := min(len(text), contentPiece)
 		for n < len(text) && !utf8.RuneStart(text[n]) {
@@ -288,7 +308,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 	if !send(last) {
 		return
 	}
-	if j.spec.includeUsage {
+	if spec.includeUsage {
 		u := chatUsageOf(res)
 		c := base
 		c.Choices = []chunkChoice{}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rlmhq/rlm/cluster"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/meta"
@@ -101,6 +103,11 @@ type Config struct {
 	// RunsDir, if set, keeps every run in a durable run directory (see
 	// package runs); otherwise runs live in memory only.
 	RunsDir string
+	// Cluster, if set, makes the server one replica of a cluster: runs are
+	// submitted to and read from the cluster's database, so any replica
+	// answers for any run, and [Server.Work] executes the runs this
+	// process claims (RunsDir, required then, holds their local copies).
+	Cluster *cluster.DB
 	// Version is recorded in the run directories.
 	Version string
 

@@ -36,4 +36,8 @@ var (
 	ErrMeta = errors.New("server: meta document does not fit the server's settings")
 	// ErrCanceled: a run canceled by DELETE /v1/runs/{id}.
 	ErrCanceled = errors.New("server: run canceled by request")
+	// ErrBadConfig: a Config whose settings do not go together.
+	ErrBadConfig = errors.New("server: bad configuration")
+	// ErrNoCluster: Server.Work on a server without Config.Cluster.
+	ErrNoCluster = errors.New("server: not a cluster replica (no cluster database configured)")
 )

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlmhq/rlm/cluster"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
@@ -40,6 +41,9 @@ type job struct {
 	cancel  context.CancelCauseFunc
 	kept    *runs.Run // nil without a runs directory
 	resumed bool      // the job continues kept run id (Server.ResumeRuns)
+	// lease, for a cluster run, is this process's claim on it: the run's
+	// durable writes are copied to the database under it.
+	lease *cluster.Lease
 	// resumable: the job's run directory holds its request, so a later
 	// server can resume it (set by keep).
 	resumable bool
@@ -253,8 +257,12 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 	s, spec := j.s, j.spec
 	var kept *runs.Run
 	var err error
+	var mirror runs.Mirror = jobEvents{j}
+	if j.lease != nil {
+		mirror = mirrors{leaseMirror{l: j.lease, ctx: context.WithoutCancel(j.ctx)}, mirror}
+	}
 	if j.resumed {
-		kept, err = s.runsRoot.Resume(j.id, runs.WithMirror(jobEvents{j}))
+		kept, err = s.runsRoot.Resume(j.id, runs.WithMirror(mirror))
 		if err == nil {
 			if err = kept.CheckVars(runs.HashVars(spec.ctx)); err != nil {
 				return nil, errors.Join(err, kept.Finish(runs.Outcome{}))
@@ -265,9 +273,9 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 		kept, err = s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: &rc, ConfigDigest: runs.Digest(rc),
 			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
 			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons},
-			runs.WithMirror(jobEvents{j}), runs.WithRequest(spec.body))
+			runs.WithMirror(mirror), runs.WithRequest(spec.body))
 	}
-	resumable := j.resumed || spec.body != nil
+	resumable := j.resumed || spec.body != nil || j.lease != nil
 	spec.body = nil
 	if err != nil {
 		return nil, err
@@ -374,7 +382,7 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
 	// A resumable run stopped by the drain is left for the next server.
-	handedOn := j.resumable && j.state == StateCanceled && errors.Is(context.Cause(j.ctx), ErrDraining)
+	handedOn := (j.resumable || j.lease != nil) && j.state == StateCanceled && errors.Is(context.Cause(j.ctx), ErrDraining)
 	if handedOn {
 		j.state = StateInterrupted
 		res.Err = errResumeLater
@@ -386,15 +394,23 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.partial = nil
 	kept := j.kept
 	j.mu.Unlock()
-	if kept != nil {
+	if kept != nil || j.lease != nil {
 		b, _ := json.MarshalIndent(j.result, "", "  ")
 		o := runs.OutcomeOf(res, append(b, '\n'))
 		o.Error = j.s.clientText(o.Error)
 		if handedOn {
 			o.Status = runs.StatusInterrupted
 		}
-		if err := kept.Finish(o); err != nil {
-			j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(err.Error()))
+		if err != nil {
+			o.Status = runs.StatusFailed
+		}
+		if j.lease != nil {
+			j.endClaimed(o, handedOn)
+		}
+		if kept != nil {
+			if ferr := kept.Finish(o); ferr != nil {
+				j.s.log.Warn("run directory", "run_id", j.id, "error", j.s.redact(ferr.Error()))
+			}
 		}
 	}
 	j.mu.Lock()

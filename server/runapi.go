@@ -28,6 +28,15 @@ func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
+	if s.cfg.Cluster != nil {
+		if key != "" {
+			s.release()
+			s.writeError(w, errClusterIdempotency)
+			return
+		}
+		s.clusterSubmit(w, r, spec)
+		return
+	}
 	spec.stream = false
 	j, err := s.startIdempotent(w, r, "runs", key, spec, true)
 	if err != nil {
@@ -88,6 +97,10 @@ func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
 	}
 	if after != "" && runs.CheckID(after) != nil {
 		s.writeError(w, badRequest("after", "not a run id"))
+		return
+	}
+	if s.cfg.Cluster != nil {
+		s.clusterList(w, r, runs.Status(status), after, limit)
 		return
 	}
 	type entry struct {
@@ -181,6 +194,10 @@ func (s *Server) keptResult(id string) (*RunResult, error) {
 }
 
 func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterGet(w, r)
+		return
+	}
 	id := r.PathValue("id")
 	if j := s.lookup(id); j != nil {
 		if b := j.resultJSON(); b != nil {
@@ -201,6 +218,10 @@ func (s *Server) handleRunGet(w http.ResponseWriter, r *http.Request) {
 // handleRunCancel cancels a run; it answers when the run has stopped,
 // with its partial answer.
 func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterCancel(w, r)
+		return
+	}
 	id := r.PathValue("id")
 	j := s.lookup(id)
 	if j == nil {
@@ -234,6 +255,10 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) {
 	next := 0
 	if last, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && last > 0 {
 		next = last
+	}
+	if s.cfg.Cluster != nil {
+		s.clusterEvents(w, r, next)
+		return
 	}
 	j := s.lookup(id)
 	if j == nil {
@@ -291,6 +316,10 @@ func (s *Server) streamKept(w http.ResponseWriter, id string, next int) {
 // run's lines from memory, a finished run's file through a bounded
 // buffer.
 func (s *Server) handleRunTrajectory(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterTrajectory(w, r)
+		return
+	}
 	id := r.PathValue("id")
 	var lines [][]byte
 	var file string

@@ -94,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = st
+	if cfg.Cluster != nil && cfg.RunsDir == "" {
+		return nil, fmt.Errorf("%w: a cluster replica needs a runs directory for the runs it executes", ErrBadConfig)
+	}
 	if cfg.RunsDir != "" {
 		s.runsRoot = runs.NewRoot(cfg.RunsDir)
 		// Many runs write at once: their files are synced in batches.
@@ -182,10 +185,29 @@ func isLoopback(host string) bool {
 // Drain stops taking runs, gives the runs in progress up to timeout to
 // finish, then cancels the rest (their partial answers are recorded) and
 // waits for them until ctx ends. It returns how many runs it canceled.
+//
+// A cluster replica also stops claiming runs, and the runs it cancels are
+// released to the cluster (another process resumes them at once) instead
+// of being recorded as canceled.
 func (s *Server) Drain(ctx context.Context, timeout time.Duration) int {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
+	if db := s.cfg.Cluster; db != nil {
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			if err := db.Stop(ctx); err != nil {
+				s.log.Warn("cluster: stop working", "error", s.redact(err.Error()))
+			}
+		}()
+		defer func() {
+			select {
+			case <-stopped:
+			case <-ctx.Done():
+			}
+		}()
+	}
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()
@@ -261,6 +283,13 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 			checks[d.check], ok = s.clientText(err.Error()), false
 		} else {
 			checks[d.check] = "ok"
+		}
+	}
+	if s.cfg.Cluster != nil {
+		if err := s.clusterReady(r.Context()); err != nil {
+			checks["cluster"], ok = s.clientText(err.Error()), false
+		} else {
+			checks["cluster"] = "ok"
 		}
 	}
 	status := 200

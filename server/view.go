@@ -35,7 +35,12 @@ func (s *Server) handleRunView(w http.ResponseWriter, r *http.Request) {
 		_ = viewer.WriteLive(w, viewer.Live{Title: "run " + id, EventsURL: "events"})
 		return
 	}
-	if s.lookup(id) == nil {
+	if s.cfg.Cluster != nil {
+		if _, err := s.clusterRun(r.Context(), id); err != nil {
+			s.writeError(w, err)
+			return
+		}
+	} else if s.lookup(id) == nil {
 		if _, err := s.keptResult(id); err != nil {
 			s.writeError(w, err)
 			return
