@@ -24,8 +24,9 @@ import (
 
 // Config configures a DB.
 type Config struct {
-	// URL is the PostgreSQL connection string (postgres://...). Its password
-	// is redacted from every error.
+	// URL is the PostgreSQL connection string (postgres://... or key=value;
+	// empty: libpq's environment variables such as PGHOST). Its password is
+	// redacted from every error.
 	URL string
 	// Schema, when set, is the schema holding rlm's and River's tables (the
 	// connections' search_path); Open creates it if needed. Empty: the
@@ -183,7 +184,9 @@ func withDefaults(cfg Config) Config {
 
 // Close stops the worker if it was started (as Stop with a canceled
 // context: running executions are canceled and their runs released),
-// closes the listener and the pool.
+// stops the heartbeats of the leases still held (their runs are left to
+// the reaper once the leases expire), and closes the listener and the
+// pool.
 func (db *DB) Close() {
 	db.mu.Lock()
 	if db.closed {
@@ -198,6 +201,11 @@ func (db *DB) Close() {
 		cancel()
 		_ = db.Stop(ctx)
 	}
+	db.mu.Lock()
+	for l := range db.leases {
+		l.stopHeartbeat()
+	}
+	db.mu.Unlock()
 	db.hub.stop()
 	db.pool.Close()
 }

@@ -170,3 +170,52 @@ func TestBlobs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
+
+// withApp returns the test URL with an application_name, so that a test
+// can find its own connections in pg_stat_activity.
+func withApp(name string) string {
+	u := testURL()
+	if strings.Contains(u, "?") {
+		return u + "&application_name=" + name
+	}
+	return u + "?application_name=" + name
+}
+
+func TestConnectionLossIsUnavailableAndTheListenerReconnects(t *testing.T) {
+	schema := newSchema(t)
+	db := open(t, testConfig(schema, "w"))
+	rcfg := testConfig(schema, "reader")
+	rcfg.URL = withApp(schema + "_reader")
+	reader := open(t, rcfg)
+	reader.followTick = time.Hour // only notifications wake followers
+	ctx := tctx(t)
+	submit(t, db, "r")
+	l, err := db.Claim(ctx, "r")
+	require.NoError(t, err)
+	ch := reader.Follow(ctx, "r", 0)
+
+	// Kill every connection of the reader: its pool's and its listener's.
+	killed := count(t, db, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, schema+"_reader")
+	require.Positive(t, killed)
+	if _, err := reader.Get(ctx, "r"); err != nil {
+		require.ErrorIs(t, err, ErrUnavailable)
+	}
+	_, err = l.AppendEvents(ctx, lines("event 1", "event 2"))
+	require.NoError(t, err)
+	require.NoError(t, l.Finish(ctx, Outcome{Status: "done"}))
+	// The follower gets the events after the listener reconnected (it
+	// re-queries on reconnection, as notifications may have been lost).
+	assertSeqs(t, collect(t, ch, 10*time.Second), 0, 2)
+	require.NoError(t, reader.Ping(ctx))
+
+	// The new listener connection delivers notifications.
+	submit(t, db, "r2")
+	ch = reader.Follow(ctx, "r2", 0)
+	l, err = db.Claim(ctx, "r2")
+	require.NoError(t, err)
+	time.Sleep(200 * time.Millisecond) // the follower waits for a notification
+	_, err = l.AppendEvents(ctx, lines("event 1"))
+	require.NoError(t, err)
+	require.NoError(t, l.Finish(ctx, Outcome{Status: "done"}))
+	assertSeqs(t, collect(t, ch, 5*time.Second), 0, 1)
+}

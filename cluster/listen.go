@@ -156,9 +156,10 @@ const followBatch = 500
 // Follow streams the events of run id with seq > afterSeq: first those
 // already stored, then new ones as they are appended, in seq order without
 // a gap or a duplicate. It re-queries on every notification of the run
-// and every second as a safety net. The channel closes when ctx ends, when
-// the run has finished and all its events were delivered, or when the run
-// does not exist. Database errors are logged and retried on the next tick.
+// and every second as a safety net, and retries a failed query with a
+// backoff (database errors are logged). The channel closes when ctx ends,
+// when the run has finished and all its events were delivered, or when
+// the run does not exist.
 func (db *DB) Follow(ctx context.Context, id string, afterSeq int64) <-chan Event {
 	out := make(chan Event, 64)
 	// Subscribe before the first query, so no notification falls between.
@@ -169,19 +170,28 @@ func (db *DB) Follow(ctx context.Context, id string, afterSeq int64) <-chan Even
 		tick := time.NewTicker(db.followTick)
 		defer tick.Stop()
 		next := afterSeq
+		retry := 100 * time.Millisecond
 		for {
 			done, err := db.followOnce(ctx, id, &next, out)
+			var again <-chan time.Time
 			switch {
 			case done, ctx.Err() != nil, errors.Is(err, ErrNotFound):
 				return
 			case err != nil:
+				// A failed query (as on a lost connection) is retried
+				// soon, not only at the next notification or tick.
 				db.log.Warn("cluster: follow", "run", id, "err", err)
+				again = time.After(retry)
+				retry = min(2*retry, db.followTick)
+			default:
+				retry = 100 * time.Millisecond
 			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-wake:
 			case <-tick.C:
+			case <-again:
 			}
 		}
 	}()

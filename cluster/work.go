@@ -15,7 +15,9 @@ import (
 // Executor executes a claimed run: it replays the run's recording (a run
 // taken over from a dead owner has one), writes through the lease and
 // Finishes it. ctx is canceled when the lease's Done closes (with the
-// lease's Cause) or the worker stops.
+// lease's Cause, see context.Cause) or the worker stops; an executor that
+// still finishes the run then (as canceled, after a cancel request) passes
+// context.WithoutCancel(ctx) to Finish.
 //
 // If Execute returns without Finish or Release, the worker ends the run
 // for it: failed with the returned error (or canceled after a cancel
@@ -56,7 +58,9 @@ func (db *DB) Start(ctx context.Context, exec Executor) error {
 		return errors.New("cluster: start: already started")
 	}
 	db.exec = exec
-	if err := db.river.Start(ctx); err != nil {
+	// River's Start stops the client when its context ends; this worker
+	// stops only through Stop (or Close), which releases running runs.
+	if err := db.river.Start(context.WithoutCancel(ctx)); err != nil {
 		return wrapErr("start worker", err)
 	}
 	reapCtx, cancel := context.WithCancel(context.Background())

@@ -156,8 +156,10 @@ func waitStatus(t *testing.T, db *DB, id string, want runs.Status, within time.D
 
 func TestExecutorRunsOncePerRunAcrossWorkers(t *testing.T) {
 	schema := newSchema(t)
-	a := open(t, testConfig(schema, "a"))
-	b := open(t, testConfig(schema, "b"))
+	// No owner dies here: a TTL that a loaded machine's heartbeat keeps.
+	cfgA, cfgB := testConfig(schema, "a"), testConfig(schema, "b")
+	cfgA.LeaseTTL, cfgB.LeaseTTL = 5*time.Second, 5*time.Second
+	a, b := open(t, cfgA), open(t, cfgB)
 	rec := newRecorder(func(ctx context.Context, l *Lease) error {
 		time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
 		return finishDone(ctx, l)
