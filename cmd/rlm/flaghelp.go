@@ -30,6 +30,7 @@ var flagGroups = []struct {
 	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",
 		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout", "resume-runs"}},
+	{"cluster", []string{"cluster-db", "lease-ttl", "work"}},
 	{"benchmark", []string{"task", "sizes", "n", "modes", "parallel", "out", "dry-run", "seed", "context-window", "index", "size"}},
 	{"store", []string{"persist", "scope", "type", "repair", "tokens"}},
 	{"selection", []string{"older-than", "since", "bench", "all", "by", "reason", "window", "alpha", "threshold"}},
@@ -43,10 +44,11 @@ var commandExamples = map[string]string{
 	"exec": `  rlm exec --var doc=README.md -c 'print(search(doc, "install")[:3])'
   rlm exec --var data=records.jsonl script.py
   rlm exec -c 'help(search)'`,
-	"repl":  `  rlm repl --var doc=README.md`,
-	"serve": `  RLM_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1 rlm serve --addr 127.0.0.1:8088`,
-	"bench": `  rlm bench --task niah --sizes 8k,128k --modes rlm,direct --n 5`,
-	"view":  `  rlm view 20260101-120000-abcdef123456 --open`,
+	"repl":   `  rlm repl --var doc=README.md`,
+	"serve":  `  RLM_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1 rlm serve --addr 127.0.0.1:8088`,
+	"worker": `  RLM_CLUSTER_DB=postgres://rlm@db:5432/rlm rlm worker --model gpt-4.1-mini --max-runs 32`,
+	"bench":  `  rlm bench --task niah --sizes 8k,128k --modes rlm,direct --n 5`,
+	"view":   `  rlm view 20260101-120000-abcdef123456 --open`,
 	"runs": `  rlm runs ls
   rlm runs show 20260101-120000-abcdef123456
   rlm runs gc --older-than 30d`,
@@ -65,7 +67,12 @@ var commandExamples = map[string]string{
 // examples. Flags no group names come last, under "other".
 func printFlagHelp(w io.Writer, fs *flag.FlagSet, cmd string) {
 	var all []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) { all = append(all, f) })
+	fs.VisitAll(func(f *flag.Flag) {
+		if cmd == "worker" && slices.Contains(serveOnlyFlags, f.Name) {
+			return // refused by rlm worker (workerFlagsOnly)
+		}
+		all = append(all, f)
+	})
 	if len(all) == 0 {
 		fmt.Fprintln(w, "  (none)")
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlmhq/rlm/cluster"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/server"
@@ -40,6 +41,10 @@ type serveOptions struct {
 	runsDir       string
 	noKeep        bool
 	resumeRuns    bool
+	clusterDB     string
+	leaseTTL      time.Duration
+	work          bool
+	worker        bool // rlm worker: no HTTP
 	addr          string
 	tokenFile     string
 	childIter     int
@@ -121,6 +126,12 @@ func (h *httpFlags) validate() error {
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "serve", serveSynopsis)
 	o := &serveOptions{}
+	return runServeFlags(ctx, env, fs, o, args)
+}
+
+// runServeFlags parses the flags of rlm serve (and rlm worker, which
+// shares them but for the HTTP ones) and runs the server.
+func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveOptions, args []string) error {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8088", "listen on `HOST:PORT`; without a token only loopback addresses are allowed")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "the least `LEVEL` logged: debug, info, warn or error (probes and metrics scrapes are debug)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token clients must send from `FILE` (default $RLM_SERVE_TOKEN)")
@@ -161,8 +172,22 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&o.maxJSONDepth, "max-json-depth", server.DefaultMaxJSONDepth, "deepest nesting of a request body's JSON (400 beyond)")
 	o.http.register(fs)
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)")
+	fs.StringVar(&o.clusterDB, "cluster-db", "", "be one replica of a cluster whose runs are kept in the PostgreSQL database at `URL` (default $RLM_CLUSTER_DB; see docs/cluster.md)")
+	fs.DurationVar(&o.leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "in a cluster, how long a process that stopped answering keeps its runs before another takes them over")
+	fs.BoolVar(&o.work, "work", true, "in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if o.clusterDB == "" {
+		o.clusterDB = env.getenv("RLM_CLUSTER_DB")
+	}
+	if o.worker {
+		if err := workerFlagsOnly(fs); err != nil {
+			return err
+		}
+		if o.clusterDB == "" {
+			return fmt.Errorf("%w: rlm worker needs the cluster's database: pass --cluster-db URL or set RLM_CLUSTER_DB", errUsage)
+		}
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -170,6 +195,14 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	cfg, err := o.config(env, fs)
 	if err != nil {
 		return err
+	}
+	if o.clusterDB != "" {
+		if o.noKeep {
+			return fmt.Errorf("%w: --no-keep: a cluster replica keeps the runs it executes in a runs directory", errUsage)
+		}
+		if o.leaseTTL < time.Second {
+			return fmt.Errorf("%w: --lease-ttl must be at least 1s", errUsage)
+		}
 	}
 	return serve(ctx, env, cfg, o)
 }
@@ -274,6 +307,14 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
+	if o.clusterDB != "" {
+		db, err := cluster.Open(ctx, cluster.Config{URL: o.clusterDB, LeaseTTL: o.leaseTTL, Workers: cfg.MaxRuns, Logger: log})
+		if err != nil {
+			return fmt.Errorf("--cluster-db: %w", err)
+		}
+		defer db.Close()
+		cfg.Cluster = db
+	}
 	s, err := server.New(cfg)
 	if errors.Is(err, server.ErrWeakToken) {
 		return fmt.Errorf("%w: %v: use a random token of %d characters or more (e.g. openssl rand -hex 24)", errUsage, err, server.MinTokenLen)
@@ -297,7 +338,22 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
-	if o.resumeRuns {
+	if cfg.Cluster != nil && (o.work || o.worker) {
+		if err := s.Work(ctx); err != nil {
+			return fmt.Errorf("--cluster-db: %w", err)
+		}
+	}
+	if o.worker {
+		log.Info("working", "cluster", true, "max_runs", cfg.MaxRuns)
+		<-ctx.Done()
+		log.Info("draining", "drain_timeout", o.drainTimeout.String())
+		dctx, cancel := context.WithTimeout(context.Background(), o.drainTimeout+30*time.Second)
+		defer cancel()
+		n := s.Drain(dctx, o.drainTimeout)
+		log.Info("stopped", "released_runs", n)
+		return nil
+	}
+	if o.resumeRuns && cfg.Cluster == nil {
 		ids, err := s.ResumeRuns(ctx)
 		if err != nil {
 			return fmt.Errorf("--runs-dir: %w", err)
