@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -386,6 +387,40 @@ func TestPutCanceled(t *testing.T) {
 	assert.Empty(t, cacheFiles(t, s, "sha256"))
 	assert.Empty(t, cacheFiles(t, s, "tmp"))
 	assert.Empty(t, listed(t, s))
+}
+
+// TestPutFailsWhole fails one part of a multipart upload: no object
+// appears under the digest, and the upload is aborted.
+func TestPutFailsWhole(t *testing.T) {
+	parts := 0
+	c := counter{fail: func(r *http.Request) bool {
+		if r.Method == "PUT" && r.URL.Query().Has("partNumber") {
+			parts++
+			return parts == 2
+		}
+		return false
+	}}
+	s := testStore(t, Config{HTTPClient: c.client(), MaxAttempts: 1, Concurrency: 1})
+	ctx := context.Background()
+	data := randomBytes(3*MinPartSize, 10)
+	_, err := s.Put(ctx, bytes.NewReader(data))
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.Contains(t, err.Error(), "connection reset")
+	_, err = s.Stat(ctx, digestOf(data))
+	assert.ErrorIs(t, err, ErrNotFound)
+	assert.Equal(t, 1, c.get("DELETE"), "the upload is aborted")
+	prefix := s.loc.prefix
+	ups, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &s.loc.bucket, Prefix: &prefix})
+	require.NoError(t, err)
+	assert.Empty(t, ups.Uploads)
+
+	// The bytes are cached (they are right): a retry uploads them.
+	assert.FileExists(t, s.cachePath(digestOf(data)))
+	ref, err := s.Put(ctx, bytes.NewReader(data))
+	require.NoError(t, err)
+	size, err := s.Stat(ctx, ref.Digest)
+	require.NoError(t, err)
+	assert.Equal(t, ref.Size, size)
 }
 
 type readerFunc func([]byte) (int, error)

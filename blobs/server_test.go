@@ -211,10 +211,12 @@ func sibling(t *testing.T, s *Store, cfg Config) *Store {
 	return testStore(t, cfg)
 }
 
-// counter is an http.RoundTripper that counts requests by method.
+// counter is an http.RoundTripper that counts requests by method, and
+// fails those that fail says to.
 type counter struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu   sync.Mutex
+	n    map[string]int
+	fail func(*http.Request) bool
 }
 
 func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -223,7 +225,11 @@ func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.n = map[string]int{}
 	}
 	c.n[r.Method]++
+	fail := c.fail != nil && c.fail(r)
 	c.mu.Unlock()
+	if fail {
+		return nil, fmt.Errorf("test transport: %s %s: %w", r.Method, r.URL.Path, syscall.ECONNRESET)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }
 
