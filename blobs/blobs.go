@@ -48,8 +48,9 @@ type Config struct {
 	// s3://BUCKET[/PREFIX]?endpoint=http://127.0.0.1:7070&region=us-east-1.
 	URL string
 	// CacheDir holds the local cache of whole blobs (files named by their
-	// digest) and the temporary files of transfers; required. It may be
-	// shared by processes on one host.
+	// digest, in CacheDir/sha256) and the temporary files of transfers;
+	// required. It may be shared by processes on one host. The Store never
+	// evicts: whoever owns the folder removes old files if needed.
 	CacheDir string
 	// PartSize is the size of multipart upload parts and of the ranged
 	// reads of a download (default 16 MiB, at least 5 MiB).
@@ -193,8 +194,9 @@ func (s *Store) Stat(ctx context.Context, digest string) (int64, error) {
 	return aws.ToInt64(out.ContentLength), nil
 }
 
-// Delete removes a blob from the store and from the local cache. Deleting
-// a blob that does not exist is not an error.
+// Delete removes a blob from the store and from the local cache (other
+// hosts' caches keep their copies). Deleting a blob that does not exist is
+// not an error.
 func (s *Store) Delete(ctx context.Context, digest string) error {
 	if err := checkDigest(digest); err != nil {
 		return err
@@ -210,10 +212,13 @@ func (s *Store) Delete(ctx context.Context, digest string) error {
 	return nil
 }
 
-// List calls fn with every blob in the store and the time it was last
+// List calls fn with every blob in the store and the time its object was
 // written (for garbage collection by the caller), until fn returns an
 // error, which List returns. Objects under the prefix that are not named
-// by a digest are skipped.
+// by a digest are skipped. A Put of a blob that the store already has
+// does not write it again: the time is that of its first Put, so a
+// collector keeps what is referenced, and spares recent blobs (a Put in
+// progress has no reference yet).
 func (s *Store) List(ctx context.Context, fn func(Ref, time.Time) error) error {
 	dir := s.loc.prefix + "sha256/"
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.loc.bucket, Prefix: &dir})

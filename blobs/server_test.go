@@ -188,7 +188,15 @@ func testStore(t *testing.T, cfg Config) *Store {
 	}
 	s, err := Open(context.Background(), cfg)
 	require.NoError(t, err)
+	t.Cleanup(func() { removeAll(s) })
 	return s
+}
+
+// removeAll deletes the blobs under s's prefix, as far as it can.
+func removeAll(s *Store) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.List(ctx, func(r Ref, _ time.Time) error { return s.Delete(ctx, r.Digest) })
 }
 
 // sibling opens another store on the same bucket and prefix as s, with a
