@@ -61,6 +61,9 @@ func TestLayers(t *testing.T) {
 		{pattern: "./repl", forbidden: []string{"orchestrator", "runs", "server", "internal/bench", "cmd"}},
 		{pattern: "./orchestrator", forbidden: []string{"internal/bench", "cmd"}},
 		{pattern: "./runs", forbidden: []string{"internal/bench", "cmd"}},
+		// blobs (cluster mode's variable bytes) is a leaf: the S3 SDK and errgroup, nothing of rlm.
+		{pattern: "./blobs", stdlibOnly: true, allowed: []string{"github.com/aws", "golang.org/x/sync"},
+			forbidden: []string{"sandbox", "repl", "llm", "builtins", "orchestrator", "context", "deferred", "runs", "server", "internal", "cmd"}},
 		// The load test drives rlm serve over HTTP: it links no engine.
 		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
 	}
