@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 				panic(err)
 			}
 			defer os.RemoveAll(dir)
-			srv, err := startGateway(bin, dir, 0)
+			srv, err := startGateway(bin, filepath.Join(dir, "root"), 0)
 			if err != nil {
 				env.skip = "cannot start versitygw: " + err.Error()
 			} else {
@@ -95,7 +95,7 @@ type gateway struct {
 
 // startGateway starts versitygw on dir (making the test bucket there) at
 // port, or a free port if 0, with the credentials of the environment, and
-// waits until it answers.
+// waits until it answers. Its log is dir.log.
 func startGateway(bin, dir string, port int) (*gateway, error) {
 	if err := os.MkdirAll(filepath.Join(dir, testBucket), 0o755); err != nil {
 		return nil, err
