@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test eval loadtest upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test test-cluster eval loadtest upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -13,6 +13,20 @@ build:
 test:
 	$(GO) test -race -count=1 $(PKGS)
 	GOARCH=386 $(GO) test -count=1 ./internal/starlark/starlark/
+
+# test-cluster runs the cluster-mode tests (packages blobs and cluster, the
+# latter when present) with their large cases (RLM_CLUSTER_TEST=1) against
+# the PostgreSQL and S3 store of scripts/cluster-dev, which it starts and
+# stops again, pass or fail.
+CLUSTER_PKGS := ./blobs/ ./cluster/...
+
+test-cluster:
+	@trap 'scripts/cluster-dev down' EXIT; \
+	exports=$$(scripts/cluster-dev up) || exit 1; \
+	eval "$$exports"; \
+	pkgs=$$(for p in $(CLUSTER_PKGS); do $(GO) list $$p 2>/dev/null; done); \
+	echo "testing: $$pkgs"; \
+	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run . $$pkgs
 
 # upstream runs go.starlark.net's own tests (downloaded at the version the
 # copy in internal/starlark is based on) against the patched copy, and fails

@@ -67,6 +67,9 @@ func TestLayers(t *testing.T) {
 		// takes an orchestrator.Result), so only the layers above are
 		// forbidden here.
 		{pattern: "./cluster", forbidden: []string{"server", "cmd", "internal/bench", "internal/loadtest"}},
+		// blobs (cluster mode's variable bytes) is a leaf: the S3 SDK and errgroup, nothing of rlm.
+		{pattern: "./blobs", stdlibOnly: true, allowed: []string{"github.com/aws", "golang.org/x/sync"},
+			forbidden: []string{"sandbox", "repl", "llm", "builtins", "orchestrator", "context", "deferred", "runs", "server", "internal", "cmd"}},
 		// The load test drives rlm serve over HTTP: it links no engine.
 		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
 	}
