@@ -14,10 +14,12 @@ test:
 	$(GO) test -race -count=1 $(PKGS)
 	GOARCH=386 $(GO) test -count=1 ./internal/starlark/starlark/
 
-# test-cluster runs the cluster-mode tests (packages blobs and cluster, the
-# latter when present) with their large cases (RLM_CLUSTER_TEST=1) against
-# the PostgreSQL and S3 store of scripts/cluster-dev, which it starts and
-# stops again, pass or fail.
+# test-cluster runs the cluster-mode tests with their large cases
+# (RLM_CLUSTER_TEST=1) against the PostgreSQL and S3 store of
+# scripts/cluster-dev, which it starts and stops again, pass or fail: the
+# packages blobs and cluster, the server's cluster mode, and rlm serve
+# processes sharing runs (cmd/rlm TestCluster*: shared runs across three
+# replicas, takeover after kill -9, fencing after SIGSTOP).
 CLUSTER_PKGS := ./blobs/ ./cluster/...
 
 test-cluster:
@@ -26,7 +28,8 @@ test-cluster:
 	eval "$$exports"; \
 	pkgs=$$(for p in $(CLUSTER_PKGS); do $(GO) list $$p 2>/dev/null; done); \
 	echo "testing: $$pkgs"; \
-	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run . $$pkgs
+	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run . $$pkgs && \
+	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run 'TestCluster' ./server/ ./cmd/rlm/
 
 # upstream runs go.starlark.net's own tests (downloaded at the version the
 # copy in internal/starlark is based on) against the patched copy, and fails

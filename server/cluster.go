@@ -167,6 +167,7 @@ func (j *job) endClaimed(o runs.Outcome, handedOn bool) {
 	case handedOn:
 		err = l.Release(ctx)
 	case cause != nil && !errors.Is(cause, cluster.ErrCancelRequested):
+		j.s.log.Warn("cluster: lost the run's lease; its new owner carries on", "run_id", j.id, "cause", j.s.redact(cause.Error()))
 		return
 	default:
 		err = l.Finish(ctx, cluster.OutcomeFrom(o))
