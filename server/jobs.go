@@ -381,11 +381,19 @@ func (j *job) finish(res *orchestrator.Result, err error) {
 	j.mu.Lock()
 	j.res, j.ended = res, ended
 	j.state = stateOf(res, err)
-	// A resumable run stopped by the drain is left for the next server.
+	// A resumable run stopped by the drain is left for the next server;
+	// a cluster run whose copy in the database failed (the database is
+	// unreachable) is left for the cluster to resume.
 	handedOn := (j.resumable || j.lease != nil) && j.state == StateCanceled && errors.Is(context.Cause(j.ctx), ErrDraining)
+	why := errResumeLater
+	if j.lease != nil && j.kept != nil {
+		if kerr := j.kept.Err(); kerr != nil && !errors.Is(kerr, runs.ErrDiverged) {
+			handedOn, why = true, fmt.Errorf("%w; the cluster resumes the run", kerr)
+		}
+	}
 	if handedOn {
 		j.state = StateInterrupted
-		res.Err = errResumeLater
+		res.Err = why
 	}
 	j.result = j.resultLocked()
 	// A finished run keeps only what its status and result need: not its
