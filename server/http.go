@@ -153,7 +153,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	if !s.bodies.take(cost) {
 		w.Header().Set("Connection", "close")
 		return nil, nil, &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "server_busy", retryAfter: time.Second, err: ErrBodiesBusy,
-			msg: fmt.Sprintf("the request bodies being read now use the server's body memory (%d bytes, --max-body-memory); retry later", s.cfg.MaxBodyMemory)}
+			msg: fmt.Sprintf("the request bodies being read now use the server's body memory limit (%d bytes); retry later", s.cfg.MaxBodyMemory)}
 	}
 	release = func() { s.bodies.give(cost) }
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)

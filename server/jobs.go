@@ -584,7 +584,7 @@ func (j *job) trajectoryGone() bool {
 // gone answers 410 for a run whose trajectory is no longer kept.
 func (s *Server) gone(w http.ResponseWriter, id string) {
 	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrTrajectoryDropped,
-		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (the server keeps --retain-trajectory-bytes of them in memory; serve with a runs directory to keep them all)", id)})
+		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (a server without a runs directory keeps the trajectories of finished runs in memory up to its trajectory memory limit, and drops the oldest beyond; one with a runs directory keeps them all)", id)})
 }
 
 // runModel is a run's model: the shared client metered on the run's

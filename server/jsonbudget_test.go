@@ -50,13 +50,13 @@ func TestRequestJSONBudget(t *testing.T) {
 	for _, path := range []string{"/v1/chat/completions", "/v1/runs"} {
 		code, _, out := ts.do(t, "POST", path, []byte(body))
 		require.Equal(t, 413, code, string(out))
-		assert.Contains(t, string(out), "more than 1000 JSON values (the server's --max-json-values)")
+		assert.Contains(t, string(out), "more than 1000 JSON values (the server's JSON values limit)")
 		assert.Contains(t, string(out), `"code":"json_too_large"`)
 	}
 	deep := `{"model":"rlm","messages":[{"role":"user","content":"echo x"}],"rlm":{"variables":{"d":` + strings.Repeat("[", 30) + strings.Repeat("]", 30) + `}}}`
 	code, _, out := ts.do(t, "POST", "/v1/chat/completions", []byte(deep))
 	require.Equal(t, 400, code, string(out))
-	assert.Contains(t, string(out), "nested deeper than 20 levels (the server's --max-json-depth)")
+	assert.Contains(t, string(out), "nested deeper than 20 levels (the server's JSON depth limit)")
 	code, _, out = ts.do(t, "PUT", "/v1/vars/d", []byte(dicts))
 	require.Equal(t, 413, code, string(out))
 	// Within the budget all is served.
@@ -107,7 +107,7 @@ func TestBodyMemoryBudget(t *testing.T) {
 	code, hdr, out := ts.do(t, "PUT", "/v1/vars/other", strings.Repeat("b", 800))
 	require.Equal(t, 503, code, string(out))
 	assert.Equal(t, "1", hdr.Get("Retry-After"))
-	assert.Contains(t, string(out), "--max-body-memory")
+	assert.Contains(t, string(out), "the server's body memory limit (1000 bytes)")
 	code, _, out = ts.do(t, "PUT", "/v1/vars/small", strings.Repeat("b", 100))
 	require.Equal(t, 201, code, string(out), "a body that fits is served")
 	_, err := slow.Write([]byte(strings.Repeat("a", 799)))

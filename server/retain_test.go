@@ -72,7 +72,7 @@ func TestRetainedTrajectoriesAreBounded(t *testing.T) {
 	for _, path := range []string{"/trajectory", "/events"} {
 		code, _, out := ts.do(t, "GET", "/v1/runs/"+ids[0]+path, nil)
 		assert.Equal(t, 410, code, string(out))
-		assert.Contains(t, string(out), "--retain-trajectory-bytes")
+		assert.Contains(t, string(out), "trajectory memory limit")
 	}
 	code, _, out := ts.do(t, "GET", "/v1/runs/"+ids[0], nil)
 	assert.Equal(t, 200, code, string(out))

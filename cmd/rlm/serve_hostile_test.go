@@ -298,7 +298,7 @@ func dictBombRow(t *testing.T, sc *serveChild) {
 	wg.Wait()
 	for i := range 3 {
 		assert.Equal(t, 413, codes[i], outs[i])
-		assert.Contains(t, outs[i], "--max-json-values")
+		assert.Contains(t, outs[i], "the server's JSON values limit")
 	}
 	_, peak := sc.rss(t)
 	t.Logf("peak RSS %.0f MB for three %.0f MB bodies at once (%.1fx one body)", float64(peak)/(1<<20), float64(len(body))/(1<<20), float64(peak)/float64(len(body)))
