@@ -163,12 +163,18 @@ func (j *job) endClaimed(o runs.Outcome, handedOn bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), clusterWriteTimeout)
 	defer cancel()
 	var err error
-	switch cause := l.Cause(); {
-	case handedOn:
-		err = l.Release(ctx)
+	cause := l.Cause()
+	if cause == nil && j.kept != nil {
+		if kerr := j.kept.Err(); errors.Is(kerr, cluster.ErrFenced) {
+			cause = kerr // a write was refused before the heartbeat noticed
+		}
+	}
+	switch {
 	case cause != nil && !errors.Is(cause, cluster.ErrCancelRequested):
 		j.s.log.Warn("cluster: lost the run's lease; its new owner carries on", "run_id", j.id, "cause", j.s.redact(cause.Error()))
 		return
+	case handedOn:
+		err = l.Release(ctx)
 	default:
 		err = l.Finish(ctx, cluster.OutcomeFrom(o))
 	}
