@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test test-cluster eval loadtest upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test test-cluster eval loadtest loadtest-cluster upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -62,6 +62,18 @@ LOADTEST_FLAGS ?=
 
 loadtest: build
 	$(GO) run ./internal/loadtest/cmd/rlm-loadtest -rlm bin/rlm $(LOADTEST_FLAGS)
+
+# loadtest-cluster measures the cluster mode on this machine (issue 31's
+# scale check): 1 and then 3 rlm serve replicas sharing the PostgreSQL of
+# scripts/cluster-dev, 256 clients, a fake upstream answering after 200 ms;
+# it prints each count's throughput, added p50/p99 latency, CPU per run and
+# the database's commits and written rows per run. Not part of make test.
+loadtest-cluster: build
+	@trap 'scripts/cluster-dev down' EXIT; \
+	exports=$$(scripts/cluster-dev up) || exit 1; \
+	eval "$$exports"; \
+	$(GO) run ./internal/loadtest/cmd/rlm-loadtest -rlm bin/rlm -cluster-db "$$RLM_CLUSTER_DB" -replicas 1,3 \
+		-clients 256 -requests 1024 -single 0 -latency 200ms -serve-args '--max-runs 256 --queue 1024' $(LOADTEST_FLAGS)
 
 # release-check validates .goreleaser.yaml and builds a snapshot of the
 # release for this machine's platform (nothing is published; no docker).

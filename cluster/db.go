@@ -48,6 +48,9 @@ type Config struct {
 	Workers int
 	// Logger receives this package's and River's logs (default: none).
 	Logger *slog.Logger
+	// MaxConns bounds the process's connections to the database, the
+	// listener's aside (default 20; a URL's pool_max_conns wins).
+	MaxConns int
 }
 
 // Defaults.
@@ -56,6 +59,7 @@ const (
 	DefaultReapEvery = 5 * time.Second
 	DefaultMaxOwners = 3
 	DefaultWorkers   = 4
+	DefaultMaxConns  = 20
 )
 
 // Names in the database.
@@ -115,8 +119,15 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if _, ok := pcfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		pcfg.ConnConfig.RuntimeParams["application_name"] = "rlm"
 	}
-	// River's workers, the heartbeats and the API share the pool.
-	pcfg.MaxConns = int32(max(10, 2*cfg.Workers+4))
+	// River's workers, the heartbeats, the runs' journal writes and the
+	// API share the pool; each use is a short transaction (runs wait on
+	// their model, not on the database), so a few connections serve many
+	// runs, and several replicas stay within the server's connection
+	// limit (PostgreSQL's default max_connections is 100). A URL's
+	// pool_max_conns wins.
+	if !strings.Contains(cfg.URL, "pool_max_conns") {
+		pcfg.MaxConns = int32(cfg.MaxConns)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, redactErr(cfg.URL, wrapErr("connect", err))
@@ -146,6 +157,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		// bounds an owner that stopped making progress.
 		JobTimeout: -1,
 		Workers:    workers,
+		// A run's job is fetched as soon as its insert is notified: River
+		// notifies at most once per FetchCooldown per queue (100 ms by
+		// default, so a burst of submits waited for the 1 s poll), and
+		// the poll is the fallback.
+		FetchCooldown:     10 * time.Millisecond,
+		FetchPollInterval: 200 * time.Millisecond,
 	})
 	if err != nil {
 		pool.Close()
@@ -171,6 +188,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	if cfg.Owner == "" {
 		h, _ := os.Hostname()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rlmhq/rlm/cluster"
@@ -112,25 +113,88 @@ func (s *Server) executeClaimed(ctx context.Context, l *cluster.Lease) error {
 	return nil
 }
 
+// eventBatch is how long a cluster run's trajectory events wait to be
+// written together (the answers of its recording never wait).
+const eventBatch = 10 * time.Millisecond
+
 // leaseMirror copies a cluster run's durable writes to the database,
 // guarded by its lease: a write refused (the lease was lost) stops the
-// run.
+// run. Each model answer is written before it is used; trajectory events
+// are written in batches, in order, at most eventBatch after they
+// happened (and before any answer and at the run's end): an event lost
+// with its process is written again by the run's next owner, which
+// re-executes the steps its journal does not have.
 type leaseMirror struct {
 	l   *cluster.Lease
 	ctx context.Context // not canceled with the run: its last events are written too
+
+	mu      sync.Mutex
+	pending [][]byte
+	timer   *time.Timer
+	err     error      // the first failed write, returned from then on
+	writing sync.Mutex // one batch at a time, in order
 }
 
-func (m leaseMirror) Event(line []byte) error {
+func newLeaseMirror(ctx context.Context, l *cluster.Lease) *leaseMirror {
+	return &leaseMirror{l: l, ctx: ctx}
+}
+
+func (m *leaseMirror) Event(line []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	m.pending = append(m.pending, bytes.Clone(line))
+	if m.timer == nil {
+		m.timer = time.AfterFunc(eventBatch, func() { _ = m.flush() })
+	}
+	return nil
+}
+
+func (m *leaseMirror) Answer(line []byte) error {
+	if err := m.flush(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(m.ctx, clusterWriteTimeout)
 	defer cancel()
-	_, err := m.l.AppendEvents(ctx, [][]byte{bytes.Clone(line)})
+	err := m.l.AppendRecording(ctx, [][]byte{bytes.Clone(line)})
+	if err != nil {
+		m.fail(err)
+	}
 	return err
 }
 
-func (m leaseMirror) Answer(line []byte) error {
+// flush writes the pending events.
+func (m *leaseMirror) flush() error {
+	m.writing.Lock()
+	defer m.writing.Unlock()
+	m.mu.Lock()
+	batch, err := m.pending, m.err
+	m.pending = nil
+	if m.timer != nil {
+		m.timer.Stop()
+		m.timer = nil
+	}
+	m.mu.Unlock()
+	if err != nil || len(batch) == 0 {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(m.ctx, clusterWriteTimeout)
 	defer cancel()
-	return m.l.AppendRecording(ctx, [][]byte{bytes.Clone(line)})
+	if _, err := m.l.AppendEvents(ctx, batch); err != nil {
+		m.fail(err)
+		return err
+	}
+	return nil
+}
+
+func (m *leaseMirror) fail(err error) {
+	m.mu.Lock()
+	if m.err == nil {
+		m.err = err
+	}
+	m.mu.Unlock()
 }
 
 // mirrors hands each write to every mirror in turn, stopping at the
@@ -163,10 +227,18 @@ func (j *job) endClaimed(o runs.Outcome, handedOn bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), clusterWriteTimeout)
 	defer cancel()
 	var err error
+	var ferr error
+	if j.journal != nil {
+		if ferr = j.journal.flush(); ferr != nil {
+			handedOn = true // the last events are missing: the next owner writes them
+		}
+	}
 	cause := l.Cause()
 	if cause == nil && j.kept != nil {
-		if kerr := j.kept.Err(); errors.Is(kerr, cluster.ErrFenced) {
-			cause = kerr // a write was refused before the heartbeat noticed
+		for _, werr := range []error{j.kept.Err(), ferr} {
+			if errors.Is(werr, cluster.ErrFenced) {
+				cause = werr // a write was refused before the heartbeat noticed
+			}
 		}
 	}
 	switch {

@@ -43,7 +43,8 @@ type job struct {
 	resumed bool      // the job continues kept run id (Server.ResumeRuns)
 	// lease, for a cluster run, is this process's claim on it: the run's
 	// durable writes are copied to the database under it.
-	lease *cluster.Lease
+	lease   *cluster.Lease
+	journal *leaseMirror // the lease's copy of the run (set by keep)
 	// resumable: the job's run directory holds its request, so a later
 	// server can resume it (set by keep).
 	resumable bool
@@ -259,7 +260,8 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 	var err error
 	var mirror runs.Mirror = jobEvents{j}
 	if j.lease != nil {
-		mirror = mirrors{leaseMirror{l: j.lease, ctx: context.WithoutCancel(j.ctx)}, mirror}
+		j.journal = newLeaseMirror(context.WithoutCancel(j.ctx), j.lease)
+		mirror = mirrors{j.journal, mirror}
 	}
 	if j.resumed {
 		kept, err = s.runsRoot.Resume(j.id, runs.WithMirror(mirror))

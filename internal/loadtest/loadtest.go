@@ -84,6 +84,13 @@ type Config struct {
 	Phases []Phase
 	// ServerLog receives the server's standard error (nil: discarded).
 	ServerLog io.Writer
+	// ClusterDB, if set, runs the servers as replicas of the cluster whose
+	// PostgreSQL database is at this URL (rlm serve --cluster-db), and
+	// counts the database's writes per run.
+	ClusterDB string
+	// Replicas is how many rlm serve processes are started (default 1;
+	// more than one needs ClusterDB); the clients take them in turn.
+	Replicas int
 }
 
 func (c Config) withDefaults() Config {
@@ -95,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ServerLog == nil {
 		c.ServerLog = io.Discard
+	}
+	if c.Replicas < 1 {
+		c.Replicas = 1
 	}
 	return c
 }
@@ -109,9 +119,13 @@ type Stats struct {
 	Errors int
 	// FirstError is the first failure's error, if any.
 	FirstError error
-	// CPU is the server's CPU time over the phase (served side only; -1
-	// when it cannot be read).
+	// CPU is the server's CPU time over the phase, all replicas together
+	// (served side only; -1 when it cannot be read).
 	CPU time.Duration
+	// DBWrites counts the cluster database's committed transactions and
+	// written rows over the phase (served side of a cluster only; -1
+	// otherwise).
+	DBCommits, DBRows int64
 }
 
 // Throughput returns the successful requests per second.
@@ -158,6 +172,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			return nil, fmt.Errorf("%w: phase of %d clients and %d requests", ErrConfig, p.Clients, p.Requests)
 		}
 	}
+	if cfg.Replicas > 1 && cfg.ClusterDB == "" {
+		return nil, fmt.Errorf("%w: %d replicas need a cluster database", ErrConfig, cfg.Replicas)
+	}
 	up := newUpstream(cfg.Latency)
 	defer up.Close()
 	maxClients := 0
@@ -167,14 +184,20 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * maxClients, MaxIdleConnsPerHost: 2 * maxClients}}
 	defer client.CloseIdleConnections()
 
-	srv, err := startServe(ctx, cfg, up.URL())
-	if err != nil {
-		return nil, err
+	var srvs replicas
+	defer func() { srvs.stop() }() // the replicas started, also after a failed start
+	for range cfg.Replicas {
+		srv, err := startServe(ctx, cfg, up.URL())
+		if err != nil {
+			return nil, err
+		}
+		srvs = append(srvs, srv)
 	}
-	defer srv.stop()
-
+	var turn atomic.Int64
 	direct := func(ctx context.Context) error { return directPair(ctx, client, up.URL()) }
-	served := func(ctx context.Context) error { return servedRun(ctx, client, srv.url) }
+	served := func(ctx context.Context) error {
+		return servedRun(ctx, client, srvs[int(turn.Add(1))%len(srvs)].url)
+	}
 	// Warm both paths up (connections, the server's first runs).
 	for _, f := range []func(context.Context) error{direct, served} {
 		if s := drive(ctx, Phase{Clients: min(maxClients, 8), Requests: 2 * min(maxClients, 8)}, f, nil); s.Errors > 0 {
@@ -185,8 +208,14 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	for _, p := range cfg.Phases {
 		r := Result{Phase: p}
 		r.Direct = drive(ctx, p, direct, nil)
-		r.Served = drive(ctx, p, served, srv.cpu)
-		if err := srv.alive(); err != nil {
+		r.Direct.DBCommits, r.Direct.DBRows = -1, -1
+		c0, w0 := dbWrites(ctx, cfg.ClusterDB)
+		r.Served = drive(ctx, p, served, srvs.cpu)
+		r.Served.DBCommits, r.Served.DBRows = -1, -1
+		if c1, w1 := dbWrites(ctx, cfg.ClusterDB); c0 >= 0 && c1 >= 0 {
+			r.Served.DBCommits, r.Served.DBRows = c1-c0, w1-w0
+		}
+		if err := srvs.alive(); err != nil {
 			return out, err
 		}
 		out = append(out, r)
@@ -320,6 +349,37 @@ func chat(ctx context.Context, client *http.Client, base, model string, msgs []m
 	return cr.Choices[0].Message.Content, nil
 }
 
+// replicas are the running rlm serve processes.
+type replicas []*serveProc
+
+// cpu is the CPU time of all replicas (-1 if one cannot be read).
+func (rs replicas) cpu() time.Duration {
+	var sum time.Duration
+	for _, r := range rs {
+		c := r.cpu()
+		if c < 0 {
+			return -1
+		}
+		sum += c
+	}
+	return sum
+}
+
+func (rs replicas) alive() error {
+	for _, r := range rs {
+		if err := r.alive(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rs replicas) stop() {
+	for _, r := range rs {
+		r.stop()
+	}
+}
+
 // serveProc is the running rlm serve.
 type serveProc struct {
 	cmd    *exec.Cmd
@@ -345,6 +405,9 @@ func startServe(ctx context.Context, cfg Config, upURL string) (*serveProc, erro
 	}
 	args := append(append([]string{}, cfg.Command[1:]...), "serve", "--addr", "127.0.0.1:0",
 		"--base-url", upURL, "--model", "m", "--api-key", "sk-loadtest-unused", "--store", dir+"/store", "--runs-dir", dir+"/runs")
+	if cfg.ClusterDB != "" {
+		args = append(args, "--cluster-db", cfg.ClusterDB)
+	}
 	args = append(args, cfg.ServeArgs...)
 	p.cmd = exec.Command(cfg.Command[0], args...)
 	p.cmd.Env = append(os.Environ(), cfg.Env...)

@@ -30,11 +30,14 @@ func Report(w io.Writer, cfg Config, results []Result) error {
 		args = strings.Join(cfg.ServeArgs, " ")
 	}
 	fmt.Fprintf(&b, "rlm serve flags: %s\n", args)
+	if cfg.ClusterDB != "" {
+		fmt.Fprintf(&b, "cluster: %d replica(s) sharing one PostgreSQL database, clients taking them in turn; server CPU/run is all replicas' together\n", cfg.Replicas)
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clients\trequests\tdirect req/s\tserved req/s\tratio\tdirect p50\tdirect p99\tadded p50\tadded p99\tserver CPU/run\terrors")
+	fmt.Fprintln(tw, "clients\trequests\tdirect req/s\tserved req/s\tratio\tdirect p50\tdirect p99\tadded p50\tadded p99\tserver CPU/run\tdb commits/run\tdb rows/run\terrors")
 	for _, r := range results {
 		ratio := 0.0
 		if d := r.Direct.Throughput(); d > 0 {
@@ -62,9 +65,14 @@ func Report(w io.Writer, cfg Config, results []Result) error {
 				cpuS += fmt.Sprintf(missMark, "<= "+ms(goalCPUPerRun))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%d direct, %d served\n",
+		commits, rows := "n/a", "n/a"
+		if r.Served.DBCommits >= 0 && r.Requests > 0 {
+			commits = fmt.Sprintf("%.1f", float64(r.Served.DBCommits)/float64(r.Requests))
+			rows = fmt.Sprintf("%.1f", float64(r.Served.DBRows)/float64(r.Requests))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d direct, %d served\n",
 			r.Clients, r.Requests, r.Direct.Throughput(), r.Served.Throughput(), ratioS,
-			ms(r.Direct.Quantile(0.5)), ms(r.Direct.Quantile(0.99)), p50S, p99S, cpuS, r.Direct.Errors, r.Served.Errors)
+			ms(r.Direct.Quantile(0.5)), ms(r.Direct.Quantile(0.99)), p50S, p99S, cpuS, commits, rows, r.Direct.Errors, r.Served.Errors)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -4,10 +4,14 @@
 //
 //	rlm-loadtest [-rlm bin/rlm] [-clients 64] [-requests 640] [-single 200]
 //	             [-latency 20ms] [-serve-args '--max-runs 64'] [-server-log FILE]
+//	             [-cluster-db URL [-replicas 1,3]]
 //
 // It prints one table row per phase: the loaded one (-clients clients,
 // -requests requests) and the one-client one (-single requests; 0 skips
 // it), each measured direct to the fake upstream and through rlm serve.
+// With -cluster-db the servers are replicas of one cluster, started
+// -replicas at a time (one table per count, in the same run), and the
+// table adds the database's commits and written rows per run.
 package main
 
 import (
@@ -17,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/rlmhq/rlm/internal/loadtest"
@@ -38,8 +43,18 @@ func run(args []string, stdout io.Writer) error {
 	latency := fs.Duration("latency", loadtest.DefaultLatency, "the fake upstream's latency per call")
 	serveArgs := fs.String("serve-args", "", "extra rlm serve `FLAGS`, space-separated (e.g. '--max-runs 64')")
 	serverLog := fs.String("server-log", "", "write the server's log to `FILE`")
+	clusterDB := fs.String("cluster-db", "", "run the servers as replicas of the cluster whose PostgreSQL database is at `URL`")
+	replicaList := fs.String("replicas", "1", "comma-separated replica `COUNTS` to measure one after the other (more than 1 needs -cluster-db)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	var counts []int
+	for _, f := range strings.Split(*replicaList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-replicas: %q is not a count", f)
+		}
+		counts = append(counts, n)
 	}
 	cfg := loadtest.Config{
 		Command:   []string{*rlm},
@@ -58,11 +73,21 @@ func run(args []string, stdout io.Writer) error {
 		defer f.Close()
 		cfg.ServerLog = f
 	}
+	cfg.ClusterDB = *clusterDB
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	results, err := loadtest.Run(ctx, cfg)
-	if rerr := loadtest.Report(stdout, cfg, results); err == nil {
-		err = rerr
+	for i, n := range counts {
+		cfg.Replicas = n
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		results, err := loadtest.Run(ctx, cfg)
+		if rerr := loadtest.Report(stdout, cfg, results); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
