@@ -157,7 +157,7 @@ func (db *DB) Submit(ctx context.Context, r Run, vars []Var) error {
 	if len(r.Config) > 0 && !json.Valid(r.Config) {
 		return errors.New("cluster: submit: config is not valid JSON")
 	}
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO rlm_runs (id, status, query, model, spec, config, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6::jsonb, clock_timestamp()) ON CONFLICT (id) DO NOTHING`,
 			r.ID, string(runs.StatusQueued), r.Query, r.Model, r.Spec, jsonArg(r.Config))
@@ -185,6 +185,7 @@ func (db *DB) Submit(ctx context.Context, r Run, vars []Var) error {
 		}
 		return nil
 	})
+	return wrapErr("submit "+r.ID, err)
 }
 
 // sameSubmit returns nil if the stored run r.ID has r's request, and an

@@ -226,7 +226,14 @@ func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, ll
 		emb = rec.Embedder(emb)
 	}
 	if r.mirror != nil {
-		if err := rec.Tee(r.mirror.Answer); err != nil {
+		answer := func(line []byte) error {
+			err := r.mirror.Answer(line)
+			if err != nil {
+				r.stop(fmt.Errorf("runs: mirror the recording: %w", err))
+			}
+			return err
+		}
+		if err := rec.Tee(answer); err != nil {
 			return nil, nil, fmt.Errorf("runs: mirror the recording: %w", err)
 		}
 	}

@@ -351,3 +351,40 @@ func TestClusterFencing(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(a.logs(), "lost the run's lease") }, 30*time.Second, 50*time.Millisecond,
 		"A stops its run: %s", a.logs())
 }
+
+// TestClusterDatabaseOutage: the cluster's PostgreSQL stops for 10 s while
+// a run runs: /readyz reports it, the run stops writing, and once the
+// database is back the run is resumed from its journal and finishes with
+// the answer of an uninterrupted run.
+func TestClusterDatabaseOutage(t *testing.T) {
+	if os.Getenv("RLM_CLUSTER_TEST") == "" {
+		t.Skip("cluster process tests run with RLM_CLUSTER_TEST=1 (make test-cluster)")
+	}
+	pg := clustertest.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	up := stepsModel(t, 12, 150*time.Millisecond, 150*time.Millisecond)
+	a := startReplica(ctx, t, pg.URL(), "--base-url", up.URL(), "--model", "m", "--max-iterations", "16", "--lease-ttl", "2s")
+	id := a.submit(t, "go")
+	require.Eventually(t, func() bool { return up.Count() >= 3 }, time.Minute, 5*time.Millisecond)
+	pg.Stop()
+	require.Eventually(t, func() bool {
+		var ready struct {
+			Ready  bool
+			Checks map[string]string
+		}
+		return a.get(t, "/readyz", &ready) == 503 && ready.Checks["cluster"] != "ok"
+	}, 20*time.Second, 100*time.Millisecond, "/readyz reports the database")
+	resp, err := http.Post("http://"+a.addr+"/v1/runs", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 503, resp.StatusCode, "no run is accepted without the database")
+	assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+	time.Sleep(10 * time.Second)
+	pg.Start()
+	got := a.wait(t, id, 2*time.Minute)
+	require.Equal(t, "done", got.Status, got.Error+"\n"+a.logs())
+	assert.Equal(t, "done after 12 outputs", got.Answer)
+	var ready struct{ Ready bool }
+	assert.Equal(t, 200, a.get(t, "/readyz", &ready))
+}
