@@ -192,10 +192,6 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	cfg, err := o.config(env, fs)
-	if err != nil {
-		return err
-	}
 	if o.clusterDB != "" {
 		if o.noKeep {
 			return fmt.Errorf("%w: --no-keep: a cluster replica keeps the runs it executes in a runs directory", errUsage)
@@ -203,6 +199,10 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 		if o.leaseTTL < time.Second {
 			return fmt.Errorf("%w: --lease-ttl must be at least 1s", errUsage)
 		}
+	}
+	cfg, err := o.config(env, fs)
+	if err != nil {
+		return err
 	}
 	return serve(ctx, env, cfg, o)
 }
