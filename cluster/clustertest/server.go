@@ -60,7 +60,7 @@ func StartServer(t testing.TB) *Server {
 	}
 	s.port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s.run("initdb", "-D", s.dir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+	s.run("initdb", "-D", s.dir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "-N") // -A: auth; -N: no sync
 	s.Start()
 	t.Cleanup(func() { _ = s.ctl("stop", "-m", "immediate") })
 	return s
