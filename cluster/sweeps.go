@@ -182,20 +182,23 @@ func (db *DB) SubmitSweep(ctx context.Context, sw Sweep, cells []SweepCell) (int
 			}
 			return nil
 		}
-		rows := make([][]any, len(cells))
 		params := make([]river.InsertManyParams, len(cells))
+		for i, c := range cells {
+			params[i] = river.InsertManyParams{Args: cellArgs{Sweep: sw.ID, Cell: c.Key}}
+		}
+		jobs, err := db.river.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return err
+		}
+		rows := make([][]any, len(cells))
 		for i, c := range cells {
 			spec := c.Spec
 			if len(spec) == 0 {
 				spec = json.RawMessage("null")
 			}
-			rows[i] = []any{sw.ID, c.Key, i, []byte(spec), sw.Provider}
-			params[i] = river.InsertManyParams{Args: cellArgs{Sweep: sw.ID, Cell: c.Key}}
+			rows[i] = []any{sw.ID, c.Key, i, []byte(spec), sw.Provider, jobs[i].Job.ID}
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rlm_sweep_cells"}, []string{"sweep_id", "cell", "ord", "spec", "provider"}, pgx.CopyFromRows(rows)); err != nil {
-			return err
-		}
-		if _, err := db.river.InsertManyTx(ctx, tx, params); err != nil {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rlm_sweep_cells"}, []string{"sweep_id", "cell", "ord", "spec", "provider", "job_id"}, pgx.CopyFromRows(rows)); err != nil {
 			return err
 		}
 		inserted = len(cells)
@@ -419,9 +422,23 @@ func (db *DB) releaseCell(ctx context.Context, c *Cell) error {
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		_, err = db.river.InsertTx(ctx, tx, cellArgs{Sweep: c.Sweep, Cell: c.Key, Epoch: c.Epoch}, nil)
+		_, err = db.dispatchCell(ctx, tx, cellArgs{Sweep: c.Sweep, Cell: c.Key, Epoch: c.Epoch})
 		return err
 	}))
+}
+
+// dispatchCell inserts a job for a cell (unless one with the same
+// arguments is pending) and notes it on the cell; it reports whether a
+// job was inserted.
+func (db *DB) dispatchCell(ctx context.Context, tx pgx.Tx, a cellArgs) (bool, error) {
+	res, err := db.river.InsertTx(ctx, tx, a, nil)
+	if err != nil {
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rlm_sweep_cells SET job_id = $3 WHERE sweep_id = $1 AND cell = $2`, a.Sweep, a.Cell, res.Job.ID); err != nil {
+		return false, err
+	}
+	return !res.UniqueSkippedAsDuplicate, nil
 }
 
 // cellBeat is the heartbeat of a claimed cell.
@@ -492,8 +509,11 @@ func (db *DB) startCellHeartbeat(c *Cell, cancel context.CancelCauseFunc) *cellB
 }
 
 // reapCells inserts a job for each running cell whose lease expired,
-// unique by sweep, cell and epoch (the reaper's advisory lock is held by
-// tx).
+// unique by sweep, cell and epoch, and for each queued cell whose job
+// was fetched by a worker that died before claiming the cell (its job
+// running longer than a lease TTL, or finalized): such a cell's epoch is
+// incremented first, as its dead job holds the unique arguments. The
+// reaper's advisory lock is held by tx.
 func (db *DB) reapCells(ctx context.Context, tx pgx.Tx) (int, error) {
 	rows, err := tx.Query(ctx, `SELECT sweep_id, cell, epoch FROM rlm_sweep_cells WHERE status = 'running' AND lease_until < clock_timestamp()
 		ORDER BY lease_until LIMIT 1000`)
@@ -504,13 +524,27 @@ func (db *DB) reapCells(ctx context.Context, tx pgx.Tx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	rows, err = tx.Query(ctx, `WITH lost AS (
+			SELECT c.sweep_id, c.cell FROM rlm_sweep_cells c LEFT JOIN river_job j ON j.id = c.job_id
+			WHERE c.status = 'queued' AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded')
+				OR (j.state = 'running' AND j.attempted_at < clock_timestamp() - $1::bigint * interval '1 microsecond'))
+			ORDER BY c.sweep_id, c.ord LIMIT 1000 FOR UPDATE OF c SKIP LOCKED)
+		UPDATE rlm_sweep_cells c SET epoch = c.epoch + 1 FROM lost WHERE c.sweep_id = lost.sweep_id AND c.cell = lost.cell
+		RETURNING c.sweep_id, c.cell, c.epoch`, db.cfg.LeaseTTL.Microseconds())
+	if err != nil {
+		return 0, err
+	}
+	lost, err := pgx.CollectRows(rows, pgx.RowToStructByPos[cellArgs])
+	if err != nil {
+		return 0, err
+	}
 	n := 0
-	for _, a := range expired {
-		res, err := db.river.InsertTx(ctx, tx, a, nil)
+	for _, a := range append(expired, lost...) {
+		inserted, err := db.dispatchCell(ctx, tx, a)
 		if err != nil {
 			return n, err
 		}
-		if !res.UniqueSkippedAsDuplicate {
+		if inserted {
 			n++
 		}
 	}

@@ -241,3 +241,26 @@ func TestStartNeedsCellExecutor(t *testing.T) {
 	err := db.Start(tctx(t), ExecutorFunc(func(context.Context, *Lease) error { return nil }))
 	assert.ErrorContains(t, err, "cell executor")
 }
+
+// TestSweepJobLostBeforeClaim: a cell whose job a worker fetched and died
+// with before claiming the cell (the job stays running in River, the cell
+// queued) is re-dispatched by the reaper and completes once.
+func TestSweepJobLostBeforeClaim(t *testing.T) {
+	schema := newSchema(t)
+	sub := open(t, testConfig(schema, "submitter"))
+	_, err := sub.SubmitSweep(tctx(t), Sweep{ID: "s", Config: json.RawMessage(`{}`)}, testCells(3))
+	require.NoError(t, err)
+	_, err = sub.pool.Exec(tctx(t), `UPDATE river_job SET state = 'running', attempted_at = now() - interval '1 minute', attempt = 1
+		WHERE id = (SELECT job_id FROM rlm_sweep_cells WHERE cell = 'c001')`)
+	require.NoError(t, err)
+	e := newEcho()
+	sweepWorker(t, schema, "w", e)
+	st := waitSweep(t, sub, "s", 30*time.Second)
+	assert.Equal(t, 3, st.Done)
+	res, err := sub.SweepResults(tctx(t), "s")
+	require.NoError(t, err)
+	assert.Equal(t, 1, res[1].Owners)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	assert.Equal(t, 1, e.runs["c001"])
+}

@@ -36,6 +36,9 @@ CREATE TABLE rlm_sweep_cells (
     -- completion, by the owner of the current epoch).
     result      bytea,
     error       text NOT NULL DEFAULT '',
+    -- The cell's latest River job: the reaper re-dispatches a queued cell
+    -- whose job a dead worker fetched but never claimed the cell for.
+    job_id      bigint,
     PRIMARY KEY (sweep_id, cell)
 );
 
