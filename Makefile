@@ -19,7 +19,8 @@ test:
 # scripts/cluster-dev, which it starts and stops again, pass or fail: the
 # packages blobs and cluster, the server's cluster mode, and rlm serve
 # processes sharing runs (cmd/rlm TestCluster*: shared runs across three
-# replicas, takeover after kill -9, fencing after SIGSTOP).
+# replicas, takeover after kill -9, fencing after SIGSTOP; a sweep of
+# 1,000 cells over three rlm worker processes, one killed midway).
 CLUSTER_PKGS := ./blobs/ ./cluster/...
 
 test-cluster:

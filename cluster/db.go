@@ -46,6 +46,10 @@ type Config struct {
 	// Workers is how many runs a Started DB executes at once (River's
 	// MaxWorkers for the run queue; default 4).
 	Workers int
+	// CellWorkers is how many sweep cells a Started DB executes at once
+	// (River's MaxWorkers for SweepQueue; 0: this DB works no cells).
+	// Its executor is set with SetCellExecutor.
+	CellWorkers int
 	// Logger receives this package's and River's logs (default: none).
 	Logger *slog.Logger
 	// MaxConns bounds the process's connections to the database, the
@@ -91,13 +95,18 @@ type DB struct {
 	// without a notification.
 	followTick time.Duration
 
-	mu       sync.Mutex
-	exec     Executor
-	started  bool
-	reaper   context.CancelFunc
-	reapDone chan struct{}
-	closed   bool
-	leases   map[*Lease]struct{}
+	mu        sync.Mutex
+	exec      Executor
+	cellExec  CellExecutor
+	cellBeats map[*cellBeat]struct{}
+	// stopCells ends when Stop cancels the running executions.
+	stopCells       context.Context
+	stopCellsCancel context.CancelFunc
+	started         bool
+	reaper          context.CancelFunc
+	reapDone        chan struct{}
+	closed          bool
+	leases          map[*Lease]struct{}
 	// dead simulates a process death in tests: workers return without
 	// finishing or releasing their runs.
 	dead bool
@@ -138,6 +147,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		pool:       pool,
 		followTick: time.Second,
 		leases:     map[*Lease]struct{}{},
+		cellBeats:  map[*cellBeat]struct{}{},
 	}
 	db.eventsChannel, db.cancelChannel = "rlm_events", "rlm_cancel"
 	if cfg.Schema != "" {
@@ -149,10 +159,15 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &runWorker{db: db})
+	river.AddWorker(workers, &cellWorker{db: db})
+	queues := map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}}
+	if cfg.CellWorkers > 0 {
+		queues[SweepQueue] = river.QueueConfig{MaxWorkers: cfg.CellWorkers}
+	}
 	db.river, err = river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Schema: cfg.Schema,
 		Logger: cfg.Logger,
-		Queues: map[string]river.QueueConfig{QueueName: {MaxWorkers: cfg.Workers}},
+		Queues: queues,
 		// A run lasts as long as it lasts: the lease, not a job timeout,
 		// bounds an owner that stopped making progress.
 		JobTimeout: -1,
@@ -285,16 +300,27 @@ func (db *DB) migrate(ctx context.Context) error {
 		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return wrapErr("migrate: version table", err)
 	}
-	var current int
-	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM rlm_schema_version`).Scan(&current); err != nil {
+	// Each migration is applied once, by version: a migration merged
+	// later with a lower version than one already applied (branches
+	// numbered theirs apart) is applied then.
+	rows, err := tx.Query(ctx, `SELECT version FROM rlm_schema_version`)
+	if err != nil {
 		return wrapErr("migrate: read version", err)
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return wrapErr("migrate: read version", err)
+	}
+	applied := map[int]bool{}
+	for _, v := range versions {
+		applied[int(v)] = true
 	}
 	migs, err := migrations()
 	if err != nil {
 		return err
 	}
 	for _, mg := range migs {
-		if mg.version <= current {
+		if applied[mg.version] {
 			continue
 		}
 		if _, err := tx.Exec(ctx, mg.sql); err != nil {
@@ -340,18 +366,22 @@ func migrations() ([]migration, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i := range out {
-		if out[i].version != i+1 {
-			return nil, fmt.Errorf("cluster: migration %s: versions must be numbered from 1 without a gap", out[i].name)
+		if out[i].version < 1 || i > 0 && out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("cluster: migration %s: versions must be distinct and from 1", out[i].name)
 		}
 	}
 	return out, nil
 }
 
 // SchemaVersion is the version of rlm's schema that this package migrates
-// to (the number of its embedded migrations).
+// to (the highest version of its embedded migrations; versions may skip
+// numbers).
 func SchemaVersion() int {
 	m, _ := migrations()
-	return len(m)
+	if len(m) == 0 {
+		return 0
+	}
+	return m[len(m)-1].version
 }
 
 // redactErr returns err with the URL's password replaced by "xxxxx" in its

@@ -43,6 +43,11 @@ var (
 	// connection failed or was lost). The operation may be retried; a
 	// server reports it as not ready.
 	ErrUnavailable = errors.New("cluster: database unavailable")
+	// ErrNoSweep reports a sweep id with no row in rlm_sweeps.
+	ErrNoSweep = errors.New("cluster: no such sweep")
+	// ErrSweepExists reports a SubmitSweep of a sweep id that is already
+	// stored with another configuration or other cells.
+	ErrSweepExists = errors.New("cluster: a different sweep with this id exists")
 	// ErrClosed reports a call on a closed DB or a stopped worker.
 	ErrClosed = errors.New("cluster: closed")
 )
@@ -73,7 +78,7 @@ func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed} {
+	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists} {
 		if errors.Is(err, s) {
 			return err
 		}

@@ -57,7 +57,11 @@ func (db *DB) Start(ctx context.Context, exec Executor) error {
 	if db.started {
 		return errors.New("cluster: start: already started")
 	}
+	if db.cfg.CellWorkers > 0 && db.cellExec == nil {
+		return errors.New("cluster: start: Config.CellWorkers is set but no cell executor (SetCellExecutor)")
+	}
 	db.exec = exec
+	db.stopCells, db.stopCellsCancel = context.WithCancel(context.Background())
 	// River's Start stops the client when its context ends; this worker
 	// stops only through Stop (or Close), which releases running runs.
 	if err := db.river.Start(context.WithoutCancel(ctx)); err != nil {
@@ -86,11 +90,13 @@ func (db *DB) Stop(ctx context.Context) error {
 	db.mu.Unlock()
 	cancel()
 	<-done
+	defer db.stopCellsCancel()
 	if ctx.Err() == nil {
 		if err := db.river.Stop(ctx); err == nil || ctx.Err() == nil {
 			return wrapErr("stop worker", err)
 		}
 	}
+	db.stopCellsCancel()
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer scancel()
 	return wrapErr("stop worker", db.river.StopAndCancel(sctx))
@@ -191,7 +197,7 @@ func (db *DB) reapLoop(ctx context.Context, done chan struct{}) {
 		if n, err := db.reap(ctx); err != nil && ctx.Err() == nil {
 			db.log.Warn("cluster: reaper", "err", err)
 		} else if n > 0 {
-			db.log.Info("cluster: re-dispatched runs whose lease expired", "runs", n)
+			db.log.Info("cluster: re-dispatched runs and sweep cells whose lease expired", "count", n)
 		}
 	}
 }
@@ -225,7 +231,9 @@ func (db *DB) reap(ctx context.Context) (int, error) {
 				n++
 			}
 		}
-		return nil
+		cells, err := db.reapCells(ctx, tx)
+		n += cells
+		return err
 	})
 	return n, wrapErr("reap", err)
 }
@@ -240,9 +248,16 @@ func (db *DB) crash() {
 	for l := range db.leases {
 		leases = append(leases, l)
 	}
+	beats := make([]*cellBeat, 0, len(db.cellBeats))
+	for h := range db.cellBeats {
+		beats = append(beats, h)
+	}
 	db.mu.Unlock()
 	for _, l := range leases {
 		l.stopHeartbeat()
+	}
+	for _, h := range beats {
+		h.stop()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

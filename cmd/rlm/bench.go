@@ -19,7 +19,10 @@ func init() {
 	register(&command{name: "bench", summary: "benchmark externalized against direct prompting", run: runBench})
 }
 
-const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [--meta FILE] [model flags] [budgets] [sandbox limits]\n       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR"
+const benchSynopsis = "[--task niah,aggregate,pairs,files] [--sizes 8k,32k,128k,1m] [--n N] [--modes rlm,direct] [--parallel N] [--out DIR] [--resume] [--dry-run] [--seed N] [--context-window N] [--meta FILE] [--cluster-db URL [--sweep ID] [--sweep-concurrency N]] [model flags] [budgets] [sandbox limits]\n" +
+	"       rlm bench gen --task T --size S [--seed N] [--index I] --out DIR\n" +
+	"       rlm bench status [--cluster-db URL] SWEEP\n" +
+	"       rlm bench report [--cluster-db URL] --out DIR SWEEP"
 
 // benchFlags are the flags of rlm bench besides the model flags.
 type benchFlags struct {
@@ -38,11 +41,21 @@ type benchFlags struct {
 	meta                metaFlags
 	notes               orchestrator.MetaNotes // rlm mode: the meta document's lessons
 	historyTokens       int                    // rlm mode: the meta document's history budget (0: default)
+	clusterDB           string                 // submit a sweep to this cluster instead of running here
+	sweepID             string
+	sweepLimit          int // cells of the sweep's provider running at once in the cluster (0: no bound)
 }
 
 func runBench(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) > 0 && args[0] == "gen" {
-		return runBenchGen(env, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "gen":
+			return runBenchGen(env, args[1:])
+		case "status":
+			return runBenchStatus(ctx, env, args[1:])
+		case "report":
+			return runBenchReport(ctx, env, args[1:])
+		}
 	}
 	fs := newFlagSet(env, "bench", benchSynopsis)
 	var f benchFlags
@@ -62,6 +75,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	f.models.register(fs)
 	f.limits.register(fs, orchestrator.DefaultObservationTokens)
 	f.meta.register(fs)
+	fs.StringVar(&f.clusterDB, "cluster-db", "", "submit the benchmark as a sweep to the cluster whose PostgreSQL database is at `URL` (default $RLM_CLUSTER_DB), for its workers to run; see docs/cluster.md")
+	fs.StringVar(&f.sweepID, "sweep", "", "with --cluster-db, the sweep's `ID` (default: derived from its configuration, so the same flags name the same sweep)")
+	fs.IntVar(&f.sweepLimit, "sweep-concurrency", 0, "with --cluster-db, the most cells calling this sweep's provider that run at once across the cluster (0: no bound but each worker's)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,6 +85,15 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	fs.Visit(func(fl *flag.Flag) { f.outSet = f.outSet || fl.Name == "out" })
+	if f.clusterDB == "" && !f.dryRun {
+		f.clusterDB = env.getenv("RLM_CLUSTER_DB")
+	}
+	if f.clusterDB == "" && (isSet(fs, "sweep") || isSet(fs, "sweep-concurrency")) {
+		return fmt.Errorf("%w: --sweep and --sweep-concurrency name a cluster sweep: pass --cluster-db URL too", errUsage)
+	}
+	if f.clusterDB != "" && (f.outSet || f.resume) {
+		return fmt.Errorf("%w: a cluster sweep writes no report here: drop --out and --resume, and merge it with rlm bench report SWEEP --out DIR", errUsage)
+	}
 	kinds, err := bench.ParseKinds(f.tasks)
 	if err != nil {
 		return fmt.Errorf("%w: --task: %v", errUsage, err)
@@ -127,6 +152,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		direct, rlm := f.runners(llmCfg, nil, nil, nil, sbx, proto)
 		return benchDryRun(ctx, env, &f, kinds, sizes, modes, direct, rlm)
 	}
+	if f.clusterDB != "" {
+		return submitSweep(ctx, env, &f, kinds, sizes, modes, sbx)
+	}
 
 	llmCfg, prices, err := f.models.endpoint(env, f.budgets.maxCost)
 	if err != nil {
@@ -168,16 +196,9 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	if keepRecording, err = f.models.finishRecording(env, "bench", runErr == nil, closeModel); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("rlm bench: %s (seed %d)", llmCfg.Model, f.seed)
-	paths, err := bench.WriteReport(f.out, results, title)
-	if err != nil {
+	if err := printBenchReport(env, f.out, results, llmCfg.Model, f.seed, cfg.Results); err != nil {
 		return err
 	}
-	md, err := os.ReadFile(filepath.Join(f.out, bench.ReportMarkdown))
-	if err == nil {
-		fmt.Fprint(env.stdout, string(md))
-	}
-	fmt.Fprintf(env.stdout, "\nwrote %s and %s\n", strings.Join(paths, ", "), cfg.Results)
 	if runErr != nil {
 		total := len(kinds) * len(sizes) * f.n * len(modes)
 		if errors.Is(runErr, context.Canceled) {
@@ -185,6 +206,22 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return runErr
 	}
+	return nil
+}
+
+// printBenchReport writes the report of results to dir and prints it,
+// then the files written.
+func printBenchReport(env *cliEnv, dir string, results []bench.Result, model string, seed uint64, resultsPath string) error {
+	title := fmt.Sprintf("rlm bench: %s (seed %d)", model, seed)
+	paths, err := bench.WriteReport(dir, results, title)
+	if err != nil {
+		return err
+	}
+	md, err := os.ReadFile(filepath.Join(dir, bench.ReportMarkdown))
+	if err == nil {
+		fmt.Fprint(env.stdout, string(md))
+	}
+	fmt.Fprintf(env.stdout, "\nwrote %s and %s\n", strings.Join(paths, ", "), resultsPath)
 	return nil
 }
 

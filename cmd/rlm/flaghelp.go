@@ -30,7 +30,7 @@ var flagGroups = []struct {
 	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",
 		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout", "resume-runs"}},
-	{"cluster", []string{"cluster-db", "lease-ttl", "work"}},
+	{"cluster", []string{"cluster-db", "lease-ttl", "work", "max-cells", "sweep", "sweep-concurrency"}},
 	{"benchmark", []string{"task", "sizes", "n", "modes", "parallel", "out", "dry-run", "seed", "context-window", "index", "size"}},
 	{"store", []string{"persist", "scope", "type", "repair", "tokens"}},
 	{"selection", []string{"older-than", "since", "bench", "all", "by", "reason", "window", "alpha", "threshold"}},
@@ -47,8 +47,11 @@ var commandExamples = map[string]string{
 	"repl":   `  rlm repl --var doc=README.md`,
 	"serve":  `  RLM_MODEL=llama3.1 OPENAI_BASE_URL=http://localhost:11434/v1 rlm serve --addr 127.0.0.1:8088`,
 	"worker": `  RLM_CLUSTER_DB=postgres://rlm@db:5432/rlm rlm worker --model gpt-4.1-mini --max-runs 32`,
-	"bench":  `  rlm bench --task niah --sizes 8k,128k --modes rlm,direct --n 5`,
-	"view":   `  rlm view 20260101-120000-abcdef123456 --open`,
+	"bench": `  rlm bench --task niah --sizes 8k,128k --modes rlm,direct --n 5
+  RLM_CLUSTER_DB=postgres://rlm@db:5432/rlm rlm bench --task niah,pairs --sizes 8k,128k --n 50 --model gpt-4.1-mini --sweep nightly`,
+	"bench status": `  RLM_CLUSTER_DB=postgres://rlm@db:5432/rlm rlm bench status nightly`,
+	"bench report": `  RLM_CLUSTER_DB=postgres://rlm@db:5432/rlm rlm bench report nightly --out bench-out`,
+	"view":         `  rlm view 20260101-120000-abcdef123456 --open`,
 	"runs": `  rlm runs ls
   rlm runs show 20260101-120000-abcdef123456
   rlm runs gc --older-than 30d`,

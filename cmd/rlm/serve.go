@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -44,6 +45,7 @@ type serveOptions struct {
 	clusterDB     string
 	leaseTTL      time.Duration
 	work          bool
+	maxCells      int
 	worker        bool // rlm worker: no HTTP
 	addr          string
 	tokenFile     string
@@ -175,6 +177,7 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	fs.StringVar(&o.clusterDB, "cluster-db", "", "be one replica of a cluster whose runs are kept in the PostgreSQL database at `URL` (default $RLM_CLUSTER_DB; see docs/cluster.md)")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "in a cluster, how long a process that stopped answering keeps its runs before another takes them over")
 	fs.BoolVar(&o.work, "work", true, "in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)")
+	fs.IntVar(&o.maxCells, "max-cells", 0, "in a cluster, benchmark sweep cells executed at once, besides the runs (0: as many as --max-runs)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -198,6 +201,9 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 		}
 		if o.leaseTTL < time.Second {
 			return fmt.Errorf("%w: --lease-ttl must be at least 1s", errUsage)
+		}
+		if o.maxCells < 0 {
+			return fmt.Errorf("%w: --max-cells must be >= 0", errUsage)
 		}
 	}
 	cfg, err := o.config(env, fs)
@@ -308,11 +314,19 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
 	if o.clusterDB != "" {
-		db, err := cluster.Open(ctx, cluster.Config{URL: o.clusterDB, LeaseTTL: o.leaseTTL, Workers: cfg.MaxRuns, Logger: log})
+		ccfg := cluster.Config{URL: o.clusterDB, LeaseTTL: o.leaseTTL, Workers: cfg.MaxRuns, Logger: log}
+		if o.work || o.worker {
+			// The cells of benchmark sweeps (rlm bench --cluster-db).
+			ccfg.CellWorkers = cmp.Or(o.maxCells, cfg.MaxRuns)
+		}
+		db, err := cluster.Open(ctx, ccfg)
 		if err != nil {
 			return fmt.Errorf("--cluster-db: %w", err)
 		}
 		defer db.Close()
+		if ccfg.CellWorkers > 0 {
+			db.SetCellExecutor(newCellExecutor(env, o.models))
+		}
 		cfg.Cluster = db
 	}
 	s, err := server.New(cfg)

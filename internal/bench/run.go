@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -148,14 +147,12 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 			return nil, fmt.Errorf("%w %q", ErrNoRunner, m)
 		}
 	}
-	for _, k := range cfg.Tasks {
-		if !isKind(k) {
-			return nil, fmt.Errorf("%w %q (choose from %s)", ErrUnknownTask, k, strings.Join(Kinds(), ", "))
-		}
+	cells, err := Cells(cfg)
+	if err != nil {
+		return nil, err
 	}
 	var prev []Result
 	if cfg.Results != "" {
-		var err error
 		prev, err = ReadResults(cfg.Results)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
@@ -171,25 +168,19 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		done[r.Key] = true
 	}
+	// Consecutive cells of one item share its generated task.
 	var units []unit
-	total, skipped := 0, 0
-	for _, kind := range cfg.Tasks {
-		for _, size := range cfg.Sizes {
-			for i := 0; i < cfg.N; i++ {
-				u := unit{kind: kind, size: size, index: i}
-				for _, m := range cfg.Modes {
-					total++
-					if done[Key{Task: kind, Size: size, Seed: cfg.Seed, Index: i, Mode: m}] {
-						skipped++
-						continue
-					}
-					u.modes = append(u.modes, m)
-				}
-				if len(u.modes) > 0 {
-					units = append(units, u)
-				}
-			}
+	total, skipped := len(cells), 0
+	for _, k := range cells {
+		if done[k] {
+			skipped++
+			continue
 		}
+		if n := len(units); n > 0 && units[n-1].kind == k.Task && units[n-1].size == k.Size && units[n-1].index == k.Index {
+			units[n-1].modes = append(units[n-1].modes, k.Mode)
+			continue
+		}
+		units = append(units, unit{kind: k.Task, size: k.Size, index: k.Index, modes: []string{k.Mode}})
 	}
 
 	var sink *resultSink
@@ -223,10 +214,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 					mu.Unlock()
 					continue
 				}
-				ctxTokens := 0
-				for _, v := range t.Vars {
-					ctxTokens += CountTokens(v.Text())
-				}
+				ctxTokens := contextTokens(t)
 				for _, m := range u.modes {
 					if ctx.Err() != nil {
 						return
