@@ -231,11 +231,50 @@ func (db *DB) reap(ctx context.Context) (int, error) {
 				n++
 			}
 		}
+		lost, err := db.reapLostRuns(ctx, tx)
+		n += lost
+		if err != nil {
+			return err
+		}
 		cells, err := db.reapCells(ctx, tx)
 		n += cells
 		return err
 	})
 	return n, wrapErr("reap", err)
+}
+
+// reapLostRuns dispatches again each queued run whose job was fetched by
+// a worker that died before claiming the run (the job running longer
+// than a lease TTL, or finalized, while the run is still queued): River
+// would rescue such a job only after an hour. The run's epoch is
+// incremented first, as the dead job holds the unique arguments. The
+// reaper's advisory lock is held by tx.
+func (db *DB) reapLostRuns(ctx context.Context, tx pgx.Tx) (int, error) {
+	rows, err := tx.Query(ctx, `WITH lost AS (
+			SELECT r.id FROM rlm_runs r LEFT JOIN river_job j ON j.id = r.job_id
+			WHERE r.status = 'queued' AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded')
+				OR (j.state = 'running' AND j.attempted_at < clock_timestamp() - $1::bigint * interval '1 microsecond'))
+			ORDER BY r.created_at LIMIT 1000 FOR UPDATE OF r SKIP LOCKED)
+		UPDATE rlm_runs r SET epoch = r.epoch + 1 FROM lost WHERE r.id = lost.id
+		RETURNING r.id, r.epoch`, db.cfg.LeaseTTL.Microseconds())
+	if err != nil {
+		return 0, err
+	}
+	lost, err := pgx.CollectRows(rows, pgx.RowToStructByPos[runArgs])
+	if err != nil {
+		return 0, err
+	}
+	for _, a := range lost {
+		res, err := db.river.InsertTx(ctx, tx, a, nil)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE rlm_runs SET job_id = $2 WHERE id = $1`, a.RunID, res.Job.ID); err != nil {
+			return 0, err
+		}
+		db.log.Warn("cluster: run dispatched again: its job's worker died before claiming it", "run", a.RunID)
+	}
+	return len(lost), nil
 }
 
 // crash simulates the death of this process for tests: the reaper and

@@ -242,6 +242,26 @@ func TestReaperRedispatchesADeadOwnersRun(t *testing.T) {
 	assert.Equal(t, "ran by b", string(evs[1].Line))
 }
 
+// TestReaperRedispatchesARunLostBeforeClaim: a queued run whose job a
+// worker fetched and died with before claiming the run (the job stays
+// running in River) is dispatched again by the reaper and executed once.
+func TestReaperRedispatchesARunLostBeforeClaim(t *testing.T) {
+	schema := newSchema(t)
+	sub := open(t, testConfig(schema, "submitter"))
+	submit(t, sub, "r")
+	_, err := sub.pool.Exec(tctx(t), `UPDATE river_job SET state = 'running', attempted_at = now() - interval '1 minute', attempt = 1
+		WHERE id = (SELECT job_id FROM rlm_runs WHERE id = 'r')`)
+	require.NoError(t, err)
+	w := open(t, testConfig(schema, "w"))
+	rec := newRecorder(finishDone)
+	require.NoError(t, w.Start(tctx(t), rec))
+	r := waitStatus(t, sub, "r", runs.StatusDone, 20*time.Second)
+	assert.Equal(t, 1, rec.count("r"))
+	assert.Equal(t, 1, r.Owners)
+	assert.Equal(t, 1, count(t, sub, `SELECT count(*) FROM river_job WHERE args->>'run_id' = 'r' AND (args->>'epoch')::int = 1`),
+		"the reaper dispatched the run again")
+}
+
 func TestWorkerEndsRunsItsExecutorLeft(t *testing.T) {
 	db := openNew(t, func(c *Config) { c.LeaseTTL = 30 * time.Second })
 	ctx := tctx(t)
