@@ -46,16 +46,21 @@ type Config struct {
 	// Workers is how many runs a Started DB executes at once (River's
 	// MaxWorkers for the run queue; default 4).
 	Workers int
+	// RetryDelay is how long a run whose executor returned ErrRetry waits
+	// before it is dispatched again (default 5s; River's scheduler may add
+	// up to a few seconds).
+	RetryDelay time.Duration
 	// Logger receives this package's and River's logs (default: none).
 	Logger *slog.Logger
 }
 
 // Defaults.
 const (
-	DefaultLeaseTTL  = 15 * time.Second
-	DefaultReapEvery = 5 * time.Second
-	DefaultMaxOwners = 3
-	DefaultWorkers   = 4
+	DefaultLeaseTTL   = 15 * time.Second
+	DefaultReapEvery  = 5 * time.Second
+	DefaultMaxOwners  = 3
+	DefaultWorkers    = 4
+	DefaultRetryDelay = 5 * time.Second
 )
 
 // Names in the database.
@@ -168,6 +173,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxOwners <= 0 {
 		cfg.MaxOwners = DefaultMaxOwners
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = DefaultRetryDelay
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
