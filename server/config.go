@@ -36,7 +36,7 @@ const (
 	// hourly and spares the blobs used in the last day.
 	DefaultBlobGCEvery = time.Hour
 	DefaultBlobGCGrace = 24 * time.Hour
-	DefaultRetain         = 1000
+	DefaultRetain      = 1000
 	// DefaultRetainTrajectoryBytes is the default RetainTrajectoryBytes.
 	DefaultRetainTrajectoryBytes = 256 << 20
 	// MinTokenLen is the shortest bearer token a server accepts (shorter
