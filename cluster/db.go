@@ -50,6 +50,10 @@ type Config struct {
 	// (River's MaxWorkers for SweepQueue; 0: this DB works no cells).
 	// Its executor is set with SetCellExecutor.
 	CellWorkers int
+	// RetryDelay is how long a run whose executor returned ErrRetry waits
+	// before it is dispatched again (default 5s; River's scheduler may add
+	// up to a few seconds).
+	RetryDelay time.Duration
 	// Logger receives this package's and River's logs (default: none).
 	Logger *slog.Logger
 	// MaxConns bounds the process's connections to the database, the
@@ -59,11 +63,12 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultLeaseTTL  = 15 * time.Second
-	DefaultReapEvery = 5 * time.Second
-	DefaultMaxOwners = 3
-	DefaultWorkers   = 4
-	DefaultMaxConns  = 20
+	DefaultLeaseTTL   = 15 * time.Second
+	DefaultReapEvery  = 5 * time.Second
+	DefaultMaxOwners  = 3
+	DefaultWorkers    = 4
+	DefaultMaxConns   = 20
+	DefaultRetryDelay = 5 * time.Second
 )
 
 // Names in the database.
@@ -200,6 +205,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxOwners <= 0 {
 		cfg.MaxOwners = DefaultMaxOwners
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = DefaultRetryDelay
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers

@@ -48,6 +48,16 @@ var (
 	// ErrSweepExists reports a SubmitSweep of a sweep id that is already
 	// stored with another configuration or other cells.
 	ErrSweepExists = errors.New("cluster: a different sweep with this id exists")
+	// ErrNoVar reports a store key that does not exist.
+	ErrNoVar = errors.New("cluster: no such store key")
+	// ErrVersionMismatch reports a compare-and-swap of a store key that
+	// lost: the key's version (or value) is not the one expected.
+	ErrVersionMismatch = errors.New("cluster: store key version mismatch")
+	// ErrRetry, wrapped in an Executor's error, says that the run could not
+	// start here for a reason that may pass (its variables' blob store is
+	// unreachable): the run is released, not failed, and dispatched again
+	// after Config.RetryDelay.
+	ErrRetry = errors.New("cluster: retry the run later")
 	// ErrClosed reports a call on a closed DB or a stopped worker.
 	ErrClosed = errors.New("cluster: closed")
 )
@@ -78,7 +88,7 @@ func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists} {
+	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists, ErrNoVar, ErrVersionMismatch} {
 		if errors.Is(err, s) {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/rlmhq/rlm/runs"
 )
@@ -379,14 +380,21 @@ func (l *Lease) Finish(ctx context.Context, o Outcome) error {
 // another process takes it over (replaying its recording) without waiting
 // for the lease to expire or the reaper. A released claim does not count
 // as a dead owner towards MaxOwners.
-func (l *Lease) Release(ctx context.Context) error {
+func (l *Lease) Release(ctx context.Context) error { return l.release(ctx, 0) }
+
+// release is Release with the new job scheduled after delay (0: at once).
+func (l *Lease) release(ctx context.Context, delay time.Duration) error {
+	var opts *river.InsertOpts
+	if delay > 0 {
+		opts = &river.InsertOpts{ScheduledAt: time.Now().Add(delay)}
+	}
 	err := pgx.BeginFunc(ctx, l.db.pool, func(tx pgx.Tx) error {
 		var epoch int64
 		if err := l.guard(ctx, tx, "release", `epoch = epoch + 1, owner = '', lease_until = clock_timestamp(),
 			owners = greatest(owners - 1, 0)`, "epoch", nil, &epoch); err != nil {
 			return err
 		}
-		_, err := l.db.river.InsertTx(ctx, tx, runArgs{RunID: l.run.ID, Epoch: epoch}, nil)
+		_, err := l.db.river.InsertTx(ctx, tx, runArgs{RunID: l.run.ID, Epoch: epoch}, opts)
 		return err
 	})
 	if err != nil {

@@ -55,11 +55,16 @@ func finished(s runs.Status) bool {
 	return s != runs.StatusQueued && s != runs.StatusRunning
 }
 
-// Var is a run variable stored as a blob: a reference for the blob GC.
+// Var is a run variable stored as a blob: a reference for the blob GC,
+// and what a worker loads.
 type Var struct {
 	Name   string
 	Digest string
 	Size   int64
+	// Type is the variable's type and Encoding how the blob holds it
+	// ("text" or "json"), as in StoreVar ("": not given).
+	Type     string
+	Encoding string
 }
 
 // Event is one line of a run's trajectory (or recording) and its sequence
@@ -168,8 +173,8 @@ func (db *DB) Submit(ctx context.Context, r Run, vars []Var) error {
 			return db.sameSubmit(ctx, tx, r, vars)
 		}
 		for _, v := range vars {
-			if _, err := tx.Exec(ctx, `INSERT INTO rlm_run_vars (run_id, name, digest, size) VALUES ($1, $2, $3, $4)`,
-				r.ID, v.Name, v.Digest, v.Size); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO rlm_run_vars (run_id, name, digest, size, type, encoding) VALUES ($1, $2, $3, $4, $5, $6)`,
+				r.ID, v.Name, v.Digest, v.Size, v.Type, v.Encoding); err != nil {
 				return wrapErr("submit "+r.ID+": var "+v.Name, err)
 			}
 			if err := markBlob(ctx, tx, v.Digest, v.Size); err != nil {
@@ -214,13 +219,13 @@ func (db *DB) sameSubmit(ctx context.Context, tx pgx.Tx, r Run, vars []Var) erro
 }
 
 func runVars(ctx context.Context, q pgx.Tx, id string) ([]Var, error) {
-	rows, err := q.Query(ctx, `SELECT name, digest, size FROM rlm_run_vars WHERE run_id = $1 ORDER BY name`, id)
+	rows, err := q.Query(ctx, `SELECT name, digest, size, type, encoding FROM rlm_run_vars WHERE run_id = $1 ORDER BY name`, id)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Var, error) {
 		var v Var
-		err := row.Scan(&v.Name, &v.Digest, &v.Size)
+		err := row.Scan(&v.Name, &v.Digest, &v.Size, &v.Type, &v.Encoding)
 		return v, err
 	})
 }
@@ -358,13 +363,18 @@ func markBlob(ctx context.Context, q execer, digest string, size int64) error {
 	return err
 }
 
-// UnreferencedBlobs returns the digests of blobs that no run variable
-// references and that were last used more than olderThan ago (database
+// unreferenced is the condition of a blob b that no run variable and no
+// store key references.
+const unreferenced = `NOT EXISTS (SELECT 1 FROM rlm_run_vars v WHERE v.digest = b.digest)
+		AND NOT EXISTS (SELECT 1 FROM rlm_store_vars s WHERE s.digest = b.digest)`
+
+// UnreferencedBlobs returns the digests of blobs that no run variable and
+// no store key references and that were last used more than olderThan ago (database
 // clock): the candidates of a blob GC.
 func (db *DB) UnreferencedBlobs(ctx context.Context, olderThan time.Duration) ([]string, error) {
 	rows, err := db.pool.Query(ctx, `SELECT digest FROM rlm_blobs b
 		WHERE last_used < now() - $1::bigint * interval '1 microsecond'
-		AND NOT EXISTS (SELECT 1 FROM rlm_run_vars v WHERE v.digest = b.digest) ORDER BY digest`, olderThan.Microseconds())
+		AND `+unreferenced+` ORDER BY digest`, olderThan.Microseconds())
 	if err != nil {
 		return nil, wrapErr("unreferenced blobs", err)
 	}
@@ -378,7 +388,7 @@ func (db *DB) UnreferencedBlobs(ctx context.Context, olderThan time.Duration) ([
 func (db *DB) ForgetBlob(ctx context.Context, digest string, olderThan time.Duration) (bool, error) {
 	tag, err := db.pool.Exec(ctx, `DELETE FROM rlm_blobs b WHERE digest = $1
 		AND last_used < now() - $2::bigint * interval '1 microsecond'
-		AND NOT EXISTS (SELECT 1 FROM rlm_run_vars v WHERE v.digest = b.digest)`, digest, olderThan.Microseconds())
+		AND `+unreferenced, digest, olderThan.Microseconds())
 	if err != nil {
 		return false, wrapErr("forget blob "+digest, err)
 	}

@@ -170,6 +170,9 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
 		err = l.Finish(bg, Outcome{Status: runs.StatusCanceled, Error: msg})
 	case ctx.Err() != nil, errors.Is(cause, ErrLeaseExpired):
 		err = l.Release(bg)
+	case errors.Is(execErr, ErrRetry):
+		db.log.Warn("cluster: run released to be retried", "run", id, "retry_in", db.cfg.RetryDelay.String(), "err", execErr)
+		err = l.release(bg, db.cfg.RetryDelay)
 	default:
 		msg := "cluster: the executor returned without finishing the run"
 		if execErr != nil {

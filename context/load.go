@@ -65,6 +65,9 @@ type LoadOptions struct {
 	Stdin io.Reader
 	// Store serves "store:KEY" sources.
 	Store *Store
+	// StoredFiles, if set, serves "store:KEY" sources in place of Store:
+	// it returns the file holding KEY's value (see [StoredFile]).
+	StoredFiles func(ctx context.Context, key string) (StoredFile, error)
 
 	// outline: a JSON document is only outlined (LoadVar): no Go value.
 	outline bool
@@ -106,7 +109,11 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	var err error
 	switch {
 	case strings.HasPrefix(source, StorePrefix):
-		l, err = loadStore(source, opts)
+		if opts.StoredFiles != nil {
+			l, err = loadStoredFile(ctx, source, strings.TrimPrefix(source, StorePrefix), opts)
+		} else {
+			l, err = loadStore(source, opts)
+		}
 	case source == "-":
 		l, err = loadStdin(opts)
 	default:

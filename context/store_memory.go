@@ -90,28 +90,33 @@ func (s *Store) load(e *entry) error {
 		path = filepath.Join(s.cfg.Dir, e.valueFile)
 	}
 	isText := strings.HasSuffix(path, ".txt") || strings.HasSuffix(path, "."+encText)
-	if isText && s.cfg.MmapThreshold > 0 && e.ref.SizeBytes >= s.cfg.MmapThreshold {
-		str, mapped, err := mmapString(path)
-		if err != nil {
-			return err
-		}
-		e.value, e.loaded, e.mapped = str, true, mapped
-		if !mapped {
-			s.memBytes += e.ref.SizeBytes
-		}
-		return nil
-	}
-	data, err := readFileExact(path)
+	v, mapped, err := readStored(path, isText, e.ref.SizeBytes, s.cfg.MmapThreshold)
 	if err != nil {
 		return err
 	}
-	var v any
-	if isText {
-		v = bytesToString(data)
-	} else if v, err = pyjson.DecodeOwned(data, path); err != nil {
-		return err
+	if mapped {
+		e.value, e.loaded, e.mapped = v, true, true
+		return nil
 	}
 	e.value, e.loaded = v, true
 	s.memBytes += e.ref.SizeBytes
 	return nil
+}
+
+// readStored reads a value in its stored form (text: its UTF-8 bytes, any
+// other value: its JSON) from the file at path: a text of at least
+// mmapThreshold bytes (> 0) is served from a memory map.
+func readStored(path string, isText bool, size, mmapThreshold int64) (v any, mapped bool, err error) {
+	if isText && mmapThreshold > 0 && size >= mmapThreshold {
+		return mmapString(path)
+	}
+	data, err := readFileExact(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if isText {
+		return bytesToString(data), false, nil
+	}
+	v, err = pyjson.DecodeOwned(data, path)
+	return v, false, err
 }

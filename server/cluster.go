@@ -31,13 +31,21 @@ var errClusterIdempotency = &apiError{status: 400, typ: "invalid_request_error",
 const clusterWriteTimeout = 30 * time.Second
 
 // Work makes the server execute cluster runs: it claims queued runs (and
-// runs whose owner died) until ctx ends or [Server.Drain]. A server
-// without Config.Cluster returns ErrNoCluster.
+// runs whose owner died) until ctx ends or [Server.Drain]; with
+// Config.Blobs it also collects the unreferenced blobs every
+// Config.BlobGCEvery. A server without Config.Cluster returns
+// ErrNoCluster.
 func (s *Server) Work(ctx context.Context) error {
 	if s.cfg.Cluster == nil {
 		return ErrNoCluster
 	}
-	return s.cfg.Cluster.Start(ctx, cluster.ExecutorFunc(s.executeClaimed))
+	if err := s.cfg.Cluster.Start(ctx, cluster.ExecutorFunc(s.executeClaimed)); err != nil {
+		return err
+	}
+	if s.cfg.Blobs != nil && s.cfg.BlobGCEvery > 0 {
+		go s.blobGCLoop(ctx)
+	}
+	return nil
 }
 
 // executeClaimed runs a claimed cluster run to its end: a run with events
@@ -47,7 +55,18 @@ func (s *Server) Work(ctx context.Context) error {
 func (s *Server) executeClaimed(ctx context.Context, l *cluster.Lease) error {
 	row := l.Run()
 	db := s.cfg.Cluster
-	spec, err := s.parseChat(bytes.Clone(row.Spec))
+	vars, err := db.Vars(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	files, err := s.fetchPinned(ctx, vars)
+	switch {
+	case errors.Is(err, cluster.ErrRetry), ctx.Err() != nil:
+		return err
+	case err != nil:
+		return l.Finish(ctx, cluster.Outcome{Status: runs.StatusFailed, Error: "the run's variables cannot be fetched: " + s.clientText(err.Error())})
+	}
+	spec, err := s.parseRequest(ctx, bytes.Clone(row.Spec), files)
 	if err != nil {
 		return l.Finish(ctx, cluster.Outcome{Status: runs.StatusFailed, Error: "the run's request does not parse here: " + s.clientText(err.Error())})
 	}
@@ -283,7 +302,7 @@ func (s *Server) submitRun(ctx context.Context, spec *runSpec) (cluster.Run, err
 	}
 	row := cluster.Run{ID: runs.NewID(now), Status: runs.StatusQueued, Query: spec.query, Model: spec.model, Spec: spec.body, Config: rc, Created: now}
 	spec.body = nil
-	if err := s.cfg.Cluster.Submit(ctx, row, nil); err != nil {
+	if err := s.cfg.Cluster.Submit(ctx, row, spec.pinned); err != nil {
 		return row, s.clusterError(err)
 	}
 	return row, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rlmhq/rlm/blobs"
 	"github.com/rlmhq/rlm/cluster"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
@@ -28,7 +29,14 @@ const (
 	DefaultMaxConcurrency = DefaultMaxRuns
 	DefaultQueue          = 64
 	DefaultMaxBodyBytes   = 32 << 20
-	DefaultRetain         = 1000
+	// DefaultMaxVarBytes bounds a text value streamed to a cluster's
+	// store API.
+	DefaultMaxVarBytes = 64 << 30
+	// DefaultBlobGCEvery and DefaultBlobGCGrace: a cluster's blob GC runs
+	// hourly and spares the blobs used in the last day.
+	DefaultBlobGCEvery = time.Hour
+	DefaultBlobGCGrace = 24 * time.Hour
+	DefaultRetain      = 1000
 	// DefaultRetainTrajectoryBytes is the default RetainTrajectoryBytes.
 	DefaultRetainTrajectoryBytes = 256 << 20
 	// MinTokenLen is the shortest bearer token a server accepts (shorter
@@ -108,6 +116,23 @@ type Config struct {
 	// answers for any run, and [Server.Work] executes the runs this
 	// process claims (RunsDir, required then, holds their local copies).
 	Cluster *cluster.DB
+	// Blobs, with Cluster, keeps the variable store's values in an
+	// S3-compatible object store shared by the cluster: /v1/vars reads and
+	// writes the cluster's database and the blobs, a "store:KEY" variable
+	// is pinned to its blob when its run is submitted, and the worker that
+	// claims the run fetches it into the store's local cache. [Server.Work]
+	// also deletes the blobs that nothing references (BlobGCEvery).
+	Blobs *blobs.Store
+	// MaxVarBytes bounds a text value PUT to /v1/vars on a cluster replica
+	// with Blobs, streamed into the blob store (413 beyond; 0:
+	// DefaultMaxVarBytes). A JSON value is parsed, so MaxBodyBytes bounds
+	// it as in a single server.
+	MaxVarBytes int64
+	// BlobGCEvery is how often Work deletes the blobs that no run variable
+	// and no store key references and that were not used for BlobGCGrace
+	// (0: DefaultBlobGCEvery and DefaultBlobGCGrace; a negative
+	// BlobGCEvery: never).
+	BlobGCEvery, BlobGCGrace time.Duration
 	// Version is recorded in the run directories.
 	Version string
 
@@ -207,6 +232,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RetainTrajectoryBytes <= 0 {
 		c.RetainTrajectoryBytes = DefaultRetainTrajectoryBytes
+	}
+	if c.MaxVarBytes <= 0 {
+		c.MaxVarBytes = DefaultMaxVarBytes
+	}
+	if c.BlobGCEvery == 0 {
+		c.BlobGCEvery = DefaultBlobGCEvery
+	}
+	if c.BlobGCGrace <= 0 {
+		c.BlobGCGrace = DefaultBlobGCGrace
 	}
 	if c.MaxBodyMemory <= 0 {
 		c.MaxBodyMemory = 8 * c.MaxBodyBytes

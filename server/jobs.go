@@ -138,7 +138,7 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool) (*
 		s.release()
 		return nil, err
 	}
-	spec, err := s.parseChat(body)
+	spec, err := s.parseChat(r.Context(), body)
 	if err == nil && r.Header.Get("Idempotency-Key") != "" {
 		spec.bodyHash = sha256.Sum256(body)
 	}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rlmhq/rlm/cluster"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
@@ -157,6 +159,9 @@ type runSpec struct {
 	includeUsage bool
 	// bodyHash is the request body's sha256, for its Idempotency-Key.
 	bodyHash [32]byte
+	// pinned are the "store:KEY" variables of a run submitted to a
+	// cluster: the blobs they name at submit time.
+	pinned []cluster.Var
 	// body is the request of a detached run, kept in its run directory
 	// (until then) for a resume by a later server.
 	body []byte
@@ -259,7 +264,14 @@ func messageText(i int, raw rawRef) (string, error) {
 
 // parseChat validates a chat completion request (the body of POST
 // /v1/chat/completions and POST /v1/runs) into a run spec.
-func (s *Server) parseChat(body []byte) (*runSpec, error) {
+func (s *Server) parseChat(ctx context.Context, body []byte) (*runSpec, error) {
+	return s.parseRequest(ctx, body, nil)
+}
+
+// parseRequest is parseChat; pinned, when not nil, holds the files of a
+// claimed cluster run's "store:KEY" variables by variable name (the
+// blobs pinned at submit, fetched into the local cache).
+func (s *Server) parseRequest(ctx context.Context, body []byte, pinned map[string]rlmctx.StoredFile) (*runSpec, error) {
 	if err := checkJSONBudget(body, "", s.cfg.MaxJSONValues, s.cfg.MaxJSONDepth); err != nil {
 		return nil, err
 	}
@@ -340,7 +352,7 @@ func (s *Server) parseChat(body []byte) (*runSpec, error) {
 		}
 		spec.vars = append(spec.vars, "conversation")
 	}
-	if err := s.addVariables(spec, opts.Variables); err != nil {
+	if err := s.addVariables(ctx, spec, opts.Variables, pinned); err != nil {
 		return nil, err
 	}
 	spec.ctx.CheckSizeLimits(s.cfg.Sizes)
@@ -381,8 +393,10 @@ func applyRootParams(spec *runSpec, req *chatRequest) error {
 }
 
 // addVariables adds the rlm.variables to the run's context, in the order
-// the request gives them.
-func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
+// the request gives them. On a cluster replica, a "store:KEY" variable is
+// only resolved to its blob (spec.pinned), which the worker that claims
+// the run loads from pinned.
+func (s *Server) addVariables(ctx context.Context, spec *runSpec, raw rawRef, pinned map[string]rlmctx.StoredFile) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -410,13 +424,30 @@ func (s *Server) addVariables(spec *runSpec, raw rawRef) error {
 		if _, dup := spec.ctx.Get(name); dup {
 			return badRequest(field, "the name is used twice (conversation holds the earlier messages)")
 		}
+		if slices.ContainsFunc(spec.pinned, func(v cluster.Var) bool { return v.Name == name }) {
+			return badRequest(field, "the name is used twice")
+		}
 		var variable *rlmctx.Variable
 		if str, ok := val.(string); ok && strings.HasPrefix(str, rlmctx.StorePrefix) {
 			spec2 := rlmctx.VarSpec{Name: name, Source: str}
-			variable, _, err = rlmctx.LoadVar(context.Background(), spec2, rlmctx.LoadOptions{Store: s.store})
+			opts := rlmctx.LoadOptions{Store: s.store}
+			switch {
+			case pinned != nil:
+				f, ok := pinned[name]
+				if !ok {
+					return badRequest(field, "no blob was pinned for this variable when the run was submitted")
+				}
+				opts.StoredFiles = func(context.Context, string) (rlmctx.StoredFile, error) { return f, nil }
+			case s.cfg.Cluster != nil:
+				if err := s.pinStoreVar(ctx, spec, field, name, strings.TrimPrefix(str, rlmctx.StorePrefix)); err != nil {
+					return err
+				}
+				spec.vars = append(spec.vars, name)
+				continue
+			}
+			variable, _, err = rlmctx.LoadVar(ctx, spec2, opts)
 			if errors.Is(err, rlmctx.ErrNotFound) {
-				return &apiError{status: 400, typ: "invalid_request_error", param: field, code: "store_key_not_found",
-					msg: fmt.Sprintf("%s: %v (GET /v1/vars lists the keys)", field, err), err: ErrBadRequest}
+				return storeKeyNotFound(field, err)
 			}
 		} else {
 			typ := rlmctx.Text

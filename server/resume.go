@@ -51,7 +51,7 @@ func (s *Server) ResumeRuns(ctx context.Context) ([]string, error) {
 
 // resume starts a job continuing kept run m with its request body.
 func (s *Server) resume(ctx context.Context, m runs.Meta, body []byte) error {
-	spec, err := s.parseChat(bytes.Clone(body))
+	spec, err := s.parseChat(ctx, bytes.Clone(body))
 	if err != nil {
 		return fmt.Errorf("its request no longer parses: %w", err)
 	}

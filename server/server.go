@@ -94,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.store = st
+	if cfg.Blobs != nil && cfg.Cluster == nil {
+		return nil, fmt.Errorf("%w: a blob store is for a cluster replica: its keys are kept in the cluster's database", ErrBadConfig)
+	}
 	if cfg.Cluster != nil && cfg.RunsDir == "" {
 		return nil, fmt.Errorf("%w: a cluster replica needs a runs directory for the runs it executes", ErrBadConfig)
 	}
@@ -290,6 +293,13 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 			checks["cluster"], ok = s.clientText(err.Error()), false
 		} else {
 			checks["cluster"] = "ok"
+		}
+	}
+	if s.cfg.Blobs != nil {
+		if err := s.cfg.Blobs.Ping(r.Context()); err != nil {
+			checks["blobs"], ok = s.clientText(err.Error()), false
+		} else {
+			checks["blobs"] = "ok"
 		}
 	}
 	status := 200

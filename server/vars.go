@@ -60,6 +60,10 @@ func matchTag(v string) string {
 }
 
 func (s *Server) handleVarList(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterVarList(w, r)
+		return
+	}
 	f := rlmctx.Filter{Scope: r.URL.Query().Get("scope"), Type: rlmctx.VarType(r.URL.Query().Get("type"))}
 	list := s.store.List(f)
 	out := make([]varInfo, 0, len(list))
@@ -74,6 +78,10 @@ func (s *Server) handleVarList(w http.ResponseWriter, r *http.Request) {
 // handleVarGet answers a value: text as text/plain, other values as JSON,
 // with its content hash as ETag (for If-Match).
 func (s *Server) handleVarGet(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterVarGet(w, r)
+		return
+	}
 	key := r.PathValue("key")
 	v, ref, err := s.store.GetRef(key)
 	if err != nil {
@@ -105,6 +113,10 @@ func (s *Server) handleVarGet(w http.ResponseWriter, r *http.Request) {
 // makes it a compare-and-swap on the content hash (412 when stale);
 // If-None-Match: * creates only.
 func (s *Server) handleVarPut(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterVarPut(w, r)
+		return
+	}
 	key := r.PathValue("key")
 	body, done, err := s.readBody(w, r)
 	if err != nil {
@@ -190,6 +202,10 @@ func (s *Server) handleVarPut(w http.ResponseWriter, r *http.Request) {
 // handleVarDelete removes a key; with If-Match only if its content hash
 // matches.
 func (s *Server) handleVarDelete(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Cluster != nil {
+		s.clusterVarDelete(w, r)
+		return
+	}
 	key := r.PathValue("key")
 	if im := r.Header.Get("If-Match"); im != "" {
 		hash, _, err := s.store.Hash(key)

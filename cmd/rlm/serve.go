@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rlmhq/rlm/blobs"
 	"github.com/rlmhq/rlm/cluster"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/orchestrator"
@@ -24,7 +26,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE]]]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -43,6 +45,8 @@ type serveOptions struct {
 	noKeep        bool
 	resumeRuns    bool
 	clusterDB     string
+	blobsURL      string
+	maxVarSize    int64
 	leaseTTL      time.Duration
 	work          bool
 	maxCells      int
@@ -176,6 +180,9 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)")
 	fs.StringVar(&o.clusterDB, "cluster-db", "", "be one replica of a cluster whose runs are kept in the PostgreSQL database at `URL` (default $RLM_CLUSTER_DB; see docs/cluster.md)")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "in a cluster, how long a process that stopped answering keeps its runs before another takes them over")
+	fs.StringVar(&o.blobsURL, "blobs", "", "in a cluster, keep the variable store's values in the S3-compatible bucket at `URL`, s3://BUCKET[/PREFIX]?endpoint=...&region=... (default $RLM_BLOBS; credentials from the AWS variables; see docs/cluster.md)")
+	o.maxVarSize = server.DefaultMaxVarBytes
+	fs.Var(byteSize[int64]{&o.maxVarSize}, "max-var-size", "in a cluster with --blobs, largest text value PUT to /v1/vars, a `SIZE` (streamed to the bucket; 413 beyond)")
 	fs.BoolVar(&o.work, "work", true, "in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)")
 	fs.IntVar(&o.maxCells, "max-cells", 0, "in a cluster, benchmark sweep cells executed at once, besides the runs (0: as many as --max-runs)")
 	if err := parseFlags(fs, args); err != nil {
@@ -183,6 +190,9 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	}
 	if o.clusterDB == "" {
 		o.clusterDB = env.getenv("RLM_CLUSTER_DB")
+	}
+	if o.blobsURL == "" {
+		o.blobsURL = env.getenv("RLM_BLOBS")
 	}
 	if o.worker {
 		if err := workerFlagsOnly(fs); err != nil {
@@ -205,6 +215,11 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 		if o.maxCells < 0 {
 			return fmt.Errorf("%w: --max-cells must be >= 0", errUsage)
 		}
+	} else if o.blobsURL != "" {
+		return fmt.Errorf("%w: --blobs (or RLM_BLOBS) is for a cluster: its keys are kept in the cluster's database, so pass --cluster-db URL too (or set RLM_CLUSTER_DB)", errUsage)
+	}
+	if o.maxVarSize < 1 {
+		return fmt.Errorf("%w: --max-var-size must be >= 1", errUsage)
 	}
 	cfg, err := o.config(env, fs)
 	if err != nil {
@@ -328,6 +343,14 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 			db.SetCellExecutor(newCellExecutor(env, o.models))
 		}
 		cfg.Cluster = db
+	}
+	if o.blobsURL != "" {
+		bs, err := blobs.Open(ctx, blobs.Config{URL: o.blobsURL, CacheDir: filepath.Join(*o.storeDir, "blobs")})
+		if err != nil {
+			return fmt.Errorf("--blobs: %w", err)
+		}
+		cfg.Blobs = bs
+		cfg.MaxVarBytes = o.maxVarSize
 	}
 	s, err := server.New(cfg)
 	if errors.Is(err, server.ErrWeakToken) {

@@ -35,6 +35,8 @@ func TestServeFlags(t *testing.T) {
 		{"short token", nil, map[string]string{"RLM_SERVE_TOKEN": "short-token"}, "bearer token too short: 11 characters, at least 16"},
 		{"tiny read timeout", []string{"--read-timeout", "1us"}, nil, "--read-timeout must be at least 1ms"},
 		{"negative max-conns", []string{"--max-conns", "-1"}, nil, "--max-conns must be >= 0"},
+		{"blobs without a cluster", []string{"--blobs", "s3://b?endpoint=http://127.0.0.1:1"}, nil, "--blobs (or RLM_BLOBS) is for a cluster"},
+		{"RLM_BLOBS without a cluster", nil, map[string]string{"RLM_BLOBS": "s3://b"}, "pass --cluster-db URL too"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ func init() {
 	register(&command{name: "worker", summary: "execute the runs of a cluster of rlm serve replicas (no HTTP)", run: runWorker})
 }
 
-const workerSynopsis = "--cluster-db URL [model flags] [budgets] [limits] [--max-runs N] [--lease-ttl D] [--drain-timeout D] [--store DIR] [--runs-dir DIR] [--meta FILE] [--meta-notes-tokens N]"
+const workerSynopsis = "--cluster-db URL [--blobs URL] [model flags] [budgets] [limits] [--max-runs N] [--lease-ttl D] [--drain-timeout D] [--store DIR] [--runs-dir DIR] [--meta FILE] [--meta-notes-tokens N]"
 
 // runWorker is rlm serve without HTTP: it claims the cluster's queued runs
 // (and those whose owner died) and executes them, --max-runs at once,
@@ -26,7 +26,7 @@ func runWorker(ctx context.Context, env *cliEnv, args []string) error {
 // serveOnlyFlags are rlm serve's flags that mean nothing without HTTP.
 var serveOnlyFlags = []string{"addr", "token-file", "queue", "max-body", "max-body-memory", "max-json-values", "max-json-depth",
 	"max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout", "idle-timeout",
-	"stream-keepalive", "cors-origin", "retain-trajectory-bytes", "no-keep", "resume-runs", "work"}
+	"stream-keepalive", "cors-origin", "retain-trajectory-bytes", "no-keep", "resume-runs", "work", "max-var-size"}
 
 // workerFlagsOnly refuses the flags of rlm serve's HTTP side, which a
 // worker would otherwise ignore.
