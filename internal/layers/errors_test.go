@@ -26,6 +26,10 @@ var flagExempt = map[string]bool{
 	// The load test runs `rlm serve` as a child process, passing it flags,
 	// and rlm-loadtest forwards extra serve flags to it.
 	"internal/loadtest": true,
+	// Test support that starts other programs (versitygw, PostgreSQL)
+	// with their own flags.
+	"blobs/blobstest":     true,
+	"cluster/clustertest": true,
 }
 
 // Library packages do not name the command's flags in their strings (error
