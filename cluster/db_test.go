@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,58 @@ func TestConnectionLossIsUnavailableAndTheListenerReconnects(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Finish(ctx, Outcome{Status: "done"}))
 	assertSeqs(t, collect(t, ch, 5*time.Second), 0, 1)
+}
+
+// TestSubmitOnce: submissions with one Idempotency-Key, even concurrent
+// ones from several processes, store one run; the key with another body
+// is a conflict; past the TTL the key starts a new run.
+func TestSubmitOnce(t *testing.T) {
+	schema := newSchema(t)
+	a, b := open(t, testConfig(schema, "a")), open(t, testConfig(schema, "b"))
+	ctx := tctx(t)
+	idem := Idempotency{Route: "runs", Key: "k1", BodyHash: []byte("h1"), TTL: time.Hour}
+	type result struct {
+		id     string
+		repeat bool
+		err    error
+	}
+	out := make(chan result, 8)
+	for i := range 8 {
+		db := a
+		if i%2 == 1 {
+			db = b
+		}
+		go func() {
+			id, repeat, err := db.SubmitOnce(ctx, Run{ID: fmt.Sprintf("r%d", i), Query: "q", Spec: []byte("s")}, nil, idem)
+			out <- result{id, repeat, err}
+		}()
+	}
+	ids := map[string]int{}
+	repeats := 0
+	for range 8 {
+		r := <-out
+		require.NoError(t, r.err)
+		ids[r.id]++
+		if r.repeat {
+			repeats++
+		}
+	}
+	require.Len(t, ids, 1, "one run for the key")
+	assert.Equal(t, 7, repeats)
+	assert.Equal(t, 1, count(t, a, `SELECT count(*) FROM rlm_runs`))
+	assert.Equal(t, 1, count(t, a, `SELECT count(*) FROM river_job`))
+
+	_, _, err := b.SubmitOnce(ctx, Run{ID: "other", Query: "q2"}, nil, Idempotency{Route: "runs", Key: "k1", BodyHash: []byte("h2"), TTL: time.Hour})
+	require.ErrorIs(t, err, ErrIdempotencyConflict)
+	id, repeat, err := b.SubmitOnce(ctx, Run{ID: "chat1", Query: "q"}, nil, Idempotency{Route: "chat", Key: "k1", BodyHash: []byte("h1"), TTL: time.Hour})
+	require.NoError(t, err)
+	assert.Equal(t, "chat1", id, "another route is another key")
+	assert.False(t, repeat)
+	// Past the TTL the key is free again.
+	_, err = a.pool.Exec(ctx, `UPDATE rlm_idempotency SET created_at = now() - interval '2 hours' WHERE route = 'runs'`)
+	require.NoError(t, err)
+	id, repeat, err = a.SubmitOnce(ctx, Run{ID: "late", Query: "q"}, nil, idem)
+	require.NoError(t, err)
+	assert.Equal(t, "late", id)
+	assert.False(t, repeat)
 }

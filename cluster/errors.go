@@ -58,6 +58,9 @@ var (
 	// unreachable): the run is released, not failed, and dispatched again
 	// after Config.RetryDelay.
 	ErrRetry = errors.New("cluster: retry the run later")
+	// ErrIdempotencyConflict reports an Idempotency-Key used before with
+	// another request body.
+	ErrIdempotencyConflict = errors.New("cluster: idempotency key used with another request")
 	// ErrClosed reports a call on a closed DB or a stopped worker.
 	ErrClosed = errors.New("cluster: closed")
 )
@@ -88,7 +91,7 @@ func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists, ErrNoVar, ErrVersionMismatch} {
+	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists, ErrNoVar, ErrVersionMismatch, ErrIdempotencyConflict} {
 		if errors.Is(err, s) {
 			return err
 		}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,35 +163,86 @@ func (db *DB) Submit(ctx context.Context, r Run, vars []Var) error {
 	if len(r.Config) > 0 && !json.Valid(r.Config) {
 		return errors.New("cluster: submit: config is not valid JSON")
 	}
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return db.submitTx(ctx, tx, r, vars) })
+	return wrapErr("submit "+r.ID, err)
+}
+
+// submitTx stores run r, its variables and its job in tx (see Submit).
+func (db *DB) submitTx(ctx context.Context, tx pgx.Tx, r Run, vars []Var) error {
+	tag, err := tx.Exec(ctx, `INSERT INTO rlm_runs (id, status, query, model, spec, config, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6::jsonb, clock_timestamp()) ON CONFLICT (id) DO NOTHING`,
+		r.ID, string(runs.StatusQueued), r.Query, r.Model, r.Spec, jsonArg(r.Config))
+	if err != nil {
+		return wrapErr("submit "+r.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return db.sameSubmit(ctx, tx, r, vars)
+	}
+	for _, v := range vars {
+		if _, err := tx.Exec(ctx, `INSERT INTO rlm_run_vars (run_id, name, digest, size, type, encoding) VALUES ($1, $2, $3, $4, $5, $6)`,
+			r.ID, v.Name, v.Digest, v.Size, v.Type, v.Encoding); err != nil {
+			return wrapErr("submit "+r.ID+": var "+v.Name, err)
+		}
+		if err := markBlob(ctx, tx, v.Digest, v.Size); err != nil {
+			return wrapErr("submit "+r.ID+": blob", err)
+		}
+	}
+	res, err := db.river.InsertTx(ctx, tx, runArgs{RunID: r.ID}, nil)
+	if err != nil {
+		return wrapErr("submit "+r.ID+": insert job", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rlm_runs SET job_id = $2 WHERE id = $1`, r.ID, res.Job.ID); err != nil {
+		return wrapErr("submit "+r.ID, err)
+	}
+	return nil
+}
+
+// Idempotency names a submission made with an Idempotency-Key: Route and
+// Key identify it for TTL, BodyHash is the hash of the request it came
+// with.
+type Idempotency struct {
+	Route, Key string
+	BodyHash   []byte
+	TTL        time.Duration
+}
+
+// SubmitOnce submits run r unless a submission with the same
+// Idempotency-Key (route and key) was made within idem.TTL, on any
+// replica: then it stores nothing and returns the id of that
+// submission's run and true. The same key with another request body is
+// an error wrapping ErrIdempotencyConflict. Concurrent submissions with
+// one key store one run.
+func (db *DB) SubmitOnce(ctx context.Context, r Run, vars []Var, idem Idempotency) (string, bool, error) {
+	if err := runs.CheckID(r.ID); err != nil {
+		return "", false, fmt.Errorf("cluster: submit: %w", err)
+	}
+	runID, repeat := r.ID, false
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO rlm_runs (id, status, query, model, spec, config, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6::jsonb, clock_timestamp()) ON CONFLICT (id) DO NOTHING`,
-			r.ID, string(runs.StatusQueued), r.Query, r.Model, r.Spec, jsonArg(r.Config))
-		if err != nil {
-			return wrapErr("submit "+r.ID, err)
+		var owner string
+		err := tx.QueryRow(ctx, `INSERT INTO rlm_idempotency (route, key, body_hash, run_id) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (route, key) DO UPDATE SET body_hash = EXCLUDED.body_hash, run_id = EXCLUDED.run_id, created_at = clock_timestamp()
+				WHERE rlm_idempotency.created_at < clock_timestamp() - $5::bigint * interval '1 microsecond'
+			RETURNING run_id`, idem.Route, idem.Key, idem.BodyHash, r.ID, idem.TTL.Microseconds()).Scan(&owner)
+		if err == nil {
+			return db.submitTx(ctx, tx, r, vars)
 		}
-		if tag.RowsAffected() == 0 {
-			return db.sameSubmit(ctx, tx, r, vars)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
 		}
-		for _, v := range vars {
-			if _, err := tx.Exec(ctx, `INSERT INTO rlm_run_vars (run_id, name, digest, size, type, encoding) VALUES ($1, $2, $3, $4, $5, $6)`,
-				r.ID, v.Name, v.Digest, v.Size, v.Type, v.Encoding); err != nil {
-				return wrapErr("submit "+r.ID+": var "+v.Name, err)
-			}
-			if err := markBlob(ctx, tx, v.Digest, v.Size); err != nil {
-				return wrapErr("submit "+r.ID+": blob", err)
-			}
+		var hash []byte
+		if err := tx.QueryRow(ctx, `SELECT body_hash, run_id FROM rlm_idempotency WHERE route = $1 AND key = $2`, idem.Route, idem.Key).Scan(&hash, &runID); err != nil {
+			return err
 		}
-		res, err := db.river.InsertTx(ctx, tx, runArgs{RunID: r.ID}, nil)
-		if err != nil {
-			return wrapErr("submit "+r.ID+": insert job", err)
+		if !bytes.Equal(hash, idem.BodyHash) {
+			return fmt.Errorf("%w: %s", ErrIdempotencyConflict, idem.Key)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE rlm_runs SET job_id = $2 WHERE id = $1`, r.ID, res.Job.ID); err != nil {
-			return wrapErr("submit "+r.ID, err)
-		}
+		repeat = true
 		return nil
 	})
-	return wrapErr("submit "+r.ID, err)
+	if err != nil {
+		return "", false, wrapErr("submit "+r.ID, err)
+	}
+	return runID, repeat, nil
 }
 
 // sameSubmit returns nil if the stored run r.ID has r's request, and an

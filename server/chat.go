@@ -66,12 +66,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.cfg.Cluster != nil {
-		if key != "" {
-			s.release()
-			s.writeError(w, errClusterIdempotency)
-			return
-		}
-		s.clusterChat(w, r, spec)
+		s.clusterChat(w, r, spec, key)
 		return
 	}
 	j, err := s.startIdempotent(w, r, "chat", key, spec, false)

@@ -21,12 +21,6 @@ import (
 // server's, their durable writes copied to the database through a
 // runs.Mirror guarded by the lease's fencing epoch.
 
-// errClusterIdempotency refuses an Idempotency-Key on a cluster replica
-// (the keys are kept per process, so a retry reaching another replica
-// would start a second run).
-var errClusterIdempotency = &apiError{status: 400, typ: "invalid_request_error", param: "Idempotency-Key", code: "unsupported_header",
-	msg: "Idempotency-Key is not supported by a cluster replica yet: create the run once with POST /v1/runs and poll or stream it by id", err: ErrBadRequest}
-
 // clusterWriteTimeout bounds one write of a run's copy to the database.
 const clusterWriteTimeout = 30 * time.Second
 
@@ -276,21 +270,29 @@ func (j *job) endClaimed(o runs.Outcome, handedOn bool) {
 
 // clusterSubmit stores a new run in the cluster's database, queued for
 // any worker, and answers 202 with its state.
-func (s *Server) clusterSubmit(w http.ResponseWriter, r *http.Request, spec *runSpec) {
-	row, err := s.submitRun(r.Context(), spec)
+func (s *Server) clusterSubmit(w http.ResponseWriter, r *http.Request, spec *runSpec, key string) {
+	row, repeat, err := s.submitRun(r.Context(), spec, "runs", key)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
 	noteRun(r.Context(), row.ID, 0, nil)
 	w.Header().Set("Location", "/v1/runs/"+row.ID)
+	if repeat {
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeJSON(w, http.StatusAccepted, resultOfRow(row))
+		return
+	}
 	writeJSON(w, http.StatusAccepted, &RunResult{ID: row.ID, Object: "rlm.run", Status: StateQueued, Model: spec.model, Query: spec.query, Created: row.Created.Unix()})
 }
 
 // submitRun stores the admitted run of spec in the cluster's database
 // (its request is what a worker executes) and gives the admission back:
-// the run waits in the database, not in this process.
-func (s *Server) submitRun(ctx context.Context, spec *runSpec) (cluster.Run, error) {
+// the run waits in the database, not in this process. With an
+// Idempotency-Key (key not ""), a repeat of a request of route made
+// within IdempotencyTTL on any replica stores nothing and returns the
+// first request's run (repeat true); the key with another body is a 409.
+func (s *Server) submitRun(ctx context.Context, spec *runSpec, route, key string) (row cluster.Run, repeat bool, err error) {
 	defer s.release()
 	now := time.Now()
 	cfg := spec.engine
@@ -298,33 +300,55 @@ func (s *Server) submitRun(ctx context.Context, spec *runSpec) (cluster.Run, err
 	cfg.SubModel = s.subModel()
 	rc, err := json.Marshal(s.runConfig(spec, cfg))
 	if err != nil {
-		return cluster.Run{}, err
+		return row, false, err
 	}
-	row := cluster.Run{ID: runs.NewID(now), Status: runs.StatusQueued, Query: spec.query, Model: spec.model, Spec: spec.body, Config: rc, Created: now}
+	row = cluster.Run{ID: runs.NewID(now), Status: runs.StatusQueued, Query: spec.query, Model: spec.model, Spec: spec.body, Config: rc, Created: now}
 	spec.body = nil
-	if err := s.cfg.Cluster.Submit(ctx, row, spec.pinned); err != nil {
-		return row, s.clusterError(err)
+	if key == "" {
+		if err := s.cfg.Cluster.Submit(ctx, row, spec.pinned); err != nil {
+			return row, false, s.clusterError(err)
+		}
+		return row, false, nil
 	}
-	return row, nil
+	id, repeat, err := s.cfg.Cluster.SubmitOnce(ctx, row, spec.pinned,
+		cluster.Idempotency{Route: route, Key: key, BodyHash: spec.bodyHash[:], TTL: IdempotencyTTL})
+	if errors.Is(err, cluster.ErrIdempotencyConflict) {
+		return row, false, errIdempotencyReused
+	}
+	if err != nil {
+		return row, false, s.clusterError(err)
+	}
+	if repeat {
+		if row, err = s.clusterRun(ctx, id); err != nil {
+			return row, false, err
+		}
+	}
+	return row, repeat, nil
 }
 
 // clusterChat answers a chat completion through the cluster: the run is
 // submitted for any worker, its progress followed in the database (a
 // streamed completion sends it as chunks), and a client that goes away
 // cancels it, wherever it runs.
-func (s *Server) clusterChat(w http.ResponseWriter, r *http.Request, spec *runSpec) {
-	row, err := s.submitRun(r.Context(), spec)
+func (s *Server) clusterChat(w http.ResponseWriter, r *http.Request, spec *runSpec, key string) {
+	row, repeat, err := s.submitRun(r.Context(), spec, "chat", key)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
+	if repeat {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
 	db := s.cfg.Cluster
-	stop := context.AfterFunc(r.Context(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), clusterWriteTimeout)
-		defer cancel()
-		_, _ = db.Cancel(ctx, row.ID)
-	})
-	defer stop()
+	if key == "" {
+		// Without a key nobody can come back for the run.
+		stop := context.AfterFunc(r.Context(), func() {
+			ctx, cancel := context.WithTimeout(context.Background(), clusterWriteTimeout)
+			defer cancel()
+			_, _ = db.Cancel(ctx, row.ID)
+		})
+		defer stop()
+	}
 	var sse *sse
 	base := chunk{ID: "chatcmpl-" + row.ID, Object: "chat.completion.chunk", Created: row.Created.Unix(), Model: spec.model}
 	if spec.stream {

@@ -180,3 +180,48 @@ func TestClusterDrainHandsRunsOn(t *testing.T) {
 	require.True(t, strings.HasPrefix(string(after), string(before)), "the journal goes on after the first owner's events")
 	assert.Contains(t, string(after[len(before):]), `"type":"`+runs.EventResume+`"`)
 }
+
+// TestClusterIdempotencyAcrossReplicas: a request repeated with its
+// Idempotency-Key on another replica gets the run the first one created
+// (no second run, no model call); the key with another body is a 409.
+func TestClusterIdempotencyAcrossReplicas(t *testing.T) {
+	url := clustertest.NewDatabase(t)
+	up := fakeUpstream(t, 0)
+	a := clusterReplica(t, up, url, "a", true, nil)
+	b := clusterReplica(t, up, url, "b", false, nil)
+
+	code, _, body := a.do(t, "POST", "/v1/runs", chatBody("echo once", nil), "Idempotency-Key", "run-key-1")
+	require.Equal(t, 202, code, string(body))
+	var first RunResult
+	require.NoError(t, json.Unmarshal(body, &first))
+	code, hdr, body := b.do(t, "POST", "/v1/runs", chatBody("echo once", nil), "Idempotency-Key", "run-key-1")
+	require.Equal(t, 202, code, string(body))
+	var again RunResult
+	require.NoError(t, json.Unmarshal(body, &again))
+	assert.Equal(t, first.ID, again.ID)
+	assert.Equal(t, "true", hdr.Get("Idempotent-Replayed"))
+	code, _, body = b.do(t, "POST", "/v1/runs", chatBody("echo another", nil), "Idempotency-Key", "run-key-1")
+	assert.Equal(t, 409, code)
+	assert.Contains(t, string(body), "idempotency_key_reused")
+	got := b.waitRun(t, first.ID)
+	require.Equal(t, StateDone, got.Status, got.Error)
+
+	calls := up.Count()
+	code, _, body = a.do(t, "POST", "/v1/chat/completions", chatBody("echo chat once", nil), "Idempotency-Key", "chat-key-1")
+	require.Equal(t, 200, code, string(body))
+	var c1, c2 chatResponse
+	require.NoError(t, json.Unmarshal(body, &c1))
+	after := up.Count()
+	assert.Greater(t, after, calls)
+	code, hdr, body = b.do(t, "POST", "/v1/chat/completions", chatBody("echo chat once", nil), "Idempotency-Key", "chat-key-1")
+	require.Equal(t, 200, code, string(body))
+	require.NoError(t, json.Unmarshal(body, &c2))
+	assert.Equal(t, c1.RLM.RunID, c2.RLM.RunID)
+	assert.Equal(t, "chat once", c2.Choices[0].Message.Content)
+	assert.Equal(t, "true", hdr.Get("Idempotent-Replayed"))
+	assert.Equal(t, after, up.Count(), "the repeat made no model call")
+	var list runList
+	_, _, body = a.do(t, "GET", "/v1/runs", nil)
+	require.NoError(t, json.Unmarshal(body, &list))
+	assert.Len(t, list.Data, 2, "one run per key")
+}

@@ -25,6 +25,10 @@ const (
 	maxIdempotencyKeyLen = 255
 )
 
+// errIdempotencyReused answers a key used before with another body.
+var errIdempotencyReused = &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_reused",
+	msg: "Idempotency-Key: this key was used with another request body: use a new key for a new request", err: ErrBadRequest}
+
 // idemEntry is a key's request and run ("" while the first request with
 // it is still starting its run).
 type idemEntry struct {
@@ -63,8 +67,7 @@ func (st *idemStore) claim(route, key string, h [32]byte, now time.Time) (string
 	if e, ok := st.m[k]; ok && now.Sub(e.at) < IdempotencyTTL {
 		switch {
 		case e.hash != h:
-			return "", &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_reused",
-				msg: "Idempotency-Key: this key was used with another request body: use a new key for a new request", err: ErrBadRequest}
+			return "", errIdempotencyReused
 		case e.runID == "":
 			return "", &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_in_use",
 				msg: "Idempotency-Key: the first request with this key is still starting its run: retry in a moment", err: ErrBadRequest, retryAfter: time.Second}

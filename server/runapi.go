@@ -29,12 +29,7 @@ func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.cfg.Cluster != nil {
-		if key != "" {
-			s.release()
-			s.writeError(w, errClusterIdempotency)
-			return
-		}
-		s.clusterSubmit(w, r, spec)
+		s.clusterSubmit(w, r, spec, key)
 		return
 	}
 	spec.stream = false
