@@ -294,7 +294,10 @@ func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]
 					return nil, Errorf("csv.Error", "line contains NUL")
 				}
 				if err := process(c); err != nil {
-					return nil, Errorf("csv.Error", "line %d: %s", lineNum, err.(*PyError).Msg)
+					if pe, ok := err.(*PyError); ok && pe.Kind != "MemoryError" {
+						return nil, Errorf("csv.Error", "line %d: %s", lineNum, pe.Msg)
+					}
+					return nil, err // a MemoryError, a stopped step
 				}
 			}
 			if err := process(eol); err != nil {

@@ -466,10 +466,12 @@ func TestBuiltinsStopNearTheLimit(t *testing.T) {
 			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
 			assert.Contains(t, se.Traceback, tt.what)
 			// Garbage counts in the bytes allocated (a buffer outgrown, a
-			// stack copied out): the limit again is the margin. The heap
-			// in use, sampled as the step runs, stays within a sixteenth.
-			assert.LessOrEqual(t, got, int64(2*limit), "allocated at most the limit and a margin")
-			assert.LessOrEqual(t, peak.Load(), int64(limit+limit/16), "the heap stays near the limit")
+			// stack copied out; more of it under the race detector):
+			// three times the limit is the margin, where these rows
+			// allocated 7 to 160 times it. The heap in use, sampled as
+			// the step runs, stays within an eighth of the limit.
+			assert.LessOrEqual(t, got, int64(4*limit), "allocated at most the limit and a margin")
+			assert.LessOrEqual(t, peak.Load(), int64(limit+limit/8), "the heap stays near the limit")
 		})
 	}
 }
