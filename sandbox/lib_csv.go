@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
@@ -141,6 +142,12 @@ func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]
 			return nil
 		}
 		fields = append(fields, starlark.String(s))
+		if len(fields)%growCheckEvery == 0 {
+			// A row of many fields is sized as it grows: room for its
+			// slice to double (a delimiter is one byte, its field 16 or
+			// more).
+			return growCheckFor(thread, int64(len(fields))*listElemBytes, "csv.reader row")
+		}
 		return nil
 	}
 	add := func(c rune) { field.WriteRune(c); fieldLen++ }
@@ -287,7 +294,10 @@ func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]
 					return nil, Errorf("csv.Error", "line contains NUL")
 				}
 				if err := process(c); err != nil {
-					return nil, Errorf("csv.Error", "line %d: %s", lineNum, err.(*PyError).Msg)
+					if pe, ok := err.(*PyError); ok && pe.Kind != "MemoryError" {
+						return nil, Errorf("csv.Error", "line %d: %s", lineNum, pe.Msg)
+					}
+					return nil, err // a MemoryError, a stopped step
 				}
 			}
 			if err := process(eol); err != nil {
@@ -302,7 +312,7 @@ func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]
 		}
 		rows = append(rows, starlark.NewList(fields))
 		if len(rows)%growCheckEvery == 0 {
-			if err := interrupted(thread); err != nil {
+			if err := growCheckFor(thread, int64(len(rows))*listElemBytes, "csv.reader rows"); err != nil {
 				return nil, err
 			}
 		}
@@ -423,6 +433,17 @@ func csvDictReaderFn(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 			return nil, err
 		}
 	}
+	// Each row becomes a dict of at least len(names) entries: a thousand
+	// one-field lines with a million fieldnames are a billion entries.
+	var entries int64
+	for _, r := range rows {
+		if l := r.(*starlark.List); l.Len() > 0 {
+			entries += int64(max(len(names), l.Len()))
+		}
+	}
+	if err := checkAllocFor(thread, satMul(entries, dictEntryBytes), "csv.DictReader rows"); err != nil {
+		return nil, err
+	}
 	var out []starlark.Value
 	for _, r := range rows {
 		l := r.(*starlark.List)
@@ -471,26 +492,51 @@ func (w *csvWriter) AttrNames() []string {
 	return []string{"writerow", "writerows"}
 }
 
+// dictEntryBytes is what a dict entry costs: its hash, key and value and
+// its slot in the index.
+const dictEntryBytes = 64
+
 func (w *csvWriter) formatRow(thread *starlark.Thread, fields []starlark.Value) (string, error) {
 	d := w.d
-	var b strings.Builder
+	// The fields as text, and the row's size before it is built: a row
+	// can be far larger than its list (one long string shared by every
+	// field, DictWriter's restval for every missing key).
+	strs := make([]string, len(fields))
+	nums := make([]bool, len(fields))
+	size := int64(len(d.lineterminator))
+	escape := max(utf8.RuneLen(d.quotechar), utf8.RuneLen(d.escapechar), 1)
 	for i, f := range fields {
-		if i > 0 {
-			b.WriteRune(d.delimiter)
-		}
-		var s string
-		isNum := false
 		switch x := f.(type) {
 		case starlark.NoneType:
 		case starlark.String:
-			s = string(x)
+			strs[i] = string(x)
 		case starlark.Int, starlark.Float:
-			s, isNum = Str(x), true
-		case starlark.Bool:
-			s = Str(x)
+			strs[i], nums[i] = Str(x), true
 		default:
-			s = Str(x)
+			strs[i] = Str(x)
 		}
+		// The field, its delimiter, its quotes and an escape before
+		// every quote character in it.
+		size += int64(len(strs[i])) + int64(2*escape+utf8.RuneLen(d.delimiter))
+		if d.quotechar != 0 {
+			size += int64(strings.Count(strs[i], string(d.quotechar))) * int64(escape)
+		}
+		if size >= smallAlloc && i%growCheckEvery == 0 {
+			if err := checkAllocFor(thread, size, "csv.writer row"); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := checkAllocFor(thread, size, "csv.writer row"); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(int(size))
+	for i := range fields {
+		if i > 0 {
+			b.WriteRune(d.delimiter)
+		}
+		s, isNum := strs[i], nums[i]
 		quote := false
 		switch d.quoting {
 		case quoteAll:
@@ -522,7 +568,7 @@ func (w *csvWriter) formatRow(thread *starlark.Thread, fields []starlark.Value) 
 		}
 	}
 	b.WriteString(d.lineterminator)
-	return b.String(), checkAlloc(thread, int64(b.Len()))
+	return b.String(), nil
 }
 
 func (w *csvWriter) write(thread *starlark.Thread, row starlark.Value) (starlark.Value, error) {
@@ -562,8 +608,13 @@ func (w *csvWriter) write(thread *starlark.Thread, row starlark.Value) (starlark
 		}
 	} else {
 		if _, ok := row.(starlark.String); ok {
-			// a str is an iterable of characters, as in CPython
-			for _, c := range string(row.(starlark.String)) {
+			// a str is an iterable of characters, as in CPython: a field
+			// (its string and its slot) for each
+			str := string(row.(starlark.String))
+			if err := checkAllocFor(thread, satMul(int64(utf8.RuneCountInString(str)), 2*listElemBytes), "csv.writer row"); err != nil {
+				return nil, err
+			}
+			for _, c := range str {
 				fields = append(fields, starlark.String(string(c)))
 			}
 		} else {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -57,10 +58,17 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	// The decoder builds the interpreter's values as it scans (no Go copy
 	// of the document), its strings sharing text's immutable bytes; every
 	// pyjson.StopEvery values it asks whether the step's limits
-	// (time, memory: the heap read afresh) still hold.
+	// (time, memory: the heap read afresh) still hold, with room left for
+	// what is built last: the values parsed so far may all be items of one
+	// array, held on the decoder's stack until the array closes and then
+	// copied into its list (jsonItemBytes each).
+	parsed := int64(0)
 	v, err := starjson.Decode(unsafe.Slice(unsafe.StringData(text), len(text)), starjson.Options{
 		DecodeOptions: pyjson.DecodeOptions{Python: true, MaxDepth: valueDepthLimit(thread), Shared: true,
-			Stop: func() error { return growCheck(thread, 0) }},
+			Stop: func() error {
+				parsed += pyjson.StopEvery
+				return growCheckFor(thread, parsed*jsonItemBytes, "json.loads result")
+			}},
 	})
 	if err != nil {
 		var se *pyjson.SyntaxError
@@ -78,6 +86,11 @@ func jsonLoads(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 	return v, nil
 }
 
+// jsonItemBytes is what json.loads keeps room for per value parsed: the
+// value's slot in the list its array becomes (the decoder's stack, which
+// holds it until then, is already in the heap).
+const jsonItemBytes = listElemBytes
+
 // jsonEncoder is one json.dumps call: its options and the containers on
 // the path being encoded (to detect cycles).
 type jsonEncoder struct {
@@ -91,6 +104,8 @@ type jsonEncoder struct {
 	depth     int
 	depthStop int
 	stop      stopPoll
+	out       *jsonOut
+	ascii     bool // ensure_ascii
 }
 
 func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -133,16 +148,112 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		}
 		o.ItemSep, o.KeySep = string(item), string(key)
 	}
-	var b strings.Builder
+	b := jsonOut{thread: thread}
 	e := jsonEncoder{thread: thread, w: pyjson.NewWriter(&b, o), sortKeys: sortKeys, skipKeys: skipKeys, allowNaN: allowNaN,
-		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread), stop: newStopPoll(thread)}
+		onPath: map[starlark.Value]bool{}, depthStop: valueDepthLimit(thread), stop: newStopPoll(thread), out: &b, ascii: ensureASCII}
 	if dflt != starlark.None {
 		e.dflt = dflt
 	}
 	if err := e.encode(obj); err != nil {
 		return nil, err
 	}
-	return starlark.String(b.String()), nil
+	return starlark.String(b.b.String()), nil
+}
+
+// sizeString makes room in the output for a long string's encoding
+// before it is written (escapes make it up to six times longer: the
+// check comes before any of it is built).
+func (e *jsonEncoder) sizeString(s string) error {
+	if len(s) < 1<<12 {
+		return nil
+	}
+	return e.out.room(jsonStringLen(s, e.ascii))
+}
+
+// jsonStringLen is the length of s encoded as a JSON string by
+// pyjson.Writer: quoted, escaped, and with ascii every non-ASCII
+// character as \uXXXX (two of them beyond U+FFFF); invalid UTF-8 is
+// \ufffd.
+func jsonStringLen(s string, ascii bool) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			n += 2
+			i++
+		case c < 0x20:
+			n += 6
+			i++
+		case c < 0x7f:
+			n++
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				n += 6
+			case !ascii:
+				n += size
+			case r > 0xffff:
+				n += 12
+			default:
+				n += 6
+			}
+			i += size
+		}
+	}
+	return n
+}
+
+// jsonOut is json.dumps's output: a strings.Builder that asks, before
+// each time it grows past jsonOutCheck bytes, whether the grown buffer
+// fits in the step's memory (the heap read afresh). An encoding can be
+// far larger than the value it encodes (a string shared a million times,
+// indent= repeated on every line, \uXXXX escapes six times a control
+// character), so dumps stops near the limit instead of after it.
+type jsonOut struct {
+	thread *starlark.Thread
+	b      strings.Builder
+}
+
+// jsonOutCheck is the size below which jsonOut grows without asking.
+const jsonOutCheck = smallAlloc
+
+// room makes room for n more bytes: past jsonOutCheck, a buffer that
+// must grow is grown here (strings.Builder.Grow: to twice its capacity
+// and n), after the check.
+func (o *jsonOut) room(n int) error {
+	l, c := o.b.Len(), o.b.Cap()
+	if l+n <= c || l+n < jsonOutCheck {
+		return nil
+	}
+	if err := growCheckFor(o.thread, 2*int64(c)+int64(n), "json.dumps output"); err != nil {
+		return err
+	}
+	o.b.Grow(n)
+	return nil
+}
+
+func (o *jsonOut) Write(p []byte) (int, error) {
+	if err := o.room(len(p)); err != nil {
+		return 0, err
+	}
+	return o.b.Write(p)
+}
+
+func (o *jsonOut) WriteString(s string) (int, error) {
+	if err := o.room(len(s)); err != nil {
+		return 0, err
+	}
+	return o.b.WriteString(s)
+}
+
+func (o *jsonOut) WriteByte(c byte) error {
+	if err := o.room(1); err != nil {
+		return err
+	}
+	return o.b.WriteByte(c)
 }
 
 func (e *jsonEncoder) encode(v starlark.Value) error {
@@ -171,6 +282,9 @@ func (e *jsonEncoder) encode(v starlark.Value) error {
 		}
 		w.Float(float64(x))
 	case starlark.String:
+		if err := e.sizeString(string(x)); err != nil {
+			return err
+		}
 		w.String(string(x))
 	case *starlark.Dict, pyDictLike:
 		d, ok := x.(*starlark.Dict)
@@ -280,6 +394,9 @@ func (e *jsonEncoder) object(d *starlark.Dict) error {
 				continue
 			}
 			return Errorf("TypeError", "keys must be str, int, float, bool or None, not %s", pyType(key))
+		}
+		if err := e.sizeString(k); err != nil {
+			return err
 		}
 		e.w.Key(k)
 		if err := e.encode(kv[1]); err != nil {

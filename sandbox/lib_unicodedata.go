@@ -3,6 +3,7 @@ package sandbox
 import (
 	"strings"
 	"unicode"
+	"unsafe"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"golang.org/x/text/unicode/norm"
@@ -118,10 +119,11 @@ func unicodedataModule() *module {
 			if err != nil {
 				return nil, err
 			}
-			if err := checkAlloc(thread, int64(len(s))*3); err != nil {
+			out, err := normalizeChecked(thread, f, s)
+			if err != nil {
 				return nil, err
 			}
-			return starlark.String(f.String(s)), nil
+			return starlark.String(out), nil
 		},
 		"is_normalized": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			f, s, err := normArgs("is_normalized", args, kwargs)
@@ -141,4 +143,37 @@ func digitValue(r rune) rune {
 		z--
 	}
 	return (r - z) % 10
+}
+
+// normalizeChecked is f.String(s), its size checked before it is built: a
+// compatibility form can make a string eleven times longer (U+FDFA is 3
+// bytes, its NFKD 33), a Hangul syllable's decomposition is three times
+// its size. A string already in form f is returned as it is; a long one
+// is measured first (norm.Iter, in a fixed buffer, every 64 KB of input
+// asking whether the step was stopped) and built in a buffer of exactly
+// that size.
+func normalizeChecked(thread *starlark.Thread, f norm.Form, s string) (string, error) {
+	if len(s) < 4<<10 {
+		return f.String(s), nil
+	}
+	if f.QuickSpanString(s) == len(s) {
+		return s, nil
+	}
+	var it norm.Iter
+	it.InitString(f, s)
+	n, next := 0, 64<<10
+	for !it.Done() {
+		n += len(it.Next())
+		if it.Pos() >= next {
+			next += 64 << 10
+			if err := interrupted(thread); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := checkAllocFor(thread, int64(n), "unicodedata.normalize result"); err != nil {
+		return "", err
+	}
+	out := f.AppendString(make([]byte, 0, n), s)
+	return unsafe.String(unsafe.SliceData(out), len(out)), nil
 }

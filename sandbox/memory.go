@@ -328,6 +328,29 @@ func checkAlloc(thread *starlark.Thread, n int64) error {
 	return st.checkRoom(thread, n)
 }
 
+// checkAllocFor is checkAlloc for what a builtin is about to build (e.g.
+// "json.dumps output"): its MemoryError names it, so that the message
+// says what was too large.
+func checkAllocFor(thread *starlark.Thread, n int64, what string) error {
+	return allocFor(checkAlloc(thread, n), what)
+}
+
+// growCheckFor is growCheck (the heap read afresh, any size) naming what
+// needs the n bytes, as checkAllocFor does.
+func growCheckFor(thread *starlark.Thread, n int64, what string) error {
+	return allocFor(growCheck(thread, n), what)
+}
+
+// allocFor prefixes a refusal's MemoryError with what was being built.
+func allocFor(err error, what string) error {
+	if pe, ok := err.(*PyError); ok && pe.Kind == "MemoryError" {
+		named := *pe
+		named.Msg = what + " too large: " + pe.Msg
+		return &named
+	}
+	return err
+}
+
 // growCheck is the interpreter's grow check on a step's thread (set with
 // starlark.SetGrowCheck): before a list, dict or set grows by another
 // GrowCheckEvery elements, and before a + builds a large string or list,

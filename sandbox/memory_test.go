@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"runtime"
 	"runtime/metrics"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -389,6 +391,87 @@ func TestBuiltinsCheckBeforeBuilding(t *testing.T) {
 			var se *ScriptError
 			require.True(t, errors.As(err, &se), "want a MemoryError or OutputLimitError, got %v", err)
 			assert.Contains(t, []string{"MemoryError", "OutputLimitError"}, se.Kind, se.Traceback)
+		})
+	}
+}
+
+// TestBuiltinsStopNearTheLimit: a builtin whose result is sized by its
+// arguments, or grows far past them (json, unicodedata.normalize, csv),
+// stops with a MemoryError before it has allocated much more than the
+// step's limit: the bytes the Go heap allocated during the step are
+// measured (runtime/metrics), the inputs built in Go before it, and the
+// heap in use sampled while it runs. Without the checks the json.dumps,
+// normalize and csv rows allocated 7 to 160 times the limit before a
+// check or the watchdog stopped them, and json.loads went past the limit
+// by a fifth copying its last array out of the decoder's stack (issue 26).
+func TestBuiltinsStopNearTheLimit(t *testing.T) {
+	const limit = 32 << 20
+	tests := []struct {
+		name string
+		vars map[string]string // globals set before the step
+		code string
+		what string // in the MemoryError's message
+	}{
+		{"json.dumps of a shared string", nil, "import json\nx = json.dumps(['a' * 10**5] * 10**4)", "json.dumps"},
+		{"json.dumps indent", nil, "import json\nx = json.dumps([0] * 10**5, indent=10**4)", "json.dumps"},
+		{"json.dumps escapes", map[string]string{"s": strings.Repeat("\x01", 16<<20)}, "import json\nx = json.dumps(s)", "json.dumps"},
+		{"json.dumps non-ASCII", map[string]string{"s": strings.Repeat("\U0001F600", 4<<20)}, "import json\nx = json.dumps(s)", "json.dumps"},
+		{"json.loads of empty lists", map[string]string{"s": "[" + strings.Repeat("[],", 4<<20) + "[]]"}, "import json\nx = json.loads(s)", ""},
+		{"json.loads of empty dicts", map[string]string{"s": "[" + strings.Repeat("{},", 4<<20) + "{}]"}, "import json\nx = json.loads(s)", ""},
+		{"json.loads of numbers", map[string]string{"s": "[" + strings.Repeat("0,", 8<<20) + "0]"}, "import json\nx = json.loads(s)", ""},
+		{"unicodedata.normalize NFKD", map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)}, "import unicodedata\nx = unicodedata.normalize('NFKD', s)", "unicodedata.normalize"},
+		{"unicodedata.normalize NFKC", map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)}, "import unicodedata\nx = unicodedata.normalize('NFKC', s)", "unicodedata.normalize"},
+		{"unicodedata.normalize NFD of Hangul", map[string]string{"s": strings.Repeat("\ud4db", 8<<20)}, "import unicodedata\nx = unicodedata.normalize('NFD', s)", "unicodedata.normalize"},
+		{"csv.reader of a wide row", map[string]string{"s": strings.Repeat(",", 8<<20)}, "import csv\nx = list(csv.reader([s]))", "csv.reader"},
+		{"csv.reader of many rows", nil, "import csv\nx = csv.reader(['a'] * 2**20)", "csv.reader"},
+		{"csv.DictReader with many fieldnames", nil, "import csv\nx = list(csv.DictReader(['a'] * 1000, fieldnames=list(range(10**5))))", "csv.DictReader"},
+		{"csv.writer of a shared field", nil, "import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(['a' * 10**5] * 10**4)", "csv.writer"},
+		{"csv.writer of a str row", map[string]string{"s": strings.Repeat("a", 8<<20)}, "import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(s)", "csv.writer"},
+		{"csv.DictWriter restval", nil, "import csv, io\nf = io.StringIO()\ncsv.DictWriter(f, list(range(10**4)), restval='a' * 10**5).writerow({})", "csv.writer"},
+	}
+	allocated := func() int64 {
+		s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Limits: Limits{MaxMemory: limit, MaxOutputBytes: 8 << 20, Timeout: 60 * time.Second}})
+			for k, v := range tt.vars {
+				s.SetGlobal(k, starlark.String(v))
+			}
+			runtime.GC()
+			before, base := allocated(), heapInUse()
+			var peak atomic.Int64
+			done := make(chan struct{})
+			go func() {
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					if h := heapInUse() - base; h > peak.Load() {
+						peak.Store(h)
+					}
+					time.Sleep(100 * time.Microsecond)
+				}
+			}()
+			_, err := s.Exec(context.Background(), tt.code)
+			close(done)
+			got := allocated() - before
+			t.Logf("allocated %d MB, peak %d MB", got>>20, peak.Load()>>20)
+			var se *ScriptError
+			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
+			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
+			assert.Contains(t, se.Traceback, tt.what)
+			// Garbage counts in the bytes allocated (a buffer outgrown, a
+			// stack copied out; more of it under the race detector):
+			// three times the limit is the margin, where these rows
+			// allocated 7 to 160 times it. The heap in use, sampled as
+			// the step runs, stays within an eighth of the limit.
+			assert.LessOrEqual(t, got, int64(4*limit), "allocated at most the limit and a margin")
+			assert.LessOrEqual(t, peak.Load(), int64(limit+limit/8), "the heap stays near the limit")
 		})
 	}
 }
