@@ -304,7 +304,15 @@ func (s *Server) putTextBlob(w http.ResponseWriter, r *http.Request, key string,
 			msg: fmt.Sprintf("the request bodies being read now use the server's body memory (%d bytes); retry later", s.cfg.MaxBodyMemory)}
 	}
 	defer s.bodies.give(cost)
-	ref, err := s.cfg.Blobs.Put(r.Context(), &utf8Reader{r: http.MaxBytesReader(w, r.Body, s.cfg.MaxVarBytes)})
+	// A value of gigabytes takes longer than the read timeout to arrive:
+	// the deadline moves on with each MiB received (a client that
+	// trickles still times out), and the small answer, written after the
+	// upload to the blob store, has no write deadline.
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{})
+	body := &progressReader{r: http.MaxBytesReader(w, r.Body, s.cfg.MaxVarBytes), rc: rc, timeout: s.cfg.ReadTimeout}
+	body.extend()
+	ref, err := s.cfg.Blobs.Put(r.Context(), &utf8Reader{r: body})
 	var mb *http.MaxBytesError
 	switch {
 	case errors.As(err, &mb):
@@ -393,6 +401,33 @@ var errNotUTF8 = errors.New("server: text is not UTF-8")
 
 // utf8Reader passes a text through, failing with errNotUTF8 at the first
 // byte that is not UTF-8 (a rune cut between two reads is checked whole).
+// progressReader moves a request's read deadline timeout ahead each time
+// progressStep more bytes of its body have arrived.
+type progressReader struct {
+	r       io.Reader
+	rc      *http.ResponseController
+	timeout time.Duration
+	since   int
+}
+
+// progressStep is the body a client must send within the read timeout.
+const progressStep = 1 << 20
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if p.since += n; p.since >= progressStep {
+		p.since = 0
+		p.extend()
+	}
+	return n, err
+}
+
+func (p *progressReader) extend() {
+	if p.timeout > 0 {
+		_ = p.rc.SetReadDeadline(time.Now().Add(p.timeout))
+	}
+}
+
 type utf8Reader struct {
 	r     io.Reader
 	carry [utf8.UTFMax]byte // the start of a rune cut by the last read

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -286,4 +287,60 @@ func TestClusterBlobGC(t *testing.T) {
 	code, _, body = a.do(t, "GET", "/v1/vars/doc", nil)
 	require.Equal(t, 200, code)
 	assert.Equal(t, "the third value", string(body))
+}
+
+// pacedReader sends n bytes in chunks of step, one every pause.
+type pacedReader struct {
+	n, step int
+	pause   time.Duration
+	sent    int
+}
+
+func (p *pacedReader) Read(b []byte) (int, error) {
+	if p.sent >= p.n {
+		return 0, io.EOF
+	}
+	if p.sent > 0 && p.sent%p.step == 0 {
+		time.Sleep(p.pause)
+	}
+	k := min(len(b), p.step-p.sent%p.step, p.n-p.sent)
+	for i := range b[:k] {
+		b[i] = 'a'
+	}
+	p.sent += k
+	return k, nil
+}
+
+// TestClusterVarUploadOutlastsTheReadTimeout: a value that takes longer
+// than the read timeout to arrive, steadily, is stored (the deadline
+// moves on with each MiB); one that trickles is cut at the read timeout.
+func TestClusterVarUploadOutlastsTheReadTimeout(t *testing.T) {
+	url := clustertest.NewDatabase(t)
+	burl := blobstest.URL(t)
+	ts, _ := blobsReplica(t, fakeUpstream(t, 0), url, burl, "a", false, func(c *Config) { c.ReadTimeout = time.Second })
+	put := func(body io.Reader, n int64) (int, error) {
+		req, err := http.NewRequest("PUT", ts.http.URL+"/v1/vars/paced", body)
+		require.NoError(t, err)
+		req.ContentLength = n
+		req.Header.Set("Authorization", "Bearer "+canaryToken)
+		req.Header.Set("Content-Type", "text/plain")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		_, _ = io.ReadAll(resp.Body)
+		return resp.StatusCode, nil
+	}
+	// 6 MiB over about 2.5 s: 2.5 times the read timeout.
+	code, err := put(&pacedReader{n: 6 << 20, step: 1 << 20, pause: 500 * time.Millisecond}, 6<<20)
+	require.NoError(t, err)
+	assert.Less(t, code, 300)
+	// 1 KiB per 600 ms never reaches a MiB within the timeout.
+	start := time.Now()
+	code, err = put(&pacedReader{n: 1 << 20, step: 1 << 10, pause: 600 * time.Millisecond}, 1<<20)
+	if err == nil {
+		assert.GreaterOrEqual(t, code, 400, "a trickling upload is refused")
+	}
+	assert.Less(t, time.Since(start), 10*time.Second, "cut near the read timeout")
 }
