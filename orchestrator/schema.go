@@ -492,6 +492,29 @@ func literalString(v any) string {
 	return fmt.Sprint(v)
 }
 
+// hasOptional reports whether a type in the schema, at any depth, is
+// optional (T?).
+func (s Schema) hasOptional() bool { return anyOptional(s) }
+
+func anyOptional(fs []Field) bool {
+	for _, f := range fs {
+		if f.Type.hasOptional() {
+			return true
+		}
+	}
+	return false
+}
+
+func (t Type) hasOptional() bool {
+	if t.Optional {
+		return true
+	}
+	if t.Elem != nil && t.Elem.hasOptional() {
+		return true
+	}
+	return anyOptional(t.Fields)
+}
+
 // singleAnswer reports whether the outputs are one field named answer, the
 // output FINAL and FINAL_VAR finish with.
 func (s Schema) singleAnswer() bool { return len(s) == 1 && s[0].Name == "answer" }
