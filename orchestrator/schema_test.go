@@ -113,18 +113,18 @@ func TestNestedSubmit(t *testing.T) {
 // TestParseSchemaErrors: a bad declaration says what and where.
 func TestParseSchemaErrors(t *testing.T) {
 	for spec, want := range map[string]string{
-		"answer:strr":              `field "answer" has unknown type "strr" (use str, int, float, bool, list, dict or any)`,
-		"a: list[":                 `field "a[]": expected a type, found the end`,
-		"a: list[int":              `field "a": expected "]" to close list[, found the end`,
-		"a: dict[int, str]":        `field "a": dict keys are str: write dict[str, T]`,
-		"a: {}":                    `field "a": empty object {} (write dict for a dict of any keys)`,
-		"a: {b: strr}":             `field "a.b" has unknown type "strr" (use str, int, float, bool, list, dict or any)`,
-		"a: {b: int":               `field "a": expected "}" to close the object, found the end`,
-		"a: list[int] x":           `field "a" has unknown type "list[int] x" (use str, int, float, bool, list, dict or any)`,
-		"a: {b: int, b: str}":      `field "a.b" declared twice`,
-		"a: {1b: int}":             `field name "1b" is not a Python identifier`,
-		`a: "x"|y`:                 `field "a": "y" is not a literal (write "text", a number, True, False or None)`,
-		"a:str,,b:int":             `empty field in "a:str,,b:int" (write "name:type, name:type")`,
+		"answer:strr":         `field "answer" has unknown type "strr" (use str, int, float, bool, list, dict or any)`,
+		"a: list[":            `field "a[]": expected a type, found the end`,
+		"a: list[int":         `field "a": expected "]" to close list[, found the end`,
+		"a: dict[int, str]":   `field "a": dict keys are str: write dict[str, T]`,
+		"a: {}":               `field "a": empty object {} (write dict for a dict of any keys)`,
+		"a: {b: strr}":        `field "a.b" has unknown type "strr" (use str, int, float, bool, list, dict or any)`,
+		"a: {b: int":          `field "a": expected "}" to close the object, found the end`,
+		"a: list[int] x":      `field "a" has unknown type "list[int] x" (use str, int, float, bool, list, dict or any)`,
+		"a: {b: int, b: str}": `field "a.b" declared twice`,
+		"a: {1b: int}":        `field name "1b" is not a Python identifier`,
+		`a: "x"|y`:            `field "a": "y" is not a literal (write "text", a number, True, False or None)`,
+		"a:str,,b:int":        `empty field in "a:str,,b:int" (write "name:type, name:type")`,
 		"a:" + strings.Repeat("list[", 70) + "int" + strings.Repeat("]", 70): `nests deeper than 64 levels`,
 	} {
 		_, err := ParseSchema(spec)
@@ -188,17 +188,17 @@ func TestParseJSONSchema(t *testing.T) {
 		assert.Equal(t, want, s.String(), js)
 	}
 	for js, want := range map[string]string{
-		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}`:              `JSON Schema keyword "pattern" (at #/properties/a) is not supported`,
-		`{"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}`:       `JSON Schema keyword "$defs" (at #) is not supported`,
-		`{"type": "object", "properties": {"a": {"$ref": "#/x"}}}`:                                 `JSON Schema keyword "$ref" (at #/properties/a) is not supported`,
-		`{"type": "object", "properties": {"a": {"type": "array", "items": {"format": "date"}}}}`:  `JSON Schema keyword "format" (at #/properties/a/items) is not supported`,
+		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}`:                   `JSON Schema keyword "pattern" (at #/properties/a) is not supported`,
+		`{"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}`:            `JSON Schema keyword "$defs" (at #) is not supported`,
+		`{"type": "object", "properties": {"a": {"$ref": "#/x"}}}`:                                      `JSON Schema keyword "$ref" (at #/properties/a) is not supported`,
+		`{"type": "object", "properties": {"a": {"type": "array", "items": {"format": "date"}}}}`:       `JSON Schema keyword "format" (at #/properties/a/items) is not supported`,
 		`{"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}`: `JSON Schema keyword "anyOf" (at #/properties/a) is supported only as [schema, {"type": "null"}]`,
-		`{"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}`:                  `JSON Schema at #/properties/a: "type": ["string", "integer"]: a union of several types is not supported`,
-		`{"type": "array", "items": {"type": "string"}}`:                                            `the JSON Schema's top level must be {"type": "object", "properties": {...}}`,
-		`{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}`:            `required names "b", which properties does not declare`,
-		`{"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}`:                  `enum value 1 is not of type str`,
-		`{"type": "object", "properties": {"a": {"type": "date"}}}`:                                 `unknown type "date"`,
-		`{"type": "object", "properties": {"a": {"type": "string", "items": {}}}}`:                  `items applies to arrays, not to type str`,
+		`{"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}`:                      `JSON Schema at #/properties/a: "type": ["string", "integer"]: a union of several types is not supported`,
+		`{"type": "array", "items": {"type": "string"}}`:                                                `the JSON Schema's top level must be {"type": "object", "properties": {...}}`,
+		`{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}`:                `required names "b", which properties does not declare`,
+		`{"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}`:                      `enum value 1 is not of type str`,
+		`{"type": "object", "properties": {"a": {"type": "date"}}}`:                                     `unknown type "date"`,
+		`{"type": "object", "properties": {"a": {"type": "string", "items": {}}}}`:                      `items applies to arrays, not to type str`,
 		`[1]`: `a schema must be an object, got an array`,
 		`{`:   `the JSON Schema is not valid JSON`,
 	} {
