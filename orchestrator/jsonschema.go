@@ -14,7 +14,7 @@ import (
 
 // jsonSchemaSupported lists the JSON Schema keywords ParseJSONSchema
 // reads, for its errors.
-const jsonSchemaSupported = `supported: type (one type, or one and "null"), properties, required, items, additionalProperties (false, true or the value schema of a dict), enum, const, nullable, anyOf of a schema and {"type": "null"}, and the annotations title, description, default, examples, $schema, $id, $comment`
+const jsonSchemaSupported = `supported: type (one type, or one and "null"), properties, required, items, additionalProperties (false, true or the value schema of a dict), enum, const, nullable, anyOf of a schema and {"type": "null"}, $ref to the document's $defs, and the annotations title, description, default, examples, $schema, $id, $comment`
 
 // jsonSchemaAnnotations are keywords that constrain nothing: accepted
 // and ignored.
@@ -39,7 +39,24 @@ func ParseJSONSchema(data []byte) (Schema, error) {
 // SchemaFromJSON is ParseJSONSchema for a decoded document (*rlmctx.Dict
 // objects, as pyjson.Decode returns them).
 func SchemaFromJSON(v any) (Schema, error) {
-	t, err := typeFromJSON(v, "#", 0)
+	c := &jsonConv{active: map[string]bool{}}
+	if d, ok := v.(*rlmctx.Dict); ok {
+		for _, k := range []string{"$defs", "definitions"} {
+			if defs, ok := d.Get(k); ok {
+				dd, isDict := defs.(*rlmctx.Dict)
+				if !isDict {
+					return nil, jsonSchemaErr("#", "%s must be an object", k)
+				}
+				if c.defs == nil {
+					c.defs = map[string]any{}
+				}
+				for name, def := range dd.All() {
+					c.defs["#/"+k+"/"+pointerEscape(name)] = def
+				}
+			}
+		}
+	}
+	t, err := c.typeFromJSON(v, "#", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +66,19 @@ func SchemaFromJSON(v any) (Schema, error) {
 	return Schema(t.Fields), nil
 }
 
+// jsonConv converts one JSON Schema document: defs are its $defs (or
+// definitions) by reference, active the references being converted (a
+// recursive schema is refused).
+type jsonConv struct {
+	defs   map[string]any
+	active map[string]bool
+}
+
 func jsonSchemaErr(path, format string, args ...any) error {
 	return fmt.Errorf("%w: JSON Schema at %s: "+format, append([]any{ErrBadSchema, path}, args...)...)
 }
 
-func typeFromJSON(v any, path string, depth int) (Type, error) {
+func (c *jsonConv) typeFromJSON(v any, path string, depth int) (Type, error) {
 	if depth > maxSchemaDepth {
 		return Type{}, jsonSchemaErr(path, "nests deeper than %d levels", maxSchemaDepth)
 	}
@@ -68,9 +93,13 @@ func typeFromJSON(v any, path string, depth int) (Type, error) {
 		return Type{}, jsonSchemaErr(path, "a schema must be an object, got %s", jsonTypeName(v))
 	}
 	d := v.(*rlmctx.Dict)
+	if ref, ok := d.Get("$ref"); ok {
+		return c.ref(d, ref, path, depth)
+	}
 	for _, k := range d.Keys() {
 		switch {
 		case jsonSchemaAnnotations[k]:
+		case (k == "$defs" || k == "definitions") && path == "#":
 		case slices.Contains([]string{"type", "properties", "required", "items", "additionalProperties", "enum", "const", "nullable", "anyOf", "oneOf"}, k):
 		default:
 			return Type{}, fmt.Errorf("%w: JSON Schema keyword %q (at %s) is not supported (%s)", ErrBadSchema, k, path, jsonSchemaSupported)
@@ -78,7 +107,7 @@ func typeFromJSON(v any, path string, depth int) (Type, error) {
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alt, ok := d.Get(k); ok {
-			return nullableAlt(d, k, alt, path, depth)
+			return c.nullableAlt(d, k, alt, path, depth)
 		}
 	}
 
@@ -163,7 +192,7 @@ func typeFromJSON(v any, path string, depth int) (Type, error) {
 			if _, isArr := it.([]any); isArr {
 				return t, jsonSchemaErr(path, "items as an array of schemas (a tuple) is not supported")
 			}
-			e, err := typeFromJSON(it, path+"/items", depth+1)
+			e, err := c.typeFromJSON(it, path+"/items", depth+1)
 			if err != nil {
 				return t, err
 			}
@@ -172,19 +201,19 @@ func typeFromJSON(v any, path string, depth int) (Type, error) {
 			}
 		}
 	case TypeDict:
-		return objectFromJSON(d, t, path, depth)
+		return c.objectFromJSON(d, t, path, depth)
 	}
 	return t, nil
 }
 
 // objectFromJSON reads an object's properties, required and
 // additionalProperties.
-func objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int) (Type, error) {
+func (c *jsonConv) objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int) (Type, error) {
 	ap, hasAP := d.Get("additionalProperties")
 	var apType *Type
 	if hasAP {
 		if _, isBool := ap.(bool); !isBool {
-			e, err := typeFromJSON(ap, path+"/additionalProperties", depth+1)
+			e, err := c.typeFromJSON(ap, path+"/additionalProperties", depth+1)
 			if err != nil {
 				return t, err
 			}
@@ -229,7 +258,7 @@ func objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int) (Type, error
 	}
 	t.Kind = TypeObject
 	for name, pv := range props.All() {
-		ft, err := typeFromJSON(pv, path+"/properties/"+pointerEscape(name), depth+1)
+		ft, err := c.typeFromJSON(pv, path+"/properties/"+pointerEscape(name), depth+1)
 		if err != nil {
 			return t, err
 		}
@@ -241,9 +270,30 @@ func objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int) (Type, error
 	return t, nil
 }
 
+// ref reads {"$ref": "#/$defs/NAME"} (or #/definitions/NAME): the
+// schema it names, converted in its place.
+func (c *jsonConv) ref(d *rlmctx.Dict, ref any, path string, depth int) (Type, error) {
+	for _, k := range d.Keys() {
+		if k != "$ref" && !jsonSchemaAnnotations[k] {
+			return Type{}, jsonSchemaErr(path, "$ref alongside %s is not supported", k)
+		}
+	}
+	r, _ := ref.(string)
+	def, ok := c.defs[r]
+	if !ok {
+		return Type{}, fmt.Errorf("%w: JSON Schema keyword \"$ref\" (at %s): only references to the document's own $defs are supported (#/$defs/NAME), and %q is not one of them", ErrBadSchema, path, r)
+	}
+	if c.active[r] {
+		return Type{}, jsonSchemaErr(path, "$ref %q is recursive: a recursive schema is not supported", r)
+	}
+	c.active[r] = true
+	defer delete(c.active, r)
+	return c.typeFromJSON(def, r, depth+1)
+}
+
 // nullableAlt reads anyOf/oneOf of a schema and {"type": "null"} (what
 // pydantic writes for an Optional field) as that schema, optional.
-func nullableAlt(d *rlmctx.Dict, kw string, alt any, path string, depth int) (Type, error) {
+func (c *jsonConv) nullableAlt(d *rlmctx.Dict, kw string, alt any, path string, depth int) (Type, error) {
 	for _, k := range d.Keys() {
 		if k != kw && !jsonSchemaAnnotations[k] {
 			return Type{}, jsonSchemaErr(path, "%s alongside %s is not supported", kw, k)
@@ -264,7 +314,7 @@ func nullableAlt(d *rlmctx.Dict, kw string, alt any, path string, depth int) (Ty
 	if !null || len(rest) != 1 {
 		return Type{}, fmt.Errorf(`%w: JSON Schema keyword %q (at %s) is supported only as [schema, {"type": "null"}] (%s)`, ErrBadSchema, kw, path, jsonSchemaSupported)
 	}
-	t, err := typeFromJSON(rest[0], fmt.Sprintf("%s/%s/%d", path, kw, slices.Index(arr, rest[0])), depth+1)
+	t, err := c.typeFromJSON(rest[0], fmt.Sprintf("%s/%s/%d", path, kw, slices.Index(arr, rest[0])), depth+1)
 	if err != nil {
 		return t, err
 	}

@@ -182,23 +182,31 @@ func TestParseJSONSchema(t *testing.T) {
 			"opt": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Opt"},
 			"obj": {"type": "object"}, "arr": {"type": "array"}, "nul": {"type": "null"}},
 			"required": ["by", "kind", "one", "flag", "opt", "obj", "arr", "nul"]}`: `by:dict[str, int], kind:"a"|"b"?, one:1, flag:bool, opt:str?, obj:dict, arr:list, nul:None`,
+		// What pydantic and the OpenAI Python client send for nested models.
+		`{"$defs": {"Item": {"properties": {"name": {"title": "Name", "type": "string"}, "file": {"title": "File", "type": "string"}},
+			"required": ["name", "file"], "title": "Item", "type": "object", "additionalProperties": false}},
+			"properties": {"items": {"items": {"$ref": "#/$defs/Item"}, "title": "Items", "type": "array"},
+			"best": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}, "total": {"title": "Total", "type": "integer"}},
+			"required": ["items", "best", "total"], "title": "Inventory", "type": "object", "additionalProperties": false}`: "items:list[{name:str, file:str}], best:{name:str, file:str}?, total:int",
 	} {
 		s, err := ParseJSONSchema([]byte(js))
 		require.NoError(t, err, js)
 		assert.Equal(t, want, s.String(), js)
 	}
 	for js, want := range map[string]string{
-		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}`:                   `JSON Schema keyword "pattern" (at #/properties/a) is not supported`,
-		`{"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}`:            `JSON Schema keyword "$defs" (at #) is not supported`,
-		`{"type": "object", "properties": {"a": {"$ref": "#/x"}}}`:                                      `JSON Schema keyword "$ref" (at #/properties/a) is not supported`,
-		`{"type": "object", "properties": {"a": {"type": "array", "items": {"format": "date"}}}}`:       `JSON Schema keyword "format" (at #/properties/a/items) is not supported`,
-		`{"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}`: `JSON Schema keyword "anyOf" (at #/properties/a) is supported only as [schema, {"type": "null"}]`,
-		`{"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}`:                      `JSON Schema at #/properties/a: "type": ["string", "integer"]: a union of several types is not supported`,
-		`{"type": "array", "items": {"type": "string"}}`:                                                `the JSON Schema's top level must be {"type": "object", "properties": {...}}`,
-		`{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}`:                `required names "b", which properties does not declare`,
-		`{"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}`:                      `enum value 1 is not of type str`,
-		`{"type": "object", "properties": {"a": {"type": "date"}}}`:                                     `unknown type "date"`,
-		`{"type": "object", "properties": {"a": {"type": "string", "items": {}}}}`:                      `items applies to arrays, not to type str`,
+		`{"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}}`:                                                                       `JSON Schema keyword "pattern" (at #/properties/a) is not supported`,
+		`{"type": "object", "properties": {"a": {"$ref": "#/$defs/B"}}, "$defs": {"A": {}}}`:                                                                `JSON Schema keyword "$ref" (at #/properties/a): only references to the document's own $defs are supported (#/$defs/NAME), and "#/$defs/B" is not one of them`,
+		`{"type": "object", "properties": {"a": {"$ref": "https://x/s.json"}}}`:                                                                             `JSON Schema keyword "$ref" (at #/properties/a): only references`,
+		`{"type": "object", "properties": {"a": {"$ref": "#/$defs/N"}}, "$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}}`: `$ref "#/$defs/N" is recursive`,
+		`{"type": "object", "properties": {"a": {"type": "object", "$defs": {}}}}`:                                                                          `JSON Schema keyword "$defs" (at #/properties/a) is not supported`,
+		`{"type": "object", "properties": {"a": {"type": "array", "items": {"format": "date"}}}}`:                                                           `JSON Schema keyword "format" (at #/properties/a/items) is not supported`,
+		`{"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}`:                                                     `JSON Schema keyword "anyOf" (at #/properties/a) is supported only as [schema, {"type": "null"}]`,
+		`{"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}`:                                                                          `JSON Schema at #/properties/a: "type": ["string", "integer"]: a union of several types is not supported`,
+		`{"type": "array", "items": {"type": "string"}}`:                                                                                                    `the JSON Schema's top level must be {"type": "object", "properties": {...}}`,
+		`{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}`:                                                                    `required names "b", which properties does not declare`,
+		`{"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}`:                                                                          `enum value 1 is not of type str`,
+		`{"type": "object", "properties": {"a": {"type": "date"}}}`:                                                                                         `unknown type "date"`,
+		`{"type": "object", "properties": {"a": {"type": "string", "items": {}}}}`:                                                                          `items applies to arrays, not to type str`,
 		`[1]`: `a schema must be an object, got an array`,
 		`{`:   `the JSON Schema is not valid JSON`,
 	} {
