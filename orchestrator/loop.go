@@ -688,22 +688,14 @@ const (
 	toolSubmit  = "submit"
 )
 
-// jsonTypes maps an output type to its JSON Schema type; TypeAny has none.
-var jsonTypes = map[FieldType]string{
-	TypeStr: "string", TypeInt: "integer", TypeFloat: "number",
-	TypeBool: "boolean", TypeList: "array", TypeDict: "object",
-}
-
 func toolsFor(s Schema) []llm.Tool {
 	props := map[string]any{}
 	req := []string{}
 	for _, f := range s {
-		p := map[string]any{}
-		if jt, ok := jsonTypes[f.Type]; ok {
-			p["type"] = jt
+		props[f.Name] = f.Type.JSONSchema()
+		if !f.Optional {
+			req = append(req, f.Name)
 		}
-		props[f.Name] = p
-		req = append(req, f.Name)
 	}
 	submit, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": req})
 	exec := json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"Python code to run in the persistent REPL"}},"required":["code"]}`)

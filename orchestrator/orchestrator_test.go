@@ -43,7 +43,7 @@ func TestExtractCode(t *testing.T) {
 func TestParseSchema(t *testing.T) {
 	s, err := ParseSchema("answer:str, confidence:float")
 	require.NoError(t, err)
-	assert.Equal(t, Schema{{"answer", TypeStr}, {"confidence", TypeFloat}}, s)
+	assert.Equal(t, Schema{{"answer", Type{Kind: TypeStr}}, {"confidence", Type{Kind: TypeFloat}}}, s)
 	assert.Equal(t, "answer:str, confidence:float", s.String())
 
 	s, err = ParseSchema("")

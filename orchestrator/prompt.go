@@ -55,6 +55,9 @@ func metaPrompt(summaries string, schema Schema, p Protocol, maxIter int) string
 	b.WriteString(strings.TrimSpace(summaries))
 	b.WriteString("\n\nDeclared outputs: ")
 	b.WriteString(schema.String())
+	if schema.hasOptional() {
+		b.WriteString(" (T? accepts None or a missing key)")
+	}
 	if p == ProtocolTools {
 		b.WriteString("\nFinish with the submit tool, or in code: ")
 	} else {

@@ -142,8 +142,12 @@ func usageTotal(r *RunResult) int {
 }
 
 // content is the message content of a finished run: the answer, or the
-// SUBMIT object as JSON when more than answer is declared.
+// SUBMIT object as JSON when more than answer is declared or
+// response_format is json_schema.
 func content(spec *runSpec, res *RunResult) string {
+	if len(res.Outputs) > 0 && spec.format == formatJSONSchema {
+		return string(res.Outputs)
+	}
 	if len(spec.schema) == 1 && spec.schema[0].Name == "answer" || len(res.Outputs) == 0 {
 		return res.Answer
 	}

@@ -275,7 +275,7 @@ func TestOpenAIParameters(t *testing.T) {
 	}{
 		{"tools", []any{map[string]any{"type": "function", "function": map[string]any{"name": "f"}}}},
 		{"tool_choice", "auto"},
-		{"response_format", map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "x"}}},
+		{"response_format.json_schema.schema", map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "x"}}},
 		{"logprobs", true},
 		{"seed", 7},
 		{"stop", []string{"\n"}},
@@ -284,7 +284,7 @@ func TestOpenAIParameters(t *testing.T) {
 		{"max_tokens", 0},
 	} {
 		b := chatBody("echo hi", nil)
-		b[tt.param] = tt.value
+		b[strings.Split(tt.param, ".")[0]] = tt.value
 		code, _, raw := ts.do(t, "POST", "/v1/chat/completions", b)
 		assert.Equal(t, 400, code, "%s: %s", tt.param, raw)
 		var e struct {

@@ -83,6 +83,16 @@ func rootReply(c llmtest.Call) llmtest.Reply {
 		return code(`SUBMIT(answer=conversation[0]["content"] + "|" + conversation[1]["content"])`)
 	case "typed":
 		return code(`SUBMIT(answer=str(data["n"] + 1), confidence=0.5)`)
+	case "nested":
+		return code(`SUBMIT(items=[{"name": "a", "file": "a.go"}, {"name": "b", "file": "b.go"}], total=2, by_region={"eu": 2})`)
+	case "nestedfix":
+		// An invalid SUBMIT first; again after the engine's error message.
+		if turn == 0 {
+			return code(`SUBMIT(items=[{"name": "a", "file": None}], total=1, by_region={"eu": "1"})`)
+		}
+		return code(`SUBMIT(items=[{"name": "a", "file": "a.go"}], total=1, by_region={"eu": 1})`)
+	case "jsonobj":
+		return code(`SUBMIT(answer={"a": 1, "b": [True, None]})`)
 	case "sub":
 		if turn == 0 {
 			return code(`r = llm_query("hello")` + "\nprint(r)")

@@ -39,6 +39,8 @@ type chatRequest struct {
 	// User identifies the application's end user; it is accepted as
 	// OpenAI's API accepts it and used for nothing.
 	User string `json:"user"`
+	// ResponseFormat declares the answer's shape (applyResponseFormat).
+	ResponseFormat rawRef `json:"response_format"`
 	// OpenAI parameters rlm does not honour: refused with a 400 naming
 	// them (see unsupportedParams), never silently dropped.
 	Tools             rawRef `json:"tools"`
@@ -48,7 +50,6 @@ type chatRequest struct {
 	ParallelToolCalls rawRef `json:"parallel_tool_calls"`
 	Logprobs          rawRef `json:"logprobs"`
 	TopLogprobs       rawRef `json:"top_logprobs"`
-	ResponseFormat    rawRef `json:"response_format"`
 	Seed              rawRef `json:"seed"`
 	Stop              rawRef `json:"stop"`
 	TopP              rawRef `json:"top_p"`
@@ -75,7 +76,6 @@ func (r *chatRequest) unsupportedParams() error {
 		{"parallel_tool_calls", "an RLM's tools are its REPL helpers", r.ParallelToolCalls},
 		{"logprobs", "a run's answer is built over many model calls", r.Logprobs},
 		{"top_logprobs", "a run's answer is built over many model calls", r.TopLogprobs},
-		{"response_format", "declare the answer's fields with rlm.output (e.g. \"answer:str, confidence:float\")", r.ResponseFormat},
 		{"seed", "not passed to the upstream yet", r.Seed},
 		{"stop", "a stop sequence would cut the model's code", r.Stop},
 		{"top_p", "not passed to the upstream yet", r.TopP},
@@ -88,8 +88,8 @@ func (r *chatRequest) unsupportedParams() error {
 	} {
 		switch v := strings.TrimSpace(string(p.v)); v {
 		case "", "null", "false":
-		case `{"type":"text"}`, `{"type": "text"}`, `["text"]`:
-			if p.name == "response_format" || p.name == "modalities" {
+		case `["text"]`:
+			if p.name == "modalities" {
 				continue // the default
 			}
 			fallthrough
@@ -115,7 +115,8 @@ type rlmOptions struct {
 	// Variables maps names to a string (text), any other JSON value
 	// (typed), or "store:KEY".
 	Variables rawRef `json:"variables"`
-	// Output is the declared output schema, e.g. "answer:str, confidence:float".
+	// Output is the declared output schema, e.g. "answer:str, confidence:float"
+	// or "items: list[{name: str}], total: int".
 	Output string `json:"output"`
 	// Per-request budgets: each can only lower the server's cap; nil
 	// (absent) keeps the cap, any value given must be positive.
@@ -151,6 +152,7 @@ type runSpec struct {
 	ctx     *rlmctx.ExternalizedContext
 	output  string
 	schema  orchestrator.Schema
+	format  string // response_format: formatText, formatJSONSchema or formatJSONObject
 	engine  orchestrator.Config
 	budgets llm.Limits
 	vars    []string // variable names, for the run record
@@ -358,6 +360,9 @@ func (s *Server) parseRequest(ctx context.Context, body []byte, pinned map[strin
 	spec.ctx.CheckSizeLimits(s.cfg.Sizes)
 	spec.ctx.AutoChunk(s.cfg.Sizes)
 	if err := s.applyOptions(spec, opts); err != nil {
+		return nil, err
+	}
+	if err := applyResponseFormat(spec, req.ResponseFormat, opts.Output != ""); err != nil {
 		return nil, err
 	}
 	if err := applyRootParams(spec, &req); err != nil {

@@ -15,7 +15,7 @@ var flagGroups = []struct {
 	title string
 	flags []string
 }{
-	{"task", []string{"query", "var", "session", "store", "store-read", "output", "protocol", "c", "clock"}},
+	{"task", []string{"query", "var", "session", "store", "store-read", "output", "output-schema", "protocol", "c", "clock"}},
 	{"model", []string{"base-url", "api-key", "model", "sub-model", "embedding-model", "temperature", "max-output-tokens",
 		"request-timeout", "max-retries", "max-concurrency", "rpm", "tpm", "embed-batch-size", "cache-dir", "prices",
 		"max-response-size", "record", "replay"}},
@@ -39,7 +39,7 @@ var flagGroups = []struct {
 // commandExamples are the examples each command's -h ends with.
 var commandExamples = map[string]string{
 	"run": `  rlm run --query "Which packages changed their licence?" --var log=changelog.txt
-  rlm run -v --query "Summarize each file" --var src=./pkg --output "items: list, total: int"
+  rlm run -v --query "Summarize each file" --var src=./pkg --output "items: list[{file: str, summary: str}], total: int"
   rlm run --resume 20260101-120000-abcdef123456 --max-llm-calls 200`,
 	"exec": `  rlm exec --var doc=README.md -c 'print(search(doc, "install")[:3])'
   rlm exec --var data=records.jsonl script.py

@@ -76,6 +76,8 @@ type runOptions struct {
 	maxErrors     int
 	historyTokens int
 	output        string
+	outputSchema  string
+	outputSet     bool // --output was given
 	protocol      string
 	jsonOut       bool
 	trajectory    string
@@ -125,7 +127,8 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.IntVar(&o.metaTokens, "meta-tokens", orchestrator.DefaultMetaBudget, "base token budget of the variable summaries, output schema and limits at the head of each request")
 	fs.IntVar(&o.metaPerVar, "meta-tokens-per-var", orchestrator.DefaultMetaTokensPerVar, "tokens added to --meta-tokens per variable, up to --max-meta-tokens; when summaries do not fit, each variable gets one compact line")
 	fs.IntVar(&o.maxMetaTokens, "max-meta-tokens", orchestrator.DefaultMaxMetaBudget, "cap of the variable-summary section's budget; past it the rest of the variables are left to show_vars()")
-	fs.StringVar(&o.output, "output", "answer:str", "declared outputs `SCHEMA`, e.g. \"answer:str, confidence:float\" (types: str int float bool list dict any)")
+	fs.StringVar(&o.output, "output", "answer:str", outputHelp)
+	fs.StringVar(&o.outputSchema, "output-schema", "", "declare the outputs by a JSON Schema `FILE` instead of --output: an object whose properties are the outputs (type, properties, required, items, additionalProperties, enum)")
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
 	fs.StringVar(&o.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
@@ -142,15 +145,53 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected argument %q (quote the query and pass it with --query)", errUsage, fs.Arg(0))
 	}
+	o.outputSet = flagGiven(fs, "output")
 	return o, nil
 }
 
-// validate checks the options without touching files or the network, and
-// sets the values derived from them.
+// outputHelp is the usage of --output (rlm run and rlm serve).
+const outputHelp = "declared outputs `SCHEMA`, e.g. \"answer:str, confidence:float\" or \"items: list[{name: str, file: str}], total: int, by_region: dict[str, int], note: str?\" " +
+	"(types: str int float bool list dict any None; list[T], dict[str, T], {name: T, ...}, \"a\"|\"b\"; T? may be None or absent)"
+
+// flagGiven reports whether the command line sets the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// resolveOutput returns the compact declaration of the outputs: --output,
+// or the JSON Schema file of --output-schema (read here) in the compact
+// syntax, which the run records.
+func resolveOutput(output, schemaFile string, outputSet bool) (string, error) {
+	if schemaFile == "" {
+		return output, nil
+	}
+	if outputSet {
+		return "", fmt.Errorf("%w: --output and --output-schema both declare the outputs: pass one of them", errUsage)
+	}
+	data, err := os.ReadFile(schemaFile)
+	if err != nil {
+		return "", fmt.Errorf("%w: --output-schema: %v", errUsage, err)
+	}
+	s, err := orchestrator.ParseJSONSchema(data)
+	if err != nil {
+		return "", fmt.Errorf("%w: --output-schema %s: %v", errUsage, schemaFile, err)
+	}
+	return s.String(), nil
+}
+
+// validate checks the options without touching the network (it reads
+// the file of --output-schema), and sets the values derived from them.
 func (o *runOptions) validate() error {
 	if strings.TrimSpace(o.query) == "" {
 		return fmt.Errorf("%w: --query is required, e.g. rlm run --query \"What is the magic number?\" --var context=notes.txt", errUsage)
 	}
+	output, err := resolveOutput(o.output, o.outputSchema, o.outputSet)
+	if err != nil {
+		return err
+	}
+	o.output = output
 	schema, err := orchestrator.ParseSchema(o.output)
 	if err != nil {
 		return fmt.Errorf("%w: --output: %v", errUsage, err)

@@ -58,6 +58,7 @@ type serveOptions struct {
 	maxErrors     int
 	historyTokens int
 	output        string
+	outputSchema  string
 	protocol      string
 	summarizer    string
 	maxRuns       int
@@ -166,7 +167,8 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of each run tree (0 = unlimited; a cap)")
 	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop a run after this many failed steps in a row")
 	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request")
-	fs.StringVar(&o.output, "output", "answer:str", "default declared outputs `SCHEMA` (a request's rlm.output replaces it)")
+	fs.StringVar(&o.output, "output", "answer:str", "default declared outputs `SCHEMA`, in the syntax of rlm run --output (a request's rlm.output or response_format replaces it)")
+	fs.StringVar(&o.outputSchema, "output-schema", "", "the default declared outputs by a JSON Schema `FILE`, instead of --output")
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text or tools")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed: deterministic, or llm")
 	fs.IntVar(&o.maxRuns, "max-runs", server.DefaultMaxRuns, "runs executing at once (each mostly waits on the model: size it for the throughput wanted, runs/s = N / run time)")
@@ -241,6 +243,11 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 	if err != nil {
 		return cfg, err
 	}
+	output, err := resolveOutput(o.output, o.outputSchema, flagGiven(fs, "output"))
+	if err != nil {
+		return cfg, err
+	}
+	o.output = output
 	if _, err := orchestrator.ParseSchema(o.output); err != nil {
 		return cfg, fmt.Errorf("%w: --output: %v", errUsage, err)
 	}

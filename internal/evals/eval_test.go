@@ -202,7 +202,7 @@ func runScenario(t *testing.T, sc scenario, notes orchestrator.MetaNotes) figure
 	eng := orchestrator.New(orchestrator.Config{
 		Model: llm.Metered(model, ledger), Ledger: ledger, RootModel: "eval-model", Protocol: sc.protocol,
 		MaxIterations: sc.iterations, DynamicBudget: sc.history, Trajectory: &traj, Meta: notes,
-		Outputs: orchestrator.Schema{{Name: "answer", Type: orchestrator.TypeStr}},
+		Outputs: orchestrator.Schema{{Name: "answer", Type: orchestrator.Type{Kind: orchestrator.TypeStr}}},
 	})
 	c := rlmctx.NewContext(query)
 	c.Add("doc", fx.doc)
