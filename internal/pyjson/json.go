@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ---- encoding ----
@@ -290,12 +291,37 @@ func normUint(u uint64) any {
 }
 
 // StringSize is the length of s's JSON encoding as [Encode] writes it:
-// quoted, with escapes.
+// quoted, with escapes. It counts without writing, by a table of what
+// each byte adds ([escExtra]); only a string with invalid UTF-8, whose bad
+// bytes are written as \ufffd, is measured by encoding it.
 func StringSize(s string) int64 {
-	var c countWriter
-	_ = encodeString(&c, s, false)
-	return c.n
+	var n uint
+	var high byte // every byte ORed: non-ASCII from 0x80
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		n += uint(escExtra[c])
+		high |= c
+	}
+	if high >= utf8.RuneSelf && !utf8.ValidString(s) {
+		var c countWriter
+		_ = encodeString(&c, s, false)
+		return c.n
+	}
+	return int64(len(s)) + 2 + int64(n)
 }
+
+// escExtra is how many bytes more than itself a byte's JSON encoding takes
+// in a valid UTF-8 string (encodeString without ascii): \" \\ \n \r \t \b
+// \f one, the other control characters (\u00XX) five, all others none.
+var escExtra = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = 5
+	}
+	for _, c := range []byte{'"', '\\', '\n', '\r', '\t', '\b', '\f'} {
+		t[c] = 1
+	}
+	return t
+}()
 
 // FloatSize is the length of f's JSON encoding as [Encode] writes it.
 func FloatSize(f float64) int64 { return int64(len(formatFloat(f))) }
