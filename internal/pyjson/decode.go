@@ -445,46 +445,54 @@ func (d *decoder[V, B]) number() (V, error) {
 	return d.b.Float(f), nil
 }
 
+// strStop marks the bytes that end a run of a string's bytes taken as they
+// are: the closing quote, a backslash, a control character (an error).
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 func (d *decoder[V, B]) str() (string, error) {
 	start := d.pos
 	d.pos++ // opening quote
 	i := d.pos
-	for i < len(d.data) {
-		c := d.data[i]
-		if c == '"' {
-			s := d.data[d.pos:i]
-			d.pos = i + 1
-			if d.owned {
-				return bytesToString(s), nil
-			}
-			return string(s), nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
-		}
+	for i < len(d.data) && !strStop[d.data[i]] {
 		i++
+	}
+	if i < len(d.data) && d.data[i] == '"' {
+		s := d.data[d.pos:i]
+		d.pos = i + 1
+		if d.owned {
+			return bytesToString(s), nil
+		}
+		return string(s), nil
 	}
 	if i >= len(d.data) {
 		return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
 	}
-	// Slow path: escapes.
-	buf := make([]byte, 0, i-d.pos+16)
-	buf = append(buf, d.data[d.pos:i]...)
+	// Slow path: escapes (or an error). The string is never longer than
+	// its text: the buffer is sized by where the text ends.
+	buf := make([]byte, 0, d.strEnd(i)-d.pos)
 	for i < len(d.data) {
-		c := d.data[i]
-		switch {
+		// A run of bytes taken as they are, then what ended it.
+		j := i
+		for j < len(d.data) && !strStop[d.data[j]] {
+			j++
+		}
+		buf = append(buf, d.data[d.pos:j]...)
+		i = j
+		if i >= len(d.data) {
+			break
+		}
+		switch c := d.data[i]; {
 		case c == '"':
 			d.pos = i + 1
 			return bytesToString(buf), nil
 		case c < 0x20:
 			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
 		}
 		if i+1 >= len(d.data) {
 			break
@@ -527,8 +535,30 @@ func (d *decoder[V, B]) str() (string, error) {
 		default:
 			return "", d.fail(i-2, "Invalid \\escape", "invalid escape \\%c", e)
 		}
+		d.pos = i // the next run starts here
 	}
 	return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+}
+
+// strEnd is where the text of the string being read ends from i on: its
+// closing quote, the first one not escaped (after an even run of
+// backslashes), else the end of the input.
+func (d *decoder[V, B]) strEnd(i int) int {
+	for {
+		j := bytes.IndexByte(d.data[i:], '"')
+		if j < 0 {
+			return len(d.data)
+		}
+		j += i
+		k := j
+		for k > d.pos && d.data[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j
+		}
+		i = j + 1
+	}
 }
 
 func (d *decoder[V, B]) hex4(i int) (rune, bool) {
