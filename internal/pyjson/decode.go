@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -320,7 +321,7 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 			return d.zero, err
 		}
 		d.kstack = append(d.kstack, k)
-		d.vstack = append(d.vstack, v)
+		d.push(v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated object (opened at byte %d)", d.offBase+int64(start))
@@ -354,7 +355,7 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 		if err != nil {
 			return d.zero, err
 		}
-		d.vstack = append(d.vstack, v)
+		d.push(v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated array (opened at byte %d)", d.offBase+int64(start))
@@ -369,6 +370,16 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or ']' in array")
 		}
 	}
+}
+
+// push puts v on the value stack, which doubles when full: append grows
+// a large slice by a quarter at a time, and a document's longest array
+// (a list of records) would leave four times its stack as garbage.
+func (d *decoder[V, B]) push(v V) {
+	if len(d.vstack) == cap(d.vstack) {
+		d.vstack = slices.Grow(d.vstack, len(d.vstack)+1)
+	}
+	d.vstack = append(d.vstack, v)
 }
 
 func (d *decoder[V, B]) number() (V, error) {

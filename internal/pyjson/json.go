@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -323,5 +324,17 @@ var escExtra = func() (t [256]uint8) {
 	return t
 }()
 
-// FloatSize is the length of f's JSON encoding as [Encode] writes it.
-func FloatSize(f float64) int64 { return int64(len(formatFloat(f))) }
+// FloatSize is the length of f's JSON encoding as [Encode] writes it
+// (formatFloat's), written into a buffer of its own in the common case
+// (a plain decimal) so that measuring allocates nothing.
+func FloatSize(f float64) int64 {
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-4 || abs >= 1e16) || math.IsNaN(f) || math.IsInf(f, 0) {
+		return int64(len(formatFloat(f)))
+	}
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
+	if bytes.IndexByte(b, '.') < 0 {
+		return int64(len(b)) + 2 // ".0"
+	}
+	return int64(len(b))
+}

@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -56,5 +57,23 @@ func BenchmarkStringSize(b *testing.B) {
 				bc.size(s)
 			}
 		})
+	}
+}
+
+// TestFloatSize: the measured size is the length of the encoding, and
+// measuring a plain decimal allocates nothing.
+func TestFloatSize(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 3))
+	fs := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-4, 9.99e-5, 1e16, 9999999999999998, 1e100, 5e-324, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 76.398, -180.0, 1.5e15}
+	for range 10000 {
+		fs = append(fs, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e5)/1e3)
+	}
+	for _, f := range fs {
+		if got, want := FloatSize(f), int64(len(formatFloat(f))); got != want {
+			t.Fatalf("FloatSize(%v) = %d, the encoding %q is %d bytes", f, got, formatFloat(f), want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { FloatSize(76.398) }); n != 0 {
+		t.Errorf("FloatSize allocates %v times", n)
 	}
 }
