@@ -65,6 +65,10 @@ func (o *outliner) BigInt(b *big.Int) outline {
 func (o *outliner) Float(f float64) outline { return outline{size: pyjson.FloatSize(f), kind: oFloat} }
 func (o *outliner) String(s string) outline { return outline{size: pyjson.StringSize(s), kind: oStr} }
 
+// SizedString is String with the size the decoder read from the text
+// (pyjson.SizedStrings).
+func (o *outliner) SizedString(_ string, size int64) outline { return outline{size: size, kind: oStr} }
+
 func (o *outliner) Array(vals []outline) (outline, error) {
 	o.top = append(o.top[:0], vals...)
 	var dup uint8
@@ -149,6 +153,10 @@ func (p *pairBuilder) Bool(b bool) outlined     { return outlined{p.o.Bool(b), p
 func (p *pairBuilder) Int(i int64) outlined     { return outlined{p.o.Int(i), p.host.Int(i)} }
 func (p *pairBuilder) Float(f float64) outlined { return outlined{p.o.Float(f), p.host.Float(f)} }
 func (p *pairBuilder) String(s string) outlined { return outlined{p.o.String(s), p.host.String(s)} }
+
+func (p *pairBuilder) SizedString(s string, size int64) outlined {
+	return outlined{p.o.SizedString(s, size), p.host.String(s)}
+}
 
 // BigInt outlines b before the host may keep it (Builder.BigInt).
 func (p *pairBuilder) BigInt(b *big.Int) outlined {

@@ -77,3 +77,50 @@ func TestFloatSize(t *testing.T) {
 		t.Errorf("FloatSize allocates %v times", n)
 	}
 }
+
+// sizeBuilder records the sizes the decoder hands with each string.
+type sizeBuilder struct {
+	goBuilder
+	strs  *[]string
+	sizes *[]int64
+}
+
+func (b sizeBuilder) SizedString(s string, size int64) any {
+	*b.strs, *b.sizes = append(*b.strs, s), append(*b.sizes, size)
+	return s
+}
+
+// TestDecodeStringSizes: the size the decoder reads from a string's text
+// (SizedStrings) is StringSize of the string, whatever its escapes.
+func TestDecodeStringSizes(t *testing.T) {
+	parts := []string{"a", "bc", " ", "é", "€", "😀", "\x7f", `\"`, `\\`, `\/`, `\n`, `\r`, `\t`, `\b`, `\f`,
+		`\u0000`, `\u001f`, `\u000a`, `\u0022`, `\u005c`, `\u002f`, `\u007f`, `\u00e9`, `\u20ac`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800x`, `\uD83D\uDE00`}
+	r := rand.New(rand.NewPCG(30, 4))
+	var doc strings.Builder
+	doc.WriteString("[")
+	for i := range 20000 {
+		if i > 0 {
+			doc.WriteString(", ")
+		}
+		doc.WriteString(`"`)
+		for range r.IntN(12) {
+			doc.WriteString(parts[r.IntN(len(parts))])
+		}
+		doc.WriteString(`"`)
+	}
+	doc.WriteString("]")
+	var strs []string
+	var sizes []int64
+	_, err := DecodeWith[any]([]byte(doc.String()), sizeBuilder{strs: &strs, sizes: &sizes}, DecodeOptions{Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(strs) != 20000 {
+		t.Fatalf("%d strings", len(strs))
+	}
+	for i, s := range strs {
+		if want := StringSize(s); sizes[i] != want {
+			t.Fatalf("string %q: size %d, StringSize %d", s, sizes[i], want)
+		}
+	}
+}
