@@ -69,6 +69,13 @@ type LoadOptions struct {
 	// it returns the file holding KEY's value (see [StoredFile]).
 	StoredFiles func(ctx context.Context, key string) (StoredFile, error)
 
+	// Values, when set, makes a host's values (an interpreter's) of a JSON
+	// or JSON Lines document that LoadVar outlines, in the same pass: the
+	// variable holds them until the host takes them ([Variable.TakeValues])
+	// instead of decoding its document again. It is called once per
+	// document, for a builder of that document's values.
+	Values func() pyjson.Builder[any]
+
 	// outline: a JSON document is only outlined (LoadVar): no Go value.
 	outline bool
 }
@@ -209,7 +216,7 @@ func loadStdin(opts LoadOptions) (*Loaded, error) {
 			format = FormatJSON
 		}
 	}
-	v, doc, o, warns, err := decodeFormat(data, format, "stdin", opts.outline)
+	v, doc, o, warns, err := decodeFormat(data, format, "stdin", &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +271,7 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if format == "" {
 		format = formatOf(path, opts.Type)
 	}
-	v, doc, o, warns, err := decodeFormat(data, format, path, opts.outline)
+	v, doc, o, warns, err := decodeFormat(data, format, path, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -335,8 +342,10 @@ func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), 
 // decodeFormat turns raw bytes (owned by the callee) into a value, with
 // warnings about what was changed on the way; for JSON it also returns the
 // document's UTF-8 text, which the value's strings point into, and with
-// outline set, when it can, the document's outline instead of its value.
-func decodeFormat(data []byte, format, source string, outline bool) (any, []byte, *docOutline, []string, error) {
+// opts.outline set, when it can, the document's outline instead of its
+// value (with the host's values when opts.Values is set).
+func decodeFormat(data []byte, format, source string, opts *LoadOptions) (any, []byte, *docOutline, []string, error) {
+	outline := opts.outline
 	data, err := toUTF8(data, source)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -352,7 +361,7 @@ func decodeFormat(data []byte, format, source string, outline bool) (any, []byte
 			if !utf8.Valid(data) {
 				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 			}
-			o, ok, err := outlineJSON(data, source)
+			o, ok, err := outlineJSON(data, source, opts.Values)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
@@ -370,7 +379,7 @@ func decodeFormat(data []byte, format, source string, outline bool) (any, []byte
 			if !utf8.Valid(data) {
 				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 			}
-			o, ok, err := outlineJSONLines(data, source)
+			o, ok, err := outlineJSONLines(data, source, opts.Values)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}

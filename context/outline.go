@@ -2,6 +2,7 @@ package rlmctx
 
 import (
 	"math/big"
+	"slices"
 	"strconv"
 
 	"github.com/rlmhq/rlm/internal/pyjson"
@@ -64,6 +65,10 @@ func (o *outliner) BigInt(b *big.Int) outline {
 func (o *outliner) Float(f float64) outline { return outline{size: pyjson.FloatSize(f), kind: oFloat} }
 func (o *outliner) String(s string) outline { return outline{size: pyjson.StringSize(s), kind: oStr} }
 
+// SizedString is String with the size the decoder read from the text
+// (pyjson.SizedStrings).
+func (o *outliner) SizedString(_ string, size int64) outline { return outline{size: size, kind: oStr} }
+
 func (o *outliner) Array(vals []outline) (outline, error) {
 	o.top = append(o.top[:0], vals...)
 	var dup uint8
@@ -121,30 +126,131 @@ type docOutline struct {
 	outline
 	items []outline // a list's items, a dict's entries
 	lines bool      // the document is JSON Lines: a list of its lines' values
+	// values are the host's values of the document (LoadOptions.Values),
+	// made in the pass that outlined it, or nil.
+	values any
+}
+
+// outlined is a value's outline and the host's value of it, made together
+// by a pairBuilder.
+type outlined struct {
+	o outline
+	v any
+}
+
+// pairBuilder is the pyjson.Builder of one pass that outlines a document
+// and makes the host's values of it: the outliner makes every outline (as
+// when only outlining), the host builder every value.
+type pairBuilder struct {
+	o    outliner
+	host pyjson.Builder[any]
+	os   []outline // an object's or array's item outlines, reused
+	vs   []any     // and their values
+}
+
+func (p *pairBuilder) Null() outlined           { return outlined{p.o.Null(), p.host.Null()} }
+func (p *pairBuilder) Bool(b bool) outlined     { return outlined{p.o.Bool(b), p.host.Bool(b)} }
+func (p *pairBuilder) Int(i int64) outlined     { return outlined{p.o.Int(i), p.host.Int(i)} }
+func (p *pairBuilder) Float(f float64) outlined { return outlined{p.o.Float(f), p.host.Float(f)} }
+func (p *pairBuilder) String(s string) outlined { return outlined{p.o.String(s), p.host.String(s)} }
+
+func (p *pairBuilder) SizedString(s string, size int64) outlined {
+	return outlined{p.o.SizedString(s, size), p.host.String(s)}
+}
+
+// BigInt outlines b before the host may keep it (Builder.BigInt).
+func (p *pairBuilder) BigInt(b *big.Int) outlined {
+	o := p.o.BigInt(b)
+	return outlined{o, p.host.BigInt(b)}
+}
+
+// split fills p.os and p.vs from vals.
+func (p *pairBuilder) split(vals []outlined) {
+	// Grown to the size at once: append would grow a list's by a quarter
+	// at a time, each step garbage.
+	p.os, p.vs = slices.Grow(p.os[:0], len(vals)), slices.Grow(p.vs[:0], len(vals))
+	for _, v := range vals {
+		p.os = append(p.os, v.o)
+		p.vs = append(p.vs, v.v)
+	}
+}
+
+func (p *pairBuilder) Object(keys []string, vals []outlined) (outlined, error) {
+	p.split(vals)
+	o, err := p.o.Object(keys, p.os)
+	if err != nil {
+		return outlined{}, err
+	}
+	v, err := p.host.Object(keys, p.vs)
+	clear(p.vs) // the values are the host's now
+	return outlined{o, v}, err
+}
+
+func (p *pairBuilder) Array(vals []outlined) (outlined, error) {
+	p.split(vals)
+	o, err := p.o.Array(p.os)
+	if err != nil {
+		return outlined{}, err
+	}
+	v, err := p.host.Array(p.vs)
+	clear(p.vs)
+	return outlined{o, v}, err
 }
 
 // outlineJSON outlines a JSON document (valid UTF-8, as pyjson.DecodeOwned
-// requires); ok is false when only the Go value can stand for it: a dict
+// requires), making the host's values of it in the same pass when values
+// is set; ok is false when only the Go value can stand for it: a dict
 // that repeats a key (merging it changes the sizes), or a document that is
 // not a list or dict.
-func outlineJSON(data []byte, source string) (docOutline, bool, error) {
-	b := &outliner{}
-	o, err := pyjson.DecodeWith[outline](data, b, pyjson.DecodeOptions{Shared: true, Source: source})
-	if err != nil {
-		return docOutline{}, false, err
+func outlineJSON(data []byte, source string, values func() pyjson.Builder[any]) (docOutline, bool, error) {
+	opts := pyjson.DecodeOptions{Shared: true, Source: source}
+	var o outline
+	var top []outline
+	var vals any
+	if values != nil {
+		b := &pairBuilder{host: values()}
+		p, err := pyjson.DecodeWith[outlined](data, b, opts)
+		if err != nil {
+			return docOutline{}, false, err
+		}
+		o, vals, top = p.o, p.v, b.o.top
+	} else {
+		b := &outliner{}
+		var err error
+		if o, err = pyjson.DecodeWith[outline](data, b, opts); err != nil {
+			return docOutline{}, false, err
+		}
+		top = b.top
 	}
 	if (o.kind != oList && o.kind != oDict) || o.flags&fDupKeys != 0 {
 		return docOutline{}, false, nil
 	}
-	return docOutline{outline: o, items: b.top}, true, nil
+	return docOutline{outline: o, items: top, values: vals}, true, nil
 }
 
 // outlineJSONLines outlines JSON Lines (valid UTF-8) as the list of its
-// lines' values; ok is false when a line's dict repeats a key.
-func outlineJSONLines(data []byte, source string) (docOutline, bool, error) {
-	items, err := pyjson.DecodeLinesWith[outline](data, &outliner{}, pyjson.DecodeOptions{Shared: true, Source: source})
-	if err != nil {
-		return docOutline{}, false, err
+// lines' values, making the host's list of them in the same pass when
+// values is set; ok is false when a line's dict repeats a key.
+func outlineJSONLines(data []byte, source string, values func() pyjson.Builder[any]) (docOutline, bool, error) {
+	opts := pyjson.DecodeOptions{Shared: true, Source: source}
+	var items []outline
+	var vals any
+	if values != nil {
+		b := &pairBuilder{host: values()}
+		lines, err := pyjson.DecodeLinesWith[outlined](data, b, opts)
+		if err != nil {
+			return docOutline{}, false, err
+		}
+		b.split(lines)
+		items = b.os
+		if vals, err = b.host.Array(b.vs); err != nil {
+			return docOutline{}, false, err
+		}
+	} else {
+		var err error
+		if items, err = pyjson.DecodeLinesWith[outline](data, &outliner{}, opts); err != nil {
+			return docOutline{}, false, err
+		}
 	}
 	var dup uint8
 	for _, it := range items {
@@ -153,7 +259,7 @@ func outlineJSONLines(data []byte, source string) (docOutline, bool, error) {
 	if dup != 0 {
 		return docOutline{}, false, nil
 	}
-	return docOutline{outline: outline{size: sumSizes(items), kind: oList}, items: items, lines: true}, true, nil
+	return docOutline{outline: outline{size: sumSizes(items), kind: oList}, items: items, lines: true, values: vals}, true, nil
 }
 
 // inferType is InferType of the document's Go value.
@@ -211,7 +317,7 @@ func newDocVariable(name string, t VarType, source string, doc []byte, d *docOut
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	v := &Variable{Name: name, Type: t, Source: source, doc: doc, released: true,
+	v := &Variable{Name: name, Type: t, Source: source, doc: doc, released: true, values: d.values,
 		SizeBytes: d.size, ItemCount: len(d.items), docDict: d.kind == oDict, docLines: d.lines}
 	if v.SizeBytes >= keepItemSizes {
 		v.itemSizes = make([]int64, len(d.items))

@@ -69,6 +69,9 @@ type Variable struct {
 	docDict bool
 	// docLines: the document is JSON Lines (a list of its lines' values).
 	docLines bool
+	// values are the host's values of the document made as it was loaded
+	// (LoadOptions.Values), until TakeValues; guarded by valMu.
+	values any
 }
 
 // VarOption configures [NewVariable] and [ExternalizedContext.Add].
@@ -146,6 +149,19 @@ func (v *Variable) Release() bool {
 	v.Value, v.released, v.itemSizes = nil, true, nil
 	v.valMu.Unlock()
 	return true
+}
+
+// TakeValues returns the host's values of the variable's document that
+// [LoadVar] made in the pass that outlined it ([LoadOptions].Values), and
+// forgets them: only the first call gets them (they are the host's to
+// change), later calls and variables loaded without them report false,
+// and the host decodes [Variable.Document] instead.
+func (v *Variable) TakeValues() (any, bool) {
+	v.valMu.Lock()
+	defer v.valMu.Unlock()
+	vals := v.values
+	v.values = nil
+	return vals, vals != nil
 }
 
 // Chunks returns, for a NAME_chunks companion made by

@@ -14,17 +14,27 @@ import (
 )
 
 // InterpVars makes the interpreter's values of context variables, in
-// order. A variable loaded from a JSON document is decoded from its text
-// straight into Starlark values, after its Go value is released
-// ([rlmctx.Variable.Release]), so the two copies are never alive together;
-// a NAME_chunks companion of a list or dict gets pieces that share the
-// parent's values. Other variables are converted with [sandbox.FromGo].
+// order. A variable loaded from a JSON document gets the values LoadVar
+// made as it outlined the document ([JSONValues], taken once), or else is
+// decoded from its text straight into Starlark values, after its Go value
+// is released ([rlmctx.Variable.Release]), so the two copies are never
+// alive together; a NAME_chunks companion of a list or dict gets pieces
+// that share the parent's values. Other variables are converted with
+// [sandbox.FromGo].
 func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
+	taken := make(map[*rlmctx.Variable]starlark.Value)
+	for _, v := range vars {
+		if x, ok := v.TakeValues(); ok {
+			if sv, ok := x.(starlark.Value); ok {
+				taken[v] = sv
+			}
+		}
+	}
 	// Release first: a chunk companion's Go pieces are views of its
 	// parent's Go value, which would stay alive through them.
-	var docs int64
+	var docs int64 // the documents to decode
 	for _, v := range vars {
-		if v.Release() {
+		if v.Release() && taken[v] == nil {
 			docs += int64(len(v.Document()))
 		}
 	}
@@ -41,7 +51,11 @@ func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
 	made := make(map[*rlmctx.Variable]starlark.Value, len(vars))
 	out := make([]starlark.Value, len(vars))
 	for i, v := range vars {
-		sv, err := interpVar(v, made)
+		sv, ok := taken[v]
+		var err error
+		if !ok {
+			sv, err = interpVar(v, made)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 		}
@@ -49,6 +63,17 @@ func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
 		out[i] = sv
 	}
 	return out, nil
+}
+
+// JSONValues is what [rlmctx.LoadOptions].Values takes to make a JSON
+// variable's interpreter values in the pass that outlines its document,
+// for a caller that makes a REPL of the variables next (rlm exec):
+// InterpVars then takes them instead of decoding the document again. A
+// caller that shows the variables' summaries first (rlm run) leaves it
+// unset: a summary decodes the document into Go values, which would be
+// alive beside the interpreter's.
+func JSONValues() pyjson.Builder[any] {
+	return starjson.Values(starjson.Options{DecodeOptions: pyjson.DecodeOptions{Shared: true}})
 }
 
 // collectAfter is the size of released documents past which InterpVars

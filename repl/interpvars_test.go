@@ -78,3 +78,63 @@ func TestInterpVars(t *testing.T) {
 	require.Equal(t, 400, lns.Len())
 	assert.Same(t, lns.Index(0).(*starlark.Dict), got["lines_chunks"].(*starlark.List).Index(0).(*starlark.List).Index(0).(*starlark.Dict))
 }
+
+// TestInterpVarsTakesLoadValues: variables loaded with JSONValues get the
+// interpreter values made as their documents were outlined (the same
+// values InterpVars decodes from the documents otherwise), taken once: a
+// second REPL of the same variables decodes its own.
+func TestInterpVarsTakesLoadValues(t *testing.T) {
+	dir := t.TempDir()
+	var list strings.Builder
+	list.WriteString("[")
+	for i := 0; i < 400; i++ {
+		if i > 0 {
+			list.WriteString(", ")
+		}
+		fmt.Fprintf(&list, `{"id": %d, "name": "record \u00e9 %d", "score": %d.5, "tags": ["a", null, true]}`, i, i, i)
+	}
+	list.WriteString("]")
+	files := map[string]string{"recs.json": list.String(), "table.json": `{"a": {"n": 1}, "b": [1, 2]}`, "lines.jsonl": "{\"a\": 1}\n[2, 3]\n"}
+	load := func(values bool) *rlmctx.ExternalizedContext {
+		c := rlmctx.NewContext("q")
+		opts := rlmctx.LoadOptions{}
+		if values {
+			opts.Values = JSONValues
+		}
+		for _, name := range []string{"recs.json", "table.json", "lines.jsonl"} {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(p, []byte(files[name]), 0o644))
+			v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p}, opts)
+			require.NoError(t, err)
+			require.NoError(t, c.AddVariable(v))
+		}
+		c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20})
+		return c
+	}
+	decoded, err := InterpVars(load(false).Vars)
+	require.NoError(t, err)
+	c := load(true)
+	held := make([]any, len(c.Vars))
+	for i, v := range c.Vars {
+		held[i], _ = v.TakeValues()
+		if v.Document() != nil {
+			require.NotNil(t, held[i], v.Name)
+		}
+	}
+	c = load(true)
+	first, err := InterpVars(c.Vars)
+	require.NoError(t, err)
+	second, err := InterpVars(c.Vars)
+	require.NoError(t, err)
+	require.Equal(t, len(decoded), len(first))
+	for i, v := range c.Vars {
+		assert.Equal(t, sandbox.Repr(decoded[i]), sandbox.Repr(first[i]), v.Name)
+		assert.Equal(t, sandbox.Repr(decoded[i]), sandbox.Repr(second[i]), v.Name)
+	}
+	recs, again := first[0].(*starlark.List), second[0].(*starlark.List)
+	assert.NotSame(t, recs.Index(0).(*starlark.Dict), again.Index(0).(*starlark.Dict), "the second REPL decodes its own values")
+	require.Equal(t, "recs_chunks", c.Vars[3].Name)
+	chunks := first[3].(*starlark.List)
+	n0 := chunks.Index(0).(*starlark.List).Len()
+	assert.Same(t, recs.Index(n0).(*starlark.Dict), chunks.Index(1).(*starlark.List).Index(0).(*starlark.Dict), "chunks share the taken values")
+}

@@ -110,8 +110,9 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 		return nil, cerr
 	}
 	// The variables before the model: a bad --var must not replace an
-	// earlier --record recording with an empty one.
-	c, warns, lerr := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes)
+	// earlier --record recording with an empty one. A JSON document is
+	// parsed once, for its outline and the REPL's values.
+	c, warns, lerr := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes, repl.JSONValues)
 	if lerr != nil {
 		return nil, lerr
 	}

@@ -251,7 +251,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	}
 	softMemoryLimit(env, o.limits.Limits)
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
-	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes)
+	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, nil)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
@@ -51,12 +52,14 @@ func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
 // with the loaders' warnings, and text variables over the chunk threshold
 // get a NAME_chunks companion. The store is opened only for store:KEY.
 func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir string) (*rlmctx.ExternalizedContext, []string, error) {
-	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig())
+	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig(), nil)
 }
 
 // loadContextSized is loadContext with explicit size limits (see
-// registerSizeFlags).
-func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, storeDir string, cfg rlmctx.SizeConfig) (*rlmctx.ExternalizedContext, []string, error) {
+// registerSizeFlags) and, for a caller that makes a REPL of the variables
+// next, the builder of a JSON document's interpreter values made in the
+// pass that outlines it (repl.JSONValues; nil: none).
+func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, storeDir string, cfg rlmctx.SizeConfig, values func() pyjson.Builder[any]) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
 	releaseBeforeLoad(vars)
 	c := rlmctx.NewContext(query)
@@ -89,7 +92,7 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 			}
 			stdinUsed = spec.Name
 		}
-		opts := rlmctx.LoadOptions{Stdin: env.stdin}
+		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values}
 		if strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
 			if store == nil {
 				if storeDir == "" {

@@ -144,7 +144,7 @@ func TestSizeFlags(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "log.txt")
 	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("0123456789\n", 100)), 0o644))
-	c, warns, err := loadContextSized(testEnv("", nil), "q", []string{"log=" + p}, "", "", rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200})
+	c, warns, err := loadContextSized(testEnv("", nil), "q", []string{"log=" + p}, "", "", rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200}, nil)
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(warns, "\n"), "needs chunking")
 	v, ok := c.Get("log_chunks")

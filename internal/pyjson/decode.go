@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -104,6 +105,15 @@ type Builder[V any] interface {
 	Array(vals []V) (V, error)
 }
 
+// SizedStrings is a [Builder] whose strings come with the length of their
+// JSON encoding as [Encode] writes it ([StringSize]), which the decoder
+// knows from the text at no cost: DecodeWith calls SizedString in place
+// of String when the builder has it. The sizes hold for valid UTF-8 input
+// (Python mode does not check it).
+type SizedStrings[V any] interface {
+	SizedString(s string, size int64) V
+}
+
 // DecodeOptions configures [DecodeWith].
 type DecodeOptions struct {
 	// Python selects Python's json.loads behaviour: its error messages
@@ -133,6 +143,7 @@ const StopEvery = 1 << 12
 // error the builder returned.
 func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, error) {
 	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source, stop: o.Stop}
+	d.sized, _ = any(b).(SizedStrings[V])
 	return d.document()
 }
 
@@ -147,8 +158,9 @@ type decoder[V any, B Builder[V]] struct {
 	owned  bool
 	source string
 	zero   V
-	stop   func() error // see DecodeOptions.Stop
-	parsed int          // values parsed, for stop
+	sized  SizedStrings[V] // b, when it takes strings with their sizes
+	stop   func() error    // see DecodeOptions.Stop
+	parsed int             // values parsed, for stop
 	// lineBase and offBase shift reported positions (JSON Lines).
 	lineBase int
 	offBase  int64
@@ -250,9 +262,12 @@ func (d *decoder[V, B]) value(depth int) (V, error) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		s, err := d.str()
+		s, size, err := d.str()
 		if err != nil {
 			return d.zero, err
+		}
+		if d.sized != nil {
+			return d.sized.SizedString(s, size), nil
 		}
 		return d.b.String(s), nil
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -305,7 +320,7 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 		if d.data[d.pos] != '"' {
 			return d.zero, d.fail(d.pos, "Expecting property name enclosed in double quotes", "expecting a property name in double quotes")
 		}
-		k, err := d.str()
+		k, _, err := d.str()
 		if err != nil {
 			return d.zero, err
 		}
@@ -320,7 +335,7 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 			return d.zero, err
 		}
 		d.kstack = append(d.kstack, k)
-		d.vstack = append(d.vstack, v)
+		d.push(v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated object (opened at byte %d)", d.offBase+int64(start))
@@ -354,7 +369,7 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 		if err != nil {
 			return d.zero, err
 		}
-		d.vstack = append(d.vstack, v)
+		d.push(v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated array (opened at byte %d)", d.offBase+int64(start))
@@ -369,6 +384,16 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "expecting ',' or ']' in array")
 		}
 	}
+}
+
+// push puts v on the value stack, which doubles when full: append grows
+// a large slice by a quarter at a time, and a document's longest array
+// (a list of records) would leave four times its stack as garbage.
+func (d *decoder[V, B]) push(v V) {
+	if len(d.vstack) == cap(d.vstack) {
+		d.vstack = slices.Grow(d.vstack, len(d.vstack)+1)
+	}
+	d.vstack = append(d.vstack, v)
 }
 
 func (d *decoder[V, B]) number() (V, error) {
@@ -445,46 +470,60 @@ func (d *decoder[V, B]) number() (V, error) {
 	return d.b.Float(f), nil
 }
 
-func (d *decoder[V, B]) str() (string, error) {
+// strStop marks the bytes that end a run of a string's bytes taken as they
+// are: the closing quote, a backslash, a control character (an error).
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// str reads a string, returning it with the length of its JSON encoding
+// as Encode writes it (StringSize): the length of its text, quotes
+// included, but for the escapes that Encode writes otherwise (\/ as /,
+// \uXXXX of a character it writes as itself or as a short escape).
+func (d *decoder[V, B]) str() (string, int64, error) {
 	start := d.pos
 	d.pos++ // opening quote
 	i := d.pos
-	for i < len(d.data) {
-		c := d.data[i]
-		if c == '"' {
-			s := d.data[d.pos:i]
-			d.pos = i + 1
-			if d.owned {
-				return bytesToString(s), nil
-			}
-			return string(s), nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
-		}
+	for i < len(d.data) && !strStop[d.data[i]] {
 		i++
 	}
-	if i >= len(d.data) {
-		return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+	if i < len(d.data) && d.data[i] == '"' {
+		s := d.data[d.pos:i]
+		d.pos = i + 1
+		size := int64(len(s)) + 2
+		if d.owned {
+			return bytesToString(s), size, nil
+		}
+		return string(s), size, nil
 	}
-	// Slow path: escapes.
-	buf := make([]byte, 0, i-d.pos+16)
-	buf = append(buf, d.data[d.pos:i]...)
+	if i >= len(d.data) {
+		return "", 0, d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+	}
+	// Slow path: escapes (or an error). The string is never longer than
+	// its text: the buffer is sized by where the text ends.
+	buf := make([]byte, 0, d.strEnd(i)-d.pos)
+	delta := int64(0) // the encoding's length less the text's
 	for i < len(d.data) {
-		c := d.data[i]
-		switch {
+		// A run of bytes taken as they are, then what ended it.
+		j := i
+		for j < len(d.data) && !strStop[d.data[j]] {
+			j++
+		}
+		buf = append(buf, d.data[d.pos:j]...)
+		i = j
+		if i >= len(d.data) {
+			break
+		}
+		switch c := d.data[i]; {
 		case c == '"':
 			d.pos = i + 1
-			return bytesToString(buf), nil
+			return bytesToString(buf), int64(i+1-start) + delta, nil
 		case c < 0x20:
-			return "", d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
+			return "", 0, d.fail(i, "Invalid control character at", "invalid control character in string (escape it as \\u%04x)", c)
 		}
 		if i+1 >= len(d.data) {
 			break
@@ -492,8 +531,11 @@ func (d *decoder[V, B]) str() (string, error) {
 		e := d.data[i+1]
 		i += 2
 		switch e {
-		case '"', '\\', '/':
+		case '"', '\\':
 			buf = append(buf, e)
+		case '/':
+			buf = append(buf, e)
+			delta-- // written as /
 		case 'n':
 			buf = append(buf, '\n')
 		case 't':
@@ -508,15 +550,17 @@ func (d *decoder[V, B]) str() (string, error) {
 			r, ok := d.hex4(i)
 			if !ok {
 				if d.py {
-					return "", d.errorf(i-1, "Invalid \\uXXXX escape")
+					return "", 0, d.errorf(i-1, "Invalid \\uXXXX escape")
 				}
-				return "", d.errorf(i-2, "invalid \\uXXXX escape")
+				return "", 0, d.errorf(i-2, "invalid \\uXXXX escape")
 			}
 			i += 4
+			text := int64(6)
 			if r >= 0xD800 && r < 0xDC00 {
 				if r2, ok := d.hex4(i + 2); ok && i+1 < len(d.data) && d.data[i] == '\\' && d.data[i+1] == 'u' && r2 >= 0xDC00 && r2 < 0xE000 {
 					r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
 					i += 6
+					text = 12
 				} else {
 					r = utf8.RuneError // lone surrogate: not representable in UTF-8
 				}
@@ -524,11 +568,44 @@ func (d *decoder[V, B]) str() (string, error) {
 				r = utf8.RuneError
 			}
 			buf = utf8.AppendRune(buf, r)
+			delta += runeSize(r) - text
 		default:
-			return "", d.fail(i-2, "Invalid \\escape", "invalid escape \\%c", e)
+			return "", 0, d.fail(i-2, "Invalid \\escape", "invalid escape \\%c", e)
 		}
+		d.pos = i // the next run starts here
 	}
-	return "", d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+	return "", 0, d.fail(start, "Unterminated string starting at", "unterminated string starting here")
+}
+
+// runeSize is the length of r's JSON encoding in a string as Encode
+// writes it: a short escape, \u00XX for other control characters, else
+// r's UTF-8.
+func runeSize(r rune) int64 {
+	if r < utf8.RuneSelf {
+		return int64(escExtra[r]) + 1
+	}
+	return int64(utf8.RuneLen(r))
+}
+
+// strEnd is where the text of the string being read ends from i on: its
+// closing quote, the first one not escaped (after an even run of
+// backslashes), else the end of the input.
+func (d *decoder[V, B]) strEnd(i int) int {
+	for {
+		j := bytes.IndexByte(d.data[i:], '"')
+		if j < 0 {
+			return len(d.data)
+		}
+		j += i
+		k := j
+		for k > d.pos && d.data[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j
+		}
+		i = j + 1
+	}
 }
 
 func (d *decoder[V, B]) hex4(i int) (rune, bool) {
@@ -606,6 +683,7 @@ func DecodeLinesOwned(data []byte, source string) (any, error) {
 // lines).
 func DecodeLinesWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) ([]V, error) {
 	d := &decoder[V, B]{b: b, py: o.Python, owned: o.Shared, source: o.Source, stop: o.Stop}
+	d.sized, _ = any(b).(SizedStrings[V])
 	out := []V{}
 	line := 0
 	var off int64

@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ---- encoding ----
@@ -290,12 +292,49 @@ func normUint(u uint64) any {
 }
 
 // StringSize is the length of s's JSON encoding as [Encode] writes it:
-// quoted, with escapes.
+// quoted, with escapes. It counts without writing, by a table of what
+// each byte adds ([escExtra]); only a string with invalid UTF-8, whose bad
+// bytes are written as \ufffd, is measured by encoding it.
 func StringSize(s string) int64 {
-	var c countWriter
-	_ = encodeString(&c, s, false)
-	return c.n
+	var n uint
+	var high byte // every byte ORed: non-ASCII from 0x80
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		n += uint(escExtra[c])
+		high |= c
+	}
+	if high >= utf8.RuneSelf && !utf8.ValidString(s) {
+		var c countWriter
+		_ = encodeString(&c, s, false)
+		return c.n
+	}
+	return int64(len(s)) + 2 + int64(n)
 }
 
-// FloatSize is the length of f's JSON encoding as [Encode] writes it.
-func FloatSize(f float64) int64 { return int64(len(formatFloat(f))) }
+// escExtra is how many bytes more than itself a byte's JSON encoding takes
+// in a valid UTF-8 string (encodeString without ascii): \" \\ \n \r \t \b
+// \f one, the other control characters (\u00XX) five, all others none.
+var escExtra = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = 5
+	}
+	for _, c := range []byte{'"', '\\', '\n', '\r', '\t', '\b', '\f'} {
+		t[c] = 1
+	}
+	return t
+}()
+
+// FloatSize is the length of f's JSON encoding as [Encode] writes it
+// (formatFloat's), written into a buffer of its own in the common case
+// (a plain decimal) so that measuring allocates nothing.
+func FloatSize(f float64) int64 {
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-4 || abs >= 1e16) || math.IsNaN(f) || math.IsInf(f, 0) {
+		return int64(len(formatFloat(f)))
+	}
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
+	if bytes.IndexByte(b, '.') < 0 {
+		return int64(len(b)) + 2 // ".0"
+	}
+	return int64(len(b))
+}

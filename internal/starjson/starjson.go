@@ -148,3 +148,38 @@ func (b *builder) Array(vals []starlark.Value) (starlark.Value, error) {
 	copy(elems, vals)
 	return starlark.NewList(elems), nil
 }
+
+// Values returns a builder of Starlark values boxed as any, with
+// Decode's semantics and sharing, for a decoding that makes them beside
+// values of its own (the context package outlines a JSON variable's
+// document as it makes its interpreter values: rlmctx.LoadOptions.Values).
+// Every value it makes is a starlark.Value.
+func Values(o Options) pyjson.Builder[any] { return anyBuilder{newBuilder(o)} }
+
+// anyBuilder is builder with its values boxed as any.
+type anyBuilder struct{ b *builder }
+
+func (a anyBuilder) Null() any             { return a.b.Null() }
+func (a anyBuilder) Bool(x bool) any       { return a.b.Bool(x) }
+func (a anyBuilder) Int(i int64) any       { return a.b.Int(i) }
+func (a anyBuilder) BigInt(x *big.Int) any { return a.b.BigInt(x) }
+func (a anyBuilder) Float(f float64) any   { return a.b.Float(f) }
+func (a anyBuilder) String(s string) any   { return a.b.String(s) }
+
+func (a anyBuilder) Object(keys []string, vals []any) (any, error) {
+	d := starlark.NewDict(len(keys))
+	for i, k := range keys {
+		if err := d.SetKey(a.b.key(k), vals[i].(starlark.Value)); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (a anyBuilder) Array(vals []any) (any, error) {
+	elems := make([]starlark.Value, len(vals))
+	for i, v := range vals {
+		elems[i] = v.(starlark.Value)
+	}
+	return starlark.NewList(elems), nil
+}

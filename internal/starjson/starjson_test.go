@@ -36,6 +36,26 @@ func TestDecodeValues(t *testing.T) {
 	}
 }
 
+// TestValues: the builder boxed as any makes Decode's values, sharing
+// keys the same way.
+func TestValues(t *testing.T) {
+	for _, in := range []string{`{"a": 1, "b": 2, "a": 3}`, `[1, -0, 12345678901234567890123, 1.5, NaN, -Infinity]`,
+		`{"x": "h\u00e9\ud83d\ude00\n", "y": [], "z": {}}`, `[true, false, null, "s"]`, `[{"id": 1, "k": "v"}, {"id": 2, "k": "v"}]`} {
+		want, err := Decode([]byte(in), python)
+		require.NoError(t, err)
+		got, err := pyjson.DecodeWith[any]([]byte(in), Values(python), python.DecodeOptions)
+		require.NoError(t, err)
+		sv, ok := got.(starlark.Value)
+		require.True(t, ok, in)
+		assert.Equal(t, want.String(), sv.String(), in)
+	}
+	v, err := pyjson.DecodeWith[any]([]byte(`[{"name": 1}, {"name": 2}]`), Values(python), python.DecodeOptions)
+	require.NoError(t, err)
+	l := v.(*starlark.List)
+	k0, k1 := l.Index(0).(*starlark.Dict).Keys()[0], l.Index(1).(*starlark.Dict).Keys()[0]
+	assert.Equal(t, unsafe.StringData(string(k0.(starlark.String))), unsafe.StringData(string(k1.(starlark.String))), "keys are shared")
+}
+
 // TestDecodeErrors checks CPython's JSONDecodeError messages and
 // positions, and the refusals (too deep, too many digits).
 func TestDecodeErrors(t *testing.T) {
