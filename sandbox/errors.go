@@ -85,3 +85,32 @@ func (e *PyError) Unwrap() error { return e.Err }
 func Errorf(kind, format string, args ...any) error {
 	return &PyError{Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
+
+// RaisedByCode reports whether err was raised by the code itself: by a
+// raise statement (also re-raising a caught exception the code raised) or
+// a failed assert, so that the code chose its exception type and message.
+// Every other error of a step — a limit, a builtin's or the interpreter's
+// own exception (a KeyError of a missing key, a TypeError of a bad
+// operand), a syntax error, a re-raised exception the engine raised — is
+// classified by the engine.
+func RaisedByCode(err error) bool {
+	for err != nil {
+		if pe, ok := err.(*PyError); ok && pe.exc != nil {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if RaisedByCode(e) {
+					return true
+				}
+			}
+			return false
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
+}
