@@ -278,6 +278,13 @@ type Executor interface {
 	Close() error
 }
 
+// Origins of a step's error (ExecResult.ErrOrigin, the exec event's
+// origin).
+const (
+	OriginRaise  = "raise"
+	OriginEngine = "engine"
+)
+
 // ExecResult is the outcome of one code block.
 type ExecResult struct {
 	Output    string // full captured output
@@ -287,6 +294,11 @@ type ExecResult struct {
 	// its short traceback for the model.
 	Err     error
 	ErrText string
+	// ErrOrigin says who chose Err's exception type and message:
+	// [OriginRaise] (the code's raise or assert statement) or
+	// [OriginEngine] (a limit, a builtin, the interpreter); "" when the
+	// executor cannot tell. The trajectory's exec event records it.
+	ErrOrigin string
 	// Submitted is set when the code called SUBMIT (or FINAL/FINAL_VAR).
 	Submitted bool
 	Outputs   *rlmctx.Dict // outputs of the SUBMIT call

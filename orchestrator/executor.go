@@ -79,6 +79,10 @@ func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, e
 		return out, ctx.Err()
 	}
 	out.Err = err
+	out.ErrOrigin = OriginEngine
+	if sandbox.RaisedByCode(err) {
+		out.ErrOrigin = OriginRaise
+	}
 	var se *sandbox.ScriptError
 	if errors.As(err, &se) && se.Traceback != "" {
 		out.ErrText = se.Traceback

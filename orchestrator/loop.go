@@ -467,7 +467,7 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 	}
 	ed := execData{Block: block, Code: code, Output: res.Output, Truncated: res.Truncated, Submitted: res.Submitted, ToolCall: callID}
 	if res.Err != nil && !res.Submitted {
-		ed.Error = res.ErrText
+		ed.Error, ed.Origin = res.ErrText, res.ErrOrigin
 		if ed.Error == "" {
 			ed.Error = res.Err.Error()
 		}

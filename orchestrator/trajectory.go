@@ -144,6 +144,7 @@ type execData struct {
 	Output    string `json:"output"`
 	Truncated bool   `json:"truncated,omitempty"`
 	Error     string `json:"error,omitempty"`
+	Origin    string `json:"origin,omitempty"` // of error: OriginRaise or OriginEngine
 	Submitted bool   `json:"submitted,omitempty"`
 	ToolCall  string `json:"tool_call_id,omitempty"`
 }

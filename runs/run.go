@@ -418,6 +418,20 @@ func withoutLatency(data []byte) []byte {
 	return latencyField.ReplaceAll(data, nil)
 }
 
+// originField is an exec event's error origin, added after version 1's
+// first trajectories were written.
+var originField = regexp.MustCompile(`,"origin":"[a-z]+"`)
+
+// withoutNewOrigin is data without its origin field when the recorded
+// event prev has none (it was written by an older rlm), so resuming such a
+// run does not take the new field for a divergence.
+func withoutNewOrigin(prev, data []byte) []byte {
+	if bytes.Contains(prev, []byte(`"origin"`)) || !bytes.Contains(data, []byte(`"origin"`)) {
+		return data
+	}
+	return originField.ReplaceAll(data, nil)
+}
+
 func (s *sink) event(line []byte) {
 	if s.stopped {
 		return
@@ -452,7 +466,7 @@ func (s *sink) event(line []byte) {
 	if s.old != nil {
 		key, n := nextEventKey(s.seen, e)
 		if prev, ok := s.old[key]; ok {
-			if bytes.Equal(withoutLatency(prev), withoutLatency(e.Data)) {
+			if bytes.Equal(withoutLatency(prev), withoutLatency(withoutNewOrigin(prev, e.Data))) {
 				return // written before the interruption (a replayed call takes no time)
 			}
 			if deterministic[e.Type] {
