@@ -12,13 +12,17 @@ import (
 	"time"
 
 	"github.com/rlmhq/rlm/internal/bench"
+	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
 )
 
 // Evidence is what one kept run (or one rlm bench result) shows.
 type Evidence struct {
-	Run         string    `json:"run"`
-	Source      string    `json:"source"` // "run" or "bench"
+	Run    string `json:"run"`
+	Source string `json:"source"` // "run" or "bench"
+	// Query is a digest of the run's query (run.json), so that proposals
+	// can say how many distinct queries show a kind; "" for bench results.
+	Query       string    `json:"query_digest,omitempty"`
 	Started     time.Time `json:"started"`
 	Model       string    `json:"model,omitempty"`
 	MetaVersion int       `json:"meta_version"`
@@ -30,9 +34,18 @@ type Evidence struct {
 	// rejected SUBMITs and replies without code.
 	Lost int `json:"lost"`
 	// Errors counts the failed code blocks of the tree by kind (see
-	// Classify); Samples holds the first one of each kind.
+	// Classify) whose error the engine raised (exec origin "engine": a
+	// limit, a builtin, the interpreter, a syntax error); Samples holds the
+	// first one of each kind. Only these are evidence for lessons.
 	Errors  map[string]int    `json:"errors,omitempty"`
 	Samples map[string]Sample `json:"samples,omitempty"`
+	// Raised counts, by kind, the failed blocks whose exception the code
+	// raised itself (origin "raise": the code chose its type and message),
+	// and Unattributed those of trajectories written before exec events
+	// recorded the origin. Both are shown, never counted for a lesson: a
+	// run could otherwise steer lessons by raising the types it wants.
+	Raised       map[string]int `json:"raised,omitempty"`
+	Unattributed map[string]int `json:"unattributed,omitempty"`
 	// RejectedSubmits counts SUBMITs refused by the output schema.
 	RejectedSubmits int      `json:"rejected_submits,omitempty"`
 	Nudges          int      `json:"nudges"`
@@ -139,6 +152,7 @@ type (
 	execPayload struct {
 		Code      string `json:"code"`
 		Error     string `json:"error"`
+		Origin    string `json:"origin"`
 		Truncated bool   `json:"truncated"`
 	}
 	endData struct {
@@ -164,8 +178,9 @@ func runEvidence(dir string, m runs.Meta) (Evidence, error) {
 	if err != nil {
 		return Evidence{}, err
 	}
-	e := Evidence{Run: m.ID, Source: "run", Started: m.Started, MetaVersion: m.MetaVersion, StopReason: m.StopReason,
-		Iterations: m.Iterations, Tokens: m.Tokens, Errors: map[string]int{}, Samples: map[string]Sample{}}
+	e := Evidence{Run: m.ID, Source: "run", Query: runs.Digest(m.Query), Started: m.Started, MetaVersion: m.MetaVersion, StopReason: m.StopReason,
+		Iterations: m.Iterations, Tokens: m.Tokens, Errors: map[string]int{}, Samples: map[string]Sample{},
+		Raised: map[string]int{}, Unattributed: map[string]int{}}
 	if m.CostUSD != nil {
 		e.CostUSD, e.CostKnown = *m.CostUSD, true
 	}
@@ -204,13 +219,22 @@ func runEvidence(dir string, m runs.Meta) (Evidence, error) {
 			if d.Error == "" {
 				continue
 			}
+			if root {
+				lost[ev.Step] = true
+			}
 			kind := Classify(d.Error)
+			switch d.Origin {
+			case orchestrator.OriginEngine:
+			case orchestrator.OriginRaise:
+				e.Raised[kind]++
+				continue
+			default: // written before the origin was recorded: unknown
+				e.Unattributed[kind]++
+				continue
+			}
 			e.Errors[kind]++
 			if _, ok := e.Samples[kind]; !ok {
 				e.Samples[kind] = Sample{Run: m.ID + "/" + ev.Run, Step: ev.Step, Code: clip(d.Code, 300), Error: clip(lastLine(d.Error), 200)}
-			}
-			if root {
-				lost[ev.Step] = true
 			}
 		case "submit":
 			var d struct {

@@ -39,10 +39,15 @@ type Proposal struct {
 
 // ProposalEvidence backs a proposal: the runs that show it and how much.
 type ProposalEvidence struct {
-	Kind      string   `json:"kind"`
-	Runs      []string `json:"runs"` // the first 20 ids
+	Kind string   `json:"kind"`
+	Runs []string `json:"runs"` // the first 20 ids
+	// Count is how many times the runs showed the kind, for information:
+	// support is RunsWith, the distinct runs that showed it (a run that
+	// shows it 1,000 times counts once), and Queries the distinct queries
+	// of those runs.
 	Count     int      `json:"count"`
 	RunsWith  int      `json:"runs_with"`
+	Queries   int      `json:"queries,omitempty"`
 	RunsTotal int      `json:"runs_total"`
 	Lost      int      `json:"iterations_lost,omitempty"`
 	Samples   []Sample `json:"samples,omitempty"`
@@ -50,9 +55,15 @@ type ProposalEvidence struct {
 
 // Options tune Propose; zero fields take the defaults.
 type Options struct {
-	// MinRuns is how many runs must show a kind before a lesson is
-	// proposed (default 2).
+	// MinRuns is how many distinct runs must show a kind before a lesson
+	// is proposed (default 2). Only errors the engine classified count
+	// (see Evidence.Errors), once per run however often the run shows
+	// them.
 	MinRuns int
+	// MinQueries is how many distinct queries those runs must have
+	// (default 1: any; raise it when many runs could come from one
+	// client repeating one request).
+	MinQueries int
 	// MinShare is the share of runs that must show it (default 0.1).
 	MinShare float64
 	// RetireAfter is how many runs with a lesson in force and without its
@@ -64,6 +75,9 @@ func (o Options) withDefaults() Options {
 	if o.MinRuns <= 0 {
 		o.MinRuns = 2
 	}
+	if o.MinQueries <= 0 {
+		o.MinQueries = 1
+	}
 	if o.MinShare <= 0 {
 		o.MinShare = 0.1
 	}
@@ -73,7 +87,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// signal is how often run e shows what template's lesson is about.
+// signal is how often run e shows what template's lesson is about. Errors
+// count only when the engine classified them: an exception the code raised
+// itself (its type and message chosen by the code) is never a signal.
 func signal(template string, e Evidence) int {
 	switch template {
 	case "no_code":
@@ -133,6 +149,8 @@ func proposeLesson(doc *meta.Document, have map[string]meta.Lesson, tmpl string,
 	models := map[string]bool{}
 	otherModels := map[string]int{}
 	var samples []Sample
+	seen := map[string]bool{}    // runs counted: each once
+	queries := map[string]bool{} // their distinct queries
 	for _, e := range evs {
 		n := signal(tmpl, e)
 		if n == 0 {
@@ -140,6 +158,11 @@ func proposeLesson(doc *meta.Document, have map[string]meta.Lesson, tmpl string,
 			continue
 		}
 		ev.Count += n
+		if seen[e.Run] {
+			continue
+		}
+		seen[e.Run] = true
+		queries[e.Query] = true
 		ev.RunsWith++
 		ev.Lost += min(n, e.Lost)
 		models[e.Model] = true
@@ -151,7 +174,8 @@ func proposeLesson(doc *meta.Document, have map[string]meta.Lesson, tmpl string,
 		}
 	}
 	ev.Samples = samples
-	if ev.RunsWith < opt.MinRuns || float64(ev.RunsWith) < opt.MinShare*float64(ev.RunsTotal) {
+	ev.Queries = len(queries)
+	if ev.RunsWith < opt.MinRuns || ev.Queries < opt.MinQueries || float64(ev.RunsWith) < opt.MinShare*float64(ev.RunsTotal) {
 		return Proposal{}, false
 	}
 	scope := ""
@@ -194,7 +218,7 @@ func proposeLesson(doc *meta.Document, have map[string]meta.Lesson, tmpl string,
 	}
 	return Proposal{
 		Action: ActionAddLesson, Lesson: &l, Evidence: ev,
-		Reason: fmt.Sprintf("%s seen %d times in %d of %d %s, %d iterations lost", tmpl, ev.Count, ev.RunsWith, ev.RunsTotal, who, ev.Lost),
+		Reason: fmt.Sprintf("%s seen %d times in %d of %d %s (%d distinct queries), %d iterations lost", tmpl, ev.Count, ev.RunsWith, ev.RunsTotal, who, ev.Queries, ev.Lost),
 		Effect: fmt.Sprintf("fewer %s failures in later runs (now %.0f%% of runs) and the iterations they cost", tmpl, 100*float64(ev.RunsWith)/float64(ev.RunsTotal)),
 	}, true
 }
@@ -203,6 +227,7 @@ func proposeRetire(doc *meta.Document, evs []Evidence, opt Options) []Proposal {
 	var out []Proposal
 	for _, l := range doc.Lessons {
 		ev := ProposalEvidence{Kind: l.Template}
+		unknown := false
 		for _, e := range evs {
 			if e.MetaVersion < max(l.Since, 1) || (l.Model != "" && e.Model != l.Model) {
 				continue
@@ -211,12 +236,16 @@ func proposeRetire(doc *meta.Document, evs []Evidence, opt Options) []Proposal {
 			if n := signal(l.Template, e); n > 0 {
 				ev.Count += n
 				ev.RunsWith++
+			} else if e.Unattributed[l.Template] > 0 {
+				// An error of the kind from before origins were
+				// recorded: maybe the engine's, so not "not seen".
+				unknown = true
 			}
 			if len(ev.Runs) < 20 {
 				ev.Runs = append(ev.Runs, e.Run)
 			}
 		}
-		if ev.RunsTotal < opt.RetireAfter || ev.Count > 0 {
+		if ev.RunsTotal < opt.RetireAfter || ev.Count > 0 || unknown {
 			continue
 		}
 		out = append(out, Proposal{
