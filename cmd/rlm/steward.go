@@ -393,7 +393,11 @@ func printProposals(env *cliEnv, ps []steward.Proposal, samples bool) error {
 		}
 		fmt.Fprintf(w, "  reason:   %s\n  effect:   %s\n", p.Reason, p.Effect)
 		ev := p.Evidence
-		fmt.Fprintf(w, "  evidence: %d in %d of %d runs: %s\n", ev.Count, ev.RunsWith, ev.RunsTotal, strings.Join(ev.Runs, " "))
+		queries := ""
+		if ev.Queries > 0 {
+			queries = fmt.Sprintf(" (distinct queries: %d)", ev.Queries)
+		}
+		fmt.Fprintf(w, "  evidence: %d in %d of %d runs%s: %s\n", ev.Count, ev.RunsWith, ev.RunsTotal, queries, strings.Join(ev.Runs, " "))
 		if samples {
 			for _, s := range ev.Samples {
 				fmt.Fprintf(w, "    %s step %d: %s\n      code: %s\n", s.Run, s.Step, termSafe(w, s.Error), termSafe(w, oneLine(s.Code, 160)))

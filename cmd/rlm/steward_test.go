@@ -50,7 +50,7 @@ func TestStewardCommands(t *testing.T) {
 	code, out, _ = runCLI(t, "", env, "steward", "review")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, id)
-	assert.Contains(t, out, "evidence: 2 in 2 of 2 runs")
+	assert.Contains(t, out, "evidence: 2 in 2 of 2 runs (distinct queries: 1)")
 	assert.Contains(t, out, "async def f()", "the code that failed")
 
 	code, out, errOut = runCLI(t, "", env, "steward", "apply", id)
