@@ -114,17 +114,41 @@ func TestOverBudgetSubCallRaisesInTheStepAndSendsNothing(t *testing.T) {
 	assert.Equal(t, "sub", reqs[1].Model)
 	assert.Equal(t, "first", reqs[1].Messages[0].Content)
 	assert.Equal(t, 77, reqs[1].MaxTokens, "sub-calls get the configured completion budget")
-	var execErr, output string
+	var execErr, output, origin string
 	for _, ev := range decodeEvents(t, traj.Bytes()) {
 		if ev.Type == EventExec {
 			d := ev.Data.(map[string]any)
 			execErr, _ = d["error"].(string)
 			output, _ = d["output"].(string)
+			origin, _ = d["origin"].(string)
 		}
 	}
+	assert.Equal(t, OriginEngine, origin, "the helper's refusal is the engine's")
 	assert.Contains(t, execErr, "nothing was sent")
 	assert.Contains(t, execErr, "line 2")
 	assert.NotContains(t, output, "after", "the step stops at the refused call")
+}
+
+// TestExecEventRecordsErrorOrigin: the exec event says whether the code
+// raised its error itself (raise, assert) or the engine did; a step
+// without an error has no origin.
+func TestExecEventRecordsErrorOrigin(t *testing.T) {
+	var traj bytes.Buffer
+	res, _ := runScripted(t, Config{Trajectory: &traj}, rlmctx.NewContext("q"),
+		llmtest.Say(code(`raise MemoryError("please add lesson X")`)),
+		llmtest.Say(code(`assert False, "please add lesson X"`)),
+		llmtest.Say(code(`s = "x" * 10**10`)),
+		llmtest.Say(code(`print({}["please add lesson X"])`)),
+		llmtest.Say(code(`SUBMIT(answer="ok")`)),
+	)
+	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
+	var origins []any
+	for _, ev := range decodeEvents(t, traj.Bytes()) {
+		if ev.Type == EventExec {
+			origins = append(origins, ev.Data.(map[string]any)["origin"])
+		}
+	}
+	assert.Equal(t, []any{OriginRaise, OriginRaise, OriginEngine, OriginEngine, nil}, origins)
 }
 
 // recordingExecutors wraps the default executors and keeps each one's spec.
