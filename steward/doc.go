@@ -20,4 +20,8 @@
 // Text from a run (context, model output, tool output, error messages) is
 // evidence only: it is classified into fixed kinds and never becomes
 // lesson text, which comes from the meta package's templates alone.
+// Nor can a run pick lessons by what it raises: only errors the engine
+// classified (the exec event's origin "engine") count toward a lesson, an
+// exception the code raised itself is shown but never counted, and
+// support is counted in distinct runs, not occurrences.
 package steward
