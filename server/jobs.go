@@ -235,8 +235,13 @@ func (j *job) execute() (*orchestrator.Result, error) {
 		}
 		kept.SetClock(clock)
 		cfg.Clock = clock
-		if chat, cfg.Embedder, err = kept.WrapModel(chat, cfg.Embedder); err != nil {
-			return nil, err
+		// Only a run that can be resumed records its model answers: a
+		// chat completion without an Idempotency-Key belongs to its
+		// client, and is not resumed once that client is gone.
+		if j.resumable {
+			if chat, cfg.Embedder, err = kept.WrapModel(chat, cfg.Embedder); err != nil {
+				return nil, err
+			}
 		}
 		var cancel context.CancelFunc
 		ctx, cancel = kept.Context(ctx)
