@@ -324,9 +324,11 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 	if temp == nil {
 		temp = c.cfg.Temperature
 	}
+	o.Seed = req.Seed
+	o.Stop = req.Stop
 	if isReasoningModel(model) {
 		o.MaxCompletionTokens = maxTok
-		// Reasoning models accept only the default temperature.
+		// Reasoning models accept only the default temperature and top_p.
 	} else {
 		// max_tokens, not max_completion_tokens: OpenAI-compatible servers
 		// (Ollama, llama.cpp, older vLLM) know only max_tokens, and OpenAI
@@ -339,6 +341,14 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 				// go-openai omits a zero temperature; send the smallest
 				// positive value instead (documented go-openai idiom).
 				o.Temperature = math.SmallestNonzeroFloat32
+			}
+		}
+		if p := req.TopP; p != nil {
+			o.TopP = *p
+			if o.TopP == 0 {
+				// Omitted when zero too: the smallest positive value
+				// keeps only the most likely token, as 0 asks.
+				o.TopP = math.SmallestNonzeroFloat32
 			}
 		}
 	}

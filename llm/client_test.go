@@ -106,6 +106,42 @@ func TestReasoningModelUsesMaxCompletionTokens(t *testing.T) {
 	assert.Nil(t, call.Temperature, "reasoning models take only the default temperature")
 }
 
+// TestChatSamplingParams: top_p, seed and stop reach the upstream in the
+// OpenAI wire format; top_p 0 and seed 0 are sent, not omitted; reasoning
+// models get seed and stop but not top_p (they take only the default).
+func TestChatSamplingParams(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	c := newClient(t, srv, nil)
+	top, seed := float32(0.5), 42
+	req := llm.Request{Messages: []llm.Message{{Role: "user", Content: "x"}}, TopP: &top, Seed: &seed, Stop: []string{"END", "\n\n"}}
+	_, err := c.Chat(context.Background(), req)
+	require.NoError(t, err)
+	call := srv.Calls()[0]
+	require.NotNil(t, call.TopP)
+	assert.InDelta(t, 0.5, *call.TopP, 1e-6)
+	require.NotNil(t, call.Seed)
+	assert.Equal(t, 42, *call.Seed)
+	assert.Equal(t, []string{"END", "\n\n"}, call.Stop)
+
+	zero, zeroSeed := float32(0), 0
+	_, err = c.Chat(context.Background(), llm.Request{Messages: req.Messages, TopP: &zero, Seed: &zeroSeed})
+	require.NoError(t, err)
+	call = srv.Calls()[1]
+	require.NotNil(t, call.TopP, "top_p 0 must be sent, not omitted")
+	assert.InDelta(t, 0, *call.TopP, 1e-6)
+	require.NotNil(t, call.Seed, "seed 0 must be sent")
+	assert.Equal(t, 0, *call.Seed)
+	assert.Nil(t, call.Stop)
+
+	req.Model = "o4-mini"
+	_, err = c.Chat(context.Background(), req)
+	require.NoError(t, err)
+	call = srv.Calls()[2]
+	assert.Nil(t, call.TopP, "reasoning models take only the default top_p")
+	require.NotNil(t, call.Seed)
+	assert.Equal(t, []string{"END", "\n\n"}, call.Stop)
+}
+
 func TestRetries(t *testing.T) {
 	tests := []struct {
 		name      string

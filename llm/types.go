@@ -44,6 +44,12 @@ type Request struct {
 	Tools       []Tool    `json:"tools,omitempty"`
 	Temperature *float32  `json:"temperature,omitempty"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
+	// TopP is nucleus sampling's probability mass (nil = server default).
+	TopP *float32 `json:"top_p,omitempty"`
+	// Seed asks the server for deterministic sampling (nil = none).
+	Seed *int `json:"seed,omitempty"`
+	// Stop lists up to 4 sequences that end the reply (nil = none).
+	Stop []string `json:"stop,omitempty"`
 }
 
 // Usage is the token usage the server reported for one call.

@@ -183,5 +183,14 @@ func cloneRequest(r llm.Request) llm.Request {
 		t := *r.Temperature
 		c.Temperature = &t
 	}
+	if r.TopP != nil {
+		p := *r.TopP
+		c.TopP = &p
+	}
+	if r.Seed != nil {
+		n := *r.Seed
+		c.Seed = &n
+	}
+	c.Stop = append([]string(nil), r.Stop...)
 	return c
 }

@@ -86,6 +86,11 @@ type Call struct {
 	// if absent.
 	MaxTokens   int
 	Temperature *float32
+	// TopP and Seed are nil if absent; Stop is the stop sequences (a
+	// single string becomes one element), nil if absent.
+	TopP *float32
+	Seed *int
+	Stop []string
 }
 
 // Server is an httptest server speaking the OpenAI wire format:
@@ -217,6 +222,9 @@ type wireRequest struct {
 	Messages            []wireMessage   `json:"messages"`
 	Tools               []wireToolCall  `json:"tools"`
 	Temperature         *float32        `json:"temperature"`
+	TopP                *float32        `json:"top_p"`
+	Seed                *int            `json:"seed"`
+	Stop                json.RawMessage `json:"stop"`
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"`
 	Input               json.RawMessage `json:"input"`
@@ -243,6 +251,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	call.Model = wr.Model
 	call.Temperature = wr.Temperature
+	call.TopP, call.Seed = wr.TopP, wr.Seed
+	if len(wr.Stop) > 0 && string(wr.Stop) != "null" {
+		var one string
+		if json.Unmarshal(wr.Stop, &one) == nil {
+			call.Stop = []string{one}
+		} else {
+			_ = json.Unmarshal(wr.Stop, &call.Stop)
+		}
+	}
 	call.MaxTokens = max(wr.MaxTokens, wr.MaxCompletionTokens)
 	for _, m := range wr.Messages {
 		lm := llm.Message{Role: m.Role, Content: contentText(m.Content), Name: m.Name, ToolCallID: m.ToolCallID}
