@@ -83,6 +83,13 @@ type Config struct {
 	MaxOutputTokens int
 	// Temperature for root requests (nil = client default).
 	Temperature *float32
+	// TopP, Seed and Stop for root requests (nil = client default, none).
+	// Like Temperature and MaxOutputTokens they apply to every call to the
+	// root model (each step of the run and of its child RLMs, and the
+	// final-extraction turn), not to sub-calls or history compression.
+	TopP *float32
+	Seed *int
+	Stop []string
 
 	// Section token budgets. The system section is static (its budget is
 	// only reported); meta is cut to fit its budget; when the dynamic

@@ -294,7 +294,8 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 			m.OverBudgetRequests++
 		}
 	})
-	req := llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature}
+	req := llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature,
+		TopP: cfg.TopP, Seed: cfg.Seed, Stop: cfg.Stop}
 	if cfg.Protocol == ProtocolTools {
 		req.Tools = toolsFor(r.schema)
 	}
