@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +22,11 @@ import (
 // model, "rlm:MODEL" the upstream MODEL.
 const ModelName = "rlm"
 
-// chatRequest is the part of an OpenAI chat completion request the server
-// reads; the other OpenAI fields (temperature, user, ...) are accepted and
-// ignored: the RLM's own model calls use the server's settings.
+// chatRequest is an OpenAI chat completion request: every field of
+// OpenAI's API is declared, so that each is honoured, refused
+// (refusedParams) or ignored for a stated reason (ignoredParams); the
+// README's table of them is checked against these lists by a test.
+// Fields OpenAI may add later are accepted and ignored.
 type chatRequest struct {
 	Model         string         `json:"model"`
 	Messages      []chatMessage  `json:"messages"`
@@ -32,17 +35,18 @@ type chatRequest struct {
 	N             *int           `json:"n"`
 	RLM           rawRef         `json:"rlm"`
 
-	// OpenAI parameters that apply to the root model's calls.
+	// OpenAI parameters that apply to the root model's calls
+	// (applyRootParams).
 	Temperature         *float64 `json:"temperature"`
 	MaxTokens           *int     `json:"max_tokens"`
 	MaxCompletionTokens *int     `json:"max_completion_tokens"`
-	// User identifies the application's end user; it is accepted as
-	// OpenAI's API accepts it and used for nothing.
-	User string `json:"user"`
+	TopP                *float64 `json:"top_p"`
+	Seed                rawRef   `json:"seed"`
+	Stop                rawRef   `json:"stop"`
 	// ResponseFormat declares the answer's shape (applyResponseFormat).
 	ResponseFormat rawRef `json:"response_format"`
 	// OpenAI parameters rlm does not honour: refused with a 400 naming
-	// them (see unsupportedParams), never silently dropped.
+	// them (see refusedParams), never silently dropped.
 	Tools             rawRef `json:"tools"`
 	ToolChoice        rawRef `json:"tool_choice"`
 	Functions         rawRef `json:"functions"`
@@ -50,43 +54,64 @@ type chatRequest struct {
 	ParallelToolCalls rawRef `json:"parallel_tool_calls"`
 	Logprobs          rawRef `json:"logprobs"`
 	TopLogprobs       rawRef `json:"top_logprobs"`
-	Seed              rawRef `json:"seed"`
-	Stop              rawRef `json:"stop"`
-	TopP              rawRef `json:"top_p"`
 	PresencePenalty   rawRef `json:"presence_penalty"`
 	FrequencyPenalty  rawRef `json:"frequency_penalty"`
 	LogitBias         rawRef `json:"logit_bias"`
 	Audio             rawRef `json:"audio"`
 	Modalities        rawRef `json:"modalities"`
 	Prediction        rawRef `json:"prediction"`
+	ReasoningEffort   rawRef `json:"reasoning_effort"`
+	Verbosity         rawRef `json:"verbosity"`
+	WebSearchOptions  rawRef `json:"web_search_options"`
+	// OpenAI parameters accepted and used for nothing (ignoredParams).
+	User             rawRef `json:"user"`
+	SafetyIdentifier rawRef `json:"safety_identifier"`
+	Metadata         rawRef `json:"metadata"`
+	Store            rawRef `json:"store"`
+	ServiceTier      rawRef `json:"service_tier"`
+	PromptCacheKey   rawRef `json:"prompt_cache_key"`
 }
 
-// unsupportedParams are the OpenAI request fields rlm cannot honour and
-// why; a request that sets one (to anything but null, false or the
-// default) is refused naming it.
+// refusedParams are the OpenAI request fields rlm cannot honour and why;
+// a request that sets one (to anything but null, false or the default)
+// is refused naming it.
+var refusedParams = []struct {
+	name, why string
+	get       func(*chatRequest) rawRef
+}{
+	{"tools", "an RLM's tools are its REPL helpers; the answer is the run's SUBMIT", func(r *chatRequest) rawRef { return r.Tools }},
+	{"tool_choice", "an RLM's tools are its REPL helpers", func(r *chatRequest) rawRef { return r.ToolChoice }},
+	{"functions", "an RLM's tools are its REPL helpers", func(r *chatRequest) rawRef { return r.Functions }},
+	{"function_call", "an RLM's tools are its REPL helpers", func(r *chatRequest) rawRef { return r.FunctionCall }},
+	{"parallel_tool_calls", "an RLM's tools are its REPL helpers", func(r *chatRequest) rawRef { return r.ParallelToolCalls }},
+	{"logprobs", "a run's answer is built over many model calls", func(r *chatRequest) rawRef { return r.Logprobs }},
+	{"top_logprobs", "a run's answer is built over many model calls", func(r *chatRequest) rawRef { return r.TopLogprobs }},
+	{"presence_penalty", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.PresencePenalty }},
+	{"frequency_penalty", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.FrequencyPenalty }},
+	{"logit_bias", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.LogitBias }},
+	{"audio", "text only", func(r *chatRequest) rawRef { return r.Audio }},
+	{"modalities", "text only", func(r *chatRequest) rawRef { return r.Modalities }},
+	{"prediction", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.Prediction }},
+	{"reasoning_effort", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.ReasoningEffort }},
+	{"verbosity", "not passed to the upstream yet", func(r *chatRequest) rawRef { return r.Verbosity }},
+	{"web_search_options", "an RLM reads its context, not the web", func(r *chatRequest) rawRef { return r.WebSearchOptions }},
+}
+
+// ignoredParams are the OpenAI request fields rlm accepts and uses for
+// nothing, and why.
+var ignoredParams = map[string]string{
+	"user":              "identifies the application's end user to OpenAI; rlm has no per-user policy",
+	"safety_identifier": "identifies the application's end user to OpenAI; rlm has no per-user policy",
+	"metadata":          "tags for OpenAI's stored completions; rlm records runs under /v1/runs",
+	"store":             "OpenAI's stored completions; rlm records runs under /v1/runs",
+	"service_tier":      "the upstream's tier is the server's setting",
+	"prompt_cache_key":  "the upstream's prompt caching is driven by rlm's stable prompt prefix",
+}
+
+// unsupportedParams refuses a request that sets a refusedParams field.
 func (r *chatRequest) unsupportedParams() error {
-	for _, p := range []struct {
-		name, why string
-		v         rawRef
-	}{
-		{"tools", "an RLM's tools are its REPL helpers; the answer is the run's SUBMIT", r.Tools},
-		{"tool_choice", "an RLM's tools are its REPL helpers", r.ToolChoice},
-		{"functions", "an RLM's tools are its REPL helpers", r.Functions},
-		{"function_call", "an RLM's tools are its REPL helpers", r.FunctionCall},
-		{"parallel_tool_calls", "an RLM's tools are its REPL helpers", r.ParallelToolCalls},
-		{"logprobs", "a run's answer is built over many model calls", r.Logprobs},
-		{"top_logprobs", "a run's answer is built over many model calls", r.TopLogprobs},
-		{"seed", "not passed to the upstream yet", r.Seed},
-		{"stop", "a stop sequence would cut the model's code", r.Stop},
-		{"top_p", "not passed to the upstream yet", r.TopP},
-		{"presence_penalty", "not passed to the upstream yet", r.PresencePenalty},
-		{"frequency_penalty", "not passed to the upstream yet", r.FrequencyPenalty},
-		{"logit_bias", "not passed to the upstream yet", r.LogitBias},
-		{"audio", "text only", r.Audio},
-		{"modalities", "text only", r.Modalities},
-		{"prediction", "not passed to the upstream yet", r.Prediction},
-	} {
-		switch v := strings.TrimSpace(string(p.v)); v {
+	for _, p := range refusedParams {
+		switch v := strings.TrimSpace(string(p.get(r))); v {
 		case "", "null", "false":
 		case `["text"]`:
 			if p.name == "modalities" {
@@ -371,8 +396,11 @@ func (s *Server) parseRequest(ctx context.Context, body []byte, pinned map[strin
 	return spec, nil
 }
 
-// applyRootParams applies the OpenAI sampling parameters to the root
-// model's calls (the sub-calls keep the server's settings).
+// applyRootParams applies the OpenAI sampling parameters (temperature,
+// max_tokens/max_completion_tokens, top_p, seed, stop) to the root
+// model's calls: each step of the run and of its child RLMs, and the
+// final-extraction turn. Sub-calls (llm_query, llm_query_batched, rlm_query
+// at the depth limit) and history compression keep the server's settings.
 func applyRootParams(spec *runSpec, req *chatRequest) error {
 	if t := req.Temperature; t != nil {
 		if !(*t >= 0 && *t <= 2) {
@@ -394,7 +422,68 @@ func applyRootParams(spec *runSpec, req *chatRequest) error {
 		spec.engine.MaxOutputTokens = *m.v
 		break
 	}
+	if p := req.TopP; p != nil {
+		if !(*p >= 0 && *p <= 1) {
+			return badRequest("top_p", "must be between 0 and 1")
+		}
+		f := float32(*p)
+		spec.engine.TopP = &f
+	}
+	if v := strings.TrimSpace(string(req.Seed)); v != "" && v != "null" {
+		n, err := strconv.ParseInt(v, 10, 0)
+		if err != nil {
+			return badRequest("seed", "must be an integer, not %s", truncate(v, 40))
+		}
+		seed := int(n)
+		spec.engine.Seed = &seed
+	}
+	stop, err := parseStop(req.Stop)
+	if err != nil {
+		return err
+	}
+	spec.engine.Stop = stop
 	return nil
+}
+
+// maxStop is the most stop sequences OpenAI's API accepts.
+const maxStop = 4
+
+// parseStop validates stop: null, a string, or an array of up to 4
+// strings; none may be empty.
+func parseStop(raw rawRef) ([]string, error) {
+	if v := strings.TrimSpace(string(raw)); v == "" || v == "null" {
+		return nil, nil
+	}
+	var stop []string
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		stop = []string{one}
+	} else if json.Unmarshal(raw, &stop) != nil {
+		return nil, badRequest("stop", "want a string or an array of up to %d strings", maxStop)
+	}
+	if len(stop) > maxStop {
+		return nil, badRequest("stop", "at most %d sequences, got %d", maxStop, len(stop))
+	}
+	for i, s := range stop {
+		if s == "" {
+			if len(stop) == 1 {
+				return nil, badRequest("stop", "must not be empty")
+			}
+			return nil, badRequest("stop", "sequence %d is empty", i)
+		}
+	}
+	if len(stop) == 0 {
+		return nil, nil
+	}
+	return stop, nil
+}
+
+// truncate shortens s to n bytes for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // addVariables adds the rlm.variables to the run's context, in the order
