@@ -171,6 +171,9 @@ func TestRequestKey(t *testing.T) {
 		{Model: "m", Messages: base.Messages, MaxTokens: 5},
 		{Model: "m", Messages: base.Messages, Temperature: &temp},
 		{Model: "m", Messages: base.Messages, Tools: []llm.Tool{{Name: "f"}}},
+		{Model: "m", Messages: base.Messages, TopP: &temp},
+		{Model: "m", Messages: base.Messages, Seed: new(int)},
+		{Model: "m", Messages: base.Messages, Stop: []string{"x"}},
 	}
 	seen := map[string]bool{llm.RequestKey(base): true}
 	for _, v := range variants {
