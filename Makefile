@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test test-cluster eval loadtest loadtest-cluster upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test test-cluster test-sdk eval loadtest loadtest-cluster upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -31,6 +31,16 @@ test-cluster:
 	echo "testing: $$pkgs"; \
 	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run . $$pkgs && \
 	RLM_CLUSTER_TEST=1 $(GO) test -race -count=1 -run 'TestCluster' ./server/ ./cmd/rlm/
+
+# test-sdk is the SDK conformance suite (sdk/): the official openai npm
+# package, pinned in sdk/node/package-lock.json and installed there with
+# npm ci, against a real rlm serve process whose upstream is the fake
+# OpenAI server of llm/llmtest (node --test sdk/node/), and a TypeScript
+# type-check of reading the rlm field (npx tsc --noEmit). Needs Node and npm.
+test-sdk:
+	@command -v npm >/dev/null 2>&1 || { echo "test-sdk: node and npm are needed"; exit 1; }
+	cd sdk/node && npm ci --no-audit --no-fund
+	RLM_SDK_TEST=1 $(GO) test -count=1 -v ./sdk/
 
 # upstream runs go.starlark.net's own tests (downloaded at the version the
 # copy in internal/starlark is based on) against the patched copy, and fails
