@@ -47,10 +47,15 @@ test("a bad token: AuthenticationError", async () => {
 });
 
 test("an unsupported parameter: BadRequestError naming it", async () => {
-  await assert.rejects(client().chat.completions.create({ ...ask("What is the magic number?"), seed: 7 }), (err) => {
+  await assert.rejects(client().chat.completions.create({ ...ask("What is the magic number?"), logprobs: true }), (err) => {
     assert.ok(err instanceof OpenAI.BadRequestError, `${err?.constructor?.name}: ${err}`);
     assert.equal(err.status, 400);
-    assert.equal(err.param, "seed");
+    assert.equal(err.param, "logprobs");
+    return true;
+  });
+  await assert.rejects(client().chat.completions.create({ ...ask("What is the magic number?"), top_p: 2 }), (err) => {
+    assert.ok(err instanceof OpenAI.BadRequestError, `${err?.constructor?.name}: ${err}`);
+    assert.equal(err.param, "top_p");
     return true;
   });
   await assert.rejects(
