@@ -58,6 +58,8 @@ var (
 	// unreachable): the run is released, not failed, and dispatched again
 	// after Config.RetryDelay.
 	ErrRetry = errors.New("cluster: retry the run later")
+	// ErrNotFinished reports a Delete of a run that is queued or running.
+	ErrNotFinished = errors.New("cluster: the run has not finished")
 	// ErrIdempotencyConflict reports an Idempotency-Key used before with
 	// another request body.
 	ErrIdempotencyConflict = errors.New("cluster: idempotency key used with another request")
@@ -91,7 +93,7 @@ func wrapErr(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists, ErrNoVar, ErrVersionMismatch, ErrIdempotencyConflict} {
+	for _, s := range []error{ErrNotFound, ErrExists, ErrFenced, ErrLeaseHeld, ErrLeaseExpired, ErrFinished, ErrTooManyOwners, ErrCancelRequested, ErrUnavailable, ErrClosed, ErrNoSweep, ErrSweepExists, ErrNoVar, ErrVersionMismatch, ErrIdempotencyConflict, ErrNotFinished} {
 		if errors.Is(err, s) {
 			return err
 		}

@@ -446,3 +446,32 @@ func (db *DB) ForgetBlob(ctx context.Context, digest string, olderThan time.Dura
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// Delete removes finished run id with its journal, variables' references
+// and idempotency keys (the blobs go to the blob GC). A run that is queued
+// or running is refused with ErrNotFinished; an unknown one is ErrNotFound.
+func (db *DB) Delete(ctx context.Context, id string) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var status string
+		if err := tx.QueryRow(ctx, `SELECT status FROM rlm_runs WHERE id = $1 FOR UPDATE`, id).Scan(&status); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("%w: %s", ErrNotFound, id)
+			}
+			return err
+		}
+		if !finished(runs.Status(status)) {
+			return fmt.Errorf("%w: %s is %s", ErrNotFinished, id, status)
+		}
+		for _, q := range []string{
+			`DELETE FROM rlm_events WHERE run_id = $1`, `DELETE FROM rlm_recording WHERE run_id = $1`,
+			`DELETE FROM rlm_run_vars WHERE run_id = $1`, `DELETE FROM rlm_idempotency WHERE run_id = $1`,
+			`DELETE FROM rlm_runs WHERE id = $1`,
+		} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return wrapErr("delete "+id, err)
+}

@@ -48,9 +48,9 @@ const (
 	// refused to continue.
 	StatusFailed Status = "failed"
 	// StatusCanceled: the run was asked to stop (Ctrl-C or SIGTERM, a
-	// DELETE or cancel request, a client that went away, the drain of a
-	// server that cannot resume it); its partial answer is kept and it
-	// can be resumed.
+	// cancel request, a client that went away, the drain of a server that
+	// cannot resume it); its partial answer is kept and it can be
+	// resumed.
 	StatusCanceled Status = "canceled"
 	// StatusInterrupted: the process died while the run ran (kill -9, a
 	// crash, a power loss), or a server's drain handed the run on to the

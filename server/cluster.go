@@ -478,6 +478,26 @@ func (s *Server) clusterCancel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, resultOfRow(row))
 }
 
+// clusterDelete deletes a finished cluster run (409 while it runs).
+func (s *Server) clusterDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if runs.CheckID(id) != nil {
+		s.writeError(w, notFound(id))
+		return
+	}
+	err := s.cfg.Cluster.Delete(r.Context(), id)
+	switch {
+	case errors.Is(err, cluster.ErrNotFound):
+		s.writeError(w, notFound(id))
+	case errors.Is(err, cluster.ErrNotFinished):
+		s.writeError(w, errRunNotFinished(id))
+	case err != nil:
+		s.writeError(w, s.clusterError(err))
+	default:
+		writeJSON(w, http.StatusOK, runDeleted{ID: id, Object: "rlm.run.deleted", Deleted: true})
+	}
+}
+
 // clusterList lists the cluster's runs, newest first (?status=, ?limit=,
 // ?after=).
 func (s *Server) clusterList(w http.ResponseWriter, r *http.Request, status runs.Status, after string, limit int) {

@@ -137,6 +137,8 @@ func TestClusterCancelFromAnyReplica(t *testing.T) {
 	var r RunResult
 	require.NoError(t, json.Unmarshal(body, &r))
 	require.Eventually(t, func() bool { return up.Count() >= 3 }, 20*time.Second, 5*time.Millisecond)
+	code, _, _ = b.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	assert.Equal(t, 409, code, "a running run is not deleted")
 	code, _, body = b.do(t, "POST", "/v1/runs/"+r.ID+"/cancel", nil)
 	require.Equal(t, 200, code, string(body))
 	var got RunResult
@@ -145,6 +147,13 @@ func TestClusterCancelFromAnyReplica(t *testing.T) {
 	n := up.Count()
 	time.Sleep(200 * time.Millisecond)
 	assert.LessOrEqual(t, up.Count(), n+1, "the run stopped calling the model")
+	// A finished run is deleted from any replica, journal and all.
+	code, _, body = b.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	require.Equal(t, 200, code, string(body))
+	code, _, _ = b.do(t, "GET", "/v1/runs/"+r.ID+"/trajectory", nil)
+	assert.Equal(t, 404, code)
+	code, _, _ = b.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	assert.Equal(t, 404, code)
 }
 
 // TestClusterDrainHandsRunsOn: a replica's drain releases its run; another

@@ -34,8 +34,10 @@ var (
 	// ErrMeta: a meta document whose recommended budgets do not fit the
 	// server's settings.
 	ErrMeta = errors.New("server: meta document does not fit the server's settings")
-	// ErrCanceled: a run canceled by DELETE /v1/runs/{id}.
+	// ErrCanceled: a run canceled by POST /v1/runs/{id}/cancel.
 	ErrCanceled = errors.New("server: run canceled by request")
+	// ErrRunNotFinished: DELETE of a run that is queued or running.
+	ErrRunNotFinished = errors.New("server: the run has not finished")
 	// ErrBadConfig: a Config whose settings do not go together.
 	ErrBadConfig = errors.New("server: bad configuration")
 	// ErrNoCluster: Server.Work on a server without Config.Cluster.

@@ -26,7 +26,7 @@ const (
 	StateRunning     = string(runs.StatusRunning)
 	StateDone        = string(runs.StatusDone)        // a valid SUBMIT (or final extraction)
 	StateStopped     = string(runs.StatusStopped)     // a limit or budget stopped it: partial answer
-	StateCanceled    = string(runs.StatusCanceled)    // DELETE, a client that went away, or the drain
+	StateCanceled    = string(runs.StatusCanceled)    // a cancel request, a client that went away, or the drain
 	StateFailed      = string(runs.StatusFailed)      // the model failed, or the run could not start
 	StateInterrupted = string(runs.StatusInterrupted) // a kept run whose server died while it ran
 )

@@ -78,7 +78,7 @@ func TestAdmissionBeforeDecoding(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &r))
 	code, _, body = ts.do(t, "POST", "/v1/chat/completions", []byte(`{"model": "rlm", "messages": [`))
 	assert.Equal(t, 429, code, string(body))
-	ts.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	ts.do(t, "POST", "/v1/runs/"+r.ID+"/cancel", nil)
 	ts.waitRun(t, r.ID)
 	// The place is free once the canceled run is retired.
 	require.Eventually(t, func() bool {

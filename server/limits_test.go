@@ -36,10 +36,10 @@ func TestQueueFullIs429WithRetryAfter(t *testing.T) {
 	_, _, b := ts.do(t, "GET", "/v1/runs/"+ids[1], nil)
 	assert.Contains(t, string(b), `"status":"queued"`)
 	// A canceled queued run never starts and frees its place.
-	code, _, b = ts.do(t, "DELETE", "/v1/runs/"+ids[1], nil)
+	code, _, b = ts.do(t, "POST", "/v1/runs/"+ids[1]+"/cancel", nil)
 	require.Equal(t, 200, code)
 	assert.Contains(t, string(b), `"status":"canceled"`)
-	ts.do(t, "DELETE", "/v1/runs/"+ids[0], nil)
+	ts.do(t, "POST", "/v1/runs/"+ids[0]+"/cancel", nil)
 	code, _, body = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo free again", nil))
 	require.Equal(t, 200, code, string(body))
 }

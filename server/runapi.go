@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -236,6 +237,62 @@ func (s *Server) handleRunCancel(w http.ResponseWriter, r *http.Request) {
 	res := j.snapshot()
 	noteRun(r.Context(), id, usageTotal(res), res.CostUSD)
 	writeRawJSON(w, 200, j.resultJSON())
+}
+
+// runDeleted is the answer of DELETE /v1/runs/{id}.
+type runDeleted struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+}
+
+// errRunNotFinished refuses to delete a run that has not finished.
+func errRunNotFinished(id string) error {
+	return &apiError{status: http.StatusConflict, typ: "invalid_request_error", code: "run_not_finished", err: ErrRunNotFinished,
+		msg: fmt.Sprintf("run %s has not finished: cancel it first (POST /v1/runs/%s/cancel), then delete it", id, id)}
+}
+
+// handleRunDelete deletes a finished run: its record, trajectory and
+// results (its run directory, or its rows in the cluster's database). A
+// run that has not finished is a 409: cancel it first.
+func (s *Server) handleRunDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.cfg.Cluster != nil {
+		s.clusterDelete(w, r)
+		return
+	}
+	found := false
+	if j := s.lookup(id); j != nil {
+		select {
+		case <-j.done:
+		default:
+			s.writeError(w, errRunNotFinished(id))
+			return
+		}
+		s.mu.Lock()
+		delete(s.jobs, id)
+		s.mu.Unlock()
+		found = true
+	}
+	if s.runsRoot != nil && runs.CheckID(id) == nil {
+		err := s.runsRoot.Remove(id)
+		switch {
+		case errors.Is(err, runs.ErrRunning):
+			s.writeError(w, errRunNotFinished(id))
+			return
+		case errors.Is(err, runs.ErrNotFound):
+		case err != nil:
+			s.writeError(w, err)
+			return
+		default:
+			found = true
+		}
+	}
+	if !found {
+		s.writeError(w, notFound(id))
+		return
+	}
+	writeJSON(w, http.StatusOK, runDeleted{ID: id, Object: "rlm.run.deleted", Deleted: true})
 }
 
 // handleRunEvents streams the run's trajectory as Server-Sent Events:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestRunOutlivesRequestAndCancelKeepsPartial(t *testing.T) {
 		_, _, b := ts.do(t, "GET", "/v1/runs/"+created.ID+"/trajectory", nil)
 		return strings.Count(string(b), `"type":"exec"`) >= 2
 	}, 20*time.Second, 20*time.Millisecond)
-	code, _, body = ts.do(t, "DELETE", "/v1/runs/"+created.ID, nil)
+	code, _, body = ts.do(t, "POST", "/v1/runs/"+created.ID+"/cancel", nil)
 	require.Equal(t, 200, code, string(body))
 	var res RunResult
 	require.NoError(t, json.Unmarshal(body, &res))
@@ -307,4 +308,30 @@ func TestRunList(t *testing.T) {
 		code, _ = list(bad)
 		assert.Equal(t, 400, code, bad)
 	}
+}
+
+// TestRunDelete: DELETE removes a finished run (its directory too) and
+// refuses one still running with a 409 that says to cancel it first.
+func TestRunDelete(t *testing.T) {
+	ts := newTestServerOn(t, fakeUpstream(t, 30*time.Millisecond), func(c *Config) { c.Engine.MaxIterations = 200 })
+	code, _, body := ts.do(t, "POST", "/v1/runs", chatBody("slow", nil))
+	require.Equal(t, 202, code, string(body))
+	var r RunResult
+	require.NoError(t, json.Unmarshal(body, &r))
+	code, _, body = ts.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	assert.Equal(t, 409, code)
+	assert.Contains(t, string(body), "run_not_finished")
+	assert.Contains(t, string(body), "/cancel")
+	code, _, _ = ts.do(t, "POST", "/v1/runs/"+r.ID+"/cancel", nil)
+	require.Equal(t, 200, code)
+	dir := filepath.Join(ts.s.cfg.RunsDir, r.ID)
+	require.DirExists(t, dir)
+	code, _, body = ts.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	require.Equal(t, 200, code, string(body))
+	assert.JSONEq(t, `{"id":"`+r.ID+`","object":"rlm.run.deleted","deleted":true}`, string(body))
+	assert.NoDirExists(t, dir)
+	code, _, _ = ts.do(t, "GET", "/v1/runs/"+r.ID, nil)
+	assert.Equal(t, 404, code)
+	code, _, _ = ts.do(t, "DELETE", "/v1/runs/"+r.ID, nil)
+	assert.Equal(t, 404, code)
 }

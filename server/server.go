@@ -131,7 +131,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/runs", s.handleRunCreate)
 	mux.HandleFunc("GET /v1/runs", s.handleRunList)
 	mux.HandleFunc("GET /v1/runs/{id}", s.handleRunGet)
-	mux.HandleFunc("DELETE /v1/runs/{id}", s.handleRunCancel)
+	mux.HandleFunc("DELETE /v1/runs/{id}", s.handleRunDelete)
 	mux.HandleFunc("POST /v1/runs/{id}/cancel", s.handleRunCancel)
 	mux.HandleFunc("GET /v1/runs/{id}/events", s.handleRunEvents)
 	mux.HandleFunc("GET /v1/runs/{id}/trajectory", s.handleRunTrajectory)
