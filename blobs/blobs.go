@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -49,9 +50,14 @@ type Config struct {
 	URL string
 	// CacheDir holds the local cache of whole blobs (files named by their
 	// digest, in CacheDir/sha256) and the temporary files of transfers;
-	// required. It may be shared by processes on one host. The Store never
-	// evicts: whoever owns the folder removes old files if needed.
+	// required. It may be shared by processes on one host.
 	CacheDir string
+	// CacheMaxBytes bounds the cached blobs: after a blob is fetched or
+	// put, the least recently used others are removed until the cache
+	// holds at most this much (the blob just used stays even if it alone
+	// is larger). A removed file that a reader has open or mapped stays
+	// readable by it. 0: no bound.
+	CacheMaxBytes int64
 	// PartSize is the size of multipart upload parts and of the ranged
 	// reads of a download (default 16 MiB, at least 5 MiB).
 	PartSize int64
@@ -84,6 +90,9 @@ type Store struct {
 
 	mu      sync.Mutex
 	flights map[string]*flight // downloads in progress, by digest and size
+
+	cacheMax int64
+	trimMu   sync.Mutex // one trim at a time
 }
 
 // Open checks cfg, connects to the store and checks that its bucket
@@ -108,6 +117,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{
 		loc:         loc,
 		cacheDir:    cfg.CacheDir,
+		cacheMax:    cfg.CacheMaxBytes,
 		partSize:    cfg.PartSize,
 		concurrency: cfg.Concurrency,
 		flights:     map[string]*flight{},
@@ -293,6 +303,59 @@ func (s *Store) tmpDir() string { return filepath.Join(s.cacheDir, "tmp") }
 
 // cachePath returns the path of a digest's cached file.
 func (s *Store) cachePath(digest string) string { return filepath.Join(s.blobDir(), digest) }
+
+// used marks the cached blob at path as just used, for the cache's
+// least-recently-used order.
+func (s *Store) used(path string) {
+	if s.cacheMax > 0 {
+		now := time.Now()
+		_ = os.Chtimes(path, now, now)
+	}
+}
+
+// trim removes the least recently used cached blobs other than keep until
+// the cache holds at most CacheMaxBytes; it returns how many it removed.
+func (s *Store) trim(keep string) int {
+	if s.cacheMax <= 0 {
+		return 0
+	}
+	s.trimMu.Lock()
+	defer s.trimMu.Unlock()
+	ents, err := os.ReadDir(s.blobDir())
+	if err != nil {
+		return 0
+	}
+	type file struct {
+		path string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, file{filepath.Join(s.blobDir(), e.Name()), info.Size(), info.ModTime()})
+		total += info.Size()
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	n := 0
+	for _, f := range files {
+		if total <= s.cacheMax {
+			break
+		}
+		if f.path == keep {
+			continue
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.size
+			n++
+		}
+	}
+	return n
+}
 
 // staleTemp is the age past which a temporary file was left by a crash.
 const staleTemp = 24 * time.Hour

@@ -438,3 +438,51 @@ func TestBadDigests(t *testing.T) {
 		assert.ErrorContains(t, s.Delete(ctx, d), "bad digest", d)
 	}
 }
+
+// TestCacheBound: with CacheMaxBytes the cache keeps the most recently
+// used blobs within the bound, a removed blob is fetched again on its next
+// use, and a blob larger than the bound alone stays while it is used.
+func TestCacheBound(t *testing.T) {
+	cache := t.TempDir()
+	s := testStore(t, Config{CacheDir: cache, CacheMaxBytes: 3 << 10})
+	ctx := context.Background()
+	cached := func() (n int, total int64) {
+		ents, err := os.ReadDir(filepath.Join(cache, "sha256"))
+		require.NoError(t, err)
+		for _, e := range ents {
+			info, err := e.Info()
+			require.NoError(t, err)
+			n++
+			total += info.Size()
+		}
+		return n, total
+	}
+	var refs []Ref
+	for i := range 4 {
+		ref, err := s.Put(ctx, bytes.NewReader(randomBytes(1<<10, uint64(100+i))))
+		require.NoError(t, err)
+		refs = append(refs, ref)
+		n, total := cached()
+		assert.LessOrEqual(t, total, int64(3<<10), "after put %d", i)
+		assert.Equal(t, min(i+1, 3), n)
+		time.Sleep(20 * time.Millisecond) // distinct modification times
+	}
+	_, err := os.Stat(filepath.Join(cache, "sha256", refs[0].Digest))
+	assert.True(t, os.IsNotExist(err), "the least recently used blob went first")
+	// A use makes a blob recent: refs[1] is kept, refs[2] goes next.
+	p, err := s.Fetch(ctx, refs[1])
+	require.NoError(t, err)
+	time.Sleep(20 * time.Millisecond)
+	p0, err := s.Fetch(ctx, refs[0])
+	require.NoError(t, err, "an evicted blob is fetched again")
+	assert.FileExists(t, p0)
+	assert.FileExists(t, p)
+	_, err = os.Stat(filepath.Join(cache, "sha256", refs[2].Digest))
+	assert.True(t, os.IsNotExist(err))
+	// A blob larger than the bound stays while it is the one used.
+	big, err := s.Put(ctx, bytes.NewReader(randomBytes(8<<10, 7)))
+	require.NoError(t, err)
+	n, _ := cached()
+	assert.Equal(t, 1, n)
+	assert.FileExists(t, filepath.Join(cache, "sha256", big.Digest))
+}

@@ -41,6 +41,7 @@ func (s *Store) Fetch(ctx context.Context, ref Ref) (string, error) {
 	}
 	path := s.cachePath(ref.Digest)
 	if info, err := os.Stat(path); err == nil && info.Size() == ref.Size {
+		s.used(path)
 		return path, nil
 	}
 	id := ref.Digest + "/" + strconv.FormatInt(ref.Size, 10)
@@ -52,6 +53,9 @@ func (s *Store) Fetch(ctx context.Context, ref Ref) (string, error) {
 		s.flights[id] = f
 		go func() {
 			f.path, f.err = s.download(dctx, ref)
+			if f.err == nil {
+				s.trim(f.path)
+			}
 			cancel()
 			s.mu.Lock()
 			if s.flights[id] == f {

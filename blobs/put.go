@@ -30,7 +30,13 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (Ref, error) {
 	if err != nil {
 		return Ref{}, err
 	}
-	return ref, s.upload(ctx, ref)
+	if err := s.upload(ctx, ref); err != nil {
+		return ref, err
+	}
+	path := s.cachePath(ref.Digest)
+	s.used(path)
+	s.trim(path)
+	return ref, nil
 }
 
 // PutFile stores the bytes of the file at path as a blob, as Put does.

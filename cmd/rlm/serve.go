@@ -26,7 +26,7 @@ func init() {
 	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE]]]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE] [--blobs-cache SIZE]]]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -47,6 +47,7 @@ type serveOptions struct {
 	clusterDB     string
 	blobsURL      string
 	maxVarSize    int64
+	blobsCache    int64
 	leaseTTL      time.Duration
 	work          bool
 	maxCells      int
@@ -185,6 +186,7 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	fs.StringVar(&o.blobsURL, "blobs", "", "in a cluster, keep the variable store's values in the S3-compatible bucket at `URL`, s3://BUCKET[/PREFIX]?endpoint=...&region=... (default $RLM_BLOBS; credentials from the AWS variables; see docs/cluster.md)")
 	o.maxVarSize = server.DefaultMaxVarBytes
 	fs.Var(byteSize[int64]{&o.maxVarSize}, "max-var-size", "in a cluster with --blobs, largest text value PUT to /v1/vars, a `SIZE` (streamed to the bucket; 413 beyond)")
+	fs.Var(byteSize[int64]{&o.blobsCache}, "blobs-cache", "with --blobs, bound the local cache of blobs (STORE/blobs) to a `SIZE`, removing the least recently used (0: no bound)")
 	fs.BoolVar(&o.work, "work", true, "in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)")
 	fs.IntVar(&o.maxCells, "max-cells", 0, "in a cluster, benchmark sweep cells executed at once, besides the runs (0: as many as --max-runs)")
 	if err := parseFlags(fs, args); err != nil {
@@ -220,8 +222,8 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	} else if o.blobsURL != "" {
 		return fmt.Errorf("%w: --blobs (or RLM_BLOBS) is for a cluster: its keys are kept in the cluster's database, so pass --cluster-db URL too (or set RLM_CLUSTER_DB)", errUsage)
 	}
-	if o.maxVarSize < 1 {
-		return fmt.Errorf("%w: --max-var-size must be >= 1", errUsage)
+	if o.maxVarSize < 1 || o.blobsCache < 0 {
+		return fmt.Errorf("%w: --max-var-size must be >= 1, --blobs-cache >= 0", errUsage)
 	}
 	cfg, err := o.config(env, fs)
 	if err != nil {
@@ -352,7 +354,7 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 		cfg.Cluster = db
 	}
 	if o.blobsURL != "" {
-		bs, err := blobs.Open(ctx, blobs.Config{URL: o.blobsURL, CacheDir: filepath.Join(*o.storeDir, "blobs")})
+		bs, err := blobs.Open(ctx, blobs.Config{URL: o.blobsURL, CacheDir: filepath.Join(*o.storeDir, "blobs"), CacheMaxBytes: o.blobsCache})
 		if err != nil {
 			return fmt.Errorf("--blobs: %w", err)
 		}
