@@ -117,8 +117,10 @@ func TestSweepTwoWorkersExactlyOnce(t *testing.T) {
 
 	e := newEcho()
 	e.delay = 5 * time.Millisecond
-	sweepWorker(t, schema, "w1", e)
-	sweepWorker(t, schema, "w2", e)
+	// No worker dies here: leases a loaded machine's heartbeat keeps.
+	long := func(c *Config) { c.LeaseTTL = 10 * time.Second }
+	sweepWorker(t, schema, "w1", e, long)
+	sweepWorker(t, schema, "w2", e, long)
 	st = waitSweep(t, sub, "s1", 30*time.Second)
 	assert.Equal(t, 40, st.Done)
 	assert.Zero(t, st.Failed+st.Running+st.Queued)
@@ -258,7 +260,9 @@ func TestSweepJobLostBeforeClaim(t *testing.T) {
 		WHERE id = (SELECT job_id FROM rlm_sweep_cells WHERE cell = 'c001')`)
 	require.NoError(t, err)
 	e := newEcho()
-	sweepWorker(t, schema, "w", e)
+	// The lost job ran a minute ago: longer than this lease, which a
+	// loaded machine's heartbeat keeps.
+	sweepWorker(t, schema, "w", e, func(c *Config) { c.LeaseTTL = 10 * time.Second })
 	st := waitSweep(t, sub, "s", 30*time.Second)
 	assert.Equal(t, 3, st.Done)
 	res, err := sub.SweepResults(tctx(t), "s")

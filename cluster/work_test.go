@@ -252,7 +252,9 @@ func TestReaperRedispatchesARunLostBeforeClaim(t *testing.T) {
 	_, err := sub.pool.Exec(tctx(t), `UPDATE river_job SET state = 'running', attempted_at = now() - interval '1 minute', attempt = 1
 		WHERE id = (SELECT job_id FROM rlm_runs WHERE id = 'r')`)
 	require.NoError(t, err)
-	w := open(t, testConfig(schema, "w"))
+	wcfg := testConfig(schema, "w")
+	wcfg.LeaseTTL = 10 * time.Second // the lost job ran a minute ago; no owner dies here
+	w := open(t, wcfg)
 	rec := newRecorder(finishDone)
 	require.NoError(t, w.Start(tctx(t), rec))
 	r := waitStatus(t, sub, "r", runs.StatusDone, 20*time.Second)
