@@ -8,11 +8,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,54 +35,12 @@ func needCluster(t *testing.T) string {
 }
 
 // replica is an rlm serve process of a cluster.
-type replica struct {
-	cmd  *exec.Cmd
-	addr string
-	mu   sync.Mutex
-	log  strings.Builder
-}
-
-func (r *replica) logs() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.log.String()
-}
+type replica = serveProcess
 
 // startReplica starts rlm serve --cluster-db url with args.
 func startReplica(ctx context.Context, t *testing.T, url string, args ...string) *replica {
 	t.Helper()
-	full := append([]string{"serve", "--addr", "127.0.0.1:0", "--cluster-db", url, "--runs-dir", t.TempDir(), "--store", t.TempDir()}, args...)
-	cmd, _, _ := childCommand(ctx, t, nil, full...)
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	require.NoError(t, cmd.Start())
-	r := &replica{cmd: cmd}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		pw.Close()
-	})
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			r.mu.Lock()
-			r.log.WriteString(sc.Text() + "\n")
-			r.mu.Unlock()
-			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case r.addr = <-found:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("rlm serve did not listen: %s", r.logs())
-	}
-	return r
+	return startServeProcess(ctx, t, append([]string{"--cluster-db", url, "--runs-dir", t.TempDir(), "--store", t.TempDir()}, args...)...)
 }
 
 func (r *replica) get(t *testing.T, path string, v any) int {

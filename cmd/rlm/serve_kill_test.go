@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,33 +92,56 @@ func TestServeKeepsAnswersAfterKill(t *testing.T) {
 	assert.Contains(t, string(traj), subAnswer)
 }
 
-// startServeProcess starts rlm serve as a child process with args and returns it
-// with the address it listens on (its log is drained in the background).
-func startServeProcess(ctx context.Context, t *testing.T, args ...string) (*exec.Cmd, string) {
+// serveProcess is an rlm serve child process with its log.
+type serveProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	mu   sync.Mutex
+	log  strings.Builder
+}
+
+func (r *serveProcess) logs() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.log.String()
+}
+
+// startServeProcess starts rlm serve as a child process with args and
+// waits until it listens; its log is kept (logs). It is killed (after a
+// SIGCONT, should the test have stopped it) at the test's end.
+func startServeProcess(ctx context.Context, t *testing.T, args ...string) *serveProcess {
 	t.Helper()
 	cmd, _, _ := childCommand(ctx, t, nil, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	stderr, pw := io.Pipe()
+	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	require.NoError(t, cmd.Start())
+	r := &serveProcess{cmd: cmd}
 	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		pw.Close()
 	})
 	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	sc := bufio.NewScanner(stderr)
-	var addr string
-	for addr == "" && sc.Scan() {
-		if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
-			addr = m[1]
-		}
-	}
-	require.NotEmpty(t, addr, "rlm serve listens")
+	found := make(chan string, 1)
 	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			r.mu.Lock()
+			r.log.WriteString(sc.Text() + "\n")
+			r.mu.Unlock()
+			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
 		}
 	}()
-	return cmd, addr
+	select {
+	case r.addr = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("rlm serve did not listen: %s", r.logs())
+	}
+	return r
 }
 
 // TestServeResumesRunsAfterKill: rlm serve is killed with SIGKILL while a
@@ -143,7 +168,8 @@ func TestServeResumesRunsAfterKill(t *testing.T) {
 	defer cancel()
 	runsDir, store := t.TempDir(), t.TempDir()
 	args := []string{"--base-url", up.URL(), "--model", "m", "--runs-dir", runsDir, "--store", store, "--max-iterations", "10"}
-	a, addr := startServeProcess(ctx, t, args...)
+	a := startServeProcess(ctx, t, args...)
+	addr := a.addr
 	resp, err := http.Post("http://"+addr+"/v1/runs", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
 	require.NoError(t, err)
 	var created struct{ ID string }
@@ -151,11 +177,11 @@ func TestServeResumesRunsAfterKill(t *testing.T) {
 	resp.Body.Close()
 	require.NotEmpty(t, created.ID)
 	require.Eventually(t, func() bool { return up.Count() >= 3 }, 30*time.Second, 5*time.Millisecond)
-	require.NoError(t, a.Process.Kill())
-	_ = a.Wait()
+	require.NoError(t, a.cmd.Process.Kill())
+	_ = a.cmd.Wait()
 	before := up.Count()
 
-	_, addr = startServeProcess(ctx, t, args...)
+	addr = startServeProcess(ctx, t, args...).addr
 	var got struct {
 		Status, Answer, Error string
 	}
