@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -134,4 +136,30 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	assert.Equal(t, 2.0, metricValue(t, text, `rlm_upstream_calls_total{model="other"}`))
 	assert.NotContains(t, text, "MyOwnError")
 	assert.Equal(t, 1.0, metricValue(t, text, `rlm_sandbox_errors_total{type="other"}`))
+}
+
+// TestMetricsPassPromtool lints a scrape taken after runs with Prometheus's
+// own checker, promtool check metrics (scripts/promtool installs one; CI
+// sets RLM_PROMTOOL to it).
+func TestMetricsPassPromtool(t *testing.T) {
+	promtool := os.Getenv("RLM_PROMTOOL")
+	if promtool == "" {
+		p, err := exec.LookPath("promtool")
+		if err != nil {
+			t.Skip("promtool not found: set RLM_PROMTOOL=$(scripts/promtool)")
+		}
+		promtool = p
+	}
+	ts := newTestServerOn(t, fakeUpstream(t, 0), nil)
+	for _, q := range []string{"sub", "loop"} {
+		code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody(q, nil))
+		require.Equal(t, 200, code, string(body))
+	}
+	scrape := ts.scrape(t)
+	require.Contains(t, scrape, "rlm_runs_started_total")
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrape)
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "promtool check metrics:\n%s", out)
+	assert.Empty(t, strings.TrimSpace(string(out)), "promtool reports no problem")
 }
