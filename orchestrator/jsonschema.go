@@ -14,7 +14,7 @@ import (
 
 // jsonSchemaSupported lists the JSON Schema keywords ParseJSONSchema
 // reads, for its errors.
-const jsonSchemaSupported = `supported: type (one type, or one and "null"), properties, required, items, additionalProperties (false, true or the value schema of a dict), enum, const, nullable, anyOf of a schema and {"type": "null"}, $ref to the document's $defs, and the annotations title, description, default, examples, $schema, $id, $comment`
+const jsonSchemaSupported = `supported: type (one type, or one and "null"), properties, required, items, additionalProperties (false: a closed object, whose other keys are refused; true; or the value schema of a dict), enum, const, nullable, anyOf of a schema and {"type": "null"}, $ref to the document's $defs, and the annotations title, description, default, examples, $schema, $id, $comment`
 
 // jsonSchemaAnnotations are keywords that constrain nothing: accepted
 // and ignored.
@@ -39,13 +39,21 @@ func ParseJSONSchema(data []byte) (Schema, error) {
 // SchemaFromJSON is ParseJSONSchema for a decoded document (*rlmctx.Dict
 // objects, as pyjson.Decode returns them).
 func SchemaFromJSON(v any) (Schema, error) {
+	t, err := ObjectFromJSON(v)
+	return Schema(t.Fields), err
+}
+
+// ObjectFromJSON is SchemaFromJSON returning the top level as an object
+// type, whose Closed says the document's top level has
+// additionalProperties: false.
+func ObjectFromJSON(v any) (Type, error) {
 	c := &jsonConv{active: map[string]bool{}}
 	if d, ok := v.(*rlmctx.Dict); ok {
 		for _, k := range []string{"$defs", "definitions"} {
 			if defs, ok := d.Get(k); ok {
 				dd, isDict := defs.(*rlmctx.Dict)
 				if !isDict {
-					return nil, jsonSchemaErr("#", "%s must be an object", k)
+					return Type{}, jsonSchemaErr("#", "%s must be an object", k)
 				}
 				if c.defs == nil {
 					c.defs = map[string]any{}
@@ -58,12 +66,12 @@ func SchemaFromJSON(v any) (Schema, error) {
 	}
 	t, err := c.typeFromJSON(v, "#", 0)
 	if err != nil {
-		return nil, err
+		return Type{}, err
 	}
 	if t.Kind != TypeObject || t.Optional {
-		return nil, fmt.Errorf(`%w: the JSON Schema's top level must be {"type": "object", "properties": {...}}: its properties are the declared outputs`, ErrBadSchema)
+		return Type{}, fmt.Errorf(`%w: the JSON Schema's top level must be {"type": "object", "properties": {...}}: its properties are the declared outputs`, ErrBadSchema)
 	}
-	return Schema(t.Fields), nil
+	return t, nil
 }
 
 // jsonConv converts one JSON Schema document: defs are its $defs (or
@@ -211,8 +219,11 @@ func (c *jsonConv) typeFromJSON(v any, path string, depth int) (Type, error) {
 func (c *jsonConv) objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int) (Type, error) {
 	ap, hasAP := d.Get("additionalProperties")
 	var apType *Type
+	closed := false
 	if hasAP {
-		if _, isBool := ap.(bool); !isBool {
+		if b, isBool := ap.(bool); isBool {
+			closed = !b
+		} else {
 			e, err := c.typeFromJSON(ap, path+"/additionalProperties", depth+1)
 			if err != nil {
 				return t, err
@@ -257,6 +268,7 @@ func (c *jsonConv) objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int
 		}
 	}
 	t.Kind = TypeObject
+	t.Closed = closed
 	for name, pv := range props.All() {
 		ft, err := c.typeFromJSON(pv, path+"/properties/"+pointerEscape(name), depth+1)
 		if err != nil {
@@ -442,6 +454,9 @@ func objectJSON(fields []Field) *rlmctx.Dict {
 func (t Type) jsonValue() *rlmctx.Dict {
 	if t.Kind == TypeObject {
 		d := objectJSON(t.Fields)
+		if t.Closed {
+			d.Set("additionalProperties", false)
+		}
 		if t.Optional {
 			d.Set("type", []any{"object", "null"})
 		}

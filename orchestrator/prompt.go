@@ -55,8 +55,13 @@ func metaPrompt(summaries string, schema Schema, p Protocol, maxIter int) string
 	b.WriteString(strings.TrimSpace(summaries))
 	b.WriteString("\n\nDeclared outputs: ")
 	b.WriteString(schema.String())
-	if schema.hasOptional() {
+	switch opt, closed := schema.hasOptional(), strings.Contains(schema.String(), "closed{"); {
+	case opt && closed:
+		b.WriteString(" (T? accepts None or a missing key; closed{...} allows no other keys)")
+	case opt:
 		b.WriteString(" (T? accepts None or a missing key)")
+	case closed:
+		b.WriteString(" (closed{...} allows no other keys)")
 	}
 	if p == ProtocolTools {
 		b.WriteString("\nFinish with the submit tool, or in code: ")

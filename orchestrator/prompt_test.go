@@ -126,6 +126,8 @@ func TestPromptIsConsistent(t *testing.T) {
 		{"answer:int", true},
 		{"answer:str, confidence:float", false},
 		{"summary:str", false},
+		{"items:list[closed{name:str}]", false},
+		{"items:list[closed{name:str?}]", false},
 	}
 	for _, p := range []Protocol{ProtocolText, ProtocolTools} {
 		for _, d := range depths {
@@ -149,6 +151,8 @@ func TestPromptIsConsistent(t *testing.T) {
 					assert.Equal(t, o.finals, strings.Contains(all, "FINAL"), "FINAL and FINAL_VAR only for a single answer")
 					assert.Equal(t, o.finals, strings.Contains(all, "- FINAL_VAR("))
 					assert.Contains(t, meta, "Declared outputs: "+schema.String())
+					assert.Equal(t, strings.Contains(o.spec, "?"), strings.Contains(meta, "T? accepts None or a missing key"), "T? explained when used")
+					assert.Equal(t, strings.Contains(o.spec, "closed{"), strings.Contains(meta, "closed{...} allows no other keys"), "closed explained when used")
 
 					assert.Regexp(t, `It ends the run: what the same (block|call) prints is never shown`, system)
 					assert.Contains(t, system, "waits for its result, even later in the same block or reply")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,8 @@ const (
 
 // Type is a declared output type. In the compact syntax: a scalar (str,
 // int, float, bool, None, any), list or list[T], dict or dict[str, T], an
-// object {name: T, ...} (a dict with those keys; others are kept), or a
+// object {name: T, ...} (a dict with those keys; others are kept) or
+// closed{name: T, ...} (no other keys), or a
 // union of literals ("a"|"b"|3); T? also accepts None and, for an
 // object's key, its absence. Types nest to any depth.
 type Type struct {
@@ -46,6 +48,9 @@ type Type struct {
 	// Enum, when not empty, lists the allowed values (str, int64,
 	// float64 or bool).
 	Enum []any `json:"enum,omitempty"`
+	// Closed marks an object whose undeclared keys are refused
+	// (closed{name: T}; JSON Schema's additionalProperties: false).
+	Closed bool `json:"closed,omitempty"`
 }
 
 // Field is one declared output of a run, or one declared key of an
@@ -248,22 +253,27 @@ func (p *schemaParser) expect(c byte, path, what string) error {
 	return nil
 }
 
+// object parses {name: T, ...} at '{'; closed objects refuse other keys.
+func (p *schemaParser) object(path string, depth int, closed bool) (Type, error) {
+	p.i++
+	if p.peek() == '}' {
+		return Type{}, p.bad("field %q: empty object {} (write dict for a dict of any keys)", path)
+	}
+	fields, err := p.fields(path, depth)
+	if err != nil {
+		return Type{}, err
+	}
+	if err := p.expect('}', path, "to close the object"); err != nil {
+		return Type{}, err
+	}
+	return Type{Kind: TypeObject, Fields: fields, Closed: closed}, nil
+}
+
 func (p *schemaParser) base(path string, depth int) (Type, error) {
 	c := p.peek()
 	switch {
 	case c == '{':
-		p.i++
-		if p.peek() == '}' {
-			return Type{}, p.bad("field %q: empty object {} (write dict for a dict of any keys)", path)
-		}
-		fields, err := p.fields(path, depth)
-		if err != nil {
-			return Type{}, err
-		}
-		if err := p.expect('}', path, "to close the object"); err != nil {
-			return Type{}, err
-		}
-		return Type{Kind: TypeObject, Fields: fields}, nil
+		return p.object(path, depth, false)
 	case c == '"' || c == '-' || c == '+' || c == '.' || ('0' <= c && c <= '9'):
 		return p.literals(path)
 	}
@@ -277,6 +287,11 @@ func (p *schemaParser) base(path string, depth int) (Type, error) {
 		return Type{}, p.bad("field %q: expected a type, found %s", path, rest)
 	}
 	switch lw := strings.ToLower(w); lw {
+	case "closed":
+		if p.peek() != '{' {
+			return Type{}, p.bad("field %q: closed must be followed by an object, as in closed{name: str}", path)
+		}
+		return p.object(path, depth, true)
 	case "str", "string":
 		return Type{Kind: TypeStr}, nil
 	case "int", "integer":
@@ -454,6 +469,8 @@ func (t Type) String() string {
 			parts[i] = literalString(v)
 		}
 		s = strings.Join(parts, "|")
+	case t.Kind == TypeObject && t.Closed:
+		s = "closed{" + fieldsString(t.Fields) + "}"
 	case t.Kind == TypeObject:
 		s = "{" + fieldsString(t.Fields) + "}"
 	case t.Kind == TypeList && t.Elem != nil:
@@ -638,6 +655,13 @@ func (v *validator) children(path string, t Type, x any) {
 				v.check(keyPath(path, f.Name), f.Type, e)
 			}
 		}
+		if t.Closed {
+			for k := range d.All() {
+				if !slices.ContainsFunc(t.Fields, func(f Field) bool { return f.Name == k }) {
+					v.add(fmt.Sprintf("%s: unexpected key %q (a closed object: only %s)", path, k, strings.Join(fieldNames(t.Fields), ", ")))
+				}
+			}
+		}
 	}
 }
 
@@ -784,4 +808,12 @@ func (s Schema) finalOutputs(out *rlmctx.Dict) *rlmctx.Dict {
 	c := rlmctx.NewDict(1)
 	c.Set(f.Name, v)
 	return c
+}
+
+func fieldNames(fs []Field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = nameString(f.Name)
+	}
+	return out
 }

@@ -39,7 +39,7 @@ func problems(err error) string {
 	return msg
 }
 
-// TestNestedSubmit: 20 shapes, each with a valid SUBMIT and invalid ones,
+// TestNestedSubmit: 21 shapes, each with a valid SUBMIT and invalid ones,
 // and the exact problems the model is shown.
 func TestNestedSubmit(t *testing.T) {
 	type bad struct{ outputs, problems string }
@@ -91,8 +91,11 @@ func TestNestedSubmit(t *testing.T) {
 		{"many: list[int]", []string{`{"many": [1]}`},
 			[]bad{{`{"many": ["0","1","2","3","4","5","6","7","8","9","10","11","12","13","14","15","16","17","18","19","20","21"]}`,
 				`many[0]: expected int, got str; many[1]: expected int, got str; many[2]: expected int, got str; many[3]: expected int, got str; many[4]: expected int, got str; many[5]: expected int, got str; many[6]: expected int, got str; many[7]: expected int, got str; many[8]: expected int, got str; many[9]: expected int, got str; many[10]: expected int, got str; many[11]: expected int, got str; many[12]: expected int, got str; many[13]: expected int, got str; many[14]: expected int, got str; many[15]: expected int, got str; many[16]: expected int, got str; many[17]: expected int, got str; many[18]: expected int, got str; many[19]: expected int, got str; and 2 more`}}},
+		{"items: list[closed{name: str, n: int?}]", []string{`{"items": [{"name": "a"}, {"name": "b", "n": 1}]}`},
+			[]bad{{`{"items": [{"name": "a", "file": "f"}, {"name": "b", "n": 1, "x": 2, "y": 3}]}`,
+				`items[0]: unexpected key "file" (a closed object: only name, n); items[1]: unexpected key "x" (a closed object: only name, n); items[1]: unexpected key "y" (a closed object: only name, n)`}}},
 	}
-	require.Len(t, tests, 20)
+	require.Len(t, tests, 21)
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
 			s, err := ParseSchema(tt.schema)
@@ -118,6 +121,8 @@ func TestParseSchemaErrors(t *testing.T) {
 		"a: list[int":         `field "a": expected "]" to close list[, found the end`,
 		"a: dict[int, str]":   `field "a": dict keys are str: write dict[str, T]`,
 		"a: {}":               `field "a": empty object {} (write dict for a dict of any keys)`,
+		"a: closed int":       `field "a": closed must be followed by an object, as in closed{name: str}`,
+		"a: closed{}":         `field "a": empty object {} (write dict for a dict of any keys)`,
 		"a: {b: strr}":        `field "a.b" has unknown type "strr" (use str, int, float, bool, list, dict or any)`,
 		"a: {b: int":          `field "a": expected "}" to close the object, found the end`,
 		"a: list[int] x":      `field "a" has unknown type "list[int] x" (use str, int, float, bool, list, dict or any)`,
@@ -145,6 +150,7 @@ func TestSchemaRoundTrip(t *testing.T) {
 		`status:"open"|"closed", level:1|2|3, ratio:0.5|1.0?, t:True|False`,
 		`"first-name":str, meta:{"content-type":str, "x y":{z:int?}?}`,
 		`s:"say \"hi\"\n"|"é"`,
+		"items:list[closed{name:str, meta:{k:int}}], one:closed{a:int}?",
 	} {
 		s, err := ParseSchema(spec)
 		require.NoError(t, err, spec)
@@ -172,7 +178,7 @@ func TestParseJSONSchema(t *testing.T) {
 		// additionalProperties false.
 		`{"type": "object", "additionalProperties": false, "required": ["items", "total", "note"], "properties": {
 			"items": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name"], "properties": {"name": {"type": "string", "description": "d"}}}},
-			"total": {"type": "integer"}, "note": {"type": ["string", "null"]}}}`: "items:list[{name:str}], total:int, note:str?",
+			"total": {"type": "integer"}, "note": {"type": ["string", "null"]}}}`: "items:list[closed{name:str}], total:int, note:str?",
 		// Not required: optional.
 		`{"properties": {"a": {"type": "number"}, "b": {}}, "required": ["b"]}`: "a:float?, b:any",
 		// A dict by additionalProperties; enum; const; pydantic's Optional.
@@ -187,7 +193,7 @@ func TestParseJSONSchema(t *testing.T) {
 			"required": ["name", "file"], "title": "Item", "type": "object", "additionalProperties": false}},
 			"properties": {"items": {"items": {"$ref": "#/$defs/Item"}, "title": "Items", "type": "array"},
 			"best": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}, "total": {"title": "Total", "type": "integer"}},
-			"required": ["items", "best", "total"], "title": "Inventory", "type": "object", "additionalProperties": false}`: "items:list[{name:str, file:str}], best:{name:str, file:str}?, total:int",
+			"required": ["items", "best", "total"], "title": "Inventory", "type": "object", "additionalProperties": false}`: "items:list[closed{name:str, file:str}], best:closed{name:str, file:str}?, total:int",
 	} {
 		s, err := ParseJSONSchema([]byte(js))
 		require.NoError(t, err, js)

@@ -146,6 +146,9 @@ func usageTotal(r *RunResult) int {
 // response_format is json_schema.
 func content(spec *runSpec, res *RunResult) string {
 	if len(res.Outputs) > 0 && spec.format == formatJSONSchema {
+		if spec.closedOutputs {
+			return string(declaredOnly(res.Outputs, spec.schema))
+		}
 		return string(res.Outputs)
 	}
 	if len(spec.schema) == 1 && spec.schema[0].Name == "answer" || len(res.Outputs) == 0 {

@@ -171,16 +171,19 @@ func rlmFields() string {
 
 // runSpec is a validated request: everything a run needs.
 type runSpec struct {
-	query   string
-	model   string // the requested model name as the client gave it
-	root    string // upstream root model ("" = the server's)
-	ctx     *rlmctx.ExternalizedContext
-	output  string
-	schema  orchestrator.Schema
-	format  string // response_format: formatText, formatJSONSchema or formatJSONObject
-	engine  orchestrator.Config
-	budgets llm.Limits
-	vars    []string // variable names, for the run record
+	query  string
+	model  string // the requested model name as the client gave it
+	root   string // upstream root model ("" = the server's)
+	ctx    *rlmctx.ExternalizedContext
+	output string
+	schema orchestrator.Schema
+	format string // response_format: formatText, formatJSONSchema or formatJSONObject
+	// closedOutputs: the json_schema's top level has
+	// additionalProperties: false (the content keeps declared keys only).
+	closedOutputs bool
+	engine        orchestrator.Config
+	budgets       llm.Limits
+	vars          []string // variable names, for the run record
 
 	stream       bool
 	includeUsage bool

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/orchestrator"
 )
@@ -62,11 +64,37 @@ func applyResponseFormat(spec *runSpec, raw rawRef, byOutput bool) error {
 	if err != nil {
 		return badRequest("response_format.json_schema.schema", "malformed JSON: %v", err)
 	}
-	schema, err := orchestrator.SchemaFromJSON(v)
+	root, err := orchestrator.ObjectFromJSON(v)
 	if err != nil {
 		return badRequest("response_format.json_schema.schema", "%s", strings.TrimPrefix(err.Error(), orchestrator.ErrBadSchema.Error()+": "))
 	}
+	schema := orchestrator.Schema(root.Fields)
 	spec.schema = schema
+	spec.closedOutputs = root.Closed
 	spec.output = schema.String()
 	return nil
+}
+
+// declaredOnly is a SUBMIT object (JSON) with only the declared outputs,
+// in the order SUBMIT gave them: the content of a json_schema completion
+// whose top level has additionalProperties: false. (Nested closed objects
+// are enforced by SUBMIT's validation; at the top level, SUBMIT keeps
+// undeclared keys, which such a schema does not allow.)
+func declaredOnly(outputs []byte, schema orchestrator.Schema) []byte {
+	v, err := pyjson.Decode(outputs)
+	d, ok := v.(*rlmctx.Dict)
+	if err != nil || !ok {
+		return outputs
+	}
+	keep := rlmctx.NewDict(len(schema))
+	for k, x := range d.All() {
+		if slices.ContainsFunc(schema, func(f orchestrator.Field) bool { return f.Name == k }) {
+			keep.Set(k, x)
+		}
+	}
+	b, err := orchestrator.MarshalValue(keep)
+	if err != nil {
+		return outputs
+	}
+	return b
 }

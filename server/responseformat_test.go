@@ -51,7 +51,7 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, "items:list[{name:str, file:str}], total:int, by_region:dict[str, int], note:str? (T? accepts None or a missing key)", declared)
+	assert.Equal(t, "items:list[closed{name:str, file:str}], total:int, by_region:dict[str, int], note:str? (T? accepts None or a missing key; closed{...} allows no other keys)", declared)
 
 	resp = ask("nestedfix")
 	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}], "total": 1, "by_region": {"eu": 1}}`, resp.Choices[0].Message.Content)
@@ -61,7 +61,20 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 			seen = c.Messages[len(c.Messages)-1].Content
 		}
 	}
-	assert.Contains(t, seen, `[engine] SUBMIT rejected: items[0].file: expected str, got None; by_region["eu"]: expected int, got str; declared outputs: items:list[{name:str, file:str}]`)
+	assert.Contains(t, seen, `[engine] SUBMIT rejected: items[0].file: expected str, got None; by_region["eu"]: expected int, got str; declared outputs: items:list[closed{name:str, file:str}]`)
+
+	// additionalProperties: false: a nested undeclared key is refused by
+	// SUBMIT, and one at the top level is left out of the content, which
+	// therefore validates against the schema.
+	resp = ask("nestedextra")
+	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}], "total": 1, "by_region": {}}`, resp.Choices[0].Message.Content)
+	seen = ""
+	for _, c := range ts.up.Calls() {
+		if c.Model == rootModel && queryOf(c.Messages) == "nestedextra" && assistants(c.Messages) == 1 {
+			seen = c.Messages[len(c.Messages)-1].Content
+		}
+	}
+	assert.Contains(t, seen, `[engine] SUBMIT rejected: items[0]: unexpected key "size" (a closed object: only name, file)`)
 
 	// A one-field schema named answer is an object too.
 	r2, err := ts.client(nil).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
