@@ -503,9 +503,9 @@ func (s *Server) collectBlobs(ctx context.Context, grace time.Duration) (int, er
 	return n, nil
 }
 
-// blobGCLoop runs collectBlobs every BlobGCEvery until ctx ends.
+// blobGCLoop runs blobGCTick every half BlobGCEvery until ctx ends.
 func (s *Server) blobGCLoop(ctx context.Context) {
-	t := time.NewTicker(s.cfg.BlobGCEvery)
+	t := time.NewTicker(max(s.cfg.BlobGCEvery/2, time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
@@ -513,12 +513,27 @@ func (s *Server) blobGCLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		n, err := s.collectBlobs(ctx, s.cfg.BlobGCGrace)
+		s.blobGCTick(ctx)
+	}
+}
+
+// blobGCTick collects the unreferenced blobs if the cluster's blob GC is
+// due (cluster.DB.Due): once per BlobGCEvery in the whole cluster, not
+// once per process. It reports whether it collected.
+func (s *Server) blobGCTick(ctx context.Context) bool {
+	due, err := s.cfg.Cluster.Due(ctx, "blob-gc", s.cfg.BlobGCEvery)
+	if err != nil || !due {
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("cluster: blob gc", "error", s.redact(err.Error()))
 		}
-		if n > 0 {
-			s.log.Info("cluster: deleted unreferenced blobs", "blobs", n)
-		}
+		return false
 	}
+	n, err := s.collectBlobs(ctx, s.cfg.BlobGCGrace)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("cluster: blob gc", "error", s.redact(err.Error()))
+	}
+	if n > 0 {
+		s.log.Info("cluster: deleted unreferenced blobs", "blobs", n)
+	}
+	return true
 }

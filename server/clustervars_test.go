@@ -287,6 +287,13 @@ func TestClusterBlobGC(t *testing.T) {
 	code, _, body = a.do(t, "GET", "/v1/vars/doc", nil)
 	require.Equal(t, 200, code)
 	assert.Equal(t, "the third value", string(body))
+
+	// The periodic GC runs once per BlobGCEvery in the cluster: the
+	// first process to find it due collects, the others skip.
+	b, _ := blobsReplica(t, up, url, burl, "b", false, nil)
+	assert.True(t, a.s.blobGCTick(ctx), "due: the first of the period")
+	assert.False(t, b.s.blobGCTick(ctx), "another process in the same period skips")
+	assert.False(t, a.s.blobGCTick(ctx))
 }
 
 // pacedReader sends n bytes in chunks of step, one every pause.

@@ -128,8 +128,10 @@ type Config struct {
 	// DefaultMaxVarBytes). A JSON value is parsed, so MaxBodyBytes bounds
 	// it as in a single server.
 	MaxVarBytes int64
-	// BlobGCEvery is how often Work deletes the blobs that no run variable
-	// and no store key references and that were not used for BlobGCGrace
+	// BlobGCEvery is how often the cluster deletes the blobs that no run
+	// variable and no store key references and that were not used for
+	// BlobGCGrace: once per period in the whole cluster, by whichever
+	// working process finds it due first
 	// (0: DefaultBlobGCEvery and DefaultBlobGCGrace; a negative
 	// BlobGCEvery: never).
 	BlobGCEvery, BlobGCGrace time.Duration
