@@ -123,6 +123,7 @@ func (r *Root) reopen(id, dir string, m Meta, lock *os.File, o options) (*Run, e
 		return nil, err
 	}
 	run.sink.old = old
+	run.sink.budgetCut = m.Status == StatusStopped && m.StopReason == string(orchestrator.StopBudget)
 	now := r.now().UTC()
 	mark := marker(now, rs.Recorded(), n)
 	if _, err := run.traj.Write(mark); err != nil {

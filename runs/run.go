@@ -352,13 +352,17 @@ type sink struct {
 	w      io.Writer
 	outDir string
 
-	mu      sync.Mutex
-	buf     []byte
-	old     map[string][]byte // resume: event key -> data of the interrupted run's event
-	seen    map[string]int    // occurrences of type|run|step so far
-	stopped bool
-	err     error
-	replies int // root replies so far (the root's iterations)
+	mu  sync.Mutex
+	buf []byte
+	old map[string][]byte // resume: event key -> data of the interrupted run's event
+	// budgetCut: the resumed run was stopped by a budget, so a recorded
+	// step whose event shows the refusal may differ when re-executed.
+	budgetCut bool
+	redo      bool           // the event being written re-executes a cut step
+	seen      map[string]int // occurrences of type|run|step so far
+	stopped   bool
+	err       error
+	replies   int // root replies so far (the root's iterations)
 }
 
 // Write takes trajectory bytes; complete lines are handled as events. It
@@ -401,6 +405,10 @@ func nextEventKey(seen map[string]int, e eventHead) (key string, n int) {
 	seen[base] = n + 1
 	return fmt.Sprintf("%s|%d", base, n), n
 }
+
+// budgetRefusal is in a trajectory event that shows a budget refusal
+// (llm.Error of KindBudget).
+const budgetRefusal = "llm: budget: "
 
 // deterministic are the event types whose data must be the same when a
 // resumed run re-executes a recorded step.
@@ -469,7 +477,14 @@ func (s *sink) event(line []byte) {
 			if bytes.Equal(withoutLatency(prev), withoutLatency(withoutNewOrigin(prev, e.Data))) {
 				return // written before the interruption (a replayed call takes no time)
 			}
-			if deterministic[e.Type] {
+			if deterministic[e.Type] && s.budgetCut && bytes.Contains(prev, []byte(budgetRefusal)) {
+				// The step the budget cut short, re-executed under a
+				// raised budget: the refused call is made now, and the
+				// run goes on live from here (nothing after a refusal
+				// was answered, so there is nothing more to compare).
+				s.old = nil
+				s.redo = e.Type == orchestrator.EventExec
+			} else if deterministic[e.Type] {
 				s.stopped = true
 				s.run.diverge(fmt.Errorf("%w: %s event %d of run %s step %d differs from the recorded one (%s); the inputs or the rlm version changed, so the state cannot be rebuilt: start a new run",
 					ErrDiverged, e.Type, n+1, e.Run, e.Step, firstDiff(prev, e.Data)))
@@ -492,8 +507,16 @@ func (s *sink) event(line []byte) {
 			Output string `json:"output"`
 		}
 		if json.Unmarshal(e.Data, &d) == nil && d.Output != "" {
-			s.keep(appendFile(filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step)), d.Output))
+			path := filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step))
+			if s.redo {
+				// The step cut short by the budget, run again: its
+				// output replaces the cut one.
+				s.keep(atomicfile.Write(path, []byte(d.Output), 0o644))
+			} else {
+				s.keep(appendFile(path, d.Output))
+			}
 		}
+		s.redo = false
 	}
 }
 

@@ -138,21 +138,39 @@ func TestSinkResumeFilter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, n, "the torn line is ignored")
 
+	// The same run stopped by a budget that refused a sub-call in step 1.
+	cut, _, err := readEvents(writeTemp(t, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":5,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":9,"data":{"block":1,"code":"x = llm_query('a')","error":"RuntimeError: llm_query: llm: budget: call limit 1 reached"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":12,"data":{"messages":4}}
+`))
+	require.NoError(t, err)
+
 	tests := []struct {
-		name     string
-		events   string
-		written  string
-		diverged bool
+		name      string
+		old       map[string][]byte
+		budgetCut bool
+		events    string
+		written   string
+		diverged  bool
 	}{
-		{"replayed and new", `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+		{"replayed and new", old, false, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"1\n"}}
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":4}}
 {"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
 `, `{"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
 `, false},
-		{"different output", `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+		{"different output", old, true, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"2\n"}}
 {"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
+`, "", true},
+		{"the step the budget cut, with a raised budget", cut, true, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":5}}
+`, `{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":5}}
+`, false},
+		{"a refusal in a run not stopped by the budget", cut, false, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
 `, "", true},
 	}
 	for _, tt := range tests {
@@ -162,7 +180,7 @@ func TestSinkResumeFilter(t *testing.T) {
 			require.NoError(t, err)
 			defer f.Close()
 			r := &Run{}
-			s := &sink{run: r, w: f, outDir: t.TempDir(), old: old, seen: map[string]int{}}
+			s := &sink{run: r, w: f, outDir: t.TempDir(), old: tt.old, budgetCut: tt.budgetCut, seen: map[string]int{}}
 			// Written in odd pieces: the sink splits lines itself.
 			ev := []byte(tt.events)
 			for len(ev) > 0 {
@@ -181,6 +199,12 @@ func TestSinkResumeFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+func writeTemp(t *testing.T, text string) string {
+	p := filepath.Join(t.TempDir(), TrajectoryFile)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
 }
 
 func TestCheckVars(t *testing.T) {

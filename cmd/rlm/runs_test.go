@@ -284,6 +284,39 @@ func TestStoreSummarize(t *testing.T) {
 	assert.Contains(t, errOut, "rlm store show KEY")
 }
 
+// TestResumeSubCallBudgetStop: a run whose sub-call the call budget
+// refused is resumed with a raised budget: the step the refusal cut short
+// runs again and makes the sub-call now, the answered root request is
+// replayed (sent once in all), and the step's output file holds the new
+// output, not the cut one twice.
+func TestResumeSubCallBudgetStop(t *testing.T) {
+	srv, dir, ctxFile, env := magicFixture(t)
+	runsDir := filepath.Join(dir, "runs")
+	env["RLM_RUNS_DIR"] = runsDir
+
+	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "1")
+	require.Equal(t, 1, code, "stderr: %s", errOut)
+	assert.Contains(t, errOut, "stopped: budget")
+	id := onlyRun(t, runsDir).ID
+	require.Len(t, srv.Calls(), 1, "the sub-call was refused before sending")
+	traj, err := os.ReadFile(filepath.Join(runsDir, id, runs.TrajectoryFile))
+	require.NoError(t, err)
+	require.Contains(t, string(traj), "llm_query: llm: budget: call limit 1 reached")
+
+	code, out, errOut := runCLI(t, "", env, "run", "--resume", id, "--max-llm-calls", "10", "--quiet")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Equal(t, "42\n", out)
+	calls := srv.Calls()
+	require.Len(t, calls, 3, "the refused sub-call and the next root request, nothing twice")
+	assert.Equal(t, []string{"root", "sub", "root"}, []string{calls[0].Model, calls[1].Model, calls[2].Model})
+	m, err := runs.NewRoot(runsDir).Get(id)
+	require.NoError(t, err)
+	assert.Equal(t, runs.StatusDone, m.Status)
+	b, err := os.ReadFile(filepath.Join(runsDir, id, "outputs", "0-1.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "magic\n", string(b), "the step's output once")
+}
+
 // TestResumeStopsOnDivergence: when a re-executed step comes out
 // differently from the recorded one (here the recorded output is altered,
 // as a different rlm version would make it), the resume stops with a
