@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -75,6 +76,9 @@ type LoadOptions struct {
 	// instead of decoding its document again. It is called once per
 	// document, for a builder of that document's values.
 	Values func() pyjson.Builder[any]
+	// MappedMin is the size from which such a document (with Values) is
+	// read through a memory map (0: MappedJSONMin; see loadMappedJSON).
+	MappedMin int64
 
 	// outline: a JSON document is only outlined (LoadVar): no Go value.
 	outline bool
@@ -91,6 +95,8 @@ type Loaded struct {
 	doc []byte
 	// outline, when set, stands for the document in place of Value (nil).
 	outline *docOutline
+	// docMapped: doc is a memory map of the file (see loadMappedJSON).
+	docMapped bool
 }
 
 // Source formats.
@@ -131,11 +137,7 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	}
 	if l.outline != nil && opts.Type != "" && !l.outline.fitsType(opts.Type) {
 		// The Go value's check says why it does not fit.
-		decode := pyjson.DecodeOwned
-		if l.outline.lines {
-			decode = pyjson.DecodeLinesOwned
-		}
-		if l.Value, err = decode(l.doc, l.Source); err != nil {
+		if l.Value, err = decodeDocument(l.doc, l.outline.lines, l.docMapped, l.Source); err != nil {
 			return nil, err
 		}
 		if l.outline.lines {
@@ -172,6 +174,9 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	}
 	if l.outline != nil {
 		v, err := newDocVariable(spec.Name, l.Type, l.Source, l.doc, l.outline)
+		if v != nil {
+			v.docMapped = l.docMapped
+		}
 		return v, l.Warnings, err
 	}
 	v, err := NewVariable(spec.Name, l.Value, WithType(l.Type), WithSource(l.Source), withDocument(l.doc))
@@ -263,19 +268,117 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 		// start (a FIFO without writer): refuse it before opening.
 		return nil, fmt.Errorf("%s: %w (%s); give a file, a directory, or - to read a stream from stdin", path, ErrNotRegular, fileKind(fi.Mode()))
 	}
-	data, err := readFileExact(path)
-	if err != nil {
-		return nil, pathError(path, err)
-	}
 	format := opts.Format
 	if format == "" {
 		format = formatOf(path, opts.Type)
+	}
+	if l, err := loadMappedJSON(path, fi.Size(), format, &opts); l != nil || err != nil {
+		return l, err
+	}
+	data, err := readFileExact(path)
+	if err != nil {
+		return nil, pathError(path, err)
 	}
 	v, doc, o, warns, err := decodeFormat(data, format, path, &opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Loaded{Value: v, Source: path, Warnings: warns, doc: doc, outline: o}, nil
+}
+
+// MappedJSONMin is the size from which a JSON or JSON Lines file whose
+// interpreter values are made as it is outlined (LoadOptions.Values, as
+// rlm exec and rlm repl do) is decoded from a memory map whose pages are
+// released behind the decoder: the process then holds the values and a
+// few MiB of the file, not the file beside its values.
+const MappedJSONMin = 8 << 20
+
+// loadMappedJSON loads a large JSON (Lines) document as MappedJSONMin
+// says, or returns nil, nil when it does not apply (a smaller file,
+// another format, no values to make, a platform without memory maps, a
+// UTF-16 file, or a document the outline does not stand for, which is
+// then read as usual). The strings are copied out of the map, and
+// reading the map is guarded: a file truncated while it is decoded is an
+// error, not a crash.
+func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (*Loaded, error) {
+	least := opts.MappedMin
+	if least <= 0 {
+		least = MappedJSONMin
+	}
+	if size < least || !opts.outline || opts.Values == nil || (format != FormatJSON && format != FormatJSONL) {
+		return nil, nil
+	}
+	m, err := mapDocument(path)
+	if err != nil {
+		return nil, nil
+	}
+	if bytes.HasPrefix(m, bomUTF16LE) || bytes.HasPrefix(m, bomUTF16BE) {
+		return nil, nil
+	}
+	skip := 0
+	if bytes.HasPrefix(m, bomUTF8) {
+		skip = len(bomUTF8)
+	}
+	data := m[skip:]
+	drop := func(off int64) { dropPages(m[:int64(skip)+off]) }
+	var o docOutline
+	var ok bool
+	err = readingMap(path, func() error {
+		if err := validUTF8Dropping(data, path, drop); err != nil {
+			return err
+		}
+		var err error
+		if format == FormatJSON {
+			o, ok, err = outlineJSON(data, path, opts.Values, drop)
+		} else {
+			o, ok, err = outlineJSONLines(data, path, opts.Values, drop)
+		}
+		return err
+	})
+	dropPages(m)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &Loaded{Source: path, doc: data, outline: &o, docMapped: true}, nil
+}
+
+// validUTF8Dropping checks that data is UTF-8 in pieces, releasing the
+// pages of each piece checked.
+func validUTF8Dropping(data []byte, source string, drop func(off int64)) error {
+	const piece = pyjson.ConsumedEvery
+	for off := 0; off < len(data); {
+		end := min(off+piece, len(data))
+		for end < len(data) && !utf8.RuneStart(data[end]) {
+			end-- // a piece ends before a character
+		}
+		if end <= off {
+			end = min(off+piece, len(data))
+		}
+		if !utf8.Valid(data[off:end]) {
+			return pyjson.UTF8Error(source, data, 0)
+		}
+		off = end
+		drop(int64(off))
+	}
+	return nil
+}
+
+// readingMap runs read, which reads the memory map of the file at path,
+// turning a fault (the file was truncated underneath) into an error.
+func readingMap(path string, read func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			// A memory fault, as debug.SetPanicOnFault makes it, has
+			// the faulting address.
+			if _, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("%s: %w: the file changed while it was read (it must not change while rlm uses it)", path, ErrNotRegular)
+				return
+			}
+			panic(r)
+		}
+	}()
+	return read()
 }
 
 // fileKind names a non-regular file's kind.
@@ -361,7 +464,7 @@ func decodeFormat(data []byte, format, source string, opts *LoadOptions) (any, [
 			if !utf8.Valid(data) {
 				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 			}
-			o, ok, err := outlineJSON(data, source, opts.Values)
+			o, ok, err := outlineJSON(data, source, opts.Values, nil)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
@@ -379,7 +482,7 @@ func decodeFormat(data []byte, format, source string, opts *LoadOptions) (any, [
 			if !utf8.Valid(data) {
 				return nil, nil, nil, nil, pyjson.UTF8Error(source, data, 0)
 			}
-			o, ok, err := outlineJSONLines(data, source, opts.Values)
+			o, ok, err := outlineJSONLines(data, source, opts.Values, nil)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
@@ -606,4 +709,29 @@ func loadDir(ctx context.Context, root string) (*Dict, []string, error) {
 // UTF-8.
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data)
+}
+
+// decodeDocument decodes a JSON (Lines) document into Go values. A
+// memory-mapped one is decoded with its strings copied, its map read
+// under guard (see readingMap).
+func decodeDocument(doc []byte, lines, mapped bool, source string) (any, error) {
+	if !mapped {
+		if lines {
+			return pyjson.DecodeLinesOwned(doc, source)
+		}
+		return pyjson.DecodeOwned(doc, source)
+	}
+	var v any
+	err := readingMap(source, func() error {
+		var err error
+		if lines {
+			var vals []any
+			vals, err = pyjson.DecodeLinesWith[any](doc, pyjson.GoBuilder(), pyjson.DecodeOptions{Source: source})
+			v = vals
+		} else {
+			v, err = pyjson.DecodeWith[any](doc, pyjson.GoBuilder(), pyjson.DecodeOptions{Source: source})
+		}
+		return err
+	})
+	return v, err
 }

@@ -202,8 +202,8 @@ func (p *pairBuilder) Array(vals []outlined) (outlined, error) {
 // is set; ok is false when only the Go value can stand for it: a dict
 // that repeats a key (merging it changes the sizes), or a document that is
 // not a list or dict.
-func outlineJSON(data []byte, source string, values func() pyjson.Builder[any]) (docOutline, bool, error) {
-	opts := pyjson.DecodeOptions{Shared: true, Source: source}
+func outlineJSON(data []byte, source string, values func() pyjson.Builder[any], drop func(off int64)) (docOutline, bool, error) {
+	opts := pyjson.DecodeOptions{Shared: drop == nil, Source: source, Consumed: drop}
 	var o outline
 	var top []outline
 	var vals any
@@ -231,8 +231,8 @@ func outlineJSON(data []byte, source string, values func() pyjson.Builder[any]) 
 // outlineJSONLines outlines JSON Lines (valid UTF-8) as the list of its
 // lines' values, making the host's list of them in the same pass when
 // values is set; ok is false when a line's dict repeats a key.
-func outlineJSONLines(data []byte, source string, values func() pyjson.Builder[any]) (docOutline, bool, error) {
-	opts := pyjson.DecodeOptions{Shared: true, Source: source}
+func outlineJSONLines(data []byte, source string, values func() pyjson.Builder[any], drop func(off int64)) (docOutline, bool, error) {
+	opts := pyjson.DecodeOptions{Shared: drop == nil, Source: source, Consumed: drop}
 	var items []outline
 	var vals any
 	if values != nil {

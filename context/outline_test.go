@@ -58,9 +58,9 @@ var outlineShapes = []string{
 func TestOutlineWithValues(t *testing.T) {
 	for _, doc := range outlineShapes {
 		values := func() pyjson.Builder[any] { return echoBuilder{} }
-		want, wantOK, err := outlineJSON([]byte(doc), "s.json", nil)
+		want, wantOK, err := outlineJSON([]byte(doc), "s.json", nil, nil)
 		require.NoError(t, err, doc)
-		got, ok, err := outlineJSON([]byte(doc), "s.json", values)
+		got, ok, err := outlineJSON([]byte(doc), "s.json", values, nil)
 		require.NoError(t, err, doc)
 		require.Equal(t, wantOK, ok, doc)
 		if !ok {
@@ -75,9 +75,9 @@ func TestOutlineWithValues(t *testing.T) {
 		assert.Equal(t, pyjson.Size(goVal), got.size, doc)
 
 		lines := strings.Repeat(strings.ReplaceAll(doc, "\n", " ")+"\n\n", 3)
-		wantL, wantOK, err := outlineJSONLines([]byte(lines), "s.jsonl", nil)
+		wantL, wantOK, err := outlineJSONLines([]byte(lines), "s.jsonl", nil, nil)
 		require.NoError(t, err, doc)
-		gotL, ok, err := outlineJSONLines([]byte(lines), "s.jsonl", values)
+		gotL, ok, err := outlineJSONLines([]byte(lines), "s.jsonl", values, nil)
 		require.NoError(t, err, doc)
 		require.Equal(t, wantOK, ok, doc)
 		if ok {

@@ -2,7 +2,10 @@
 
 package rlmctx
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 func mmapString(path string) (string, bool, error) {
 	b, err := readFileExact(path)
@@ -19,3 +22,8 @@ func funlock(f *os.File) error { return nil }
 func tryFlock(f *os.File) (locked, known bool) { return false, false }
 
 func inode(fi os.FileInfo) uint64 { return 0 }
+
+// mapDocument is not available here: documents are read into memory.
+func mapDocument(path string) ([]byte, error) { return nil, errors.ErrUnsupported }
+
+func dropPages(b []byte) {}

@@ -72,3 +72,36 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// mapDocument maps a whole file read-only and private, for a JSON document
+// decoded once from it (see loadMappedJSON): its pages are read in as the
+// decoder reaches them and released behind it (dropPages), so the file
+// never needs to be resident all at once. The mapping is never unmapped
+// (a variable may decode its document again); it costs address space only.
+func mapDocument(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if size == 0 || int64(int(size)) != size {
+		return nil, errors.New("cannot map an empty or huge file")
+	}
+	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+}
+
+// dropPages releases the whole pages of a mapped document within b from
+// this process's memory; the file's contents are read in again if they
+// are touched later.
+func dropPages(b []byte) {
+	ps := os.Getpagesize()
+	if len(b) < ps {
+		return
+	}
+	_ = syscall.Madvise(b[:len(b)&^(ps-1)], syscall.MADV_DONTNEED)
+}

@@ -52,6 +52,9 @@ type Variable struct {
 
 	// doc is the JSON text Value was decoded from (see Document).
 	doc []byte
+	// docMapped: doc is a memory map of the file (read it with
+	// decodeDocument).
+	docMapped bool
 	// valMu guards Value and released against a concurrent Release (runs
 	// sharing a context).
 	valMu sync.Mutex
@@ -124,10 +127,16 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 
 // Document is the JSON text of a variable loaded from a JSON or JSON
 // Lines file or stdin (after any byte order mark, UTF-16 converted; see
-// [Variable.DocumentLines]), nil for other variables. It must not be
-// modified: the Go value's strings point into it, and so may those of an
-// interpreter's copy decoded from it.
-func (v *Variable) Document() []byte { return v.doc }
+// [Variable.DocumentLines]), nil for other variables and for one whose
+// file is read through a memory map ([MappedJSONMin]; GoValue decodes
+// it). It must not be modified: the Go value's strings point into it,
+// and so may those of an interpreter's copy decoded from it.
+func (v *Variable) Document() []byte {
+	if v.docMapped {
+		return nil
+	}
+	return v.doc
+}
 
 // DocumentLines reports whether [Variable.Document] is JSON Lines (a
 // .jsonl file: the value is the list of its lines' values) rather than
@@ -185,11 +194,7 @@ func (v *Variable) GoValue() any {
 	if v.chunkOf != nil {
 		return pieces(v.chunkOf.GoValue(), v.ends)
 	}
-	decode := pyjson.DecodeOwned
-	if v.docLines {
-		decode = pyjson.DecodeLinesOwned
-	}
-	g, err := decode(v.doc, v.Source)
+	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source)
 	if err != nil {
 		return nil // decoded without error when loaded
 	}

@@ -132,7 +132,17 @@ type DecodeOptions struct {
 	// error it returns ends the decoding with that error (e.g. a time or
 	// memory limit of the caller's).
 	Stop func() error
+	// Consumed, when set, is called with an offset of the input each time
+	// the decoding has moved ConsumedEvery bytes past the last one: the
+	// decoder reads the input before that offset again only to report an
+	// error's line. A caller decoding a memory map may release the pages
+	// before it (strings are then best not Shared).
+	Consumed func(off int64)
 }
+
+// ConsumedEvery is how far DecodeWith moves between two calls of
+// DecodeOptions.Consumed.
+const ConsumedEvery = 4 << 20
 
 // StopEvery is how many values DecodeWith parses between two calls of
 // DecodeOptions.Stop.
@@ -142,7 +152,7 @@ const StopEvery = 1 << 12
 // see [Decode] for the value semantics. Errors are *SyntaxError, or an
 // error the builder returned.
 func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, error) {
-	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source, stop: o.Stop}
+	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source, stop: o.Stop, consumed: o.Consumed}
 	d.sized, _ = any(b).(SizedStrings[V])
 	return d.document()
 }
@@ -161,6 +171,9 @@ type decoder[V any, B Builder[V]] struct {
 	sized  SizedStrings[V] // b, when it takes strings with their sizes
 	stop   func() error    // see DecodeOptions.Stop
 	parsed int             // values parsed, for stop
+	// consumed and lastConsumed: see DecodeOptions.Consumed.
+	consumed     func(off int64)
+	lastConsumed int64
 	// lineBase and offBase shift reported positions (JSON Lines).
 	lineBase int
 	offBase  int64
@@ -238,6 +251,12 @@ func (d *decoder[V, B]) skipSpace() {
 }
 
 func (d *decoder[V, B]) value(depth int) (V, error) {
+	if d.consumed != nil {
+		if off := d.offBase + int64(d.pos); off-d.lastConsumed >= ConsumedEvery {
+			d.lastConsumed = off
+			d.consumed(off)
+		}
+	}
 	if d.stop != nil {
 		if d.parsed++; d.parsed%StopEvery == 0 {
 			if err := d.stop(); err != nil {
@@ -682,7 +701,7 @@ func DecodeLinesOwned(data []byte, source string) (any, error) {
 // apply to the whole input (Stop is called every StopEvery values across
 // lines).
 func DecodeLinesWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) ([]V, error) {
-	d := &decoder[V, B]{b: b, py: o.Python, owned: o.Shared, source: o.Source, stop: o.Stop}
+	d := &decoder[V, B]{b: b, py: o.Python, owned: o.Shared, source: o.Source, stop: o.Stop, consumed: o.Consumed}
 	d.sized, _ = any(b).(SizedStrings[V])
 	out := []V{}
 	line := 0
@@ -712,6 +731,10 @@ func DecodeLinesWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) ([]
 	}
 	return out, nil
 }
+
+// GoBuilder returns the [Builder] of [Decode]'s Go values, for
+// [DecodeWith] with other options.
+func GoBuilder() Builder[any] { return goBuilder{} }
 
 // goBuilder makes [Decode]'s Go values.
 type goBuilder struct{}

@@ -201,3 +201,26 @@ func TestDecodeIntDigitLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestConsumedReportsProgress: DecodeOptions.Consumed is called with
+// rising offsets, ConsumedEvery bytes apart, within the input, for a
+// document and for JSON Lines.
+func TestConsumedReportsProgress(t *testing.T) {
+	item := `"` + strings.Repeat("x", 1000) + `"`
+	doc := "[" + strings.Repeat(item+", ", 3*ConsumedEvery/len(item)) + "1]"
+	lines := strings.Repeat(`{"a": `+item+"}\n", 3*ConsumedEvery/len(item))
+	for name, decode := range map[string]func(DecodeOptions) error{
+		"document": func(o DecodeOptions) error { _, err := DecodeWith[any]([]byte(doc), GoBuilder(), o); return err },
+		"lines":    func(o DecodeOptions) error { _, err := DecodeLinesWith[any]([]byte(lines), GoBuilder(), o); return err },
+	} {
+		var offs []int64
+		require.NoError(t, decode(DecodeOptions{Consumed: func(off int64) { offs = append(offs, off) }}), name)
+		require.Len(t, offs, 3, name)
+		prev := int64(0)
+		for _, off := range offs {
+			assert.GreaterOrEqual(t, off-prev, int64(ConsumedEvery), name)
+			assert.Less(t, off, int64(len(doc)), name)
+			prev = off
+		}
+	}
+}
