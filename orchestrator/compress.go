@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/rlmhq/rlm/llm"
@@ -101,6 +103,34 @@ func (e summaryEntry) render() string {
 }
 
 const summaryHeader = "[engine] Summary of earlier steps (compressed by the engine; every name they defined is still in the REPL, and outputs[N] holds step N's full output):"
+
+// stepCite finds a summary line's citations: "step 4", "steps 2-5",
+// "steps 2–5", "outputs[4]".
+var stepCite = regexp.MustCompile(`\bsteps?\s+(\d+)(?:\s*(?:-|–|\.\.|to)\s*(\d+))?|outputs\[(\d+)\]`)
+
+// checkSummary accepts a summarizer's summary only as the deterministic
+// one is written: every line cites the steps it summarises, and only
+// steps already compressed (1 to last). The engine falls back to the
+// deterministic summary otherwise.
+func checkSummary(s string, last int) error {
+	for i, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		cites := stepCite.FindAllStringSubmatch(line, -1)
+		if len(cites) == 0 {
+			return fmt.Errorf("%w: line %d cites no step (%s)", ErrUncitedSummary, i+1, quoteShort(line, 60))
+		}
+		for _, c := range cites {
+			for _, n := range c[1:] {
+				if k, err := strconv.Atoi(n); n != "" && (err != nil || k < 1 || k > last) {
+					return fmt.Errorf("%w: line %d cites step %s, but steps 1-%d are the ones summarised", ErrUncitedSummary, i+1, n, last)
+				}
+			}
+		}
+	}
+	return nil
+}
 
 // Summarizer writes the rolling summary of compressed steps, incrementally:
 // prev is its own previous summary (the deterministic one the first time or

@@ -26,4 +26,7 @@ var (
 	ErrObservationBudget = errors.New("orchestrator: the observation excerpt does not fit the history budget")
 	// ErrNoModel reports a Config without a root model.
 	ErrNoModel = errors.New("orchestrator: no model configured")
+	// ErrUncitedSummary rejects a summarizer's summary with a line that
+	// cites no compressed step: the deterministic summary is used.
+	ErrUncitedSummary = errors.New("orchestrator: the summary does not cite its steps")
 )

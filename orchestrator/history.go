@@ -78,6 +78,9 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 		if err == nil || llm.KindOf(err) != llm.KindBudget {
 			r.t.addMetrics(func(m *Metrics) { m.SummarizerCalls++ })
 		}
+		if err == nil {
+			err = checkSummary(s, digests[len(digests)-1].Step)
+		}
 		if err == nil && strings.TrimSpace(s) != "" {
 			art.Summarizer = "llm"
 			body = truncateToTokens(tok, strings.TrimSpace(s), summaryBudget, "- … (summary cut to its budget)")
@@ -85,7 +88,7 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 		} else {
 			r.llmSummary = ""
 			if err != nil {
-				art.Losses = append(art.Losses, "llm summarizer failed, deterministic summary used: "+err.Error())
+				art.Losses = append(art.Losses, "llm summarizer failed or its summary was rejected, deterministic summary used: "+err.Error())
 			}
 		}
 	}

@@ -173,3 +173,50 @@ func TestLLMSummarizerIncrementalBoundedMetered(t *testing.T) {
 		assert.Less(t, len(p), 2*first+500, "prompt %d stays bounded", i+1)
 	}
 }
+
+// TestCheckSummary: a summarizer's summary is accepted only when every
+// line cites steps already compressed.
+func TestCheckSummary(t *testing.T) {
+	for _, tt := range []struct {
+		summary string
+		ok      bool
+		why     string
+	}{
+		{"- found the key (step 2, outputs[2])\n- dead end in chapter 3 (steps 3-5)", true, ""},
+		{"- all of it (steps 1–6)\n\n- more (outputs[4])", true, ""},
+		{"- step 1: ran `x`", true, ""},
+		{"- found the key (step 2)\n- nothing else matters", false, `line 2 cites no step`},
+		{"The model explored the data.", false, `line 1 cites no step`},
+		{"- found it (step 9)", false, `cites step 9, but steps 1-6 are the ones summarised`},
+		{"- found it (steps 2-12)", false, `cites step 12`},
+		{"- found it (outputs[0])", false, `cites step 0`},
+	} {
+		err := checkSummary(tt.summary, 6)
+		if tt.ok {
+			assert.NoError(t, err, tt.summary)
+			continue
+		}
+		require.ErrorIs(t, err, ErrUncitedSummary, tt.summary)
+		assert.Contains(t, err.Error(), tt.why, tt.summary)
+	}
+}
+
+// TestUncitedLLMSummaryFallsBack: an LLM summary that does not cite its
+// steps is not shown to the model: the deterministic summary is, and the
+// compression event says why.
+func TestUncitedLLMSummaryFallsBack(t *testing.T) {
+	var steps []llmtest.Step
+	for i := 1; i <= 12; i++ {
+		steps = append(steps, llmtest.Say(code(fmt.Sprintf("PRINT %d", 3000+i))))
+	}
+	steps = append(steps, llmtest.Say(submitReply("x")))
+	sumModel := llmtest.NewScripted().Default(llmtest.Say("The model looked around and found nothing."))
+	h := newHarness(t, Config{DynamicBudget: 3000, Summarizer: &LLMSummarizer{Model: sumModel}}, steps...)
+	res := h.run(t)
+	require.Equal(t, StopSubmit, res.StopReason)
+	require.Greater(t, sumModel.Calls(), 0)
+	last := h.model.Requests()[len(h.model.Requests())-1]
+	assert.NotContains(t, last.Messages[2].Content, "looked around")
+	assert.Contains(t, last.Messages[2].Content, "- step 1: ran", "the deterministic summary")
+	assert.Contains(t, h.traj.String(), "its summary was rejected, deterministic summary used: orchestrator: the summary does not cite its steps: line 1 cites no step")
+}
