@@ -165,6 +165,30 @@ func TestCollectorExportsProposalsAndDrift(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 0.0, got["rlm_meta_version"])
+	assert.Contains(t, got, "rlm_meta_hit_rate")
+	assert.Equal(t, 0.0, got["rlm_meta_lesson_runs"], "no run had a lesson")
 	assert.Equal(t, 1.0, got["rlm_steward_proposals_pending,action=add_lesson"], "no_code: %v", got)
+
+	// With the no_code lesson in force, the runs that reply without code
+	// are hits.
+	v1 := meta.New()
+	text, err := meta.LessonText("no_code", meta.Params{})
+	require.NoError(t, err)
+	v1.Version, v1.Lessons = 1, []meta.Lesson{{ID: "no_code", Template: "no_code", Text: text, Since: 1}}
+	require.NoError(t, v1.Save(st.MetaPath))
+	notes := orchestrator.MetaNotes{Version: 1, Lessons: []string{"no_code"}, Text: text}
+	keptRun(t, root, "gpt-a", "code: 7\n", notes, "Let me think.", submit)
+	keptRun(t, root, "gpt-a", "code: 7\n", notes, submit)
+	reg = prometheus.NewRegistry()
+	reg.MustRegister(&Collector{Steward: st, RunsDir: runsDir})
+	families, err = reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			got[f.GetName()] = m.GetGauge().GetValue()
+		}
+	}
+	assert.Equal(t, 2.0, got["rlm_meta_lesson_runs"])
+	assert.Equal(t, 0.5, got["rlm_meta_hit_rate"])
 	assert.Contains(t, got, "rlm_steward_drift,metric=iterations_to_submit,model=gpt-a")
 }

@@ -26,7 +26,11 @@ type Evidence struct {
 	Started     time.Time `json:"started"`
 	Model       string    `json:"model,omitempty"`
 	MetaVersion int       `json:"meta_version"`
-	StopReason  string    `json:"stop_reason,omitempty"`
+	// Lessons are the ids of the lessons the root's prompt had (its
+	// run_start event's meta); nil when the trajectory names none (the
+	// meta version's lessons then stand for them).
+	Lessons    []string `json:"lessons,omitempty"`
+	StopReason string   `json:"stop_reason,omitempty"`
 	// Iterations of the root run; Steps the steps that ran code.
 	Iterations int `json:"iterations"`
 	Steps      int `json:"steps"`
@@ -146,7 +150,8 @@ type (
 			MaxIterations int `json:"max_iterations"`
 		} `json:"limits"`
 		Meta *struct {
-			Version int `json:"version"`
+			Version int      `json:"version"`
+			Lessons []string `json:"lessons"`
 		} `json:"meta"`
 	}
 	execPayload struct {
@@ -206,6 +211,9 @@ func runEvidence(dir string, m runs.Meta) (Evidence, error) {
 			e.MaxIterations = d.Limits.MaxIterations
 			if d.Meta != nil {
 				e.MetaVersion = d.Meta.Version
+				if len(d.Meta.Lessons) > 0 {
+					e.Lessons = d.Meta.Lessons
+				}
 			}
 		case "exec":
 			var d execPayload

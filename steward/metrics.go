@@ -11,7 +11,8 @@ import (
 
 // Collector exports the steward's state as Prometheus metrics (for rlm
 // serve's /metrics): the meta document's version, the pending proposals
-// by action, and the drift of the kept runs per model and metric. The
+// by action, the drift of the kept runs per model and metric, and the
+// meta document's hit rate over the kept runs. The
 // state is computed at scrape time, at most once per Interval.
 type Collector struct {
 	Steward *Steward
@@ -33,6 +34,7 @@ type collected struct {
 	version int
 	pending map[string]int
 	shifts  []Shift
+	hits    HitRate
 }
 
 var (
@@ -41,11 +43,13 @@ var (
 	descDrift   = prometheus.NewDesc("rlm_steward_drift", "1 when a metric of the recent runs of a model shifted significantly and past the threshold (rlm steward drift), else 0.", []string{"model", "metric"}, nil)
 	descChange  = prometheus.NewDesc("rlm_steward_drift_change", "Relative change of a metric between the recent runs of a model and the ones before.", []string{"model", "metric"}, nil)
 	descP       = prometheus.NewDesc("rlm_steward_drift_p_value", "p-value of the test comparing a metric of the recent runs of a model with the ones before.", []string{"model", "metric"}, nil)
+	descHitRate = prometheus.NewDesc("rlm_meta_hit_rate", "Share of the (kept run, lesson in force) pairs where the lesson was relevant to the run's errors (rlm steward log; 0 when no run had a lesson).", nil, nil)
+	descPairs   = prometheus.NewDesc("rlm_meta_lesson_runs", "Pairs of a kept run and a lesson in force in it, the hit rate's denominator.", nil, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descVersion, descPending, descDrift, descChange, descP} {
+	for _, d := range []*prometheus.Desc{descVersion, descPending, descDrift, descChange, descP, descHitRate, descPairs} {
 		ch <- d
 	}
 }
@@ -55,6 +59,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	st := c.refresh()
 	ch <- prometheus.MustNewConstMetric(descVersion, prometheus.GaugeValue, float64(st.version))
+	ch <- prometheus.MustNewConstMetric(descHitRate, prometheus.GaugeValue, st.hits.Rate)
+	ch <- prometheus.MustNewConstMetric(descPairs, prometheus.GaugeValue, float64(st.hits.Pairs))
 	for _, a := range []string{ActionAddLesson, ActionRetireLesson, ActionSetBudget} {
 		ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(st.pending[a]), a)
 	}
@@ -93,6 +99,7 @@ func (c *Collector) refresh() collected {
 	if c.RunsDir != "" {
 		if evs, _, err := Collect(c.RunsDir, time.Time{}, nil); err == nil {
 			st.shifts = Drift(evs, c.Drift).Shifts
+			st.hits = c.Steward.HitRate(evs)
 		}
 	}
 	c.state, c.at = st, time.Now()

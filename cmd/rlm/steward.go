@@ -278,7 +278,8 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	entries, err := sf.steward("").Changelog()
+	st := sf.steward("")
+	entries, err := st.Changelog()
 	if err != nil {
 		return err
 	}
@@ -290,6 +291,28 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 	for _, e := range entries {
 		fmt.Fprintf(tw, "v%d\t%s\t%s\t%s\t%s\t%s\n", e.Version, e.Time.Local().Format("2006-01-02 15:04"), e.Action, e.Target,
 			termSafe(env.stdout, e.By), termSafe(env.stdout, e.Reason))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	evs, warns, err := steward.Collect(sf.runs(), time.Time{}, nil)
+	if err != nil {
+		return err
+	}
+	for _, w := range warns {
+		fmt.Fprintln(env.stderr, "rlm steward: warning:", termSafe(env.stderr, w))
+	}
+	hr := st.HitRate(evs)
+	if hr.Pairs == 0 {
+		fmt.Fprintln(env.stdout, "\nmeta hit rate: no kept run had a lesson in force")
+		return nil
+	}
+	fmt.Fprintf(env.stdout, "\nmeta hit rate: %.0f%% (%d of %d pairs of a kept run and a lesson in force: the lesson was about an error the run had)\n",
+		100*hr.Rate, hr.Hits, hr.Pairs)
+	tw = tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LESSON\tRUNS\tHITS\tRATE")
+	for _, l := range hr.Lessons {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\n", termSafe(env.stdout, l.Lesson), l.Runs, l.Hits, 100*float64(l.Hits)/float64(l.Runs))
 	}
 	return tw.Flush()
 }

@@ -65,6 +65,7 @@ func TestStewardCommands(t *testing.T) {
 	assert.Contains(t, out, "v1")
 	assert.Contains(t, out, "no_async")
 	assert.Contains(t, out, "ops@")
+	assert.Contains(t, out, "meta hit rate: no kept run had a lesson in force")
 
 	// The next run uses v1 (RLM_META) and records it.
 	code, _, errOut = runCLI(t, "", env, "run", "--query", "magic?", "--var", "context="+ctxFile, "--quiet")
@@ -75,6 +76,11 @@ func TestStewardCommands(t *testing.T) {
 	code, out, _ = runCLI(t, "", env, "runs", "ls")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "v1")
+	// That run had the lesson in force and the error it is about.
+	code, out, _ = runCLI(t, "", env, "steward", "log")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "meta hit rate: 100% (1 of 1 pairs")
+	assert.Regexp(t, `no_async\s+1\s+1\s+100%`, out)
 
 	code, out, errOut = runCLI(t, "", env, "steward", "rollback", "0")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
