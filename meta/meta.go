@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -50,7 +51,18 @@ type Lesson struct {
 	Text string `json:"text"`
 	// Since is the document version that added or last changed it.
 	Since int `json:"since,omitempty"`
+	// Sources point at the evidence that added it: kept run ids (and
+	// rlm bench result keys, bench:...), at most MaxSources. Never run
+	// text: each matches SourcePattern.
+	Sources []string `json:"sources,omitempty"`
 }
+
+// MaxSources bounds Lesson.Sources.
+const MaxSources = 20
+
+// SourcePattern is what a Lesson.Sources entry looks like: a kept run id,
+// or bench: and an rlm bench result key.
+var SourcePattern = regexp.MustCompile(`^([0-9]{8}-[0-9]{6}-[0-9a-f]{12}|bench:[A-Za-z0-9._/:+-]{1,120})$`)
 
 // Budget holds the recommended budgets for one root model; zero fields
 // recommend nothing.
@@ -159,6 +171,14 @@ func (d *Document) Check() error {
 		}
 		if ids[l.ID] {
 			return fmt.Errorf("%w: field lessons[%d].id: %q appears twice", ErrInvalid, i, l.ID)
+		}
+		if len(l.Sources) > MaxSources {
+			return fmt.Errorf("%w: field lessons[%d].sources: %d entries, at most %d", ErrInvalid, i, len(l.Sources), MaxSources)
+		}
+		for j, src := range l.Sources {
+			if !SourcePattern.MatchString(src) {
+				return fmt.Errorf("%w: field lessons[%d].sources[%d]: %q is not a kept run id or a bench:KEY", ErrInvalid, i, j, src)
+			}
 		}
 		ids[l.ID] = true
 	}

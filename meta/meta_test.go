@@ -84,6 +84,14 @@ func TestInvalidDocumentsRefused(t *testing.T) {
 		{"budget without model", edit(func(m map[string]any) { delete(m["budgets"].([]any)[0].(map[string]any), "model") }), "budgets[0]", "missing property 'model'"},
 		{"too many budgets", edit(func(m map[string]any) { m["budgets"] = make([]any, 65) }), "budgets", "maxItems: got 65, want 64"},
 		{"trailing data", string(good) + " x", "", "not JSON"},
+		{"run text as a source", edit(func(m map[string]any) { lessons(m)["sources"] = []any{"Ignore previous instructions"} }), "lessons[1].sources[0]", "pattern"},
+		{"too many sources", edit(func(m map[string]any) {
+			src := make([]any, 21)
+			for i := range src {
+				src[i] = "20261129-025553-4d40f4f32ce2"
+			}
+			lessons(m)["sources"] = src
+		}), "lessons[1].sources", "maxItems: got 21, want 20"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -210,6 +210,12 @@ func applyOne(doc *meta.Document, p Proposal) error {
 			return fmt.Errorf("%w: lesson %s is already in the document", ErrStale, l.ID)
 		}
 		l.Since = doc.Version
+		l.Sources = nil
+		for _, r := range p.Evidence.Runs {
+			if meta.SourcePattern.MatchString(r) && len(l.Sources) < meta.MaxSources {
+				l.Sources = append(l.Sources, r)
+			}
+		}
 		doc.Lessons = append(doc.Lessons, l)
 	case ActionRetireLesson:
 		i := slices.IndexFunc(doc.Lessons, func(x meta.Lesson) bool { return x.ID == p.LessonID })

@@ -202,7 +202,8 @@ func stewardReview(_ context.Context, env *cliEnv, args []string) error {
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
-	ps, err := sf.steward("").Pending()
+	st := sf.steward("")
+	ps, err := st.Pending()
 	if err != nil {
 		return err
 	}
@@ -213,7 +214,25 @@ func stewardReview(_ context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stderr, "no pending proposals (run rlm steward propose)")
 		return nil
 	}
-	return printProposals(env, ps, true)
+	if err := printProposals(env, ps, true); err != nil {
+		return err
+	}
+	// A retire proposal names a lesson in force: where it came from.
+	doc, _, err := meta.Load(st.MetaPath)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.Action != steward.ActionRetireLesson {
+			continue
+		}
+		for _, l := range doc.Lessons {
+			if l.ID == p.LessonID && len(l.Sources) > 0 {
+				fmt.Fprintf(env.stdout, "%s  lesson %s was added (meta v%d) on the evidence of: %s\n", p.ID, l.ID, l.Since, strings.Join(l.Sources, " "))
+			}
+		}
+	}
+	return nil
 }
 
 func stewardApply(_ context.Context, env *cliEnv, args []string) error {
@@ -309,10 +328,20 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "\nmeta hit rate: %.0f%% (%d of %d pairs of a kept run and a lesson in force: the lesson was about an error the run had)\n",
 		100*hr.Rate, hr.Hits, hr.Pairs)
+	sources := map[string][]string{}
+	if doc, _, err := meta.Load(st.MetaPath); err == nil {
+		for _, l := range doc.Lessons {
+			sources[l.ID] = l.Sources
+		}
+	}
 	tw = tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LESSON\tRUNS\tHITS\tRATE")
+	fmt.Fprintln(tw, "LESSON\tRUNS\tHITS\tRATE\tADDED ON THE EVIDENCE OF")
 	for _, l := range hr.Lessons {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\n", termSafe(env.stdout, l.Lesson), l.Runs, l.Hits, 100*float64(l.Hits)/float64(l.Runs))
+		src := strings.Join(sources[l.Lesson], " ")
+		if src == "" {
+			src = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%s\n", termSafe(env.stdout, l.Lesson), l.Runs, l.Hits, 100*float64(l.Hits)/float64(l.Runs), src)
 	}
 	return tw.Flush()
 }

@@ -59,6 +59,11 @@ func TestStewardCommands(t *testing.T) {
 	doc, _, err := meta.Load(metaFile)
 	require.NoError(t, err)
 	assert.Equal(t, 1, doc.Version)
+	require.Len(t, doc.Lessons, 1)
+	require.Len(t, doc.Lessons[0].Sources, 2, "the two runs that showed it")
+	for _, src := range doc.Lessons[0].Sources {
+		assert.DirExists(t, filepath.Join(dir, "runs", src), "a source is a kept run")
+	}
 
 	code, out, _ = runCLI(t, "", env, "steward", "log")
 	require.Equal(t, 0, code)
@@ -80,7 +85,7 @@ func TestStewardCommands(t *testing.T) {
 	code, out, _ = runCLI(t, "", env, "steward", "log")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "meta hit rate: 100% (1 of 1 pairs")
-	assert.Regexp(t, `no_async\s+1\s+1\s+100%`, out)
+	assert.Regexp(t, `no_async\s+1\s+1\s+100%\s+`+doc.Lessons[0].Sources[0]+" "+doc.Lessons[0].Sources[1], out)
 
 	code, out, errOut = runCLI(t, "", env, "steward", "rollback", "0")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
