@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -307,4 +308,19 @@ func (d *Document) BudgetFor(model string) (Budget, bool) {
 		}
 	}
 	return Budget{}, false
+}
+
+// SourcesOf returns the sources of the lessons ids, by id (nil when none
+// has any), for a run's record of the lessons its prompt had.
+func (d *Document) SourcesOf(ids []string) map[string][]string {
+	var out map[string][]string
+	for _, l := range d.Lessons {
+		if len(l.Sources) > 0 && slices.Contains(ids, l.ID) {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[l.ID] = l.Sources
+		}
+	}
+	return out
 }

@@ -224,6 +224,9 @@ type MetaNotes struct {
 	Digest string `json:"digest,omitempty"`
 	// Lessons are the ids of the lessons in Text.
 	Lessons []string `json:"lessons,omitempty"`
+	// Sources are, by lesson id, the kept runs (or bench: keys) whose
+	// evidence added the lesson (meta.Lesson.Sources).
+	Sources map[string][]string `json:"sources,omitempty"`
 	// Text is the engine-rendered notes block ("" for none).
 	Text string `json:"-"`
 }

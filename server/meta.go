@@ -29,6 +29,7 @@ func (s *Server) notes(model string) orchestrator.MetaNotes {
 	n := orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest()}
 	if budget := s.notesBudget(); budget > 0 {
 		n.Text, n.Lessons = doc.Render(model, budget, llm.TokenizerForModel(model))
+		n.Sources = doc.SourcesOf(n.Lessons)
 	}
 	if s.metaNotes.cache == nil {
 		s.metaNotes.cache = map[string]orchestrator.MetaNotes{}

@@ -532,3 +532,22 @@ func TestBrowserHeaderExcerptsAndControls(t *testing.T) {
 	assert.Contains(t, code, "\u27e6U+2066\u27e7")
 	assert.NotContains(t, code, "\u202e")
 }
+
+// TestBrowserMetaNotes: the header shows the meta document a run used and
+// the lessons its prompt had, each with the runs whose evidence added it;
+// hostile ids are text, not markup.
+func TestBrowserMetaNotes(t *testing.T) {
+	in := `{"v":1,"type":"run_start","run":"0","data":{"query":"q","meta":{"version":3,"digest":"0123456789abcdef","lessons":["no_async","name_error@m<b>x</b>"],` +
+		`"sources":{"no_async":["20261129-025553-4d40f4f32ce2","20261129-025601-aaaaaaaaaaaa"]}}}}` + "\n" +
+		`{"v":1,"type":"run_start","run":"0.1.1","data":{"query":"child","parent":"0","meta":{"version":0}}}` + "\n"
+	file := writePage(t, "meta.html", []byte(in))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	hdr := js[string](p, `document.getElementById('hdr-0').textContent`)
+	assert.Contains(t, hdr, "v3 · 0123456789ab")
+	assert.Contains(t, hdr, "no_async · added on the evidence of 20261129-025553-4d40f4f32ce2, 20261129-025601-aaaaaaaaaaaa")
+	assert.Contains(t, hdr, "name_error@m<b>x</b>", "an id is text")
+	assert.Equal(t, 2, js[int](p, `document.querySelectorAll('#hdr-0 .meta-notes li').length`))
+	assert.Equal(t, 0, js[int](p, `document.querySelectorAll('#hdr-0 .meta-notes b').length`))
+	assert.NotContains(t, hdr, `"lessons"`, "not the raw JSON")
+}

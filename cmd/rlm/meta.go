@@ -90,7 +90,7 @@ func (m *metaFlags) load(env *cliEnv, cmd, storeDir, model string, quiet bool) (
 	if n := countFor(doc, model); len(ids) < n && !quiet {
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n", cmd, len(ids), n, m.notesTokens)
 	}
-	return doc, orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest(), Lessons: ids, Text: text}, nil
+	return doc, orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest(), Lessons: ids, Sources: doc.SourcesOf(ids), Text: text}, nil
 }
 
 func countFor(doc *meta.Document, model string) int {

@@ -770,6 +770,21 @@
     else if (!src.runs.size && !state.live) out.push(el('div', {class: 'banner err'}, src.name + ': no events.'));
     return out;
   }
+  // metaNotes shows the meta document a run used: its version and the
+  // lessons its prompt had, each with the runs whose evidence added it.
+  function metaNotes(m) {
+    var box = el('div', {class: 'meta-notes'}, 'v' + (m.version || 0) + (m.digest ? ' · ' + String(m.digest).slice(0, 12) : ''));
+    var lessons = Array.isArray(m.lessons) ? m.lessons : [];
+    if (!lessons.length) { add(box, el('span', {class: 'muted'}, ' · no lessons')); return box; }
+    var ul = el('ul', {class: 'lessons'});
+    lessons.forEach(function (id) {
+      var src = (m.sources && Array.isArray(m.sources[id])) ? m.sources[id] : [];
+      ul.appendChild(el('li', null, el('span', {class: 'mono'}, String(id)),
+        src.length ? el('span', {class: 'muted'}, ' · added on the evidence of ' + src.map(String).join(', ')) : null));
+    });
+    add(box, ul);
+    return box;
+  }
   function header(src) {
     var root = rootOf(src), st = (root && root.start) || {}, e = root && root.end, t = totals(src);
     var h = el('div', {class: 'hdr', id: 'hdr-' + src.idx});
@@ -795,7 +810,8 @@
     for (var k in lim) ls.push(k + ' ' + (k === 'timeout_ms' ? fmtMs(lim[k]) : k === 'max_cost_usd' ? fmtUSD(lim[k]) : fmtN(lim[k])));
     row('limits', ls.join(' · '));
     if (st.budgets) row('budgets', Object.keys(st.budgets).map(function (k) { return k + ' ' + st.budgets[k]; }).join(' · '));
-    var knownStart = {query: 1, depth: 1, parent: 1, protocol: 1, outputs: 1, variables: 1, limits: 1, budgets: 1, config: 1};
+    if (st.meta && typeof st.meta === 'object') row('meta', metaNotes(st.meta));
+    var knownStart = {query: 1, depth: 1, parent: 1, protocol: 1, outputs: 1, variables: 1, limits: 1, budgets: 1, config: 1, meta: 1};
     for (var x in st) if (!knownStart[x]) row(x, typeof st[x] === 'object' ? el('pre', {class: 'mono'}, json(st[x])) : String(st[x]));
     var knownEnd = {stop_reason: 1, error: 1, answer: 1, outputs: 1, partial: 1, final_extraction: 1, iterations: 1, usage: 1, usage_by_model: 1, cost_usd: 1, cost_known: 1, duration_ms: 1, metrics: 1};
     if (e) for (var y in e) if (!knownEnd[y]) row(y, typeof e[y] === 'object' ? el('pre', {class: 'mono'}, json(e[y])) : String(e[y]));
