@@ -7,8 +7,9 @@
 // no prompt, reply, variable or secret is.
 //
 // [FromEnv] configures tracing from the standard OTEL_* environment
-// variables and exports OTLP over HTTP (http/protobuf); it is off (nil)
-// unless an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp is set. [New] takes
+// variables and exports OTLP over HTTP (http/protobuf or http/json); it
+// is off (nil) unless an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp is
+// set. [New] takes
 // any TracerProvider (e.g. one with the SDK's in-memory exporter in
 // tests). A nil *Tracing is valid and traces nothing: [Tracing.Tracer]
 // returns a nil orchestrator.Tracer, which the engine skips at no cost.

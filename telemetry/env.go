@@ -43,8 +43,8 @@ type EnvConfig struct {
 //   - OTEL_TRACES_EXPORTER unset: on when OTEL_EXPORTER_OTLP_ENDPOINT or
 //     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, else off;
 //   - another exporter, or an OTLP protocol (OTEL_EXPORTER_OTLP_PROTOCOL,
-//     OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) other than http/protobuf:
-//     ErrUnsupported.
+//     OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) other than http/protobuf (the
+//     default) or http/json, such as grpc: ErrUnsupported.
 func Enabled(getenv func(string) string) (bool, error) {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return false, nil
@@ -72,7 +72,7 @@ func Enabled(getenv func(string) string) (bool, error) {
 		if p == "" {
 			continue
 		}
-		if p != "http/protobuf" {
+		if p != "http/protobuf" && p != "http/json" {
 			return false, fmt.Errorf("%w: %s=%s: rlm exports OTLP over HTTP only: set it to http/protobuf (or unset it) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)", ErrUnsupported, name, p)
 		}
 		break // the traces-specific setting wins
@@ -81,7 +81,8 @@ func Enabled(getenv func(string) string) (bool, error) {
 }
 
 // FromEnv configures tracing from the standard OTEL_* variables (see
-// [Enabled]): spans are batched and exported with OTLP over HTTP, from a
+// [Enabled]): spans are batched (OTEL_BSP_*) and exported with OTLP over
+// HTTP (OTEL_EXPORTER_OTLP_* and OTEL_EXPORTER_OTLP_TRACES_*), from a
 // resource with service.name rlm unless OTEL_SERVICE_NAME or
 // OTEL_RESOURCE_ATTRIBUTES say otherwise; the sampler follows
 // OTEL_TRACES_SAMPLER. It returns nil, and no error, when tracing is off.

@@ -251,13 +251,18 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		return err
 	}
 	softMemoryLimit(env, o.limits.Limits)
-	tracing, err := startTracing(ctx, env, llmCfg.BaseURL)
+	warnTraces := func(err error) {
+		if !o.quiet {
+			fmt.Fprintln(env.stderr, "rlm run: warning: traces:", err)
+		}
+	}
+	tracing, err := startTracing(ctx, env, llmCfg.BaseURL, warnTraces)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := flushTracing(tracing); err != nil && !o.quiet {
-			fmt.Fprintln(env.stderr, "rlm run: warning: traces not exported:", err)
+		if err := flushTracing(tracing); err != nil {
+			warnTraces(err)
 		}
 	}()
 	// A traced parent process passes its trace in TRACEPARENT.

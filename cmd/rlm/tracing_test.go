@@ -88,7 +88,8 @@ func spanAttr(s *tracepb.Span, key string) *commonpb.AnyValue {
 // run's span (in the trace TRACEPARENT names, under its span), its step
 // and its model call, from a resource named by OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES. OTEL_TRACES_EXPORTER=none turns tracing off,
-// and a gRPC protocol is refused with a clear error.
+// an unreachable receiver costs a warning, and a gRPC protocol is refused
+// with a clear error.
 func TestRunExportsTraces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the rlm binary")
@@ -160,6 +161,15 @@ func TestRunExportsTraces(t *testing.T) {
 		spans, _, bad := col.spans()
 		assert.Empty(t, spans)
 		assert.Empty(t, bad)
+	})
+
+	t.Run("unreachable receiver", func(t *testing.T) {
+		col := newCollector(t)
+		col.srv.Close() // nothing listens there any more
+		code, stdout, stderr := run(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": col.srv.URL})
+		require.Equal(t, 0, code, "a failed export never fails the run: %s", stderr)
+		assert.Equal(t, "forty-two\n", stdout)
+		assert.Contains(t, stderr, "rlm run: warning: traces: ")
 	})
 
 	t.Run("grpc refused", func(t *testing.T) {
