@@ -118,7 +118,6 @@ type CallEnd struct {
 var (
 	noRunEnd  = func(RunEnd) {}
 	noStepEnd = func(StepEnd) {}
-	noCallEnd = func(CallEnd) {}
 )
 
 func (t *tree) startRun(ctx context.Context, info RunInfo) (context.Context, func(RunEnd)) {

@@ -121,7 +121,7 @@ func intAttr(t *testing.T, s tracetest.SpanStub, k string) int {
 	return int(v.AsInt64())
 }
 
-func strAttr(s tracetest.SpanStub, k string) string { return attrs(s)[attribute.Key(k)].Emit() }
+func strAttr(s tracetest.SpanStub, k string) string { return attrs(s)[attribute.Key(k)].String() }
 
 // noContent checks that no span attribute, event or status holds a
 // prompt, a reply, a variable or the key.
@@ -130,12 +130,12 @@ func noContent(t *testing.T, spans tracetest.SpanStubs, canaries ...string) {
 	for _, s := range spans {
 		texts := []string{s.Name, s.Status.Description}
 		for _, kv := range s.Attributes {
-			texts = append(texts, kv.Value.Emit())
+			texts = append(texts, kv.Value.String())
 		}
 		for _, ev := range s.Events {
 			texts = append(texts, ev.Name)
 			for _, kv := range ev.Attributes {
-				texts = append(texts, kv.Value.Emit())
+				texts = append(texts, kv.Value.String())
 			}
 		}
 		for _, txt := range texts {
