@@ -56,6 +56,16 @@ type spawn struct{ label, key string }
 // Label names the operation (e.g. "llm_query") in its rendering and errors.
 func Label(name string) Option { return func(s *spawn) { s.label = name } }
 
+type labelKey struct{}
+
+// LabelOf is the [Label] of the operation running with ctx ("" outside
+// one, or for an unlabelled one): e.g. which helper a model call made from
+// a deferred operation serves.
+func LabelOf(ctx context.Context) string {
+	s, _ := ctx.Value(labelKey{}).(string)
+	return s
+}
+
 // Key memoizes the operation by key (a content hash): if an operation with
 // the same key was already started in the group and has not failed, its
 // future is returned and fn is not called.
@@ -65,7 +75,7 @@ func Key(key string) Option { return func(s *spawn) { s.key = key } }
 // was started: false when the future was memoized (see [Key]) or the group
 // is closed, so a caller can release resources it reserved for fn.
 //
-// fn runs with ctx's values. An operation outlives the step that started
+// fn runs with ctx's values, and its label ([LabelOf]). An operation outlives the step that started
 // it: a ctx canceled with plain context.Canceled (a sandbox step's context
 // when the step ends normally) leaves it running until the barrier. A ctx
 // canceled with any other cause — the limit that stopped a sandbox step
@@ -98,6 +108,9 @@ func (g *Group) Go(ctx context.Context, fn func(ctx context.Context) (starlark.V
 	g.mu.Unlock()
 
 	opCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	if label != "" {
+		opCtx = context.WithValue(opCtx, labelKey{}, label)
+	}
 	stop := context.AfterFunc(g.base, func() { cancel(context.Cause(g.base)) })
 	stopStep := context.AfterFunc(ctx, func() {
 		if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {

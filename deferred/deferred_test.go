@@ -305,3 +305,24 @@ func TestWaitLeavesEveryFutureDone(t *testing.T) {
 		}
 	}
 }
+
+// An operation's context names its label (what a tracer reports as the
+// helper a model call serves); outside an operation, and for an
+// unlabelled one, LabelOf is empty.
+func TestLabelOf(t *testing.T) {
+	g := deferred.New(deferred.Config{})
+	defer g.Close()
+	assert.Empty(t, deferred.LabelOf(context.Background()))
+	labels := make(chan string, 2)
+	first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
+		labels <- deferred.LabelOf(ctx)
+		return starlark.None, nil
+	}, deferred.Label("llm_query")))
+	first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
+		labels <- deferred.LabelOf(ctx)
+		return starlark.None, nil
+	}))
+	require.NoError(t, g.Wait(context.Background()))
+	got := []string{<-labels, <-labels}
+	assert.ElementsMatch(t, []string{"llm_query", ""}, got)
+}

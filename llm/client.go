@@ -361,6 +361,7 @@ func fromOpenAI(resp openai.ChatCompletionResponse, model string) (*Response, er
 	}
 	ch := resp.Choices[0]
 	out := &Response{
+		ID:           resp.ID,
 		Model:        resp.Model,
 		Content:      ch.Message.Content,
 		FinishReason: string(ch.FinishReason),

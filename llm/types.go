@@ -64,6 +64,8 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // Response is a chat completion result.
 type Response struct {
+	// ID is the server's id of the completion ("" when it sent none).
+	ID           string     `json:"id,omitempty"`
 	Model        string     `json:"model"`
 	Content      string     `json:"content"`
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`

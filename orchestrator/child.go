@@ -82,17 +82,20 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	if len(sums) == 0 {
 		sums = []string{"(no context variables)"}
 	}
+	ctx, endRun := t.startRun(ctx, RunInfo{ID: id, Parent: r.id, Depth: r.depth + 1, Model: cfg.RootModel, MaxIterations: cfg.ChildMaxIterations, Protocol: cfg.Protocol})
 	child, err := newRun(ctx, t, runSpec{
 		id: id, parent: r.id, depth: r.depth + 1, query: query, schema: DefaultSchema,
 		maxIter: cfg.ChildMaxIterations, vars: cvars, summaries: strings.Join(sums, "\n"), infos: infos,
 	})
 	if err != nil {
 		t.traj.emit(EventChildEnd, r.id, step, childEndData{Child: id, Error: err.Error()})
+		endRun(RunEnd{Err: err})
 		return "", err
 	}
 	defer child.exec.Close()
 	res := child.loop(ctx, ctx)
 	child.emitEnd(res)
+	endRun(RunEnd{Result: res})
 	if cfg.OnChildEnd != nil {
 		cfg.OnChildEnd(id, res)
 	}
@@ -158,7 +161,7 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 			return "", fmt.Errorf("%w: rlm_query is a plain sub-model call at this depth (max depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched", builtins.ErrDepthLimit, cfg.MaxDepth, n, cfg.SubModel, window)
 		}
 	}
-	resp, err := r.t.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
+	resp, err := r.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
 	if err != nil {
 		return "", err
 	}

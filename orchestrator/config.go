@@ -147,6 +147,9 @@ type Config struct {
 	// ends, with its id (see TRAJECTORY.md) and result; e.g. to persist
 	// the result. Children may end concurrently.
 	OnChildEnd func(id string, res *Result)
+	// Tracer, if set, observes every RLM, step and model call of the tree
+	// (e.g. package telemetry's OpenTelemetry spans); nil costs nothing.
+	Tracer Tracer
 	// Store, if set, lets the code of every RLM in the tree read the
 	// store through store_get and store_keys (e.g. the results OnChildEnd
 	// persisted), and the system prompt lists them.

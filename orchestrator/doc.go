@@ -13,5 +13,7 @@
 //
 // Every model call of a run, including sub-calls and child RLMs started by
 // rlm_query, goes through one [llm.Ledger], so budgets hold for the whole tree.
-// A run can be recorded as a JSONL trajectory; see TRAJECTORY.md.
+// A run can be recorded as a JSONL trajectory; see TRAJECTORY.md. A
+// [Tracer] (Config.Tracer, e.g. package telemetry's OpenTelemetry spans)
+// observes each RLM, step and model call of the tree.
 package orchestrator

@@ -184,6 +184,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 	}
 	clock = clock.UTC().Truncate(time.Microsecond)
 	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, clock: clock, onStatus: cfg.OnStatus}
+	ctx, endRun := t.startRun(ctx, RunInfo{ID: "0", Model: cfg.RootModel, MaxIterations: cfg.MaxIterations, Protocol: cfg.Protocol})
 	parent := ctx
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -193,7 +194,9 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 	vars := make([]Var, 0, len(c.Vars))
 	for _, v := range c.Vars {
 		if err := CheckVarName(v.Name); err != nil {
-			return nil, fmt.Errorf("orchestrator: variable %s: %w", v.Name, err)
+			err = fmt.Errorf("orchestrator: variable %s: %w", v.Name, err)
+			endRun(RunEnd{Err: err})
+			return nil, err
 		}
 		vars = append(vars, Var{Name: v.Name, Context: v})
 	}
@@ -213,6 +216,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 		vars: vars, summaries: summaries, infos: rootVarInfos(c),
 	})
 	if err != nil {
+		endRun(RunEnd{Err: err})
 		return nil, err
 	}
 	defer r.exec.Close()
@@ -223,6 +227,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 	res.Metrics = t.snapshot()
 	r.emitEnd(res)
 	t.status(r, "done", res.StopReason)
+	endRun(RunEnd{Result: res})
 	return res, nil
 }
 
@@ -295,14 +300,18 @@ func stopFor(ctx, parent context.Context) (StopReason, error) {
 	return StopCanceled, ctx.Err()
 }
 
-// subModel is the model handed to code running in the tree's REPLs: cfg.Model
-// with each request that reaches it counted in Metrics.SubCalls.
-func (t *tree) subModel() llm.ChatModel { return subCounter{t} }
+// subModel is the model handed to the code of r's REPL: cfg.Model with
+// each request that reaches it counted in Metrics.SubCalls (and reported
+// to the Tracer as a sub-call of r).
+func (r *run) subModel() llm.ChatModel { return subCounter{r.t, r.id} }
 
-type subCounter struct{ t *tree }
+type subCounter struct {
+	t   *tree
+	run string
+}
 
 func (c subCounter) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := c.t.cfg.Model.Chat(ctx, req)
+	resp, err := c.t.chat(ctx, c.run, CallSub, req)
 	if err == nil || llm.KindOf(err) != llm.KindBudget {
 		c.t.addMetrics(func(m *Metrics) { m.SubCalls++ })
 	}

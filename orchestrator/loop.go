@@ -59,7 +59,7 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 	r.env = buildEnvelope(cfg, s.query, s.summaries, s.infos, s.schema, s.maxIter, s.depth)
 	ex, err := cfg.Executors(ctx, ExecSpec{
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r, Store: cfg.Store,
-		Model: t.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
+		Model: r.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
 		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits, Clock: t.clock,
 		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull,
 	})
@@ -179,58 +179,82 @@ func (r *run) loop(ctx, parent context.Context) *Result {
 		if !r.t.startIteration() {
 			return r.partial(StopBudget, fmt.Errorf("%w (%d)", ErrIterationBudget, cfg.MaxTotalIterations))
 		}
-		r.maybeCompress(ctx, false)
-		resp, err := r.call(ctx, final)
-		if err != nil && llm.KindOf(err) == llm.KindContextLength && len(r.env.Turns) > 1 && ctx.Err() == nil {
-			// The prompt outgrew the model's window: fold all but the last
-			// turn into the summary and try once more.
-			r.maybeCompress(ctx, true)
-			resp, err = r.call(ctx, final)
-		}
-		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				reason, cerr := stopFor(ctx, parent)
-				return r.partial(reason, cerr)
-			case llm.KindOf(err) == llm.KindBudget || errors.Is(err, llm.ErrBudgetExceeded):
-				return r.partial(StopBudget, err)
-			default:
-				return r.partial(StopModelError, err)
-			}
-		}
-		r.iterations++
-		r.curStep = r.iterations
-		r.t.addMetrics(func(m *Metrics) { m.Iterations++ })
-		out, err := r.handle(ctx, resp, final)
-		if err != nil { // host failure: cancellation or a broken REPL
-			if ctx.Err() != nil {
-				reason, cerr := stopFor(ctx, parent)
-				return r.partial(reason, cerr)
-			}
-			return r.partial(StopModelError, err)
-		}
-		r.t.status(r, "exec", "")
-		if out.submitted != nil {
-			res := &Result{StopReason: StopSubmit, Outputs: out.submitted, Answer: answerText(out.submitted), Iterations: r.iterations, RunID: r.id}
-			if final {
-				res.StopReason = StopMaxIterations
-				res.Extracted = true
-				res.Err = ErrMaxIterations
-			}
+		if res := r.step(ctx, parent, final); res != nil {
 			return res
 		}
-		if final {
-			return r.partial(StopMaxIterations, ErrMaxIterations)
-		}
-		if out.failed {
-			r.consecErrs++
-			if r.consecErrs >= cfg.MaxConsecutiveErrors {
-				return r.partial(StopErrors, fmt.Errorf("%w: %d in a row", ErrTooManyErrors, r.consecErrs))
+	}
+}
+
+// step runs one iteration: the model call, the reply's code and the
+// barrier. It returns the run's result when the step ends the run, nil to
+// go on.
+func (r *run) step(ctx, parent context.Context, final bool) (res *Result) {
+	cfg := r.t.cfg
+	stepCtx, endStep := r.t.startStep(ctx, StepInfo{Run: r.id, Depth: r.depth, Step: r.iterations + 1, Final: final})
+	var failed bool
+	defer func() {
+		se := StepEnd{Failed: failed}
+		if res != nil {
+			se.Submitted = res.StopReason == StopSubmit || res.Extracted
+			if !se.Submitted {
+				se.StopReason, se.Err = res.StopReason, res.Err
 			}
-		} else {
-			r.consecErrs = 0
+		}
+		endStep(se)
+	}()
+	r.maybeCompress(stepCtx, false)
+	resp, err := r.call(stepCtx, final)
+	if err != nil && llm.KindOf(err) == llm.KindContextLength && len(r.env.Turns) > 1 && ctx.Err() == nil {
+		// The prompt outgrew the model's window: fold all but the last
+		// turn into the summary and try once more.
+		r.maybeCompress(stepCtx, true)
+		resp, err = r.call(stepCtx, final)
+	}
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			reason, cerr := stopFor(ctx, parent)
+			return r.partial(reason, cerr)
+		case llm.KindOf(err) == llm.KindBudget || errors.Is(err, llm.ErrBudgetExceeded):
+			return r.partial(StopBudget, err)
+		default:
+			return r.partial(StopModelError, err)
 		}
 	}
+	r.iterations++
+	r.curStep = r.iterations
+	r.t.addMetrics(func(m *Metrics) { m.Iterations++ })
+	out, err := r.handle(stepCtx, resp, final)
+	if err != nil { // host failure: cancellation or a broken REPL
+		if ctx.Err() != nil {
+			reason, cerr := stopFor(ctx, parent)
+			return r.partial(reason, cerr)
+		}
+		return r.partial(StopModelError, err)
+	}
+	failed = out.failed
+	r.t.status(r, "exec", "")
+	if out.submitted != nil {
+		res := &Result{StopReason: StopSubmit, Outputs: out.submitted, Answer: answerText(out.submitted), Iterations: r.iterations, RunID: r.id}
+		if final {
+			res.StopReason = StopMaxIterations
+			res.Extracted = true
+			res.Err = ErrMaxIterations
+		}
+		return res
+	}
+	if final {
+		return r.partial(StopMaxIterations, ErrMaxIterations)
+	}
+	if out.failed {
+		r.consecErrs++
+		if r.consecErrs >= cfg.MaxConsecutiveErrors {
+			return r.partial(StopErrors, fmt.Errorf("%w: %d in a row", ErrTooManyErrors, r.consecErrs))
+		}
+	} else {
+		r.consecErrs = 0
+	}
+	return nil
 }
 
 // partial ends the run with the best partial answer: the last rejected
@@ -305,7 +329,7 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 	})
 	r.t.status(r, "model", "")
 	start := time.Now()
-	resp, err := cfg.Model.Chat(ctx, req)
+	resp, err := r.t.chat(ctx, r.id, CallRoot, req)
 	rd := replyData{Model: cfg.RootModel, LatencyMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		rd.Error = err.Error()

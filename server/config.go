@@ -12,6 +12,7 @@ import (
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/meta"
 	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/telemetry"
 )
 
 // Defaults for zero Config fields.
@@ -186,6 +187,11 @@ type Config struct {
 	// make room. 0: DefaultMaxConns or half the open-file limit,
 	// whichever is lower.
 	MaxConns int
+
+	// Tracing, if set, traces every run (package telemetry): a request's
+	// traceparent and tracestate headers make its run's spans part of the
+	// caller's trace. Nil: no tracing, at no cost.
+	Tracing *telemetry.Tracing
 
 	// Logger receives the access log and server events (nil: discarded).
 	Logger *slog.Logger

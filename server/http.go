@@ -337,12 +337,15 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// middleware checks the bearer token and writes the access log.
+// middleware checks the bearer token, writes the access log and takes
+// the caller's trace context.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		li := &logInfo{}
-		r = r.WithContext(context.WithValue(r.Context(), logKey{}, li))
+		// A caller's trace context (traceparent): the run the request
+		// starts continues the caller's trace.
+		r = r.WithContext(context.WithValue(s.cfg.Tracing.Extract(r.Context(), r.Header), logKey{}, li))
 		sw := &statusWriter{ResponseWriter: w, timeout: s.cfg.WriteTimeout}
 		reqID := requestID(r.Header.Get("X-Request-Id"))
 		sw.Header().Set("X-Request-Id", reqID)

@@ -17,6 +17,7 @@ import (
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
+	"github.com/rlmhq/rlm/telemetry"
 )
 
 // Run states reported by the run API: runs' one outcome vocabulary
@@ -221,9 +222,13 @@ func (j *job) execute() (*orchestrator.Result, error) {
 	cfg.Trajectory = j
 	cfg.Executors = s.metrics.executors
 	cfg.OnStatus, cfg.OnChildEnd = nil, nil
+	cfg.Tracer = s.cfg.Tracing.Tracer()
 	rc := s.runConfig(spec, cfg)
 	cfg.RunConfig = rc
 	ctx := j.ctx
+	if s.cfg.Tracing.Enabled() {
+		ctx = telemetry.WithRunID(ctx, j.id)
+	}
 	if s.runsRoot != nil {
 		kept, err := j.keep(cfg, rc)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
+	"github.com/rlmhq/rlm/telemetry"
 )
 
 func init() {
@@ -250,6 +251,22 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		return err
 	}
 	softMemoryLimit(env, o.limits.Limits)
+	warnTraces := func(err error) {
+		if !o.quiet {
+			fmt.Fprintln(env.stderr, "rlm run: warning: traces:", err)
+		}
+	}
+	tracing, err := startTracing(ctx, env, llmCfg.BaseURL, warnTraces)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := flushTracing(tracing); err != nil {
+			warnTraces(err)
+		}
+	}()
+	// A traced parent process passes its trace in TRACEPARENT.
+	ctx = tracing.ExtractEnv(ctx, env.getenv)
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
 	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, nil)
 	if err != nil {
@@ -324,6 +341,9 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if o.maxDepth <= 1 {
 		childrenOf = ""
 	}
+	if runID != "" && tracing.Enabled() {
+		ctx = telemetry.WithRunID(ctx, runID)
+	}
 	view := storeView(*o.storeDir, o.vars, o.reads, childrenOf, o.sizes.MaxTotalSize)
 	if view != nil {
 		defer view.Close()
@@ -343,6 +363,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		RunConfig:  runConfigRecord(llmCfg, o),
 		OnChildEnd: o.keep.onChildEnd(),
 		OnStatus:   status.updater(),
+		Tracer:     tracing.Tracer(),
 	})
 	res, err := eng.Run(ctx, c)
 	if status != nil {

@@ -337,6 +337,18 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
+	warnTraces := func(err error) { log.Warn("traces", "error", err.Error()) }
+	tracing, err := startTracing(ctx, env, cfg.LLM.BaseURL, warnTraces)
+	if err != nil {
+		return err
+	}
+	// Last, after the drain: the spans of the runs it ended are exported.
+	defer func() {
+		if err := flushTracing(tracing); err != nil {
+			warnTraces(err)
+		}
+	}()
+	cfg.Tracing = tracing
 	if o.clusterDB != "" {
 		ccfg := cluster.Config{URL: o.clusterDB, LeaseTTL: o.leaseTTL, Workers: cfg.MaxRuns, Logger: log}
 		if o.work || o.worker {

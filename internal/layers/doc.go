@@ -4,8 +4,9 @@
 // From the bottom: the leaves internal/pyjson, internal/pyre,
 // internal/jsonl, internal/numfmt and internal/textdist import only the standard library; the sandbox imports no
 // model client, helper or orchestration package; llm knows nothing of the
-// sandbox; builtins and context sit below the orchestrator; only cmd/rlm
-// sees everything.
+// sandbox; builtins and context sit below the orchestrator; telemetry
+// (OpenTelemetry tracing of runs) sits on the orchestrator, below the
+// server; only cmd/rlm sees everything.
 //
 // A second test checks that no library string names a command-line flag:
 // libraries are configured through Config fields, and cmd/rlm adds the

@@ -70,6 +70,9 @@ func TestLayers(t *testing.T) {
 		// blobs (cluster mode's variable bytes) is a leaf: the S3 SDK and errgroup, nothing of rlm.
 		{pattern: "./blobs", stdlibOnly: true, allowed: []string{"github.com/aws", "golang.org/x/sync"},
 			forbidden: []string{"sandbox", "repl", "llm", "builtins", "orchestrator", "context", "deferred", "runs", "server", "internal", "cmd"}},
+		// telemetry traces the engine (it implements orchestrator.Tracer): the
+		// server and the commands use it, never the engine or anything below.
+		{pattern: "./telemetry", forbidden: []string{"server", "runs", "cluster", "blobs", "cmd", "internal/bench", "internal/loadtest"}},
 		// The load test drives rlm serve over HTTP: it links no engine.
 		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
 	}
