@@ -373,3 +373,44 @@ func TestResponsesErrorsAreOpenAIShaped(t *testing.T) {
 	assert.Equal(t, 400, code, string(raw))
 	assert.Contains(t, string(raw), `"type":"invalid_request_error"`)
 }
+
+// TestReadmeResponsesFieldTable: the README's table of Responses API
+// request fields lists every field the server declares, each as what the
+// server does: refused fields are 400s naming them, ignored ones have a
+// reason, the others are honoured.
+func TestReadmeResponsesFieldTable(t *testing.T) {
+	rows := readmeFieldTable(t, "## OpenAI Responses request fields (`rlm serve`)")
+	known := knownFields(&respRequest{})
+	delete(known, "rlm") // rlm's own extension, documented in docs/serve.md
+	refused := map[string]bool{}
+	for _, p := range respRefusedParams {
+		refused[p.name] = true
+	}
+	for f := range known {
+		assert.Contains(t, rows, f, "the README table misses %s", f)
+	}
+	ts := newTestServer(t, nil)
+	for f, what := range rows {
+		if !assert.True(t, known[f], "README lists %s, which respRequest does not declare", f) {
+			continue
+		}
+		want := "honoured"
+		switch {
+		case refused[f]:
+			want = "refused"
+		case respIgnoredParams[f] != "":
+			want = "ignored"
+		}
+		assert.Equal(t, want, what, "README row for %s", f)
+		if want == "refused" {
+			code, _, raw := ts.do(t, "POST", "/v1/responses", map[string]any{"model": "rlm", "input": "echo hi", f: map[string]any{"x": 1}})
+			assert.Equal(t, 400, code, "%s: %s", f, raw)
+			var e errorBody
+			require.NoError(t, json.Unmarshal(raw, &e), string(raw))
+			if assert.NotNil(t, e.Error.Param, string(raw)) {
+				assert.Equal(t, f, *e.Error.Param)
+			}
+		}
+	}
+	assert.Zero(t, ts.up.Count())
+}
