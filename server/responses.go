@@ -396,30 +396,33 @@ type respShape struct{ s *Server }
 
 // respObject is a Responses API response object, with the run in "rlm".
 type respObject struct {
-	ID                 string                 `json:"id"`
-	Object             string                 `json:"object"`
-	CreatedAt          int64                  `json:"created_at"`
-	CompletedAt        *int64                 `json:"completed_at"`
-	Status             string                 `json:"status"`
-	Error              *respError             `json:"error"`
-	IncompleteDetails  *respIncompleteDetails `json:"incomplete_details"`
-	Instructions       *string                `json:"instructions"`
-	MaxOutputTokens    *int                   `json:"max_output_tokens"`
-	Metadata           map[string]string      `json:"metadata"`
-	Model              string                 `json:"model"`
-	Output             []respMessage          `json:"output"`
-	ParallelToolCalls  bool                   `json:"parallel_tool_calls"`
-	PreviousResponseID *string                `json:"previous_response_id"`
-	Store              bool                   `json:"store"`
-	Temperature        *float64               `json:"temperature"`
-	Text               respTextOut            `json:"text"`
-	ToolChoice         string                 `json:"tool_choice"`
-	Tools              []struct{}             `json:"tools"`
-	TopP               *float64               `json:"top_p"`
-	Truncation         string                 `json:"truncation"`
-	Usage              *respUsage             `json:"usage"`
-	User               *string                `json:"user,omitempty"`
-	RLM                any                    `json:"rlm"`
+	ID                string                 `json:"id"`
+	Object            string                 `json:"object"`
+	CreatedAt         int64                  `json:"created_at"`
+	CompletedAt       *int64                 `json:"completed_at"`
+	Status            string                 `json:"status"`
+	Error             *respError             `json:"error"`
+	IncompleteDetails *respIncompleteDetails `json:"incomplete_details"`
+	Instructions      *string                `json:"instructions"`
+	MaxOutputTokens   *int                   `json:"max_output_tokens"`
+	Metadata          map[string]string      `json:"metadata"`
+	Model             string                 `json:"model"`
+	Output            []respMessage          `json:"output"`
+	// OutputText is the answer, as the SDKs' output_text convenience
+	// (which they compute, but not every helper of the Node SDK does).
+	OutputText         string      `json:"output_text"`
+	ParallelToolCalls  bool        `json:"parallel_tool_calls"`
+	PreviousResponseID *string     `json:"previous_response_id"`
+	Store              bool        `json:"store"`
+	Temperature        *float64    `json:"temperature"`
+	Text               respTextOut `json:"text"`
+	ToolChoice         string      `json:"tool_choice"`
+	Tools              []struct{}  `json:"tools"`
+	TopP               *float64    `json:"top_p"`
+	Truncation         string      `json:"truncation"`
+	Usage              *respUsage  `json:"usage"`
+	User               *string     `json:"user,omitempty"`
+	RLM                any         `json:"rlm"`
 }
 
 type respError struct {
@@ -517,7 +520,8 @@ func object(id string, created time.Time, spec *runSpec, res *RunResult) *respOb
 		o.Status = respIncomplete
 		o.IncompleteDetails = &respIncompleteDetails{Reason: "max_output_tokens"}
 	}
-	o.Output = []respMessage{outputMessage(id, o.Status, content(spec, res))}
+	o.OutputText = content(spec, res)
+	o.Output = []respMessage{outputMessage(id, o.Status, o.OutputText)}
 	return o
 }
 

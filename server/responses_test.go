@@ -60,6 +60,7 @@ func TestResponsesThroughOpenAISDK(t *testing.T) {
 	assert.Equal(t, "response", string(resp.Object))
 	assert.Equal(t, responses.ResponseStatusCompleted, resp.Status)
 	assert.Equal(t, "hello there", resp.OutputText())
+	assert.Contains(t, resp.RawJSON(), `"output_text":"hello there"`, "output_text is on the wire too, for the Node SDK's stream helper")
 	require.Len(t, resp.Output, 1)
 	msg := resp.Output[0].AsMessage()
 	assert.Equal(t, "message", string(msg.Type))
