@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rlmhq/rlm/cluster/clustertest"
+
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -414,4 +416,53 @@ func TestReadmeResponsesFieldTable(t *testing.T) {
 		}
 	}
 	assert.Zero(t, ts.up.Count())
+}
+
+// TestClusterResponses: in cluster mode a response is answered, plain
+// and streamed, by a replica that executes nothing (the run is parsed on
+// the working replica from the translated request), and its
+// Idempotency-Key holds across replicas.
+func TestClusterResponses(t *testing.T) {
+	url := clustertest.NewDatabase(t)
+	up := fakeUpstream(t, 0)
+	a := clusterReplica(t, up, url, "a", true, nil)
+	b := clusterReplica(t, up, url, "b", false, nil)
+
+	resp, err := b.respClient().Responses.New(context.Background(), responses.ResponseNewParams{Model: "rlm",
+		Instructions: oai.String("be brief"), Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responses.ResponseInputParam{
+			responses.ResponseInputItemParamOfMessage("first question", responses.EasyInputMessageRoleUser),
+			responses.ResponseInputItemParamOfMessage("conv", responses.EasyInputMessageRoleUser)}}})
+	require.NoError(t, err)
+	assert.Equal(t, responses.ResponseStatusCompleted, resp.Status)
+	assert.Equal(t, "be brief|first question", resp.OutputText(), "the worker ran the translated request: %s", resp.RawJSON())
+	assert.Equal(t, "be brief", resp.Instructions.OfString)
+
+	stream := b.respClient().Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "rlm", Input: respInput("echo via the cluster")})
+	var text strings.Builder
+	var last string
+	for stream.Next() {
+		ev := stream.Current()
+		if ev.Type == "response.output_text.delta" {
+			text.WriteString(ev.Delta)
+		}
+		last = ev.Type
+	}
+	require.NoError(t, stream.Err())
+	assert.Equal(t, "via the cluster", text.String())
+	assert.Equal(t, "response.completed", last)
+
+	calls := up.Count()
+	first, err := a.respClient(option.WithHeader("Idempotency-Key", "resp-cluster-1")).Responses.New(context.Background(),
+		responses.ResponseNewParams{Model: "rlm", Input: respInput("echo once")})
+	require.NoError(t, err)
+	after := up.Count()
+	assert.Greater(t, after, calls)
+	var hr *http.Response
+	again, err := b.respClient(option.WithHeader("Idempotency-Key", "resp-cluster-1")).Responses.New(context.Background(),
+		responses.ResponseNewParams{Model: "rlm", Input: respInput("echo once")}, option.WithResponseInto(&hr))
+	require.NoError(t, err)
+	assert.Equal(t, first.ID, again.ID)
+	assert.Equal(t, "once", again.OutputText())
+	assert.Equal(t, "true", hr.Header.Get("Idempotent-Replayed"))
+	assert.Equal(t, after, up.Count(), "the repeat made no model call")
 }
