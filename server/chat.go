@@ -55,39 +55,71 @@ type rlmSummary struct {
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	s.serveRun(w, r, "chat", s.parseChatBody, chatShape{s})
+}
+
+// apiShape is one OpenAI API's wire format of a run answered in the
+// request: chat completions (chatShape) or responses (respShape). Both
+// share one run lifecycle (serveRun, clusterFollow); only the rendering
+// differs.
+type apiShape interface {
+	// answer answers a non-streamed request with the finished run.
+	answer(w http.ResponseWriter, r *http.Request, id string, created time.Time, spec *runSpec, res *RunResult)
+	// stream starts rendering the run's event stream on sse.
+	stream(sse *sse, id string, created time.Time, spec *runSpec) runStream
+}
+
+// runStream renders one streamed run: begin once, progress for each
+// trajectory event a client sees, then end with the result or broken
+// when the result cannot be read. Each reports false (where it returns
+// a bool) when the client went away.
+type runStream interface {
+	begin() bool
+	progress(p *progress) bool
+	end(r *http.Request, res *RunResult)
+	broken(typ, code, msg string)
+}
+
+// serveRun answers a request that runs an RLM and answers with its result
+// (POST /v1/chat/completions, POST /v1/responses): parse turns the body
+// into the run, shape renders it; route names the request's
+// Idempotency-Keys.
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, route string, parse parseFunc, shape apiShape) {
 	key, err := idempotencyKey(r)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	spec, err := s.admitBody(w, r, r.Header.Get("Idempotency-Key") != "" || s.cfg.Cluster != nil)
+	spec, err := s.admitBody(w, r, r.Header.Get("Idempotency-Key") != "" || s.cfg.Cluster != nil, parse)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
 	if s.cfg.Cluster != nil {
-		s.clusterChat(w, r, spec, key)
+		s.clusterFollow(w, r, spec, route, key, shape)
 		return
 	}
-	j, err := s.startIdempotent(w, r, "chat", key, spec, false)
+	j, err := s.startIdempotent(w, r, route, key, spec, false)
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
 	if spec.stream {
-		s.streamChat(w, r, j)
+		s.streamRun(w, r, j, shape)
 		return
 	}
 	<-j.done
-	s.answerChat(w, r, j.id, j.created, j.spec, j.snapshot())
+	shape.answer(w, r, j.id, j.created, j.spec, j.snapshot())
 }
 
-// answerChat answers a chat completion with the finished run's result.
-func (s *Server) answerChat(w http.ResponseWriter, r *http.Request, id string, created time.Time, spec *runSpec, res *RunResult) {
+// chatShape renders runs as chat completions.
+type chatShape struct{ s *Server }
+
+// answer answers a chat completion with the finished run's result.
+func (c chatShape) answer(w http.ResponseWriter, r *http.Request, id string, created time.Time, spec *runSpec, res *RunResult) {
 	noteRun(r.Context(), id, usageTotal(res), res.CostUSD)
 	if res.Status == StateFailed && res.Answer == "" {
-		s.writeError(w, &apiError{status: http.StatusBadGateway, typ: "upstream_error", code: "run_failed",
-			msg: fmt.Sprintf("run %s failed: %s", id, res.Error)})
+		c.s.writeError(w, runFailed(id, res))
 		return
 	}
 	writeJSON(w, 200, chatResponse{
@@ -95,6 +127,13 @@ func (s *Server) answerChat(w http.ResponseWriter, r *http.Request, id string, c
 		Choices: []chatChoice{{Message: chatOut{Role: "assistant", Content: content(spec, res)}, FinishReason: finishReason(res)}},
 		Usage:   chatUsageOf(res), RLM: summaryOf(res),
 	})
+}
+
+// runFailed is the error of a run that failed without an answer: a 502,
+// as a gateway whose upstream failed answers.
+func runFailed(id string, res *RunResult) *apiError {
+	return &apiError{status: http.StatusBadGateway, typ: "upstream_error", code: "run_failed",
+		msg: fmt.Sprintf("run %s failed: %s", id, res.Error)}
 }
 
 // startIdempotent starts the admitted run of spec, or, for a repeat of a
@@ -218,18 +257,29 @@ type chunkDelta struct {
 // contentPiece is the size of the content deltas of a streamed answer.
 const contentPiece = 256
 
-// streamChat streams a run as chat.completion.chunk events: the role,
-// the run's progress in "rlm", the answer as content deltas, a last chunk
-// with the finish reason and the run summary (and usage if asked), then
-// [DONE].
-func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
-	sse := s.newSSE(w)
-	base := chunk{ID: "chatcmpl-" + j.id, Object: "chat.completion.chunk", Created: j.created.Unix(), Model: j.spec.model}
-	send := func(c chunk) bool { return sse.data(c) == nil }
-	first := base
-	first.Choices = []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}
-	first.RLM = map[string]any{"type": "run_created", "run_id": j.id}
-	if !send(first) {
+// pieces splits text into pieces of about contentPiece bytes, on rune
+// boundaries, and calls send with each until it reports false.
+func pieces(text string, send func(string) bool) bool {
+	for len(text) > 0 {
+		n := min(len(text), contentPiece)
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		if !send(text[:n]) {
+			return false
+		}
+		text = text[n:]
+	}
+	return true
+}
+
+// streamRun streams a run of this server in shape: its beginning, its
+// progress from its events (from the first: a repeated request replays
+// them), keep-alive comments while nothing happens, then its result.
+func (s *Server) streamRun(w http.ResponseWriter, r *http.Request, j *job, shape apiShape) {
+	out := s.newSSE(w)
+	st := shape.stream(out, j.id, j.created, j.spec)
+	if !st.begin() {
 		return
 	}
 	next := 0
@@ -238,12 +288,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 		if file != "" {
 			// The run ended and its events left memory before this
 			// stream read them all: the rest are in its file.
-			if !fileProgress(file, next, func(p *progress) bool {
-				c := base
-				c.Choices = []chunkChoice{{Delta: chunkDelta{}}}
-				c.RLM = p
-				return send(c)
-			}) {
+			if !fileProgress(file, next, st.progress) {
 				return
 			}
 			break
@@ -254,72 +299,101 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, j *job) {
 			if p == nil {
 				continue
 			}
-			c := base
-			c.Choices = []chunkChoice{{Delta: chunkDelta{}}}
-			c.RLM = p
-			if !send(c) {
+			if !st.progress(p) {
 				return // the client went away: the request's context cancels the run
 			}
 		}
 		if ended {
 			break
 		}
-		if !sse.wait(r.Context(), wake) {
+		if !out.wait(r.Context(), wake) {
 			return
 		}
 	}
 	<-j.done
-	s.endStream(r, sse, base, j.spec, j.snapshot())
+	st.end(r, j.snapshot())
 }
 
-// endStream ends a streamed chat completion with the finished run's
-// result: its answer as content deltas, a last chunk with the finish
-// reason and the run summary (and usage if asked), then [DONE]; a failed
-// run without an answer gets an error chunk instead.
-func (s *Server) endStream(r *http.Request, sse *sse, base chunk, spec *runSpec, res *RunResult) {
-	send := func(c chunk) bool { return sse.data(c) == nil }
+// stream starts a streamed chat completion.
+func (c chatShape) stream(sse *sse, id string, created time.Time, spec *runSpec) runStream {
+	return &chatStream{out: sse, id: id, spec: spec,
+		base: chunk{ID: "chatcmpl-" + id, Object: "chat.completion.chunk", Created: created.Unix(), Model: spec.model}}
+}
+
+// chatStream renders a run as chat.completion.chunk events: the role,
+// the run's progress in "rlm", the answer as content deltas, a last chunk
+// with the finish reason and the run summary (and usage if asked), then
+// [DONE].
+type chatStream struct {
+	out  *sse
+	id   string
+	spec *runSpec
+	base chunk
+}
+
+func (c *chatStream) send(ch chunk) bool { return c.out.data(ch) == nil }
+
+func (c *chatStream) begin() bool {
+	first := c.base
+	first.Choices = []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}
+	first.RLM = map[string]any{"type": "run_created", "run_id": c.id}
+	return c.send(first)
+}
+
+func (c *chatStream) progress(p *progress) bool {
+	ch := c.base
+	ch.Choices = []chunkChoice{{Delta: chunkDelta{}}}
+	ch.RLM = p
+	return c.send(ch)
+}
+
+// end ends a streamed chat completion with the finished run's result:
+// its answer as content deltas, a last chunk with the finish reason and
+// the run summary (and usage if asked), then [DONE]; a failed run without
+// an answer gets an error chunk instead.
+func (c *chatStream) end(r *http.Request, res *RunResult) {
 	noteRun(r.Context(), res.ID, usageTotal(res), res.CostUSD)
 	if res.Status == StateFailed && res.Answer == "" {
 		// As the non-streamed answer's 502: the OpenAI SDKs raise an
 		// error for a chunk with a top-level "error", where an empty
 		// answer ending with a finish reason would look like success.
 		// The run's summary rides along in "rlm".
-		_ = sse.data(streamError{Error: streamErrorBody{
-			Message: fmt.Sprintf("run %s failed: %s", res.ID, res.Error), Type: "upstream_error", Code: "run_failed",
-		}, RLM: summaryOf(res)})
-		_ = sse.raw("data: [DONE]\n\n")
+		e := runFailed(res.ID, res)
+		_ = c.out.data(streamError{Error: streamErrorBody{Message: e.msg, Type: e.typ, Code: e.code}, RLM: summaryOf(res)})
+		_ = c.out.raw("data: [DONE]\n\n")
 		return
 	}
-	text := content(spec, res)
-	for len(text) > 0 {
-		n := min(len(text), contentPiece)
-		for n < len(text) && !utf8.RuneStart(text[n]) {
-			n++
-		}
-		c := base
-		c.Choices = []chunkChoice{{Delta: chunkDelta{Content: text[:n]}}}
-		if !send(c) {
-			return
-		}
-		text = text[n:]
+	if !pieces(content(c.spec, res), func(text string) bool {
+		ch := c.base
+		ch.Choices = []chunkChoice{{Delta: chunkDelta{Content: text}}}
+		return c.send(ch)
+	}) {
+		return
 	}
 	fr := finishReason(res)
-	last := base
+	last := c.base
 	last.Choices = []chunkChoice{{Delta: chunkDelta{}, FinishReason: &fr}}
 	last.RLM = summaryOf(res)
-	if !send(last) {
+	if !c.send(last) {
 		return
 	}
-	if spec.includeUsage {
+	if c.spec.includeUsage {
 		u := chatUsageOf(res)
-		c := base
-		c.Choices = []chunkChoice{}
-		c.Usage = &u
-		if !send(c) {
+		ch := c.base
+		ch.Choices = []chunkChoice{}
+		ch.Usage = &u
+		if !c.send(ch) {
 			return
 		}
 	}
-	_ = sse.raw("data: [DONE]\n\n")
+	_ = c.out.raw("data: [DONE]\n\n")
+}
+
+// broken ends a stream whose run's result cannot be read with an error
+// chunk.
+func (c *chatStream) broken(typ, code, msg string) {
+	_ = c.out.data(streamError{Error: streamErrorBody{Message: msg, Type: typ, Code: code}})
+	_ = c.out.raw("data: [DONE]\n\n")
 }
 
 // progress is the "rlm" field of a progress chunk: one trajectory event,

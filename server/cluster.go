@@ -326,12 +326,12 @@ func (s *Server) submitRun(ctx context.Context, spec *runSpec, route, key string
 	return row, repeat, nil
 }
 
-// clusterChat answers a chat completion through the cluster: the run is
-// submitted for any worker, its progress followed in the database (a
-// streamed completion sends it as chunks), and a client that goes away
-// cancels it, wherever it runs.
-func (s *Server) clusterChat(w http.ResponseWriter, r *http.Request, spec *runSpec, key string) {
-	row, repeat, err := s.submitRun(r.Context(), spec, "chat", key)
+// clusterFollow answers a request that runs an RLM (route and shape as
+// serveRun's) through the cluster: the run is submitted for any worker,
+// its progress followed in the database (a streamed request sends it),
+// and a client that goes away cancels it, wherever it runs.
+func (s *Server) clusterFollow(w http.ResponseWriter, r *http.Request, spec *runSpec, route, key string, shape apiShape) {
+	row, repeat, err := s.submitRun(r.Context(), spec, route, key)
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -349,28 +349,19 @@ func (s *Server) clusterChat(w http.ResponseWriter, r *http.Request, spec *runSp
 		})
 		defer stop()
 	}
-	var sse *sse
-	base := chunk{ID: "chatcmpl-" + row.ID, Object: "chat.completion.chunk", Created: row.Created.Unix(), Model: spec.model}
+	var st runStream
 	if spec.stream {
-		sse = s.newSSE(w)
-		first := base
-		first.Choices = []chunkChoice{{Delta: chunkDelta{Role: "assistant"}}}
-		first.RLM = map[string]any{"type": "run_created", "run_id": row.ID}
-		if sse.data(first) != nil {
+		st = shape.stream(s.newSSE(w), row.ID, row.Created, spec)
+		if !st.begin() {
 			return
 		}
 	}
 	for e := range db.Follow(r.Context(), row.ID, 0) {
-		if sse == nil {
+		if st == nil {
 			continue
 		}
-		if p := progressOf(e.Line); p != nil {
-			c := base
-			c.Choices = []chunkChoice{{Delta: chunkDelta{}}}
-			c.RLM = p
-			if sse.data(c) != nil {
-				return // the client went away: the run is canceled
-			}
+		if p := progressOf(e.Line); p != nil && !st.progress(p) {
+			return // the client went away: the run is canceled
 		}
 	}
 	if r.Context().Err() != nil {
@@ -381,20 +372,18 @@ func (s *Server) clusterChat(w http.ResponseWriter, r *http.Request, spec *runSp
 		err = fmt.Errorf("%w: run %s has not finished", cluster.ErrUnavailable, row.ID)
 	}
 	if err != nil {
-		if sse != nil {
-			_ = sse.data(streamError{Error: streamErrorBody{Message: "the cluster's database failed while the run ran; GET /v1/runs/" + row.ID + " has its result",
-				Type: "server_error", Code: "cluster_unavailable"}})
-			_ = sse.raw("data: [DONE]\n\n")
+		if st != nil {
+			st.broken("server_error", "cluster_unavailable", "the cluster's database failed while the run ran; GET /v1/runs/"+row.ID+" has its result")
 			return
 		}
 		s.writeError(w, s.clusterError(err))
 		return
 	}
-	if sse != nil {
-		s.endStream(r, sse, base, spec, resultOfRow(row))
+	if st != nil {
+		st.end(r, resultOfRow(row))
 		return
 	}
-	s.answerChat(w, r, row.ID, row.Created, spec, resultOfRow(row))
+	shape.answer(w, r, row.ID, row.Created, spec, resultOfRow(row))
 }
 
 // clusterError maps a database failure to a 503 (retryable) or 500.

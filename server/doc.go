@@ -1,5 +1,6 @@
 // Package server serves Recursive Language Model runs over HTTP: an
-// OpenAI-compatible endpoint (POST /v1/chat/completions, GET /v1/models),
+// OpenAI-compatible endpoint (POST /v1/chat/completions, POST
+// /v1/responses, GET /v1/models),
 // so applications written for the OpenAI API get RLM answers over large
 // context with no code change; a run API for long jobs (POST /v1/runs,
 // GET /v1/runs/{id}, its events as Server-Sent Events, its trajectory, its

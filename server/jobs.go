@@ -127,10 +127,21 @@ func (s *Server) release() {
 	s.mu.Unlock()
 }
 
-// admitBody admits a run, then reads and validates its request body: the
-// place is taken before the body costs memory. On error the place is
-// given back.
-func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool) (*runSpec, error) {
+// parseFunc validates a request body into a run spec; it also returns
+// the body in the chat completion form that parseChat reads, which a
+// kept run stores (a resume, or a cluster worker, parses it again).
+type parseFunc func(ctx context.Context, body []byte) (*runSpec, []byte, error)
+
+// parseChatBody is parseChat as a parseFunc.
+func (s *Server) parseChatBody(ctx context.Context, body []byte) (*runSpec, []byte, error) {
+	spec, err := s.parseChat(ctx, body)
+	return spec, body, err
+}
+
+// admitBody admits a run, then reads and validates its request body with
+// parse: the place is taken before the body costs memory. On error the
+// place is given back.
+func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool, parse parseFunc) (*runSpec, error) {
 	if err := s.admit(); err != nil {
 		return nil, err
 	}
@@ -139,14 +150,14 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool) (*
 		s.release()
 		return nil, err
 	}
-	spec, err := s.parseChat(r.Context(), body)
+	spec, chatBody, err := parse(r.Context(), body)
 	if err == nil && r.Header.Get("Idempotency-Key") != "" {
 		spec.bodyHash = sha256.Sum256(body)
 	}
 	if err == nil && keep && s.runsRoot != nil {
 		// A detached run is kept with its request, so that a server
 		// started after this one stopped can resume it.
-		spec.body = bytes.Clone(body)
+		spec.body = bytes.Clone(chatBody)
 	}
 	done()
 	if err != nil {

@@ -104,15 +104,15 @@ func TestSamplingParamsValidated(t *testing.T) {
 	assert.Nil(t, c.TopP)
 }
 
-// readmeFieldTable returns the rows of the README's table of OpenAI chat
-// completion request fields: field name to what rlm does (the first word
-// of the second column: honoured, refused or ignored).
-func readmeFieldTable(t *testing.T) map[string]string {
+// readmeFieldTable returns the rows of the README's table of OpenAI
+// request fields under heading: field name to what rlm does (the first
+// word of the second column: honoured, refused or ignored).
+func readmeFieldTable(t *testing.T, heading string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
-	_, after, ok := strings.Cut(string(b), "## OpenAI request fields")
-	require.True(t, ok, "README.md has no \"## OpenAI request fields\" section")
+	_, after, ok := strings.Cut(string(b), heading+"\n")
+	require.True(t, ok, "README.md has no %q section", heading)
 	rows := map[string]string{}
 	for _, line := range strings.Split(after, "\n") {
 		if strings.HasPrefix(line, "#") {
@@ -141,7 +141,7 @@ func readmeFieldTable(t *testing.T) map[string]string {
 // refused fields are 400s naming them, ignored ones have a reason, the
 // others are honoured.
 func TestReadmeFieldTable(t *testing.T) {
-	rows := readmeFieldTable(t)
+	rows := readmeFieldTable(t, "## OpenAI request fields (`rlm serve`)")
 	known := knownFields(&chatRequest{})
 	delete(known, "rlm") // rlm's own extension, documented in docs/serve.md
 	refused := map[string]bool{}

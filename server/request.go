@@ -184,6 +184,9 @@ type runSpec struct {
 	engine        orchestrator.Config
 	budgets       llm.Limits
 	vars          []string // variable names, for the run record
+	// resp is what the response object of a POST /v1/responses repeats
+	// of its request (nil for other requests).
+	resp *respEcho
 
 	stream       bool
 	includeUsage bool

@@ -24,7 +24,7 @@ func (s *Server) handleRunCreate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	spec, err := s.admitBody(w, r, true)
+	spec, err := s.admitBody(w, r, true, s.parseChatBody)
 	if err != nil {
 		s.writeError(w, err)
 		return

@@ -14,6 +14,7 @@ type sse struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
 	keepAlive time.Duration
+	last      time.Time // the last write
 }
 
 // wait waits for wake, the end of the request, or keepAlive of silence,
@@ -88,6 +89,7 @@ func (s *sse) end() error {
 }
 
 func (s *sse) raw(text string) error {
+	s.last = time.Now()
 	if _, err := io.WriteString(s.w, text); err != nil {
 		return err
 	}
