@@ -207,7 +207,7 @@ func TestResponsesStructuredOutput(t *testing.T) {
 	declared := false
 	for _, c := range ts.up.Calls() {
 		for _, m := range c.Messages {
-			declared = declared || strings.Contains(m.Content, "Declared outputs: by_region:dict[str, int], items:list[{file:str, name:str}], note:str?, total:int")
+			declared = declared || strings.Contains(m.Content, "Declared outputs: by_region:dict[str, int], items:list[closed{file:str, name:str}], note:str?, total:int")
 		}
 	}
 	assert.True(t, declared)
