@@ -14,27 +14,32 @@ import (
 // store are replaced by rename, never modified in place, so the mapped
 // contents cannot change underneath.
 func mmapString(path string) (string, bool, error) {
+	b, err := mapFile(path, syscall.MAP_SHARED)
+	if err != nil || b == nil {
+		return "", false, err
+	}
+	return bytesToString(b), true, nil
+}
+
+// mapFile maps a whole file read-only (nil for an empty file).
+func mapFile(path string, flags int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
 	size := fi.Size()
 	if size == 0 {
-		return "", false, nil
+		return nil, nil
 	}
 	if int64(int(size)) != size {
-		return "", false, errors.New("file too large to map")
+		return nil, errors.New("file too large to map")
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return "", false, err
-	}
-	return bytesToString(b), true, nil
+	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, flags)
 }
 
 // flock takes an exclusive advisory lock on f, blocking.
@@ -79,20 +84,11 @@ func inode(fi os.FileInfo) uint64 {
 // never needs to be resident all at once. The mapping is never unmapped
 // (a variable may decode its document again); it costs address space only.
 func mapDocument(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	b, err := mapFile(path, syscall.MAP_PRIVATE)
+	if err == nil && b == nil {
+		err = errors.New("cannot map an empty file")
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
-	if size == 0 || int64(int(size)) != size {
-		return nil, errors.New("cannot map an empty or huge file")
-	}
-	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	return b, err
 }
 
 // dropPages releases the whole pages of a mapped document within b from
