@@ -17,7 +17,7 @@ type classInfo struct {
 	bases       []*typeObj
 	names       []string // member names in definition order
 	annotations []string
-	sess        *Session
+	sess        *State
 
 	// Set by @dataclass: the fields in order, and frozen=True.
 	dcFields []string
@@ -48,8 +48,8 @@ func metaOf(t *typeObj) classMeta {
 
 // sessThread is a thread to call methods from attribute reads.
 func (c *classInfo) sessThread() *starlark.Thread {
-	if c != nil && c.sess != nil && c.sess.current != nil {
-		return c.sess.current
+	if c != nil && c.sess != nil && c.sess.Current != nil {
+		return c.sess.Current
 	}
 	return &starlark.Thread{Name: "class"}
 }
@@ -204,8 +204,8 @@ var (
 )
 
 func (o *pyObject) thread() *starlark.Thread {
-	if o.cls.cls != nil && o.cls.cls.sess != nil && o.cls.cls.sess.current != nil {
-		return o.cls.cls.sess.current
+	if o.cls.cls != nil && o.cls.cls.sess != nil && o.cls.cls.sess.Current != nil {
+		return o.cls.cls.sess.Current
 	}
 	return &starlark.Thread{Name: "dunder"}
 }
@@ -465,7 +465,7 @@ func pyClassHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.T
 	}
 	info := &classInfo{}
 	if st := stepOf(thread); st != nil {
-		info.sess = st.sess
+		info.sess = st.State
 	}
 	t := &typeObj{name: name, cls: info, attrs: starlark.StringDict{}}
 	baseVals, err := collect(thread, basesV)
@@ -672,8 +672,8 @@ func pyDunder(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 				return starlark.String(d), nil
 			}
 		case *starlark.Builtin:
-			if st := stepOf(thread); st != nil && st.sess.cfg.Doc != nil && st.sess.cfg.Predeclared[f.Name()] == x {
-				if d := st.sess.cfg.Doc(f.Name()); d != "" {
+			if st := stepOf(thread); st != nil && st.State.Doc != nil && st.State.Predeclared[f.Name()] == x {
+				if d := st.State.Doc(f.Name()); d != "" {
 					return starlark.String(d), nil
 				}
 			}

@@ -43,10 +43,9 @@ func (c *sessionClock) read() time.Time {
 // by a microsecond (time.monotonic, perf_counter).
 func (c *sessionClock) elapsed() int64 { return c.us.Add(1) - 1 }
 
-// Clock returns the session's clock: the time the next clock read in code
-// (time.time(), datetime.now(), ...) returns.
-func (s *Session) Clock() time.Time {
-	return s.clock.base.Add(time.Duration(s.clock.us.Load()) * time.Microsecond)
+// now returns the time the next read returns, without advancing.
+func (c *sessionClock) now() time.Time {
+	return c.base.Add(time.Duration(c.us.Load()) * time.Microsecond)
 }
 
 // clockOf returns the clock of the session running on thread (a clock
@@ -54,7 +53,7 @@ func (s *Session) Clock() time.Time {
 func clockOf(thread *starlark.Thread) *sessionClock {
 	if thread != nil {
 		if st := stepOf(thread); st != nil {
-			return st.sess.clock
+			return st.State.Clock
 		}
 	}
 	return newSessionClock(time.Time{})

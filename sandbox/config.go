@@ -8,11 +8,8 @@ import (
 
 // Default limits: what a zero [Limits] field stands for.
 const (
-	DefaultTimeout           = 60 * time.Second
 	DefaultObservationTokens = 1000
 	DefaultMaxOutputBytes    = 64 << 20
-	DefaultMaxMemory         = 1 << 30
-	DefaultMaxRecursion      = 1000
 	DefaultMaxSteps          = 1_000_000_000
 )
 

@@ -218,3 +218,13 @@ func (c *toGoConv) conv(v starlark.Value, depth int) (any, error) {
 type pyDictLike interface {
 	underlyingDict() *starlark.Dict
 }
+
+// valueHolder is implemented by the mutable containers a module defines
+// (collections.deque): the conversions check them for cycles and the
+// memory accounting counts what they hold.
+type valueHolder interface {
+	starlark.Value
+	// heldValues returns the container's backing store: the values it
+	// holds, and nil in the slots not in use.
+	heldValues() []starlark.Value
+}

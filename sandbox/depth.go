@@ -37,8 +37,8 @@ func errRecursion() error {
 // step's recursion limit, at most MaxRenderDepth.
 func valueDepthLimit(thread *starlark.Thread) int {
 	if thread != nil {
-		if st := stepOf(thread); st != nil && st.depth > 0 && st.depth < MaxRenderDepth {
-			return st.depth
+		if st := stepOf(thread); st != nil && st.Depth > 0 && st.Depth < MaxRenderDepth {
+			return st.Depth
 		}
 	}
 	return MaxRenderDepth

@@ -11,11 +11,12 @@ import (
 
 // exception is a Python exception instance, e.g. ValueError("bad").
 type exception struct {
-	typ   *typeObj
-	args  starlark.Tuple
-	cause error          // the Go error it was built from, if any
-	obj   *pyObject      // the instance raised, for classes with their own __init__
-	from  starlark.Value // __cause__ (raise ... from C); nil is None
+	typ     *typeObj
+	args    starlark.Tuple
+	cause   error          // the Go error it was built from, if any
+	reraise bool           // raising e again raises cause (a caught step error)
+	obj     *pyObject      // the instance raised, for classes with their own __init__
+	from    starlark.Value // __cause__ (raise ... from C); nil is None
 	// context is __context__: the exception being handled when this one
 	// was raised; nil is None.
 	context starlark.Value
@@ -184,24 +185,32 @@ func init() {
 	excTypes["decimal.DivisionByZero"].base2 = excTypes["ZeroDivisionError"]
 }
 
-// exceptionFromError returns the Python exception value for a step error.
-func exceptionFromError(se *ScriptError) *exception {
+// exceptionFromError returns the Python exception value for a step error
+// of kind with msg, err the error behind it and cause the step's error
+// (its traceback), which re-raising the exception keeps when err is set.
+func exceptionFromError(kind, msg string, err, cause error) *exception {
 	var pe *PyError
-	if errors.As(se.Err, &pe) && pe.exc != nil {
+	if errors.As(err, &pe) && pe.exc != nil {
 		return pe.exc
 	}
-	t := excTypes[se.Kind]
+	t := excTypes[kind]
 	if t == nil {
 		t = excTypes["Error"]
 	}
-	var arg starlark.Value = starlark.String(se.Msg)
-	if se.Kind == "KeyError" {
+	var arg starlark.Value = starlark.String(msg)
+	if kind == "KeyError" {
 		// The message is the repr of the key; recover the key when it is a string.
-		if k, ok := unquotePy(se.Msg); ok {
+		if k, ok := unquotePy(msg); ok {
 			arg = starlark.String(k)
 		}
 	}
-	return &exception{typ: t, args: starlark.Tuple{arg}, cause: se}
+	return &exception{typ: t, args: starlark.Tuple{arg}, cause: cause, reraise: err != nil}
+}
+
+// setCause sets the step error an exception was caught as; re-raising
+// the exception raises it again when reraise is set.
+func (e *exception) setCause(cause error, reraise bool) {
+	e.cause, e.reraise = cause, reraise
 }
 
 // unquotePy undoes a simple Python string repr ('abc').
@@ -258,9 +267,21 @@ func raiseValue(v starlark.Value) error {
 	if e.obj != nil {
 		return &PyError{Kind: e.typ.name, Msg: e.obj.pyStr(), exc: e}
 	}
-	if se, ok := e.cause.(*ScriptError); ok && se.Err != nil {
+	if e.reraise {
 		// Re-raising a caught error keeps its chain, line and traceback.
-		return se
+		return e.cause
 	}
 	return &PyError{Kind: e.typ.name, Msg: e.msg(), exc: e}
+}
+
+func handlerMatches(types []string, t *typeObj, lookup func(string) *typeObj) bool {
+	if len(types) == 0 {
+		return true
+	}
+	for _, h := range types {
+		if excMatches(t, h, lookup) {
+			return true
+		}
+	}
+	return false
 }

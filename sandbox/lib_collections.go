@@ -17,7 +17,7 @@ type dictSub struct {
 	kind    string // "Counter" or "defaultdict"
 	d       *starlark.Dict
 	factory starlark.Value // defaultdict default_factory (None if unset)
-	sess    *Session       // to call a Starlark factory from Get
+	sess    *State         // to call a Starlark factory from Get
 }
 
 var (
@@ -107,7 +107,7 @@ func (c *dictSub) Get(k starlark.Value) (starlark.Value, bool, error) {
 	}
 	var thread *starlark.Thread
 	if c.sess != nil {
-		thread = c.sess.current
+		thread = c.sess.Current
 	}
 	if thread == nil {
 		thread = &starlark.Thread{Name: "defaultdict"}
@@ -531,7 +531,7 @@ func newDefaultdict(thread *starlark.Thread, args starlark.Tuple, kwargs []starl
 	c := &dictSub{kind: "defaultdict", d: starlark.NewDict(0), factory: starlark.None}
 	if thread != nil {
 		if st := stepOf(thread); st != nil {
-			c.sess = st.sess
+			c.sess = st.State
 		}
 	}
 	if len(args) > 0 {

@@ -129,7 +129,7 @@ func (c *decContext) SetField(name string, v starlark.Value) error {
 
 // decContextKey is the session's decimal context (decimal.getcontext()),
 // made with the defaults on first use.
-var decContextKey = &sessionKey[*decContext]{init: func(*Session) *decContext {
+var decContextKey = &sessionKey[*decContext]{init: func(*State) *decContext {
 	return &decContext{prec: 28, rounding: roundHalfEven, fromSession: true}
 }}
 

@@ -203,18 +203,18 @@ func (m *mt19937) seedValue(thread *starlark.Thread, a starlark.Value) error {
 func sessionSeed(thread *starlark.Thread) string {
 	if thread != nil {
 		if st := stepOf(thread); st != nil {
-			return seedOf(st.sess)
+			return seedOf(st.State)
 		}
 	}
 	return "rlm:"
 }
 
 // seedOf is the seed material of s (see sessionSeed).
-func seedOf(s *Session) string { return "rlm:" + s.cfg.Seed }
+func seedOf(s *State) string { return "rlm:" + s.Seed }
 
 // randomKey is the session's generator behind the random module's
 // functions, seeded from Config.Seed on first use.
-var randomKey = &sessionKey[*mt19937]{init: func(s *Session) *mt19937 {
+var randomKey = &sessionKey[*mt19937]{init: func(s *State) *mt19937 {
 	m := &mt19937{}
 	m.seedBytes([]byte(seedOf(s)))
 	return m

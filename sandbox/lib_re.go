@@ -401,11 +401,10 @@ func findallValues(thread *starlark.Thread, r *Regexp, s string, value func(m []
 				// Perhaps garbage filled the allowance: measure afresh
 				// once (the values made so far are in the heap now).
 				measured = true
-				st.sample(true)
-				limit = len(out) + int(max(st.room(), 0)/matchBytes)
+				limit = len(out) + int(max(st.Host.Room(true), 0)/matchBytes)
 			}
 			if len(out) == limit {
-				err = &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.memLimit())), Err: ErrMemoryLimit}
+				err = &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.Host.MemLimit())), Err: ErrMemoryLimit}
 				return false
 			}
 		}
@@ -436,8 +435,8 @@ func findallValues(thread *starlark.Thread, r *Regexp, s string, value func(m []
 
 // matchLimit is how many matches findAll lets a search of s find in what
 // is left of the step's memory allowance.
-func matchLimit(st *step, s string) int {
-	return int(min(max(st.room()/matchBytes, 1<<10), 2*int64(len(s))+2)) // an empty and a non-empty match can start at each place
+func matchLimit(st *Step, s string) int {
+	return int(min(max(st.Host.Room(false)/matchBytes, 1<<10), 2*int64(len(s))+2)) // an empty and a non-empty match can start at each place
 }
 
 // parseTemplate parses a replacement template for r (CPython's rules and errors).
@@ -724,9 +723,9 @@ func findAll(thread *starlark.Thread, r *Regexp, s string, n int) ([][]int, erro
 			return ms, err
 		}
 		if try > 0 {
-			return nil, &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.memLimit())), Err: ErrMemoryLimit}
+			return nil, &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, fmtBytes(st.Host.MemLimit())), Err: ErrMemoryLimit}
 		}
 		// Perhaps garbage filled the allowance: measure afresh once.
-		st.sample(true)
+		st.Host.Room(true)
 	}
 }

@@ -43,8 +43,7 @@ func writeOut(thread *starlark.Thread, s string) error {
 		}
 		return nil
 	}
-	if err := st.write(s); err != nil {
-		st.limit.CompareAndSwap(nil, &ErrOutputLimit)
+	if err := st.Host.WriteOutput(s); err != nil {
 		return &PyError{Kind: "OutputLimitError", Msg: strings.TrimPrefix(err.Error(), ErrOutputLimit.Error()+": "), Err: err}
 	}
 	return nil
@@ -265,7 +264,7 @@ func sysModule() *module {
 // recursionLimit is the recursion limit in force on thread.
 func recursionLimit(thread *starlark.Thread) int {
 	if st := stepOf(thread); st != nil {
-		return st.depth
+		return st.Depth
 	}
 	return DefaultMaxRecursion
 }

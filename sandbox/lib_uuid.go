@@ -111,7 +111,7 @@ func (o *uuidObj) Attr(name string) (starlark.Value, error) {
 
 // uuidRandomKey is the session's generator behind uuid4, seeded from
 // Config.Seed apart from the random module's, on first use.
-var uuidRandomKey = &sessionKey[*mt19937]{init: func(s *Session) *mt19937 {
+var uuidRandomKey = &sessionKey[*mt19937]{init: func(s *State) *mt19937 {
 	m := &mt19937{}
 	m.seedBytes([]byte("uuid:" + seedOf(s)))
 	return m

@@ -271,16 +271,6 @@ func (z *sizer) firstHolder(h valueHolder) bool {
 	return true
 }
 
-// valueHolder is implemented by the mutable containers a module defines
-// (collections.deque): the conversions check them for cycles and the
-// memory accounting counts what they hold.
-type valueHolder interface {
-	starlark.Value
-	// heldValues returns the container's backing store: the values it
-	// holds, and nil in the slots not in use.
-	heldValues() []starlark.Value
-}
-
 // value counts v, leaving what it contains for run.
 func (z *sizer) value(v starlark.Value) {
 	switch x := v.(type) {

@@ -105,7 +105,6 @@ func pyBuiltins() starlark.StringDict {
 			return builtinSet(t, a, k)
 		},
 		"_py_dict_merge": pyDictMerge,
-		"_py_try":        pyTry,
 		"_py_class":      pyClassHelper,
 		"_py_super":      pySuper,
 		"_py_delattr":    pyDelAttr,
@@ -250,7 +249,7 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 	r := renderer{thread: thread}
 	st := stepOf(thread)
 	if st != nil {
-		r.max = st.out.room() + 1
+		r.max = st.Host.OutputRoom() + 1
 	}
 	for i, a := range args {
 		if r.full() {
@@ -266,8 +265,7 @@ func pyPrint(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 	}
 	r.b.WriteString(end)
 	if st != nil {
-		if err := st.write(r.b.String()); err != nil {
-			st.limit.CompareAndSwap(nil, &ErrOutputLimit)
+		if err := st.Host.WriteOutput(r.b.String()); err != nil {
 			return nil, &PyError{Kind: "OutputLimitError", Msg: strings.TrimPrefix(err.Error(), ErrOutputLimit.Error()+": "), Err: err}
 		}
 	} else if thread.Print != nil {
@@ -1491,8 +1489,8 @@ func pyNext(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 
 func pyRaise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) == 0 {
-		if st := stepOf(thread); st != nil && st.handling != nil {
-			return nil, raiseValue(st.handling)
+		if st := stepOf(thread); st != nil && st.Handling != nil {
+			return nil, raiseValue(st.Handling)
 		}
 		return nil, Errorf("RuntimeError", "No active exception to reraise")
 	}
@@ -1518,8 +1516,8 @@ func pyRaise(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 			ctx = kv[1]
 		}
 	}
-	if st := stepOf(thread); ctx == nil && st != nil && st.handling != nil {
-		ctx = st.handling.value()
+	if st := stepOf(thread); ctx == nil && st != nil && st.Handling != nil {
+		ctx = st.Handling.value()
 	}
 	if ctx != nil && ctx != pe.exc.value() {
 		if pe.exc.obj != nil {

@@ -92,3 +92,76 @@ func init() {
 		return nil, Errorf("TypeError", "slice expected at most 3 arguments, got %d", len(args))
 	}
 }
+
+// pySetSlice implements _py_setslice(container, lo, hi, step, value).
+func pySetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 5 {
+		return nil, argErr("_py_setslice", "takes 5 arguments")
+	}
+	l, ok := args[0].(*starlark.List)
+	if !ok {
+		return nil, Errorf("TypeError", "'%s' object does not support slice assignment", pyType(args[0]))
+	}
+	vals, err := collect(thread, args[4])
+	if err != nil {
+		return nil, err
+	}
+	n := l.Len()
+	idx := make([]starlark.Value, n)
+	for i := range idx {
+		idx[i] = starlark.MakeInt(i)
+	}
+	sel, err := sliceValue(starlark.NewList(idx), args[1], args[2], args[3])
+	if err != nil {
+		return nil, err
+	}
+	picked, _ := collect(thread, sel)
+	elems := make([]starlark.Value, n)
+	for i := range elems {
+		elems[i] = l.Index(i)
+	}
+	step := 1
+	if args[3] != starlark.None {
+		step, _ = starlark.AsInt32(args[3])
+	}
+	var out []starlark.Value
+	if step == 1 {
+		lo, hi := 0, 0
+		if len(picked) > 0 {
+			a, _ := starlark.AsInt32(picked[0])
+			b, _ := starlark.AsInt32(picked[len(picked)-1])
+			lo, hi = a, b+1
+		} else {
+			// Empty selection: insert at the clamped start.
+			v, err := sliceValue(starlark.NewList(append(idx, starlark.MakeInt(n))), args[1], starlark.None, starlark.None)
+			if err != nil {
+				return nil, err
+			}
+			first, _ := collect(thread, v)
+			lo = n
+			if len(first) > 0 {
+				lo, _ = starlark.AsInt32(first[0])
+			}
+			hi = lo
+		}
+		out = append(append(append(out, elems[:lo]...), vals...), elems[hi:]...)
+	} else {
+		if len(picked) != len(vals) {
+			return nil, Errorf("ValueError", "attempt to assign sequence of size %d to extended slice of size %d", len(vals), len(picked))
+		}
+		out = elems
+		for k, p := range picked {
+			i, _ := starlark.AsInt32(p)
+			out[i] = vals[k]
+		}
+	}
+	if _, err := starlark.Call(thread, mustAttr(l, "clear"), nil, nil); err != nil {
+		return nil, err
+	}
+	for _, x := range out {
+		if err := l.Append(x); err != nil {
+			return nil, err
+		}
+	}
+	return starlark.None, nil
+}

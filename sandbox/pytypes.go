@@ -129,7 +129,7 @@ func (t *typeObj) Attr(name string) (starlark.Value, error) {
 		if v, ok := t.lookup(name); ok {
 			var thread *starlark.Thread
 			if t.cls.sess != nil {
-				thread = t.cls.sess.current
+				thread = t.cls.sess.Current
 			}
 			if thread == nil {
 				thread = &starlark.Thread{Name: "class"}

@@ -7,11 +7,11 @@ import "github.com/rlmhq/rlm/internal/starlark/starlark"
 // holds it without naming its type. The key's init makes the value on its
 // first use in a session; the session keeps it for its life.
 type sessionKey[T any] struct {
-	init func(s *Session) T
+	init func(s *State) T
 }
 
 // in returns k's value in s, made on first use.
-func (k *sessionKey[T]) in(s *Session) T {
+func (k *sessionKey[T]) in(s *State) T {
 	s.keyedMu.Lock()
 	defer s.keyedMu.Unlock()
 	v, ok := s.keyed[k]
@@ -35,5 +35,5 @@ func (k *sessionKey[T]) of(thread *starlark.Thread) (v T, ok bool) {
 	if st == nil {
 		return v, false
 	}
-	return k.in(st.sess), true
+	return k.in(st.State), true
 }
