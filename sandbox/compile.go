@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
@@ -16,7 +18,7 @@ func compileProgram(filename, code string, nonlocal bool) (*pyfront.Program, err
 		if errors.As(err, &pe) {
 			var cause error = err
 			if pe.Unsupported {
-				cause = &multiError{errs: []error{ErrUnsupported, err}}
+				cause = &multiError{errs: []error{py.ErrUnsupported, err}}
 			}
 			return nil, newScriptError("SyntaxError", pe.Msg, pe.Line, cause, code, nil)
 		}
@@ -39,8 +41,8 @@ func starImports() map[string][]string {
 func buildStarImports() map[string][]string {
 	out := map[string][]string{}
 	for _, name := range []string{"math", "collections", "itertools", "string", "statistics", "re", "json", "functools"} {
-		if m, err := importModule(name); err == nil {
-			out[name] = m.members.Keys()
+		if m, err := py.ImportModule(name); err == nil {
+			out[name] = m.Members.Keys()
 		}
 	}
 	return out

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"time"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
@@ -53,7 +55,7 @@ func (l Limits) WithDefaults() Limits {
 		l.MaxSteps = DefaultMaxSteps
 	}
 	if l.Timeout == 0 {
-		l.Timeout = DefaultTimeout
+		l.Timeout = py.DefaultTimeout
 	}
 	if l.ObservationTokens <= 0 {
 		l.ObservationTokens = DefaultObservationTokens
@@ -62,13 +64,13 @@ func (l Limits) WithDefaults() Limits {
 		l.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if l.MaxMemory == 0 {
-		l.MaxMemory = DefaultMaxMemory
+		l.MaxMemory = py.DefaultMaxMemory
 	}
 	if l.MaxSessionMemory == 0 {
 		l.MaxSessionMemory = DefaultMaxSessionMemory()
 	}
 	if l.MaxRecursion <= 0 {
-		l.MaxRecursion = DefaultMaxRecursion
+		l.MaxRecursion = py.DefaultMaxRecursion
 	}
 	return l
 }

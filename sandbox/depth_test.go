@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -77,25 +79,25 @@ func TestGoWalksBounded(t *testing.T) {
 	for i := 0; i < 100_000; i++ {
 		deep = starlark.NewList([]starlark.Value{deep})
 	}
-	s := Repr(deep)
-	assert.Equal(t, MaxRenderDepth*2+3, len(s), "rendered to the depth limit, then ...")
+	s := py.Repr(deep)
+	assert.Equal(t, py.MaxRenderDepth*2+3, len(s), "rendered to the depth limit, then ...")
 	assert.True(t, strings.HasPrefix(s, "[[[") && strings.Contains(s, "[...]"), s[:20])
 
-	_, err := ToGo(deep)
-	var pe *PyError
+	_, err := py.ToGo(deep)
+	var pe *py.PyError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "RecursionError", pe.Kind)
 
 	cyc := starlark.NewList([]starlark.Value{starlark.MakeInt(1)})
 	require.NoError(t, cyc.Append(cyc))
-	_, err = ToGo(cyc)
+	_, err = py.ToGo(cyc)
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "ValueError", pe.Kind)
 	assert.Equal(t, "Circular reference detected", pe.Msg)
 
 	// A shared (acyclic) value converts.
 	shared := starlark.NewList([]starlark.Value{starlark.String("a")})
-	g, err := ToGo(starlark.NewList([]starlark.Value{shared, shared}))
+	g, err := py.ToGo(starlark.NewList([]starlark.Value{shared, shared}))
 	require.NoError(t, err)
 	assert.Equal(t, []any{[]any{"a"}, []any{"a"}}, g)
 
@@ -103,8 +105,8 @@ func TestGoWalksBounded(t *testing.T) {
 	for i := range wide {
 		wide[i] = starlark.MakeInt(i)
 	}
-	assert.Equal(t, "[0, 1, 2, 3, 4", StrLimit(starlark.NewList(wide), 14))
-	assert.Equal(t, "'é", ReprLimit(starlark.String("éé"), 4), "cut at a rune boundary")
+	assert.Equal(t, "[0, 1, 2, 3, 4", py.StrLimit(starlark.NewList(wide), 14))
+	assert.Equal(t, "'é", py.ReprLimit(starlark.String("éé"), 4), "cut at a rune boundary")
 }
 
 // TestGoWalksOfSharedValues: a value shared at every level of its nesting
@@ -112,17 +114,17 @@ func TestGoWalksBounded(t *testing.T) {
 // Go-side Repr, Str and ToGo stop after their walk budget (SUBMIT's
 // ToGoOn, which stops with its step, is in cmd/rlm's hostile table).
 func TestGoWalksOfSharedValues(t *testing.T) {
-	defer func(n int) { walkBudget = n }(walkBudget)
-	walkBudget = 1 << 16 // the same stop, sooner
+	defer func(n int) { py.WalkBudget = n }(py.WalkBudget)
+	py.WalkBudget = 1 << 16 // the same stop, sooner
 	var dag starlark.Value = starlark.NewList([]starlark.Value{starlark.MakeInt(1)})
 	for i := 0; i < 80; i++ {
 		dag = starlark.NewList([]starlark.Value{dag, dag})
 	}
-	for _, s := range []string{Repr(dag), Str(dag)} {
+	for _, s := range []string{py.Repr(dag), py.Str(dag)} {
 		assert.True(t, strings.HasPrefix(s, "[[[[") && strings.HasSuffix(s, "..."), "cut and marked: %q...%q", s[:10], s[len(s)-10:])
 	}
-	_, err := ToGo(dag)
-	var pe *PyError
+	_, err := py.ToGo(dag)
+	var pe *py.PyError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "MemoryError", pe.Kind)
 	assert.Contains(t, pe.Msg, "value too large to walk")

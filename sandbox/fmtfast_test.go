@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +25,7 @@ func TestAppendFloatRepr(t *testing.T) {
 		vals = append(vals, math.Float64frombits(r.Uint64()), r.Float64()*math.Pow(10, float64(r.IntN(40)-20)))
 	}
 	for _, f := range vals {
-		require.Equal(t, formatFloatRepr(f), string(appendFloatRepr(nil, f)), "%b", f)
+		require.Equal(t, py.FormatFloatRepr(f), string(py.AppendFloatRepr(nil, f)), "%b", f)
 	}
 }
 
@@ -38,19 +40,19 @@ func TestAppendFormatFast(t *testing.T) {
 		{"08", true}, {"+08", true}, {" ", true}, {".2f", true}, {"+10.3f", true}, {"#.0f", true},
 		{",", false}, {"_x", false}, {"z.1f", false}, {".3e", false}, {"%", false}, {"c", false},
 	}
-	s, err := parseSpec(".2s")
+	s, err := py.ParseSpec(".2s")
 	require.NoError(t, err)
-	out, ok := appendFormatFast(nil, starlark.String("héllo"), &s)
+	out, ok := py.AppendFormatFast(nil, starlark.String("héllo"), &s)
 	assert.True(t, ok)
 	assert.Equal(t, "hé", string(out))
 	for _, tt := range tests {
-		s, err := parseSpec(tt.spec)
+		s, err := py.ParseSpec(tt.spec)
 		require.NoError(t, err)
 		for _, v := range []any{"abc", "", int64(-42), int64(7), int64(math.MinInt64), 2.5, math.Copysign(0, -1), 1e-7, 1e300} {
-			val, err := FromGo(v)
+			val, err := py.FromGo(v)
 			require.NoError(t, err)
-			out, ok := appendFormatFast(nil, val, &s)
-			want, werr := formatValue(nil, val, tt.spec)
+			out, ok := py.AppendFormatFast(nil, val, &s)
+			want, werr := py.FormatValue(nil, val, tt.spec)
 			if !ok {
 				continue
 			}
@@ -58,7 +60,7 @@ func TestAppendFormatFast(t *testing.T) {
 			assert.Equal(t, want, string(out), "%q %v", tt.spec, v)
 		}
 		if !tt.fast {
-			_, ok := appendFormatFast(nil, starlark.Float(2.5), &s)
+			_, ok := py.AppendFormatFast(nil, starlark.Float(2.5), &s)
 			assert.False(t, ok, tt.spec)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
@@ -233,12 +235,12 @@ func (st *step) overLimit() (msg string, limit error) {
 	h := st.heap.Load()
 	grown := h - st.mem.base
 	if limit := st.memLimit(); limit > 0 && grown > limit {
-		return memoryMsg(limit), ErrMemoryLimit
+		return memoryMsg(limit), py.ErrMemoryLimit
 	}
 	// A step that frees memory (del x) may run even when the session is
 	// over its limit: only a step that grows the heap is stopped.
 	if limit := st.sessMemLimit(); limit > 0 && h-st.mem.sessBase > limit && grown > 0 {
-		return sessionMemoryMsg(limit), ErrSessionMemoryLimit
+		return sessionMemoryMsg(limit), py.ErrSessionMemoryLimit
 	}
 	return "", nil
 }
@@ -274,7 +276,7 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 				st.stop(thread, limit, msg)
 				return
 			case st.pastBackstop():
-				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
+				st.stop(thread, py.ErrMemoryLimit, memoryMsg(st.memLimit()))
 				return
 			default:
 				// Other steps share the heap: the step sizes what it
@@ -286,11 +288,11 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 }
 
 func memoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", fmtBytes(limit))
+	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", py.FmtBytes(limit))
 }
 
 func sessionMemoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", fmtBytes(limit))
+	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", py.FmtBytes(limit))
 }
 
 // GrowCheck is the interpreter's grow check on the step's thread (see
@@ -358,9 +360,9 @@ func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 			// Over a limit by its own sizing: stop the step as the
 			// watchdog would (for the session's, only if it grew).
 			if step < 0 {
-				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
+				st.stop(thread, py.ErrMemoryLimit, memoryMsg(st.memLimit()))
 			} else if sess < 0 && st.mem.own.Load() > 0 {
-				st.stop(thread, ErrSessionMemoryLimit, sessionMemoryMsg(st.sessMemLimit()))
+				st.stop(thread, py.ErrSessionMemoryLimit, sessionMemoryMsg(st.sessMemLimit()))
 			}
 			return st.interrupted()
 		}
@@ -373,9 +375,9 @@ func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 		return nil
 	}
 	if sess < step {
-		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", fmtAlloc(n), fmtAlloc(max(sess, 0)), fmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
+		return &py.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", py.FmtAlloc(n), py.FmtAlloc(max(sess, 0)), py.FmtBytes(st.sessMemLimit())), Err: py.ErrSessionMemoryLimit}
 	}
-	return allocErr(n, max(step, 0), fmtBytes(st.memLimit())+" per step")
+	return py.AllocErr(n, max(step, 0), py.FmtBytes(st.memLimit())+" per step")
 }
 
 func (st *step) interrupted() error {
@@ -387,5 +389,5 @@ func (st *step) interrupted() error {
 	if r := st.reason.Load(); r != nil {
 		msg = *r
 	}
-	return &stopError{limit: *p, msg: msg}
+	return &py.StopError{Limit: *p, Msg: msg}
 }

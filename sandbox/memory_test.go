@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,7 +54,7 @@ func TestAllocChecks(t *testing.T) {
 			var se *ScriptError
 			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
-			assert.ErrorIs(t, err, ErrMemoryLimit)
+			assert.ErrorIs(t, err, py.ErrMemoryLimit)
 		})
 	}
 }
@@ -91,7 +93,7 @@ func TestGrowChecks(t *testing.T) {
 			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
 			assert.Contains(t, se.Msg, "cannot allocate")
-			assert.ErrorIs(t, err, ErrMemoryLimit)
+			assert.ErrorIs(t, err, py.ErrMemoryLimit)
 		})
 	}
 }
@@ -137,7 +139,7 @@ func stoppedThread(t *testing.T) *starlark.Thread {
 	s := New(Config{})
 	st := newStep(s, context.Background())
 	thread := st.newThread()
-	st.stop(thread, ErrTimeout, "time limit exceeded (test)")
+	st.stop(thread, py.ErrTimeout, "time limit exceeded (test)")
 	return thread
 }
 
@@ -151,22 +153,22 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 		run  func(thread *starlark.Thread) error
 	}{
 		{"3-argument pow", func(th *starlark.Thread) error {
-			_, err := intPowMod(th, big.NewInt(5), big7, mod)
+			_, err := py.IntPowMod(th, big.NewInt(5), big7, mod)
 			return err
 		}},
 		{"power", func(th *starlark.Thread) error {
-			_, err := intPow(th, big.NewInt(3), 1<<22)
+			_, err := py.IntPow(th, big.NewInt(3), 1<<22)
 			return err
 		}},
 		{"product of a range", func(th *starlark.Thread) error {
-			_, err := prodRange(th, 1, 1<<20)
+			_, err := py.ProdRange(th, 1, 1<<20)
 			return err
 		}},
 		{"iteration", func(th *starlark.Thread) error {
 			n := 0
 			r, _ := starlark.Call(th, starlark.Universe["range"], starlark.Tuple{starlark.MakeInt(1 << 30)}, nil)
-			err := forEach(th, r, func(starlark.Value) error { n++; return nil })
-			if n > growCheckEvery {
+			err := py.ForEach(th, r, func(starlark.Value) error { n++; return nil })
+			if n > py.GrowCheckEvery {
 				return errors.New("iterated past the check")
 			}
 			return err
@@ -176,12 +178,12 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 			for i := range elems {
 				elems[i] = starlark.MakeInt(i)
 			}
-			r := renderer{thread: th}
-			r.repr(starlark.NewList(elems))
-			if r.b.Len() > 2*smallAlloc {
+			r := py.Renderer{Thread: th}
+			r.Repr(starlark.NewList(elems))
+			if r.B.Len() > 2*py.SmallAlloc {
 				return errors.New("rendered past the check")
 			}
-			return r.err
+			return r.Err
 		}},
 		{"sort", func(th *starlark.Thread) error {
 			idx := make([]int, 1<<16)
@@ -189,8 +191,8 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 				idx[i] = len(idx) - i
 			}
 			n := 0
-			err := sortStable(th, idx, func(a, b int) (bool, error) { n++; return a < b, nil })
-			if n > growCheckEvery {
+			err := py.SortStable(th, idx, func(a, b int) (bool, error) { n++; return a < b, nil })
+			if n > py.GrowCheckEvery {
 				return errors.New("compared past the check")
 			}
 			return err
@@ -199,7 +201,7 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.run(stoppedThread(t))
-			assert.ErrorIs(t, err, ErrTimeout)
+			assert.ErrorIs(t, err, py.ErrTimeout)
 		})
 	}
 }
@@ -210,7 +212,7 @@ func TestTimeoutEndsLongBuiltins(t *testing.T) {
 	s := New(Config{Limits: Limits{Timeout: 200 * time.Millisecond}})
 	_, err := s.Exec(context.Background(), "x = pow(5, 7**(2**20), 3**(2**16)+2)")
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrTimeout)
+	assert.ErrorIs(t, err, py.ErrTimeout)
 }
 
 // TestAsdictHostile: dataclasses.asdict/astuple convert shared parts
@@ -225,7 +227,7 @@ func TestAsdictHostile(t *testing.T) {
 	}{
 		{"shared list", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = asdict(D(l))['x']\nfor i in range(26): r = r[1]\nassert r == [1] and r is not l0", nil},
 		{"shared list astuple", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = astuple(D(l))[0]\nfor i in range(26): r = r[0]\nassert r == [1] and r is not l0", nil},
-		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", ErrTimeout},
+		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", py.ErrTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,12 +256,12 @@ func TestSessionMemory(t *testing.T) {
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 	assert.Equal(t, "MemoryError", se.Kind)
-	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
 
 	// Growth in interpreted code is caught by the watchdog.
 	_, err = s.Exec(ctx, "e = []\nfor i in range(10**8):\n    e.append('%d' % i)")
-	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
 
 	_, err = s.Exec(ctx, "del a, e")
 	require.NoError(t, err)
@@ -275,7 +277,7 @@ func TestSessionMemoryNoStepLimit(t *testing.T) {
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 	assert.Equal(t, "MemoryError", se.Kind)
-	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
@@ -51,12 +53,12 @@ func TestPyMethodFast(t *testing.T) {
 		{starlark.Tuple{starlark.String("abc")}, false},
 	} {
 		thread := &starlark.Thread{}
-		got, ok := pyMethodFast(thread, c.args)
+		got, ok := py.PyMethodFast(thread, c.args)
 		assert.Equal(t, c.fast, ok, "%v", c.args)
 		if !ok {
 			continue
 		}
-		want, err := pyMethod(thread, nil, c.args, nil)
+		want, err := py.PyMethod(thread, nil, c.args, nil)
 		require.NoError(t, err, "%v", c.args)
 		assert.Equal(t, want.Type(), got.Type(), "%v", c.args)
 		assert.Equal(t, want.String(), got.String(), "%v", c.args)
@@ -67,10 +69,10 @@ func TestPyMethodFast(t *testing.T) {
 // StrLen (code points; an invalid byte counts one, as everywhere else).
 func TestLenFastWords(t *testing.T) {
 	for _, s := range []string{"", "a", "hello", "héllo", "日本語", "\xff\xfe", "a\xffb", "exactly16bytes!!", "seventeen bytes!!"} {
-		v, ok := lenFast(nil, starlark.Tuple{starlark.String(s)})
+		v, ok := py.LenFast(nil, starlark.Tuple{starlark.String(s)})
 		require.True(t, ok, "%q", s)
 		n, _ := starlark.AsInt32(v)
-		assert.Equal(t, StrLen(s), n, "%q", s)
+		assert.Equal(t, py.StrLen(s), n, "%q", s)
 		assert.Equal(t, len([]rune(s)), n, "%q", s)
 	}
 }
@@ -80,9 +82,9 @@ func TestLenFastWords(t *testing.T) {
 func TestIsASCII(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 8, 31, 32, 33, 64, 100} {
 		s := strings.Repeat("a", n)
-		assert.True(t, isASCII(s), "len %d", n)
+		assert.True(t, py.IsASCII(s), "len %d", n)
 		for i := 0; i < n; i++ {
-			assert.False(t, isASCII(s[:i]+"\x80"+s[i+1:]), "len %d, byte %d", n, i)
+			assert.False(t, py.IsASCII(s[:i]+"\x80"+s[i+1:]), "len %d, byte %d", n, i)
 		}
 	}
 }
@@ -120,6 +122,6 @@ print(max(x, y), min(x, y))`)
 	assert.Equal(t, "True True True True False\n3 -2 7 2 2.5 a True 9 1\n100000000000000000000 3\n", r.Output)
 	_, err = s.Exec(t.Context(), `isinstance(1, 2)`)
 	assert.ErrorContains(t, err, "isinstance() arg 2 must be a type")
-	_, ok := minMaxFast(syntax.GT)(&starlark.Thread{}, starlark.Tuple{starlark.MakeInt(1), starlark.Float(2)})
+	_, ok := py.MinMaxFast(syntax.GT)(&starlark.Thread{}, starlark.Tuple{starlark.MakeInt(1), starlark.Float(2)})
 	assert.False(t, ok, "an int and a float: the general call")
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -47,7 +50,7 @@ type Session struct {
 	steps   int                  // number of Exec calls so far
 	sources map[string]string    // code of each step that defined functions, by file name
 	memBase int64                // heap in use when the session was created
-	state   *State               // what the value layer and the modules keep of the session
+	state   *py.State            // what the value layer and the modules keep of the session
 }
 
 // New returns a session with the given configuration.
@@ -61,18 +64,18 @@ func New(cfg Config) *Session {
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
 		memBase: sessionBase(cfg.Limits.MaxSessionMemory, cfg.Limits.MaxMemory),
-		state: &State{
-			Clock:       newSessionClock(cfg.Clock),
+		state: &py.State{
+			Clock:       py.NewSessionClock(cfg.Clock),
 			Seed:        cfg.Seed,
 			Doc:         cfg.Doc,
 			Predeclared: cfg.Predeclared,
 		},
 	}
-	for name, v := range pyBuiltins() {
+	for name, v := range py.PyBuiltins() {
 		s.globals[name] = v
 		s.system[name] = v
 	}
-	s.globals["_py_try"] = NewBuiltin("_py_try", pyTry)
+	s.globals["_py_try"] = py.NewBuiltin("_py_try", pyTry)
 	s.system["_py_try"] = s.globals["_py_try"]
 	for name, v := range cfg.Predeclared {
 		s.globals[name] = v
@@ -234,7 +237,7 @@ func editDistance(a, b string) int {
 func (s *Session) run(st *step, thread *starlark.Thread, prog *pyfront.Program) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errInternal, r)
+			err = fmt.Errorf("%w: %v", py.ErrInternal, r)
 		}
 	}()
 	return s.runChunks(st, thread, prog.Chunks)
@@ -260,13 +263,13 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 	err := s.runChunks(st, thread, t.Body)
 	if err != nil && st.catchable(err) {
 		se := st.scriptError(err, "")
-		exc := exceptionFromError(se.Kind, se.Msg, se.Err, se)
+		exc := py.ExceptionFromError(se.Kind, se.Msg, se.Err, se)
 		for _, h := range t.Handlers {
-			if !handlerMatches(h.Types, exc.typ, func(name string) *typeObj { return s.lookupClass(thread, name) }) {
+			if !py.HandlerMatches(h.Types, exc.Typ, func(name string) *py.TypeObj { return s.lookupClass(thread, name) }) {
 				continue
 			}
 			if h.Name != "" {
-				s.globals[h.Name] = exc.value()
+				s.globals[h.Name] = exc.Value()
 				s.noteName(h.Name)
 			}
 			prev := st.Handling
@@ -290,16 +293,16 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 // (in an earlier chunk, or in the running one as seen from thread) or
 // bound a module's exception class to that name (from decimal import
 // DecimalException).
-func (s *Session) lookupClass(thread *starlark.Thread, name string) *typeObj {
+func (s *Session) lookupClass(thread *starlark.Thread, name string) *py.TypeObj {
 	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
 		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
-			if t, ok := fn.Globals()[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
+			if t, ok := fn.Globals()[name].(*py.TypeObj); ok && (t.Cls != nil || py.ExcTypes[t.PyName] == t) {
 				return t
 			}
 			break
 		}
 	}
-	if t, ok := s.globals[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
+	if t, ok := s.globals[name].(*py.TypeObj); ok && (t.Cls != nil || py.ExcTypes[t.PyName] == t) {
 		return t
 	}
 	return nil
@@ -316,7 +319,7 @@ func (st *step) catchable(err error) bool {
 	if st.limitErr() != nil {
 		return false
 	}
-	if errors.Is(err, errInternal) {
+	if errors.Is(err, py.ErrInternal) {
 		return false
 	}
 	for e := err; e != nil; {
@@ -417,7 +420,7 @@ func newStep(s *Session, ctx context.Context) *step {
 		out:  &outBuf{max: s.cfg.Limits.MaxOutputBytes},
 		mem:  memGauge{base: h, sessBase: s.memBase},
 	}
-	st.Step = Step{State: s.state, Host: st, Depth: s.cfg.Limits.MaxRecursion}
+	st.Step = py.Step{State: s.state, Host: st, Depth: s.cfg.Limits.MaxRecursion}
 	st.heap.Store(h)
 	return st
 }
@@ -430,7 +433,7 @@ func (st *step) sessMemLimit() int64 { return max(st.sess.cfg.Limits.MaxSessionM
 
 // runningStep returns the step running on thread, or nil.
 func runningStep(thread *starlark.Thread) *step {
-	if p := stepOf(thread); p != nil {
+	if p := py.StepOf(thread); p != nil {
 		st, _ := p.Host.(*step)
 		return st
 	}
@@ -446,10 +449,10 @@ func (st *step) newThread() *starlark.Thread {
 			}
 		},
 		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, &PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: ErrUnsupported}
+			return nil, &py.PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: py.ErrUnsupported}
 		},
 	}
-	SetStep(thread, &st.Step)
+	py.SetStep(thread, &st.Step)
 	starlark.SetGrowCheck(thread, st.GrowCheck)
 	if st.ctx != nil {
 		SetThreadContext(thread, st.ctx)
@@ -469,7 +472,7 @@ func (st *step) newThread() *starlark.Thread {
 			thread.SetMaxExecutionSteps(min(maxSteps, n+checkEvery))
 			return
 		}
-		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
+		st.stop(thread, py.ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
 	}
 	if h := st.sess.cfg.ThreadHook; h != nil {
 		h(thread)
@@ -487,7 +490,7 @@ func (st *step) write(s string) error {
 func (st *step) WriteOutput(s string) error {
 	err := st.write(s)
 	if err != nil {
-		st.limit.CompareAndSwap(nil, &ErrOutputLimit)
+		st.limit.CompareAndSwap(nil, &py.ErrOutputLimit)
 	}
 	return err
 }
@@ -502,7 +505,7 @@ func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
 		st.reason.Store(&reason)
 	}
 	thread.Cancel(reason)
-	if st.cancel != nil && limit != ErrCanceled {
+	if st.cancel != nil && limit != py.ErrCanceled {
 		st.cancel(limit)
 	}
 }
@@ -560,9 +563,9 @@ func (st *step) watch(thread *starlark.Thread) func() {
 		select {
 		case <-done:
 		case <-timeout:
-			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
+			st.stop(thread, py.ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
 		case <-st.ctx.Done():
-			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
+			st.stop(thread, py.ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
 		}
 	}()
 	if st.memLimit() > 0 || st.sessMemLimit() > 0 {
@@ -580,4 +583,46 @@ func (st *step) watch(thread *starlark.Thread) func() {
 
 // Clock returns the session's clock: the time the next clock read in code
 // (time.time(), datetime.now(), ...) returns.
-func (s *Session) Clock() time.Time { return s.state.Clock.now() }
+func (s *Session) Clock() time.Time { return s.state.Clock.Now() }
+
+// Globals returns the globals visible to the code running on thread (the
+// session's and those of the running chunk), in definition order.
+func (st *step) Globals(thread *starlark.Thread) ([]string, starlark.StringDict) {
+	s := st.sess // the step's goroutine is the only writer: no lock needed
+	vals := starlark.StringDict{}
+	var names []string
+	visible := func(name string, v starlark.Value) bool {
+		if v == nil || strings.HasPrefix(name, "_py_") {
+			return false
+		}
+		sys, isSys := s.system[name]
+		return !isSys || sys != v
+	}
+	for _, name := range s.order {
+		if v, ok := s.globals[name]; ok && visible(name, v) {
+			vals[name] = v
+			names = append(names, name)
+		}
+	}
+	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
+		fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function)
+		if !ok {
+			continue
+		}
+		g := fn.Globals()
+		var extra []string
+		for name, v := range g {
+			if !visible(name, v) {
+				continue
+			}
+			if _, seen := vals[name]; !seen {
+				extra = append(extra, name)
+			}
+			vals[name] = v
+		}
+		sort.Strings(extra) // new names of the running chunk
+		names = append(names, extra...)
+		break
+	}
+	return names, vals
+}

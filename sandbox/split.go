@@ -46,7 +46,12 @@ type edit struct {
 func main() {
 	renameFile := flag.String("rename", "", "file of extra `old New` lines (old: Name, Type.field or .method)")
 	pyFiles := flag.String("py", "", "comma-separated files that go to internal/py (default: all but lib_*.go); '*_test.go' for all tests")
+	faceFiles := flag.String("face", "", "comma-separated test files that stay in the public face")
 	flag.Parse()
+	faceFile := map[string]bool{}
+	for _, f := range strings.Split(*faceFiles, ",") {
+		faceFile[f] = true
+	}
 
 	fset := token.NewFileSet()
 	entries, _ := os.ReadDir(".")
@@ -151,6 +156,8 @@ func main() {
 	dest := func(file string) string {
 		base := filepath.Base(file)
 		switch {
+		case faceFile[base]:
+			return "sandbox"
 		case strings.HasPrefix(base, "lib_"):
 			return "pylib"
 		case pyFile[strings.TrimSuffix(base, "_test.go")+".go"] || pyFile[base] ||

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // pyTry implements _py_try(fn, types0, types1, ...): call fn(); on
@@ -10,7 +11,7 @@ import (
 // (-2, exc).
 func pyTry(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) < 1 {
-		return nil, argErr("_py_try", "needs a function")
+		return nil, py.ArgErr("_py_try", "needs a function")
 	}
 	v, err := starlark.Call(thread, args[0], nil, nil)
 	if err == nil {
@@ -21,10 +22,10 @@ func pyTry(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 		return nil, err
 	}
 	se := st.scriptError(err, "")
-	exc := exceptionFromError(se.Kind, se.Msg, se.Err, se)
-	exc.setCause(se, se.Err != nil)
+	exc := py.ExceptionFromError(se.Kind, se.Msg, se.Err, se)
+	exc.SetCause(se, se.Err != nil)
 	for i, tl := range args[1:] {
-		types, err := collect(thread, tl)
+		types, err := py.Collect(thread, tl)
 		if err != nil {
 			return nil, err
 		}
@@ -34,9 +35,9 @@ func pyTry(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 				names = append(names, string(s))
 			}
 		}
-		if handlerMatches(names, exc.typ, func(name string) *typeObj { return st.sess.lookupClass(thread, name) }) {
-			return starlark.Tuple{starlark.MakeInt(i), exc.value()}, nil
+		if py.HandlerMatches(names, exc.Typ, func(name string) *py.TypeObj { return st.sess.lookupClass(thread, name) }) {
+			return starlark.Tuple{starlark.MakeInt(i), exc.Value()}, nil
 		}
 	}
-	return starlark.Tuple{starlark.MakeInt(-2), exc.value()}, nil
+	return starlark.Tuple{starlark.MakeInt(-2), exc.Value()}, nil
 }
