@@ -325,13 +325,13 @@ func BenchmarkStrLen(b *testing.B) {
 				py.StrCache.Entries = nil
 				py.StrCache.Unlock()
 				py.StrLast.Store(nil)
-				_ = py.StrLen(s)
+				_ = StrLen(s)
 			}
 		})
 		b.Run(c.name+"/cached", func(b *testing.B) {
-			py.StrLen(c.s)
+			StrLen(c.s)
 			for i := 0; i < b.N; i++ {
-				_ = py.StrLen(c.s)
+				_ = StrLen(c.s)
 			}
 		})
 	}

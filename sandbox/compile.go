@@ -18,7 +18,7 @@ func compileProgram(filename, code string, nonlocal bool) (*pyfront.Program, err
 		if errors.As(err, &pe) {
 			var cause error = err
 			if pe.Unsupported {
-				cause = &multiError{errs: []error{py.ErrUnsupported, err}}
+				cause = &multiError{errs: []error{ErrUnsupported, err}}
 			}
 			return nil, newScriptError("SyntaxError", pe.Msg, pe.Line, cause, code, nil)
 		}

@@ -10,8 +10,11 @@ import (
 
 // Default limits: what a zero [Limits] field stands for.
 const (
+	DefaultTimeout           = py.DefaultTimeout
 	DefaultObservationTokens = 1000
 	DefaultMaxOutputBytes    = 64 << 20
+	DefaultMaxMemory         = py.DefaultMaxMemory
+	DefaultMaxRecursion      = py.DefaultMaxRecursion
 	DefaultMaxSteps          = 1_000_000_000
 )
 

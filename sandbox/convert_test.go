@@ -6,8 +6,6 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
@@ -21,11 +19,11 @@ func TestFromGoToGo(t *testing.T) {
 	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
 	d.Set("big", big1)
 
-	v, err := py.FromGo(d)
+	v, err := FromGo(d)
 	require.NoError(t, err)
-	assert.Equal(t, "{'z': 1, 'a': ['x', 2.5, None, True], 'big': 123456789012345678901234567890}", py.Repr(v))
+	assert.Equal(t, "{'z': 1, 'a': ['x', 2.5, None, True], 'big': 123456789012345678901234567890}", Repr(v))
 
-	back, err := py.ToGo(v)
+	back, err := ToGo(v)
 	require.NoError(t, err)
 	bd, ok := back.(*pyjson.Dict)
 	require.True(t, ok)
@@ -35,10 +33,10 @@ func TestFromGoToGo(t *testing.T) {
 	b, _ := bd.Get("big")
 	assert.Equal(t, 0, big1.Cmp(b.(*big.Int)))
 
-	_, err = py.FromGo(struct{}{})
+	_, err = FromGo(struct{}{})
 	assert.ErrorContains(t, err, "cannot convert")
 
-	tup, err := py.ToGo(starlark.Tuple{starlark.MakeInt(1), starlark.String("s")})
+	tup, err := ToGo(starlark.Tuple{starlark.MakeInt(1), starlark.String("s")})
 	require.NoError(t, err)
 	assert.Equal(t, []any{int64(1), "s"}, tup)
 }
@@ -61,9 +59,9 @@ func (p *fakeProxy) ProxyTarget(*starlark.Thread) (starlark.Value, error) {
 
 func TestProxy(t *testing.T) {
 	p := &fakeProxy{target: starlark.NewList([]starlark.Value{starlark.String("a"), starlark.MakeInt(1)})}
-	assert.Equal(t, "['a', 1]", py.Repr(p))
-	assert.Equal(t, "['a', 1]", py.Str(p))
-	g, err := py.ToGo(p)
+	assert.Equal(t, "['a', 1]", Repr(p))
+	assert.Equal(t, "['a', 1]", Str(p))
+	g, err := ToGo(p)
 	require.NoError(t, err)
 	assert.Equal(t, []any{"a", int64(1)}, g)
 
@@ -97,7 +95,7 @@ func TestThreadHookAndHostErrors(t *testing.T) {
 				return nil, hostErr{}
 			}),
 			"fail": starlark.NewBuiltin("fail", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-				return nil, py.Errorf("ValueError", "fail: bad argument")
+				return nil, Errorf("ValueError", "fail: bad argument")
 			}),
 		},
 	})
@@ -129,7 +127,7 @@ func TestStepGlobals(t *testing.T) {
 	var vals starlark.StringDict
 	s := New(Config{Predeclared: starlark.StringDict{
 		"probe": starlark.NewBuiltin("probe", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			names, vals = py.StepGlobals(th)
+			names, vals = StepGlobals(th)
 			return starlark.None, nil
 		}),
 	}})
@@ -139,9 +137,9 @@ func TestStepGlobals(t *testing.T) {
 	_, err = s.Exec(ctx, "c = 'x'\na = 5\nprobe()")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b", "c"}, names)
-	assert.Equal(t, "5", py.Repr(vals["a"]))
-	assert.Equal(t, "'x'", py.Repr(vals["c"]))
-	n, v := py.StepGlobals(&starlark.Thread{})
+	assert.Equal(t, "5", Repr(vals["a"]))
+	assert.Equal(t, "'x'", Repr(vals["c"]))
+	n, v := StepGlobals(&starlark.Thread{})
 	assert.Nil(t, n)
 	assert.Nil(t, v)
 }

@@ -79,25 +79,25 @@ func TestGoWalksBounded(t *testing.T) {
 	for i := 0; i < 100_000; i++ {
 		deep = starlark.NewList([]starlark.Value{deep})
 	}
-	s := py.Repr(deep)
-	assert.Equal(t, py.MaxRenderDepth*2+3, len(s), "rendered to the depth limit, then ...")
+	s := Repr(deep)
+	assert.Equal(t, MaxRenderDepth*2+3, len(s), "rendered to the depth limit, then ...")
 	assert.True(t, strings.HasPrefix(s, "[[[") && strings.Contains(s, "[...]"), s[:20])
 
-	_, err := py.ToGo(deep)
-	var pe *py.PyError
+	_, err := ToGo(deep)
+	var pe *PyError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "RecursionError", pe.Kind)
 
 	cyc := starlark.NewList([]starlark.Value{starlark.MakeInt(1)})
 	require.NoError(t, cyc.Append(cyc))
-	_, err = py.ToGo(cyc)
+	_, err = ToGo(cyc)
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "ValueError", pe.Kind)
 	assert.Equal(t, "Circular reference detected", pe.Msg)
 
 	// A shared (acyclic) value converts.
 	shared := starlark.NewList([]starlark.Value{starlark.String("a")})
-	g, err := py.ToGo(starlark.NewList([]starlark.Value{shared, shared}))
+	g, err := ToGo(starlark.NewList([]starlark.Value{shared, shared}))
 	require.NoError(t, err)
 	assert.Equal(t, []any{[]any{"a"}, []any{"a"}}, g)
 
@@ -105,8 +105,8 @@ func TestGoWalksBounded(t *testing.T) {
 	for i := range wide {
 		wide[i] = starlark.MakeInt(i)
 	}
-	assert.Equal(t, "[0, 1, 2, 3, 4", py.StrLimit(starlark.NewList(wide), 14))
-	assert.Equal(t, "'é", py.ReprLimit(starlark.String("éé"), 4), "cut at a rune boundary")
+	assert.Equal(t, "[0, 1, 2, 3, 4", StrLimit(starlark.NewList(wide), 14))
+	assert.Equal(t, "'é", ReprLimit(starlark.String("éé"), 4), "cut at a rune boundary")
 }
 
 // TestGoWalksOfSharedValues: a value shared at every level of its nesting
@@ -120,11 +120,11 @@ func TestGoWalksOfSharedValues(t *testing.T) {
 	for i := 0; i < 80; i++ {
 		dag = starlark.NewList([]starlark.Value{dag, dag})
 	}
-	for _, s := range []string{py.Repr(dag), py.Str(dag)} {
+	for _, s := range []string{Repr(dag), Str(dag)} {
 		assert.True(t, strings.HasPrefix(s, "[[[[") && strings.HasSuffix(s, "..."), "cut and marked: %q...%q", s[:10], s[len(s)-10:])
 	}
-	_, err := py.ToGo(dag)
-	var pe *py.PyError
+	_, err := ToGo(dag)
+	var pe *PyError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	assert.Equal(t, "MemoryError", pe.Kind)
 	assert.Contains(t, pe.Msg, "value too large to walk")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,9 +64,9 @@ func TestRaisedByCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(tt.cfg).Exec(context.Background(), tt.code)
 			require.Error(t, err)
-			assert.Equal(t, tt.raised, py.RaisedByCode(err), "%v", err)
+			assert.Equal(t, tt.raised, RaisedByCode(err), "%v", err)
 		})
 	}
-	assert.False(t, py.RaisedByCode(nil))
-	assert.False(t, py.RaisedByCode(py.Errorf("ValueError", "x")))
+	assert.False(t, RaisedByCode(nil))
+	assert.False(t, RaisedByCode(Errorf("ValueError", "x")))
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,7 +55,7 @@ func TestREPLPersistence(t *testing.T) {
 	assert.Equal(t, []string{"xs", "count", "add", "Counter", "sum", "json"}, s.UserGlobals())
 	v, ok := s.Global("xs")
 	require.True(t, ok)
-	assert.Equal(t, "[1, 2, 3, 4, 5]", py.Repr(v))
+	assert.Equal(t, "[1, 2, 3, 4, 5]", Repr(v))
 
 	s.SetGlobal("context", starlark.String("hello world"))
 	res, err := s.Exec(ctx, "print(len(context), context.split())")
@@ -172,7 +170,7 @@ print(results)
 
 	// Limits are never caught.
 	_, err = New(Config{Limits: Limits{MaxSteps: 10_000}}).Exec(context.Background(), "try:\n    while True:\n        pass\nexcept Exception:\n    print('swallowed')")
-	assert.ErrorIs(t, err, py.ErrStepLimit)
+	assert.ErrorIs(t, err, ErrStepLimit)
 }
 
 func TestInnerTry(t *testing.T) {
@@ -381,7 +379,7 @@ func TestRecursionErrorIsCatchable(t *testing.T) {
 func TestIssueExamples(t *testing.T) {
 	s := New(Config{})
 	s.SetGlobal("context", starlark.String("INFO start\nERROR disk full\nWARN slow\nERROR again\n"))
-	conv, err := py.FromGo([]any{map[string]any{"user": "ann"}, map[string]any{"user": "bob"}, map[string]any{"user": "ann"}})
+	conv, err := FromGo([]any{map[string]any{"user": "ann"}, map[string]any{"user": "bob"}, map[string]any{"user": "ann"}})
 	require.NoError(t, err)
 	s.SetGlobal("conversation", conv)
 	code := `import re
@@ -453,9 +451,9 @@ func TestStrCodePoints(t *testing.T) {
 	res, err = s.Exec(context.Background(), "i = big.find('x')\nprint(len(big), i, big[i], big[i-1:i+2], big[-2:], big.rfind('é'), re.search('x', big).start())")
 	require.NoError(t, err)
 	assert.Equal(t, "10001 5000 x éxa aa 4999 5000\n", res.Output)
-	assert.Equal(t, 10001, py.StrLen(big))
-	assert.Equal(t, 5000, py.CharOffset(big, 10000))
-	assert.Equal(t, 10000, py.ByteOffset(big, 5000))
+	assert.Equal(t, 10001, StrLen(big))
+	assert.Equal(t, 5000, CharOffset(big, 10000))
+	assert.Equal(t, 10000, ByteOffset(big, 5000))
 }
 
 // str methods taking start/end positions and textwrap widths count code
@@ -487,7 +485,7 @@ func TestNonlocal(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "SyntaxError", se.Kind)
 	assert.Contains(t, se.Msg, "nonlocal")
-	assert.ErrorIs(t, err, py.ErrUnsupported)
+	assert.ErrorIs(t, err, ErrUnsupported)
 }
 
 // A def's global statement lets it rebind module globals, also across

@@ -49,7 +49,7 @@ func TestAppendFormatFast(t *testing.T) {
 		s, err := py.ParseSpec(tt.spec)
 		require.NoError(t, err)
 		for _, v := range []any{"abc", "", int64(-42), int64(7), int64(math.MinInt64), 2.5, math.Copysign(0, -1), 1e-7, 1e300} {
-			val, err := py.FromGo(v)
+			val, err := FromGo(v)
 			require.NoError(t, err)
 			out, ok := py.AppendFormatFast(nil, val, &s)
 			want, werr := py.FormatValue(nil, val, tt.spec)

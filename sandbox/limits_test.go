@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,18 +23,18 @@ func TestLimits(t *testing.T) {
 		kind     string
 		msg      string
 	}{
-		{"infinite loop hits the step limit", Config{Limits: Limits{MaxSteps: 100_000}}, "n = 0\nwhile True:\n    n += 1\n", py.ErrStepLimit, "TimeoutError", "step limit exceeded"},
-		{"while True: pass hits the timeout", Config{Limits: Limits{Timeout: 200 * time.Millisecond}}, "while True:\n    pass\n", py.ErrTimeout, "TimeoutError", "time limit exceeded"},
-		{"string bomb", Config{}, `s = "x" * 10**10`, py.ErrMemoryLimit, "MemoryError", "memory limit"},
-		{"list bomb", Config{}, `l = [0] * 10**9`, py.ErrMemoryLimit, "MemoryError", "memory limit"},
-		{"huge power", Config{}, `n = 10 ** (10 ** 12)`, py.ErrMemoryLimit, "MemoryError", "memory limit"},
-		{"ever-growing list", Config{Limits: Limits{MaxMemory: 64 << 20, Timeout: 20 * time.Second}}, "l = []\nwhile True:\n    l.append('y' * 1000)\n", py.ErrMemoryLimit, "MemoryError", "memory limit exceeded"},
-		{"deep recursion", Config{}, "def f(n):\n    return f(n + 1)\nf(0)\n", py.ErrRecursionLimit, "RecursionError", "maximum recursion depth exceeded"},
-		{"1 GB print is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 20}}, "s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n", py.ErrOutputLimit, "OutputLimitError", "printed more than"},
-		{"printing a huge list is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 16}}, "xs = list(range(10 ** 6))\nprint(xs)", py.ErrOutputLimit, "OutputLimitError", "printed more than"},
+		{"infinite loop hits the step limit", Config{Limits: Limits{MaxSteps: 100_000}}, "n = 0\nwhile True:\n    n += 1\n", ErrStepLimit, "TimeoutError", "step limit exceeded"},
+		{"while True: pass hits the timeout", Config{Limits: Limits{Timeout: 200 * time.Millisecond}}, "while True:\n    pass\n", ErrTimeout, "TimeoutError", "time limit exceeded"},
+		{"string bomb", Config{}, `s = "x" * 10**10`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"list bomb", Config{}, `l = [0] * 10**9`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"huge power", Config{}, `n = 10 ** (10 ** 12)`, ErrMemoryLimit, "MemoryError", "memory limit"},
+		{"ever-growing list", Config{Limits: Limits{MaxMemory: 64 << 20, Timeout: 20 * time.Second}}, "l = []\nwhile True:\n    l.append('y' * 1000)\n", ErrMemoryLimit, "MemoryError", "memory limit exceeded"},
+		{"deep recursion", Config{}, "def f(n):\n    return f(n + 1)\nf(0)\n", ErrRecursionLimit, "RecursionError", "maximum recursion depth exceeded"},
+		{"1 GB print is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 20}}, "s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n", ErrOutputLimit, "OutputLimitError", "printed more than"},
+		{"printing a huge list is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 16}}, "xs = list(range(10 ** 6))\nprint(xs)", ErrOutputLimit, "OutputLimitError", "printed more than"},
 		{"load is disabled", Config{}, `load("x.star", "y")`, nil, "", ""},
-		{"open is unavailable", Config{}, `open("/etc/passwd")`, py.ErrUnsupported, "NotImplementedError", "file access is not available"},
-		{"unknown module", Config{}, `import os`, py.ErrUnsupported, "ModuleNotFoundError", "available modules: base64, bisect, collections"},
+		{"open is unavailable", Config{}, `open("/etc/passwd")`, ErrUnsupported, "NotImplementedError", "file access is not available"},
+		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: base64, bisect, collections"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +87,7 @@ func TestCancel(t *testing.T) {
 	}()
 	_, err := s.Exec(ctx, "while True:\n    pass\n")
 	require.Error(t, err)
-	assert.ErrorIs(t, err, py.ErrCanceled)
+	assert.ErrorIs(t, err, ErrCanceled)
 }
 
 // A builtin that blocks on ThreadContext returns when the step times out.
@@ -106,7 +104,7 @@ func TestThreadContextTimeout(t *testing.T) {
 	})
 	_, err := s.Exec(context.Background(), "wait()")
 	require.Error(t, err)
-	assert.ErrorIs(t, err, py.ErrTimeout)
+	assert.ErrorIs(t, err, ErrTimeout)
 	assert.Equal(t, context.Background(), ThreadContext(&starlark.Thread{}))
 }
 

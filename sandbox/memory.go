@@ -235,12 +235,12 @@ func (st *step) overLimit() (msg string, limit error) {
 	h := st.heap.Load()
 	grown := h - st.mem.base
 	if limit := st.memLimit(); limit > 0 && grown > limit {
-		return memoryMsg(limit), py.ErrMemoryLimit
+		return memoryMsg(limit), ErrMemoryLimit
 	}
 	// A step that frees memory (del x) may run even when the session is
 	// over its limit: only a step that grows the heap is stopped.
 	if limit := st.sessMemLimit(); limit > 0 && h-st.mem.sessBase > limit && grown > 0 {
-		return sessionMemoryMsg(limit), py.ErrSessionMemoryLimit
+		return sessionMemoryMsg(limit), ErrSessionMemoryLimit
 	}
 	return "", nil
 }
@@ -276,7 +276,7 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 				st.stop(thread, limit, msg)
 				return
 			case st.pastBackstop():
-				st.stop(thread, py.ErrMemoryLimit, memoryMsg(st.memLimit()))
+				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
 				return
 			default:
 				// Other steps share the heap: the step sizes what it
@@ -360,9 +360,9 @@ func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 			// Over a limit by its own sizing: stop the step as the
 			// watchdog would (for the session's, only if it grew).
 			if step < 0 {
-				st.stop(thread, py.ErrMemoryLimit, memoryMsg(st.memLimit()))
+				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
 			} else if sess < 0 && st.mem.own.Load() > 0 {
-				st.stop(thread, py.ErrSessionMemoryLimit, sessionMemoryMsg(st.sessMemLimit()))
+				st.stop(thread, ErrSessionMemoryLimit, sessionMemoryMsg(st.sessMemLimit()))
 			}
 			return st.interrupted()
 		}
@@ -375,7 +375,7 @@ func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 		return nil
 	}
 	if sess < step {
-		return &py.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", py.FmtAlloc(n), py.FmtAlloc(max(sess, 0)), py.FmtBytes(st.sessMemLimit())), Err: py.ErrSessionMemoryLimit}
+		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", py.FmtAlloc(n), py.FmtAlloc(max(sess, 0)), py.FmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
 	}
 	return py.AllocErr(n, max(step, 0), py.FmtBytes(st.memLimit())+" per step")
 }

@@ -54,7 +54,7 @@ func TestAllocChecks(t *testing.T) {
 			var se *ScriptError
 			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
-			assert.ErrorIs(t, err, py.ErrMemoryLimit)
+			assert.ErrorIs(t, err, ErrMemoryLimit)
 		})
 	}
 }
@@ -93,7 +93,7 @@ func TestGrowChecks(t *testing.T) {
 			require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 			assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
 			assert.Contains(t, se.Msg, "cannot allocate")
-			assert.ErrorIs(t, err, py.ErrMemoryLimit)
+			assert.ErrorIs(t, err, ErrMemoryLimit)
 		})
 	}
 }
@@ -139,7 +139,7 @@ func stoppedThread(t *testing.T) *starlark.Thread {
 	s := New(Config{})
 	st := newStep(s, context.Background())
 	thread := st.newThread()
-	st.stop(thread, py.ErrTimeout, "time limit exceeded (test)")
+	st.stop(thread, ErrTimeout, "time limit exceeded (test)")
 	return thread
 }
 
@@ -201,7 +201,7 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.run(stoppedThread(t))
-			assert.ErrorIs(t, err, py.ErrTimeout)
+			assert.ErrorIs(t, err, ErrTimeout)
 		})
 	}
 }
@@ -212,7 +212,7 @@ func TestTimeoutEndsLongBuiltins(t *testing.T) {
 	s := New(Config{Limits: Limits{Timeout: 200 * time.Millisecond}})
 	_, err := s.Exec(context.Background(), "x = pow(5, 7**(2**20), 3**(2**16)+2)")
 	require.Error(t, err)
-	assert.ErrorIs(t, err, py.ErrTimeout)
+	assert.ErrorIs(t, err, ErrTimeout)
 }
 
 // TestAsdictHostile: dataclasses.asdict/astuple convert shared parts
@@ -227,7 +227,7 @@ func TestAsdictHostile(t *testing.T) {
 	}{
 		{"shared list", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = asdict(D(l))['x']\nfor i in range(26): r = r[1]\nassert r == [1] and r is not l0", nil},
 		{"shared list astuple", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = astuple(D(l))[0]\nfor i in range(26): r = r[0]\nassert r == [1] and r is not l0", nil},
-		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", py.ErrTimeout},
+		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", ErrTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,12 +256,12 @@ func TestSessionMemory(t *testing.T) {
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 	assert.Equal(t, "MemoryError", se.Kind)
-	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
 
 	// Growth in interpreted code is caught by the watchdog.
 	_, err = s.Exec(ctx, "e = []\nfor i in range(10**8):\n    e.append('%d' % i)")
-	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
 
 	_, err = s.Exec(ctx, "del a, e")
 	require.NoError(t, err)
@@ -277,7 +277,7 @@ func TestSessionMemoryNoStepLimit(t *testing.T) {
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "want a MemoryError, got %v", err)
 	assert.Equal(t, "MemoryError", se.Kind)
-	assert.ErrorIs(t, err, py.ErrSessionMemoryLimit)
+	assert.ErrorIs(t, err, ErrSessionMemoryLimit)
 	assert.Contains(t, se.Msg, "session memory limit")
 }
 

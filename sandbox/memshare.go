@@ -200,9 +200,9 @@ func (st *step) checkShared(thread *starlark.Thread) {
 	}
 	own, sess := st.sizeOwn(thread)
 	if lim := st.memLimit(); lim > 0 && own > lim {
-		st.stop(thread, py.ErrMemoryLimit, memoryMsg(lim))
+		st.stop(thread, ErrMemoryLimit, memoryMsg(lim))
 	} else if lim := st.sessMemLimit(); lim > 0 && sess > lim && own > 0 {
-		st.stop(thread, py.ErrSessionMemoryLimit, sessionMemoryMsg(lim))
+		st.stop(thread, ErrSessionMemoryLimit, sessionMemoryMsg(lim))
 	}
 }
 
@@ -312,7 +312,7 @@ func (z *sizer) Value(v starlark.Value) {
 		if z.first(unsafe.Pointer(x)) {
 			z.todo = append(z.todo, v)
 		}
-	case *py.LazyDict:
+	case *LazyDict:
 		z.n += 32
 	case py.PyDictLike: // Counter, defaultdict, OrderedDict
 		z.n += 48

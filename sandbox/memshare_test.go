@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +80,7 @@ func TestBombDoesNotStopOtherSteps(t *testing.T) {
 				var se *ScriptError
 				if assert.True(t, errors.As(err, &se), "trial %d: the bomb ends with a MemoryError, got %v", trial, err) {
 					assert.Equal(t, "MemoryError", se.Kind, se.Traceback)
-					assert.True(t, errors.Is(err, py.ErrMemoryLimit) || errors.Is(err, py.ErrSessionMemoryLimit), "%v", err)
+					assert.True(t, errors.Is(err, ErrMemoryLimit) || errors.Is(err, ErrSessionMemoryLimit), "%v", err)
 				}
 				for i, err := range errs {
 					assert.NoError(t, err, "trial %d: innocent step %d", trial, i)

@@ -72,7 +72,7 @@ func TestLenFastWords(t *testing.T) {
 		v, ok := py.LenFast(nil, starlark.Tuple{starlark.String(s)})
 		require.True(t, ok, "%q", s)
 		n, _ := starlark.AsInt32(v)
-		assert.Equal(t, py.StrLen(s), n, "%q", s)
+		assert.Equal(t, StrLen(s), n, "%q", s)
 		assert.Equal(t, len([]rune(s)), n, "%q", s)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +80,7 @@ func TestCustomExceptionStr(t *testing.T) {
 // TestBuiltinPanicHasLine checks the mechanism: a Go panic in a builtin is
 // a SystemError raised at the line of the call, and the session goes on.
 func TestBuiltinPanicHasLine(t *testing.T) {
-	boom := py.NewBuiltin("boom", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	boom := NewBuiltin("boom", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 		panic("deliberate failure")
 	})
 	s := New(Config{Predeclared: starlark.StringDict{"boom": boom}})

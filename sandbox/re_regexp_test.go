@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
 	"github.com/rlmhq/rlm/sandbox/internal/pylib"
 
 	"github.com/stretchr/testify/assert"
@@ -123,7 +122,7 @@ func TestCompileRegexpErrors(t *testing.T) {
 				assert.Nil(t, r.Re, "runs on the backtracking engine")
 				return
 			}
-			var pe *py.PyError
+			var pe *PyError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, "re.error", pe.Kind)
 			assert.Equal(t, tt.want, pe.Msg)
@@ -178,7 +177,7 @@ func TestBacktrackTimeout(t *testing.T) {
 	s := New(Config{Limits: Limits{Timeout: 300 * time.Millisecond}})
 	_, err := s.Exec(context.Background(), `import re
 print(re.search(r"(a+)+(?!a)b", "a" * 40 + "c"))`)
-	require.ErrorIs(t, err, py.ErrTimeout)
+	require.ErrorIs(t, err, ErrTimeout)
 	assert.Contains(t, err.Error(), `the regular expression "(a+)+(?!a)b" backtracked`)
 	res, err := s.Exec(context.Background(), `print(re.findall(r"(?<=a)b", "abab"))`)
 	require.NoError(t, err)
@@ -199,7 +198,7 @@ func TestBacktrackClockEnds(t *testing.T) {
 	s := New(Config{Limits: Limits{Timeout: 200 * time.Millisecond}})
 	_, err := s.Exec(context.Background(), `import re
 print(re.search(r"(a+)+(?!a)b", "a" * 40 + "c"))`)
-	require.ErrorIs(t, err, py.ErrTimeout)
+	require.ErrorIs(t, err, ErrTimeout)
 	running := func() bool {
 		buf := make([]byte, 1<<20)
 		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "regexp2")
@@ -214,7 +213,7 @@ func TestBacktrackMemoryLimit(t *testing.T) {
 	_, err := s.Exec(context.Background(), `import re
 text = "ab" * (12 << 20)
 print(len(re.findall(r"(?<=a)b", text)))`)
-	require.ErrorIs(t, err, py.ErrMemoryLimit)
+	require.ErrorIs(t, err, ErrMemoryLimit)
 }
 
 // TestFirstBytes: the bytes a match can start with, past optional and
@@ -279,6 +278,6 @@ n True
 
 	_, err = s.Exec(context.Background(), `import re
 x = re.findall("a", "a" * (32 << 20))`)
-	require.ErrorIs(t, err, py.ErrMemoryLimit)
+	require.ErrorIs(t, err, ErrMemoryLimit)
 	assert.Contains(t, err.Error(), "matches would not fit in what is left of the memory limit (64 MB per step)")
 }

@@ -75,7 +75,7 @@ func New(cfg Config) *Session {
 		s.globals[name] = v
 		s.system[name] = v
 	}
-	s.globals["_py_try"] = py.NewBuiltin("_py_try", pyTry)
+	s.globals["_py_try"] = NewBuiltin("_py_try", pyTry)
 	s.system["_py_try"] = s.globals["_py_try"]
 	for name, v := range cfg.Predeclared {
 		s.globals[name] = v
@@ -398,18 +398,18 @@ func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
 
 // step is the per-Exec state reachable from the thread.
 type step struct {
-	Step   // the value layer's part; st is its Host
-	sess   *Session
-	ctx    context.Context
-	out    *outBuf
-	limit  atomic.Pointer[error]  // first limit that stopped the step
-	reason atomic.Pointer[string] // its message
-	heap   atomic.Int64           // heap in use, sampled by the memory watchdog
-	mem    memGauge
-	prog   *pyfront.Program
-	code   string
-	file   string                  // file name of this step's code
-	cancel context.CancelCauseFunc // cancels ctx when a limit stops the step
+	py.Step // the value layer's part; st is its Host
+	sess    *Session
+	ctx     context.Context
+	out     *outBuf
+	limit   atomic.Pointer[error]  // first limit that stopped the step
+	reason  atomic.Pointer[string] // its message
+	heap    atomic.Int64           // heap in use, sampled by the memory watchdog
+	mem     memGauge
+	prog    *pyfront.Program
+	code    string
+	file    string                  // file name of this step's code
+	cancel  context.CancelCauseFunc // cancels ctx when a limit stops the step
 }
 
 func newStep(s *Session, ctx context.Context) *step {
@@ -449,7 +449,7 @@ func (st *step) newThread() *starlark.Thread {
 			}
 		},
 		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, &py.PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: py.ErrUnsupported}
+			return nil, &PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: ErrUnsupported}
 		},
 	}
 	py.SetStep(thread, &st.Step)
@@ -472,7 +472,7 @@ func (st *step) newThread() *starlark.Thread {
 			thread.SetMaxExecutionSteps(min(maxSteps, n+checkEvery))
 			return
 		}
-		st.stop(thread, py.ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
+		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
 	}
 	if h := st.sess.cfg.ThreadHook; h != nil {
 		h(thread)
@@ -490,7 +490,7 @@ func (st *step) write(s string) error {
 func (st *step) WriteOutput(s string) error {
 	err := st.write(s)
 	if err != nil {
-		st.limit.CompareAndSwap(nil, &py.ErrOutputLimit)
+		st.limit.CompareAndSwap(nil, &ErrOutputLimit)
 	}
 	return err
 }
@@ -505,7 +505,7 @@ func (st *step) stop(thread *starlark.Thread, limit error, reason string) {
 		st.reason.Store(&reason)
 	}
 	thread.Cancel(reason)
-	if st.cancel != nil && limit != py.ErrCanceled {
+	if st.cancel != nil && limit != ErrCanceled {
 		st.cancel(limit)
 	}
 }
@@ -563,9 +563,9 @@ func (st *step) watch(thread *starlark.Thread) func() {
 		select {
 		case <-done:
 		case <-timeout:
-			st.stop(thread, py.ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
+			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
 		case <-st.ctx.Done():
-			st.stop(thread, py.ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
+			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
 		}
 	}()
 	if st.memLimit() > 0 || st.sessMemLimit() > 0 {

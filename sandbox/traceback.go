@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -41,7 +39,7 @@ func syntaxError(err error, code string) *ScriptError {
 		}
 		return newScriptError(kind, msg, int(e.Pos.Line), err, code, nil)
 	}
-	var pe *py.PyError
+	var pe *PyError
 	if errors.As(err, &pe) {
 		return newScriptError(pe.Kind, pe.Msg, 0, err, code, nil)
 	}
@@ -227,20 +225,20 @@ func limitKind(limit, err error) (string, string) {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "Starlark computation cancelled: ")
 	switch limit {
-	case py.ErrMemoryLimit, py.ErrSessionMemoryLimit:
+	case ErrMemoryLimit, ErrSessionMemoryLimit:
 		return "MemoryError", strings.TrimPrefix(msg, "MemoryError: ")
-	case py.ErrRecursionLimit:
+	case ErrRecursionLimit:
 		return "RecursionError", "maximum recursion depth exceeded"
-	case py.ErrTimeout, py.ErrStepLimit:
+	case ErrTimeout, ErrStepLimit:
 		return "TimeoutError", msg
-	case py.ErrCanceled:
+	case ErrCanceled:
 		return "KeyboardInterrupt", msg
-	case py.ErrOutputLimit:
-		var pe *py.PyError
+	case ErrOutputLimit:
+		var pe *PyError
 		if errors.As(err, &pe) && pe.Kind == "OutputLimitError" {
 			return pe.Kind, pe.Msg
 		}
-		return "OutputLimitError", strings.TrimPrefix(msg, py.ErrOutputLimit.Error()+": ")
+		return "OutputLimitError", strings.TrimPrefix(msg, ErrOutputLimit.Error()+": ")
 	}
 	return "RuntimeError", msg
 }
@@ -304,7 +302,7 @@ func pyCallError(msg string) (string, bool) {
 
 // classify maps a Starlark error message to a Python exception kind and message.
 func classify(err error) (string, string) {
-	var pe *py.PyError
+	var pe *PyError
 	if errors.As(err, &pe) {
 		return pe.Kind, pe.Msg
 	}
@@ -364,7 +362,7 @@ func classify(err error) (string, string) {
 		m := reKeyNotIn.FindStringSubmatch(inner)
 		key := m[1]
 		if s, err := strconv.Unquote(key); err == nil && strings.HasPrefix(key, `"`) {
-			key = py.Repr(starlark.String(s))
+			key = Repr(starlark.String(s))
 		}
 		return "KeyError", key
 	case reNotImpl.MatchString(inner):

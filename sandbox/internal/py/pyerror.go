@@ -9,26 +9,20 @@ import (
 // end; formatValue names the value's type in the error, as CPython does.
 var errBadSpec = errors.New("sandbox: invalid format specifier")
 
-// Sentinel errors for the limits of a step. An error caused by a limit
-// wraps the matching sentinel, so errors.Is(err, ErrStepLimit) works.
+// Sentinel errors of the limits the value layer enforces itself (the
+// public face re-exports them beside its own). An error caused by a limit
+// wraps the matching sentinel, so errors.Is(err, ErrMemoryLimit) works.
 var (
-	// ErrStepLimit reports that a step executed more than Limits.MaxSteps steps.
-	ErrStepLimit = errors.New("sandbox: step limit exceeded")
 	// ErrTimeout reports that a step ran longer than Limits.Timeout.
 	ErrTimeout = errors.New("sandbox: time limit exceeded")
 	// ErrMemoryLimit reports that a step allocated more than Limits.MaxMemory bytes.
 	ErrMemoryLimit = errors.New("sandbox: memory limit exceeded")
-	// ErrSessionMemoryLimit reports that a step grew the session's heap past
-	// Limits.MaxSessionMemory bytes (the total across steps).
-	ErrSessionMemoryLimit = errors.New("sandbox: session memory limit exceeded")
 	// ErrRecursionLimit reports that calls nested deeper than Limits.MaxRecursion.
 	ErrRecursionLimit = errors.New("sandbox: maximum recursion depth exceeded")
 	// ErrOutputLimit reports that a step printed more than Limits.MaxOutputBytes.
 	ErrOutputLimit = errors.New("sandbox: output limit exceeded")
 	// ErrUnsupported reports a Python construct or module the sandbox does not provide.
 	ErrUnsupported = errors.New("sandbox: unsupported")
-	// ErrCanceled reports that the caller's context was canceled during a step.
-	ErrCanceled = errors.New("sandbox: step canceled")
 )
 
 // PyError is an error raised by a builtin with an explicit Python
