@@ -24,7 +24,7 @@ func bytesString(b []byte) string {
 }
 
 // appendFloatRepr appends CPython's repr(f).
-func AppendFloatRepr(dst []byte, f float64) []byte {
+func appendFloatRepr(dst []byte, f float64) []byte {
 	if a := math.Abs(f); a >= 1e-4 && a < 1e16 {
 		// repr writes these without an exponent: the shortest digits
 		// that round-trip, as 'f' with precision -1 writes them.
@@ -35,7 +35,7 @@ func AppendFloatRepr(dst []byte, f float64) []byte {
 		}
 		return dst
 	}
-	return append(dst, FormatFloatRepr(f)...)
+	return append(dst, formatFloatRepr(f)...)
 }
 
 // appendStrValue appends str(v) for a str, an int that fits in int64 or
@@ -49,7 +49,7 @@ func appendStrValue(dst []byte, v starlark.Value) ([]byte, bool) {
 			return strconv.AppendInt(dst, n, 10), true
 		}
 	case starlark.Float:
-		return AppendFloatRepr(dst, float64(x)), true
+		return appendFloatRepr(dst, float64(x)), true
 	}
 	return dst, false
 }
@@ -98,7 +98,7 @@ func appendPad(dst []byte, body []byte, s *FmtSpec, defAlign byte, signLen int) 
 // int64 or a finite float with the common presentation types; ok is
 // false, with dst unchanged, for anything else. The caller has checked
 // the allocation of s's width and precision.
-func AppendFormatFast(dst []byte, v starlark.Value, s *FmtSpec) ([]byte, bool) {
+func appendFormatFast(dst []byte, v starlark.Value, s *FmtSpec) ([]byte, bool) {
 	switch x := v.(type) {
 	case starlark.String:
 		if (s.Typ != 0 && s.Typ != 's') || s.Sign != 0 || s.align == '=' || s.alt || s.noNeg0 || s.Grouping != 0 {
@@ -151,7 +151,7 @@ func AppendFormatFast(dst []byte, v starlark.Value, s *FmtSpec) ([]byte, bool) {
 				body = append(body, '.')
 			}
 		case s.Typ == 0 && s.Precision < 0 && !s.alt:
-			body = AppendFloatRepr(body, a)
+			body = appendFloatRepr(body, a)
 		default:
 			return dst, false
 		}
@@ -227,7 +227,7 @@ func (a *fmtAppender) Value(v starlark.Value, conv byte, spec string) error {
 		}
 	}
 	if spec != "" {
-		s, err := ParseSpec(spec)
+		s, err := parseSpec(spec)
 		if err != nil {
 			return err
 		}
@@ -237,12 +237,12 @@ func (a *fmtAppender) Value(v starlark.Value, conv byte, spec string) error {
 		if err := a.room(s.width); err != nil {
 			return err
 		}
-		if out, ok := AppendFormatFast(a.buf, v, &s); ok {
+		if out, ok := appendFormatFast(a.buf, v, &s); ok {
 			a.buf = out
 			return nil
 		}
 	}
-	str, err := FormatValue(a.thread, v, spec)
+	str, err := formatValue(a.thread, v, spec)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ type FmtSpec struct {
 
 // parseSpec reads a format spec as CPython's
 // parse_internal_render_format_spec does.
-func ParseSpec(spec string) (FmtSpec, error) {
+func parseSpec(spec string) (FmtSpec, error) {
 	s := FmtSpec{fill: ' ', Precision: -1}
 	i := 0
 	isAlign := func(c byte) bool { return c == '<' || c == '>' || c == '^' || c == '=' }
@@ -150,7 +150,7 @@ type pyFormatter interface {
 }
 
 // formatValue implements Python's format(v, spec).
-func FormatValue(thread *starlark.Thread, v starlark.Value, spec string) (string, error) {
+func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string, error) {
 	v, err := Unproxy(thread, v)
 	if err != nil {
 		return "", err
@@ -163,7 +163,7 @@ func FormatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 		}
 		return r.B.String(), nil
 	}
-	s, err := ParseSpec(spec)
+	s, err := parseSpec(spec)
 	if err == errBadSpec {
 		return "", Errorf("ValueError", "Invalid format specifier '%s' for object of type '%s'", spec, PyType(v))
 	}
@@ -393,7 +393,7 @@ func FormatFloat(f float64, s FmtSpec) (string, error) {
 			body = formatG(a, prec, s.alt, false)
 		case 0:
 			if s.Precision < 0 {
-				body = FormatFloatRepr(a)
+				body = formatFloatRepr(a)
 			} else {
 				body = formatG(a, prec, s.alt, true)
 			}
@@ -483,7 +483,7 @@ func pyFormatBuiltin(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 	if err := starlark.UnpackPositionalArgs("format", args, kwargs, 1, &v, &spec); err != nil {
 		return nil, err
 	}
-	s, err := FormatValue(thread, v, spec)
+	s, err := formatValue(thread, v, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -503,7 +503,7 @@ func pyFormatHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 	if !ok {
 		return nil, Errorf("TypeError", "format spec must be a str")
 	}
-	s, err := FormatValue(thread, args[0], string(spec))
+	s, err := formatValue(thread, args[0], string(spec))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // pyMethod implements _py_method(recv, name, *args, **kwargs).
-func PyMethod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func pyMethod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) < 2 {
 		return nil, ArgErr("_py_method", "needs a receiver and a name")
 	}
@@ -35,7 +35,7 @@ func PyMethod(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 // hook's frame and its panic guard. Anything else, and any error, is
 // left to the usual call, which then reports it; the methods taken here
 // do not call back into Starlark code nor keep their arguments.
-func PyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
 	if len(args) < 2 {
 		return nil, false
 	}

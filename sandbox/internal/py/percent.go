@@ -206,7 +206,7 @@ func percentFast(dst []byte, c byte, v starlark.Value, s FmtSpec) ([]byte, bool)
 			if s.width == 0 && s.Precision < 0 {
 				return append(dst, str...), true
 			}
-			return AppendFormatFast(dst, str, &s)
+			return appendFormatFast(dst, str, &s)
 		}
 		if s.width == 0 && s.Precision < 0 {
 			return appendStrValue(dst, v)
@@ -214,7 +214,7 @@ func percentFast(dst []byte, c byte, v starlark.Value, s FmtSpec) ([]byte, bool)
 	case 'd', 'i', 'u':
 		if _, ok := v.(starlark.Int); ok && s.Precision < 0 {
 			s.Typ = 'd'
-			return AppendFormatFast(dst, v, &s)
+			return appendFormatFast(dst, v, &s)
 		}
 	case 'f', 'F':
 		if _, ok := v.(starlark.Float); ok {
@@ -222,7 +222,7 @@ func percentFast(dst []byte, c byte, v starlark.Value, s FmtSpec) ([]byte, bool)
 			if s.Precision < 0 {
 				s.Precision = 6
 			}
-			return AppendFormatFast(dst, v, &s)
+			return appendFormatFast(dst, v, &s)
 		}
 	}
 	return dst, false

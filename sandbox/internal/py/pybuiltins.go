@@ -87,7 +87,7 @@ func PyBuiltins() starlark.StringDict {
 		"_py_mod":         pyModHelper,
 		"_py_is":          pyIs,
 		"_py_chain":       pyChain,
-		"_py_method":      PyMethod,
+		"_py_method":      pyMethod,
 		"_py_iter":        pyIterHelper,
 		"_py_import":      pyImport,
 		"_py_raise":       pyRaise,
@@ -141,8 +141,8 @@ func PyBuiltins() starlark.StringDict {
 		"repr", "hash", "chr", "ord", "divmod", "callable", "id"} {
 		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
 	}
-	d["len"].(*starlark.Builtin).SetFastCall(LenFast)
-	d["_py_method"].(*starlark.Builtin).SetFastCall(PyMethodFast)
+	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
+	d["_py_method"].(*starlark.Builtin).SetFastCall(pyMethodFast)
 	d["_py_fstr"].(*starlark.Builtin).SetFastCall(pyFStrFast)
 	d["isinstance"].(*starlark.Builtin).SetFastCall(isInstanceFast)
 	for name, t := range ExcTypes {
@@ -317,7 +317,7 @@ func pyASCII(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 
 // lenFast is len(x)'s fast path (starlark.FastCallable) for the
 // built-in sized values, as pyLen answers them.
-func LenFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+func lenFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
 	if len(args) != 1 {
 		return nil, false
 	}

@@ -351,7 +351,7 @@ func strFast(args starlark.Tuple) (starlark.Value, bool) {
 		}
 	case starlark.Float:
 		var tmp [32]byte
-		return starlark.String(AppendFloatRepr(tmp[:0], float64(x))), true
+		return starlark.String(appendFloatRepr(tmp[:0], float64(x))), true
 	}
 	return nil, false
 }
@@ -377,7 +377,7 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 		}
 	case starlark.Float:
 		var tmp [32]byte
-		return starlark.String(AppendFloatRepr(tmp[:0], float64(x))), nil
+		return starlark.String(appendFloatRepr(tmp[:0], float64(x))), nil
 	}
 	r := Renderer{Thread: thread}
 	r.str(args[0])

@@ -255,7 +255,7 @@ func (r *Renderer) Repr(v starlark.Value) {
 	case starlark.Int:
 		r.writeInt(v)
 	case starlark.Float:
-		r.B.WriteString(FormatFloatRepr(float64(v)))
+		r.B.WriteString(formatFloatRepr(float64(v)))
 	case starlark.String:
 		WriteStringRepr(&r.B, string(v))
 	case starlark.Bytes:
@@ -411,7 +411,7 @@ func setOrder(s *starlark.Set) []starlark.Value {
 }
 
 // formatFloatRepr formats f as CPython's repr(float).
-func FormatFloatRepr(f float64) string {
+func formatFloatRepr(f float64) string {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf"
