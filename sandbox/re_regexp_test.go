@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"regexp/syntax"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,118 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestPrefilterMatchesRegexp checks that the literal prefilter finds
-// exactly what Go's regexp finds on a large text.
-func TestPrefilterMatchesRegexp(t *testing.T) {
-	text := benchText(pylib.PrefilterMin * 8)
-	patterns := []string{
-		`magic number \d+`, `[Mm]agic number`, `(?i)magic NUMBER`, `magic number`, `ERROR disk (\w+) on node (\d+)`,
-		`(?m)^2024-01-0\d 0000\d\d ERROR`, `\d{6} alpha`, `node \d+$`, `(?i)MAGIC number (\d)(\d)?`, `full|magic`,
-		`magic number|NUMBER is`, `(?i)(magic|node) \d`, `\d{4}`, `(?i)kelvin|stop`, `[Nn]ode \d+`,
-	}
-	for _, p := range patterns {
-		t.Run(p, func(t *testing.T) {
-			r, err := pylib.CompileRegexp(p, 0)
-			require.NoError(t, err)
-			std := regexp.MustCompile(p)
-			assert.Equal(t, std.FindAllStringSubmatchIndex(text, -1), r.FindAllIndex(text, -1))
-			assert.Equal(t, std.FindStringSubmatchIndex(text), r.FindIndex(text, 0))
-			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 3), r.FindAllIndex(text, 3))
-		})
-	}
-	r, err := pylib.CompileRegexp(`no such thing`, pylib.ReIgnoreCase)
-	require.NoError(t, err)
-	assert.Nil(t, r.FindIndex(text, 0))
-	assert.Empty(t, r.FindAllIndex(text, -1))
-
-	// Lines with no, one and several matches (the prefilter finds a
-	// line's first match alone and runs FindAll on the lines with more),
-	// and a candidate of the literal that is no match.
-	var b strings.Builder
-	for i := 0; b.Len() < 4*pylib.PrefilterMin; i++ {
-		b.WriteString("x key=" + strconv.Itoa(i) + " y key=22 key=" + strconv.Itoa(i%7) + "3\nnothing here\nkey=4 key=\nkey=55\n")
-	}
-	text = b.String()
-	for _, p := range []string{`key=\d+`, `key=(\d)(\d)?`, `\bkey=\d+\b`, `(?m)key=\d+$`, `key=\d+ `, `y key=\d+`} {
-		t.Run(p, func(t *testing.T) {
-			r, err := pylib.CompileRegexp(p, 0)
-			require.NoError(t, err)
-			std := regexp.MustCompile(p)
-			want := std.FindAllStringSubmatchIndex(text, -1)
-			require.NotEmpty(t, want)
-			assert.Equal(t, want, r.FindAllIndex(text, -1))
-			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 5), r.FindAllIndex(text, 5))
-		})
-	}
-}
-
-// TestFindAllChunkedMatchesRegexp: a pattern without a prefilter whose
-// matches stay within a line is run on pieces of whole lines (short
-// lines, a line longer than a piece, a text without a final newline), or
-// from each byte a match can start with (firstBytes) when it does not
-// look before a match, and finds what Go's regexp finds on the whole
-// text.
-func TestFindAllChunkedMatchesRegexp(t *testing.T) {
-	var b strings.Builder
-	for i := 0; b.Len() < 8*pylib.PrefilterMin; i++ {
-		b.WriteString("Alpha beta_" + strconv.Itoa(i) + " x9 \tGamma Kelvin kx\n\n")
-		if i%97 == 0 {
-			b.WriteString(strings.Repeat("word ", 3*pylib.MaxChunk) + "End\n")
-		}
-	}
-	b.WriteString("last Line")
-	text := b.String()
-	for _, p := range []string{`\w+`, `[A-Z]\w*`, `\b\w{4}\b`, `(?m)^\w+`, `(?m)\w+$`, `(\w)(\d)?`, `\B\w`, `[^\s]+`,
-		`(?i)k\w+`, `(?:_\d)*[A-Z][a-z]`, `\d?[A-Z]\w*(?m:$)`} {
-		t.Run(p, func(t *testing.T) {
-			r, err := pylib.CompileRegexp(p, 0)
-			require.NoError(t, err)
-			require.True(t, r.LineOK && !r.CanPrefilter(text, 0) && (r.Chunk > 0 || r.First != nil), "a path of pieces of lines runs")
-			std := regexp.MustCompile(p)
-			want := std.FindAllStringSubmatchIndex(text, -1)
-			require.NotEmpty(t, want)
-			assert.Equal(t, want, r.FindAllIndex(text, -1))
-			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 7), r.FindAllIndex(text, 7))
-		})
-	}
-}
-
-// TestCompileRegexpErrors checks that bad patterns are re.error
-// exceptions with CPython 3.11's messages, and that the constructs RE2
-// lacks compile (for the backtracking engine).
-func TestCompileRegexpErrors(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string // "" compiles
-	}{
-		{`(a)\1`, ""},
-		{`(?P<n>a)(?P=n)`, ""},
-		{`a(?=b)`, ""},
-		{`(?<!a)b`, ""},
-		{`(?>ab)`, ""},
-		{`a++`, ""},
-		{`(?(1)a|b)`, "invalid group reference 1 at position 3"},
-		{`(a`, "missing ), unterminated subpattern at position 0"},
-		{`a(?i)b`, "global flags not at the start of the expression at position 1"},
-		{`(?<=a+)b`, "look-behind requires fixed-width pattern"},
-		{`\z`, `bad escape \z at position 0`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			r, err := pylib.CompileRegexp(tt.in, 0)
-			if tt.want == "" {
-				require.NoError(t, err)
-				assert.Nil(t, r.Re, "runs on the backtracking engine")
-				return
-			}
-			var pe *PyError
-			require.ErrorAs(t, err, &pe)
-			assert.Equal(t, "re.error", pe.Kind)
-			assert.Equal(t, tt.want, pe.Msg)
-		})
-	}
-}
 
 // Without MULTILINE, Python's $ also matches just before a final newline
 // (expected values from CPython 3.11).
@@ -216,45 +103,6 @@ print(len(re.findall(r"(?<=a)b", text)))`)
 	require.ErrorIs(t, err, ErrMemoryLimit)
 }
 
-// TestFirstBytes: the bytes a match can start with, past optional and
-// empty parts; none when any byte could start one or a part looks back.
-func TestFirstBytes(t *testing.T) {
-	tests := []struct{ pat, want string }{
-		{`[A-C]\w*`, "ABC"},
-		{`\d?x`, "0123456789x"},
-		{`(?:ab|c)*d`, "acd"},
-		{`(?i)k`, "Kk+"},
-		{`é`, "+"},
-		{`[a\x{100}]`, "a+"},
-		{`x|$y`, "xy"},
-		{`.x`, ""},
-		{`\bx`, ""},
-		{`(?s:.)x`, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.pat, func(t *testing.T) {
-			re, err := syntax.Parse(tt.pat, syntax.Perl)
-			require.NoError(t, err)
-			set, ok := pylib.FirstBytes(re.Simplify())
-			if tt.want == "" {
-				assert.False(t, ok)
-				return
-			}
-			require.True(t, ok)
-			var got strings.Builder
-			for b := 0; b < 0x80; b++ {
-				if set[b] {
-					got.WriteByte(byte(b))
-				}
-			}
-			if set[0x80] && set[0xff] {
-				got.WriteByte('+')
-			}
-			assert.Equal(t, tt.want, got.String())
-		})
-	}
-}
-
 // TestFindallValues: re.findall on RE2 makes each match's value as it is
 // found (ng 0, 1 and more groups, the prefilter's and the chunked paths
 // and the plain one), and stops with a MemoryError once the matches would
@@ -280,4 +128,49 @@ n True
 x = re.findall("a", "a" * (32 << 20))`)
 	require.ErrorIs(t, err, ErrMemoryLimit)
 	assert.Contains(t, err.Error(), "matches would not fit in what is left of the memory limit (64 MB per step)")
+}
+
+// TestPrefilterMatchesRegexp checks that the literal prefilter finds
+// exactly what Go's regexp finds on a large text.
+func TestPrefilterMatchesRegexp(t *testing.T) {
+	text := benchText(pylib.PrefilterMin * 8)
+	patterns := []string{
+		`magic number \d+`, `[Mm]agic number`, `(?i)magic NUMBER`, `magic number`, `ERROR disk (\w+) on node (\d+)`,
+		`(?m)^2024-01-0\d 0000\d\d ERROR`, `\d{6} alpha`, `node \d+$`, `(?i)MAGIC number (\d)(\d)?`, `full|magic`,
+		`magic number|NUMBER is`, `(?i)(magic|node) \d`, `\d{4}`, `(?i)kelvin|stop`, `[Nn]ode \d+`,
+	}
+	for _, p := range patterns {
+		t.Run(p, func(t *testing.T) {
+			r, err := pylib.CompileRegexp(p, 0)
+			require.NoError(t, err)
+			std := regexp.MustCompile(p)
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, -1), r.FindAllIndex(text, -1))
+			assert.Equal(t, std.FindStringSubmatchIndex(text), r.FindIndex(text, 0))
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 3), r.FindAllIndex(text, 3))
+		})
+	}
+	r, err := pylib.CompileRegexp(`no such thing`, pylib.ReIgnoreCase)
+	require.NoError(t, err)
+	assert.Nil(t, r.FindIndex(text, 0))
+	assert.Empty(t, r.FindAllIndex(text, -1))
+
+	// Lines with no, one and several matches (the prefilter finds a
+	// line's first match alone and runs FindAll on the lines with more),
+	// and a candidate of the literal that is no match.
+	var b strings.Builder
+	for i := 0; b.Len() < 4*pylib.PrefilterMin; i++ {
+		b.WriteString("x key=" + strconv.Itoa(i) + " y key=22 key=" + strconv.Itoa(i%7) + "3\nnothing here\nkey=4 key=\nkey=55\n")
+	}
+	text = b.String()
+	for _, p := range []string{`key=\d+`, `key=(\d)(\d)?`, `\bkey=\d+\b`, `(?m)key=\d+$`, `key=\d+ `, `y key=\d+`} {
+		t.Run(p, func(t *testing.T) {
+			r, err := pylib.CompileRegexp(p, 0)
+			require.NoError(t, err)
+			std := regexp.MustCompile(p)
+			want := std.FindAllStringSubmatchIndex(text, -1)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, r.FindAllIndex(text, -1))
+			assert.Equal(t, std.FindAllStringSubmatchIndex(text, 5), r.FindAllIndex(text, 5))
+		})
+	}
 }

@@ -169,14 +169,14 @@ func (e *jsonEncoder) sizeString(s string) error {
 	if len(s) < 1<<12 {
 		return nil
 	}
-	return e.out.room(JsonStringLen(s, e.ascii))
+	return e.out.room(jsonStringLen(s, e.ascii))
 }
 
 // jsonStringLen is the length of s encoded as a JSON string by
 // pyjson.Writer: quoted, escaped, and with ascii every non-ASCII
 // character as \uXXXX (two of them beyond U+FFFF); invalid UTF-8 is
 // \ufffd.
-func JsonStringLen(s string, ascii bool) int {
+func jsonStringLen(s string, ascii bool) int {
 	n := 2
 	for i := 0; i < len(s); {
 		c := s[i]

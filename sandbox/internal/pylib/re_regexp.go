@@ -140,9 +140,9 @@ func (r *Regexp) analyze(goPat string) {
 	r.lookBack = looksBack(re)
 	r.LineOK = lineLocal(re)
 	if prog, err := syntax.Compile(re); err == nil && len(prog.Inst) > 0 {
-		r.Chunk = min(maxBacktrackVector/len(prog.Inst), MaxChunk)
+		r.Chunk = min(maxBacktrackVector/len(prog.Inst), maxChunk)
 	}
-	if set, ok := FirstBytes(re); ok {
+	if set, ok := firstBytes(re); ok {
 		r.First = set
 	}
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase == 0 {
@@ -508,7 +508,7 @@ const maxBacktrackVector = 256 * 1024
 // clears a bit per program instruction and text byte at every match, so
 // longer pieces cost more per match (1 KB: \w+ over 20 MB of log lines
 // in 0.7x the time the NFA takes on the whole text).
-const MaxChunk = 1 << 10
+const maxChunk = 1 << 10
 
 // eachChunked is eachMatch for a pattern whose matches stay within a
 // line (lineOK) and that has no prefilter (\w+, [A-Z]\w*): it runs RE2 on
@@ -612,7 +612,7 @@ func escapePattern(s string) string {
 // when it cannot tell or any byte could start one. A rune past ASCII (or
 // a literal under case folding, which folds k to the Kelvin sign) admits
 // every non-ASCII byte.
-func FirstBytes(re *syntax.Regexp) (set *[256]bool, ok bool) {
+func firstBytes(re *syntax.Regexp) (set *[256]bool, ok bool) {
 	set = new([256]bool)
 	if !addFirst(set, re) {
 		return nil, false
