@@ -50,7 +50,7 @@ func intMul(thread *starlark.Thread, x, y starlark.Int) (starlark.Value, error) 
 	return x.Mul(y), nil
 }
 
-// intPow returns base**e (e >= 0), refusing results past maxIntBits and
+// IntPow returns base**e (e >= 0), refusing results past maxIntBits and
 // checking the step's limits between the multiplications of large powers.
 func IntPow(thread *starlark.Thread, base *big.Int, e int64) (*big.Int, error) {
 	bits := float64(base.BitLen()-1) * float64(e)
@@ -75,7 +75,7 @@ func IntPow(thread *starlark.Thread, base *big.Int, e int64) (*big.Int, error) {
 	return r, nil
 }
 
-// intPowMod returns base**e % mod (e >= 0, mod > 0), checking the step's
+// IntPowMod returns base**e % mod (e >= 0, mod > 0), checking the step's
 // limits between multiplications when the work is large.
 func IntPowMod(thread *starlark.Thread, base, e, mod *big.Int) (*big.Int, error) {
 	if e.BitLen() <= 4096 && mod.BitLen() <= 4096 {
@@ -95,7 +95,7 @@ func IntPowMod(thread *starlark.Thread, base, e, mod *big.Int) (*big.Int, error)
 	return r.Mod(r, mod), nil
 }
 
-// prodRange returns lo*(lo+1)*...*hi (1 when lo > hi) by binary
+// ProdRange returns lo*(lo+1)*...*hi (1 when lo > hi) by binary
 // splitting, checking the step's limits between the large products.
 func ProdRange(thread *starlark.Thread, lo, hi int64) (*big.Int, error) {
 	if lo > hi {
@@ -125,7 +125,7 @@ func log2Factorial(n int64) float64 {
 	return lg / math.Ln2
 }
 
-// intFactorial is math.factorial(n) for n >= 0.
+// IntFactorial is math.factorial(n) for n >= 0.
 func IntFactorial(thread *starlark.Thread, n int64) (*big.Int, error) {
 	if err := checkIntBits(thread, "factorial("+fmt.Sprint(n)+")", log2Factorial(n)); err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func IntFactorial(thread *starlark.Thread, n int64) (*big.Int, error) {
 	return ProdRange(thread, 1, n)
 }
 
-// intComb is math.comb(n, k) for 0 <= k <= n.
+// IntComb is math.comb(n, k) for 0 <= k <= n.
 func IntComb(thread *starlark.Thread, n, k int64) (*big.Int, error) {
 	k = min(k, n-k)
 	what := fmt.Sprintf("comb(%d, %d)", n, k)
@@ -155,7 +155,7 @@ func IntComb(thread *starlark.Thread, n, k int64) (*big.Int, error) {
 	return num.Quo(num, den), nil
 }
 
-// intPerm is math.perm(n, k) for 0 <= k <= n.
+// IntPerm is math.perm(n, k) for 0 <= k <= n.
 func IntPerm(thread *starlark.Thread, n, k int64) (*big.Int, error) {
 	if err := checkIntBits(thread, fmt.Sprintf("perm(%d, %d)", n, k), log2Factorial(n)-log2Factorial(n-k)); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // Python classes (pyfront Options.Classes): a class is a *typeObj whose
 // cls field holds its members; instances are *pyObject.
 
-// classInfo is the class part of a typeObj.
+// ClassInfo is the class part of a typeObj.
 type ClassInfo struct {
 	bases       []*TypeObj
 	Names       []string // member names in definition order
@@ -26,15 +26,15 @@ type ClassInfo struct {
 	Meta ClassMeta // set by a module on the classes it makes (an enumeration)
 }
 
-// classMeta is the behaviour a module gives a class object itself, as a
+// ClassMeta is the behaviour a module gives a class object itself, as a
 // Python metaclass does (enum's, for an enumeration): len(C), iteration
 // over C and C[key].
 type ClassMeta interface {
-	// classLen is len(C).
+	// ClassLen is len(C).
 	ClassLen() int
-	// classMembers is what iterating over C yields.
+	// ClassMembers is what iterating over C yields.
 	ClassMembers() starlark.Tuple
-	// classItem is C[key].
+	// ClassItem is C[key].
 	ClassItem(key starlark.Value) (starlark.Value, error)
 }
 
@@ -46,7 +46,7 @@ func metaOf(t *TypeObj) ClassMeta {
 	return t.Cls.Meta
 }
 
-// sessThread is a thread to call methods from attribute reads.
+// SessThread is a thread to call methods from attribute reads.
 func (c *ClassInfo) SessThread() *starlark.Thread {
 	if c != nil && c.Sess != nil && c.Sess.Current != nil {
 		return c.Sess.Current
@@ -65,7 +65,7 @@ func (t *TypeObj) hasMembers() bool {
 	return false
 }
 
-// mro returns the class and its bases, depth-first, left to right.
+// Mro returns the class and its bases, depth-first, left to right.
 func (t *TypeObj) Mro() []*TypeObj {
 	out := []*TypeObj{t}
 	if t.Cls != nil {
@@ -81,7 +81,7 @@ func (t *TypeObj) Mro() []*TypeObj {
 	return out
 }
 
-// lookup finds a class member through the MRO.
+// Lookup finds a class member through the MRO.
 func (t *TypeObj) Lookup(name string) (starlark.Value, bool) {
 	for _, c := range t.Mro() {
 		if c.Cls == nil {
@@ -148,16 +148,16 @@ func bindMethod(fn, self starlark.Value) starlark.Value {
 	})
 }
 
-// methodFunc is implemented by the callables a module defines that bind
+// MethodFunc is implemented by the callables a module defines that bind
 // to the instance they are read through, as functions do (the wrapper of
 // functools.lru_cache on a method).
 type MethodFunc interface {
 	starlark.Callable
-	// bindsAsMethod marks the type; it is never called.
+	// BindsAsMethod marks the type; it is never called.
 	BindsAsMethod()
 }
 
-// classAttr resolves a member found on a class for access through recv
+// ClassAttr resolves a member found on a class for access through recv
 // (an instance, or nil for access on the class itself).
 func ClassAttr(thread *starlark.Thread, cls *TypeObj, v starlark.Value, recv starlark.Value) (starlark.Value, error) {
 	switch x := v.(type) {
@@ -181,7 +181,7 @@ func ClassAttr(thread *starlark.Thread, cls *TypeObj, v starlark.Value, recv sta
 	return v, nil
 }
 
-// pyObject is an instance of a Python class.
+// PyObject is an instance of a Python class.
 type PyObject struct {
 	Cls   *TypeObj
 	Names []string
@@ -344,7 +344,7 @@ func (o *PyObject) SetField(name string, v starlark.Value) error {
 	return o.SetAttr(name, v)
 }
 
-// setAttr sets an attribute without the frozen check (a dataclass's
+// SetAttr sets an attribute without the frozen check (a dataclass's
 // __init__ sets the fields of a frozen instance).
 func (o *PyObject) SetAttr(name string, v starlark.Value) error {
 	if w, ok := o.Cls.Lookup(name); ok {

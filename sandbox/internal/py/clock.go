@@ -18,39 +18,39 @@ import (
 // the same times), strictly increasing (elapsed times are small but never
 // zero), and the time zone is UTC.
 
-// sessionClock is a session's clock: base plus elapsed microseconds.
-type sessionClock struct {
+// SessionClock is a session's clock: base plus elapsed microseconds.
+type SessionClock struct {
 	base time.Time
-	Us   atomic.Int64
+	us   atomic.Int64
 }
 
-// newSessionClock returns a clock starting at base (the real time when
+// NewSessionClock returns a clock starting at base (the real time when
 // base is zero), in UTC to the microsecond.
-func NewSessionClock(base time.Time) *sessionClock {
+func NewSessionClock(base time.Time) *SessionClock {
 	if base.IsZero() {
 		base = time.Now()
 	}
-	return &sessionClock{base: base.UTC().Truncate(time.Microsecond)}
+	return &SessionClock{base: base.UTC().Truncate(time.Microsecond)}
 }
 
-// read returns the clock's time and advances it by a microsecond.
-func (c *sessionClock) Read() time.Time {
-	us := c.Us.Add(1) - 1
+// Read returns the clock's time and advances it by a microsecond.
+func (c *SessionClock) Read() time.Time {
+	us := c.us.Add(1) - 1
 	return c.base.Add(time.Duration(us) * time.Microsecond)
 }
 
-// elapsed returns the microseconds since the clock's base and advances it
+// Elapsed returns the microseconds since the clock's base and advances it
 // by a microsecond (time.monotonic, perf_counter).
-func (c *sessionClock) Elapsed() int64 { return c.Us.Add(1) - 1 }
+func (c *SessionClock) Elapsed() int64 { return c.us.Add(1) - 1 }
 
-// now returns the time the next read returns, without advancing.
-func (c *sessionClock) Now() time.Time {
-	return c.base.Add(time.Duration(c.Us.Load()) * time.Microsecond)
+// Now returns the time the next read returns, without advancing.
+func (c *SessionClock) Now() time.Time {
+	return c.base.Add(time.Duration(c.us.Load()) * time.Microsecond)
 }
 
-// clockOf returns the clock of the session running on thread (a clock
+// ClockOf returns the clock of the session running on thread (a clock
 // at the real time outside a session).
-func ClockOf(thread *starlark.Thread) *sessionClock {
+func ClockOf(thread *starlark.Thread) *SessionClock {
 	if thread != nil {
 		if st := StepOf(thread); st != nil {
 			return st.State.Clock
@@ -58,3 +58,6 @@ func ClockOf(thread *starlark.Thread) *sessionClock {
 	}
 	return NewSessionClock(time.Time{})
 }
+
+// Advance moves the clock on by us microseconds (time.sleep).
+func (c *SessionClock) Advance(us int64) { c.us.Add(us) }

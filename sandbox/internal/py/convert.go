@@ -214,17 +214,17 @@ func (c *toGoConv) conv(v starlark.Value, depth int) (any, error) {
 	return nil, fmt.Errorf("sandbox: cannot convert %s value to a Go value", PyType(v))
 }
 
-// pyDictLike is implemented by dict subclasses (Counter, defaultdict).
+// PyDictLike is implemented by dict subclasses (Counter, defaultdict).
 type PyDictLike interface {
 	UnderlyingDict() *starlark.Dict
 }
 
-// valueHolder is implemented by the mutable containers a module defines
+// ValueHolder is implemented by the mutable containers a module defines
 // (collections.deque): the conversions check them for cycles and the
 // memory accounting counts what they hold.
 type ValueHolder interface {
 	starlark.Value
-	// heldValues returns the container's backing store: the values it
+	// HeldValues returns the container's backing store: the values it
 	// holds, and nil in the slots not in use.
 	HeldValues() []starlark.Value
 }

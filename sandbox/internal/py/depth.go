@@ -33,7 +33,7 @@ func errRecursion() error {
 	return &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded", Err: ErrRecursionLimit}
 }
 
-// valueDepthLimit is how deeply a walk of a value may nest on thread: the
+// ValueDepthLimit is how deeply a walk of a value may nest on thread: the
 // step's recursion limit, at most MaxRenderDepth.
 func ValueDepthLimit(thread *starlark.Thread) int {
 	if thread != nil {
@@ -44,7 +44,7 @@ func ValueDepthLimit(thread *starlark.Thread) int {
 	return MaxRenderDepth
 }
 
-// errDepth is CPython's RecursionError for a walk of a value (what says
+// ErrDepth is CPython's RecursionError for a walk of a value (what says
 // what was being done, e.g. "while getting the repr of an object").
 func ErrDepth(what string) error {
 	return &PyError{Kind: "RecursionError", Msg: "maximum recursion depth exceeded " + what, Err: ErrRecursionLimit}

@@ -22,7 +22,7 @@ type exception struct {
 	context starlark.Value
 }
 
-// value is what `except E as e` binds.
+// Value is what `except E as e` binds.
 func (e *exception) Value() starlark.Value {
 	if e.obj != nil {
 		return e.obj
@@ -115,7 +115,7 @@ func (e *exception) jsonSyntaxError() *pyjson.SyntaxError {
 
 func (e *exception) AttrNames() []string { return []string{"args"} }
 
-// excTypes holds the exception classes by name.
+// ExcTypes holds the exception classes by name.
 var ExcTypes = map[string]*TypeObj{}
 
 // exceptionHierarchy lists each exception class with its base.
@@ -185,7 +185,7 @@ func init() {
 	ExcTypes["decimal.DivisionByZero"].base2 = ExcTypes["ZeroDivisionError"]
 }
 
-// exceptionFromError returns the Python exception value for a step error
+// ExceptionFromError returns the Python exception value for a step error
 // of kind with msg, err the error behind it and cause the step's error
 // (its traceback), which re-raising the exception keeps when err is set.
 func ExceptionFromError(kind, msg string, err, cause error) *exception {
@@ -207,7 +207,7 @@ func ExceptionFromError(kind, msg string, err, cause error) *exception {
 	return &exception{Typ: t, args: starlark.Tuple{arg}, cause: cause, reraise: err != nil}
 }
 
-// setCause sets the step error an exception was caught as; re-raising
+// SetCause sets the step error an exception was caught as; re-raising
 // the exception raises it again when reraise is set.
 func (e *exception) SetCause(cause error, reraise bool) {
 	e.cause, e.reraise = cause, reraise

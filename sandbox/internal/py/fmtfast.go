@@ -179,7 +179,7 @@ func (a *fmtAppender) room(n int) error {
 	return nil
 }
 
-// value appends format(v, spec) (Python's str(v) for an empty spec)
+// Value appends format(v, spec) (Python's str(v) for an empty spec)
 // after conversion conv (0, 'r', 's' or 'a').
 func (a *fmtAppender) Value(v starlark.Value, conv byte, spec string) error {
 	if p, ok := v.(Proxy); ok {

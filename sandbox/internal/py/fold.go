@@ -123,7 +123,7 @@ type foldSink struct {
 	n     int            // elements appended
 }
 
-// builder builds the value of set, dict or a module's type (a typeObj
+// Builder builds the value of set, dict or a module's type (a typeObj
 // with newBuilder: Counter) of a generator expression element by element,
 // with no list of the elements.
 type Builder interface {
@@ -131,7 +131,7 @@ type Builder interface {
 	Value() starlark.Value
 }
 
-// tableGrowth asks for room before a set's or dict's hash table of n
+// TableGrowth asks for room before a set's or dict's hash table of n
 // entries may double again (each time n passes the next power of two
 // from growCheckEvery), as the interpreter does for a growing dict.
 type TableGrowth struct{ next int }

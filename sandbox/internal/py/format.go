@@ -10,7 +10,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
-// fmtSpec is a parsed Python format specification.
+// FmtSpec is a parsed Python format specification.
 type FmtSpec struct {
 	fill      rune
 	FillSet   bool // the spec gave a fill character
@@ -196,7 +196,7 @@ func formatValue(thread *starlark.Thread, v starlark.Value, spec string) (string
 	return "", Errorf("TypeError", "unsupported format string passed to %s.__format__", PyType(v))
 }
 
-// pad pads body to s's width; signLen is the length of the sign and
+// Pad pads body to s's width; signLen is the length of the sign and
 // prefix that zero padding ('=' alignment) goes after.
 func Pad(body string, s FmtSpec, defAlign byte, signLen int) string {
 	if utf8.RuneCountInString(body) >= s.width {
@@ -251,7 +251,7 @@ func SignPrefix(neg bool, sign byte) string {
 	return ""
 }
 
-// group inserts sep every n digits from the right of digits.
+// Group inserts sep every n digits from the right of digits.
 func Group(digits string, sep byte, n int) string {
 	if sep == 0 || len(digits) <= n {
 		return digits
@@ -270,7 +270,7 @@ func Group(digits string, sep byte, n int) string {
 	return b.String()
 }
 
-// formatNumber lays out a number: sign and prefix, the integer digits
+// FormatNumber lays out a number: sign and prefix, the integer digits
 // (grouped), then rest (fraction, exponent, '%'), padded to s's width.
 // Zero padding of grouped digits inserts grouped zeros, as CPython does.
 func FormatNumber(sp, digits, rest string, s FmtSpec, groupN int) string {
@@ -697,7 +697,7 @@ func strFormatNested(thread *starlark.Thread, spec string, args starlark.Tuple, 
 	}
 }
 
-// getItem returns x[k] with Python error kinds.
+// GetItem returns x[k] with Python error kinds.
 func GetItem(x, k starlark.Value) (starlark.Value, error) {
 	if dl, ok := x.(PyDictLike); ok {
 		x = dl.UnderlyingDict()

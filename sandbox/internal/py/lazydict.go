@@ -65,7 +65,7 @@ func (l *LazyDict) Dict() *starlark.Dict {
 	return d
 }
 
-// underlyingDict copies the entries into the dict that l is from now on.
+// UnderlyingDict copies the entries into the dict that l is from now on.
 func (l *LazyDict) UnderlyingDict() *starlark.Dict {
 	if l.d == nil {
 		l.d = l.Dict()

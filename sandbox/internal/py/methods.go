@@ -173,7 +173,7 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 	return starlark.Call(thread, fn, slices.Clone(args), kwargs)
 }
 
-// builtinMethod calls recv.name(*args, **kwargs) for the methods of
+// BuiltinMethod calls recv.name(*args, **kwargs) for the methods of
 // built-in values (str, list, dict, set, tuple, bytes) whose Python
 // semantics the sandbox provides; handled is false for any other value or
 // method.
@@ -618,13 +618,13 @@ func strMaketrans(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value,
 	return d, nil
 }
 
-// stringList returns a list of parts, which the caller gives up
+// StringList returns a list of parts, which the caller gives up
 // (starlark.StringValues).
 func StringList(parts []string) *starlark.List {
 	return starlark.NewList(starlark.StringValues(parts))
 }
 
-// pieceBytes is what each piece of a split string costs: its string
+// PieceBytes is what each piece of a split string costs: its string
 // header and its Value in the result list (the bytes are shared).
 const PieceBytes = 32
 
@@ -642,7 +642,7 @@ func lineBreaksUpTo(s string) int {
 	return n
 }
 
-// splitPiecesUpTo is the number of pieces str.split(sep) makes of s, or
+// SplitPiecesUpTo is the number of pieces str.split(sep) makes of s, or
 // more (for sep None the words between ASCII whitespace: a text split
 // only by other Unicode spaces counts fewer, which the grow checks of the
 // list then catch).
@@ -874,7 +874,7 @@ func listMethod(thread *starlark.Thread, l *starlark.List, name string, args sta
 	return nil, false, nil
 }
 
-// sortList sorts l in place, stably, with Python's key/reverse semantics.
+// SortList sorts l in place, stably, with Python's key/reverse semantics.
 func SortList(thread *starlark.Thread, l *starlark.List, key starlark.Value, reverse bool) error {
 	n := l.Len()
 	if err := CheckAlloc(thread, int64(n)*(3*ListElemBytes+8)); err != nil {
@@ -1149,7 +1149,7 @@ func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args sta
 	return nil, false, nil
 }
 
-// dictView is dict.keys()/values()/items(): iterable, sized, printable as
+// DictView is dict.keys()/values()/items(): iterable, sized, printable as
 // CPython prints it (dict_keys(['a'])), and indexable for convenience.
 type DictView struct {
 	Kind string
@@ -1475,7 +1475,7 @@ func checkJoin(thread *starlark.Thread, sep string, it starlark.Value) error {
 	return CheckAlloc(thread, n)
 }
 
-// sortStable sorts the indices idx stably by less, stopping at the first
+// SortStable sorts the indices idx stably by less, stopping at the first
 // comparison error and when a limit stops the step (checked every
 // growCheckEvery comparisons), so that sorting a huge list cannot outlive
 // the step's deadline. It is a merge sort (about n log2 n comparisons,

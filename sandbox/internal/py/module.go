@@ -7,7 +7,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
-// module is an importable Python module.
+// Module is an importable Python module.
 type Module struct {
 	Name    string
 	Members starlark.StringDict
@@ -28,11 +28,11 @@ func (m *Module) Attr(name string) (starlark.Value, error) {
 }
 func (m *Module) AttrNames() []string { return m.Members.Keys() }
 
-// modules maps importable names to constructors. Each module's file
+// Modules maps importable names to constructors. Each module's file
 // (lib_<name>.go) adds its own with registerModule; the core names none.
 var Modules = map[string]func() *Module{}
 
-// registerModule makes module name importable: its first import calls
+// RegisterModule makes module name importable: its first import calls
 // newModule and keeps the result (importModule). It is called from the
 // initializer of a package-level variable (var _ = registerModule(...)),
 // so every module is registered, and none built, before code runs.

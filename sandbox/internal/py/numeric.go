@@ -8,21 +8,21 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
-// pyNumber is a sandbox number beyond int and float (fractions.Fraction,
+// PyNumber is a sandbox number beyond int and float (fractions.Fraction,
 // decimal.Decimal): int(), float(), round(), abs(), ** and the math
 // functions ask it.
 type PyNumber interface {
 	starlark.Value
-	// rat is the exact value.
+	// Rat is the exact value.
 	Rat() ExactRat
 	Float() float64
 	Round(ndigits starlark.Value) (starlark.Value, error)
 	Abs() starlark.Value
-	// pow is x ** y with the receiver x (side Left) or y (side Right).
+	// Pow is x ** y with the receiver x (side Left) or y (side Right).
 	Pow(thread *starlark.Thread, y starlark.Value, side starlark.Side) (starlark.Value, error)
 }
 
-// exactRat is an exact rational value.
+// ExactRat is an exact rational value.
 type ExactRat struct{ *big.Rat }
 
 // trunc rounds toward zero.
@@ -30,7 +30,7 @@ func (r ExactRat) trunc() *big.Int {
 	return new(big.Int).Quo(r.Num(), r.Denom())
 }
 
-// floor rounds toward minus infinity.
+// Floor rounds toward minus infinity.
 func (r ExactRat) Floor() *big.Int {
 	return new(big.Int).Div(r.Num(), r.Denom()) // Euclidean division with a positive divisor is floor division
 }
@@ -46,7 +46,7 @@ func (r ExactRat) roundWith(name string) *big.Int {
 	return r.trunc()
 }
 
-// roundHalfEven rounds to the nearest integer, ties to even.
+// RoundHalfEven rounds to the nearest integer, ties to even.
 func (r ExactRat) RoundHalfEven() *big.Int {
 	fl := r.Floor()
 	rem := new(big.Rat).Sub(r.Rat, new(big.Rat).SetInt(fl))
@@ -61,7 +61,7 @@ func (r ExactRat) RoundHalfEven() *big.Int {
 	return fl
 }
 
-// intOf converts a pyNumber to an int as int() and math.floor/ceil/trunc
+// IntOf converts a pyNumber to an int as int() and math.floor/ceil/trunc
 // (name) do.
 func IntOf(n PyNumber, name string) (starlark.Value, error) {
 	r := n.Rat()
@@ -74,7 +74,7 @@ func IntOf(n PyNumber, name string) (starlark.Value, error) {
 	return starlark.MakeBigInt(r.roundWith(name)), nil
 }
 
-// ratOf converts an int, bool or pyNumber to an exact rational (ok false
+// RatOf converts an int, bool or pyNumber to an exact rational (ok false
 // for other values, floats included).
 func RatOf(v starlark.Value) (*big.Rat, bool) {
 	switch x := v.(type) {
@@ -89,7 +89,7 @@ func RatOf(v starlark.Value) (*big.Rat, bool) {
 	return nil, false
 }
 
-// floatRat is the exact value of a finite float.
+// FloatRat is the exact value of a finite float.
 func FloatRat(f float64) (*big.Rat, error) {
 	if math.IsNaN(f) {
 		return nil, Errorf("ValueError", "cannot convert NaN to integer ratio")
@@ -100,12 +100,12 @@ func FloatRat(f float64) (*big.Rat, error) {
 	return new(big.Rat).SetFloat64(f), nil
 }
 
-// compareRats compares exact values with the comparison op.
+// CompareRats compares exact values with the comparison op.
 func CompareRats(op syntax.Token, x, y *big.Rat) bool {
 	return CmpResult(op, x.Cmp(y))
 }
 
-// compareNumber implements CompareOther for an exact number x against an
+// CompareNumber implements CompareOther for an exact number x against an
 // int, bool or float y (side: whether x is the left operand).
 func CompareNumber(op syntax.Token, x *big.Rat, y starlark.Value, side starlark.Side) (bool, bool, error) {
 	var yr *big.Rat
@@ -138,7 +138,7 @@ func CompareNumber(op syntax.Token, x *big.Rat, y starlark.Value, side starlark.
 	return CompareRats(op, x, yr), true, nil
 }
 
-// hashRat hashes an exact value so that it hashes like an equal int or
+// HashRat hashes an exact value so that it hashes like an equal int or
 // float.
 func HashRat(r *big.Rat) (uint32, error) {
 	if r.IsInt() {
@@ -150,7 +150,7 @@ func HashRat(r *big.Rat) (uint32, error) {
 	return starlark.String(r.String()).Hash()
 }
 
-// cmpResult reports whether c, the sign of a three-way comparison of x
+// CmpResult reports whether c, the sign of a three-way comparison of x
 // and y, satisfies x op y.
 func CmpResult(op syntax.Token, c int) bool {
 	switch op {
@@ -168,7 +168,7 @@ func CmpResult(op syntax.Token, c int) bool {
 	return c >= 0
 }
 
-// b2i is 1 for true and 0 for false.
+// B2i is 1 for true and 0 for false.
 func B2i(b bool) int {
 	if b {
 		return 1
@@ -176,7 +176,7 @@ func B2i(b bool) int {
 	return 0
 }
 
-// floatArg is the real-number argument v of function name as a float64
+// FloatArg is the real-number argument v of function name as a float64
 // (a bool, an int, a float, a Fraction or a Decimal), else a TypeError.
 func FloatArg(name string, v starlark.Value) (float64, error) {
 	if b, ok := v.(starlark.Bool); ok {
@@ -192,7 +192,7 @@ func FloatArg(name string, v starlark.Value) (float64, error) {
 	return f, nil
 }
 
-// abs is |n|.
+// Abs is |n|.
 func Abs(n int) int {
 	if n < 0 {
 		return -n
@@ -200,7 +200,7 @@ func Abs(n int) int {
 	return n
 }
 
-// satMul is a*b for sizes (a, b >= 0), saturating at math.MaxInt64
+// SatMul is a*b for sizes (a, b >= 0), saturating at math.MaxInt64
 // instead of overflowing: a size past it is refused by any limit.
 func SatMul(a, b int64) int64 {
 	if a == 0 || b == 0 {

@@ -15,7 +15,7 @@ import (
 
 type BuiltinFn = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
 
-// pyBuiltins returns the predeclared Python builtins and _py_* helpers.
+// PyBuiltins returns the predeclared Python builtins and _py_* helpers.
 func PyBuiltins() starlark.StringDict {
 	d := starlark.StringDict{
 		"__name__":  starlark.String("__main__"),
@@ -395,7 +395,7 @@ func isInstanceFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bo
 	return starlark.Bool(ok), true
 }
 
-// minMaxFast is the fast path of min (op LT) or max (GT) of two ints: the
+// MinMaxFast is the fast path of min (op LT) or max (GT) of two ints: the
 // first of the best, as the builtin answers.
 func MinMaxFast(op syntax.Token) func(*starlark.Thread, starlark.Tuple) (starlark.Value, bool) {
 	return func(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
@@ -453,7 +453,7 @@ func pyID(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwa
 	return starlark.MakeUint64(n), nil
 }
 
-// add returns x + y with Python semantics.
+// Add returns x + y with Python semantics.
 func Add(x, y starlark.Value) (starlark.Value, error) {
 	if a, ok := x.(starlark.Int); ok {
 		if b, ok := y.(starlark.Int); ok {
@@ -463,7 +463,7 @@ func Add(x, y starlark.Value) (starlark.Value, error) {
 	return Binary(syntax.PLUS, x, y)
 }
 
-// binary applies a Starlark binary operator treating bools as ints.
+// Binary applies a Starlark binary operator treating bools as ints.
 func Binary(op syntax.Token, x, y starlark.Value) (starlark.Value, error) {
 	if b, ok := x.(starlark.Bool); ok {
 		x = boolInt(b)
@@ -677,7 +677,7 @@ func pyFilter(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	return FilterBy(thread, fn, it, true)
 }
 
-// filterBy returns the list of the items x of it for which fn(x) (x
+// FilterBy returns the list of the items x of it for which fn(x) (x
 // itself when fn is None) is true when keep is true, false otherwise:
 // filter and itertools.filterfalse.
 func FilterBy(thread *starlark.Thread, fn, it starlark.Value, keep bool) (starlark.Value, error) {
@@ -763,7 +763,7 @@ func pyPowHelper(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 	return PyPow(thread, args[0], args[1])
 }
 
-// pyPow implements a ** b.
+// PyPow implements a ** b.
 func PyPow(thread *starlark.Thread, a, b starlark.Value) (starlark.Value, error) {
 	a, err := Unproxy(thread, a)
 	if err != nil {
@@ -1176,10 +1176,10 @@ func intBetter(op syntax.Token, x, y starlark.Value) (better, ok bool) {
 	return i > j, true
 }
 
-// less reports whether a < b in Python.
+// Less reports whether a < b in Python.
 func Less(a, b starlark.Value) (bool, error) { return PyCompare(syntax.LT, a, b) }
 
-// pyCompare compares with Python's cross-type rules for numbers and bools.
+// PyCompare compares with Python's cross-type rules for numbers and bools.
 func PyCompare(op syntax.Token, x, y starlark.Value) (bool, error) {
 	if b, ok := x.(starlark.Bool); ok {
 		x = boolInt(b)
@@ -1401,11 +1401,11 @@ type iterHolder interface {
 // advances them.
 type unboundedIterator interface {
 	starlark.Value
-	// next returns the next value.
+	// Next returns the next value.
 	Next() starlark.Value
 }
 
-// pyIterator is the value returned by iter().
+// PyIterator is the value returned by iter().
 type PyIterator struct {
 	Elems []starlark.Value
 	I     int
@@ -1792,9 +1792,9 @@ func pyEqual(thread *starlark.Thread, x, y starlark.Value) (bool, error) {
 // contextManager is a built-in value a with statement accepts.
 type contextManager interface {
 	starlark.Value
-	// enter starts the block and returns the value bound by `as`.
+	// Enter starts the block and returns the value bound by `as`.
 	Enter(thread *starlark.Thread) (starlark.Value, error)
-	// exit ends the block (normally or by an exception).
+	// Exit ends the block (normally or by an exception).
 	Exit(thread *starlark.Thread) error
 }
 

@@ -77,7 +77,7 @@ func RaisedByCode(err error) bool {
 
 var ErrInternal = errors.New("internal error")
 
-// stopError is what a builtin returns when it notices that a limit
+// StopError is what a builtin returns when it notices that a limit
 // stopped the step; the step's traceback reports the limit.
 type StopError struct {
 	Limit error

@@ -20,11 +20,11 @@ import (
 // them.
 type tupleSubtype interface {
 	starlark.Value
-	// asTuple returns the value's elements as a plain tuple.
+	// AsTuple returns the value's elements as a plain tuple.
 	AsTuple() starlark.Tuple
 }
 
-// typeObj is a Python type object such as int or str: callable as a
+// TypeObj is a Python type object such as int or str: callable as a
 // constructor, returned by type(x), accepted by isinstance.
 type TypeObj struct {
 	PyName string
@@ -38,15 +38,15 @@ type TypeObj struct {
 	argsNotKept bool // call never keeps its argument tuple (starlark.ArgsNotKept)
 	// fast answers the common calls without a frame (FastCall).
 	fast func(args starlark.Tuple) (starlark.Value, bool)
-	// newBuilder, when set, makes the builder of the value the type makes
+	// NewBuilder, when set, makes the builder of the value the type makes
 	// of a generator expression, element by element (collections.Counter;
 	// see pySink).
 	NewBuilder func() Builder
-	// newClass, when set, makes what a class statement whose only base is
+	// NewClass, when set, makes what a class statement whose only base is
 	// this type defines, in place of a class (typing.NamedTuple: a named
 	// tuple type).
 	NewClass func(thread *starlark.Thread, name string, info *ClassInfo, attrs starlark.StringDict) (starlark.Value, error)
-	// initSubclass, when set, completes each class deriving from this type
+	// InitSubclass, when set, completes each class deriving from this type
 	// (enum.Enum makes it an enumeration); the first one in the class's
 	// MRO applies.
 	InitSubclass func(t *TypeObj) error
@@ -163,7 +163,7 @@ func (t *TypeObj) Attr(name string) (starlark.Value, error) {
 
 func (t *TypeObj) AttrNames() []string { return []string{"__name__"} }
 
-// isSubtype reports whether t is u or derives from u.
+// IsSubtype reports whether t is u or derives from u.
 func (t *TypeObj) IsSubtype(u *TypeObj) bool {
 	for _, x := range t.Mro() {
 		if x == u || x.Cls == nil && u.Cls == nil && x.PyName == u.PyName {
@@ -705,7 +705,7 @@ func iterable(thread *starlark.Thread, v starlark.Value) (starlark.Iterable, err
 	return nil, Errorf("TypeError", "'%s' object is not iterable", PyType(v))
 }
 
-// forEach calls fn on each element of the Python iterable v.
+// ForEach calls fn on each element of the Python iterable v.
 func ForEach(thread *starlark.Thread, v starlark.Value, fn func(starlark.Value) error) error {
 	it, err := iterable(thread, v)
 	if err != nil {
@@ -764,7 +764,7 @@ func seqConstructor(name string, wrap func([]starlark.Value) starlark.Value) fun
 	}
 }
 
-// collect returns the elements of the Python iterable v.
+// Collect returns the elements of the Python iterable v.
 func Collect(thread *starlark.Thread, v starlark.Value) ([]starlark.Value, error) {
 	v, err := Unproxy(thread, v)
 	if err != nil {

@@ -79,7 +79,7 @@ func renderLimit(v starlark.Value, max int, repr bool) string {
 	return s[:i]
 }
 
-// renderer writes CPython renderings, detecting cycles and bounding depth.
+// Renderer writes CPython renderings, detecting cycles and bounding depth.
 type Renderer struct {
 	B       strings.Builder
 	Thread  *starlark.Thread
@@ -145,7 +145,7 @@ func (r *Renderer) descend() bool {
 
 func (r *Renderer) ascend() { r.depth-- }
 
-// pyReprer is implemented by sandbox values with their own Python repr.
+// PyReprer is implemented by sandbox values with their own Python repr.
 type PyReprer interface {
 	starlark.Value
 	WriteRepr(r *Renderer)
@@ -195,7 +195,7 @@ func (r *Renderer) resolve(v starlark.Value) starlark.Value {
 	return v
 }
 
-// enter pushes the mutable container v on the path; false means v is
+// Enter pushes the mutable container v on the path; false means v is
 // already on it (a cycle). Membership is a set lookup once the path is
 // long, so deep values render in linear time.
 func (r *Renderer) Enter(v starlark.Value) bool {
@@ -467,7 +467,7 @@ func formatFloatRepr(f float64) string {
 	return b.String()
 }
 
-// writeStringRepr writes CPython's repr of s.
+// WriteStringRepr writes CPython's repr of s.
 func WriteStringRepr(b *strings.Builder, s string) {
 	quote := reprQuote(s)
 	b.Grow(len(s) + 2)
@@ -514,7 +514,7 @@ func leftPad(s string, n int) string {
 // TypeName returns the Python type name of v, as type(v).__name__ gives it.
 func TypeName(v starlark.Value) string { return PyType(v) }
 
-// pyType returns the Python type name of v.
+// PyType returns the Python type name of v.
 func PyType(v starlark.Value) string {
 	switch v := v.(type) {
 	case starlark.String:

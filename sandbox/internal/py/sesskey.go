@@ -25,7 +25,7 @@ func (k *SessionKey[T]) in(s *State) T {
 	return v.(T)
 }
 
-// of returns k's value in the session whose step runs on thread, made on
+// Of returns k's value in the session whose step runs on thread, made on
 // first use; ok is false when no session's step runs on thread.
 func (k *SessionKey[T]) Of(thread *starlark.Thread) (v T, ok bool) {
 	if thread == nil {

@@ -26,7 +26,7 @@ type State struct {
 	// and dunder methods called from Go), nil between steps.
 	Current *starlark.Thread
 	// Clock is what code reads as the time.
-	Clock *sessionClock
+	Clock *SessionClock
 	// Seed seeds the random and uuid modules (Config.Seed).
 	Seed string
 	// Doc returns the documentation of a predeclared helper, for help().
@@ -81,18 +81,18 @@ const stepKey = "rlm.sandbox.step"
 // SetStep makes st the step running on thread.
 func SetStep(thread *starlark.Thread, st *Step) { thread.SetLocal(stepKey, st) }
 
-// stepOf returns the step running on thread, or nil.
+// StepOf returns the step running on thread, or nil.
 func StepOf(thread *starlark.Thread) *Step {
 	st, _ := thread.Local(stepKey).(*Step)
 	return st
 }
 
-// smallAlloc is the size below which checkAlloc does not look: a
+// SmallAlloc is the size below which checkAlloc does not look: a
 // step cannot overshoot its limit by much with allocations this small
 // before the watchdog notices.
 const SmallAlloc = 64 << 10
 
-// fmtBytes formats a limit for a message.
+// FmtBytes formats a limit for a message.
 func FmtBytes(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
@@ -104,7 +104,7 @@ func FmtBytes(n int64) string {
 	}
 }
 
-// checkAlloc fails with a MemoryError when a builtin is about to allocate
+// CheckAlloc fails with a MemoryError when a builtin is about to allocate
 // n bytes that do not fit in what is left of the step's (or the session's)
 // memory allowance, and with the step's limit error when a limit already
 // stopped it. Builtins call it before allocating a result whose size
@@ -123,14 +123,14 @@ func CheckAlloc(thread *starlark.Thread, n int64) error {
 	return st.Host.CheckRoom(thread, n)
 }
 
-// checkAllocFor is checkAlloc for what a builtin is about to build (e.g.
+// CheckAllocFor is checkAlloc for what a builtin is about to build (e.g.
 // "json.dumps output"): its MemoryError names it, so that the message
 // says what was too large.
 func CheckAllocFor(thread *starlark.Thread, n int64, what string) error {
 	return allocFor(CheckAlloc(thread, n), what)
 }
 
-// growCheckFor is growCheck (the heap read afresh, any size) naming what
+// GrowCheckFor is growCheck (the heap read afresh, any size) naming what
 // needs the n bytes, as checkAllocFor does.
 func GrowCheckFor(thread *starlark.Thread, n int64, what string) error {
 	return allocFor(growCheck(thread, n), what)
@@ -162,12 +162,12 @@ func growCheck(thread *starlark.Thread, n int64) error {
 	return nil
 }
 
-// allocErr is the MemoryError of n bytes that do not fit in room.
+// AllocErr is the MemoryError of n bytes that do not fit in room.
 func AllocErr(n, room int64, what string) error {
 	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the memory limit (%s); build smaller values", FmtAlloc(n), FmtAlloc(room), what), Err: ErrMemoryLimit}
 }
 
-// fmtAlloc formats an allocation size for a message.
+// FmtAlloc formats an allocation size for a message.
 func FmtAlloc(n int64) string {
 	if n >= 10<<20 {
 		return fmt.Sprintf("%d MB", n>>20)
@@ -175,7 +175,7 @@ func FmtAlloc(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// growCheckEvery is how many elements a growing builtin adds between two
+// GrowCheckEvery is how many elements a growing builtin adds between two
 // calls of interrupted.
 const GrowCheckEvery = 1 << 10
 
@@ -186,7 +186,7 @@ func Interrupted(thread *starlark.Thread) error {
 	return nil
 }
 
-// stopPoll is the one way a long walk of a value (rendering, copy,
+// StopPoll is the one way a long walk of a value (rendering, copy,
 // deepcopy, json, conversion to Go) asks whether to stop. On a step's
 // thread it calls interrupted every growCheckEvery values, so the walk
 // ends within milliseconds of whatever limit stopped the step (time,
@@ -201,7 +201,7 @@ type StopPoll struct {
 	N      int
 }
 
-// walkBudget is how many values a walk with no step visits before it
+// WalkBudget is how many values a walk with no step visits before it
 // stops with errWalkBudget (a variable so that tests can lower it).
 var WalkBudget = 1 << 24
 
@@ -217,7 +217,7 @@ func NewStopPoll(thread *starlark.Thread) StopPoll {
 	return StopPoll{thread: thread}
 }
 
-// stopped counts one value visited and returns the error that ends the
+// Stopped counts one value visited and returns the error that ends the
 // walk, if any.
 func (p *StopPoll) Stopped() error {
 	p.N++

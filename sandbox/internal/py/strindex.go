@@ -41,7 +41,7 @@ type strFacts struct {
 	marks []int // marks[k] is the byte offset of code point k*strMarkEvery
 }
 
-// strLast is the most recently used entry, checked without the lock.
+// StrLast is the most recently used entry, checked without the lock.
 var StrLast atomic.Pointer[strFacts]
 
 var StrCache struct {
@@ -49,7 +49,7 @@ var StrCache struct {
 	Entries []*strFacts // most recently used last
 }
 
-// isASCII reports whether s holds only ASCII bytes.
+// IsASCII reports whether s holds only ASCII bytes.
 func IsASCII(s string) bool {
 	p := unsafe.Pointer(unsafe.StringData(s))
 	word := func(off int) uint64 {
@@ -75,7 +75,7 @@ func IsASCII(s string) bool {
 	return true
 }
 
-// factsOf returns the facts of s (nil for an ASCII string).
+// FactsOf returns the facts of s (nil for an ASCII string).
 func FactsOf(s string) *strFacts {
 	if len(s) < strCacheMin {
 		if IsASCII(s) {
@@ -200,7 +200,7 @@ func ByteOffset(s string, charOffset int) int {
 	return min(charOffset, len(s))
 }
 
-// pyGetItem is _py_getitem(x, i): x[i] in a read, with str indexed by
+// PyGetItem is _py_getitem(x, i): x[i] in a read, with str indexed by
 // code point (the front-end routes every subscript read here).
 func PyGetItem(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) != 2 || len(kwargs) != 0 {
@@ -499,5 +499,5 @@ func oneStr(args starlark.Tuple, kwargs []starlark.Tuple) (string, bool) {
 	return string(s), ok
 }
 
-// rlen is the length of s in code points (widths count characters).
+// Rlen is the length of s in code points (widths count characters).
 func Rlen(s string) int { return utf8.RuneCountInString(s) }

@@ -688,7 +688,7 @@ type namedTuple struct {
 
 func (n *namedTuple) Type() string { return "tuple" }
 
-// asTuple implements tupleSubtype.
+// AsTuple implements tupleSubtype.
 func (n *namedTuple) AsTuple() starlark.Tuple { return n.Tuple }
 
 func (n *namedTuple) PyTypeObj() *py.TypeObj { return n.cls }
@@ -766,7 +766,7 @@ var typeDeque = &py.TypeObj{PyName: "deque", Check: py.IsType[*deque]}
 
 func (d *deque) items() []starlark.Value { return d.elems[d.head:] }
 
-// heldValues implements valueHolder: the backing store, consumed slots
+// HeldValues implements valueHolder: the backing store, consumed slots
 // (before head) included.
 func (d *deque) HeldValues() []starlark.Value { return d.elems }
 

@@ -166,7 +166,7 @@ func (d *decValue) WriteRepr(r *py.Renderer) {
 	r.B.WriteString("Decimal('" + d.PyStr() + "')")
 }
 
-// pyStr is the decimal's to-scientific-string.
+// PyStr is the decimal's to-scientific-string.
 func (d *decValue) PyStr() string {
 	sign := ""
 	if d.neg {
@@ -198,7 +198,7 @@ func (d *decValue) PyStr() string {
 	return sign + s + "E" + e
 }
 
-// rat is d's exact value (a nil Rat for NaN and Infinity).
+// Rat is d's exact value (a nil Rat for NaN and Infinity).
 func (d *decValue) Rat() py.ExactRat {
 	if d.special != "" {
 		return py.ExactRat{}
@@ -814,7 +814,7 @@ func (d *decValue) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-// pyFormat formats d with a format spec as CPython's Decimal.__format__
+// PyFormat formats d with a format spec as CPython's Decimal.__format__
 // does for the f, %, and empty types (others go through float).
 func (d *decValue) PyFormat(thread *starlark.Thread, s py.FmtSpec) (string, error) {
 	if d.special != "" {

@@ -143,10 +143,10 @@ func makeEnum(t *py.TypeObj) error {
 	return nil
 }
 
-// classLen is len(Color): the number of members (aliases not counted).
+// ClassLen is len(Color): the number of members (aliases not counted).
 func (info *enumInfo) ClassLen() int { return len(info.members) }
 
-// classItem is Color["RED"].
+// ClassItem is Color["RED"].
 func (info *enumInfo) ClassItem(key starlark.Value) (starlark.Value, error) {
 	t := info.cls
 	name, _ := starlark.AsString(key)
@@ -160,7 +160,7 @@ func (info *enumInfo) ClassItem(key starlark.Value) (starlark.Value, error) {
 	return nil, &py.PyError{Kind: "KeyError", Msg: py.Repr(key)}
 }
 
-// classMembers is the tuple of an enumeration's members.
+// ClassMembers is the tuple of an enumeration's members.
 func (info *enumInfo) ClassMembers() starlark.Tuple {
 	out := make(starlark.Tuple, len(info.members))
 	for i, m := range info.members {

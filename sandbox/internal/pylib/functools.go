@@ -116,7 +116,7 @@ var (
 	_ py.MethodFunc     = (*memoized)(nil)
 )
 
-// bindsAsMethod implements methodFunc: a cached method binds to its
+// BindsAsMethod implements methodFunc: a cached method binds to its
 // instance.
 func (m *memoized) BindsAsMethod() {}
 

@@ -15,7 +15,7 @@ import (
 type classRun struct {
 	ascii  [utf8.RuneSelf]bool // the ASCII characters in C
 	ranges []rune              // C's ranges of characters from U+0080, as lo, hi pairs in order
-	// asciiText: the runs are the matches on ASCII text only. \b\w+\b
+	// AsciiText: the runs are the matches on ASCII text only. \b\w+\b
 	// is \w+ there (RE2's \b sees ASCII word characters, which are
 	// \w's), not where \w takes in a letter RE2's \b does not.
 	AsciiText bool
@@ -87,7 +87,7 @@ func (c *classRun) width(s string, i int) int {
 	return 0
 }
 
-// each yields the maximal runs of the class in s, in order, as [start,
+// Each yields the maximal runs of the class in s, in order, as [start,
 // end) pairs, until yield returns false. The pairs are cut from arrays
 // of 256 of them that no later pair overwrites (a finditer match keeps
 // its pair).

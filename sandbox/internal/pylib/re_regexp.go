@@ -62,7 +62,7 @@ type Regexp struct {
 	fullCtx     *regexp.Regexp // \A(?s:.)(re)\z
 }
 
-// prefilterMin is the text size from which the literal prefilter is used.
+// PrefilterMin is the text size from which the literal prefilter is used.
 const PrefilterMin = 16 << 10
 
 // CompileRegexp compiles a Python-syntax pattern with Python re flags
@@ -192,7 +192,7 @@ func lineBounds(s string, i int) (int, int) {
 	return start, end
 }
 
-// canPrefilter reports whether the prefilter applies to a search of s from pos.
+// CanPrefilter reports whether the prefilter applies to a search of s from pos.
 func (r *Regexp) CanPrefilter(s string, pos int) bool {
 	return r.pre != nil && len(s)-pos >= PrefilterMin && (r.LineOK || r.pureLit > 0)
 }

@@ -155,7 +155,7 @@ func timeModule() *py.Module {
 				return nil, py.Errorf("OverflowError", "sleep length is too large")
 			}
 			// The sandbox does not wait: the clock moves on instead.
-			py.ClockOf(thread).Us.Add(int64(math.Round(f * 1e6)))
+			py.ClockOf(thread).Advance(int64(math.Round(f * 1e6)))
 			return starlark.None, nil
 		},
 		"gmtime": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
