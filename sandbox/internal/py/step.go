@@ -35,7 +35,7 @@ type State struct {
 	Predeclared starlark.StringDict
 
 	keyedMu sync.Mutex
-	keyed   map[any]any // the modules' state, by *sessionKey (sesskey.go)
+	keyed   map[any]any // the modules' state, by *SessionKey (sesskey.go)
 }
 
 // Step is the value layer's part of a running step, reachable from its

@@ -16,7 +16,7 @@ import (
 
 // The datetime module: dates, times (naive, or aware with a fixed-offset
 // timezone such as timezone.utc) and timedeltas, parsing and formatting.
-// now(), today() and friends read the session's clock (lib_time.go): the
+// now(), today() and friends read the session's clock (time.go): the
 // run's start time, in UTC, which is also the sandbox's local time.
 
 // dtValue is a datetime.datetime (isDate false) or datetime.date.
@@ -762,7 +762,7 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 }
 
 // clockFn builds datetime.now/utcnow/today and date.today: they read the
-// session's clock (see lib_time.go). tzOK: the function takes tz.
+// session's clock (see time.go). tzOK: the function takes tz.
 func clockFn(name string, isDate, tzOK bool) starlark.Value {
 	return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var tz starlark.Value = starlark.None

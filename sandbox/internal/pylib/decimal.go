@@ -19,7 +19,7 @@ import (
 // The decimal module, basic: Decimal from str, int, float or Decimal;
 // + - * / // % ** (integral powers), comparisons (with ints and floats
 // too), str/repr, quantize, normalize, to_integral_value, sqrt, exp, ln,
-// log10 (lib_decimal_math.go), round(), int() and float(), getcontext()
+// log10 (decimal_math.go), round(), int() and float(), getcontext()
 // with a settable prec (default 28) and rounding (default
 // ROUND_HALF_EVEN), and localcontext() for a with block, as in CPython 3.11. Results are
 // rounded to the context's precision; exponents stay within ±maxDecExp.
