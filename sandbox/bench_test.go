@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // benchText returns a deterministic text of about n bytes: log-like lines,

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 

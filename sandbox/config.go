@@ -3,18 +3,18 @@ package sandbox
 import (
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Default limits: what a zero [Limits] field stands for.
 const (
-	DefaultTimeout           = py.DefaultTimeout
+	DefaultTimeout           = py.DefaultTimeout // 60 s
 	DefaultObservationTokens = 1000
 	DefaultMaxOutputBytes    = 64 << 20
-	DefaultMaxMemory         = py.DefaultMaxMemory
-	DefaultMaxRecursion      = py.DefaultMaxRecursion
+	DefaultMaxMemory         = py.DefaultMaxMemory    // 1 GB
+	DefaultMaxRecursion      = py.DefaultMaxRecursion // 1000, as CPython
 	DefaultMaxSteps          = 1_000_000_000
 )
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // deepList and deepTuple build a value nested n levels deep in model code.

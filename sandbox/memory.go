@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Memory is bounded three ways:

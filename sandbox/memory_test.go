@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // TestAllocChecks: every builtin whose result grows with its arguments

@@ -5,9 +5,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Steps sharing the heap.

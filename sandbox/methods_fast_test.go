@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // TestIntOfStr: int(str) agrees with CPython on the short decimal fast

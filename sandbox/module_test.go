@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // execIn runs code in a fresh session with cfg and returns its output and

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-	"github.com/rlmhq/rlm/sandbox/internal/pylib"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
+	"github.com/rlmhq/rlm/sandbox/internal/pylib"
 )
 
 // TestClassRun: for patterns that are one class repeated (C+), the run

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/pylib"
-
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/pylib"
 )
 
 // Without MULTILINE, Python's $ also matches just before a final newline

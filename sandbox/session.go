@@ -10,13 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
-
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
 	"github.com/rlmhq/rlm/internal/textdist"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 

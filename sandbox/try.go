@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
 	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 

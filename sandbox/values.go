@@ -10,7 +10,7 @@ import (
 // to and from Go, measured by code point. The value layer itself is
 // sandbox/internal/py.
 
-// MaxRenderDepth is how deeply nested containers [Repr], [Str] and the
+// MaxRenderDepth (1000) is how deeply nested containers [Repr], [Str] and the
 // other walks of a value (==, <, json, copy, conversion to Go) go; Python
 // code gets a RecursionError beyond it (or beyond the step's recursion
 // limit, if lower), as CPython does past its recursion limit.

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"encoding/base32"
 	"encoding/base64"
@@ -9,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // bytesOrASCII is the bytes of a bytes value or an ASCII str (as the

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"slices"
 	"strconv"
@@ -9,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // csv over strings: reader, writer, DictReader and DictWriter with

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"fmt"
 	"slices"
@@ -9,6 +7,8 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 var _ = py.RegisterModule("dataclasses", dataclassesModule)

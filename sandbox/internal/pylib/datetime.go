@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"fmt"
 	"math"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // The datetime module: dates, times (naive, or aware with a fixed-offset

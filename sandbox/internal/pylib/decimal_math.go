@@ -1,12 +1,12 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"math/big"
 	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Decimal.sqrt, exp, ln and log10, correctly rounded (ROUND_HALF_EVEN)

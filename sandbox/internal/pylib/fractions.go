@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"math"
 	"math/big"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // The fractions module: Fraction, an exact rational on math/big, with

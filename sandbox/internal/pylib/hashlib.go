@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"crypto/md5"
 	"crypto/sha1"
@@ -17,6 +15,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"golang.org/x/crypto/blake2b"
 	"golang.org/x/crypto/blake2s"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // hashAlgo is one hashlib algorithm.

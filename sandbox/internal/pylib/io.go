@@ -1,13 +1,13 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // stringIO is io.StringIO: an in-memory text file.

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"errors"
 	"math"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/internal/starjson"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // The json module is Python's, on internal/pyjson (the one Python-style

@@ -1,12 +1,12 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"math"
 	"math/big"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // mathFloatArg unpacks the one real-number argument of math.name.

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"crypto/sha512"
 	"math"
@@ -10,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // mt19937 is CPython's Mersenne Twister (Modules/_randommodule.c): the same

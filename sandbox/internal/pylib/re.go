@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/internal/pyre"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // rePattern is a compiled re.Pattern.

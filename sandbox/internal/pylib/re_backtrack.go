@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"errors"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/internal/pyre"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // The backtracking engine (pyre.Backtrack) runs the patterns RE2 cannot

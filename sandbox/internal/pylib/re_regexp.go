@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"errors"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/pyre"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Python re flag values.

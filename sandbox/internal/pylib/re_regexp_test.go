@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlmhq/rlm/sandbox/internal/py"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // TestFindAllChunkedMatchesRegexp: a pattern without a prefilter whose

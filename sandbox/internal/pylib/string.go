@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"regexp"
 	"strings"
@@ -9,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 var _ = py.RegisterModule("string", stringModule)

@@ -1,12 +1,12 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"math"
 	"strings"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // nsObj is a plain object with fixed attributes (sys.stdout,

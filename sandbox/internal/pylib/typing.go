@@ -1,12 +1,12 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"slices"
 	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // The names of typing that code uses at run time (the front end drops the

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"strings"
 	"unicode"
@@ -10,6 +8,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/unicode/runenames"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // unicodedata: name, lookup, category, normalize, is_normalized and the

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"encoding/hex"
 	"strconv"
@@ -9,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // urlQuote is urllib.parse.quote over the UTF-8 bytes of s.

@@ -1,7 +1,5 @@
 package pylib
 
-import "github.com/rlmhq/rlm/sandbox/internal/py"
-
 import (
 	"encoding/hex"
 	"math/big"
@@ -10,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // uuid: UUID objects, uuid3/uuid5 (exact, name-based) and uuid4 drawn
