@@ -14,6 +14,8 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // benchText returns a deterministic text of about n bytes: log-like lines,
@@ -227,7 +229,7 @@ func BenchmarkOperatorRouting(b *testing.B) {
 		{"bool/native", "if len(x) > 2:\n            n += 1"},
 		{"bool/routed", `n += _py_b2i(len(x) > 2)`},
 	}
-	predeclared := pyBuiltins()
+	predeclared := py.PyBuiltins()
 	for _, c := range cases {
 		src := fmt.Sprintf("def run(xs):\n    n = 0\n    for x in xs:\n        %s\n    return n\nr = run(xs)\n", c.body)
 		b.Run(c.name, func(b *testing.B) {
@@ -271,7 +273,7 @@ func BenchmarkSubscriptRouting(b *testing.B) {
 		{"str-index", "x[i * 70]", "_py_getitem(x, i * 70)"},
 		{"str-slice", "x[i * 70:i * 70 + 40]", "_py_getslice(x, i * 70, i * 70 + 40, None)"},
 	}
-	predeclared := pyBuiltins()
+	predeclared := py.PyBuiltins()
 	for _, e := range exprs {
 		for _, data := range []struct {
 			name string
@@ -319,10 +321,10 @@ func BenchmarkStrLen(b *testing.B) {
 		b.Run(c.name+"/first", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s := c.s[i%2:] // a string not seen before
-				strCache.Lock()
-				strCache.entries = nil
-				strCache.Unlock()
-				strLast.Store(nil)
+				py.StrCache.Lock()
+				py.StrCache.Entries = nil
+				py.StrCache.Unlock()
+				py.StrLast.Store(nil)
 				_ = StrLen(s)
 			}
 		})

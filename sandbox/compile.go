@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
@@ -39,8 +40,8 @@ func starImports() map[string][]string {
 func buildStarImports() map[string][]string {
 	out := map[string][]string{}
 	for _, name := range []string{"math", "collections", "itertools", "string", "statistics", "re", "json", "functools"} {
-		if m, err := importModule(name); err == nil {
-			out[name] = m.members.Keys()
+		if m, err := py.ImportModule(name); err == nil {
+			out[name] = m.Members.Keys()
 		}
 	}
 	return out

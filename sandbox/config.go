@@ -4,15 +4,17 @@ import (
 	"time"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Default limits: what a zero [Limits] field stands for.
 const (
-	DefaultTimeout           = 60 * time.Second
+	DefaultTimeout           = py.DefaultTimeout // 60 s
 	DefaultObservationTokens = 1000
 	DefaultMaxOutputBytes    = 64 << 20
-	DefaultMaxMemory         = 1 << 30
-	DefaultMaxRecursion      = 1000
+	DefaultMaxMemory         = py.DefaultMaxMemory    // 1 GB
+	DefaultMaxRecursion      = py.DefaultMaxRecursion // 1000, as CPython
 	DefaultMaxSteps          = 1_000_000_000
 )
 
@@ -56,7 +58,7 @@ func (l Limits) WithDefaults() Limits {
 		l.MaxSteps = DefaultMaxSteps
 	}
 	if l.Timeout == 0 {
-		l.Timeout = DefaultTimeout
+		l.Timeout = py.DefaultTimeout
 	}
 	if l.ObservationTokens <= 0 {
 		l.ObservationTokens = DefaultObservationTokens
@@ -65,13 +67,13 @@ func (l Limits) WithDefaults() Limits {
 		l.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if l.MaxMemory == 0 {
-		l.MaxMemory = DefaultMaxMemory
+		l.MaxMemory = py.DefaultMaxMemory
 	}
 	if l.MaxSessionMemory == 0 {
 		l.MaxSessionMemory = DefaultMaxSessionMemory()
 	}
 	if l.MaxRecursion <= 0 {
-		l.MaxRecursion = DefaultMaxRecursion
+		l.MaxRecursion = py.DefaultMaxRecursion
 	}
 	return l
 }

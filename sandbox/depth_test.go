@@ -9,6 +9,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // deepList and deepTuple build a value nested n levels deep in model code.
@@ -112,8 +114,8 @@ func TestGoWalksBounded(t *testing.T) {
 // Go-side Repr, Str and ToGo stop after their walk budget (SUBMIT's
 // ToGoOn, which stops with its step, is in cmd/rlm's hostile table).
 func TestGoWalksOfSharedValues(t *testing.T) {
-	defer func(n int) { walkBudget = n }(walkBudget)
-	walkBudget = 1 << 16 // the same stop, sooner
+	defer func(n int) { py.WalkBudget = n }(py.WalkBudget)
+	py.WalkBudget = 1 << 16 // the same stop, sooner
 	var dag starlark.Value = starlark.NewList([]starlark.Value{starlark.MakeInt(1)})
 	for i := 0; i < 80; i++ {
 		dag = starlark.NewList([]starlark.Value{dag, dag})

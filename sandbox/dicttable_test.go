@@ -10,6 +10,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // TestDictTable: dicts and sets (one compact hash table) keep CPython's
@@ -357,7 +359,7 @@ func TestGrowCheckPresentKey(t *testing.T) {
 	}{
 		{"set.add (sandbox)", func(thread *starlark.Thread, s *starlark.Set) error {
 			for i := 0; i < n; i++ {
-				if _, _, err := builtinMethod(thread, s, "add", starlark.Tuple{starlark.MakeInt(5)}, nil); err != nil {
+				if _, _, err := py.BuiltinMethod(thread, s, "add", starlark.Tuple{starlark.MakeInt(5)}, nil); err != nil {
 					return err
 				}
 			}

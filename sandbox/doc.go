@@ -5,6 +5,12 @@
 // limits (execution steps, wall time, output size, memory, recursion depth)
 // and no access to files, network, processes, the real clock or load().
 //
+// This package is the public face: [Session], [Config] and [Limits], [Result],
+// the errors, the memory and time watchdogs, the output and the traceback.
+// Underneath, sandbox/internal/pyfront translates Python to Starlark,
+// sandbox/internal/py is the value layer and the builtins, and
+// sandbox/internal/pylib holds the importable modules, one file each.
+//
 // Python source is translated to Starlark by the front-end in sandbox/internal/pyfront;
 // the runtime predeclares the Python builtins Starlark lacks (sum, round, map,
 // isinstance, ...), the helpers the front-end calls (_py_*), classes, and the

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
 // TestFoldSemantics: sum, min and max of a generator expression or list

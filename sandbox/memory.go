@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Memory is bounded three ways:
@@ -64,11 +66,6 @@ func (st *step) pollInterval() time.Duration {
 	}
 	return max(time.Duration(room/allocRate)*time.Millisecond, memPoll)
 }
-
-// smallAlloc is the size below which checkAlloc does not look: a
-// step cannot overshoot its limit by much with allocations this small
-// before the watchdog notices.
-const smallAlloc = 64 << 10
 
 // gcEvery bounds how often the watchdog collects garbage before deciding
 // that the heap really is over a limit.
@@ -291,88 +288,45 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 }
 
 func memoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", fmtBytes(limit))
+	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", py.FmtBytes(limit))
 }
 
 func sessionMemoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", fmtBytes(limit))
+	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", py.FmtBytes(limit))
 }
 
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GB", n>>30)
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MB", n>>20)
-	default:
-		return fmt.Sprintf("%d bytes", n)
+// GrowCheck is the interpreter's grow check on the step's thread (see
+// growCheck): it reads the heap afresh (about a microsecond, once every
+// GrowCheckEvery elements: the watchdog's last sample may be stale when
+// the machine is busy) and checks the room for n bytes.
+func (st *step) GrowCheck(thread *starlark.Thread, n int64) error {
+	st.sample(false)
+	return st.CheckRoom(thread, n)
+}
+
+// Interrupted returns the error of the limit that stopped the step (see
+// interrupted), sizing what the step holds first when its watchdog asks.
+func (st *step) Interrupted(thread *starlark.Thread) error {
+	if st.mem.ask.Load() {
+		st.checkShared(thread)
 	}
+	return st.interrupted()
 }
 
-// checkAlloc fails with a MemoryError when a builtin is about to allocate
-// n bytes that do not fit in what is left of the step's (or the session's)
-// memory allowance, and with the step's limit error when a limit already
-// stopped it. Builtins call it before allocating a result whose size
-// grows with their arguments.
-func checkAlloc(thread *starlark.Thread, n int64) error {
-	if n < smallAlloc {
-		return nil
+// Room is what is left of the step's memory allowance, measured afresh
+// when measure is set.
+func (st *step) Room(measure bool) int64 {
+	if measure {
+		st.sample(true)
 	}
-	st := stepOf(thread)
-	if st == nil {
-		if n > DefaultMaxMemory {
-			return allocErr(n, DefaultMaxMemory, fmtBytes(DefaultMaxMemory)+" per step")
-		}
-		return nil
-	}
-	return st.checkRoom(thread, n)
+	return st.room()
 }
 
-// checkAllocFor is checkAlloc for what a builtin is about to build (e.g.
-// "json.dumps output"): its MemoryError names it, so that the message
-// says what was too large.
-func checkAllocFor(thread *starlark.Thread, n int64, what string) error {
-	return allocFor(checkAlloc(thread, n), what)
-}
+// MemLimit is the step's memory limit (0: none).
+func (st *step) MemLimit() int64 { return st.memLimit() }
 
-// growCheckFor is growCheck (the heap read afresh, any size) naming what
-// needs the n bytes, as checkAllocFor does.
-func growCheckFor(thread *starlark.Thread, n int64, what string) error {
-	return allocFor(growCheck(thread, n), what)
-}
-
-// allocFor prefixes a refusal's MemoryError with what was being built.
-func allocFor(err error, what string) error {
-	if pe, ok := err.(*PyError); ok && pe.Kind == "MemoryError" {
-		named := *pe
-		named.Msg = what + " too large: " + pe.Msg
-		return &named
-	}
-	return err
-}
-
-// growCheck is the interpreter's grow check on a step's thread (set with
-// starlark.SetGrowCheck): before a list, dict or set grows by another
-// GrowCheckEvery elements, and before a + builds a large string or list,
-// the allocating code itself asks whether n more bytes (0: whether the
-// heap) still fit in the step's and the session's allowance, so growth in
-// interpreted code stops at once and near the limit instead of when the
-// watchdog next looks. A builtin that allocates in proportion to its
-// arguments calls checkAlloc instead (modules added later too): it skips
-// the check for small sizes, which the grow check does not.
-func growCheck(thread *starlark.Thread, n int64) error {
-	if st := stepOf(thread); st != nil {
-		// Read the heap afresh (about a microsecond, once every
-		// GrowCheckEvery elements): the watchdog's last sample may be
-		// stale when the machine is busy.
-		st.sample(false)
-		return st.checkRoom(thread, n)
-	}
-	return nil
-}
-
-// checkRoom is checkAlloc for the step st running on thread, at any size.
-func (st *step) checkRoom(thread *starlark.Thread, n int64) error {
+// CheckRoom is checkAlloc for the step st running on thread, at any size.
+func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 	if err := st.interrupted(); err != nil {
 		return err
 	}
@@ -421,46 +375,9 @@ func (st *step) checkRoom(thread *starlark.Thread, n int64) error {
 		return nil
 	}
 	if sess < step {
-		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", fmtAlloc(n), fmtAlloc(max(sess, 0)), fmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
+		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", py.FmtAlloc(n), py.FmtAlloc(max(sess, 0)), py.FmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
 	}
-	return allocErr(n, max(step, 0), fmtBytes(st.memLimit())+" per step")
-}
-
-func allocErr(n, room int64, what string) error {
-	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the memory limit (%s); build smaller values", fmtAlloc(n), fmtAlloc(room), what), Err: ErrMemoryLimit}
-}
-
-// fmtAlloc formats an allocation size for a message.
-func fmtAlloc(n int64) string {
-	if n >= 10<<20 {
-		return fmt.Sprintf("%d MB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// growCheckEvery is how many elements a growing builtin adds between two
-// calls of interrupted.
-const growCheckEvery = 1 << 10
-
-// interrupted returns the error that ended the step running on thread
-// when a limit (time, memory, steps, output) or the caller stopped it, and
-// nil otherwise. Builtins that loop over their input call it as they go
-// (every growCheckEvery elements or so), so a step ends promptly whatever
-// builtin it is in.
-// Interrupted returns the error of the limit (time, memory, output, the
-// caller) that stopped the step running on thread, or nil: a long loop in
-// a builtin calls it now and then and returns the error, which the step
-// reports as the limit's.
-func Interrupted(thread *starlark.Thread) error { return interrupted(thread) }
-
-func interrupted(thread *starlark.Thread) error {
-	if st := stepOf(thread); st != nil {
-		if st.mem.ask.Load() {
-			st.checkShared(thread)
-		}
-		return st.interrupted()
-	}
-	return nil
+	return py.AllocErr(n, max(step, 0), py.FmtBytes(st.memLimit())+" per step")
 }
 
 func (st *step) interrupted() error {
@@ -472,62 +389,5 @@ func (st *step) interrupted() error {
 	if r := st.reason.Load(); r != nil {
 		msg = *r
 	}
-	return &stopError{limit: *p, msg: msg}
+	return &py.StopError{Limit: *p, Msg: msg}
 }
-
-// stopPoll is the one way a long walk of a value (rendering, copy,
-// deepcopy, json, conversion to Go) asks whether to stop. On a step's
-// thread it calls interrupted every growCheckEvery values, so the walk
-// ends within milliseconds of whatever limit stopped the step (time,
-// memory, output, the caller). A walk with no step to ask (a host
-// rendering or converting a value after its step, e.g. a REPL echo or a
-// child run's variable sizes) has a budget instead: it stops after
-// walkBudget values, so a value whose parts are shared at every level
-// (x = [x, x] eighty times: 2**80 leaves in a few kilobytes) cannot hold
-// the host for longer than about a second.
-type stopPoll struct {
-	thread *starlark.Thread // nil, or a thread without a step: the budget applies
-	n      int
-}
-
-// walkBudget is how many values a walk with no step visits before it
-// stops with errWalkBudget (a variable so that tests can lower it).
-var walkBudget = 1 << 24
-
-// errWalkBudget is a host walk's error past walkBudget values.
-func errWalkBudget() error {
-	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("value too large to walk: more than %d values (counting shared parts each time they appear)", walkBudget), Err: ErrMemoryLimit}
-}
-
-func newStopPoll(thread *starlark.Thread) stopPoll {
-	if thread != nil && stepOf(thread) == nil {
-		thread = nil
-	}
-	return stopPoll{thread: thread}
-}
-
-// stopped counts one value visited and returns the error that ends the
-// walk, if any.
-func (p *stopPoll) stopped() error {
-	p.n++
-	if p.n%growCheckEvery != 0 {
-		return nil
-	}
-	if p.thread == nil {
-		if p.n > walkBudget {
-			return errWalkBudget()
-		}
-		return nil
-	}
-	return interrupted(p.thread)
-}
-
-// stopError is what a builtin returns when it notices that a limit
-// stopped the step; the step's traceback reports the limit.
-type stopError struct {
-	limit error
-	msg   string
-}
-
-func (e *stopError) Error() string { return e.msg }
-func (e *stopError) Unwrap() error { return e.limit }

@@ -14,6 +14,8 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // TestAllocChecks: every builtin whose result grows with its arguments
@@ -151,22 +153,22 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 		run  func(thread *starlark.Thread) error
 	}{
 		{"3-argument pow", func(th *starlark.Thread) error {
-			_, err := intPowMod(th, big.NewInt(5), big7, mod)
+			_, err := py.IntPowMod(th, big.NewInt(5), big7, mod)
 			return err
 		}},
 		{"power", func(th *starlark.Thread) error {
-			_, err := intPow(th, big.NewInt(3), 1<<22)
+			_, err := py.IntPow(th, big.NewInt(3), 1<<22)
 			return err
 		}},
 		{"product of a range", func(th *starlark.Thread) error {
-			_, err := prodRange(th, 1, 1<<20)
+			_, err := py.ProdRange(th, 1, 1<<20)
 			return err
 		}},
 		{"iteration", func(th *starlark.Thread) error {
 			n := 0
 			r, _ := starlark.Call(th, starlark.Universe["range"], starlark.Tuple{starlark.MakeInt(1 << 30)}, nil)
-			err := forEach(th, r, func(starlark.Value) error { n++; return nil })
-			if n > growCheckEvery {
+			err := py.ForEach(th, r, func(starlark.Value) error { n++; return nil })
+			if n > py.GrowCheckEvery {
 				return errors.New("iterated past the check")
 			}
 			return err
@@ -176,12 +178,12 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 			for i := range elems {
 				elems[i] = starlark.MakeInt(i)
 			}
-			r := renderer{thread: th}
-			r.repr(starlark.NewList(elems))
-			if r.b.Len() > 2*smallAlloc {
+			r := py.Renderer{Thread: th}
+			r.Repr(starlark.NewList(elems))
+			if r.B.Len() > 2*py.SmallAlloc {
 				return errors.New("rendered past the check")
 			}
-			return r.err
+			return r.Err
 		}},
 		{"sort", func(th *starlark.Thread) error {
 			idx := make([]int, 1<<16)
@@ -189,8 +191,8 @@ func TestLongBuiltinsNoticeLimits(t *testing.T) {
 				idx[i] = len(idx) - i
 			}
 			n := 0
-			err := sortStable(th, idx, func(a, b int) (bool, error) { n++; return a < b, nil })
-			if n > growCheckEvery {
+			err := py.SortStable(th, idx, func(a, b int) (bool, error) { n++; return a < b, nil })
+			if n > py.GrowCheckEvery {
 				return errors.New("compared past the check")
 			}
 			return err

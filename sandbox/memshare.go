@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // Steps sharing the heap.
@@ -215,7 +217,7 @@ func (st *step) held(thread *starlark.Thread, cutoff int64) int64 {
 		if sys, ok := s.system[name]; ok && sys == v {
 			continue
 		}
-		z.value(v)
+		z.Value(v)
 	}
 	if thread != nil {
 		files := map[string]bool{}
@@ -226,10 +228,10 @@ func (st *step) held(thread *starlark.Thread, cutoff int64) int64 {
 			}
 			files[fn.Position().Filename()] = true
 			for _, v := range fn.Globals() {
-				z.value(v)
+				z.Value(v)
 			}
 		}
-		thread.FrameValues(z.value)
+		thread.FrameValues(z.Value)
 	}
 	z.run()
 	return z.n
@@ -240,7 +242,7 @@ type sizer struct {
 	n, cutoff int64
 	seen      map[unsafe.Pointer]struct{}
 	// seenHolders are the valueHolders seen (made on first use).
-	seenHolders map[valueHolder]struct{}
+	seenHolders map[py.ValueHolder]struct{}
 	todo        []starlark.Value // containers seen but not yet walked
 }
 
@@ -260,29 +262,19 @@ func (z *sizer) first(p unsafe.Pointer) bool {
 }
 
 // firstHolder reports whether h is seen for the first time.
-func (z *sizer) firstHolder(h valueHolder) bool {
+func (z *sizer) firstHolder(h py.ValueHolder) bool {
 	if _, ok := z.seenHolders[h]; ok {
 		return false
 	}
 	if z.seenHolders == nil {
-		z.seenHolders = map[valueHolder]struct{}{}
+		z.seenHolders = map[py.ValueHolder]struct{}{}
 	}
 	z.seenHolders[h] = struct{}{}
 	return true
 }
 
-// valueHolder is implemented by the mutable containers a module defines
-// (collections.deque): the conversions check them for cycles and the
-// memory accounting counts what they hold.
-type valueHolder interface {
-	starlark.Value
-	// heldValues returns the container's backing store: the values it
-	// holds, and nil in the slots not in use.
-	heldValues() []starlark.Value
-}
-
 // value counts v, leaving what it contains for run.
-func (z *sizer) value(v starlark.Value) {
+func (z *sizer) Value(v starlark.Value) {
 	switch x := v.(type) {
 	case starlark.String:
 		if len(x) < bigString || z.first(unsafe.Pointer(unsafe.StringData(string(x)))) {
@@ -316,16 +308,16 @@ func (z *sizer) value(v starlark.Value) {
 		if z.first(unsafe.Pointer(x)) {
 			z.todo = append(z.todo, v)
 		}
-	case *pyObject:
+	case *py.PyObject:
 		if z.first(unsafe.Pointer(x)) {
 			z.todo = append(z.todo, v)
 		}
 	case *LazyDict:
 		z.n += 32
-	case pyDictLike: // Counter, defaultdict, OrderedDict
+	case py.PyDictLike: // Counter, defaultdict, OrderedDict
 		z.n += 48
-		z.value(x.underlyingDict())
-	case valueHolder: // deque
+		z.Value(x.UnderlyingDict())
+	case py.ValueHolder: // deque
 		if z.firstHolder(x) {
 			z.todo = append(z.todo, v)
 		}
@@ -344,7 +336,7 @@ func (z *sizer) run() {
 			n := x.Len()
 			z.n += 48 + 16*int64(n)
 			for i := 0; i < n && !z.done(); i++ {
-				z.value(x.Index(i))
+				z.Value(x.Index(i))
 			}
 		case starlark.Tuple:
 			z.n += 24 + 16*int64(len(x))
@@ -352,7 +344,7 @@ func (z *sizer) run() {
 				if z.done() {
 					break
 				}
-				z.value(e)
+				z.Value(e)
 			}
 		case *starlark.Dict:
 			z.n += 64 + 64*int64(x.Len())
@@ -360,8 +352,8 @@ func (z *sizer) run() {
 				if z.done() {
 					break
 				}
-				z.value(k)
-				z.value(e)
+				z.Value(k)
+				z.Value(e)
 			}
 		case *starlark.Set:
 			z.n += 64 + 48*int64(x.Len())
@@ -369,25 +361,25 @@ func (z *sizer) run() {
 				if z.done() {
 					break
 				}
-				z.value(k)
+				z.Value(k)
 			}
-		case *pyObject:
-			z.n += 64 + 48*int64(len(x.attrs))
-			for _, e := range x.attrs {
+		case *py.PyObject:
+			z.n += 64 + 48*int64(len(x.Attrs))
+			for _, e := range x.Attrs {
 				if z.done() {
 					break
 				}
-				z.value(e)
+				z.Value(e)
 			}
-		case valueHolder:
-			held := x.heldValues()
+		case py.ValueHolder:
+			held := x.HeldValues()
 			z.n += 48 + 16*int64(len(held))
 			for _, e := range held {
 				if z.done() {
 					break
 				}
 				if e != nil {
-					z.value(e)
+					z.Value(e)
 				}
 			}
 		}

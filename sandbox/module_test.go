@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // execIn runs code in a fresh session with cfg and returns its output and
@@ -135,10 +137,10 @@ func TestModuleRegistry(t *testing.T) {
 	want := "base64, bisect, collections, copy, csv, dataclasses, datetime, decimal, enum, fractions, functools, " +
 		"hashlib, heapq, html, io, itertools, json, math, operator, random, re, statistics, string, sys, textwrap, " +
 		"time, typing, typing_extensions, unicodedata, urllib, urllib.parse, uuid"
-	assert.Equal(t, want, availableModules())
-	for name := range modules {
-		m, err := importModule(name)
+	assert.Equal(t, want, py.AvailableModules())
+	for name := range py.Modules {
+		m, err := py.ImportModule(name)
 		require.NoError(t, err, name)
-		assert.NotEmpty(t, m.members, name)
+		assert.NotEmpty(t, m.Members, name)
 	}
 }

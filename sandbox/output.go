@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 )
 
 // outBuf collects a step's printed output up to max bytes.
@@ -21,7 +23,7 @@ func (o *outBuf) write(s string) error {
 		if room > 0 {
 			o.b.WriteString(s[:room])
 		}
-		return fmt.Errorf("%w: the step printed more than %s; print a summary or a slice instead", ErrOutputLimit, fmtBytes(int64(o.max)))
+		return fmt.Errorf("%w: the step printed more than %s; print a summary or a slice instead", ErrOutputLimit, py.FmtBytes(int64(o.max)))
 	}
 	o.b.WriteString(s)
 	return nil

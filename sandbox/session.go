@@ -15,6 +15,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
 	"github.com/rlmhq/rlm/internal/textdist"
+	"github.com/rlmhq/rlm/sandbox/internal/py"
 	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
@@ -44,15 +45,11 @@ type Session struct {
 	system  map[string]starlark.Value // predeclared values, hidden from UserGlobals
 	order   []string                  // user globals in definition order
 	known   map[string]bool
-	current *starlark.Thread     // thread of the running step (for defaultdict factories)
 	defs    map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
 	steps   int                  // number of Exec calls so far
 	sources map[string]string    // code of each step that defined functions, by file name
 	memBase int64                // heap in use when the session was created
-	clock   *sessionClock        // what code reads as the time (clock.go)
-
-	keyedMu sync.Mutex
-	keyed   map[any]any // the modules' state, by *sessionKey (sesskey.go)
+	state   *py.State            // what the value layer and the modules keep of the session
 }
 
 // New returns a session with the given configuration.
@@ -66,12 +63,19 @@ func New(cfg Config) *Session {
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
 		memBase: sessionBase(cfg.Limits.MaxSessionMemory, cfg.Limits.MaxMemory),
-		clock:   newSessionClock(cfg.Clock),
+		state: &py.State{
+			Clock:       py.NewSessionClock(cfg.Clock),
+			Seed:        cfg.Seed,
+			Doc:         cfg.Doc,
+			Predeclared: cfg.Predeclared,
+		},
 	}
-	for name, v := range pyBuiltins() {
+	for name, v := range py.PyBuiltins() {
 		s.globals[name] = v
 		s.system[name] = v
 	}
+	s.globals["_py_try"] = NewBuiltin("_py_try", pyTry)
+	s.system["_py_try"] = s.globals["_py_try"]
 	for name, v := range cfg.Predeclared {
 		s.globals[name] = v
 		s.system[name] = v
@@ -171,8 +175,8 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	s.sources[file] = code
 
 	thread := st.newThread()
-	s.current = thread
-	defer func() { s.current = nil }()
+	s.state.Current = thread
+	defer func() { s.state.Current = nil }()
 	stop := st.watch(thread)
 	st.prog, st.code = prog, code
 	err = s.run(st, thread, prog)
@@ -232,7 +236,7 @@ func editDistance(a, b string) int {
 func (s *Session) run(st *step, thread *starlark.Thread, prog *pyfront.Program) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errInternal, r)
+			err = fmt.Errorf("%w: %v", py.ErrInternal, r)
 		}
 	}()
 	return s.runChunks(st, thread, prog.Chunks)
@@ -258,19 +262,19 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 	err := s.runChunks(st, thread, t.Body)
 	if err != nil && st.catchable(err) {
 		se := st.scriptError(err, "")
-		exc := exceptionFromError(se)
+		exc := py.ExceptionFromError(se.Kind, se.Msg, se.Err, se)
 		for _, h := range t.Handlers {
-			if !handlerMatches(h.Types, exc.typ, func(name string) *typeObj { return s.lookupClass(thread, name) }) {
+			if !py.HandlerMatches(h.Types, exc.Typ, func(name string) *py.TypeObj { return s.lookupClass(thread, name) }) {
 				continue
 			}
 			if h.Name != "" {
-				s.globals[h.Name] = exc.value()
+				s.globals[h.Name] = exc.Value()
 				s.noteName(h.Name)
 			}
-			prev := st.handling
-			st.handling = exc
+			prev := st.Handling
+			st.Handling = exc
 			err = s.runChunks(st, thread, h.Body)
-			st.handling = prev
+			st.Handling = prev
 			break
 		}
 	} else if err == nil {
@@ -284,32 +288,20 @@ func (s *Session) runTry(st *step, thread *starlark.Thread, t *pyfront.Try) erro
 	return err
 }
 
-func handlerMatches(types []string, t *typeObj, lookup func(string) *typeObj) bool {
-	if len(types) == 0 {
-		return true
-	}
-	for _, h := range types {
-		if excMatches(t, h, lookup) {
-			return true
-		}
-	}
-	return false
-}
-
 // lookupClass returns the class a handler names when the code defined it
 // (in an earlier chunk, or in the running one as seen from thread) or
 // bound a module's exception class to that name (from decimal import
 // DecimalException).
-func (s *Session) lookupClass(thread *starlark.Thread, name string) *typeObj {
+func (s *Session) lookupClass(thread *starlark.Thread, name string) *py.TypeObj {
 	for i := thread.CallStackDepth() - 1; i >= 0; i-- {
 		if fn, ok := thread.DebugFrame(i).Callable().(*starlark.Function); ok {
-			if t, ok := fn.Globals()[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
+			if t, ok := fn.Globals()[name].(*py.TypeObj); ok && (t.Cls != nil || py.ExcTypes[t.PyName] == t) {
 				return t
 			}
 			break
 		}
 	}
-	if t, ok := s.globals[name].(*typeObj); ok && (t.cls != nil || excTypes[t.name] == t) {
+	if t, ok := s.globals[name].(*py.TypeObj); ok && (t.Cls != nil || py.ExcTypes[t.PyName] == t) {
 		return t
 	}
 	return nil
@@ -326,7 +318,7 @@ func (st *step) catchable(err error) bool {
 	if st.limitErr() != nil {
 		return false
 	}
-	if errors.Is(err, errInternal) {
+	if errors.Is(err, py.ErrInternal) {
 		return false
 	}
 	for e := err; e != nil; {
@@ -405,33 +397,29 @@ func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
 
 // step is the per-Exec state reachable from the thread.
 type step struct {
-	sess     *Session
-	ctx      context.Context
-	out      *outBuf
-	limit    atomic.Pointer[error]  // first limit that stopped the step
-	reason   atomic.Pointer[string] // its message
-	heap     atomic.Int64           // heap in use, sampled by the memory watchdog
-	mem      memGauge
-	depth    int        // recursion limit (frames)
-	handling *exception // exception being handled (for bare raise)
-	prog     *pyfront.Program
-	code     string
-	file     string                  // file name of this step's code
-	cancel   context.CancelCauseFunc // cancels ctx when a limit stops the step
-	deadline time.Time               // when the step's time limit ends (zero: none)
+	py.Step // the value layer's part; st is its Host
+	sess    *Session
+	ctx     context.Context
+	out     *outBuf
+	limit   atomic.Pointer[error]  // first limit that stopped the step
+	reason  atomic.Pointer[string] // its message
+	heap    atomic.Int64           // heap in use, sampled by the memory watchdog
+	mem     memGauge
+	prog    *pyfront.Program
+	code    string
+	file    string                  // file name of this step's code
+	cancel  context.CancelCauseFunc // cancels ctx when a limit stops the step
 }
-
-const stepKey = "rlm.sandbox.step"
 
 func newStep(s *Session, ctx context.Context) *step {
 	h := heapInUse()
 	st := &step{
-		sess:  s,
-		ctx:   ctx,
-		out:   &outBuf{max: s.cfg.Limits.MaxOutputBytes},
-		depth: s.cfg.Limits.MaxRecursion,
-		mem:   memGauge{base: h, sessBase: s.memBase},
+		sess: s,
+		ctx:  ctx,
+		out:  &outBuf{max: s.cfg.Limits.MaxOutputBytes},
+		mem:  memGauge{base: h, sessBase: s.memBase},
 	}
+	st.Step = py.Step{State: s.state, Host: st, Depth: s.cfg.Limits.MaxRecursion}
 	st.heap.Store(h)
 	return st
 }
@@ -442,9 +430,13 @@ func (st *step) memLimit() int64 { return max(st.sess.cfg.Limits.MaxMemory, 0) }
 // sessMemLimit is the session's memory limit across steps (0: none).
 func (st *step) sessMemLimit() int64 { return max(st.sess.cfg.Limits.MaxSessionMemory, 0) }
 
-func stepOf(thread *starlark.Thread) *step {
-	st, _ := thread.Local(stepKey).(*step)
-	return st
+// runningStep returns the step running on thread, or nil.
+func runningStep(thread *starlark.Thread) *step {
+	if p := py.StepOf(thread); p != nil {
+		st, _ := p.Host.(*step)
+		return st
+	}
+	return nil
 }
 
 func (st *step) newThread() *starlark.Thread {
@@ -459,12 +451,12 @@ func (st *step) newThread() *starlark.Thread {
 			return nil, &PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: ErrUnsupported}
 		},
 	}
-	thread.SetLocal(stepKey, st)
-	starlark.SetGrowCheck(thread, growCheck)
+	py.SetStep(thread, &st.Step)
+	starlark.SetGrowCheck(thread, st.GrowCheck)
 	if st.ctx != nil {
 		SetThreadContext(thread, st.ctx)
 	}
-	thread.SetMaxCallDepth(st.depth)
+	thread.SetMaxCallDepth(st.Depth)
 	// The interpreter calls OnMaxSteps every checkEvery steps as well:
 	// a checkpoint where a step that shares the heap with others sizes
 	// what it holds when its watchdog asks (memshare.go), even if it
@@ -491,6 +483,19 @@ func (st *step) newThread() *starlark.Thread {
 func (st *step) write(s string) error {
 	return st.out.write(s)
 }
+
+// WriteOutput is write for print: past the output limit the step stops
+// with ErrOutputLimit.
+func (st *step) WriteOutput(s string) error {
+	err := st.write(s)
+	if err != nil {
+		st.limit.CompareAndSwap(nil, &ErrOutputLimit)
+	}
+	return err
+}
+
+// OutputRoom is how many more bytes the step may print.
+func (st *step) OutputRoom() int { return st.out.room() }
 
 // stop records the limit that ended the step and cancels the thread
 // (and the step's context, so blocking builtins return too).
@@ -529,17 +534,6 @@ func ThreadContext(thread *starlark.Thread) context.Context {
 	return context.Background()
 }
 
-// MatchBudget is the time one match of the backtracking engine may take
-// on thread: what is left of the step's time limit (DefaultTimeout outside
-// a step or without a limit). The search() helper bounds its matches with
-// it too.
-func MatchBudget(thread *starlark.Thread) time.Duration {
-	if st := stepOf(thread); st != nil && !st.deadline.IsZero() {
-		return max(time.Until(st.deadline), time.Millisecond)
-	}
-	return DefaultTimeout
-}
-
 func (st *step) limitErr() error {
 	if p := st.limit.Load(); p != nil {
 		return *p
@@ -553,7 +547,7 @@ func (st *step) watch(thread *starlark.Thread) func() {
 	cfg := st.sess.cfg
 	done := make(chan struct{})
 	if cfg.Limits.Timeout > 0 {
-		st.deadline = time.Now().Add(cfg.Limits.Timeout)
+		st.Deadline = time.Now().Add(cfg.Limits.Timeout)
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -561,7 +555,7 @@ func (st *step) watch(thread *starlark.Thread) func() {
 		defer wg.Done()
 		var timeout <-chan time.Time
 		if cfg.Limits.Timeout > 0 {
-			t := time.NewTimer(time.Until(st.deadline))
+			t := time.NewTimer(time.Until(st.Deadline))
 			defer t.Stop()
 			timeout = t.C
 		}
@@ -586,18 +580,13 @@ func (st *step) watch(thread *starlark.Thread) func() {
 	}
 }
 
-var errInternal = errors.New("internal error")
+// Clock returns the session's clock: the time the next clock read in code
+// (time.time(), datetime.now(), ...) returns.
+func (s *Session) Clock() time.Time { return s.state.Clock.Now() }
 
-// StepGlobals returns the user-visible globals as the step running on
-// thread sees them (values from previous steps and chunks, overlaid with
-// the running chunk's own globals), names in definition order. Builtins
-// call it instead of Session.Global/UserGlobals, which block while a step
-// runs. Outside a step it returns nil.
-func StepGlobals(thread *starlark.Thread) ([]string, starlark.StringDict) {
-	st := stepOf(thread)
-	if st == nil {
-		return nil, nil
-	}
+// Globals returns the globals visible to the code running on thread (the
+// session's and those of the running chunk), in definition order.
+func (st *step) Globals(thread *starlark.Thread) ([]string, starlark.StringDict) {
 	s := st.sess // the step's goroutine is the only writer: no lock needed
 	vals := starlark.StringDict{}
 	var names []string

@@ -3,7 +3,9 @@
 //
 // From the bottom: the leaves internal/pyjson, internal/pyre,
 // internal/jsonl, internal/numfmt and internal/textdist import only the standard library; the sandbox imports no
-// model client, helper or orchestration package; llm knows nothing of the
+// model client, helper or orchestration package, and inside it the Python
+// modules (sandbox/internal/pylib) sit above the value layer
+// (sandbox/internal/py), which never imports them; llm knows nothing of the
 // sandbox; builtins and context sit below the orchestrator; telemetry
 // (OpenTelemetry tracing of runs) sits on the orchestrator, below the
 // server; only cmd/rlm sees everything.

@@ -53,6 +53,14 @@ func TestLayers(t *testing.T) {
 		// starjson decodes into the interpreter's values, for the sandbox and context alike.
 		{pattern: "./internal/starjson", forbidden: []string{"sandbox", "context", "llm", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./sandbox/...", forbidden: []string{"repl", "llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
+		// Inside the sandbox: the front end translates Python to Starlark
+		// and knows no value; the modules (pylib) use the value layer (py),
+		// which never names a module: it reaches module behaviour through
+		// its registry and small interfaces the modules' types satisfy.
+		// Neither imports the public face (the compiler refuses the cycle).
+		{pattern: "./sandbox/internal/pyfront", forbidden: []string{"sandbox/internal/py", "sandbox/internal/pylib"}},
+		{pattern: "./sandbox/internal/py", forbidden: []string{"sandbox/internal/pylib", "sandbox/internal/pyfront"}},
+		{pattern: "./sandbox/internal/pylib", forbidden: []string{"sandbox/internal/pyfront"}},
 		{pattern: "./llm", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
 		{pattern: "./deferred", forbidden: []string{"repl", "builtins", "orchestrator", "context", "internal/bench", "cmd"}},
 		{pattern: "./context", forbidden: []string{"repl", "sandbox", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
