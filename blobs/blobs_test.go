@@ -163,7 +163,10 @@ func TestPutIsIdempotent(t *testing.T) {
 
 	// An object of the wrong size under the key (a damaged store) is
 	// replaced.
-	_, err = s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.loc.bucket, Key: aws.String(s.key(ref.Digest)), Body: strings.NewReader("short")})
+	_, err = s.client.PutObject(
+		ctx,
+		&s3.PutObjectInput{Bucket: &s.loc.bucket, Key: aws.String(s.key(ref.Digest)), Body: strings.NewReader("short")},
+	)
 	require.NoError(t, err)
 	_, err = s.Put(ctx, bytes.NewReader(data))
 	require.NoError(t, err)

@@ -122,9 +122,18 @@ func TestLargeValue(t *testing.T) {
 
 	mib := func(n uint64) float64 { return float64(n) / (1 << 20) }
 	mbps := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
-	t.Logf("%d MiB: put %v (%.0f MiB/s), heap peak +%.1f MiB, allocated %.1f MiB; fetch %v (%.0f MiB/s), heap peak +%.1f MiB, allocated %.1f MiB",
-		size>>20, putTime.Round(time.Millisecond), mbps(putTime), mib(putPeak), mib(putAlloc),
-		fetchTime.Round(time.Millisecond), mbps(fetchTime), mib(fetchPeak), mib(fetchAlloc))
+	t.Logf(
+		"%d MiB: put %v (%.0f MiB/s), heap peak +%.1f MiB, allocated %.1f MiB; fetch %v (%.0f MiB/s), heap peak +%.1f MiB, allocated %.1f MiB",
+		size>>20,
+		putTime.Round(time.Millisecond),
+		mbps(putTime),
+		mib(putPeak),
+		mib(putAlloc),
+		fetchTime.Round(time.Millisecond),
+		mbps(fetchTime),
+		mib(fetchPeak),
+		mib(fetchAlloc),
+	)
 	assert.Less(t, putPeak, uint64(limit), "heap growth during Put")
 	assert.Less(t, fetchPeak, uint64(limit), "heap growth during Fetch")
 	require.NoError(t, s.Delete(ctx, ref.Digest))

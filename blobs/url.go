@@ -95,7 +95,10 @@ func checkBucket(name string) error {
 	for i, c := range name {
 		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 		if !alnum && c != '-' && c != '.' || !alnum && (i == 0 || i == len(name)-1) {
-			return fmt.Errorf("bucket %q: want lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit", name)
+			return fmt.Errorf(
+				"bucket %q: want lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit",
+				name,
+			)
 		}
 	}
 	return nil

@@ -50,7 +50,10 @@ func TestStoppedStepCancelsItsSubCalls(t *testing.T) {
 					case <-release:
 						answered.Add(1)
 						w.Header().Set("Content-Type", "application/json")
-						fmt.Fprint(w, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"done"},"finish_reason":"stop"}]}`)
+						fmt.Fprint(
+							w,
+							`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"done"},"finish_reason":"stop"}]}`,
+						)
 					}
 				}}
 			})
@@ -59,7 +62,13 @@ func TestStoppedStepCancelsItsSubCalls(t *testing.T) {
 			group := deferred.New(deferred.Config{})
 			t.Cleanup(group.Close)
 			h := &builtins.Host{Model: client, Group: group}
-			sess := sandbox.New(sandbox.Config{Predeclared: builtins.Predeclared(h), ThreadHook: func(th *starlark.Thread) { builtins.Attach(th, h) }, Limits: sandbox.Limits{Timeout: 300 * time.Millisecond, MaxSteps: 1 << 40}})
+			sess := sandbox.New(
+				sandbox.Config{
+					Predeclared: builtins.Predeclared(h),
+					ThreadHook:  func(th *starlark.Thread) { builtins.Attach(th, h) },
+					Limits:      sandbox.Limits{Timeout: 300 * time.Millisecond, MaxSteps: 1 << 40},
+				},
+			)
 			h.Session = sess
 
 			done := make(chan error, 1)

@@ -110,7 +110,11 @@ func setOutput(thread *starlark.Thread, helper string, out *rlmctx.Dict, key str
 	if err != nil {
 		var pe *sandbox.PyError
 		if errors.As(err, &pe) {
-			return &sandbox.PyError{Kind: pe.Kind, Msg: fmt.Sprintf("%s: output '%s' cannot be submitted: %s", helper, key, pe.Msg), Err: pe} // pe kept: its origin (sandbox.RaisedByCode)
+			return &sandbox.PyError{
+				Kind: pe.Kind,
+				Msg:  fmt.Sprintf("%s: output '%s' cannot be submitted: %s", helper, key, pe.Msg),
+				Err:  pe,
+			} // pe kept: its origin (sandbox.RaisedByCode)
 		}
 		if stoppedByLimit(err) {
 			return err // a limit stopped the step during the conversion: report the limit

@@ -31,9 +31,27 @@ func TestHelpersOnDeepAndCyclicValues(t *testing.T) {
 		{"search renders items bounded", deep + "print(search(x, 'zzz'))", "[]\n", "", ""},
 		{"summarize renders items bounded", deep + "s = summarize(x)\nprint(len(s) < 20000, s.count('[') > 10)", "True True\n", "", ""},
 		{"find_relevant ranks bounded items", deep + "r = find_relevant([x, 'apple pie'], 'apple')\nprint(len(r) > 0)", "True\n", "", ""},
-		{"SUBMIT of a cyclic value", "x = [1]\nx.append(x)\nSUBMIT(x)", "", "ValueError", "SUBMIT: output 'answer' cannot be submitted: Circular reference detected"},
-		{"SUBMIT of a deep value", deep + "SUBMIT(x)", "", "RecursionError", "SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded"},
-		{"a doubly shared value is walked once per list", "x = [1]\nfor i in range(200):\n    x = [x, x]\nprint(len(summarize(x)) < 20000)", "True\n", "", ""},
+		{
+			"SUBMIT of a cyclic value",
+			"x = [1]\nx.append(x)\nSUBMIT(x)",
+			"",
+			"ValueError",
+			"SUBMIT: output 'answer' cannot be submitted: Circular reference detected",
+		},
+		{
+			"SUBMIT of a deep value",
+			deep + "SUBMIT(x)",
+			"",
+			"RecursionError",
+			"SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded",
+		},
+		{
+			"a doubly shared value is walked once per list",
+			"x = [1]\nfor i in range(200):\n    x = [x, x]\nprint(len(summarize(x)) < 20000)",
+			"True\n",
+			"",
+			"",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

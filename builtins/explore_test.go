@@ -20,7 +20,20 @@ func dict(kv ...any) *rlmctx.Dict {
 
 func TestPeek(t *testing.T) {
 	e := newEnv(t, nil, map[string]any{
-		"nums": []any{int64(0), int64(1), int64(2), int64(3), int64(4), int64(5), int64(6), int64(7), int64(8), int64(9), int64(10), int64(11)},
+		"nums": []any{
+			int64(0),
+			int64(1),
+			int64(2),
+			int64(3),
+			int64(4),
+			int64(5),
+			int64(6),
+			int64(7),
+			int64(8),
+			int64(9),
+			int64(10),
+			int64(11),
+		},
 		"text": "hello world",
 		"d":    dict("a", int64(1), "b", int64(2), "c", int64(3)),
 	})
@@ -64,7 +77,11 @@ func TestPeekErrors(t *testing.T) {
 
 func TestChunk(t *testing.T) {
 	text := strings.Repeat("a line of text\n", 20) // 300 chars
-	e := newEnv(t, nil, map[string]any{"text": text, "items": []any{"a", "b", "c", "d", "e"}, "d": dict("a", int64(1), "b", int64(2), "c", int64(3))})
+	e := newEnv(
+		t,
+		nil,
+		map[string]any{"text": text, "items": []any{"a", "b", "c", "d", "e"}, "d": dict("a", int64(1), "b", int64(2), "c", int64(3))},
+	)
 
 	out := e.run(`
 cs = chunk(text, 100)

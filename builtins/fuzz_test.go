@@ -104,7 +104,12 @@ func FuzzWalksOfValues(f *testing.F) {
 		v := fuzzValue(data)
 		for _, code := range fuzzWalks {
 			h := &builtins.Host{}
-			s := sandbox.New(sandbox.Config{Limits: sandbox.Limits{Timeout: 5 * time.Second, MaxOutputBytes: 1 << 20}, Predeclared: builtins.Predeclared(h)})
+			s := sandbox.New(
+				sandbox.Config{
+					Limits:      sandbox.Limits{Timeout: 5 * time.Second, MaxOutputBytes: 1 << 20},
+					Predeclared: builtins.Predeclared(h),
+				},
+			)
 			s.SetGlobal("x", v)
 			_, err := s.Exec(context.Background(), code)
 			if err == nil {

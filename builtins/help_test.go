@@ -17,7 +17,14 @@ func TestHelp(t *testing.T) {
 		code string
 		want []string
 	}{
-		{"help()", []string{"Helpers (help(name) describes one", "- search(var, pattern, regex=False, max_results=10, field=None): Find pattern", "- SUBMIT(outputs=None, **kwargs):"}},
+		{
+			"help()",
+			[]string{
+				"Helpers (help(name) describes one",
+				"- search(var, pattern, regex=False, max_results=10, field=None): Find pattern",
+				"- SUBMIT(outputs=None, **kwargs):",
+			},
+		},
 		{"help(search)", []string{"search(var, pattern, regex=False, max_results=10, field=None)\n\nFind pattern"}},
 		{"help('llm_query')", []string{"llm_query(prompt, model=None, truncate=False)\n\nAsk a sub-model"}},
 		{"help(len)", []string{"len(var)\n\nNumber of characters"}},

@@ -140,11 +140,19 @@ func TestSearchHitVariants(t *testing.T) {
 	tests := []struct{ code, want string }{
 		{`print(search(log, r"(\d+)-(\d+)", regex=True, max_results=2))`,
 			"[{'line': 1, 'offset': 0, 'match': '2024-01', 'groups': ('2024', '01'), 'preview': '2024-01-01 INFO start'}, {'line': 2, 'offset': 22, 'match': '2024-01', 'groups': ('2024', '01'), 'preview': '2024-01-01 ERROR disk full on /dev/sda', 'more': 3}]"},
-		{`hs = search(log, r"(\d+)-(\d+)", regex=True); print(hs[0]["groups"], hs[0].get("groups"), "groups" in hs[0], len(hs[0]), list(hs[0]))`,
-			"('2024', '01') ('2024', '01') True 5 ['line', 'offset', 'match', 'groups', 'preview']"},
-		{`a, b = search(log, "2024"), search(log, "2024"); print(a == b, a[0] == b[1], a[0] != b[0], a[0] == dict(b[0]))`, "True False False True"},
+		{
+			`hs = search(log, r"(\d+)-(\d+)", regex=True); print(hs[0]["groups"], hs[0].get("groups"), "groups" in hs[0], len(hs[0]), list(hs[0]))`,
+			"('2024', '01') ('2024', '01') True 5 ['line', 'offset', 'match', 'groups', 'preview']",
+		},
+		{
+			`a, b = search(log, "2024"), search(log, "2024"); print(a == b, a[0] == b[1], a[0] != b[0], a[0] == dict(b[0]))`,
+			"True False False True",
+		},
 		{`a = search(log, "2024"); b = [dict(h) for h in a]; print(a == b, b == a)`, "True True"},
-		{`h = search(log, "2024", max_results=1)[0]; print(h["more"], len(h), list(h))`, "4 5 ['line', 'offset', 'match', 'preview', 'more']"},
+		{
+			`h = search(log, "2024", max_results=1)[0]; print(h["more"], len(h), list(h))`,
+			"4 5 ['line', 'offset', 'match', 'preview', 'more']",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -181,7 +189,11 @@ func TestSearchItemHitIsADict(t *testing.T) {
 		for _, code := range codes {
 			t.Run(s.hit+" "+code, func(t *testing.T) {
 				outcome := func(setup string) string {
-					e := newEnv(t, nil, map[string]any{"items": []any{"a", "x ERROR\ty", int64(42), "ERROR"}, "byname": dict("a", "no", "b", "x ERROR\ty")})
+					e := newEnv(
+						t,
+						nil,
+						map[string]any{"items": []any{"a", "x ERROR\ty", int64(42), "ERROR"}, "byname": dict("a", "no", "b", "x ERROR\ty")},
+					)
 					e.run("h = " + setup + "\nd = " + s.lit)
 					out, err := e.exec(code)
 					if err != nil {

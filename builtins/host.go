@@ -130,7 +130,12 @@ func (h *Host) opCtx(thread *starlark.Thread) context.Context {
 // spawn starts fn as the deferred operation label (memoized by key when
 // not empty) with the step's context.
 // tr, if not nil, records the operation; fn ends it.
-func (h *Host) spawn(thread *starlark.Thread, label, key string, tr *opTrace, fn func(ctx context.Context) (starlark.Value, error)) *deferred.Future {
+func (h *Host) spawn(
+	thread *starlark.Thread,
+	label, key string,
+	tr *opTrace,
+	fn func(ctx context.Context) (starlark.Value, error),
+) *deferred.Future {
 	f, started := h.Group.Go(h.opCtx(thread), fn, deferred.Label(label), deferred.Key(key))
 	if !started {
 		tr.notStarted(f, key)

@@ -117,14 +117,30 @@ func (h *Host) fitPrompt(helper, model, prompt string, truncate bool) (string, e
 	tok := llm.TokenizerForModel(model)
 	limit := window - h.maxOutput() - 16 // room for message framing
 	if limit <= 0 {
-		return "", fmt.Errorf("%s: %w: the window of %s (%d tokens) leaves no room for a prompt after %d reply tokens", helper, ErrContextWindow, modelLabel(model), window, h.maxOutput())
+		return "", fmt.Errorf(
+			"%s: %w: the window of %s (%d tokens) leaves no room for a prompt after %d reply tokens",
+			helper,
+			ErrContextWindow,
+			modelLabel(model),
+			window,
+			h.maxOutput(),
+		)
 	}
 	n, _ := tok.CountLarge(prompt)
 	if n <= limit {
 		return prompt, nil
 	}
 	if !truncate {
-		return "", fmt.Errorf("%s: %w: the prompt is about %d tokens but %s accepts %d (window %d minus %d for the reply); split it (chunk(var, size)) or pass truncate=True", helper, ErrContextWindow, n, modelLabel(model), limit, window, h.maxOutput())
+		return "", fmt.Errorf(
+			"%s: %w: the prompt is about %d tokens but %s accepts %d (window %d minus %d for the reply); split it (chunk(var, size)) or pass truncate=True",
+			helper,
+			ErrContextWindow,
+			n,
+			modelLabel(model),
+			limit,
+			window,
+			h.maxOutput(),
+		)
 	}
 	return truncateMiddle(tok, prompt, n, limit), nil
 }

@@ -163,7 +163,13 @@ func BenchmarkFanOut(b *testing.B) {
 		thread := &starlark.Thread{}
 		builtins.Attach(thread, h)
 		start := time.Now()
-		_, err := starlark.ExecFileOptions(&syntax.FileOptions{}, thread, "bench.star", fmt.Sprintf(`fs = [llm_query("run %d item %%d" %% i) for i in range(100)]`, i), predeclared)
+		_, err := starlark.ExecFileOptions(
+			&syntax.FileOptions{},
+			thread,
+			"bench.star",
+			fmt.Sprintf(`fs = [llm_query("run %d item %%d" %% i) for i in range(100)]`, i),
+			predeclared,
+		)
 		require.NoError(b, err)
 		require.NoError(b, h.Group.Wait(context.Background()))
 		b.ReportMetric(float64(time.Since(start))/float64(100*time.Millisecond), "latencies")
@@ -222,7 +228,12 @@ print(s)`)
 
 func TestFindRelevantEmbeddings(t *testing.T) {
 	emb := &llmtest.HashEmbedder{}
-	docs := []any{"the weather is sunny today", "quarterly revenue grew by ten percent", "the cat chased a mouse", "revenue and profit forecasts"}
+	docs := []any{
+		"the weather is sunny today",
+		"quarterly revenue grew by ten percent",
+		"the cat chased a mouse",
+		"revenue and profit forecasts",
+	}
 	e := newEnv(t, &builtins.Host{Embedder: emb, EmbeddingModel: "e"}, map[string]any{"docs": docs})
 	out := e.run(`
 r = find_relevant(docs, "revenue growth", top_k=2)
@@ -238,7 +249,13 @@ print("revenue" in r[0]["item"])`)
 }
 
 func TestFindRelevantBM25(t *testing.T) {
-	text := strings.Repeat("filler text about nothing in particular\n", 100) + "the secret launch code is 7731\n" + strings.Repeat("more filler lines here\n", 100)
+	text := strings.Repeat(
+		"filler text about nothing in particular\n",
+		100,
+	) + "the secret launch code is 7731\n" + strings.Repeat(
+		"more filler lines here\n",
+		100,
+	)
 	e := newEnv(t, nil, map[string]any{
 		"text":  text,
 		"files": dict("a.md", "notes about cooking", "b.md", "launch checklist and launch code"),
@@ -371,7 +388,11 @@ func TestSubCallResultsAreStripped(t *testing.T) {
 		{"llm_query", &builtins.Host{Model: m}, `r = llm_query("q").value`},
 		{"llm_query_batched", &builtins.Host{Model: m}, `r = llm_query_batched(["a", "b"])[1].value`},
 		{"summarize", &builtins.Host{Model: m}, `r = summarize("some text").value`},
-		{"summarize map-reduce", &builtins.Host{Model: m, ContextWindow: 1500, MaxOutputTokens: 200}, `r = summarize("some words on a line\n" * 400).value`},
+		{
+			"summarize map-reduce",
+			&builtins.Host{Model: m, ContextWindow: 1500, MaxOutputTokens: 200},
+			`r = summarize("some words on a line\n" * 400).value`,
+		},
 		{"rlm_query", &builtins.Host{Child: spacedChild{}}, `r = rlm_query("q", x=1).value`},
 	}
 	for _, tt := range tests {

@@ -130,7 +130,9 @@ func docOf(thread *starlark.Thread, name string, item starlark.Value) outlineDoc
 // bundleHeader matches a line that starts a file in a str bundling several
 // files: "=== path ===", "--- path ---", "### File: path", "File: path",
 // "<file path="...">", "// File: path", "# path.ext".
-var bundleHeader = regexp.MustCompile(`^(?:(?:={3,}|-{3,}|#{1,6}|//|\*{2,})\s*(?:(?:file|path|filename)\s*:\s*)?([\w./\\-]+\.\w+)\s*(?:={3,}|-{3,}|\*{2,})?\s*|(?i:file|path|filename)\s*:\s*(\S+)\s*|<(?:file|document)\s+(?:path|name|src)\s*=\s*"([^"]+)"[^>]*>\s*)$`)
+var bundleHeader = regexp.MustCompile(
+	`^(?:(?:={3,}|-{3,}|#{1,6}|//|\*{2,})\s*(?:(?:file|path|filename)\s*:\s*)?([\w./\\-]+\.\w+)\s*(?:={3,}|-{3,}|\*{2,})?\s*|(?i:file|path|filename)\s*:\s*(\S+)\s*|<(?:file|document)\s+(?:path|name|src)\s*=\s*"([^"]+)"[^>]*>\s*)$`,
+)
 
 // splitBundle splits a str into the files it bundles (two or more header
 // lines), else returns it as one document.
@@ -251,10 +253,14 @@ var (
 var defPatterns = map[int]*regexp.Regexp{
 	langPython: regexp.MustCompile(`^(?:async\s+)?(def|class)\s+(\w+)`),
 	langGo:     regexp.MustCompile(`^(func|type)\s+(?:\([^)]*\)\s*)?(\w+)`),
-	langJS:     regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|enum|(?:const|let|var)(?:\s+\w+\s*(?::[^=]*)?=\s*(?:async\s*)?(?:\(|function|[\w]+\s*=>)))\s*(\w*)`),
-	langRust:   regexp.MustCompile(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(fn|struct|enum|trait|impl|mod|type)\s+(?:<[^>]*>\s*)?(\w+)`),
-	langSlash:  regexp.MustCompile(`^(?:public\s+|private\s+|protected\s+|static\s+|final\s+|abstract\s+|export\s+)*(class|interface|struct|enum|record)\s+(\w+)`),
-	langHash:   regexp.MustCompile(`^(?:function\s+)?(def|function)?\s*(\w[\w-]*)\s*\(\)\s*\{`),
+	langJS: regexp.MustCompile(
+		`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|enum|(?:const|let|var)(?:\s+\w+\s*(?::[^=]*)?=\s*(?:async\s*)?(?:\(|function|[\w]+\s*=>)))\s*(\w*)`,
+	),
+	langRust: regexp.MustCompile(`^(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(fn|struct|enum|trait|impl|mod|type)\s+(?:<[^>]*>\s*)?(\w+)`),
+	langSlash: regexp.MustCompile(
+		`^(?:public\s+|private\s+|protected\s+|static\s+|final\s+|abstract\s+|export\s+)*(class|interface|struct|enum|record)\s+(\w+)`,
+	),
+	langHash: regexp.MustCompile(`^(?:function\s+)?(def|function)?\s*(\w[\w-]*)\s*\(\)\s*\{`),
 }
 
 var (
@@ -324,7 +330,9 @@ var licenceWords = regexp.MustCompile(`(?i)copyright|licen[cs]e|spdx-|all rights
 
 // boilerplate lines carry no description: shebangs, encodings, build tags,
 // linter and editor directives, rulers, imports and package clauses.
-var boilerplate = regexp.MustCompile(`(?i)^(?:#!|-\*-.*-\*-|coding[:=]|go:\w+|\+build|eslint|jshint|@flow|@ts-|pylint:|noqa|type:\s*ignore|vim?:|prettier-ignore|["']use strict["'];?$|[-=*#/_~]{3,}$|package\s+[\w.]+;?$|import\b|from\s+\S+\s+import\b|using\s|#include|require\(|module\.exports|__all__|\{?$|\}?$|\|.*\|$|\x60{3})`)
+var boilerplate = regexp.MustCompile(
+	`(?i)^(?:#!|-\*-.*-\*-|coding[:=]|go:\w+|\+build|eslint|jshint|@flow|@ts-|pylint:|noqa|type:\s*ignore|vim?:|prettier-ignore|["']use strict["'];?$|[-=*#/_~]{3,}$|package\s+[\w.]+;?$|import\b|from\s+\S+\s+import\b|using\s|#include|require\(|module\.exports|__all__|\{?$|\}?$|\|.*\|$|\x60{3})`,
+)
 
 // aboutText is a document's description: a Python module docstring, else
 // its first meaningful lines (comment text included, licence blocks and
@@ -580,7 +588,11 @@ func renderOutline(docs []outlineDoc, kind string, maxChars int) string {
 	b.WriteString(header)
 	for i, e := range entries {
 		line := compact(e, minCompactLine)
-		tail := fmt.Sprintf("[... %s not shown: outline(peek(var, %d, None)) outlines the rest]", numfmt.Plural(len(entries)-i, "more item"), i)
+		tail := fmt.Sprintf(
+			"[... %s not shown: outline(peek(var, %d, None)) outlines the rest]",
+			numfmt.Plural(len(entries)-i, "more item"),
+			i,
+		)
 		if kind != "dict" && !strings.HasPrefix(kind, "list") && kind != "tuple" {
 			tail = fmt.Sprintf("[... %s not shown: pass a larger max_chars]", numfmt.Plural(len(entries)-i, "more item"))
 		}

@@ -68,7 +68,18 @@ const helper = function () {};
 
 func TestOutlineItems(t *testing.T) {
 	e := newEnv(t, nil, map[string]any{
-		"files": dict("src/invoice.py", pyFile, "ledger.go", goFile, "chart.js", jsFile, "README.md", mdFile, "notes.txt", "\n\nJust some notes\nabout things.\n"),
+		"files": dict(
+			"src/invoice.py",
+			pyFile,
+			"ledger.go",
+			goFile,
+			"chart.js",
+			jsFile,
+			"README.md",
+			mdFile,
+			"notes.txt",
+			"\n\nJust some notes\nabout things.\n",
+		),
 	})
 	out := e.run(`print(outline(files))`)
 	tests := []struct{ name, want string }{
@@ -103,10 +114,22 @@ func TestOutlineShapes(t *testing.T) {
 		"single": "Only one document here.\n## Part\n",
 	})
 	tests := []struct{ code, want string }{
-		{`print(outline(docs))`, "outline of 2 items (list, 42 chars in all):\n[0] x.py (2 lines, 18 chars)\n  defs: def g\n[1] Memo (1 line, 24 chars): Meeting moved to Friday."},
-		{`print(outline(texts))`, "outline of 2 items (list, 34 chars in all):\n[0] (2 lines, 22 chars): First doc line. second\n[1] (1 line, 12 chars): Another one."},
-		{`print(outline(bundle))`, "outline of 2 items (str bundling 2 files, 53 chars in all):\na.py (3 lines, 34 chars): Module a.\n  defs: def f\ndocs/b.md (2 lines, 19 chars): Text of b.\n  headings: # Title"},
-		{`print(outline(single))`, "outline of 1 item (str, 32 chars in all):\n(text) (2 lines, 32 chars): Only one document here.\n  headings: ## Part"},
+		{
+			`print(outline(docs))`,
+			"outline of 2 items (list, 42 chars in all):\n[0] x.py (2 lines, 18 chars)\n  defs: def g\n[1] Memo (1 line, 24 chars): Meeting moved to Friday.",
+		},
+		{
+			`print(outline(texts))`,
+			"outline of 2 items (list, 34 chars in all):\n[0] (2 lines, 22 chars): First doc line. second\n[1] (1 line, 12 chars): Another one.",
+		},
+		{
+			`print(outline(bundle))`,
+			"outline of 2 items (str bundling 2 files, 53 chars in all):\na.py (3 lines, 34 chars): Module a.\n  defs: def f\ndocs/b.md (2 lines, 19 chars): Text of b.\n  headings: # Title",
+		},
+		{
+			`print(outline(single))`,
+			"outline of 1 item (str, 32 chars in all):\n(text) (2 lines, 32 chars): Only one document here.\n  headings: ## Part",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -121,7 +144,11 @@ func TestOutlineShapes(t *testing.T) {
 func TestOutlineIsBounded(t *testing.T) {
 	files := make([]any, 0, 400)
 	for i := range 200 {
-		files = append(files, fmt.Sprintf("pkg/file_%03d.py", i), fmt.Sprintf("\"\"\"Module %d does things.\"\"\"\ndef f%d():\n    pass\nclass C%d:\n    pass\n", i, i, i))
+		files = append(
+			files,
+			fmt.Sprintf("pkg/file_%03d.py", i),
+			fmt.Sprintf("\"\"\"Module %d does things.\"\"\"\ndef f%d():\n    pass\nclass C%d:\n    pass\n", i, i, i),
+		)
 	}
 	e := newEnv(t, nil, map[string]any{"files": dict(files...)})
 	tests := []struct {
@@ -141,7 +168,12 @@ func TestOutlineIsBounded(t *testing.T) {
 			assert.Equal(t, tt.complete, strings.Contains(out, "pkg/file_199.py"))
 			if !tt.complete {
 				var n, k int
-				_, err := fmt.Sscanf(out[strings.LastIndex(out, "[... "):], "[... %d more items not shown: outline(peek(var, %d, None))", &n, &k)
+				_, err := fmt.Sscanf(
+					out[strings.LastIndex(out, "[... "):],
+					"[... %d more items not shown: outline(peek(var, %d, None))",
+					&n,
+					&k,
+				)
 				require.NoError(t, err, out)
 				assert.Equal(t, 200, n+k)
 				assert.Contains(t, out, fmt.Sprintf("pkg/file_%03d.py", k-1))
@@ -177,13 +209,27 @@ func TestOutlineCompactKeepsDescriptions(t *testing.T) {
 		for j := range 30 {
 			fmt.Fprintf(&defs, "def function_number_%d_%d():\n    pass\n", i, j)
 		}
-		files = append(files, fmt.Sprintf("mod_%02d.py", i), fmt.Sprintf("\"\"\"Module %02d parses the quarterly ledger exports of region %02d.\"\"\"\n%s", i, i, defs.String()))
+		files = append(
+			files,
+			fmt.Sprintf("mod_%02d.py", i),
+			fmt.Sprintf("\"\"\"Module %02d parses the quarterly ledger exports of region %02d.\"\"\"\n%s", i, i, defs.String()),
+		)
 	}
 	e := newEnv(t, nil, map[string]any{"files": dict(files...)})
 	out := e.run(`print(outline(files))`)
 	assert.LessOrEqual(t, len(out), 4001)
 	assert.NotContains(t, out, "\n  defs:", "not the detailed level")
 	for i := range 20 {
-		assert.Contains(t, out, fmt.Sprintf("mod_%02d.py (61 lines): Module %02d parses the quarterly ledger exports of region %02d. | def function_number_%d_0, ", i, i, i, i))
+		assert.Contains(
+			t,
+			out,
+			fmt.Sprintf(
+				"mod_%02d.py (61 lines): Module %02d parses the quarterly ledger exports of region %02d. | def function_number_%d_0, ",
+				i,
+				i,
+				i,
+				i,
+			),
+		)
 	}
 }

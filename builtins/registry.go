@@ -29,22 +29,121 @@ type helper struct {
 // The registry. Signature and Summary of each entry must equal the doc
 // comment of its Go function (checked by TestDocCommentsMatchRegistry).
 var helpers = []helper{
-	{Doc{"peek", "peek(var, start=0, end=10)", "Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.", "explore"}, peek},
-	{Doc{"search", "search(var, pattern, regex=False, max_results=10, field=None)", "Find pattern (a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} per match in a str, {index or key, preview} per matching item (a multi-line str item adds its first match's line and count of matches; a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.", "explore"}, search},
-	{Doc{"chunk", "chunk(var, size, overlap=0)", "Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.", "explore"}, chunk},
-	{Doc{"outline", "outline(var, max_chars=4000)", "Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.", "explore"}, outline},
+	{
+		Doc{
+			"peek",
+			"peek(var, start=0, end=10)",
+			"Return items start..end of a list, the entries start..end of a dict (as a dict, in key order), or characters start..end of a string.",
+			"explore",
+		},
+		peek,
+	},
+	{
+		Doc{
+			"search",
+			"search(var, pattern, regex=False, max_results=10, field=None)",
+			"Find pattern (a Python regex if regex=True) in a str, list or dict; returns a list of dicts {line, offset, match, preview} per match in a str, {index or key, preview} per matching item (a multi-line str item adds its first match's line and count of matches; a dict item's preview is the whole item, field the matching field; field='x' searches only it); regex=True adds groups; if max_results cut the list, its last dict has more.",
+			"explore",
+		},
+		search,
+	},
+	{
+		Doc{
+			"chunk",
+			"chunk(var, size, overlap=0)",
+			"Split a string into line-aligned pieces of about size characters, or a list or dict into pieces of size items; consecutive pieces share overlap characters or items.",
+			"explore",
+		},
+		chunk,
+	},
+	{
+		Doc{
+			"outline",
+			"outline(var, max_chars=4000)",
+			"Survey many documents (dict of files, list of str or dicts, str bundling files): per item its size, docstring or first lines past licence headers, top-level defs or Markdown headings; returns a str to print.",
+			"explore",
+		},
+		outline,
+	},
 	{Doc{"show_vars", "show_vars()", "Print the names, types and sizes of the variables defined so far.", "explore"}, showVars},
 	{Doc{"len", "len(var)", "Number of characters of a string or items of a list or dict.", "explore"}, nil},
-	{Doc{"llm_query", "llm_query(prompt, model=None, truncate=False)", "Ask a sub-model; returns a future str (stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).", "llm"}, llmQuery},
-	{Doc{"llm_query_batched", "llm_query_batched(prompts, model=None, truncate=False)", "Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (stripped str).", "llm"}, llmQueryBatched},
-	{Doc{"summarize", "summarize(var, max_tokens=500)", "Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (stripped).", "llm"}, summarize},
-	{Doc{"find_relevant", "find_relevant(var, query, top_k=5)", "Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.", "llm"}, findRelevant},
-	{Doc{"rlm_query", "rlm_query(query, **variables)", "Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).", "llm"}, rlmQuery},
-	{Doc{"store_keys", `store_keys(prefix="", summaries=False)`, "List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value unless summaries=True adds each one's summary, as for a context variable.", "store"}, storeKeys},
-	{Doc{"store_get", "store_get(key)", "Return the stored value of key (read-only: a str, list or dict, e.g. a run's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.", "store"}, storeGet},
-	{Doc{"SUBMIT", "SUBMIT(outputs=None, **kwargs)", "Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.", "control"}, submit},
+	{
+		Doc{
+			"llm_query",
+			"llm_query(prompt, model=None, truncate=False)",
+			"Ask a sub-model; returns a future str (stripped). A prompt larger than the model's context window is refused unless truncate=True (cuts its middle, marked).",
+			"llm",
+		},
+		llmQuery,
+	},
+	{
+		Doc{
+			"llm_query_batched",
+			"llm_query_batched(prompts, model=None, truncate=False)",
+			"Ask a sub-model several prompts concurrently; returns a list of futures, one per prompt (stripped str).",
+			"llm",
+		},
+		llmQueryBatched,
+	},
+	{
+		Doc{
+			"summarize",
+			"summarize(var, max_tokens=500)",
+			"Summarize a variable with a sub-model in at most max_tokens tokens; returns a future str (stripped).",
+			"llm",
+		},
+		summarize,
+	},
+	{
+		Doc{
+			"find_relevant",
+			"find_relevant(var, query, top_k=5)",
+			"Rank the items of a list, the values of a dict or the chunks of a string by relevance to query (embeddings, else BM25); returns a future list of dicts {index or key, score, item, method}.",
+			"llm",
+		},
+		findRelevant,
+	},
+	{
+		Doc{
+			"rlm_query",
+			"rlm_query(query, **variables)",
+			"Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).",
+			"llm",
+		},
+		rlmQuery,
+	},
+	{
+		Doc{
+			"store_keys",
+			`store_keys(prefix="", summaries=False)`,
+			"List the stored keys this run may read (its rlm_query children's results, under the run's id, and keys given to the run) that start with prefix; returns a list of dicts {key, type, size_bytes, version}, without loading any value unless summaries=True adds each one's summary, as for a context variable.",
+			"store",
+		},
+		storeKeys,
+	},
+	{
+		Doc{
+			"store_get",
+			"store_get(key)",
+			"Return the stored value of key (read-only: a str, list or dict, e.g. a run's outputs {answer, ...}), loaded when called; see store_keys() for the keys this run may read.",
+			"store",
+		},
+		storeGet,
+	},
+	{
+		Doc{
+			"SUBMIT",
+			"SUBMIT(outputs=None, **kwargs)",
+			"Finish the run with a dict of outputs or keyword arguments, e.g. SUBMIT(answer=x); futures are resolved first.",
+			"control",
+		},
+		submit,
+	},
 	{Doc{"FINAL", "FINAL(answer)", "Finish the run with answer as the output 'answer'.", "control"}, final},
-	{Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"}, finalVar},
+	{
+		Doc{"FINAL_VAR", "FINAL_VAR(name)", "Finish the run with the value of the variable called name as the output 'answer'.", "control"},
+		finalVar,
+	},
 }
 
 // atDepthLimit replaces a helper's summary where the recursion depth limit
@@ -72,8 +171,14 @@ func Docs() []Doc {
 
 var moduleTitles = []struct{ name, title string }{
 	{"explore", "Explore the variables"},
-	{"llm", "Sub-calls. Each runs in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results"},
-	{"store", "Read the store (read-only): every rlm_query child's outputs are stored as it ends, so a later step can load one by reference instead of copying its answer around"},
+	{
+		"llm",
+		"Sub-calls. Each runs in the background and returns a future; using it in any way (print, f.value, ==, +, len, methods) waits for its result, even later in the same block or reply. This holds for every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first, then use the results",
+	},
+	{
+		"store",
+		"Read the store (read-only): every rlm_query child's outputs are stored as it ends, so a later step can load one by reference instead of copying its answer around",
+	},
 	{"control", "Finish"},
 }
 
@@ -124,7 +229,10 @@ func PromptHelpFor(o HelpOptions) string {
 			if alt, ok := atDepthLimit[hp.Name]; ok && o.AtDepthLimit {
 				summary = alt
 				if o.MaxDepth > 0 {
-					summary = fmt.Sprintf("No sub-RLM at this depth (the limit is %d RLM level(s)): one plain sub-model call with query and the variables' text appended; returns a future str (stripped).", o.MaxDepth)
+					summary = fmt.Sprintf(
+						"No sub-RLM at this depth (the limit is %d RLM level(s)): one plain sub-model call with query and the variables' text appended; returns a future str (stripped).",
+						o.MaxDepth,
+					)
 				}
 			}
 			if hp.Name == "store_keys" && !o.StoreChildren {
@@ -149,18 +257,21 @@ func Predeclared(h *Host) starlark.StringDict {
 			continue
 		}
 		fn, name := hp.fn, hp.Name
-		d[name] = sandbox.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			host := h
-			if host == nil {
-				host = HostFrom(thread)
+		d[name] = sandbox.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				host := h
 				if host == nil {
-					return nil, fmt.Errorf("%s: no host attached to this thread", name)
+					host = HostFrom(thread)
+					if host == nil {
+						return nil, fmt.Errorf("%s: no host attached to this thread", name)
+					}
 				}
-			}
-			host.init()
-			v, err := fn(host, thread, name, args, kwargs)
-			return v, pyError(err)
-		})
+				host.init()
+				v, err := fn(host, thread, name, args, kwargs)
+				return v, pyError(err)
+			},
+		)
 	}
 	d[helpName] = sandbox.NewBuiltin(helpName, pyHelp)
 	return d

@@ -98,7 +98,13 @@ func search(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, 
 	}
 	if err := sr.m.Err(); err != nil {
 		// A step stopped by a limit reports the limit; else the budget ran out.
-		return nil, &sandbox.PyError{Kind: "TimeoutError", Msg: name + ": the regular expression " + strconv.Quote(pattern) + " backtracked until the step's time ran out; avoid nested quantifiers like (a+)+, anchor it, or search a smaller part", Err: err}
+		return nil, &sandbox.PyError{
+			Kind: "TimeoutError",
+			Msg: name + ": the regular expression " + strconv.Quote(
+				pattern,
+			) + " backtracked until the step's time ran out; avoid nested quantifiers like (a+)+, anchor it, or search a smaller part",
+			Err: err,
+		}
 	}
 	if sr.field != nil && sr.withField == 0 {
 		return nil, sr.noFieldErr(name)
@@ -241,7 +247,13 @@ func (sr *searcher) count(text string) int {
 // itemResult is the result for a matching item: its index or key, the
 // matching field of a dict item, for a regex the match and groups, and a
 // preview (the whole dict item, cut around the match).
-func (sr *searcher) itemResult(keyName string, key, field starlark.Value, mp starlark.IterableMapping, text string, start, end int) *starlark.Dict {
+func (sr *searcher) itemResult(
+	keyName string,
+	key, field starlark.Value,
+	mp starlark.IterableMapping,
+	text string,
+	start, end int,
+) *starlark.Dict {
 	kv := []any{keyName, key}
 	if field != nil {
 		kv = append(kv, "field", field)
@@ -265,7 +277,12 @@ func (sr *searcher) noFieldErr(name string) error {
 	if len(sr.fieldsSeen) == 0 {
 		return typeErr("%s: field= searches one field of the dicts in a list or dict, and var holds no dict", name)
 	}
-	return valueErr("%s: no item has the field %s; the first item's fields are %s", name, sandbox.ReprLimit(sr.field, 60), strings.Join(sr.fieldsSeen, ", "))
+	return valueErr(
+		"%s: no item has the field %s; the first item's fields are %s",
+		name,
+		sandbox.ReprLimit(sr.field, 60),
+		strings.Join(sr.fieldsSeen, ", "),
+	)
 }
 
 func resultDict(kv ...any) *starlark.Dict {

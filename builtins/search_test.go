@@ -34,7 +34,10 @@ func TestSearchString(t *testing.T) {
 		{`print([r["line"] for r in search(log, r"(?i)magic number", regex=True)])`, "[3, 4]"},
 		{`print([r["match"] for r in search(log, r"\w+$", regex=True)])`, "['start', 'sda', 'mismatch', 'rejected', 'done']"},
 		{`print([r["line"] for r in search(log, r"^2024-01-0[34]", regex=True)])`, "[4, 5]"},
-		{`print([r["match"] for r in search(log, r"\b\d{2}\b", regex=True)])`, "['01', '01', '01', '01', '01', '02', '01', '03', '42', '01']"},
+		{
+			`print([r["match"] for r in search(log, r"\b\d{2}\b", regex=True)])`,
+			"['01', '01', '01', '01', '01', '02', '01', '03', '42', '01']",
+		},
 		{`print(search(log, "absent"))`, "[]"},
 		{`r = search(log, "full")[0]; print(log[r["offset"]:r["offset"]+4])`, "full"},
 	}
@@ -64,24 +67,42 @@ print(r["preview"][:3], r["preview"][-3:])`)
 
 func TestSearchCollections(t *testing.T) {
 	e := newEnv(t, nil, map[string]any{
-		"msgs":  []any{dict("role", "user", "content", "where is the key?"), dict("role", "assistant", "content", "under the mat"), dict("role", "user", "content", "thanks")},
+		"msgs": []any{
+			dict("role", "user", "content", "where is the key?"),
+			dict("role", "assistant", "content", "under the mat"),
+			dict("role", "user", "content", "thanks"),
+		},
 		"lines": []any{"alpha", "beta key", "gamma", "key again"},
 		"nums":  []any{int64(10), int64(42), int64(420)},
 		"files": dict("a.py", "import os\nprint(1)", "b.py", "def key():\n    pass", "c.md", "# Key ideas"),
-		"src":   dict("h.go", "// Register wires the API.\nfunc Register() {\n\tmux.HandleFunc(a)\n\tmux.Handle(b)\n}", "x.go", "package x"),
+		"src": dict(
+			"h.go",
+			"// Register wires the API.\nfunc Register() {\n\tmux.HandleFunc(a)\n\tmux.Handle(b)\n}",
+			"x.go",
+			"package x",
+		),
 	})
 	tests := []struct{ code, want string }{
 		{`print(search(lines, "key"))`, "[{'index': 1, 'preview': 'beta key'}, {'index': 3, 'preview': 'key again'}]"},
 		{`print(search(msgs, "key"))`, `[{'index': 0, 'field': 'content', 'preview': "{'role': 'user', 'content': 'where is the key?'}"}]`},
-		{`print(search(msgs, "assistant"))`, `[{'index': 1, 'field': 'role', 'preview': "{'role': 'assistant', 'content': 'under the mat'}"}]`},
+		{
+			`print(search(msgs, "assistant"))`,
+			`[{'index': 1, 'field': 'role', 'preview': "{'role': 'assistant', 'content': 'under the mat'}"}]`,
+		},
 		{`print(search(nums, "42"))`, "[{'index': 1, 'preview': '42'}, {'index': 2, 'preview': '420'}]"},
 		{`print(search(files, "key"))`, "[{'key': 'b.py', 'line': 1, 'count': 1, 'preview': 'def key():\\n    pass'}]"},
 		// An item of several lines: the line of its first match and how
 		// many it holds; the groups are the first match's (also through
 		// the backtracking engine, which a lookbehind needs).
 		{`h = search(src, "mux.")[0]; print(h["key"], h["line"], h["count"])`, "h.go 3 2"},
-		{`h = search(src, r"mux\.(\w+)", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`, "3 2 mux.HandleFunc ('HandleFunc',)"},
-		{`h = search(src, r"(?<=mux\.)(\w+)\(", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`, "3 2 HandleFunc( ('HandleFunc',)"},
+		{
+			`h = search(src, r"mux\.(\w+)", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`,
+			"3 2 mux.HandleFunc ('HandleFunc',)",
+		},
+		{
+			`h = search(src, r"(?<=mux\.)(\w+)\(", regex=True)[0]; print(h["line"], h["count"], h["match"], h["groups"])`,
+			"3 2 HandleFunc( ('HandleFunc',)",
+		},
 		{`print(search(src, "\tmux.Handle(")[0]["line"])`, "4"},
 		{`print([r["key"] for r in search(files, r"(?i)^#? ?(def|key)", regex=True)])`, "['b.py', 'c.md']"},
 		{`print(search(lines, "a", max_results=2))`, "[{'index': 0, 'preview': 'alpha'}, {'index': 1, 'preview': 'beta key', 'more': 2}]"},
@@ -101,7 +122,11 @@ func TestSearchErrors(t *testing.T) {
 		{`search(3.5, "x")`, "TypeError", "search: var must be a str, list, tuple or dict, got float"},
 		{`search(s, "x", regex="yes")`, "TypeError", "search: regex must be True or False, got str"},
 		{`search(s, "x", max_results=0)`, "ValueError", "search: max_results must be positive"},
-		{`search(s, "(a", regex=True)`, "ValueError", "search: invalid regular expression \"(a\": missing ), unterminated subpattern at position 0"},
+		{
+			`search(s, "(a", regex=True)`,
+			"ValueError",
+			"search: invalid regular expression \"(a\": missing ), unterminated subpattern at position 0",
+		},
 		{`search(s, "a(?i)b", regex=True)`, "ValueError", "global flags not at the start of the expression at position 1"},
 	}
 	for _, tt := range tests {
@@ -116,8 +141,13 @@ func TestSearchErrors(t *testing.T) {
 // engine; a catastrophic one stops at the step's time limit.
 func TestSearchBacktracking(t *testing.T) {
 	e := newEnv(t, nil, map[string]any{"s": "Dr. Who. Yes! ok\nthe the end é é"})
-	assert.Equal(t, "[(1, 3, ' '), (1, 8, ' '), (1, 13, ' ')] [(2, 17, 'the the'), (2, 29, 'é é')]\n",
-		e.run(`print([(r["line"], r["offset"], r["match"]) for r in search(s, r"(?<=[.!?])\s+", regex=True)], [(r["line"], r["offset"], r["match"]) for r in search(s, r"(\w+) \1", regex=True)])`))
+	assert.Equal(
+		t,
+		"[(1, 3, ' '), (1, 8, ' '), (1, 13, ' ')] [(2, 17, 'the the'), (2, 29, 'é é')]\n",
+		e.run(
+			`print([(r["line"], r["offset"], r["match"]) for r in search(s, r"(?<=[.!?])\s+", regex=True)], [(r["line"], r["offset"], r["match"]) for r in search(s, r"(\w+) \1", regex=True)])`,
+		),
+	)
 }
 
 func TestSearchCatastrophicPatternReturns(t *testing.T) {
@@ -165,9 +195,17 @@ func TestSearchDictItems(t *testing.T) {
 	assert.Contains(t, p, "'tags': ['a', 'b']}")
 
 	errs := []struct{ code, kind, want string }{
-		{`search(users, "x", field="mail")`, "ValueError", "search: no item has the field 'mail'; the first item's fields are 'id', 'name', 'email', 'manager'"},
+		{
+			`search(users, "x", field="mail")`,
+			"ValueError",
+			"search: no item has the field 'mail'; the first item's fields are 'id', 'name', 'email', 'manager'",
+		},
 		{`search(["a", "b"], "a", field="name")`, "TypeError", "var holds no dict"},
-		{`search("text", "x", field="name")`, "TypeError", "search: field= searches one field of the dicts in a list or dict; var is a str"},
+		{
+			`search("text", "x", field="name")`,
+			"TypeError",
+			"search: field= searches one field of the dicts in a list or dict; var is a str",
+		},
 		{`search(users, "x", field=[1])`, "TypeError", "search: field must be a dict key such as a str, got list"},
 	}
 	for _, tt := range errs {
@@ -215,7 +253,10 @@ func TestSearchGroups(t *testing.T) {
 		{`print([r["groups"] for r in search(s, r"(?P<k>\w+)=(?P<v>\w+)", regex=True)])`, "[('name', 'ada')]"},
 		{`print([r["groups"] for r in search(s, r"(\d+)\n(\w+)", regex=True)])`, "[('42', 'ref')]"},
 		{`print("groups" in search(s, r"id: \d+", regex=True)[0], "groups" in search(s, "id: ")[0])`, "False False"},
-		{`print([(r["index"], r["match"], r["groups"]) for r in search(lines, r"key=(\w+)", regex=True)])`, "[(0, 'key=alpha', ('alpha',)), (2, 'key=beta', ('beta',))]"},
+		{
+			`print([(r["index"], r["match"], r["groups"]) for r in search(lines, r"key=(\w+)", regex=True)])`,
+			"[(0, 'key=alpha', ('alpha',)), (2, 'key=beta', ('beta',))]",
+		},
 		// Patterns on the backtracking engine (lookaround, backreferences)
 		// and non-ASCII lines report their groups too.
 		{`print([r["groups"] for r in search(s, r"(?<=id: )(\d)(\d)?", regex=True)])`, "[('1', '7'), ('4', '2'), ('5', None)]"},
@@ -269,11 +310,20 @@ def via_re(p):
     return out
 `)
 	tests := []struct{ pattern, want string }{
-		{`a??`, `[(0, ''), (0, 'a'), (1, ''), (1, 'a'), (2, ''), (3, ''), (4, ''), (5, ''), (6, ''), (7, ''), (7, 'a'), (8, ''), (9, ''), (10, ''), (10, 'a'), (11, '')]`},
+		{
+			`a??`,
+			`[(0, ''), (0, 'a'), (1, ''), (1, 'a'), (2, ''), (3, ''), (4, ''), (5, ''), (6, ''), (7, ''), (7, 'a'), (8, ''), (9, ''), (10, ''), (10, 'a'), (11, '')]`,
+		},
 		{`(,|)`, `[(0, ''), (1, ''), (2, ','), (3, ''), (4, ''), (5, ''), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
-		{`\s*?`, `[(0, ''), (1, ''), (2, ''), (3, ''), (4, ''), (4, ' '), (5, ''), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
+		{
+			`\s*?`,
+			`[(0, ''), (1, ''), (2, ''), (3, ''), (4, ''), (4, ' '), (5, ''), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`,
+		},
 		{`x|`, `[(0, ''), (1, ''), (2, ''), (3, ''), (4, ''), (5, 'x'), (6, ''), (7, ''), (8, ''), (9, ''), (10, ''), (11, '')]`},
-		{`b*?`, `[(0, ''), (1, ''), (2, ''), (3, ''), (3, 'b'), (4, ''), (5, ''), (6, ''), (7, ''), (8, ''), (8, 'b'), (9, ''), (9, 'b'), (10, ''), (11, '')]`},
+		{
+			`b*?`,
+			`[(0, ''), (1, ''), (2, ''), (3, ''), (3, 'b'), (4, ''), (5, ''), (6, ''), (7, ''), (8, ''), (8, 'b'), (9, ''), (9, 'b'), (10, ''), (11, '')]`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
@@ -294,7 +344,12 @@ func TestSearchStopsAtMemoryLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			sess := sandbox.New(sandbox.Config{Predeclared: builtins.Predeclared(&builtins.Host{}), Limits: sandbox.Limits{MaxMemory: 48 << 20, Timeout: time.Minute}})
+			sess := sandbox.New(
+				sandbox.Config{
+					Predeclared: builtins.Predeclared(&builtins.Host{}),
+					Limits:      sandbox.Limits{MaxMemory: 48 << 20, Timeout: time.Minute},
+				},
+			)
 			_, err := sess.Exec(context.Background(), tt.setup)
 			require.NoError(t, err)
 			var before, after runtime.MemStats

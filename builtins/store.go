@@ -177,7 +177,17 @@ func storeGet(h *Host, thread *starlark.Thread, name string, args starlark.Tuple
 		return nil, fmt.Errorf("%s(%q): %w", name, key, err)
 	}
 	if max := h.Store.MaxBytes; max > 0 && ref.SizeBytes > max {
-		return nil, &sandbox.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("%s(%q): the value has %d bytes, over the %d bytes a context variable may have; ask for it in a run that loads it as a variable", name, key, ref.SizeBytes, max), Err: ErrStoreKey}
+		return nil, &sandbox.PyError{
+			Kind: "MemoryError",
+			Msg: fmt.Sprintf(
+				"%s(%q): the value has %d bytes, over the %d bytes a context variable may have; ask for it in a run that loads it as a variable",
+				name,
+				key,
+				ref.SizeBytes,
+				max,
+			),
+			Err: ErrStoreKey,
+		}
 	}
 	// The size was checked against MaxBytes above, before loading.
 	val, _, err := st.GetRef(key)

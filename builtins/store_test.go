@@ -52,7 +52,10 @@ func TestStoreGet(t *testing.T) {
 		{`print([k["key"] for k in store_keys()])`, "['given', 'run1/run1.1.abc123', 'run1/run1.2.def456']\n"},
 		{`print([(k["key"], k["type"], k["version"]) for k in store_keys("run1/run1.2")])`, "[('run1/run1.2.def456', 'text', 1)]\n"},
 		{`print(store_keys("nothing"))`, "[]\n"},
-		{`print([k["summary"] for k in store_keys("run1/", summaries=True)])`, `['json dict of 2 keys, 42 bytes, 16 tokens, keys [answer, confidence]; preview {"answer": "forty-two", "confidence": 0.9}', 'text, 27 bytes, 8 tokens, 2 lines; preview "a longer text\\nof two lines\\n"']` + "\n"},
+		{
+			`print([k["summary"] for k in store_keys("run1/", summaries=True)])`,
+			`['json dict of 2 keys, 42 bytes, 16 tokens, keys [answer, confidence]; preview {"answer": "forty-two", "confidence": 0.9}', 'text, 27 bytes, 8 tokens, 2 lines; preview "a longer text\\nof two lines\\n"']` + "\n",
+		},
 		{`print("summary" in store_keys()[0])`, "False\n"},
 	}
 	for _, tc := range tests {
@@ -70,10 +73,18 @@ func TestStoreGetErrors(t *testing.T) {
 	}{
 		// A key another run owns, or one not given: not readable, and not
 		// told apart from a missing key's existence.
-		{`store_get("run2/run2.1.abc123")`, "KeyError", []string{`"run2/run2.1.abc123" is not readable by this run`, `readable keys near it: "run1/run1.1.abc123"`}},
+		{
+			`store_get("run2/run2.1.abc123")`,
+			"KeyError",
+			[]string{`"run2/run2.1.abc123" is not readable by this run`, `readable keys near it: "run1/run1.1.abc123"`},
+		},
 		{`store_get("secret")`, "KeyError", []string{"is not readable by this run"}},
 		// A readable prefix whose key is missing: the nearest keys.
-		{`store_get("run1/run1.1.abc124")`, "KeyError", []string{`"run1/run1.1.abc124" is not in the store`, `near it: "run1/run1.1.abc123", "run1/run1.2.def456"`}},
+		{
+			`store_get("run1/run1.1.abc124")`,
+			"KeyError",
+			[]string{`"run1/run1.1.abc124" is not in the store`, `near it: "run1/run1.1.abc123", "run1/run1.2.def456"`},
+		},
 		// Over the size cap of a context variable.
 		{`store_get("run1/run1.2.def456")`, "MemoryError", []string{"over the 8 bytes a context variable may have"}},
 		{`store_get(1)`, "TypeError", []string{"key"}},

@@ -44,7 +44,11 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 	model := h.subModel("")
 	replyTokens := maxTokens + maxTokens/2
 	if _, err := h.fitPrompt(name, model, summaryPrompt(text, maxTokens, ""), false); err == nil {
-		req := llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(text, maxTokens, "")}}, MaxTokens: replyTokens}
+		req := llm.Request{
+			Model:     model,
+			Messages:  []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(text, maxTokens, "")}},
+			MaxTokens: replyTokens,
+		}
 		return h.startChat(thread, name, req)
 	}
 	// Too large for one call: summarize parts, then the part summaries.
@@ -53,9 +57,18 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 	parts := chunkText(text, max(partBytes, 1000), 0)
 	if len(parts) > maxSummaryParts {
 		n, _ := llm.TokenizerForModel(model).CountLarge(text)
-		return nil, fmt.Errorf("%s: %w: var is about %d tokens, more than %d windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need", name, ErrContextWindow, n, maxSummaryParts, modelLabel(model))
+		return nil, fmt.Errorf(
+			"%s: %w: var is about %d tokens, more than %d windows of %s; chunk it (chunk(var, size)) and summarize or search the pieces you need",
+			name,
+			ErrContextWindow,
+			n,
+			maxSummaryParts,
+			modelLabel(model),
+		)
 	}
-	key := chatKey(llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}})
+	key := chatKey(
+		llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: "summarize-map-reduce", Content: text}}},
+	)
 	tr := h.startOp(name, model, summaryPrompt(text, maxTokens, ""))
 	return h.spawn(thread, name, key, tr, func(ctx context.Context) (starlark.Value, error) {
 		partial := make([]string, len(parts))
@@ -66,7 +79,14 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 			go func() {
 				defer wg.Done()
 				note := fmt.Sprintf("This is part %d of %d of a larger text. ", i+1, len(parts))
-				resp, err := h.Model.Chat(ctx, llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(p.text, maxTokens, note)}}})
+				resp, err := h.Model.Chat(
+					ctx,
+					llm.Request{
+						Model:     model,
+						MaxTokens: replyTokens,
+						Messages:  []llm.Message{{Role: llm.RoleUser, Content: summaryPrompt(p.text, maxTokens, note)}},
+					},
+				)
 				if err != nil {
 					errs[i] = err
 					return
@@ -85,7 +105,11 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 		}
 		combined := strings.Join(partial, "\n\n")
 		resp, err := h.Model.Chat(ctx, llm.Request{Model: model, MaxTokens: replyTokens, Messages: []llm.Message{{Role: llm.RoleUser,
-			Content: summaryPrompt(combined, maxTokens, "These are summaries of consecutive parts of one text; write one summary of the whole text. ")}}})
+			Content: summaryPrompt(
+				combined,
+				maxTokens,
+				"These are summaries of consecutive parts of one text; write one summary of the whole text. ",
+			)}}})
 		if err != nil {
 			err = fmt.Errorf("%s: %w", name, err)
 			tr.end("", llm.Usage{}, err)
@@ -98,7 +122,12 @@ func summarize(h *Host, thread *starlark.Thread, name string, args starlark.Tupl
 }
 
 func summaryPrompt(text string, maxTokens int, note string) string {
-	return fmt.Sprintf("%sSummarize the following in at most %d tokens. Keep concrete names, numbers, dates and facts; do not add anything that is not in the text.\n\n%s", note, maxTokens, text)
+	return fmt.Sprintf(
+		"%sSummarize the following in at most %d tokens. Keep concrete names, numbers, dates and facts; do not add anything that is not in the text.\n\n%s",
+		note,
+		maxTokens,
+		text,
+	)
 }
 
 // extractiveSummary describes v without a model: its shape, then its first

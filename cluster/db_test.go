@@ -33,7 +33,11 @@ func TestMigrationsIdempotentAndConcurrent(t *testing.T) {
 	assert.Equal(t, len(migs), count(t, db, `SELECT count(*) FROM rlm_schema_version`))
 	assert.Equal(t, SchemaVersion(), count(t, db, `SELECT max(version) FROM rlm_schema_version`))
 	assert.Positive(t, count(t, db, `SELECT count(*) FROM river_migration`))
-	assert.Equal(t, 1, count(t, db, `SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'rlm_runs'`, schema))
+	assert.Equal(
+		t,
+		1,
+		count(t, db, `SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'rlm_runs'`, schema),
+	)
 	require.NoError(t, db.Ping(tctx(t)))
 }
 
@@ -81,7 +85,12 @@ func TestSubmitIdempotent(t *testing.T) {
 		wantErr error
 	}{
 		{"identical", func(r Run) Run { return r }, vars, nil},
-		{"same json, other spacing, vars reordered", func(r Run) Run { r.Config = []byte(`{"b":[2],"a":1}`); return r }, []Var{vars[1], vars[0]}, nil},
+		{
+			"same json, other spacing, vars reordered",
+			func(r Run) Run { r.Config = []byte(`{"b":[2],"a":1}`); return r },
+			[]Var{vars[1], vars[0]},
+			nil,
+		},
 		{"other query", func(r Run) Run { r.Query = "q2"; return r }, vars, ErrExists},
 		{"other spec", func(r Run) Run { r.Spec = nil; return r }, vars, ErrExists},
 		{"other config", func(r Run) Run { r.Config = nil; return r }, vars, ErrExists},
@@ -262,9 +271,19 @@ func TestSubmitOnce(t *testing.T) {
 	assert.Equal(t, 1, count(t, a, `SELECT count(*) FROM rlm_runs`))
 	assert.Equal(t, 1, count(t, a, `SELECT count(*) FROM river_job`))
 
-	_, _, err := b.SubmitOnce(ctx, Run{ID: "other", Query: "q2"}, nil, Idempotency{Route: "runs", Key: "k1", BodyHash: []byte("h2"), TTL: time.Hour})
+	_, _, err := b.SubmitOnce(
+		ctx,
+		Run{ID: "other", Query: "q2"},
+		nil,
+		Idempotency{Route: "runs", Key: "k1", BodyHash: []byte("h2"), TTL: time.Hour},
+	)
 	require.ErrorIs(t, err, ErrIdempotencyConflict)
-	id, repeat, err := b.SubmitOnce(ctx, Run{ID: "chat1", Query: "q"}, nil, Idempotency{Route: "chat", Key: "k1", BodyHash: []byte("h1"), TTL: time.Hour})
+	id, repeat, err := b.SubmitOnce(
+		ctx,
+		Run{ID: "chat1", Query: "q"},
+		nil,
+		Idempotency{Route: "chat", Key: "k1", BodyHash: []byte("h1"), TTL: time.Hour},
+	)
 	require.NoError(t, err)
 	assert.Equal(t, "chat1", id, "another route is another key")
 	assert.False(t, repeat)

@@ -111,7 +111,8 @@ func expire(t *testing.T, db *DB, l *Lease) {
 	<-l.beatDone
 	require.Eventually(t, func() bool {
 		var expired bool
-		err := db.pool.QueryRow(context.Background(), `SELECT lease_until < clock_timestamp() FROM rlm_runs WHERE id = $1`, l.RunID()).Scan(&expired)
+		err := db.pool.QueryRow(context.Background(), `SELECT lease_until < clock_timestamp() FROM rlm_runs WHERE id = $1`, l.RunID()).
+			Scan(&expired)
 		return err == nil && expired
 	}, 5*time.Second, 20*time.Millisecond)
 }

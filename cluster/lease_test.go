@@ -36,7 +36,11 @@ func TestClaimLeaseOnDatabaseClock(t *testing.T) {
 	assert.False(t, r.Started.IsZero())
 	// lease_until is the database's clock plus the TTL.
 	var ahead time.Duration
-	require.NoError(t, db.pool.QueryRow(ctx, `SELECT (extract(epoch FROM $1::timestamptz - clock_timestamp()) * 1e9)::float8`, r.LeaseUntil).Scan((*durationNS)(&ahead)))
+	require.NoError(
+		t,
+		db.pool.QueryRow(ctx, `SELECT (extract(epoch FROM $1::timestamptz - clock_timestamp()) * 1e9)::float8`, r.LeaseUntil).
+			Scan((*durationNS)(&ahead)),
+	)
 	assert.True(t, ahead > 0 && ahead <= time.Second, "lease ends %v from the database's now", ahead)
 
 	// The heartbeat keeps it: another process cannot claim it for many TTLs.
@@ -67,7 +71,10 @@ func TestClaimLeaseOnDatabaseClock(t *testing.T) {
 	<-l.Done()
 	require.ErrorIs(t, l.Cause(), ErrFenced)
 
-	require.NoError(t, l2.Finish(ctx, Outcome{Status: runs.StatusDone, Result: []byte(`{"answer":1}`), Iterations: 3, Tokens: 40, StopReason: "submit"}))
+	require.NoError(
+		t,
+		l2.Finish(ctx, Outcome{Status: runs.StatusDone, Result: []byte(`{"answer":1}`), Iterations: 3, Tokens: 40, StopReason: "submit"}),
+	)
 	_, err = db.Claim(ctx, "r")
 	require.ErrorIs(t, err, ErrFinished)
 	got, err := db.Get(ctx, "r")

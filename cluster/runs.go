@@ -374,7 +374,13 @@ func (db *DB) Events(ctx context.Context, id string, afterSeq int64, limit int) 
 	if limit > 0 {
 		lim = limit
 	}
-	rows, err := db.pool.Query(ctx, `SELECT seq, line FROM rlm_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, id, afterSeq, lim)
+	rows, err := db.pool.Query(
+		ctx,
+		`SELECT seq, line FROM rlm_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+		id,
+		afterSeq,
+		lim,
+	)
 	if err != nil {
 		return nil, wrapErr("events "+id, err)
 	}

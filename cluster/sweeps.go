@@ -251,7 +251,11 @@ func (db *DB) SweepResults(ctx context.Context, id string) ([]CellResult, error)
 	} else if err != nil {
 		return nil, wrapErr("sweep results "+id, err)
 	}
-	rows, err := db.pool.Query(ctx, `SELECT cell, spec, status, result, error, owners FROM rlm_sweep_cells WHERE sweep_id = $1 ORDER BY ord`, id)
+	rows, err := db.pool.Query(
+		ctx,
+		`SELECT cell, spec, status, result, error, owners FROM rlm_sweep_cells WHERE sweep_id = $1 ORDER BY ord`,
+		id,
+	)
 	if err != nil {
 		return nil, wrapErr("sweep results "+id, err)
 	}
@@ -330,8 +334,15 @@ func (w *cellWorker) Work(ctx context.Context, job *river.Job[cellArgs]) error {
 		var tag interface{ RowsAffected() int64 }
 		var err error
 		if execErr != nil {
-			tag, err = tx.Exec(bg, `UPDATE rlm_sweep_cells SET status = 'failed', error = $4, result = NULL, ended_at = clock_timestamp(), lease_until = NULL
-				WHERE sweep_id = $1 AND cell = $2 AND epoch = $3 AND status = 'running'`, a.Sweep, a.Cell, c.Epoch, execErr.Error())
+			tag, err = tx.Exec(
+				bg,
+				`UPDATE rlm_sweep_cells SET status = 'failed', error = $4, result = NULL, ended_at = clock_timestamp(), lease_until = NULL
+				WHERE sweep_id = $1 AND cell = $2 AND epoch = $3 AND status = 'running'`,
+				a.Sweep,
+				a.Cell,
+				c.Epoch,
+				execErr.Error(),
+			)
 		} else {
 			tag, err = tx.Exec(bg, `UPDATE rlm_sweep_cells SET status = 'done', error = '', result = $4, ended_at = clock_timestamp(), lease_until = NULL
 				WHERE sweep_id = $1 AND cell = $2 AND epoch = $3 AND status = 'running'`, a.Sweep, a.Cell, c.Epoch, result)
@@ -481,8 +492,15 @@ func (db *DB) startCellHeartbeat(c *Cell, cancel context.CancelCauseFunc) *cellB
 			start := time.Now()
 			ctx, cctx := context.WithTimeout(context.Background(), max(ttl-time.Since(last), ttl/10))
 			ctx, stop := contextStopOn(ctx, h.stopc)
-			tag, err := db.pool.Exec(ctx, `UPDATE rlm_sweep_cells SET lease_until = clock_timestamp() + $4::bigint * interval '1 microsecond'
-				WHERE sweep_id = $1 AND cell = $2 AND epoch = $3 AND status = 'running'`, c.Sweep, c.Key, c.Epoch, ttl.Microseconds())
+			tag, err := db.pool.Exec(
+				ctx,
+				`UPDATE rlm_sweep_cells SET lease_until = clock_timestamp() + $4::bigint * interval '1 microsecond'
+				WHERE sweep_id = $1 AND cell = $2 AND epoch = $3 AND status = 'running'`,
+				c.Sweep,
+				c.Key,
+				c.Epoch,
+				ttl.Microseconds(),
+			)
 			stop()
 			cctx()
 			switch {
@@ -515,8 +533,11 @@ func (db *DB) startCellHeartbeat(c *Cell, cancel context.CancelCauseFunc) *cellB
 // incremented first, as its dead job holds the unique arguments. The
 // reaper's advisory lock is held by tx.
 func (db *DB) reapCells(ctx context.Context, tx pgx.Tx) (int, error) {
-	rows, err := tx.Query(ctx, `SELECT sweep_id, cell, epoch FROM rlm_sweep_cells WHERE status = 'running' AND lease_until < clock_timestamp()
-		ORDER BY lease_until LIMIT 1000`)
+	rows, err := tx.Query(
+		ctx,
+		`SELECT sweep_id, cell, epoch FROM rlm_sweep_cells WHERE status = 'running' AND lease_until < clock_timestamp()
+		ORDER BY lease_until LIMIT 1000`,
+	)
 	if err != nil {
 		return 0, err
 	}

@@ -213,7 +213,8 @@ func (db *DB) reap(ctx context.Context) (int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var ok bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2))`, lockKey, "reaper:"+db.cfg.Schema).Scan(&ok); err != nil || !ok {
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2))`, lockKey, "reaper:"+db.cfg.Schema).Scan(&ok); err != nil ||
+			!ok {
 			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT id, epoch FROM rlm_runs WHERE status = 'running' AND lease_until < clock_timestamp()

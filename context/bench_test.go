@@ -55,7 +55,14 @@ func benchInput(b *testing.B, kind string) string {
 	switch kind {
 	case "text":
 		for i := 0; n < benchSize; i++ {
-			m, _ := fmt.Fprintf(w, "2026-01-02T03:04:%02dZ INFO request %d served path=/api/items/%d status=200 bytes=%d\n", i%60, i, i%977, i*7%100000)
+			m, _ := fmt.Fprintf(
+				w,
+				"2026-01-02T03:04:%02dZ INFO request %d served path=/api/items/%d status=200 bytes=%d\n",
+				i%60,
+				i,
+				i%977,
+				i*7%100000,
+			)
 			n += m
 		}
 	case "json":
@@ -64,7 +71,15 @@ func benchInput(b *testing.B, kind string) string {
 			if i > 0 {
 				w.WriteString(",\n")
 			}
-			m, _ := fmt.Fprintf(w, `{"id": %d, "user": "user%d", "score": %d.5, "tags": ["a", "b%d"], "text": "lorem ipsum dolor sit amet %d"}`, i, i%1000, i%100, i%7, i)
+			m, _ := fmt.Fprintf(
+				w,
+				`{"id": %d, "user": "user%d", "score": %d.5, "tags": ["a", "b%d"], "text": "lorem ipsum dolor sit amet %d"}`,
+				i,
+				i%1000,
+				i%100,
+				i%7,
+				i,
+			)
 			n += m + 2
 		}
 		w.WriteString("]\n")

@@ -38,7 +38,11 @@ func ParseVarSpec(spec string) (VarSpec, error) {
 		return VarSpec{}, fmt.Errorf("%w %q: expected NAME=SOURCE, e.g. doc=notes.txt, data:json=- or ctx=store:KEY", ErrBadSpec, spec)
 	}
 	if src == "" {
-		return VarSpec{}, fmt.Errorf("%w %q: empty SOURCE after '=' (give a file, a directory, - for stdin, or store:KEY)", ErrBadSpec, spec)
+		return VarSpec{}, fmt.Errorf(
+			"%w %q: empty SOURCE after '=' (give a file, a directory, - for stdin, or store:KEY)",
+			ErrBadSpec,
+			spec,
+		)
 	}
 	name, typ, _ := strings.Cut(lhs, ":")
 	vs := VarSpec{Name: strings.TrimSpace(name), Source: src}
@@ -266,7 +270,12 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if !fi.Mode().IsRegular() {
 		// A device, FIFO or socket may never end (/dev/zero) or never
 		// start (a FIFO without writer): refuse it before opening.
-		return nil, fmt.Errorf("%s: %w (%s); give a file, a directory, or - to read a stream from stdin", path, ErrNotRegular, fileKind(fi.Mode()))
+		return nil, fmt.Errorf(
+			"%s: %w (%s); give a file, a directory, or - to read a stream from stdin",
+			path,
+			ErrNotRegular,
+			fileKind(fi.Mode()),
+		)
 	}
 	format := opts.Format
 	if format == "" {
@@ -524,7 +533,11 @@ func toUTF8(data []byte, source string) ([]byte, error) {
 	}
 	body := data[2:]
 	if len(body)%2 != 0 {
-		return nil, fmt.Errorf("%s: %w: it starts with a UTF-16 byte order mark but has an odd number of bytes (truncated?)", source, ErrInvalidUTF8)
+		return nil, fmt.Errorf(
+			"%s: %w: it starts with a UTF-16 byte order mark but has an odd number of bytes (truncated?)",
+			source,
+			ErrInvalidUTF8,
+		)
 	}
 	units := make([]uint16, len(body)/2)
 	for i := range units {

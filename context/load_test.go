@@ -69,13 +69,29 @@ func TestLoadSourceFiles(t *testing.T) {
 		{"markdown is text", "a.md", "# T\n", LoadOptions{}, "# T\n", Text, nil},
 		{"json dict", "d.json", `{"b": 1, "a": 2.0}`, LoadOptions{}, `{"b": 1, "a": 2.0}`, JSON, nil},
 		{"json with BOM", "bom.json", "\ufeff[1]", LoadOptions{}, `[1]`, JSON, nil},
-		{"json conversation", "c.json", `[{"role": "user", "content": "hi"}]`, LoadOptions{}, `[{"role": "user", "content": "hi"}]`, Conversation, nil},
+		{
+			"json conversation",
+			"c.json",
+			`[{"role": "user", "content": "hi"}]`,
+			LoadOptions{},
+			`[{"role": "user", "content": "hi"}]`,
+			Conversation,
+			nil,
+		},
 		{"json forced text", "t.json", `{"a": 1}`, LoadOptions{Type: Text}, `{"a": 1}`, Text, nil},
 		{"json forced memory", "m.json", `{"a": 1}`, LoadOptions{Type: WorkingMemory}, `{"a": 1}`, WorkingMemory, nil},
 		{"unknown ext as json when structured type", "m.data", `[1, 2]`, LoadOptions{Type: JSON}, `[1, 2]`, JSON, nil},
 		{"jsonl", "l.jsonl", "{\"a\": 1}\n\n  \n[2]\n3", LoadOptions{}, `[{"a": 1}, [2], 3]`, JSON, nil},
 		{"ndjson", "l.ndjson", "1\n2\n", LoadOptions{}, `[1, 2]`, JSON, nil},
-		{"csv", "t.csv", "name,age\nann,31\n\"bob, jr\",40\n", LoadOptions{}, `[{"name": "ann", "age": "31"}, {"name": "bob, jr", "age": "40"}]`, JSON, nil},
+		{
+			"csv",
+			"t.csv",
+			"name,age\nann,31\n\"bob, jr\",40\n",
+			LoadOptions{},
+			`[{"name": "ann", "age": "31"}, {"name": "bob, jr", "age": "40"}]`,
+			JSON,
+			nil,
+		},
 		{"tsv", "t.tsv", "a\tb\n1\t2\n", LoadOptions{}, `[{"a": "1", "b": "2"}]`, JSON, nil},
 		{"empty csv", "e.csv", "", LoadOptions{}, `[]`, JSON, nil},
 		{"format override", "x.txt", `[1]`, LoadOptions{Format: FormatJSON}, `[1]`, JSON, nil},
@@ -84,8 +100,19 @@ func TestLoadSourceFiles(t *testing.T) {
 		{"UTF-16LE text", "u16le.txt", utf16Text(false, "h\u00e9llo \U0001F600\n"), LoadOptions{}, "h\u00e9llo \U0001F600\n", Text, nil},
 		{"UTF-16BE json", "u16be.json", utf16Text(true, `[1, "\u00e9"]`), LoadOptions{}, `[1, "é"]`, JSON, nil},
 		{"UTF-16LE csv", "u16.csv", utf16Text(false, "a,b\n1,2\n"), LoadOptions{}, `[{"a": "1", "b": "2"}]`, JSON, nil},
-		{"csv keeps repeated and empty headers", "dup.csv", "a,a,b,,a_2\n1,2,3,4,5\n", LoadOptions{}, `[{"a": "1", "a_3": "2", "b": "3", "column_4": "4", "a_2": "5"}]`, JSON,
-			[]string{"dup.csv: renamed columns so that none is lost", `column 2 (repeated header "a") -> "a_3"`, `column 4 (empty header) -> "column_4"`}},
+		{
+			"csv keeps repeated and empty headers",
+			"dup.csv",
+			"a,a,b,,a_2\n1,2,3,4,5\n",
+			LoadOptions{},
+			`[{"a": "1", "a_3": "2", "b": "3", "column_4": "4", "a_2": "5"}]`,
+			JSON,
+			[]string{
+				"dup.csv: renamed columns so that none is lost",
+				`column 2 (repeated header "a") -> "a_3"`,
+				`column 4 (empty header) -> "column_4"`,
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,8 +148,22 @@ func TestLoadSourceErrors(t *testing.T) {
 	}{
 		{"bad utf8 text", "bad.txt", "ok line\nbad \xc3\x28 here", LoadOptions{}, ErrInvalidUTF8, []string{"bad.txt", "byte offset 12"}},
 		{"malformed json", "bad.json", "{\n  \"a\": [1, 2,]\n}", LoadOptions{}, ErrSyntax, []string{"bad.json", "line 2, column 14"}},
-		{"malformed json, CRLF and multi-byte", "crlf.json", "{\r\n  \"é日\": [1,\r\n  \"ü\": 2}", LoadOptions{}, ErrSyntax, []string{"crlf.json", "line 3, column 6", "expecting ',' or ']'"}},
-		{"bad utf8 json", "bad3.json", "{\"k\": \"caf\xe9\"}", LoadOptions{}, ErrInvalidUTF8, []string{"bad3.json", "byte offset 10", "convert it"}},
+		{
+			"malformed json, CRLF and multi-byte",
+			"crlf.json",
+			"{\r\n  \"é日\": [1,\r\n  \"ü\": 2}",
+			LoadOptions{},
+			ErrSyntax,
+			[]string{"crlf.json", "line 3, column 6", "expecting ',' or ']'"},
+		},
+		{
+			"bad utf8 json",
+			"bad3.json",
+			"{\"k\": \"caf\xe9\"}",
+			LoadOptions{},
+			ErrInvalidUTF8,
+			[]string{"bad3.json", "byte offset 10", "convert it"},
+		},
 		{"bad utf8 csv", "bad4.csv", "a,b\n1,\xff\n", LoadOptions{}, ErrInvalidUTF8, []string{"bad4.csv", "byte offset 6"}},
 		{"malformed jsonl", "bad.jsonl", "{\"a\": 1}\n{\"b\": }\n", LoadOptions{}, ErrSyntax, []string{"line 2", "column 7", "record 2"}},
 		{"bad utf8 jsonl", "bad2.jsonl", "1\n\"\xff\"\n", LoadOptions{}, ErrInvalidUTF8, []string{"byte offset 3"}},
@@ -131,7 +172,14 @@ func TestLoadSourceErrors(t *testing.T) {
 		{"type mismatch", "t.txt", "abc", LoadOptions{Type: WorkingMemory, Format: FormatText}, ErrBadType, []string{"needs a dict"}},
 		{"unknown format", "f.txt", "x", LoadOptions{Format: "xml"}, ErrBadSpec, []string{"unknown format"}},
 		{"odd UTF-16", "odd.txt", "\xff\xfea", LoadOptions{}, ErrInvalidUTF8, []string{"odd.txt", "UTF-16", "odd number of bytes"}},
-		{"integer over 4300 digits", "n.json", "{\n  \"n\": 1" + strings.Repeat("0", 5000) + "}", LoadOptions{}, pyjson.ErrIntTooLong, []string{"n.json: line 2, column 8", "Exceeds the limit (4300 digits)", "value has 5001 digits"}},
+		{
+			"integer over 4300 digits",
+			"n.json",
+			"{\n  \"n\": 1" + strings.Repeat("0", 5000) + "}",
+			LoadOptions{},
+			pyjson.ErrIntTooLong,
+			[]string{"n.json: line 2, column 8", "Exceeds the limit (4300 digits)", "value has 5001 digits"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,7 +348,12 @@ func TestLoadJSONOutlined(t *testing.T) {
 			recs.WriteString(", ")
 			table.WriteString(",\n")
 		}
-		fmt.Fprintf(&recs, `{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`, i, i)
+		fmt.Fprintf(
+			&recs,
+			`{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`,
+			i,
+			i,
+		)
 		fmt.Fprintf(&table, `"k%03d": "value %d"`, i, i)
 	}
 	recs.WriteString("]")
@@ -315,7 +368,12 @@ func TestLoadJSONOutlined(t *testing.T) {
 			many.WriteString(", ")
 			bigTable.WriteString(",\n")
 		}
-		fmt.Fprintf(&many, `{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`, i, i)
+		fmt.Fprintf(
+			&many,
+			`{"id": %d, "name": "record \u00e9 \"%d\"", "v": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}`,
+			i,
+			i,
+		)
 		fmt.Fprintf(&bigTable, `"k%04d": {"name": "value %d", "v": [1.5e300, -0.0, null, true]}`, i, i)
 	}
 	many.WriteString("]")
@@ -416,7 +474,12 @@ func TestLoadJSONLinesOutlined(t *testing.T) {
 	dir := t.TempDir()
 	var recs, many strings.Builder
 	for i := 0; i < 300; i++ {
-		fmt.Fprintf(&recs, "{\"id\": %d, \"name\": \"record \\u00e9 \\\"%d\\\"\", \"v\": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}\n", i, i)
+		fmt.Fprintf(
+			&recs,
+			"{\"id\": %d, \"name\": \"record \\u00e9 \\\"%d\\\"\", \"v\": [1.5e300, -0.0, null, true, 123456789012345678901234567890]}\n",
+			i,
+			i,
+		)
 	}
 	for i := 0; i < 1200; i++ {
 		fmt.Fprintf(&many, "{\"id\": %d, \"name\": \"record %d\", \"tags\": [\"a\", \"b\"]}\r\n\n", i, i)
@@ -431,7 +494,11 @@ func TestLoadJSONLinesOutlined(t *testing.T) {
 		{name: "records", content: recs.String(), outlined: true},
 		{name: "many records", content: many.String(), outlined: true},
 		{name: "scalars and blank lines", content: "1\n\n  \n\"two\"\n[3]\nnull", outlined: true},
-		{name: "chat", content: "{\"role\": \"user\", \"content\": \"hi\"}\n{\"role\": \"assistant\", \"content\": \"yo\"}\n", outlined: true},
+		{
+			name:     "chat",
+			content:  "{\"role\": \"user\", \"content\": \"hi\"}\n{\"role\": \"assistant\", \"content\": \"yo\"}\n",
+			outlined: true,
+		},
 		{name: "tools", content: `{"tool_name": "ls", "result": "a b"}`, outlined: true},
 		{name: "empty", content: "", outlined: true},
 		{name: "typed chat", content: "{\"role\": \"user\", \"content\": \"hi\"}\n", typ: Conversation, outlined: true},

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"context"
-	"github.com/rlmhq/rlm/internal/pyjson"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/rlmhq/rlm/internal/pyjson"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,11 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 			l, err := LoadSource(context.Background(), tt.path, LoadOptions{})
 			require.ErrorIs(t, err, ErrNotRegular)
 			assert.Nil(t, l)
-			assert.Contains(t, err.Error(), tt.path+": rlmctx: not a regular file ("+tt.kind+"); give a file, a directory, or - to read a stream from stdin")
+			assert.Contains(
+				t,
+				err.Error(),
+				tt.path+": rlmctx: not a regular file ("+tt.kind+"); give a file, a directory, or - to read a stream from stdin",
+			)
 		})
 	}
 }
@@ -53,7 +58,14 @@ func bigDoc(records bool) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, `{"id": %d, "name": "record %d", "tags": ["a", "b"], "score": %d.5, "note": null, "text": "%s"}`, i, i, i, strings.Repeat("a long text of the record ", 40))
+			fmt.Fprintf(
+				&b,
+				`{"id": %d, "name": "record %d", "tags": ["a", "b"], "score": %d.5, "note": null, "text": "%s"}`,
+				i,
+				i,
+				i,
+				strings.Repeat("a long text of the record ", 40),
+			)
 		}
 		b.WriteString("]")
 		return b.String()
@@ -63,7 +75,14 @@ func bigDoc(records bool) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, `"src/f%05d.go": "package f\n\nfunc F%d() string {\n\treturn \"é%d\"\n}\n%s"`, i, i, i, strings.Repeat(`// filler line of the file\n`, 40))
+		fmt.Fprintf(
+			&b,
+			`"src/f%05d.go": "package f\n\nfunc F%d() string {\n\treturn \"é%d\"\n}\n%s"`,
+			i,
+			i,
+			i,
+			strings.Repeat(`// filler line of the file\n`, 40),
+		)
 	}
 	b.WriteString("}")
 	return b.String()

@@ -41,7 +41,11 @@ func ParseSession(data []byte, source string) (*Session, error) {
 	}
 	obj, ok := v.(*Dict)
 	if !ok {
-		return nil, fmt.Errorf("%s: a session file must be a JSON object {messages, files, tool_outputs, memory}, not a %s", source, kindName(v))
+		return nil, fmt.Errorf(
+			"%s: a session file must be a JSON object {messages, files, tool_outputs, memory}, not a %s",
+			source,
+			kindName(v),
+		)
 	}
 	s := &Session{}
 	for _, k := range obj.Keys() {
@@ -81,7 +85,10 @@ func ParseSession(data []byte, source string) (*Session, error) {
 			}
 			s.Memory = d
 		default:
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignored unknown session field %q (expected messages, files, tool_outputs, memory)", source, k))
+			s.Warnings = append(
+				s.Warnings,
+				fmt.Sprintf("%s: ignored unknown session field %q (expected messages, files, tool_outputs, memory)", source, k),
+			)
 		}
 	}
 	return s, nil

@@ -91,7 +91,13 @@ func (w SizeWarning) String() string {
 	case LargeVariable:
 		return fmt.Sprintf("variable %s is large: %s (warning threshold %s)", w.Name, humanBytes(w.Size), humanBytes(w.Threshold))
 	case RequiresChunking:
-		return fmt.Sprintf("variable %s needs chunking: %s is over %s; suggested %d chunks", w.Name, humanBytes(w.Size), humanBytes(w.Threshold), w.SuggestedChunks)
+		return fmt.Sprintf(
+			"variable %s needs chunking: %s is over %s; suggested %d chunks",
+			w.Name,
+			humanBytes(w.Size),
+			humanBytes(w.Threshold),
+			w.SuggestedChunks,
+		)
 	case TotalSizeExceeded:
 		return fmt.Sprintf("total context size %s exceeds the maximum %s", humanBytes(w.Total), humanBytes(w.Max))
 	}

@@ -188,9 +188,16 @@ func TestAutoChunkRoundTrip(t *testing.T) {
 	// cut points, with and without spaces.
 	for _, ch := range []string{"é", "日", "🙂"} {
 		for off := 0; off < 4; off++ {
-			tests = append(tests,
-				struct{ name, text string }{fmt.Sprintf("%s at offset %d, no spaces", ch, off), strings.Repeat("b", off) + strings.Repeat(ch, 200)},
-				struct{ name, text string }{fmt.Sprintf("%s at offset %d, words", ch, off), strings.Repeat(strings.Repeat("c", off)+ch+ch+ch+" ", 60)},
+			tests = append(
+				tests,
+				struct{ name, text string }{
+					fmt.Sprintf("%s at offset %d, no spaces", ch, off),
+					strings.Repeat("b", off) + strings.Repeat(ch, 200),
+				},
+				struct{ name, text string }{
+					fmt.Sprintf("%s at offset %d, words", ch, off),
+					strings.Repeat(strings.Repeat("c", off)+ch+ch+ch+" ", 60),
+				},
 			)
 		}
 	}

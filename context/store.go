@@ -355,7 +355,17 @@ func (s *Store) List(f Filter) []Meta {
 	out := make([]Meta, 0, len(s.entries))
 	for _, e := range s.entries {
 		if f.match(e.ref) {
-			out = append(out, Meta{Ref: e.ref, UpdatedAt: e.updatedAt, Persisted: e.persist, InMemory: e.loaded && !e.mapped, Spilled: e.spillPath != "", Mapped: e.mapped})
+			out = append(
+				out,
+				Meta{
+					Ref:       e.ref,
+					UpdatedAt: e.updatedAt,
+					Persisted: e.persist,
+					InMemory:  e.loaded && !e.mapped,
+					Spilled:   e.spillPath != "",
+					Mapped:    e.mapped,
+				},
+			)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })

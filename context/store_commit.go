@@ -149,10 +149,24 @@ func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) 
 		curVersion = cur.ref.Version
 	}
 	if expect != nil && *expect != curVersion {
-		return Ref{}, nil, fmt.Errorf("store key %q: %w: expected version %d, current is %d", p.key, ErrVersionMismatch, *expect, curVersion)
+		return Ref{}, nil, fmt.Errorf(
+			"store key %q: %w: expected version %d, current is %d",
+			p.key,
+			ErrVersionMismatch,
+			*expect,
+			curVersion,
+		)
 	}
 	now := time.Now().UTC()
-	ref := Ref{ID: uuid.NewString(), Key: p.key, Scope: ScopeGlobal, Type: p.typ, SizeBytes: p.size, CreatedAt: now, Version: curVersion + 1}
+	ref := Ref{
+		ID:        uuid.NewString(),
+		Key:       p.key,
+		Scope:     ScopeGlobal,
+		Type:      p.typ,
+		SizeBytes: p.size,
+		CreatedAt: now,
+		Version:   curVersion + 1,
+	}
 	if cur != nil {
 		ref.ID, ref.CreatedAt, ref.Scope = cur.ref.ID, cur.ref.CreatedAt, cur.ref.Scope
 	}
@@ -170,7 +184,10 @@ func (s *Store) commitLocked(p *prepared, expect *int64) (Ref, []string, error) 
 		if err := s.quarantineKeyLocked(q, p.key, unreadable); err != nil {
 			return Ref{}, nil, fmt.Errorf("store key %q: moving the unreadable entry aside: %w", p.key, err)
 		}
-		s.warnings = append(s.warnings, fmt.Sprintf("store: key %q had an unreadable entry (%v); moved it to %s before writing", p.key, unreadable, q.path))
+		s.warnings = append(
+			s.warnings,
+			fmt.Sprintf("store: key %q had an unreadable entry (%v); moved it to %s before writing", p.key, unreadable, q.path),
+		)
 	}
 	var old []string
 	e := &entry{ref: ref, updatedAt: now, persist: persist, value: p.value, loaded: !p.lazy}

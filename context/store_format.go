@@ -141,7 +141,10 @@ func (s *Store) readMetaFile(name string) (*entry, error) {
 		return nil, &entryError{kind: ErrCorrupt, msg: fmt.Sprintf("corrupted metadata: %v", err), damaged: true}
 	}
 	if isNewerFormat(head.Format) {
-		return nil, &entryError{kind: ErrNewerFormat, msg: fmt.Sprintf("written by a newer rlm (format %q; this rlm reads %q)", head.Format, metaFormat)}
+		return nil, &entryError{
+			kind: ErrNewerFormat,
+			msg:  fmt.Sprintf("written by a newer rlm (format %q; this rlm reads %q)", head.Format, metaFormat),
+		}
 	}
 	if head.Format != metaFormat {
 		return nil, &entryError{kind: errForeign, msg: fmt.Sprintf("not an rlm store metadata file (format %q)", head.Format)}
@@ -237,7 +240,15 @@ func checkKey(key string) error {
 
 // writeMeta writes e's metadata file atomically.
 func (s *Store) writeMeta(e *entry, enc string) (fileStamp, error) {
-	m := onDiskMeta{Format: metaFormat, Ref: e.ref, UpdatedAt: e.updatedAt, Persist: true, Encoding: enc, ValueFile: e.valueFile, SHA256: e.hash}
+	m := onDiskMeta{
+		Format:    metaFormat,
+		Ref:       e.ref,
+		UpdatedAt: e.updatedAt,
+		Persist:   true,
+		Encoding:  enc,
+		ValueFile: e.valueFile,
+		SHA256:    e.hash,
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fileStamp{}, err

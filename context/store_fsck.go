@@ -92,7 +92,11 @@ func (s *Store) Fsck(repair bool) (*FsckReport, error) {
 			rep.Problems = append(rep.Problems, p)
 		}
 		for _, name := range sv.orphans() {
-			p := Problem{Kind: ProblemOrphan, File: name, Detail: "value file without metadata (a write that never completed, or metadata deleted by hand)"}
+			p := Problem{
+				Kind:   ProblemOrphan,
+				File:   name,
+				Detail: "value file without metadata (a write that never completed, or metadata deleted by hand)",
+			}
 			p.Key, _ = keyFromFileName(valueFileStem(name))
 			if repair {
 				moved, err := q.move(name, fmt.Sprintf("value file without metadata; its key was probably %q", p.Key))
@@ -218,7 +222,12 @@ func (s *Store) rebuildMeta(key, valueFile string, q *quarantine, damaged string
 		return err
 	}
 	now := time.Now().UTC()
-	e := &entry{ref: Ref{ID: uuid.NewString(), Key: key, Scope: ScopeGlobal, Type: typ, SizeBytes: fi.Size(), CreatedAt: now, Version: 1}, updatedAt: now, persist: true, valueFile: valueFile}
+	e := &entry{
+		ref:       Ref{ID: uuid.NewString(), Key: key, Scope: ScopeGlobal, Type: typ, SizeBytes: fi.Size(), CreatedAt: now, Version: 1},
+		updatedAt: now,
+		persist:   true,
+		valueFile: valueFile,
+	}
 	if _, err := s.writeMeta(e, enc); err != nil {
 		return err
 	}

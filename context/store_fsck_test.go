@@ -20,8 +20,18 @@ var damages = []struct {
 	report ProblemKind
 }{
 	{"stray comma", func(m string) string { return strings.Replace(m, `"format"`, `,"format"`, 1) }, ErrCorrupt, ProblemCorrupt},
-	{"future format", func(m string) string { return strings.Replace(m, metaFormat, "rlm-store/2", 1) }, ErrNewerFormat, ProblemNewerFormat},
-	{"unknown encoding", func(m string) string { return strings.Replace(m, `"encoding": "text"`, `"encoding": "zstd"`, 1) }, ErrNewerFormat, ProblemNewerFormat},
+	{
+		"future format",
+		func(m string) string { return strings.Replace(m, metaFormat, "rlm-store/2", 1) },
+		ErrNewerFormat,
+		ProblemNewerFormat,
+	},
+	{
+		"unknown encoding",
+		func(m string) string { return strings.Replace(m, `"encoding": "text"`, `"encoding": "zstd"`, 1) },
+		ErrNewerFormat,
+		ProblemNewerFormat,
+	},
 }
 
 // putDamaged stores a text value under "precious", closes the store and

@@ -44,7 +44,15 @@ func summaryCases() []struct {
 		{"dict", dict("alpha", int64(1), "beta", "two", "gamma", []any{}), ""},
 		{"dict_long_keys", longKeys, ""},
 		{"files", files, Files},
-		{"conversation", []any{dict("role", "system", "content", "Be brief."), dict("role", "user", "content", "Hi there, what's up?"), dict("role", "assistant", "content", "Not much.")}, ""},
+		{
+			"conversation",
+			[]any{
+				dict("role", "system", "content", "Be brief."),
+				dict("role", "user", "content", "Hi there, what's up?"),
+				dict("role", "assistant", "content", "Not much."),
+			},
+			"",
+		},
 		{"tool_outputs", []any{dict("tool", "grep", "output", "a:1"), dict("tool", "ls", "output", "b")}, ""},
 		{"working_memory", dict("memories", []any{"likes tea"}, "goal", "ship"), ""},
 		{"scalar", 3.25, ""},

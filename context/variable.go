@@ -354,7 +354,13 @@ func ValidateName(name string) error {
 			if i == 0 && unicode.IsDigit(r) {
 				what = "it starts with a digit"
 			}
-			return fmt.Errorf("%w %q: %s; use letters, digits and underscores, not starting with a digit (e.g. %s)", ErrInvalidName, name, what, suggestName(name))
+			return fmt.Errorf(
+				"%w %q: %s; use letters, digits and underscores, not starting with a digit (e.g. %s)",
+				ErrInvalidName,
+				name,
+				what,
+				suggestName(name),
+			)
 		}
 	}
 	if strings.HasPrefix(name, reservedPrefix) {

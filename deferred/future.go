@@ -250,12 +250,15 @@ func (f *Future) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.None, nil
 	case "result":
-		return starlark.NewBuiltin("result", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if err := starlark.UnpackPositionalArgs("result", args, kwargs, 0); err != nil {
-				return nil, err
-			}
-			return f.value(thread)
-		}), nil
+		return starlark.NewBuiltin(
+			"result",
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackPositionalArgs("result", args, kwargs, 0); err != nil {
+					return nil, err
+				}
+				return f.value(thread)
+			},
+		), nil
 	}
 	t, err := f.target()
 	if err != nil {

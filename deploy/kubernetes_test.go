@@ -171,9 +171,10 @@ func (m *manifests) check() []string {
 			continue
 		}
 		for _, p := range s.Spec.Ports {
-			if name := p.TargetPort.StrVal; name != "" && !slices.ContainsFunc(target.Spec.Template.Spec.Containers, func(c corev1.Container) bool {
-				return slices.ContainsFunc(c.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == name })
-			}) {
+			if name := p.TargetPort.StrVal; name != "" &&
+				!slices.ContainsFunc(target.Spec.Template.Spec.Containers, func(c corev1.Container) bool {
+					return slices.ContainsFunc(c.Ports, func(cp corev1.ContainerPort) bool { return cp.Name == name })
+				}) {
 				add("Service %s: targetPort %q is not a port of Deployment %s", s.Name, name, target.Name)
 			}
 		}

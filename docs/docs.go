@@ -28,8 +28,16 @@ const HelpersFile = "helpers.md"
 // moduleNames titles the helper groups of [builtins.Doc.Module].
 var moduleNames = []struct{ module, title, intro string }{
 	{"explore", "Explore the variables", "Offline helpers: they work in `rlm exec` and `rlm repl` without a model."},
-	{"llm", "Sub-calls", "Each sub-call runs in the background and returns a future; using it in any way (print, `f.value`, `==`, `+`, `len`, methods) waits for its result. Start them all first, then use the results. Offline (`rlm exec`), `summarize` and `find_relevant` fall back to extractive summaries and BM25 ranking."},
-	{"store", "Read the store", "Read-only access to the variable store: a run's `rlm_query` children's results and the keys given to the run (`--var NAME=store:KEY`, `--store-read KEY`)."},
+	{
+		"llm",
+		"Sub-calls",
+		"Each sub-call runs in the background and returns a future; using it in any way (print, `f.value`, `==`, `+`, `len`, methods) waits for its result. Start them all first, then use the results. Offline (`rlm exec`), `summarize` and `find_relevant` fall back to extractive summaries and BM25 ranking.",
+	},
+	{
+		"store",
+		"Read the store",
+		"Read-only access to the variable store: a run's `rlm_query` children's results and the keys given to the run (`--var NAME=store:KEY`, `--store-read KEY`).",
+	},
 	{"control", "Finish", "End a run with its outputs."},
 }
 

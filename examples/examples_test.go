@@ -125,7 +125,9 @@ func TestExampleRun(t *testing.T) {
 		if !hasAssistant(c) {
 			return llmtest.Text("```python\nfor h in search(changelog, \"empty\"):\n    print(h[\"line\"], h[\"preview\"])\n```")
 		}
-		return llmtest.Text("```python\nSUBMIT(answer=\"v1.4.0 fixed it (issue #212); it was released on 2026-03-02.\", release=\"v1.4.0\")\n```")
+		return llmtest.Text(
+			"```python\nSUBMIT(answer=\"v1.4.0 fixed it (issue #212); it was released on 2026-03-02.\", release=\"v1.4.0\")\n```",
+		)
 	})
 	env := scriptEnv(t, "OPENAI_BASE_URL="+srv.URL(), "RLM_MODEL=fake-model")
 	out, errb := runScript(t, env, "sh", "run/run.sh")

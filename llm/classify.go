@@ -161,7 +161,10 @@ func classify(parent context.Context, err error, hdr http.Header, secrets []stri
 	case isUnreachable(err):
 		e.Kind = KindTransient
 		e.Message = err.Error()
-		e.Err = &redactedError{msg: ErrUnreachable.Error() + ": " + redactKey(err.Error(), secrets...), err: errors.Join(ErrUnreachable, err)}
+		e.Err = &redactedError{
+			msg: ErrUnreachable.Error() + ": " + redactKey(err.Error(), secrets...),
+			err: errors.Join(ErrUnreachable, err),
+		}
 	case isConnErr(err):
 		e.Kind = KindTransient
 		e.Message = err.Error()

@@ -41,7 +41,13 @@ var (
 func New(cfg Config) (*Client, error) {
 	secrets := cfg.Secrets()
 	if cfg.BaseURL != "" && !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
-		return nil, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("base URL %q must start with http:// or https:// (e.g. http://localhost:11434/v1)", redactKey(cfg.BaseURL, secrets...))}
+		return nil, &Error{
+			Kind: KindBadRequest,
+			Message: fmt.Sprintf(
+				"base URL %q must start with http:// or https:// (e.g. http://localhost:11434/v1)",
+				redactKey(cfg.BaseURL, secrets...),
+			),
+		}
 	}
 	// A query in the base URL (gateways taking ?api-key=...) is sent with
 	// every request; go-openai would append the path after it.
@@ -148,7 +154,11 @@ func (d *headerDoer) tooLarge(n int64) error {
 		size = fmt.Sprintf("is %d bytes, over", n)
 	}
 	return &Error{Kind: KindBadRequest, Err: ErrResponseTooLarge,
-		Message: fmt.Sprintf("the server's response %s the limit of %d bytes per response (MaxResponseBytes, counted after decompression); raise it only for a server you trust", size, d.limit)}
+		Message: fmt.Sprintf(
+			"the server's response %s the limit of %d bytes per response (MaxResponseBytes, counted after decompression); raise it only for a server you trust",
+			size,
+			d.limit,
+		)}
 }
 
 // limitedBody fails with ErrResponseTooLarge once more than left bytes are
@@ -294,7 +304,11 @@ func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) 
 		model = c.cfg.Model
 	}
 	if model == "" {
-		return openai.ChatCompletionRequest{}, &Error{Kind: KindBadRequest, Message: "no model: set Request.Model or Config.Model", Err: ErrNoModel}
+		return openai.ChatCompletionRequest{}, &Error{
+			Kind:    KindBadRequest,
+			Message: "no model: set Request.Model or Config.Model",
+			Err:     ErrNoModel,
+		}
 	}
 	if len(req.Messages) == 0 {
 		return openai.ChatCompletionRequest{}, &Error{Kind: KindBadRequest, Message: "request has no messages"}

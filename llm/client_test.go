@@ -80,7 +80,9 @@ func TestChatToolCalls(t *testing.T) {
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c0", Name: "lookup", Arguments: `{"q":"w"}`}}},
 			{Role: llm.RoleTool, ToolCallID: "c0", Content: "w=1"},
 		},
-		Tools: []llm.Tool{{Name: "lookup", Description: "look up", Parameters: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)}},
+		Tools: []llm.Tool{
+			{Name: "lookup", Description: "look up", Parameters: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)},
+		},
 	}
 	resp, err := c.Chat(context.Background(), req)
 	require.NoError(t, err)
@@ -98,7 +100,10 @@ func TestReasoningModelUsesMaxCompletionTokens(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	temp := float32(0.3)
 	c := newClient(t, srv, func(c *llm.Config) { c.Temperature = &temp })
-	_, err := c.Chat(context.Background(), llm.Request{Model: "o4-mini", MaxTokens: 50, Messages: []llm.Message{{Role: "user", Content: "x"}}})
+	_, err := c.Chat(
+		context.Background(),
+		llm.Request{Model: "o4-mini", MaxTokens: 50, Messages: []llm.Message{{Role: "user", Content: "x"}}},
+	)
 	require.NoError(t, err)
 	call := srv.Calls()[0]
 	assert.Contains(t, string(call.Body), `"max_completion_tokens":50`)
@@ -150,14 +155,34 @@ func TestRetries(t *testing.T) {
 		wantErr   llm.Kind
 	}{
 		{"500 then ok", []llmtest.Reply{llmtest.ServerError(), llmtest.ServerError(), llmtest.Text("ok")}, 3, llm.KindUnknown},
-		{"502 non-json then ok", []llmtest.Reply{{Status: 502, RawBody: "<html>bad gateway</html>"}, llmtest.Text("ok")}, 2, llm.KindUnknown},
+		{
+			"502 non-json then ok",
+			[]llmtest.Reply{{Status: 502, RawBody: "<html>bad gateway</html>"}, llmtest.Text("ok")},
+			2,
+			llm.KindUnknown,
+		},
 		{"429 then ok", []llmtest.Reply{llmtest.RateLimited(""), llmtest.Text("ok")}, 2, llm.KindUnknown},
 		{"500 forever", []llmtest.Reply{llmtest.ServerError(), llmtest.ServerError(), llmtest.ServerError()}, 3, llm.KindTransient},
-		{"400 not retried", []llmtest.Reply{llmtest.ErrorReply(400, "invalid_value", "bad param"), llmtest.Text("ok")}, 1, llm.KindBadRequest},
+		{
+			"400 not retried",
+			[]llmtest.Reply{llmtest.ErrorReply(400, "invalid_value", "bad param"), llmtest.Text("ok")},
+			1,
+			llm.KindBadRequest,
+		},
 		{"401 not retried", []llmtest.Reply{llmtest.ErrorReply(401, "invalid_api_key", "no"), llmtest.Text("ok")}, 1, llm.KindAuth},
 		{"403 not retried", []llmtest.Reply{llmtest.ErrorReply(403, "", "forbidden"), llmtest.Text("ok")}, 1, llm.KindAuth},
-		{"404 not retried", []llmtest.Reply{llmtest.ErrorReply(404, "model_not_found", "no such model"), llmtest.Text("ok")}, 1, llm.KindBadRequest},
-		{"insufficient quota not retried", []llmtest.Reply{llmtest.ErrorReply(429, "insufficient_quota", "You exceeded your current quota"), llmtest.Text("ok")}, 1, llm.KindAuth},
+		{
+			"404 not retried",
+			[]llmtest.Reply{llmtest.ErrorReply(404, "model_not_found", "no such model"), llmtest.Text("ok")},
+			1,
+			llm.KindBadRequest,
+		},
+		{
+			"insufficient quota not retried",
+			[]llmtest.Reply{llmtest.ErrorReply(429, "insufficient_quota", "You exceeded your current quota"), llmtest.Text("ok")},
+			1,
+			llm.KindAuth,
+		},
 		{"context length not retried", []llmtest.Reply{llmtest.ContextLengthExceeded(), llmtest.Text("ok")}, 1, llm.KindContextLength},
 	}
 	for _, tc := range tests {
@@ -279,9 +304,25 @@ func TestContextLengthClassified(t *testing.T) {
 		reply llmtest.Reply
 	}{
 		{"openai code", llmtest.ContextLengthExceeded()},
-		{"vllm", llmtest.ErrorReply(400, "", "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion).")},
-		{"llama.cpp", llmtest.Reply{Status: 400, RawBody: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`}},
-		{"llama.cpp 500", llmtest.ErrorReply(500, "", "input is too large to process. increase the physical batch size; context window exceeded")},
+		{
+			"vllm",
+			llmtest.ErrorReply(
+				400,
+				"",
+				"This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion).",
+			),
+		},
+		{
+			"llama.cpp",
+			llmtest.Reply{
+				Status:  400,
+				RawBody: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`,
+			},
+		},
+		{
+			"llama.cpp 500",
+			llmtest.ErrorReply(500, "", "input is too large to process. increase the physical batch size; context window exceeded"),
+		},
 		{"ollama", llmtest.Reply{Status: 400, RawBody: `{"error":"prompt is too long: too many tokens"}`}},
 		{"413", llmtest.Reply{Status: 413, RawBody: `request entity too large`}},
 	}
@@ -546,7 +587,14 @@ func TestRequestsPerMinute(t *testing.T) {
 		wantSleeps []time.Duration
 	}{
 		// 600 rpm = one request per 100ms; one slot = a burst of 1.
-		{"steady rate", 600, 1, 5, 0, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}},
+		{
+			"steady rate",
+			600,
+			1,
+			5,
+			0,
+			[]time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond},
+		},
 		// A burst of one request per slot goes at once, then the rate.
 		{"burst of slots", 60, 3, 5, 0, []time.Duration{time.Second, time.Second}},
 		// Idle time refills the budget.
@@ -667,7 +715,13 @@ func TestUnreachableEndpoint(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close()) // nothing listens there now
 
-	cfg := llm.Config{BaseURL: "http://" + addr + "/v1", APIKey: testKey, Model: "m", RetryBaseDelay: time.Millisecond, RetryMaxDelay: time.Millisecond}
+	cfg := llm.Config{
+		BaseURL:        "http://" + addr + "/v1",
+		APIKey:         testKey,
+		Model:          "m",
+		RetryBaseDelay: time.Millisecond,
+		RetryMaxDelay:  time.Millisecond,
+	}
 	count(&cfg)
 	c, err := llm.New(cfg)
 	require.NoError(t, err)
@@ -679,7 +733,10 @@ func TestUnreachableEndpoint(t *testing.T) {
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+		fmt.Fprint(
+			w,
+			`{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`,
+		)
 	}))
 	cfg.BaseURL = srv.URL + "/v1"
 	c, err = llm.New(cfg)

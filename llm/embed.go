@@ -112,7 +112,10 @@ func (c *Client) embedBatch(ctx context.Context, model string, batch []string) (
 		if res != nil {
 			res.Cancel()
 		}
-		return nil, &Error{Kind: KindTransient, Message: fmt.Sprintf("embeddings: server returned %d vectors for %d inputs", len(resp.Data), len(batch))}
+		return nil, &Error{
+			Kind:    KindTransient,
+			Message: fmt.Sprintf("embeddings: server returned %d vectors for %d inputs", len(resp.Data), len(batch)),
+		}
 	}
 	vecs := make([][]float32, len(batch))
 	for k, d := range resp.Data {

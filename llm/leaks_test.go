@@ -45,7 +45,11 @@ func TestBaseURLQueryKeySentAndRedacted(t *testing.T) {
 		ok    bool
 	}{
 		{"success", llmtest.Text("fine"), true},
-		{"error echoes the URL", llmtest.Reply{Status: 502, RawBody: "bad gateway for " + srv.URL() + "/chat/completions?api-key=" + querySecret}, false},
+		{
+			"error echoes the URL",
+			llmtest.Reply{Status: 502, RawBody: "bad gateway for " + srv.URL() + "/chat/completions?api-key=" + querySecret},
+			false,
+		},
 		{"error echoes the key", llmtest.ErrorReply(401, "invalid_api_key", "key "+querySecret+" is not valid"), false},
 	}
 	for _, tc := range tests {
@@ -65,7 +69,11 @@ func TestBaseURLQueryKeySentAndRedacted(t *testing.T) {
 					fmt.Fprint(w, body)
 					return
 				}
-				fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}]}`, tc.reply.Content)
+				fmt.Fprintf(
+					w,
+					`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}]}`,
+					tc.reply.Content,
+				)
 			}})
 			c := newClient(t, srv, func(c *llm.Config) {
 				c.BaseURL = srv.URL() + "?api-key=" + querySecret
@@ -184,7 +192,12 @@ func gzipJSON(t *testing.T, prefix string, n int, suffix string) []byte {
 
 func TestResponseBodyCapped(t *testing.T) {
 	const limit = 1 << 20
-	chat := gzipJSON(t, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"`, 8*limit, `"},"finish_reason":"stop"}]}`)
+	chat := gzipJSON(
+		t,
+		`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+		8*limit,
+		`"},"finish_reason":"stop"}]}`,
+	)
 	embed := gzipJSON(t, `{"object":"list","model":"e","data":[{"object":"embedding","index":0,"embedding":[0.1]}],"pad":"`, 8*limit, `"}`)
 	plain := []byte(`{"error":{"message":"` + strings.Repeat("z", 2*limit) + `","type":"server_error"}}`)
 	tests := []struct {
@@ -228,7 +241,12 @@ func TestResponseBodyCapped(t *testing.T) {
 	}
 	// Under the limit, a compressed reply is read as before.
 	srv := llmtest.NewServer(t)
-	small := gzipJSON(t, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"`, 1000, `"},"finish_reason":"stop"}]}`)
+	small := gzipJSON(
+		t,
+		`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+		1000,
+		`"},"finish_reason":"stop"}]}`,
+	)
 	srv.Enqueue("", llmtest.Reply{Handler: func(w http.ResponseWriter, r *http.Request, _ llmtest.Call) {
 		w.Header().Set("Content-Encoding", "gzip")
 		_, _ = w.Write(small)

@@ -120,10 +120,22 @@ func (l *Ledger) Reserve(model string, promptTokens, maxOutputTokens int) (*Rese
 		why = fmt.Sprintf("call limit %d reached (%d made, %d in flight)", lim.MaxCalls, l.total.Calls, l.resCalls)
 	case lim.MaxTokens > 0 && l.total.Tokens()+l.resTokens+tokens > lim.MaxTokens:
 		budget = "tokens"
-		why = fmt.Sprintf("token limit %d: %d used, %d reserved in flight, this call needs up to %d", lim.MaxTokens, l.total.Tokens(), l.resTokens, tokens)
+		why = fmt.Sprintf(
+			"token limit %d: %d used, %d reserved in flight, this call needs up to %d",
+			lim.MaxTokens,
+			l.total.Tokens(),
+			l.resTokens,
+			tokens,
+		)
 	case lim.MaxCostUSD > 0 && l.total.CostUSD+l.resCost+cost > lim.MaxCostUSD:
 		budget = "cost"
-		why = fmt.Sprintf("cost limit $%.4f: $%.4f spent, $%.4f reserved in flight, this call may cost up to $%.4f", lim.MaxCostUSD, l.total.CostUSD, l.resCost, cost)
+		why = fmt.Sprintf(
+			"cost limit $%.4f: $%.4f spent, $%.4f reserved in flight, this call may cost up to $%.4f",
+			lim.MaxCostUSD,
+			l.total.CostUSD,
+			l.resCost,
+			cost,
+		)
 	}
 	if why != "" {
 		return nil, &Error{Kind: KindBudget, Budget: budget, Message: why + " (raise the limit or narrow the task)", Err: ErrBudgetExceeded}

@@ -108,7 +108,10 @@ func TestPriceCost(t *testing.T) {
 func TestLoadPrices(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "prices.json")
-	require.NoError(t, os.WriteFile(path, []byte(`{"llama3.1": {"input": 0.1, "output": 0.2}, "gpt-4o": {"input": 5, "output": 15}}`), 0o644))
+	require.NoError(
+		t,
+		os.WriteFile(path, []byte(`{"llama3.1": {"input": 0.1, "output": 0.2}, "gpt-4o": {"input": 5, "output": 15}}`), 0o644),
+	)
 	p, err := llm.LoadPrices(path)
 	require.NoError(t, err)
 	c, ok := p.Cost("llama3.1", llm.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000})

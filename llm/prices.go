@@ -60,7 +60,11 @@ func LoadPrices(path string) (*PriceTable, error) {
 	}
 	var m map[string]Price
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("llm: price file %s: %w (want {\"model\": {\"input\": USD per 1M, \"cached_input\": ..., \"output\": ...}})", path, err)
+		return nil, fmt.Errorf(
+			"llm: price file %s: %w (want {\"model\": {\"input\": USD per 1M, \"cached_input\": ..., \"output\": ...}})",
+			path,
+			err,
+		)
 	}
 	t := DefaultPrices()
 	for k, v := range m {

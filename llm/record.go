@@ -439,7 +439,13 @@ func OpenReplay(path string) (*Replay, error) {
 		return nil, fmt.Errorf("llm: open replay: %w", err)
 	}
 	defer f.Close()
-	r := &Replay{path: path, chats: map[string][]recEntry{}, next: map[string]int{}, embeds: map[string][]float32{}, charges: map[string][]embedCharge{}}
+	r := &Replay{
+		path:    path,
+		chats:   map[string][]recEntry{},
+		next:    map[string]int{},
+		embeds:  map[string][]float32{},
+		charges: map[string][]embedCharge{},
+	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	for line := 1; ; line++ {
 		raw, rerr := br.ReadBytes('\n')
@@ -517,8 +523,16 @@ func (r *Replay) Chat(ctx context.Context, req Request) (*Response, error) {
 		if model == "" {
 			model = "(default model)"
 		}
-		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no answer for request model=%s key=%s last message %q (the run diverged from the recording)",
-			r.path, model, key[:12], firstWords(last, 12))}
+		return nil, &Error{
+			Kind: KindReplayMiss,
+			Message: fmt.Sprintf(
+				"recording %s has no answer for request model=%s key=%s last message %q (the run diverged from the recording)",
+				r.path,
+				model,
+				key[:12],
+				firstWords(last, 12),
+			),
+		}
 	}
 	e := list[min(i, len(list)-1)]
 	if e.Error != nil {
@@ -541,7 +555,16 @@ func (r *Replay) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		k := embedRecKey(t)
 		v, ok := r.embeds[k]
 		if !ok {
-			return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("recording %s has no embedding for text %d key=%s %q (the run diverged from the recording)", r.path, i, k[:12], firstWords(t, 8))}
+			return nil, &Error{
+				Kind: KindReplayMiss,
+				Message: fmt.Sprintf(
+					"recording %s has no embedding for text %d key=%s %q (the run diverged from the recording)",
+					r.path,
+					i,
+					k[:12],
+					firstWords(t, 8),
+				),
+			}
 		}
 		out[i] = v
 	}
@@ -572,7 +595,10 @@ func (t replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer req.Body.Close()
 	}
 	if !strings.HasSuffix(req.URL.Path, "/embeddings") {
-		return nil, &Error{Kind: KindReplayMiss, Message: fmt.Sprintf("replay transport answers only embeddings requests, not %s", req.URL.Path)}
+		return nil, &Error{
+			Kind:    KindReplayMiss,
+			Message: fmt.Sprintf("replay transport answers only embeddings requests, not %s", req.URL.Path),
+		}
 	}
 	var body struct {
 		Input []string `json:"input"`

@@ -29,7 +29,15 @@ func NewAppendRecorder(inner ChatModel, path string, opts ...RecordOption) (*Rec
 		f.Close()
 		return nil, fmt.Errorf("llm: open recording %s: %w", path, err)
 	}
-	r := &Recorder{inner: inner, path: path, f: f, w: bufio.NewWriter(f), embeds: map[string]bool{}, inPlace: true, secrets: secretsOf(inner)}
+	r := &Recorder{
+		inner:   inner,
+		path:    path,
+		f:       f,
+		w:       bufio.NewWriter(f),
+		embeds:  map[string]bool{},
+		inPlace: true,
+		secrets: secretsOf(inner),
+	}
 	if size == 0 {
 		var meta RecordingMeta
 		if d, ok := inner.(interface{ Model() string }); ok {

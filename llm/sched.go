@@ -74,8 +74,12 @@ func (s *scheduler) wait(ctx context.Context, lim *rate.Limiter, n int, what str
 	if dl, ok := ctx.Deadline(); ok && d > time.Until(dl) {
 		r.CancelAt(now)
 		return &Error{Kind: KindRateLimit, RetryAfter: d,
-			Message: fmt.Sprintf("the %s limit needs a %v wait, past the call's deadline (raise the per-minute limits or the timeout)", what, d.Round(time.Millisecond)),
-			Err:     fmt.Errorf("%w: %w", ErrRateLimitWait, context.DeadlineExceeded)}
+			Message: fmt.Sprintf(
+				"the %s limit needs a %v wait, past the call's deadline (raise the per-minute limits or the timeout)",
+				what,
+				d.Round(time.Millisecond),
+			),
+			Err: fmt.Errorf("%w: %w", ErrRateLimitWait, context.DeadlineExceeded)}
 	}
 	if err := s.sleep(ctx, d); err != nil {
 		r.CancelAt(s.now())

@@ -63,7 +63,11 @@ func NewTokenizer(encoding string) (*Tokenizer, error) {
 	}
 	c, err := tokenizer.Get(tokenizer.Encoding(encoding))
 	if err != nil {
-		return nil, &Error{Kind: KindBadRequest, Message: "unknown token encoding " + encoding + " (use o200k_base or cl100k_base)", Err: err}
+		return nil, &Error{
+			Kind:    KindBadRequest,
+			Message: "unknown token encoding " + encoding + " (use o200k_base or cl100k_base)",
+			Err:     err,
+		}
 	}
 	t := &Tokenizer{codec: c, name: encoding, EstimateThreshold: DefaultEstimateThreshold, counts: &countCache{}}
 	tokCache[encoding] = t

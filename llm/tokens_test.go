@@ -87,7 +87,10 @@ func TestCountLargeEstimate(t *testing.T) {
 }
 
 func TestCountRequestTokens(t *testing.T) {
-	req := llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hello world"}}}
+	req := llm.Request{
+		Model:    "gpt-4o",
+		Messages: []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hello world"}},
+	}
 	n := llm.CountRequestTokens(req)
 	content := llm.CountTokens("be brief") + llm.CountTokens("hello world")
 	assert.Greater(t, n, content)

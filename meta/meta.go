@@ -165,7 +165,13 @@ func (d *Document) Check() error {
 			return fmt.Errorf("%w: field lessons[%d]: %v", ErrInvalid, i, err)
 		}
 		if l.Text != text {
-			return fmt.Errorf("%w: field lessons[%d].text: not the text of template %s (lesson text is engine-authored: %q)", ErrInvalid, i, l.Template, text)
+			return fmt.Errorf(
+				"%w: field lessons[%d].text: not the text of template %s (lesson text is engine-authored: %q)",
+				ErrInvalid,
+				i,
+				l.Template,
+				text,
+			)
 		}
 		if want := LessonID(l.Template, l.Model); l.ID != want {
 			return fmt.Errorf("%w: field lessons[%d].id: %q, want %q (template, then @model when scoped)", ErrInvalid, i, l.ID, want)

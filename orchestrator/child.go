@@ -82,7 +82,17 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	if len(sums) == 0 {
 		sums = []string{"(no context variables)"}
 	}
-	ctx, endRun := t.startRun(ctx, RunInfo{ID: id, Parent: r.id, Depth: r.depth + 1, Model: cfg.RootModel, MaxIterations: cfg.ChildMaxIterations, Protocol: cfg.Protocol})
+	ctx, endRun := t.startRun(
+		ctx,
+		RunInfo{
+			ID:            id,
+			Parent:        r.id,
+			Depth:         r.depth + 1,
+			Model:         cfg.RootModel,
+			MaxIterations: cfg.ChildMaxIterations,
+			Protocol:      cfg.Protocol,
+		},
+	)
 	child, err := newRun(ctx, t, runSpec{
 		id: id, parent: r.id, depth: r.depth + 1, query: query, schema: DefaultSchema,
 		maxIter: cfg.ChildMaxIterations, vars: cvars, summaries: strings.Join(sums, "\n"), infos: infos,
@@ -99,7 +109,13 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 	if cfg.OnChildEnd != nil {
 		cfg.OnChildEnd(id, res)
 	}
-	ce := childEndData{Child: id, Answer: res.Answer, StopReason: string(res.StopReason), Partial: res.Partial || res.Extracted, Extracted: res.Extracted}
+	ce := childEndData{
+		Child:      id,
+		Answer:     res.Answer,
+		StopReason: string(res.StopReason),
+		Partial:    res.Partial || res.Extracted,
+		Extracted:  res.Extracted,
+	}
 	if res.Err != nil {
 		ce.Error = res.Err.Error()
 	}
@@ -109,7 +125,14 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 		if res.Extracted {
 			how = "from its final extraction turn"
 		}
-		r.addNote(fmt.Sprintf("[engine] rlm_query(%s) stopped (%s) before a valid SUBMIT; its answer is %s, not a finished one.", quoteShort(query, 60), res.StopReason, how))
+		r.addNote(
+			fmt.Sprintf(
+				"[engine] rlm_query(%s) stopped (%s) before a valid SUBMIT; its answer is %s, not a finished one.",
+				quoteShort(query, 60),
+				res.StopReason,
+				how,
+			),
+		)
 	}
 	if res.Answer == "" && res.Err != nil {
 		return "", fmt.Errorf("rlm_query: child run stopped (%s) without an answer: %w", res.StopReason, res.Err)
@@ -158,7 +181,14 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 	if window, ok := llm.ContextWindow(cfg.SubModel); ok {
 		n, _ := llm.TokenizerForModel(cfg.SubModel).CountLarge(prompt)
 		if n > window-1024 {
-			return "", fmt.Errorf("%w: rlm_query is a plain sub-model call at this depth (max depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched", builtins.ErrDepthLimit, cfg.MaxDepth, n, cfg.SubModel, window)
+			return "", fmt.Errorf(
+				"%w: rlm_query is a plain sub-model call at this depth (max depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched",
+				builtins.ErrDepthLimit,
+				cfg.MaxDepth,
+				n,
+				cfg.SubModel,
+				window,
+			)
 		}
 	}
 	resp, err := r.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})

@@ -27,14 +27,23 @@ func TestClockReachesCodeAndTrajectory(t *testing.T) {
 
 	traj.Reset()
 	before := time.Now().UTC().Truncate(time.Microsecond)
-	res, _ = runSandboxed(t, Config{Trajectory: &traj}, llmtest.Say(code("import datetime", "SUBMIT({'answer': datetime.datetime.now().isoformat()})")))
+	res, _ = runSandboxed(
+		t,
+		Config{Trajectory: &traj},
+		llmtest.Say(code("import datetime", "SUBMIT({'answer': datetime.datetime.now().isoformat()})")),
+	)
 	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
 	clocks := runStartClocks(t, traj.Bytes())
 	require.Len(t, clocks, 1)
 	got, err := time.Parse(time.RFC3339Nano, clocks[0])
 	require.NoError(t, err)
 	assert.False(t, got.Before(before))
-	assert.Equal(t, got.Format("2006-01-02T15:04:05.000000"), res.Answer+map[bool]string{true: ".000000", false: ""}[got.Nanosecond() == 0], "the code read the recorded clock")
+	assert.Equal(
+		t,
+		got.Format("2006-01-02T15:04:05.000000"),
+		res.Answer+map[bool]string{true: ".000000", false: ""}[got.Nanosecond() == 0],
+		"the code read the recorded clock",
+	)
 }
 
 func runStartClocks(t *testing.T, traj []byte) []string {

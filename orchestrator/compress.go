@@ -167,7 +167,9 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, prev string, steps []Step
 	}
 	tok := llm.TokenizerForModel(s.ModelName)
 	var b strings.Builder
-	b.WriteString("Update the running summary of an exploration session with the new steps: keep what still matters from the current summary and add the new facts. Keep decision-critical facts (numbers, names, locations found, dead ends). Write short bullets; every bullet must cite its step numbers and the variable holding the full output, e.g. (step 4, outputs[4]). Do not alter quoted text.\n\nCurrent summary:\n")
+	b.WriteString(
+		"Update the running summary of an exploration session with the new steps: keep what still matters from the current summary and add the new facts. Keep decision-critical facts (numbers, names, locations found, dead ends). Write short bullets; every bullet must cite its step numbers and the variable holding the full output, e.g. (step 4, outputs[4]). Do not alter quoted text.\n\nCurrent summary:\n",
+	)
 	if prev == "" {
 		prev = "(empty)"
 	}
@@ -197,11 +199,22 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, prev string, steps []Step
 		skipped++
 	}
 	if skipped > 0 {
-		fmt.Fprintf(&b, "- (%d earlier steps not shown: steps %d-%d, outputs[%d]..outputs[%d])\n", skipped, steps[0].Step, steps[skipped-1].Step, steps[0].Step, steps[skipped-1].Step)
+		fmt.Fprintf(
+			&b,
+			"- (%d earlier steps not shown: steps %d-%d, outputs[%d]..outputs[%d])\n",
+			skipped,
+			steps[0].Step,
+			steps[skipped-1].Step,
+			steps[0].Step,
+			steps[skipped-1].Step,
+		)
 	}
 	b.WriteString(strings.Join(lines, "\n"))
 	b.WriteString(fmt.Sprintf("\n\nReply with the updated summary only, under %d tokens.", max))
-	resp, err := s.Model.Chat(ctx, llm.Request{Model: s.ModelName, MaxTokens: max, Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}}})
+	resp, err := s.Model.Chat(
+		ctx,
+		llm.Request{Model: s.ModelName, MaxTokens: max, Messages: []llm.Message{{Role: llm.RoleUser, Content: b.String()}}},
+	)
 	if err != nil {
 		return "", err
 	}

@@ -28,7 +28,9 @@ const (
 	needle    = "The magic number is 482913."
 )
 
-var fillerWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu river stone cloud paper window garden silver orange market bridge lantern harbor meadow")
+var fillerWords = strings.Fields(
+	"alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu river stone cloud paper window garden silver orange market bridge lantern harbor meadow",
+)
 
 // fillerBlock is 1 MB of non-repeating filler lines, made once.
 var fillerBlock = sync.OnceValue(func() string {
@@ -127,10 +129,16 @@ func needleServer(t testing.TB) *llmtest.Server {
 		}
 		return llmtest.Text("not found")
 	}
-	return scriptServer(t, subModel, readNumber,
+	return scriptServer(
+		t,
+		subModel,
+		readNumber,
 		llmtest.Text("I'll search first.\n```python\nhits = search(context, \"magic number\")\nprint(len(hits), hits[0][\"line\"])\n```"),
-		llmtest.Text("```python\nh = hits[0]\nstart = max(0, h[\"offset\"] - 300)\nnear = context[start:start + 600]\nans = llm_query(\"What is the magic number in this text? Reply with digits only.\\n\" + near)\nprint(ans)\n```"),
-		llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```"))
+		llmtest.Text(
+			"```python\nh = hits[0]\nstart = max(0, h[\"offset\"] - 300)\nnear = context[start:start + 600]\nans = llm_query(\"What is the magic number in this text? Reply with digits only.\\n\" + near)\nprint(ans)\n```",
+		),
+		llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```"),
+	)
 }
 
 type e2e struct {
@@ -337,9 +345,13 @@ func TestDepthTwoNestsTrajectories(t *testing.T) {
 		if strings.HasPrefix(q, "Find the magic number") { // the child RLM
 			switch assistants(c.Messages) {
 			case 0:
-				return llmtest.Text("```python\nhits = search(part, \"magic number is\")\nprint(hits[0][\"match\"] if hits else \"none\")\n```")
+				return llmtest.Text(
+					"```python\nhits = search(part, \"magic number is\")\nprint(hits[0][\"match\"] if hits else \"none\")\n```",
+				)
 			default:
-				return llmtest.Text("```python\nimport re\nm = re.search(r\"magic number is (\\d+)\", part)\nSUBMIT(answer=m.group(1))\n```")
+				return llmtest.Text(
+					"```python\nimport re\nm = re.search(r\"magic number is (\\d+)\", part)\nSUBMIT(answer=m.group(1))\n```",
+				)
 			}
 		}
 		switch assistants(c.Messages) {
@@ -433,7 +445,9 @@ func TestRecordReplay(t *testing.T) {
 	run := func(m llm.ChatModel, clock time.Time) (*Result, []byte) {
 		l := llm.NewLedger(llm.LedgerConfig{})
 		var traj bytes.Buffer
-		res, err := New(Config{Model: llm.Metered(m, l), RootModel: rootModel, SubModel: subModel, Ledger: l, Trajectory: &traj, Clock: clock}).
+		res, err := New(
+			Config{Model: llm.Metered(m, l), RootModel: rootModel, SubModel: subModel, Ledger: l, Trajectory: &traj, Clock: clock},
+		).
 			Run(context.Background(), bigContext(t, text))
 		require.NoError(t, err)
 		return res, traj.Bytes()
@@ -465,8 +479,17 @@ func TestLeakCheckerFindsPlantedWindow(t *testing.T) {
 func TestToolsProtocolEndToEnd(t *testing.T) {
 	srv := scriptServer(t, subModel, textReply("482913"),
 		llmtest.ToolCallReply(
-			llm.ToolCall{ID: "call_a", Name: "execute_code", Arguments: `{"code": "hits = search(context, \"magic number\")\nprint(len(hits))"}`},
-			llm.ToolCall{ID: "call_b", Name: "execute_code", Arguments: `{"code": "ans = llm_query(\"digits: \" + hits[0][\"preview\"])\nprint(ans)"}`}),
+			llm.ToolCall{
+				ID:        "call_a",
+				Name:      "execute_code",
+				Arguments: `{"code": "hits = search(context, \"magic number\")\nprint(len(hits))"}`,
+			},
+			llm.ToolCall{
+				ID:        "call_b",
+				Name:      "execute_code",
+				Arguments: `{"code": "ans = llm_query(\"digits: \" + hits[0][\"preview\"])\nprint(ans)"}`,
+			},
+		),
 		llmtest.ToolCallReply(llm.ToolCall{ID: "call_c", Name: "submit", Arguments: `{"answer": "482913"}`}))
 	e := newE2E(t, srv, llm.Limits{})
 	cfg := e.config()
@@ -651,7 +674,14 @@ func TestChildrenShareTheBudget(t *testing.T) {
 			continue
 		}
 		answered++
-		assert.Equal(t, "partial from child", d["answer"], "%s made %d calls: a child stopped by the budget returns its best partial answer", q, calls[q])
+		assert.Equal(
+			t,
+			"partial from child",
+			d["answer"],
+			"%s made %d calls: a child stopped by the budget returns its best partial answer",
+			q,
+			calls[q],
+		)
 	}
 	assert.Positive(t, answered)
 }

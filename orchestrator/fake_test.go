@@ -83,7 +83,10 @@ func (f *fakeExec) Settle(ctx context.Context) (DeferredReport, error) {
 	f.settles++
 	if f.failNext {
 		f.failNext = false
-		return DeferredReport{Started: 2, Failed: []DeferredOp{{Key: "k1", Kind: "llm_query", Error: "llm: budget: budget exceeded"}}}, ctx.Err()
+		return DeferredReport{
+			Started: 2,
+			Failed:  []DeferredOp{{Key: "k1", Kind: "llm_query", Error: "llm: budget: budget exceeded"}},
+		}, ctx.Err()
 	}
 	return DeferredReport{}, ctx.Err()
 }

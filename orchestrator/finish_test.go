@@ -62,7 +62,12 @@ func TestFinalDoesNotCoerceOtherFields(t *testing.T) {
 	s, err := ParseSchema("answer:str, n:int")
 	require.NoError(t, err)
 	// SUBMIT stays strict: a mistyped answer is sent back to the model.
-	res, model := runSandboxed(t, Config{Outputs: s}, llmtest.Say(code("SUBMIT(answer=5, n=1)")), llmtest.Say(code("SUBMIT(answer='5', n=1)")))
+	res, model := runSandboxed(
+		t,
+		Config{Outputs: s},
+		llmtest.Say(code("SUBMIT(answer=5, n=1)")),
+		llmtest.Say(code("SUBMIT(answer='5', n=1)")),
+	)
 	require.Equal(t, StopSubmit, res.StopReason)
 	reqs := model.Requests()
 	require.Len(t, reqs, 2)
@@ -117,18 +122,28 @@ func TestStripReasoning(t *testing.T) {
 }
 
 func TestCodeInThinkingDoesNotRun(t *testing.T) {
-	res, _ := runSandboxed(t, Config{},
-		llmtest.Say("<think>\nI could just guess:\n```python\nFINAL('guess')\n```\n</think>\nLet me look first.\n```python\nprint(len(context))\n```"),
-		llmtest.Say("<think>no code here, SUBMIT(answer='x') would be wrong</think>\nFINAL(checked)"))
+	res, _ := runSandboxed(
+		t,
+		Config{},
+		llmtest.Say(
+			"<think>\nI could just guess:\n```python\nFINAL('guess')\n```\n</think>\nLet me look first.\n```python\nprint(len(context))\n```",
+		),
+		llmtest.Say("<think>no code here, SUBMIT(answer='x') would be wrong</think>\nFINAL(checked)"),
+	)
 	require.Equal(t, StopSubmit, res.StopReason)
 	assert.Equal(t, "checked", res.Answer)
 	assert.Equal(t, 2, res.Iterations)
 }
 
 func TestToolsFencedCodeRuns(t *testing.T) {
-	res, model := runSandboxed(t, Config{Protocol: ProtocolTools},
-		llmtest.CallTools(llm.ToolCall{ID: "c1", Name: toolExecute, Arguments: `{"code": "` + "```python\\nprint('fenced ok')\\n```" + `"}`}),
-		llmtest.CallTools(llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"answer": "a"}`}))
+	res, model := runSandboxed(
+		t,
+		Config{Protocol: ProtocolTools},
+		llmtest.CallTools(
+			llm.ToolCall{ID: "c1", Name: toolExecute, Arguments: `{"code": "` + "```python\\nprint('fenced ok')\\n```" + `"}`},
+		),
+		llmtest.CallTools(llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"answer": "a"}`}),
+	)
 	require.Equal(t, StopSubmit, res.StopReason)
 	var result string
 	for _, m := range model.Requests()[1].Messages {
@@ -162,9 +177,18 @@ func TestCutOffReplyIsExplained(t *testing.T) {
 }
 
 func TestToolCallsWithoutIDsGetUniqueOnes(t *testing.T) {
-	res, model := runSandboxed(t, Config{Protocol: ProtocolTools},
-		llmtest.CallTools(llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(1)"}`}, llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(2)"}`}),
-		llmtest.CallTools(llm.ToolCall{ID: "same", Name: toolExecute, Arguments: `{"code": "print(3)"}`}, llm.ToolCall{ID: "same", Name: toolSubmit, Arguments: `{"answer": "a"}`}))
+	res, model := runSandboxed(
+		t,
+		Config{Protocol: ProtocolTools},
+		llmtest.CallTools(
+			llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(1)"}`},
+			llm.ToolCall{Name: toolExecute, Arguments: `{"code": "print(2)"}`},
+		),
+		llmtest.CallTools(
+			llm.ToolCall{ID: "same", Name: toolExecute, Arguments: `{"code": "print(3)"}`},
+			llm.ToolCall{ID: "same", Name: toolSubmit, Arguments: `{"answer": "a"}`},
+		),
+	)
 	require.Equal(t, StopSubmit, res.StopReason)
 	req := model.Requests()[1]
 	checkToolOrdering(t, 1, req.Messages)

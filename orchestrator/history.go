@@ -61,7 +61,12 @@ func (r *run) maybeCompress(ctx context.Context, force bool) {
 	// summarizer writes the prompt's: it is the fallback.
 	for len(r.summary) > 1 && tok.Count(r.summaryBody()) > summaryBudget {
 		a, b := r.summary[0], r.summary[1]
-		m := summaryEntry{from: a.from, to: b.to, errors: a.errors + b.errors, defined: append(append([]string(nil), a.defined...), b.defined...)}
+		m := summaryEntry{
+			from:    a.from,
+			to:      b.to,
+			errors:  a.errors + b.errors,
+			defined: append(append([]string(nil), a.defined...), b.defined...),
+		}
 		r.summary = append([]summaryEntry{m}, r.summary[2:]...)
 		art.Losses = append(art.Losses, fmt.Sprintf("steps %d-%d: per-step lines condensed", m.from, m.to))
 	}

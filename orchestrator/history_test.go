@@ -218,5 +218,9 @@ func TestUncitedLLMSummaryFallsBack(t *testing.T) {
 	last := h.model.Requests()[len(h.model.Requests())-1]
 	assert.NotContains(t, last.Messages[2].Content, "looked around")
 	assert.Contains(t, last.Messages[2].Content, "- step 1: ran", "the deterministic summary")
-	assert.Contains(t, h.traj.String(), "its summary was rejected, deterministic summary used: orchestrator: the summary does not cite its steps: line 1 cites no step")
+	assert.Contains(
+		t,
+		h.traj.String(),
+		"its summary was rejected, deterministic summary used: orchestrator: the summary does not cite its steps: line 1 cites no step",
+	)
 }

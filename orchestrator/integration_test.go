@@ -75,7 +75,12 @@ func TestShowVarsAndFinalVarSeeEveryStep(t *testing.T) {
 // it cannot read while Exec holds the session's lock.
 func TestFinalVarAfterTopLevelTry(t *testing.T) {
 	c := rlmctx.NewContext("q")
-	res, _ := runScripted(t, Config{}, c, llmtest.Say(code("w = 'before try'\ntry:\n    q = 1\nexcept Exception:\n    pass\nFINAL_VAR(\"w\")")))
+	res, _ := runScripted(
+		t,
+		Config{},
+		c,
+		llmtest.Say(code("w = 'before try'\ntry:\n    q = 1\nexcept Exception:\n    pass\nFINAL_VAR(\"w\")")),
+	)
 	require.Equal(t, StopSubmit, res.StopReason, "err: %v", res.Err)
 	assert.Equal(t, "before try", res.Answer)
 }
@@ -223,7 +228,11 @@ func TestPartialChildAnswerIsMarked(t *testing.T) {
 	assert.Equal(t, "partial guess", res.Answer)
 	obs := lastObservation(model, 3)
 	assert.Contains(t, obs, "partial guess")
-	assert.Contains(t, obs, "[engine] rlm_query(`dig`) stopped (max_iterations) before a valid SUBMIT; its answer is its best partial answer")
+	assert.Contains(
+		t,
+		obs,
+		"[engine] rlm_query(`dig`) stopped (max_iterations) before a valid SUBMIT; its answer is its best partial answer",
+	)
 	var end map[string]any
 	for _, ev := range decodeEvents(t, traj.Bytes()) {
 		if ev.Type == EventChildEnd {

@@ -69,7 +69,10 @@ func ObjectFromJSON(v any) (Type, error) {
 		return Type{}, err
 	}
 	if t.Kind != TypeObject || t.Optional {
-		return Type{}, fmt.Errorf(`%w: the JSON Schema's top level must be {"type": "object", "properties": {...}}: its properties are the declared outputs`, ErrBadSchema)
+		return Type{}, fmt.Errorf(
+			`%w: the JSON Schema's top level must be {"type": "object", "properties": {...}}: its properties are the declared outputs`,
+			ErrBadSchema,
+		)
 	}
 	return t, nil
 }
@@ -110,7 +113,13 @@ func (c *jsonConv) typeFromJSON(v any, path string, depth int) (Type, error) {
 		case (k == "$defs" || k == "definitions") && path == "#":
 		case slices.Contains([]string{"type", "properties", "required", "items", "additionalProperties", "enum", "const", "nullable", "anyOf", "oneOf"}, k):
 		default:
-			return Type{}, fmt.Errorf("%w: JSON Schema keyword %q (at %s) is not supported (%s)", ErrBadSchema, k, path, jsonSchemaSupported)
+			return Type{}, fmt.Errorf(
+				"%w: JSON Schema keyword %q (at %s) is not supported (%s)",
+				ErrBadSchema,
+				k,
+				path,
+				jsonSchemaSupported,
+			)
 		}
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
@@ -154,7 +163,11 @@ func (c *jsonConv) typeFromJSON(v any, path string, depth int) (Type, error) {
 	}
 	switch {
 	case len(kinds) > 1:
-		return t, jsonSchemaErr(path, `"type": [%s]: a union of several types is not supported (one type, optionally with "null")`, strings.Join(quoteAll(types), ", "))
+		return t, jsonSchemaErr(
+			path,
+			`"type": [%s]: a union of several types is not supported (one type, optionally with "null")`,
+			strings.Join(quoteAll(types), ", "),
+		)
 	case len(kinds) == 1:
 		switch kinds[0] {
 		case "string":
@@ -260,7 +273,10 @@ func (c *jsonConv) objectFromJSON(d *rlmctx.Dict, t Type, path string, depth int
 		return t, nil
 	}
 	if apType != nil {
-		return t, jsonSchemaErr(path, "additionalProperties as a schema alongside properties is not supported (an object without properties and with additionalProperties is a dict[str, T])")
+		return t, jsonSchemaErr(
+			path,
+			"additionalProperties as a schema alongside properties is not supported (an object without properties and with additionalProperties is a dict[str, T])",
+		)
 	}
 	for _, r := range required {
 		if !props.Has(r) {
@@ -293,7 +309,12 @@ func (c *jsonConv) ref(d *rlmctx.Dict, ref any, path string, depth int) (Type, e
 	r, _ := ref.(string)
 	def, ok := c.defs[r]
 	if !ok {
-		return Type{}, fmt.Errorf("%w: JSON Schema keyword \"$ref\" (at %s): only references to the document's own $defs are supported (#/$defs/NAME), and %q is not one of them", ErrBadSchema, path, r)
+		return Type{}, fmt.Errorf(
+			"%w: JSON Schema keyword \"$ref\" (at %s): only references to the document's own $defs are supported (#/$defs/NAME), and %q is not one of them",
+			ErrBadSchema,
+			path,
+			r,
+		)
 	}
 	if c.active[r] {
 		return Type{}, jsonSchemaErr(path, "$ref %q is recursive: a recursive schema is not supported", r)
@@ -324,7 +345,13 @@ func (c *jsonConv) nullableAlt(d *rlmctx.Dict, kw string, alt any, path string, 
 		rest = append(rest, e)
 	}
 	if !null || len(rest) != 1 {
-		return Type{}, fmt.Errorf(`%w: JSON Schema keyword %q (at %s) is supported only as [schema, {"type": "null"}] (%s)`, ErrBadSchema, kw, path, jsonSchemaSupported)
+		return Type{}, fmt.Errorf(
+			`%w: JSON Schema keyword %q (at %s) is supported only as [schema, {"type": "null"}] (%s)`,
+			ErrBadSchema,
+			kw,
+			path,
+			jsonSchemaSupported,
+		)
 	}
 	t, err := c.typeFromJSON(rest[0], fmt.Sprintf("%s/%s/%d", path, kw, slices.Index(arr, rest[0])), depth+1)
 	if err != nil {

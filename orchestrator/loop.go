@@ -82,7 +82,12 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 		Variables: s.infos, Config: configFor(cfg, s.depth),
 		Limits: limitsInfo{MaxIterations: s.maxIter, MaxDepth: cfg.MaxDepth, MaxCalls: lim.MaxCalls, MaxTokens: lim.MaxTokens,
 			MaxCostUSD: lim.MaxCostUSD, TimeoutMS: cfg.Timeout.Milliseconds()},
-		Budgets: budgetsInfo{System: cfg.SystemBudget, Meta: cfg.metaBudget(len(s.infos)) + cfg.notesTokens(), Dynamic: cfg.DynamicBudget, CompressAt: cfg.CompressAt},
+		Budgets: budgetsInfo{
+			System:     cfg.SystemBudget,
+			Meta:       cfg.metaBudget(len(s.infos)) + cfg.notesTokens(),
+			Dynamic:    cfg.DynamicBudget,
+			CompressAt: cfg.CompressAt,
+		},
 	})
 	return r, nil
 }
@@ -100,7 +105,15 @@ func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema 
 	if helpers == "" {
 		// Each helper described once, as it behaves at this depth and
 		// for these outputs.
-		helpers = defaultHelperDocs(builtins.HelpOptions{AtDepthLimit: depth+1 >= cfg.MaxDepth, MaxDepth: cfg.MaxDepth, NoFinal: !schema.singleAnswer(), Store: cfg.Store != nil, StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth})
+		helpers = defaultHelperDocs(
+			builtins.HelpOptions{
+				AtDepthLimit:  depth+1 >= cfg.MaxDepth,
+				MaxDepth:      cfg.MaxDepth,
+				NoFinal:       !schema.singleAnswer(),
+				Store:         cfg.Store != nil,
+				StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth,
+			},
+		)
 	}
 	env := &envelope{System: systemPrompt(cfg.Protocol, helpers, cfg.Limits.ObservationTokens), Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {
@@ -235,7 +248,13 @@ func (r *run) step(ctx, parent context.Context, final bool) (res *Result) {
 	failed = out.failed
 	r.t.status(r, "exec", "")
 	if out.submitted != nil {
-		res := &Result{StopReason: StopSubmit, Outputs: out.submitted, Answer: answerText(out.submitted), Iterations: r.iterations, RunID: r.id}
+		res := &Result{
+			StopReason: StopSubmit,
+			Outputs:    out.submitted,
+			Answer:     answerText(out.submitted),
+			Iterations: r.iterations,
+			RunID:      r.id,
+		}
 		if final {
 			res.StopReason = StopMaxIterations
 			res.Extracted = true
@@ -365,7 +384,10 @@ func (r *run) handle(ctx context.Context, resp *llm.Response, final bool) (outco
 		// refuses one with neither, which would end the run.
 		content = emptyReply
 	}
-	turn := &exchange{Step: step, Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: withCallIDs(resp.ToolCalls, step)}}
+	turn := &exchange{
+		Step:  step,
+		Reply: llm.Message{Role: llm.RoleAssistant, Content: content, ToolCalls: withCallIDs(resp.ToolCalls, step)},
+	}
 	turn.digest = StepDigest{Step: step}
 	if len(resp.ToolCalls) > 0 {
 		out, err := r.handleTools(ctx, turn, turn.Reply.ToolCalls, final)
@@ -470,7 +492,15 @@ func (s *stepRun) digest(step int) StepDigest {
 	if i := strings.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
-	return StepDigest{Step: step, Code: s.code, Blocks: s.blocks, Defined: s.defined, OutputChars: len(out), OutputHead: head, Error: s.errText}
+	return StepDigest{
+		Step:        step,
+		Code:        s.code,
+		Blocks:      s.blocks,
+		Defined:     s.defined,
+		OutputChars: len(out),
+		OutputHead:  head,
+		Error:       s.errText,
+	}
 }
 
 // runBlock runs one code block, appending its observation part.
@@ -504,7 +534,11 @@ func (r *run) runBlock(ctx context.Context, sr *stepRun, step, block int, code, 
 	}
 	part = strings.TrimRight(part, "\n")
 	if res.Truncated {
-		part += fmt.Sprintf("\n[engine] output truncated: %d chars printed, an excerpt shown (head and tail, repeated lines collapsed); the full output is in outputs[%d]", len(res.Output), step)
+		part += fmt.Sprintf(
+			"\n[engine] output truncated: %d chars printed, an excerpt shown (head and tail, repeated lines collapsed); the full output is in outputs[%d]",
+			len(res.Output),
+			step,
+		)
 	}
 	if res.Submitted {
 		sr.submitRaw = true
@@ -578,7 +612,12 @@ func (r *run) settle(ctx context.Context, sr *stepRun, step int) (outcome, error
 			sr.parts = append(sr.parts, "[engine] SUBMIT rejected: "+strings.TrimPrefix(verr.Error(), ErrInvalidSubmit.Error()+": "))
 			sr.errText = "SUBMIT rejected"
 			out.failed = true
-			r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: r.env.Directive != ""})
+			r.t.traj.emit(
+				EventSubmit,
+				r.id,
+				step,
+				submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: r.env.Directive != ""},
+			)
 		} else {
 			out.submitted = sr.submitted
 			r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: true, Final: r.env.Directive != ""})
@@ -648,7 +687,12 @@ func (r *run) handleTools(ctx context.Context, turn *exchange, calls []llm.ToolC
 				content = "[engine] submit rejected: " + msg + "; call the submit tool again with the corrected outputs"
 				sr.failed = true
 				sr.errText = "submit rejected"
-				r.t.traj.emit(EventSubmit, r.id, step, submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: final, ToolCall: tc.ID})
+				r.t.traj.emit(
+					EventSubmit,
+					r.id,
+					step,
+					submitData{Outputs: raw, Valid: false, Error: verr.Error(), Final: final, ToolCall: tc.ID},
+				)
 			} else {
 				out.submitted = d
 				ended = true
@@ -723,9 +767,15 @@ func toolsFor(s Schema) []llm.Tool {
 		}
 	}
 	submit, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": req})
-	exec := json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"Python code to run in the persistent REPL"}},"required":["code"]}`)
+	exec := json.RawMessage(
+		`{"type":"object","properties":{"code":{"type":"string","description":"Python code to run in the persistent REPL"}},"required":["code"]}`,
+	)
 	return []llm.Tool{
-		{Name: toolExecute, Description: "Run Python code in the REPL that holds the context variables; returns what it prints (an excerpt when long; the full output is kept in outputs[step]).", Parameters: exec},
+		{
+			Name:        toolExecute,
+			Description: "Run Python code in the REPL that holds the context variables; returns what it prints (an excerpt when long; the full output is kept in outputs[step]).",
+			Parameters:  exec,
+		},
 		{Name: toolSubmit, Description: "Finish the run with the declared outputs.", Parameters: submit},
 	}
 }

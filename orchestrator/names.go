@@ -21,21 +21,50 @@ const outputsVar = "outputs"
 // The error wraps ErrReservedName.
 func CheckVarName(name string) error {
 	if len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
-		return fmt.Errorf("%w: %q: names starting and ending with __ are Python's special names; rename the variable (e.g. %s)", ErrReservedName, name, strings.Trim(name, "_"))
+		return fmt.Errorf(
+			"%w: %q: names starting and ending with __ are Python's special names; rename the variable (e.g. %s)",
+			ErrReservedName,
+			name,
+			strings.Trim(name, "_"),
+		)
 	}
 	if name == outputsVar {
-		return fmt.Errorf("%w: %q holds the full output of each step in the REPL; rename the variable (e.g. %s_)", ErrReservedName, name, name)
+		return fmt.Errorf(
+			"%w: %q holds the full output of each step in the REPL; rename the variable (e.g. %s_)",
+			ErrReservedName,
+			name,
+			name,
+		)
 	}
 	for _, d := range builtins.Docs() {
 		if d.Name == name {
-			return fmt.Errorf("%w: %q would hide the REPL helper %s; rename the variable (e.g. %s_)", ErrReservedName, name, d.Signature, name)
+			return fmt.Errorf(
+				"%w: %q would hide the REPL helper %s; rename the variable (e.g. %s_)",
+				ErrReservedName,
+				name,
+				d.Signature,
+				name,
+			)
 		}
 	}
 	if slices.Contains(sandbox.ModuleNames(), name) {
-		return fmt.Errorf("%w: %q is the name of the Python module %s, which `import %s` would rebind; rename the variable (e.g. %s_)", ErrReservedName, name, name, name, name)
+		return fmt.Errorf(
+			"%w: %q is the name of the Python module %s, which `import %s` would rebind; rename the variable (e.g. %s_)",
+			ErrReservedName,
+			name,
+			name,
+			name,
+			name,
+		)
 	}
 	if sandbox.IsBuiltinName(name) {
-		return fmt.Errorf("%w: %q would hide Python's builtin %s in the REPL; rename the variable (e.g. %s_)", ErrReservedName, name, name, name)
+		return fmt.Errorf(
+			"%w: %q would hide Python's builtin %s in the REPL; rename the variable (e.g. %s_)",
+			ErrReservedName,
+			name,
+			name,
+			name,
+		)
 	}
 	return nil
 }

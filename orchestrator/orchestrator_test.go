@@ -293,7 +293,14 @@ func TestBudgetStopsRunWithPartialAnswer(t *testing.T) {
 }
 
 func TestPrefixStableAcrossIterations(t *testing.T) {
-	h := newHarness(t, Config{}, llmtest.Say(code("print(1)")), llmtest.Say("no code"), llmtest.Say(code("PRINT 5000")), llmtest.Say(submitReply("a")))
+	h := newHarness(
+		t,
+		Config{},
+		llmtest.Say(code("print(1)")),
+		llmtest.Say("no code"),
+		llmtest.Say(code("PRINT 5000")),
+		llmtest.Say(submitReply("a")),
+	)
 	res := h.run(t)
 	require.Equal(t, StopSubmit, res.StopReason)
 	reqs := h.model.Requests()
@@ -365,7 +372,12 @@ func TestContextLengthErrorForcesCompression(t *testing.T) {
 
 func TestStatusCallbackAndRootMetrics(t *testing.T) {
 	var sts []Status
-	h := newHarness(t, Config{OnStatus: func(s Status) { sts = append(sts, s) }}, llmtest.Say(code("print(1)")), llmtest.Say(submitReply("a")))
+	h := newHarness(
+		t,
+		Config{OnStatus: func(s Status) { sts = append(sts, s) }},
+		llmtest.Say(code("print(1)")),
+		llmtest.Say(submitReply("a")),
+	)
 	res := h.run(t)
 	require.NotEmpty(t, sts)
 	last := sts[len(sts)-1]

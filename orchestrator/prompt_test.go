@@ -137,26 +137,63 @@ func TestPromptIsConsistent(t *testing.T) {
 					schema, err := ParseSchema(o.spec)
 					require.NoError(t, err)
 					cfg := New(Config{Protocol: p, MaxDepth: d.maxDepth, Outputs: schema}).Config()
-					env := buildEnvelope(cfg, "q", "- doc: text, 5 bytes", []varInfo{{Name: "doc", Type: "text", SizeBytes: 5}}, schema, 10, d.depth)
+					env := buildEnvelope(
+						cfg,
+						"q",
+						"- doc: text, 5 bytes",
+						[]varInfo{{Name: "doc", Type: "text", SizeBytes: 5}},
+						schema,
+						10,
+						d.depth,
+					)
 					system, meta := env.System, env.Meta
 					all := system + "\n" + meta
 					assert.LessOrEqual(t, cfg.Tokenizer.Count(system), cfg.SystemBudget, "the system section fits its budget")
 
 					assert.Equal(t, 1, strings.Count(all, "- rlm_query("), "rlm_query is described once")
 					assert.NotContains(t, meta, "rlm_query", "and only in the helper list")
-					assert.Equal(t, d.recursive, strings.Contains(all, "recursive sub-RLM"), "a sub-RLM is promised only below the depth limit")
-					assert.Equal(t, !d.recursive, strings.Contains(all, "No sub-RLM at this depth"), "a plain call is described only at the depth limit")
-					assert.Equal(t, !d.recursive, strings.Contains(all, fmt.Sprintf("(the limit is %d RLM level(s))", d.maxDepth)), "with the limit in force")
+					assert.Equal(
+						t,
+						d.recursive,
+						strings.Contains(all, "recursive sub-RLM"),
+						"a sub-RLM is promised only below the depth limit",
+					)
+					assert.Equal(
+						t,
+						!d.recursive,
+						strings.Contains(all, "No sub-RLM at this depth"),
+						"a plain call is described only at the depth limit",
+					)
+					assert.Equal(
+						t,
+						!d.recursive,
+						strings.Contains(all, fmt.Sprintf("(the limit is %d RLM level(s))", d.maxDepth)),
+						"with the limit in force",
+					)
 
 					assert.Equal(t, o.finals, strings.Contains(all, "FINAL"), "FINAL and FINAL_VAR only for a single answer")
 					assert.Equal(t, o.finals, strings.Contains(all, "- FINAL_VAR("))
 					assert.Contains(t, meta, "Declared outputs: "+schema.String())
-					assert.Equal(t, strings.Contains(o.spec, "?"), strings.Contains(meta, "T? accepts None or a missing key"), "T? explained when used")
-					assert.Equal(t, strings.Contains(o.spec, "closed{"), strings.Contains(meta, "closed{...} allows no other keys"), "closed explained when used")
+					assert.Equal(
+						t,
+						strings.Contains(o.spec, "?"),
+						strings.Contains(meta, "T? accepts None or a missing key"),
+						"T? explained when used",
+					)
+					assert.Equal(
+						t,
+						strings.Contains(o.spec, "closed{"),
+						strings.Contains(meta, "closed{...} allows no other keys"),
+						"closed explained when used",
+					)
 
 					assert.Regexp(t, `It ends the run: what the same (block|call) prints is never shown`, system)
 					assert.Contains(t, system, "waits for its result, even later in the same block or reply")
-					assert.Contains(t, system, "every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first")
+					assert.Contains(
+						t,
+						system,
+						"every sub-call: llm_query, each future of llm_query_batched, summarize, find_relevant and rlm_query, so start them all first",
+					)
 					assert.NotContains(t, system, "resolved by the end of each step", "no second, weaker statement of when futures resolve")
 				})
 			}

@@ -338,7 +338,11 @@ func (p *schemaParser) base(path string, depth int) (Type, error) {
 		t.Elem = &elem
 		return t, p.expect(']', path, "to close dict[str, T")
 	}
-	return Type{}, p.bad("field %q has unknown type %q (use str, int, float, bool, list, dict or any)", path, strings.ToLower(strings.TrimSpace(p.src[start:p.skipField(0)])))
+	return Type{}, p.bad(
+		"field %q has unknown type %q (use str, int, float, bool, list, dict or any)",
+		path,
+		strings.ToLower(strings.TrimSpace(p.src[start:p.skipField(0)])),
+	)
 }
 
 // literals parses a union of literals: "a"|"b", 1|2, True|False; None in
@@ -658,7 +662,9 @@ func (v *validator) children(path string, t Type, x any) {
 		if t.Closed {
 			for k := range d.All() {
 				if !slices.ContainsFunc(t.Fields, func(f Field) bool { return f.Name == k }) {
-					v.add(fmt.Sprintf("%s: unexpected key %q (a closed object: only %s)", path, k, strings.Join(fieldNames(t.Fields), ", ")))
+					v.add(
+						fmt.Sprintf("%s: unexpected key %q (a closed object: only %s)", path, k, strings.Join(fieldNames(t.Fields), ", ")),
+					)
 				}
 			}
 		}

@@ -51,35 +51,65 @@ func TestNestedSubmit(t *testing.T) {
 		{"answer:str", []string{`{"answer": "x"}`},
 			[]bad{{`{"answer": null}`, `field "answer" must be str, got None`}, {`{}`, `missing field "answer" (str)`}}},
 		{"items: list[str]", []string{`{"items": []}`, `{"items": ["a", "b"]}`},
-			[]bad{{`{"items": ["a", 1, null]}`, `items[1]: expected str, got int; items[2]: expected str, got None`}, {`{"items": "a"}`, `field "items" must be list[str], got str`}}},
+			[]bad{
+				{`{"items": ["a", 1, null]}`, `items[1]: expected str, got int; items[2]: expected str, got None`},
+				{`{"items": "a"}`, `field "items" must be list[str], got str`},
+			}},
 		{"items: list[{name: str, file: str, use: str}]", []string{`{"items": [{"name": "a", "file": "b", "use": "c", "extra": 1}]}`},
 			[]bad{{`{"items": [{"name": "a", "file": "b", "use": "c"}, {}, {}, {"name": "d", "file": null, "use": "u"}]}`,
 				`items[1].name: missing; items[1].file: missing; items[1].use: missing; items[2].name: missing; items[2].file: missing; items[2].use: missing; items[3].file: expected str, got None`}}},
 		{"total: int", []string{`{"total": 3}`, `{"total": 123456789012345678901234567890}`},
 			[]bad{{`{"total": 3.5}`, `field "total" must be int, got float`}, {`{"total": true}`, `field "total" must be int, got bool`}}},
 		{"by_region: dict[str, int]", []string{`{"by_region": {}}`, `{"by_region": {"eu": 1, "us": 2}}`},
-			[]bad{{`{"by_region": {"eu": 1, "x": "2"}}`, `by_region["x"]: expected int, got str`}, {`{"by_region": [1]}`, `field "by_region" must be dict[str, int], got list`}}},
+			[]bad{
+				{`{"by_region": {"eu": 1, "x": "2"}}`, `by_region["x"]: expected int, got str`},
+				{`{"by_region": [1]}`, `field "by_region" must be dict[str, int], got list`},
+			}},
 		{"confidence: float?", []string{`{}`, `{"confidence": null}`, `{"confidence": 1}`, `{"confidence": 0.5}`},
 			[]bad{{`{"confidence": "high"}`, `field "confidence" must be float?, got str`}}},
 		{"items: list[{name: str, file: str, use: str}], total: int, by_region: dict[str, int], confidence: float?",
 			[]string{`{"items": [], "total": 0, "by_region": {}}`},
-			[]bad{{`{"items": [{"name": "n", "file": 3, "use": "u"}], "by_region": {"x": null}}`, `items[0].file: expected str, got int; missing field "total" (int); by_region["x"]: expected int, got None`}}},
+			[]bad{
+				{
+					`{"items": [{"name": "n", "file": 3, "use": "u"}], "by_region": {"x": null}}`,
+					`items[0].file: expected str, got int; missing field "total" (int); by_region["x"]: expected int, got None`,
+				},
+			}},
 		{"m: dict[str, list[int]]", []string{`{"m": {"a": [1, 2], "b": []}}`},
 			[]bad{{`{"m": {"a": [1, "2"], "b": null}}`, `m["a"][1]: expected int, got str; m["b"]: expected list[int], got None`}}},
 		{"grid: list[list[int]]", []string{`{"grid": [[1, 2], [], [3]]}`},
 			[]bad{{`{"grid": [[1], 2, [3, 4.5]]}`, `grid[1]: expected list[int], got int; grid[2][1]: expected int, got float`}}},
-		{"cfg: {db: {host: str, port: int}, tags: list[str]?}", []string{`{"cfg": {"db": {"host": "h", "port": 5432}}}`, `{"cfg": {"db": {"host": "h", "port": 1}, "tags": null}}`},
-			[]bad{{`{"cfg": {"db": {"host": "h"}, "tags": [1]}}`, `cfg.db.port: missing; cfg.tags[0]: expected str, got int`}, {`{"cfg": {"db": "h"}}`, `cfg.db: expected {host:str, port:int}, got str`}}},
+		{
+			"cfg: {db: {host: str, port: int}, tags: list[str]?}",
+			[]string{`{"cfg": {"db": {"host": "h", "port": 5432}}}`, `{"cfg": {"db": {"host": "h", "port": 1}, "tags": null}}`},
+			[]bad{
+				{`{"cfg": {"db": {"host": "h"}, "tags": [1]}}`, `cfg.db.port: missing; cfg.tags[0]: expected str, got int`},
+				{`{"cfg": {"db": "h"}}`, `cfg.db: expected {host:str, port:int}, got str`},
+			},
+		},
 		{"status: \"open\"|\"closed\"", []string{`{"status": "open"}`},
-			[]bad{{`{"status": "done"}`, `field "status" must be "open"|"closed", got "done"`}, {`{"status": 1}`, `field "status" must be "open"|"closed", got int`}}},
+			[]bad{
+				{`{"status": "done"}`, `field "status" must be "open"|"closed", got "done"`},
+				{`{"status": 1}`, `field "status" must be "open"|"closed", got int`},
+			}},
 		{"rows: list[{level: 1|2|3, label: str}]", []string{`{"rows": [{"level": 1, "label": "a"}, {"level": 3, "label": "b"}]}`},
-			[]bad{{`{"rows": [{"level": 4, "label": "a"}, {"level": 3.0, "label": "b"}]}`, `rows[0].level: expected 1|2|3, got 4; rows[1].level: expected 1|2|3, got float`}}},
+			[]bad{
+				{
+					`{"rows": [{"level": 4, "label": "a"}, {"level": 3.0, "label": "b"}]}`,
+					`rows[0].level: expected 1|2|3, got 4; rows[1].level: expected 1|2|3, got float`,
+				},
+			}},
 		{"xs: list[int?]", []string{`{"xs": [1, null, 2]}`},
 			[]bad{{`{"xs": [1, "a"]}`, `xs[1]: expected int?, got str`}, {`{"xs": null}`, `field "xs" must be list[int?], got None`}}},
 		{"p: {x: float, y: float}?", []string{`{}`, `{"p": null}`, `{"p": {"x": 1, "y": 2.5}}`},
 			[]bad{{`{"p": {"x": "1"}}`, `p.x: expected float, got str; p.y: missing`}}},
 		{`"first-name": str, meta: {"content-type": str}`, []string{`{"first-name": "a", "meta": {"content-type": "t"}}`},
-			[]bad{{`{"first-name": 1, "meta": {"content-type": 2}}`, `field "first-name" must be str, got int; meta["content-type"]: expected str, got int`}}},
+			[]bad{
+				{
+					`{"first-name": 1, "meta": {"content-type": 2}}`,
+					`field "first-name" must be str, got int; meta["content-type"]: expected str, got int`,
+				},
+			}},
 		{"flags: dict[str, bool], ok: bool", []string{`{"flags": {"a": true}, "ok": false}`},
 			[]bad{{`{"flags": {"a": 1}, "ok": 0}`, `flags["a"]: expected bool, got int; field "ok" must be bool, got int`}}},
 		{"anything: any, maybe: list[any]", []string{`{"anything": null, "maybe": [1, "a", null]}`},
@@ -107,7 +137,11 @@ func TestNestedSubmit(t *testing.T) {
 				err := s.Validate(submitted(t, b.outputs))
 				require.ErrorIs(t, err, ErrInvalidSubmit, b.outputs)
 				assert.Equal(t, b.problems, problems(err), b.outputs)
-				assert.True(t, strings.HasSuffix(err.Error(), "; declared outputs: "+s.String()+"; call "+s.example()+" again"), err.Error())
+				assert.True(
+					t,
+					strings.HasSuffix(err.Error(), "; declared outputs: "+s.String()+"; call "+s.example()+" again"),
+					err.Error(),
+				)
 			}
 		})
 	}
@@ -265,15 +299,28 @@ func TestNestedSubmitEndToEnd(t *testing.T) {
 	require.Equal(t, StopSubmit, res.StopReason)
 	reqs := model.Requests()
 	require.Len(t, reqs, 2)
-	assert.Contains(t, reqs[0].Messages[1].Content, "Declared outputs: items:list[{name:str, n:int}], total:int, note:str? (T? accepts None or a missing key)")
-	assert.Contains(t, reqs[1].Messages[len(reqs[1].Messages)-1].Content, "[engine] SUBMIT rejected: items[1].name: expected str, got None; declared outputs: ")
+	assert.Contains(
+		t,
+		reqs[0].Messages[1].Content,
+		"Declared outputs: items:list[{name:str, n:int}], total:int, note:str? (T? accepts None or a missing key)",
+	)
+	assert.Contains(
+		t,
+		reqs[1].Messages[len(reqs[1].Messages)-1].Content,
+		"[engine] SUBMIT rejected: items[1].name: expected str, got None; declared outputs: ",
+	)
 	out, err := MarshalValue(res.Outputs)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"items": [{"name": "a", "n": 1}, {"name": "b", "n": 2}], "total": 3}`, string(out))
 
-	res, model = runSandboxed(t, Config{Outputs: s, Protocol: ProtocolTools},
+	res, model = runSandboxed(
+		t,
+		Config{Outputs: s, Protocol: ProtocolTools},
 		llmtest.CallTools(llm.ToolCall{ID: "c1", Name: toolSubmit, Arguments: `{"items": [{"name": "a"}], "total": 1}`}),
-		llmtest.CallTools(llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"items": [{"name": "a", "n": 5}], "total": 1, "note": null}`}))
+		llmtest.CallTools(
+			llm.ToolCall{ID: "c2", Name: toolSubmit, Arguments: `{"items": [{"name": "a", "n": 5}], "total": 1, "note": null}`},
+		),
+	)
 	require.Equal(t, StopSubmit, res.StopReason)
 	reqs = model.Requests()
 	require.Len(t, reqs, 2)
@@ -283,5 +330,9 @@ func TestNestedSubmitEndToEnd(t *testing.T) {
 			result = m.Content
 		}
 	}
-	assert.Equal(t, "[engine] submit rejected: items[0].n: missing; declared outputs: items:list[{name:str, n:int}], total:int, note:str?; call the submit tool again with the corrected outputs", result)
+	assert.Equal(
+		t,
+		"[engine] submit rejected: items[0].n: missing; declared outputs: items:list[{name:str, n:int}], total:int, note:str?; call the submit tool again with the corrected outputs",
+		result,
+	)
 }

@@ -61,7 +61,11 @@ func TestToolsProtocolOrdering(t *testing.T) {
 		require.Len(t, req.Tools, 2)
 		assert.Equal(t, "execute_code", req.Tools[0].Name)
 		assert.Equal(t, "submit", req.Tools[1].Name)
-		assert.JSONEq(t, `{"type":"object","properties":{"answer":{"type":"string"},"confidence":{"type":"number"}},"required":["answer","confidence"]}`, string(req.Tools[1].Parameters))
+		assert.JSONEq(
+			t,
+			`{"type":"object","properties":{"answer":{"type":"string"},"confidence":{"type":"number"}},"required":["answer","confidence"]}`,
+			string(req.Tools[1].Parameters),
+		)
 		checkToolOrdering(t, i+1, req.Messages)
 	}
 	m := reqs[1].Messages

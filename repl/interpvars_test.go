@@ -35,16 +35,29 @@ func TestInterpVars(t *testing.T) {
 	}
 	list.WriteString("]")
 	dict.WriteString(`, "k000": "last wins, first place"}`)
-	files := map[string]string{"recs.json": list.String(), "table.json": dict.String(), "notes.txt": "some text\n", "lines.jsonl": lines.String()}
+	files := map[string]string{
+		"recs.json":   list.String(),
+		"table.json":  dict.String(),
+		"notes.txt":   "some text\n",
+		"lines.jsonl": lines.String(),
+	}
 	c := rlmctx.NewContext("q")
 	for _, name := range []string{"recs.json", "table.json", "notes.txt", "lines.jsonl"} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(files[name]), 0o644))
-		v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p}, rlmctx.LoadOptions{})
+		v, _, err := rlmctx.LoadVar(
+			context.Background(),
+			rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p},
+			rlmctx.LoadOptions{},
+		)
 		require.NoError(t, err)
 		require.NoError(t, c.AddVariable(v))
 	}
-	require.Equal(t, []string{"recs_chunks", "table_chunks", "lines_chunks"}, c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}))
+	require.Equal(
+		t,
+		[]string{"recs_chunks", "table_chunks", "lines_chunks"},
+		c.AutoChunk(rlmctx.SizeConfig{WarnThreshold: 1000, ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20}),
+	)
 	want := map[string]string{}
 	for _, v := range c.Vars {
 		sv, err := sandbox.FromGo(v.GoValue())
@@ -94,7 +107,11 @@ func TestInterpVarsTakesLoadValues(t *testing.T) {
 		fmt.Fprintf(&list, `{"id": %d, "name": "record \u00e9 %d", "score": %d.5, "tags": ["a", null, true]}`, i, i, i)
 	}
 	list.WriteString("]")
-	files := map[string]string{"recs.json": list.String(), "table.json": `{"a": {"n": 1}, "b": [1, 2]}`, "lines.jsonl": "{\"a\": 1}\n[2, 3]\n"}
+	files := map[string]string{
+		"recs.json":   list.String(),
+		"table.json":  `{"a": {"n": 1}, "b": [1, 2]}`,
+		"lines.jsonl": "{\"a\": 1}\n[2, 3]\n",
+	}
 	load := func(values bool) *rlmctx.ExternalizedContext {
 		c := rlmctx.NewContext("q")
 		opts := rlmctx.LoadOptions{}
@@ -104,7 +121,11 @@ func TestInterpVarsTakesLoadValues(t *testing.T) {
 		for _, name := range []string{"recs.json", "table.json", "lines.jsonl"} {
 			p := filepath.Join(dir, name)
 			require.NoError(t, os.WriteFile(p, []byte(files[name]), 0o644))
-			v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p}, opts)
+			v, _, err := rlmctx.LoadVar(
+				context.Background(),
+				rlmctx.VarSpec{Name: strings.TrimSuffix(name, filepath.Ext(name)), Source: p},
+				opts,
+			)
 			require.NoError(t, err)
 			require.NoError(t, c.AddVariable(v))
 		}
@@ -136,5 +157,10 @@ func TestInterpVarsTakesLoadValues(t *testing.T) {
 	require.Equal(t, "recs_chunks", c.Vars[3].Name)
 	chunks := first[3].(*starlark.List)
 	n0 := chunks.Index(0).(*starlark.List).Len()
-	assert.Same(t, recs.Index(n0).(*starlark.Dict), chunks.Index(1).(*starlark.List).Index(0).(*starlark.Dict), "chunks share the taken values")
+	assert.Same(
+		t,
+		recs.Index(n0).(*starlark.Dict),
+		chunks.Index(1).(*starlark.List).Index(0).(*starlark.Dict),
+		"chunks share the taken values",
+	)
 }

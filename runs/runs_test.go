@@ -89,7 +89,11 @@ func TestListStatusRemoveGC(t *testing.T) {
 		status[x.Query] = x.Status
 	}
 	assert.Equal(t, []string{"recent", "live", "killed", "old"}, got, "newest first")
-	assert.Equal(t, map[string]Status{"recent": StatusStopped, "live": StatusRunning, "killed": StatusInterrupted, "old": StatusDone}, status)
+	assert.Equal(
+		t,
+		map[string]Status{"recent": StatusStopped, "live": StatusRunning, "killed": StatusInterrupted, "old": StatusDone},
+		status,
+	)
 
 	assert.ErrorIs(t, root.Remove(live.ID()), ErrRunning)
 	_, err = root.Resume(live.ID())
@@ -163,15 +167,29 @@ func TestSinkResumeFilter(t *testing.T) {
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"2\n"}}
 {"v":1,"type":"reply","run":"0","step":2,"elapsed_ms":4,"data":{"content":"ok"}}
 `, "", true},
-		{"the step the budget cut, with a raised budget", cut, true, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+		{
+			"the step the budget cut, with a raised budget",
+			cut,
+			true,
+			`{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":5}}
-`, `{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
+`,
+			`{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":5}}
-`, false},
-		{"a refusal in a run not stopped by the budget", cut, false, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+`,
+			false,
+		},
+		{
+			"a refusal in a run not stopped by the budget",
+			cut,
+			false,
+			`{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
-`, "", true},
+`,
+			"",
+			true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,7 +247,11 @@ func TestEventType(t *testing.T) {
 		line []byte
 		want string
 	}{
-		{"request", line(orchestrator.Event{V: 1, Type: orchestrator.EventRequest, Run: "0", Data: map[string]any{"type": "x"}}), orchestrator.EventRequest},
+		{
+			"request",
+			line(orchestrator.Event{V: 1, Type: orchestrator.EventRequest, Run: "0", Data: map[string]any{"type": "x"}}),
+			orchestrator.EventRequest,
+		},
 		{"exec", line(orchestrator.Event{V: 1, Type: orchestrator.EventExec, Run: "0.1", Step: 2}), orchestrator.EventExec},
 		{"no type", []byte(`{"v":1}`), ""},
 		{"torn", []byte(`{"v":1,"type":"req`), ""},

@@ -16,7 +16,10 @@ import (
 // host's helpers: a Go panic inside fn (a bug, or an argument a builtin
 // failed to check) becomes a Python SystemError raised by that call, with
 // the line of the call, instead of ending the whole step without one.
-func NewBuiltin(name string, fn func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+func NewBuiltin(
+	name string,
+	fn func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error),
+) *starlark.Builtin {
 	return py.NewBuiltin(name, fn)
 }
 

@@ -28,27 +28,60 @@ func TestCallFrames(t *testing.T) {
 		kind  string // else the expected error
 		tb    string // and its traceback
 	}{
-		{name: "a call starts with no locals", code: "def f(flag):\n    if flag:\n        x = 1\n    return x\nprint(f(True))\nprint(f(False))",
-			out: "1\n", kind: "UnboundLocalError", tb: "Traceback (most recent call last):\n  line 6, in <module>\n    print(f(False))\n  line 4, in f\n    return x\nUnboundLocalError: cannot access local variable 'x' where it is not associated with a value"},
-		{name: "deep frames keep their values", code: "def f(n, a, b, c, d, e):\n    g, h, i, j = n * 2, n * 3, [n], (n,)\n    if n == 0:\n        return 0\n    r = f(n - 1, a + 1, b, c, d, e)\n    return r + g + h + i[0] + j[0] + a - n\nprint(f(900, 0, 1, 2, 3, 4), [f(k, 0, 0, 0, 0, 0) for k in range(4)])",
-			out: "2837250 [0, 6, 19, 39]\n"},
-		{name: "the limit counts every frame", code: "def g(n):\n    if n == 0:\n        return 0\n    return 1 + g(n - 1)\nfor k in range(990, 1010):\n    try:\n        g(k)\n    except RecursionError as e:\n        print('fail at', k, e)\n        break",
-			out: "fail at 997 maximum recursion depth exceeded\n"},
+		{
+			name: "a call starts with no locals",
+			code: "def f(flag):\n    if flag:\n        x = 1\n    return x\nprint(f(True))\nprint(f(False))",
+			out:  "1\n",
+			kind: "UnboundLocalError",
+			tb:   "Traceback (most recent call last):\n  line 6, in <module>\n    print(f(False))\n  line 4, in f\n    return x\nUnboundLocalError: cannot access local variable 'x' where it is not associated with a value",
+		},
+		{
+			name: "deep frames keep their values",
+			code: "def f(n, a, b, c, d, e):\n    g, h, i, j = n * 2, n * 3, [n], (n,)\n    if n == 0:\n        return 0\n    r = f(n - 1, a + 1, b, c, d, e)\n    return r + g + h + i[0] + j[0] + a - n\nprint(f(900, 0, 1, 2, 3, 4), [f(k, 0, 0, 0, 0, 0) for k in range(4)])",
+			out:  "2837250 [0, 6, 19, 39]\n",
+		},
+		{
+			name: "the limit counts every frame",
+			code: "def g(n):\n    if n == 0:\n        return 0\n    return 1 + g(n - 1)\nfor k in range(990, 1010):\n    try:\n        g(k)\n    except RecursionError as e:\n        print('fail at', k, e)\n        break",
+			out:  "fail at 997 maximum recursion depth exceeded\n",
+		},
 		{name: "a configured limit", limit: 50, code: "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nprint(g(40))\ng(60)",
 			out: "40\n", kind: "RecursionError", tb: "Traceback (most recent call last):\n  line 4, in <module>\n    g(60)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  line 2, in g\n    return 0 if n == 0 else 1 + g(n - 1)\n  [Previous line repeated 46 more times]\nRecursionError: maximum recursion depth exceeded"},
-		{name: "methods of built-in values and of instances", code: "class C:\n    def count(self, x):\n        return 42\nxs = [3, 1, 2]\nxs.sort(key=lambda v: -v)\nprint(C().count(1), xs, 'a,b'.split(','), 'a b'.split(), {'k': 1}.items(), 'banana'.count('a'))\ns = 'abc'\ndef f():\n    return s.index('z')\ntry:\n    f()\nexcept ValueError as e:\n    print('caught', e)\ndef g(d):\n    return d.items(1)\ng({})",
-			out: "42 [3, 2, 1] ['a', 'b'] ['a', 'b'] dict_items([('k', 1)]) 3\ncaught substring not found\n", kind: "TypeError", tb: "  line 15, in g\n    return d.items(1)\nTypeError: items() takes no arguments (1 given)"},
-		{name: "methods called without a bound method", code: "w = ' a,b. '\nprint(w.strip(' .').upper(), [w.strip(c) for c in ' .,'], {'a': 1}.get('a' + '', -1), [1, 2].index(1 + 1))\nd = {}\nd.setdefault('k' * 2, []).append(len([1]))\nf = 'abc'.upper\nprint(d, f(), 'a-b'.replace('-'.strip(), '+'.lower()), 'abc'.count('a' if w else 'b'), [x.upper() for x in 'ab'.split()])\ndef g(s, n):\n    out = []\n    for i in range(n):\n        out.append(s.lower().count(s[i].lower()))\n    return out\nprint(g('AbA', 3))\ntry:\n    'abc'.count(d['x'])\nexcept KeyError as e:\n    print('KeyError', e)\nprint({1, 2}.union([3]), 'x'.join(['a', 'b']))\n",
-			out: "A,B ['a,b.', ' a,b. ', ' a,b. '] 1 1\n{'kk': [1]} ABC a+b 1 ['AB']\n[2, 1, 2]\nKeyError 'x'\n{1, 2, 3} axb\n"},
+		{
+			name: "methods of built-in values and of instances",
+			code: "class C:\n    def count(self, x):\n        return 42\nxs = [3, 1, 2]\nxs.sort(key=lambda v: -v)\nprint(C().count(1), xs, 'a,b'.split(','), 'a b'.split(), {'k': 1}.items(), 'banana'.count('a'))\ns = 'abc'\ndef f():\n    return s.index('z')\ntry:\n    f()\nexcept ValueError as e:\n    print('caught', e)\ndef g(d):\n    return d.items(1)\ng({})",
+			out:  "42 [3, 2, 1] ['a', 'b'] ['a', 'b'] dict_items([('k', 1)]) 3\ncaught substring not found\n",
+			kind: "TypeError",
+			tb:   "  line 15, in g\n    return d.items(1)\nTypeError: items() takes no arguments (1 given)",
+		},
+		{
+			name: "methods called without a bound method",
+			code: "w = ' a,b. '\nprint(w.strip(' .').upper(), [w.strip(c) for c in ' .,'], {'a': 1}.get('a' + '', -1), [1, 2].index(1 + 1))\nd = {}\nd.setdefault('k' * 2, []).append(len([1]))\nf = 'abc'.upper\nprint(d, f(), 'a-b'.replace('-'.strip(), '+'.lower()), 'abc'.count('a' if w else 'b'), [x.upper() for x in 'ab'.split()])\ndef g(s, n):\n    out = []\n    for i in range(n):\n        out.append(s.lower().count(s[i].lower()))\n    return out\nprint(g('AbA', 3))\ntry:\n    'abc'.count(d['x'])\nexcept KeyError as e:\n    print('KeyError', e)\nprint({1, 2}.union([3]), 'x'.join(['a', 'b']))\n",
+			out:  "A,B ['a,b.', ' a,b. ', ' a,b. '] 1 1\n{'kk': [1]} ABC a+b 1 ['AB']\n[2, 1, 2]\nKeyError 'x'\n{1, 2, 3} axb\n",
+		},
 		{name: "an error in a method called without a bound method", code: "def g(x):\n    return x.lower(1)\nprint('a'.lower())\ng('A')",
 			out: "a\n", kind: "TypeError", tb: "  line 4, in <module>\n    g('A')\n  line 2, in g\n    return x.lower(1)\nTypeError: lower: got 1 arguments, want 0"},
-		{name: "failed calls pop their frames", code: "def bad(x):\n    return 1 // x\ndef two(a, b):\n    return a\ndef g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nfor i in range(3000):\n    try:\n        bad(0)\n    except ZeroDivisionError:\n        pass\n    try:\n        two(i)\n    except TypeError as e:\n        msg = str(e)\nprint(msg, g(990))\nbad(0)",
-			out: "two() missing 1 required positional argument: 'b' 990\n", kind: "ZeroDivisionError", tb: "Traceback (most recent call last):\n  line 17, in <module>\n    bad(0)\n  line 2, in bad\n    return 1 // x\nZeroDivisionError: integer division or modulo by zero"},
-		{name: "failed method calls pop their frames", code: "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nfor i in range(3000):\n    try:\n        'a'.lower(i)\n    except TypeError as e:\n        msg = str(e)\n    try:\n        [].pop()\n    except IndexError as e:\n        msg2 = str(e)\nprint(msg, msg2, g(990))\nxs = []\nxs.pop()",
-			out: "lower: got 1 arguments, want 0 pop from empty list 990\n", kind: "IndexError", tb: "Traceback (most recent call last):\n  line 14, in <module>\n    xs.pop()\nIndexError: pop from empty list"},
+		{
+			name: "failed calls pop their frames",
+			code: "def bad(x):\n    return 1 // x\ndef two(a, b):\n    return a\ndef g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nfor i in range(3000):\n    try:\n        bad(0)\n    except ZeroDivisionError:\n        pass\n    try:\n        two(i)\n    except TypeError as e:\n        msg = str(e)\nprint(msg, g(990))\nbad(0)",
+			out:  "two() missing 1 required positional argument: 'b' 990\n",
+			kind: "ZeroDivisionError",
+			tb:   "Traceback (most recent call last):\n  line 17, in <module>\n    bad(0)\n  line 2, in bad\n    return 1 // x\nZeroDivisionError: integer division or modulo by zero",
+		},
+		{
+			name: "failed method calls pop their frames",
+			code: "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\nfor i in range(3000):\n    try:\n        'a'.lower(i)\n    except TypeError as e:\n        msg = str(e)\n    try:\n        [].pop()\n    except IndexError as e:\n        msg2 = str(e)\nprint(msg, msg2, g(990))\nxs = []\nxs.pop()",
+			out:  "lower: got 1 arguments, want 0 pop from empty list 990\n",
+			kind: "IndexError",
+			tb:   "Traceback (most recent call last):\n  line 14, in <module>\n    xs.pop()\nIndexError: pop from empty list",
+		},
 		{name: "lambdas are not limited", code: "h = lambda n: 0 if n == 0 else 1 + h(n - 1)\nprint(h(1500))", out: "1500\n"},
-		{name: "mutual recursion through a builtin", code: "def a(n):\n    return b(n)\ndef b(n):\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\na(0)",
-			kind: "RecursionError", tb: "  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\n  line 2, in a\n    return b(n)\n  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\nRecursionError: maximum recursion depth exceeded"},
+		{
+			name: "mutual recursion through a builtin",
+			code: "def a(n):\n    return b(n)\ndef b(n):\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\na(0)",
+			kind: "RecursionError",
+			tb:   "  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\n  line 2, in a\n    return b(n)\n  line 4, in b\n    return sorted([3, 1, 2], key=lambda x: a(n + 1))\nRecursionError: maximum recursion depth exceeded",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,7 +56,11 @@ func TestCompatCorpus(t *testing.T) {
 			// The sandbox binds re, json and math without an import (models
 			// often forget it), so CPython runs each snippet with them imported.
 			name := filepath.Base(f)
-			cmd := exec.Command("python3", "-c", compatPrelude+"exec(compile(open("+strconv.Quote(name)+").read(), "+strconv.Quote(name)+", 'exec'))")
+			cmd := exec.Command(
+				"python3",
+				"-c",
+				compatPrelude+"exec(compile(open("+strconv.Quote(name)+").read(), "+strconv.Quote(name)+", 'exec'))",
+			)
 			cmd.Dir = compatDir
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

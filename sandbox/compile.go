@@ -11,7 +11,21 @@ import (
 // compileProgram turns the model's Python code into Starlark chunks;
 // filename names the step in positions (see stepFile).
 func compileProgram(filename, code string, nonlocal bool) (*pyfront.Program, error) {
-	prog, err := pyfront.Compile(filename, code, pyfront.Options{StarImports: starImports(), CatchInner: true, Classes: true, CodePoints: true, NativeOps: true, NativeDepth: true, FoldCalls: true, Nonlocal: nonlocal, FStrings: true})
+	prog, err := pyfront.Compile(
+		filename,
+		code,
+		pyfront.Options{
+			StarImports: starImports(),
+			CatchInner:  true,
+			Classes:     true,
+			CodePoints:  true,
+			NativeOps:   true,
+			NativeDepth: true,
+			FoldCalls:   true,
+			Nonlocal:    nonlocal,
+			FStrings:    true,
+		},
+	)
 	if err != nil {
 		var pe *pyfront.Error
 		if errors.As(err, &pe) {

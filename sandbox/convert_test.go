@@ -88,15 +88,24 @@ func TestThreadHookAndHostErrors(t *testing.T) {
 	s := New(Config{
 		ThreadHook: func(th *starlark.Thread) { hooked++; th.SetLocal("host", "h") },
 		Predeclared: starlark.StringDict{
-			"host_name": starlark.NewBuiltin("host_name", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-				return starlark.String(th.Local("host").(string)), nil
-			}),
-			"stop": starlark.NewBuiltin("stop", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-				return nil, hostErr{}
-			}),
-			"fail": starlark.NewBuiltin("fail", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-				return nil, Errorf("ValueError", "fail: bad argument")
-			}),
+			"host_name": starlark.NewBuiltin(
+				"host_name",
+				func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+					return starlark.String(th.Local("host").(string)), nil
+				},
+			),
+			"stop": starlark.NewBuiltin(
+				"stop",
+				func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+					return nil, hostErr{}
+				},
+			),
+			"fail": starlark.NewBuiltin(
+				"fail",
+				func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+					return nil, Errorf("ValueError", "fail: bad argument")
+				},
+			),
 		},
 	})
 	ctx := context.Background()
@@ -126,10 +135,13 @@ func TestStepGlobals(t *testing.T) {
 	var names []string
 	var vals starlark.StringDict
 	s := New(Config{Predeclared: starlark.StringDict{
-		"probe": starlark.NewBuiltin("probe", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			names, vals = StepGlobals(th)
-			return starlark.None, nil
-		}),
+		"probe": starlark.NewBuiltin(
+			"probe",
+			func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				names, vals = StepGlobals(th)
+				return starlark.None, nil
+			},
+		),
 	}})
 	ctx := context.Background()
 	_, err := s.Exec(ctx, "a = 1\nb = [2]")
@@ -151,7 +163,10 @@ func TestSumOfFutures(t *testing.T) {
 	s.SetGlobal("f3", &fakeProxy{target: starlark.MakeInt(3)})
 	s.SetGlobal("fbig", &fakeProxy{target: starlark.MakeInt64(1 << 62)})
 	s.SetGlobal("fx", &fakeProxy{target: starlark.Float(0.5)})
-	r, err := s.Exec(context.Background(), `print(sum([1, f3, 2]), sum(x for x in [f3, f3]), sum([fbig, fbig, f3]), sum(x for x in [1, f3, fx]))`)
+	r, err := s.Exec(
+		context.Background(),
+		`print(sum([1, f3, 2]), sum(x for x in [f3, f3]), sum([fbig, fbig, f3]), sum(x for x in [1, f3, fx]))`,
+	)
 	require.NoError(t, err)
 	assert.Equal(t, "6 6 9223372036854775811 4.5\n", r.Output)
 }

@@ -25,8 +25,14 @@ func TestDecimalContext(t *testing.T) {
 		{"import decimal\ndecimal.getcontext().prec = 0", "ValueError: valid range for prec is [1, 10000] in the sandbox"},
 		{"import decimal\ndecimal.getcontext().rounding = 'UP'", "TypeError: valid values for rounding are:"},
 		{"from decimal import Decimal\nDecimal('1e999999')", "decimal.Overflow: [<class 'decimal.Overflow'>]"},
-		{"from decimal import Decimal\nDecimal('1e90000') + Decimal('1e-90000')", "decimal.InvalidOperation: the sandbox's decimal does not align operands"},
-		{"from decimal import Decimal\nDecimal(2) ** Decimal('0.5')", "decimal.InvalidOperation: the sandbox's decimal raises only to integral powers"},
+		{
+			"from decimal import Decimal\nDecimal('1e90000') + Decimal('1e-90000')",
+			"decimal.InvalidOperation: the sandbox's decimal does not align operands",
+		},
+		{
+			"from decimal import Decimal\nDecimal(2) ** Decimal('0.5')",
+			"decimal.InvalidOperation: the sandbox's decimal raises only to integral powers",
+		},
 		{"from decimal import Decimal\nDecimal('NaN') + 1", "decimal.InvalidOperation: arithmetic on NaN is not supported in the sandbox"},
 		{"from fractions import Fraction\nFraction(2) ** (10**7)", "OverflowError: exponent too large"},
 	}

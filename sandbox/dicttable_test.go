@@ -382,7 +382,12 @@ func TestGrowCheckPresentKey(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = starlark.Call(thread, update, starlark.Tuple{starlark.NewList(slices.Repeat([]starlark.Value{starlark.MakeInt(0)}, n))}, nil)
+			_, err = starlark.Call(
+				thread,
+				update,
+				starlark.Tuple{starlark.NewList(slices.Repeat([]starlark.Value{starlark.MakeInt(0)}, n))},
+				nil,
+			)
 			return err
 		}, n/starlark.GrowCheckEvery + 1},
 		{"d[k] = v (interpreter)", func(thread *starlark.Thread, s *starlark.Set) error {
@@ -392,7 +397,13 @@ func TestGrowCheckPresentKey(t *testing.T) {
 					return err
 				}
 			}
-			_, err := starlark.ExecFileOptions(&syntax.FileOptions{}, thread, "t.star", "def f():\n    for i in range(100000):\n        d[5] = i\nf()\n", starlark.StringDict{"d": d})
+			_, err := starlark.ExecFileOptions(
+				&syntax.FileOptions{},
+				thread,
+				"t.star",
+				"def f():\n    for i in range(100000):\n        d[5] = i\nf()\n",
+				starlark.StringDict{"d": d},
+			)
 			if err == nil && d.Len() != 1023 {
 				err = fmt.Errorf("len %d", d.Len())
 			}

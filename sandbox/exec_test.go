@@ -87,7 +87,11 @@ func TestFunctionsSeeCurrentGlobals(t *testing.T) {
 	_, err = s.Exec(ctx, "\n\nh({})")
 	var se *ScriptError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "Traceback (most recent call last):\n  line 3, in <module>\n    h({})\n  line 2, in h\n    return d['k']\nKeyError: 'k'", se.Traceback)
+	assert.Equal(
+		t,
+		"Traceback (most recent call last):\n  line 3, in <module>\n    h({})\n  line 2, in h\n    return d['k']\nKeyError: 'k'",
+		se.Traceback,
+	)
 }
 
 func TestErrorsAndTracebacks(t *testing.T) {
@@ -124,7 +128,11 @@ func TestErrorsAndTracebacks(t *testing.T) {
 	_, err := New(Config{}).Exec(context.Background(), "def f(d):\n    return d['k']\n\nf({})")
 	var se *ScriptError
 	require.True(t, errors.As(err, &se))
-	assert.Equal(t, "Traceback (most recent call last):\n  line 4, in <module>\n    f({})\n  line 2, in f\n    return d['k']\nKeyError: 'k'", se.Traceback)
+	assert.Equal(
+		t,
+		"Traceback (most recent call last):\n  line 4, in <module>\n    f({})\n  line 2, in f\n    return d['k']\nKeyError: 'k'",
+		se.Traceback,
+	)
 }
 
 func TestTryExcept(t *testing.T) {
@@ -169,7 +177,9 @@ print(results)
 	assert.Equal(t, "IndexError", se.Kind)
 
 	// Limits are never caught.
-	_, err = New(Config{Limits: Limits{MaxSteps: 10_000}}).Exec(context.Background(), "try:\n    while True:\n        pass\nexcept Exception:\n    print('swallowed')")
+	_, err = New(
+		Config{Limits: Limits{MaxSteps: 10_000}},
+	).Exec(context.Background(), "try:\n    while True:\n        pass\nexcept Exception:\n    print('swallowed')")
 	assert.ErrorIs(t, err, ErrStepLimit)
 }
 
@@ -193,7 +203,9 @@ print([parse(v) for v in ["1", "x", "3"]], rows, xs)`
 	assert.Equal(t, "[1, None, 3] [{'a': 1}, 'JSONDecodeError', {'b': 2}] ['a', 'b', 'c', 3, 4, 5]\n", run(t, code))
 
 	// An error no handler matches keeps its kind and line.
-	_, err := New(Config{}).Exec(context.Background(), "def f(d):\n    try:\n        return d['k']\n    except ValueError:\n        return None\nf({})")
+	_, err := New(
+		Config{},
+	).Exec(context.Background(), "def f(d):\n    try:\n        return d['k']\n    except ValueError:\n        return None\nf({})")
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "%v", err)
 	assert.Equal(t, "KeyError", se.Kind)
@@ -203,29 +215,80 @@ print([parse(v) for v in ["1", "x", "3"]], rows, xs)`
 func TestPythonRendering(t *testing.T) {
 	tests := []struct{ code, want string }{
 		{`print(['a', 'b'], {'k': 1}, (1, 'x'), (1,), (), True, None, 0.25)`, "['a', 'b'] {'k': 1} (1, 'x') (1,) () True None 0.25"},
-		{`print(10/3, 1/3, 2/3, 0.1+0.2, 1e16, 1.5e16, 1e-5, 0.0001, 123456789.0, -0.0, 1e22, 2.5e-7)`, "3.3333333333333335 0.3333333333333333 0.6666666666666666 0.30000000000000004 1e+16 1.5e+16 1e-05 0.0001 123456789.0 -0.0 1e+22 2.5e-07"},
+		{
+			`print(10/3, 1/3, 2/3, 0.1+0.2, 1e16, 1.5e16, 1e-5, 0.0001, 123456789.0, -0.0, 1e22, 2.5e-7)`,
+			"3.3333333333333335 0.3333333333333333 0.6666666666666666 0.30000000000000004 1e+16 1.5e+16 1e-05 0.0001 123456789.0 -0.0 1e+22 2.5e-07",
+		},
 		{`print(float('inf'), -float('inf'), float('nan'), 1.0, 100.0, 3.0 * 2)`, "inf -inf nan 1.0 100.0 6.0"},
-		{`print(repr("it's"), repr('say "hi"'), repr('both \' "'), repr("tab\there\n"), repr("\x00\x7f"), repr("é ü 中"))`, `"it's" 'say "hi"' 'both \' "' 'tab\there\n' '\x00\x7f' 'é ü 中'`},
+		{
+			`print(repr("it's"), repr('say "hi"'), repr('both \' "'), repr("tab\there\n"), repr("\x00\x7f"), repr("é ü 中"))`,
+			`"it's" 'say "hi"' 'both \' "' 'tab\there\n' '\x00\x7f' 'é ü 中'`,
+		},
 		{`print({'a': [1, {'b': (2, None)}], 'c': {1, 2}}, set(), {})`, "{'a': [1, {'b': (2, None)}], 'c': {1, 2}} set() {}"},
 		{`x = [1]; x.append(x); print(x)`, "[1, [...]]"},
 		{`print(str(1.0), str('s'), repr(1.0), str([1.0, 's']))`, "1.0 s 1.0 [1.0, 's']"},
-		{`print(type(1), type('s'), type([]), type({}), type(None), type(1.5), type(True))`, "<class 'int'> <class 'str'> <class 'list'> <class 'dict'> <class 'NoneType'> <class 'float'> <class 'bool'>"},
+		{
+			`print(type(1), type('s'), type([]), type({}), type(None), type(1.5), type(True))`,
+			"<class 'int'> <class 'str'> <class 'list'> <class 'dict'> <class 'NoneType'> <class 'float'> <class 'bool'>",
+		},
 		{`print(2**100, -7 // 2, -7 % 3, 7 % -3, divmod(-7, 2), 2**-1, 10**0)`, "1267650600228229401496703205376 -4 2 -2 (-4, 1) 0.5 1"},
-		{`d = {'b': 1, 'a': 2}; print(d.keys(), d.values(), d.items(), list(d))`, "dict_keys(['b', 'a']) dict_values([1, 2]) dict_items([('b', 1), ('a', 2)]) ['b', 'a']"},
+		{
+			`d = {'b': 1, 'a': 2}; print(d.keys(), d.values(), d.items(), list(d))`,
+			"dict_keys(['b', 'a']) dict_values([1, 2]) dict_items([('b', 1), ('a', 2)]) ['b', 'a']",
+		},
 		{`print(1, 2, sep='-', end='!\n'); print('a', 'b', sep='')`, "1-2!\nab"},
-		{`print(round(2.5), round(3.5), round(-2.5), round(2.675, 2), round(1234, -2), round(0.5), round(1.25, 1), round(7))`, "2 4 -2 2.67 1200 0 1.2 7"},
-		{`print(hex(255), hex(-1), bin(10), oct(64), abs(-3), abs(-2.5), pow(2, 10, 1000), pow(2, 0.5))`, "0xff -0x1 0b1010 0o100 3 2.5 24 1.4142135623730951"},
-		{`print(isinstance(1, (int, float)), isinstance(True, int), isinstance('s', str), isinstance([], (list, tuple)), isinstance(1.0, int), type(1) == int, type([]).__name__)`, "True True True True False True list"},
-		{`print(sum([1, 2, 3]), sum([0.1] * 3), sum([[1], [2]], []), min(3, 1, 2), max([1, 5, 3]), max(['aa', 'b'], key=len), min([], default=None))`, "6 0.30000000000000004 [1, 2] 1 5 aa None"},
-		{`print(sorted([3, 1, 2], reverse=True), sorted('bca'), list(reversed([1, 2, 3])), list(zip([1, 2], 'ab')), list(enumerate('ab', start=1)))`, "[3, 2, 1] ['a', 'b', 'c'] [3, 2, 1] [(1, 'a'), (2, 'b')] [(1, 'a'), (2, 'b')]"},
-		{`print(list(map(str, [1, 2])), list(filter(None, [0, 1, '', 'a'])), any([0, 1]), all([]), chr(65), ord('a'))`, "['1', '2'] [1, 'a'] True True A 97"},
-		{`print(list('ab'), set('aa'), tuple('ab'), [c for c in 'hi'], dict([('a', 1)]), dict(a=1))`, "['a', 'b'] {'a'} ('a', 'b') ['h', 'i'] {'a': 1} {'a': 1}"},
-		{`print(int('  42 '), int('ff', 16), int(3.9), int(-3.9), float('1e3'), float(' 2.5 '), str(10), bool(''), bool('x'))`, "42 255 3 -3 1000.0 2.5 10 False True"},
-		{`x = None; y = [1]; print(x is None, y is not None, y is y, [1] is [1], 0 < 5 < 10, 1 < 2 > 3)`, "True True True False True False"},
-		{`xs = [3, 1, 2]; xs.sort(); ys = ['bb', 'a']; ys.sort(key=len, reverse=True); print(xs, ys, xs.copy(), xs.count(1))`, "[1, 2, 3] ['bb', 'a'] [1, 2, 3] 1"},
-		{`print('a,b,,c'.split(','), ' a  b '.split(), 'a b c'.split(None, 1), 'a b c'.rsplit(' ', 1), 'x'.zfill(3), '-5'.zfill(4), 'ab'.center(6, '*'), 'ab'.ljust(4) + '|')`, "['a', 'b', '', 'c'] ['a', 'b'] ['a', 'b c'] ['a b', 'c'] 00x -005 **ab** ab  |"},
-		{`print('-'.join(x for x in 'abc'), 'l1\nl2\r\nl3'.splitlines(), 'aXa'.count('a'), 'Hello'.swapcase(), '12'.isdigit(), '½'.isnumeric())`, "a-b-c ['l1', 'l2', 'l3'] 2 hELLO True True"},
-		{`s = {1, 2}; s.add(3); s.discard(9); print(s, s | {4}, s & {1, 9}, s - {1}, s.union([5]), {1}.issubset(s), len(s))`, "{1, 2, 3} {1, 2, 3, 4} {1} {2, 3} {1, 2, 3, 5} True 3"},
+		{
+			`print(round(2.5), round(3.5), round(-2.5), round(2.675, 2), round(1234, -2), round(0.5), round(1.25, 1), round(7))`,
+			"2 4 -2 2.67 1200 0 1.2 7",
+		},
+		{
+			`print(hex(255), hex(-1), bin(10), oct(64), abs(-3), abs(-2.5), pow(2, 10, 1000), pow(2, 0.5))`,
+			"0xff -0x1 0b1010 0o100 3 2.5 24 1.4142135623730951",
+		},
+		{
+			`print(isinstance(1, (int, float)), isinstance(True, int), isinstance('s', str), isinstance([], (list, tuple)), isinstance(1.0, int), type(1) == int, type([]).__name__)`,
+			"True True True True False True list",
+		},
+		{
+			`print(sum([1, 2, 3]), sum([0.1] * 3), sum([[1], [2]], []), min(3, 1, 2), max([1, 5, 3]), max(['aa', 'b'], key=len), min([], default=None))`,
+			"6 0.30000000000000004 [1, 2] 1 5 aa None",
+		},
+		{
+			`print(sorted([3, 1, 2], reverse=True), sorted('bca'), list(reversed([1, 2, 3])), list(zip([1, 2], 'ab')), list(enumerate('ab', start=1)))`,
+			"[3, 2, 1] ['a', 'b', 'c'] [3, 2, 1] [(1, 'a'), (2, 'b')] [(1, 'a'), (2, 'b')]",
+		},
+		{
+			`print(list(map(str, [1, 2])), list(filter(None, [0, 1, '', 'a'])), any([0, 1]), all([]), chr(65), ord('a'))`,
+			"['1', '2'] [1, 'a'] True True A 97",
+		},
+		{
+			`print(list('ab'), set('aa'), tuple('ab'), [c for c in 'hi'], dict([('a', 1)]), dict(a=1))`,
+			"['a', 'b'] {'a'} ('a', 'b') ['h', 'i'] {'a': 1} {'a': 1}",
+		},
+		{
+			`print(int('  42 '), int('ff', 16), int(3.9), int(-3.9), float('1e3'), float(' 2.5 '), str(10), bool(''), bool('x'))`,
+			"42 255 3 -3 1000.0 2.5 10 False True",
+		},
+		{
+			`x = None; y = [1]; print(x is None, y is not None, y is y, [1] is [1], 0 < 5 < 10, 1 < 2 > 3)`,
+			"True True True False True False",
+		},
+		{
+			`xs = [3, 1, 2]; xs.sort(); ys = ['bb', 'a']; ys.sort(key=len, reverse=True); print(xs, ys, xs.copy(), xs.count(1))`,
+			"[1, 2, 3] ['bb', 'a'] [1, 2, 3] 1",
+		},
+		{
+			`print('a,b,,c'.split(','), ' a  b '.split(), 'a b c'.split(None, 1), 'a b c'.rsplit(' ', 1), 'x'.zfill(3), '-5'.zfill(4), 'ab'.center(6, '*'), 'ab'.ljust(4) + '|')`,
+			"['a', 'b', '', 'c'] ['a', 'b'] ['a', 'b c'] ['a b', 'c'] 00x -005 **ab** ab  |",
+		},
+		{
+			`print('-'.join(x for x in 'abc'), 'l1\nl2\r\nl3'.splitlines(), 'aXa'.count('a'), 'Hello'.swapcase(), '12'.isdigit(), '½'.isnumeric())`,
+			"a-b-c ['l1', 'l2', 'l3'] 2 hELLO True True",
+		},
+		{
+			`s = {1, 2}; s.add(3); s.discard(9); print(s, s | {4}, s & {1, 9}, s - {1}, s.union([5]), {1}.issubset(s), len(s))`,
+			"{1, 2, 3} {1, 2, 3, 4} {1} {2, 3} {1, 2, 3, 5} True 3",
+		},
 		{`c = {'a': 2, 'b': 6}
 for k in c:
     c[k] = c[k] / 8
@@ -247,17 +310,38 @@ print(c, q)`, "{'a': 0.25, 'b': 0.75} [1, 2, 4]"},
 func TestFormatting(t *testing.T) {
 	tests := []struct{ code, want string }{
 		{`x = 3.14159; print(f"{x:.2f}|{x:8.3f}|{x:<8.1f}|{x:e}|{x:.3g}|{x:+.1f}")`, "3.14|   3.142|3.1     |3.141590e+00|3.14|+3.1"},
-		{`n = 1234567; print(f"{n:,}|{n:_}|{n:>12,}|{n:012,}|{n:x}|{n:#x}|{n:o}|{n:b}|{n:e}")`, "1,234,567|1_234_567|   1,234,567|0,001,234,567|12d687|0x12d687|4553207|100101101011010000111|1.234567e+06"},
+		{
+			`n = 1234567; print(f"{n:,}|{n:_}|{n:>12,}|{n:012,}|{n:x}|{n:#x}|{n:o}|{n:b}|{n:e}")`,
+			"1,234,567|1_234_567|   1,234,567|0,001,234,567|12d687|0x12d687|4553207|100101101011010000111|1.234567e+06",
+		},
 		{`p = 0.4567; print(f"{p:.1%}|{p:%}|{p:.0%}")`, "45.7%|45.670000%|46%"},
 		{`s = 'ab'; print(f"{s:>8}|{s:<8}|{s:^8}|{s:*^7}|{s!r}|{s!r:>6}|{s:.1}")`, "      ab|ab      |   ab   |**ab***|'ab'|  'ab'|a"},
 		{`x = 5; name = 'bob'; print(f"{x=}, {name=}, {x + 1 = }")`, "x=5, name='bob', x + 1 = 6"},
-		{`print(f"{1e20:g}|{1e-5:g}|{123456789:g}|{0.0001:g}|{1.0:g}|{2.0:.3}|{1234.5:.3}|{1e16}")`, "1e+20|1e-05|1.23457e+08|0.0001|1|2.0|1.23e+03|1e+16"},
-		{`print(f"{-5:05d}|{5:+d}|{5: d}|{65:c}|{True:d}|{True}|{None}|{[1, 'a']}|{3:5}|{'x':5}")`, "-0005|+5| 5|A|1|True|None|[1, 'a']|    3|x    "},
+		{
+			`print(f"{1e20:g}|{1e-5:g}|{123456789:g}|{0.0001:g}|{1.0:g}|{2.0:.3}|{1234.5:.3}|{1e16}")`,
+			"1e+20|1e-05|1.23457e+08|0.0001|1|2.0|1.23e+03|1e+16",
+		},
+		{
+			`print(f"{-5:05d}|{5:+d}|{5: d}|{65:c}|{True:d}|{True}|{None}|{[1, 'a']}|{3:5}|{'x':5}")`,
+			"-0005|+5| 5|A|1|True|None|[1, 'a']|    3|x    ",
+		},
 		{`w = 10; p = 2; print(f"{3.14159:{w}.{p}f}|")`, "      3.14|"},
-		{`print("%5.2f|%-8s|%d%%|%s|%r|%03d|%x|%X|%o|%e|%g|%c|%+d|%5s|%.2s" % (3.14159, 'ab', 50, [1], 'q', 7, 255, 255, 8, 1234.5, 0.00001, 65, 3, 'x', 'abc'))`, " 3.14|ab      |50%|[1]|'q'|007|ff|FF|10|1.234500e+03|1e-05|A|+3|    x|ab"},
-		{`print("%(name)s is %(age)d" % {'name': 'bob', 'age': 30}, "%s" % 'single', "%s" % (1,), "%d items" % 3.9)`, "bob is 30 single 1 3 items"},
-		{`print("{} {}".format(1, 'a'), "{1} {0}".format('a', 'b'), "{x:>5}|{y:.2f}".format(x='ab', y=2), "{0[0]} {1[k]}".format([9], {'k': 'v'}), "{{}} {:,}".format(1000))`, "1 a b a    ab|2.00 9 v {} 1,000"},
-		{`print("{:>{}}|".format('a', 4), "{!r}".format('s'), format(0.5, '.0%'), format(1234.5, ',.1f'), format('x', '^5') + '|')`, "   a| 's' 50% 1,234.5   x  |"},
+		{
+			`print("%5.2f|%-8s|%d%%|%s|%r|%03d|%x|%X|%o|%e|%g|%c|%+d|%5s|%.2s" % (3.14159, 'ab', 50, [1], 'q', 7, 255, 255, 8, 1234.5, 0.00001, 65, 3, 'x', 'abc'))`,
+			" 3.14|ab      |50%|[1]|'q'|007|ff|FF|10|1.234500e+03|1e-05|A|+3|    x|ab",
+		},
+		{
+			`print("%(name)s is %(age)d" % {'name': 'bob', 'age': 30}, "%s" % 'single', "%s" % (1,), "%d items" % 3.9)`,
+			"bob is 30 single 1 3 items",
+		},
+		{
+			`print("{} {}".format(1, 'a'), "{1} {0}".format('a', 'b'), "{x:>5}|{y:.2f}".format(x='ab', y=2), "{0[0]} {1[k]}".format([9], {'k': 'v'}), "{{}} {:,}".format(1000))`,
+			"1 a b a    ab|2.00 9 v {} 1,000",
+		},
+		{
+			`print("{:>{}}|".format('a', 4), "{!r}".format('s'), format(0.5, '.0%'), format(1234.5, ',.1f'), format('x', '^5') + '|')`,
+			"   a| 's' 50% 1,234.5   x  |",
+		},
 		{`print(7 % 3, -7 % 3, 7.5 % 2, "%s-%s" % ('a', 'b'))`, "1 2 1.5 a-b"},
 	}
 	for _, tt := range tests {
@@ -269,15 +353,38 @@ func TestFormatting(t *testing.T) {
 
 func TestReModule(t *testing.T) {
 	tests := []struct{ code, want string }{
-		{`import re; m = re.search(r"(?P<user>\w+)@(\w+)\.com", "mail bob@example.com now"); print(m, m.group(), m.group(1), m.group('user', 2), m.groups(), m.groupdict(), m.span(2), m.start(), m.end(), m[1])`,
-			"<re.Match object; span=(5, 20), match='bob@example.com'> bob@example.com bob ('bob', 'example') ('bob', 'example') {'user': 'bob'} (9, 16) 5 20 bob"},
-		{`import re; print(re.findall(r"\d+", "a1b22c333"), re.findall(r"(\w)=(\d)", "a=1 b=2"), re.findall(r"x(\d)?", "x1 x"), re.findall(r"z", "abc"))`, "['1', '22', '333'] [('a', '1'), ('b', '2')] ['1', ''] []"},
-		{`import re; print(re.match(r"\d+", "12ab"), re.match(r"\d+", "ab12"), re.fullmatch(r"\d+", "12"), re.fullmatch(r"\d+", "12a"))`, "<re.Match object; span=(0, 2), match='12'> None <re.Match object; span=(0, 2), match='12'> None"},
-		{`import re; print(re.sub(r"(\w+)@(\w+)", r"\2 at \1", "bob@home"), re.sub(r"(?P<d>\d)", r"<\g<d>>", "a1"), re.sub(r"\d", lambda m: str(int(m.group()) * 2), "a1b4"), re.sub("a", "b", "aaa", count=2), re.subn(r"\s+", " ", "a  b   c"))`, "home at bob a<1> a2b8 bba ('a b c', 2)"},
-		{`import re; print(re.split(r"[,;]\s*", "a, b;c"), re.split(r"(-)", "a-b"), re.split(r"\s", "a b c", maxsplit=1))`, "['a', 'b', 'c'] ['a', '-', 'b'] ['a', 'b c']"},
-		{`import re; p = re.compile(r"^error:", re.I | re.M); print(p.findall("Error: x\nerror: y\nok"), p.pattern, p.flags & re.I != 0, p.search("x\nERROR: z").start(), p)`, "['Error:', 'error:'] ^error: True 2 re.compile('^error:', re.IGNORECASE|re.MULTILINE)"},
-		{`import re; print([m.group(1) for m in re.finditer(r"(\d)", "a1b2")], [m.span() for m in re.finditer("a", "banana")])`, "['1', '2'] [(1, 2), (3, 4), (5, 6)]"},
-		{`import re; print(re.escape("a.b*c?"), re.search(r"a.c", "a\nc"), re.search(r"a.c", "a\nc", re.DOTALL) is not None, re.search(r"end\Z", "the end") is not None)`, `a\.b\*c\? None True True`},
+		{
+			`import re; m = re.search(r"(?P<user>\w+)@(\w+)\.com", "mail bob@example.com now"); print(m, m.group(), m.group(1), m.group('user', 2), m.groups(), m.groupdict(), m.span(2), m.start(), m.end(), m[1])`,
+			"<re.Match object; span=(5, 20), match='bob@example.com'> bob@example.com bob ('bob', 'example') ('bob', 'example') {'user': 'bob'} (9, 16) 5 20 bob",
+		},
+		{
+			`import re; print(re.findall(r"\d+", "a1b22c333"), re.findall(r"(\w)=(\d)", "a=1 b=2"), re.findall(r"x(\d)?", "x1 x"), re.findall(r"z", "abc"))`,
+			"['1', '22', '333'] [('a', '1'), ('b', '2')] ['1', ''] []",
+		},
+		{
+			`import re; print(re.match(r"\d+", "12ab"), re.match(r"\d+", "ab12"), re.fullmatch(r"\d+", "12"), re.fullmatch(r"\d+", "12a"))`,
+			"<re.Match object; span=(0, 2), match='12'> None <re.Match object; span=(0, 2), match='12'> None",
+		},
+		{
+			`import re; print(re.sub(r"(\w+)@(\w+)", r"\2 at \1", "bob@home"), re.sub(r"(?P<d>\d)", r"<\g<d>>", "a1"), re.sub(r"\d", lambda m: str(int(m.group()) * 2), "a1b4"), re.sub("a", "b", "aaa", count=2), re.subn(r"\s+", " ", "a  b   c"))`,
+			"home at bob a<1> a2b8 bba ('a b c', 2)",
+		},
+		{
+			`import re; print(re.split(r"[,;]\s*", "a, b;c"), re.split(r"(-)", "a-b"), re.split(r"\s", "a b c", maxsplit=1))`,
+			"['a', 'b', 'c'] ['a', '-', 'b'] ['a', 'b c']",
+		},
+		{
+			`import re; p = re.compile(r"^error:", re.I | re.M); print(p.findall("Error: x\nerror: y\nok"), p.pattern, p.flags & re.I != 0, p.search("x\nERROR: z").start(), p)`,
+			"['Error:', 'error:'] ^error: True 2 re.compile('^error:', re.IGNORECASE|re.MULTILINE)",
+		},
+		{
+			`import re; print([m.group(1) for m in re.finditer(r"(\d)", "a1b2")], [m.span() for m in re.finditer("a", "banana")])`,
+			"['1', '2'] [(1, 2), (3, 4), (5, 6)]",
+		},
+		{
+			`import re; print(re.escape("a.b*c?"), re.search(r"a.c", "a\nc"), re.search(r"a.c", "a\nc", re.DOTALL) is not None, re.search(r"end\Z", "the end") is not None)`,
+			`a\.b\*c\? None True True`,
+		},
 		{`import re; print(re.search(r"(a+)+$", "a" * 50000 + "b"))`, "None"},
 		{`import re; print(re.findall(r"""\d+  # digits
    [a-z]  # a letter""", "12a 3b", re.X))`, "['12a', '3b']"},
@@ -296,10 +403,15 @@ except re.error as e:
 
 func TestModules(t *testing.T) {
 	tests := []struct{ code, want string }{
-		{`import json; print(json.dumps({"b": [1, 2.5, None, True], "a": "é\n"}), json.dumps({"b": 1, "a": 2}, sort_keys=True), json.dumps([1, 2], separators=(",", ":")), json.dumps("é", ensure_ascii=False))`,
-			`{"b": [1, 2.5, null, true], "a": "\u00e9\n"} {"a": 2, "b": 1} [1,2] "é"`},
+		{
+			`import json; print(json.dumps({"b": [1, 2.5, None, True], "a": "é\n"}), json.dumps({"b": 1, "a": 2}, sort_keys=True), json.dumps([1, 2], separators=(",", ":")), json.dumps("é", ensure_ascii=False))`,
+			`{"b": [1, 2.5, null, true], "a": "\u00e9\n"} {"a": 2, "b": 1} [1,2] "é"`,
+		},
 		{`import json; print(json.dumps({"a": [1, {"b": 2}]}, indent=2))`, "{\n  \"a\": [\n    1,\n    {\n      \"b\": 2\n    }\n  ]\n}"},
-		{`import json; d = json.loads('{"z": [1, 2.0, "s", null, false], "a": {"n": 1e3}}'); print(d, list(d), type(d['z'][0]).__name__)`, "{'z': [1, 2.0, 's', None, False], 'a': {'n': 1000.0}} ['z', 'a'] int"},
+		{
+			`import json; d = json.loads('{"z": [1, 2.0, "s", null, false], "a": {"n": 1e3}}'); print(d, list(d), type(d['z'][0]).__name__)`,
+			"{'z': [1, 2.0, 's', None, False], 'a': {'n': 1000.0}} ['z', 'a'] int",
+		},
 		{`import json
 try:
     json.loads("{bad")
@@ -307,8 +419,10 @@ except json.JSONDecodeError as e:
     print("JSONDecodeError:", e)
 except ValueError:
     print("wrong handler")`, "JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"},
-		{`import math; print(math.sqrt(16), math.floor(2.7), math.ceil(2.1), math.log(math.e), math.log2(8), math.log10(1000), math.pi, math.inf, math.isnan(math.nan), math.gcd(12, 18), math.isclose(0.1 + 0.2, 0.3), math.fsum([0.1] * 10), math.prod([2, 3, 4]))`,
-			"4.0 2 3 1.0 3.0 3.0 3.141592653589793 inf True 6 True 1.0 24"},
+		{
+			`import math; print(math.sqrt(16), math.floor(2.7), math.ceil(2.1), math.log(math.e), math.log2(8), math.log10(1000), math.pi, math.inf, math.isnan(math.nan), math.gcd(12, 18), math.isclose(0.1 + 0.2, 0.3), math.fsum([0.1] * 10), math.prod([2, 3, 4]))`,
+			"4.0 2 3 1.0 3.0 3.0 3.141592653589793 inf True 6 True 1.0 24",
+		},
 		{`from collections import Counter
 c = Counter("abracadabra")
 print(c, c.most_common(2), c["z"], "z" in c, len(c))
@@ -448,7 +562,10 @@ func TestStrCodePoints(t *testing.T) {
 	big := strings.Repeat("é", 5000) + "x" + strings.Repeat("a", 5000)
 	s := New(Config{})
 	s.SetGlobal("big", starlark.String(big))
-	res, err = s.Exec(context.Background(), "i = big.find('x')\nprint(len(big), i, big[i], big[i-1:i+2], big[-2:], big.rfind('é'), re.search('x', big).start())")
+	res, err = s.Exec(
+		context.Background(),
+		"i = big.find('x')\nprint(len(big), i, big[i], big[i-1:i+2], big[-2:], big.rfind('é'), re.search('x', big).start())",
+	)
 	require.NoError(t, err)
 	assert.Equal(t, "10001 5000 x éxa aa 4999 5000\n", res.Output)
 	assert.Equal(t, 10001, StrLen(big))
@@ -462,7 +579,10 @@ func TestStrPositionsAndWidths(t *testing.T) {
 	tests := []struct{ code, want string }{
 		{`s = "añb—ü"
 print(s.count("ü", 2), s.count("ñ", 2), s.startswith("b", 2), s.endswith("—", 0, 4), s.find("—", 0, 3))`, "1 0 True True -1\n"},
-		{`print(textwrap.shorten("naïve café — “quoted” text goes here", width=20), textwrap.wrap("ééé ééé ééé", 7))`, "naïve café — [...] ['ééé ééé', 'ééé']\n"},
+		{
+			`print(textwrap.shorten("naïve café — “quoted” text goes here", width=20), textwrap.wrap("ééé ééé ééé", 7))`,
+			"naïve café — [...] ['ééé ééé', 'ééé']\n",
+		},
 		{`print("%-7s|{:^9}|".format("añb—ü") % "añb—ü", "añb—ü".ljust(8, ".") + "|")`, "añb—ü  |  añb—ü  | añb—ü...|\n"},
 	}
 	for _, tt := range tests {
@@ -496,9 +616,15 @@ func TestGlobalStatement(t *testing.T) {
 	ctx := context.Background()
 	steps := []struct{ code, want string }{
 		{"count = 0\ndef bump(k=1):\n    global count\n    count += k\n    return count\nprint(bump(), bump(5), count)", "1 6 6\n"},
-		{"print(bump(), count)\ndef setup():\n    global cfg, n\n    cfg = {'a': 1}\n    for n in range(3):\n        pass\nsetup()\nprint(cfg, n)", "7 7\n{'a': 1} 2\n"},
+		{
+			"print(bump(), count)\ndef setup():\n    global cfg, n\n    cfg = {'a': 1}\n    for n in range(3):\n        pass\nsetup()\nprint(cfg, n)",
+			"7 7\n{'a': 1} 2\n",
+		},
 		{"count = 100\nbump()\nprint(count, [count for count in range(2)], count)", "101 [0, 1] 101\n"},
-		{"def fail():\n    global count\n    try:\n        count = int('x')\n    except ValueError:\n        count = -1\n    return [count for _ in range(2)]\nprint(fail(), count)", "[-1, -1] -1\n"},
+		{
+			"def fail():\n    global count\n    try:\n        count = int('x')\n    except ValueError:\n        count = -1\n    return [count for _ in range(2)]\nprint(fail(), count)",
+			"[-1, -1] -1\n",
+		},
 		{"def local_only():\n    count = 5\n    return count\nprint(local_only(), count)", "5 -1\n"},
 	}
 	for _, st := range steps {
@@ -511,9 +637,12 @@ func TestGlobalStatement(t *testing.T) {
 // A host helper rebound or deleted by code is restored before the next
 // step; Python's own builtins (sum above) stay shadowed, as in a Python REPL.
 func TestPredeclaredRestoredEachStep(t *testing.T) {
-	hello := starlark.NewBuiltin("hello", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-		return starlark.String("hi"), nil
-	})
+	hello := starlark.NewBuiltin(
+		"hello",
+		func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.String("hi"), nil
+		},
+	)
 	s := New(Config{Predeclared: starlark.StringDict{"hello": hello, "keep": hello}})
 	s.SetGlobal("keep", starlark.String("host value"))
 	ctx := context.Background()

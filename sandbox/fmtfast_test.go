@@ -49,7 +49,10 @@ print(f"{x:.2f}|{y!r:>6}|{n}|{b}|{7:05d}|{-2**70}|{x:e}|{P()}", len(calls))`)
 // _py_method's fast path gives the general call's results and errors.
 func TestFormatFastPath(t *testing.T) {
 	s := New(Config{})
-	r, err := s.Exec(t.Context(), `print("{}: {:>8}|{!r}|{:.3f}|{}".format(7, 14, "s", 2/3, None), "{:,}".format(1234567), "{1}{0}{1}".format("a", "b"))`)
+	r, err := s.Exec(
+		t.Context(),
+		`print("{}: {:>8}|{!r}|{:.3f}|{}".format(7, 14, "s", 2/3, None), "{:,}".format(1234567), "{1}{0}{1}".format("a", "b"))`,
+	)
 	require.NoError(t, err)
 	assert.Equal(t, "7:       14|'s'|0.667|None 1,234,567 bab\n", r.Output)
 	_, err = s.Exec(t.Context(), `"{} {}".format(1)`)

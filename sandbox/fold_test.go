@@ -19,19 +19,55 @@ import (
 // still gets the elements as a list. Expected outputs are CPython's.
 func TestFoldSemantics(t *testing.T) {
 	tests := []struct{ name, code, want string }{
-		{"sum-genexp", "print(sum(x * x for x in range(100000)), sum(-x * x for x in range(100000)))", "333328333350000 -333328333350000\n"},
+		{
+			"sum-genexp",
+			"print(sum(x * x for x in range(100000)), sum(-x * x for x in range(100000)))",
+			"333328333350000 -333328333350000\n",
+		},
 		{"sum-listcomp", "print(sum([1.5 for _ in range(3)]), sum(x for x in []), sum(i for i in range(5) if i % 2))", "4.5 0 4\n"},
 		{"sum-nested-clauses", "print(sum(a * b for a in range(3) for b in range(3) if a != b))", "4\n"},
-		{"sum-bools-big-floats", "print(sum(x for x in [True, True, 3]), sum(x for x in [2**70, 1]), sum(x for x in [0.1, 0.2]))", "5 1180591620717411303425 0.30000000000000004\n"},
-		{"min-max", "print(max(x % 1000 for x in range(3000)), min((x - 5) ** 2 for x in range(10)), max(c for c in 'hello'), min([w for w in 'b a c'.split()]))", "999 0 o a\n"},
-		{"min-max-lists", "print(min([3, -2, 7]), max([3, -2, 7]), min(4, 2, 9), max([2**70, 5]), min([1.5, 1, True]), max([0, False]), max([1, 3, 2], key=lambda x: -x), min([], default='none'))", "-2 7 2 1180591620717411303424 1 0 1 none\n"},
+		{
+			"sum-bools-big-floats",
+			"print(sum(x for x in [True, True, 3]), sum(x for x in [2**70, 1]), sum(x for x in [0.1, 0.2]))",
+			"5 1180591620717411303425 0.30000000000000004\n",
+		},
+		{
+			"min-max",
+			"print(max(x % 1000 for x in range(3000)), min((x - 5) ** 2 for x in range(10)), max(c for c in 'hello'), min([w for w in 'b a c'.split()]))",
+			"999 0 o a\n",
+		},
+		{
+			"min-max-lists",
+			"print(min([3, -2, 7]), max([3, -2, 7]), min(4, 2, 9), max([2**70, 5]), min([1.5, 1, True]), max([0, False]), max([1, 3, 2], key=lambda x: -x), min([], default='none'))",
+			"-2 7 2 1180591620717411303424 1 0 1 none\n",
+		},
 		{"parenthesized", "print(max((x for x in range(5))), sum((x for x in range(5))))", "4 10\n"},
 		{"in-comprehension", "print([sum(y for y in range(x)) for x in range(5)])", "[0, 0, 1, 3, 6]\n"},
-		{"shadowed", "def f():\n    sum = lambda xs: 'mine:' + str(list(xs))\n    return sum(x for x in range(3))\nprint(f())\nmax = sorted\nprint(max(x for x in 'cab'))", "mine:[0, 1, 2]\n['a', 'b', 'c']\n"},
-		{"empty-max", "try:\n    max(x for x in [])\nexcept ValueError as e:\n    print('ValueError', e)", "ValueError max() arg is an empty sequence\n"},
-		{"sum-type-error", "try:\n    sum(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)", "TypeError unsupported operand type(s) for +: 'int' and 'str'\n"},
-		{"max-type-error", "try:\n    max(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)", "TypeError '>' not supported between instances of 'str' and 'int'\n"},
-		{"error-in-body", "try:\n    sum(1 // x for x in [1, 0])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)", "ZeroDivisionError integer division or modulo by zero\n"},
+		{
+			"shadowed",
+			"def f():\n    sum = lambda xs: 'mine:' + str(list(xs))\n    return sum(x for x in range(3))\nprint(f())\nmax = sorted\nprint(max(x for x in 'cab'))",
+			"mine:[0, 1, 2]\n['a', 'b', 'c']\n",
+		},
+		{
+			"empty-max",
+			"try:\n    max(x for x in [])\nexcept ValueError as e:\n    print('ValueError', e)",
+			"ValueError max() arg is an empty sequence\n",
+		},
+		{
+			"sum-type-error",
+			"try:\n    sum(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)",
+			"TypeError unsupported operand type(s) for +: 'int' and 'str'\n",
+		},
+		{
+			"max-type-error",
+			"try:\n    max(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)",
+			"TypeError '>' not supported between instances of 'str' and 'int'\n",
+		},
+		{
+			"error-in-body",
+			"try:\n    sum(1 // x for x in [1, 0])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)",
+			"ZeroDivisionError integer division or modulo by zero\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,16 +88,40 @@ func TestFoldAnyAll(t *testing.T) {
 		{"all-stops-before-error", "print(all(1 / x > 0 for x in [-1, 0]))", "False\n"},
 		{"any-side-effects", logf + "print(any(f(x) for x in [0, 0, 3, 4]), log)", "True [0, 0, 3]\n"},
 		{"all-side-effects", logf + "print(all(f(x) for x in [1, 2, 0, 4]), log)", "False [1, 2, 0]\n"},
-		{"no-deciding-element", logf + "print(any(f(x) for x in [0, '']), all(f(x) for x in [1, 'a']), log)", "False True [0, '', 1, 'a']\n"},
+		{
+			"no-deciding-element",
+			logf + "print(any(f(x) for x in [0, '']), all(f(x) for x in [1, 'a']), log)",
+			"False True [0, '', 1, 'a']\n",
+		},
 		{"empty", "print(any(x for x in []), all(x for x in []))", "False True\n"},
-		{"list-comprehension-is-built-first", "try:\n    any([1 / x for x in [1, 0]])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)", "ZeroDivisionError division by zero\n"},
+		{
+			"list-comprehension-is-built-first",
+			"try:\n    any([1 / x for x in [1, 0]])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)",
+			"ZeroDivisionError division by zero\n",
+		},
 		{"parenthesized", "print(any((x > 2 for x in range(10))), all(((x < 5) for x in range(10))))", "True False\n"},
-		{"closure-over-locals", "def g(xs):\n    k = 2\n    return any(x > k for x in xs), all(x > k for x in xs)\nprint(g([1, 3]), g([3, 4]), g([]))", "(True, False) (True, True) (False, True)\n"},
+		{
+			"closure-over-locals",
+			"def g(xs):\n    k = 2\n    return any(x > k for x in xs), all(x > k for x in xs)\nprint(g([1, 3]), g([3, 4]), g([]))",
+			"(True, False) (True, True) (False, True)\n",
+		},
 		{"in-comprehension", "print([any(y > x for y in [1, 2, 3]) for x in range(4)])", "[True, True, True, False]\n"},
-		{"nested", "print(all(any(y for y in row) for row in [[0, 1], [0, 0]]), any(all(y for y in row) for row in [[0, 1], [1, 1]]))", "False True\n"},
-		{"clauses-and-unpacking", "print(any(x for x in range(3) for y in range(2) if x * y), any(a == b for a, b in [(1, 2), (3, 3)]))", "True True\n"},
+		{
+			"nested",
+			"print(all(any(y for y in row) for row in [[0, 1], [0, 0]]), any(all(y for y in row) for row in [[0, 1], [1, 1]]))",
+			"False True\n",
+		},
+		{
+			"clauses-and-unpacking",
+			"print(any(x for x in range(3) for y in range(2) if x * y), any(a == b for a, b in [(1, 2), (3, 3)]))",
+			"True True\n",
+		},
 		{"truthiness", "print(any(x for x in ['', None, 0.0, [], 'a']), all(x for x in [1, 'a', [0], 0.0]))", "True False\n"},
-		{"error-before-decision", "try:\n    any(1 / x for x in [0, 1])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)", "ZeroDivisionError division by zero\n"},
+		{
+			"error-before-decision",
+			"try:\n    any(1 / x for x in [0, 1])\nexcept ZeroDivisionError as e:\n    print('ZeroDivisionError', e)",
+			"ZeroDivisionError division by zero\n",
+		},
 		{"shadowed", "def any(xs):\n    return 'mine:' + str(list(xs))\nprint(any(x for x in range(3)))", "mine:[0, 1, 2]\n"},
 	}
 	for _, tt := range tests {
@@ -80,18 +140,66 @@ func TestFoldBuilders(t *testing.T) {
 	logf := "from collections import Counter\nlog = []\ndef f(x):\n    log.append(x)\n    return x\n"
 	tests := []struct{ name, code, want string }{
 		{"list", "print(list(x * 2 for x in range(5)), list([x for x in 'ab']), list(x for x in []))", "[0, 2, 4, 6, 8] ['a', 'b'] []\n"},
-		{"tuple", "print(tuple(x * 2 for x in range(5)), tuple([x for x in 'ab']), tuple(x for x in []))", "(0, 2, 4, 6, 8) ('a', 'b') ()\n"},
-		{"sorted", "print(sorted(x % 7 for x in range(10)), sorted((w for w in 'b a c'.split()), reverse=True), sorted((w for w in ['aa', 'b', 'ccc']), key=len))", "[0, 0, 1, 1, 2, 2, 3, 4, 5, 6] ['c', 'b', 'a'] ['b', 'aa', 'ccc']\n"},
-		{"set", "print(set(x % 3 for x in range(10)) == {0, 1, 2}, len(set(x for x in [])), type(set(x for x in [1])).__name__)", "True 0 set\n"},
-		{"dict", "print(dict((k, v) for k, v in [('a', 1), ('b', 2)]), dict((x, x * x) for x in range(3)), dict(x for x in ['ab', 'cd']))", "{'a': 1, 'b': 2} {0: 0, 1: 1, 2: 4} {'a': 'b', 'c': 'd'}\n"},
-		{"counter", logf + "c = Counter(w for w in 'a b a c a b'.split())\nprint(c, c.most_common(1), Counter(x for x in []), isinstance(c, dict))", "Counter({'a': 3, 'b': 2, 'c': 1}) [('a', 3)] Counter() True\n"},
-		{"results-are-new-values", "t = tuple(x for x in range(3))\nl = list(x for x in range(3))\nl.append(9)\ns = sorted(x for x in [3, 1, 2])\ns.append(0)\nprint(t + (9,), l, s)", "(0, 1, 2, 9) [0, 1, 2, 9] [1, 2, 3, 0]\n"},
-		{"set-error-stops-generator", logf + "try:\n    set(f(x) for x in [1, [2], 3])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'list' [1, [2]]\n"},
-		{"set-of-list-comprehension-builds-it-first", logf + "try:\n    set([f(x) for x in [1, [2], 3]])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'list' [1, [2], 3]\n"},
-		{"dict-errors", logf + "try:\n    dict(f(x) for x in [(1, 2), (1, 2, 3), (4, 5)])\nexcept ValueError as e:\n    print('ValueError', e, log)\ntry:\n    dict(x for x in [1])\nexcept TypeError as e:\n    print('TypeError', e)", "ValueError dictionary update sequence element #1 has length 3; 2 is required [(1, 2), (1, 2, 3)]\nTypeError cannot convert dictionary update sequence element #0 to a sequence\n"},
-		{"counter-error-stops-generator", logf + "try:\n    Counter(f(x) for x in [1, {}, 2])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError unhashable type: 'dict' [1, {}]\n"},
-		{"sorted-errors", "try:\n    sorted(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)\ntry:\n    sorted((x for x in [1]), foo=1)\nexcept TypeError as e:\n    print('TypeError', e)", "TypeError '<' not supported between instances of 'str' and 'int'\nTypeError 'foo' is an invalid keyword argument for sort()\n"},
-		{"shadowed", "def g():\n    list = lambda xs: 'mine'\n    sorted = lambda xs, key=None: 'mine sorted'\n    return list(x for x in [1]), sorted((x for x in [1]), key=abs)\nprint(g())", "('mine', 'mine sorted')\n"},
+		{
+			"tuple",
+			"print(tuple(x * 2 for x in range(5)), tuple([x for x in 'ab']), tuple(x for x in []))",
+			"(0, 2, 4, 6, 8) ('a', 'b') ()\n",
+		},
+		{
+			"sorted",
+			"print(sorted(x % 7 for x in range(10)), sorted((w for w in 'b a c'.split()), reverse=True), sorted((w for w in ['aa', 'b', 'ccc']), key=len))",
+			"[0, 0, 1, 1, 2, 2, 3, 4, 5, 6] ['c', 'b', 'a'] ['b', 'aa', 'ccc']\n",
+		},
+		{
+			"set",
+			"print(set(x % 3 for x in range(10)) == {0, 1, 2}, len(set(x for x in [])), type(set(x for x in [1])).__name__)",
+			"True 0 set\n",
+		},
+		{
+			"dict",
+			"print(dict((k, v) for k, v in [('a', 1), ('b', 2)]), dict((x, x * x) for x in range(3)), dict(x for x in ['ab', 'cd']))",
+			"{'a': 1, 'b': 2} {0: 0, 1: 1, 2: 4} {'a': 'b', 'c': 'd'}\n",
+		},
+		{
+			"counter",
+			logf + "c = Counter(w for w in 'a b a c a b'.split())\nprint(c, c.most_common(1), Counter(x for x in []), isinstance(c, dict))",
+			"Counter({'a': 3, 'b': 2, 'c': 1}) [('a', 3)] Counter() True\n",
+		},
+		{
+			"results-are-new-values",
+			"t = tuple(x for x in range(3))\nl = list(x for x in range(3))\nl.append(9)\ns = sorted(x for x in [3, 1, 2])\ns.append(0)\nprint(t + (9,), l, s)",
+			"(0, 1, 2, 9) [0, 1, 2, 9] [1, 2, 3, 0]\n",
+		},
+		{
+			"set-error-stops-generator",
+			logf + "try:\n    set(f(x) for x in [1, [2], 3])\nexcept TypeError as e:\n    print('TypeError', e, log)",
+			"TypeError unhashable type: 'list' [1, [2]]\n",
+		},
+		{
+			"set-of-list-comprehension-builds-it-first",
+			logf + "try:\n    set([f(x) for x in [1, [2], 3]])\nexcept TypeError as e:\n    print('TypeError', e, log)",
+			"TypeError unhashable type: 'list' [1, [2], 3]\n",
+		},
+		{
+			"dict-errors",
+			logf + "try:\n    dict(f(x) for x in [(1, 2), (1, 2, 3), (4, 5)])\nexcept ValueError as e:\n    print('ValueError', e, log)\ntry:\n    dict(x for x in [1])\nexcept TypeError as e:\n    print('TypeError', e)",
+			"ValueError dictionary update sequence element #1 has length 3; 2 is required [(1, 2), (1, 2, 3)]\nTypeError cannot convert dictionary update sequence element #0 to a sequence\n",
+		},
+		{
+			"counter-error-stops-generator",
+			logf + "try:\n    Counter(f(x) for x in [1, {}, 2])\nexcept TypeError as e:\n    print('TypeError', e, log)",
+			"TypeError unhashable type: 'dict' [1, {}]\n",
+		},
+		{
+			"sorted-errors",
+			"try:\n    sorted(x for x in [1, 'a'])\nexcept TypeError as e:\n    print('TypeError', e)\ntry:\n    sorted((x for x in [1]), foo=1)\nexcept TypeError as e:\n    print('TypeError', e)",
+			"TypeError '<' not supported between instances of 'str' and 'int'\nTypeError 'foo' is an invalid keyword argument for sort()\n",
+		},
+		{
+			"shadowed",
+			"def g():\n    list = lambda xs: 'mine'\n    sorted = lambda xs, key=None: 'mine sorted'\n    return list(x for x in [1]), sorted((x for x in [1]), key=abs)\nprint(g())",
+			"('mine', 'mine sorted')\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,11 +216,27 @@ func TestFoldBuilders(t *testing.T) {
 func TestFoldJoin(t *testing.T) {
 	logf := "log = []\ndef f(x):\n    log.append(x)\n    return x\n"
 	tests := []struct{ name, code, want string }{
-		{"genexpr", "print('-'.join(str(x) for x in range(5)), repr(', '.join(x for x in [])), '|'.join((c for c in 'xyz')))", "0-1-2-3-4 '' x|y|z\n"},
+		{
+			"genexpr",
+			"print('-'.join(str(x) for x in range(5)), repr(', '.join(x for x in [])), '|'.join((c for c in 'xyz')))",
+			"0-1-2-3-4 '' x|y|z\n",
+		},
 		{"list-comprehension", "print(''.join([c.upper() for c in 'abc']))", "ABC\n"},
-		{"separator-variable", "def g(xs):\n    s = '+'\n    return s.join(str(x) for x in xs)\nsep = ', '\nprint(g([1, 2, 3]), sep.join(k for k in sorted({'b': 1, 'a': 2})))", "1+2+3 a, b\n"},
-		{"bad-item-after-all-elements", logf + "try:\n    ''.join(f(x) for x in ['a', 1, 'b', 2])\nexcept TypeError as e:\n    print('TypeError', e, log)", "TypeError sequence item 1: expected str instance, int found ['a', 1, 'b', 2]\n"},
-		{"other-receiver", "class J:\n    def join(self, xs):\n        return 'J' + str(list(xs))\nprint(J().join(x for x in [1, 2]))", "J[1, 2]\n"},
+		{
+			"separator-variable",
+			"def g(xs):\n    s = '+'\n    return s.join(str(x) for x in xs)\nsep = ', '\nprint(g([1, 2, 3]), sep.join(k for k in sorted({'b': 1, 'a': 2})))",
+			"1+2+3 a, b\n",
+		},
+		{
+			"bad-item-after-all-elements",
+			logf + "try:\n    ''.join(f(x) for x in ['a', 1, 'b', 2])\nexcept TypeError as e:\n    print('TypeError', e, log)",
+			"TypeError sequence item 1: expected str instance, int found ['a', 1, 'b', 2]\n",
+		},
+		{
+			"other-receiver",
+			"class J:\n    def join(self, xs):\n        return 'J' + str(list(xs))\nprint(J().join(x for x in [1, 2]))",
+			"J[1, 2]\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +257,11 @@ func TestFoldAnyAllLimits(t *testing.T) {
 	require.Error(t, err, res.Output)
 	var se *ScriptError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero", se.Traceback)
+	assert.Equal(
+		t,
+		"Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero",
+		se.Traceback,
+	)
 
 	// A lambda of the user's called inside the generator is not named as
 	// the generator's frame (CPython shows it as <lambda>; here a lambda

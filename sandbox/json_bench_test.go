@@ -19,8 +19,19 @@ func jsonBenchDoc() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, `{"id": %d, "name": "user %d caf\u00e9", "score": %d.%d, "active": %v, "tags": ["a", "b\n%d", "\u00fcber"], "meta": {"n": null, "ratio": %de-3, "deep": [[%d, {"k": "v"}]]}, "text": "lorem ipsum dolor sit amet, \"quoted\" text %d"}`,
-			i, i, i%100, i%7, i%2 == 0, i, i, i, i)
+		fmt.Fprintf(
+			&b,
+			`{"id": %d, "name": "user %d caf\u00e9", "score": %d.%d, "active": %v, "tags": ["a", "b\n%d", "\u00fcber"], "meta": {"n": null, "ratio": %de-3, "deep": [[%d, {"k": "v"}]]}, "text": "lorem ipsum dolor sit amet, \"quoted\" text %d"}`,
+			i,
+			i,
+			i%100,
+			i%7,
+			i%2 == 0,
+			i,
+			i,
+			i,
+			i,
+		)
 	}
 	b.WriteString("]")
 	return b.String()

@@ -23,15 +23,57 @@ func TestLimits(t *testing.T) {
 		kind     string
 		msg      string
 	}{
-		{"infinite loop hits the step limit", Config{Limits: Limits{MaxSteps: 100_000}}, "n = 0\nwhile True:\n    n += 1\n", ErrStepLimit, "TimeoutError", "step limit exceeded"},
-		{"while True: pass hits the timeout", Config{Limits: Limits{Timeout: 200 * time.Millisecond}}, "while True:\n    pass\n", ErrTimeout, "TimeoutError", "time limit exceeded"},
+		{
+			"infinite loop hits the step limit",
+			Config{Limits: Limits{MaxSteps: 100_000}},
+			"n = 0\nwhile True:\n    n += 1\n",
+			ErrStepLimit,
+			"TimeoutError",
+			"step limit exceeded",
+		},
+		{
+			"while True: pass hits the timeout",
+			Config{Limits: Limits{Timeout: 200 * time.Millisecond}},
+			"while True:\n    pass\n",
+			ErrTimeout,
+			"TimeoutError",
+			"time limit exceeded",
+		},
 		{"string bomb", Config{}, `s = "x" * 10**10`, ErrMemoryLimit, "MemoryError", "memory limit"},
 		{"list bomb", Config{}, `l = [0] * 10**9`, ErrMemoryLimit, "MemoryError", "memory limit"},
 		{"huge power", Config{}, `n = 10 ** (10 ** 12)`, ErrMemoryLimit, "MemoryError", "memory limit"},
-		{"ever-growing list", Config{Limits: Limits{MaxMemory: 64 << 20, Timeout: 20 * time.Second}}, "l = []\nwhile True:\n    l.append('y' * 1000)\n", ErrMemoryLimit, "MemoryError", "memory limit exceeded"},
-		{"deep recursion", Config{}, "def f(n):\n    return f(n + 1)\nf(0)\n", ErrRecursionLimit, "RecursionError", "maximum recursion depth exceeded"},
-		{"1 GB print is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 20}}, "s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n", ErrOutputLimit, "OutputLimitError", "printed more than"},
-		{"printing a huge list is bounded", Config{Limits: Limits{MaxOutputBytes: 1 << 16}}, "xs = list(range(10 ** 6))\nprint(xs)", ErrOutputLimit, "OutputLimitError", "printed more than"},
+		{
+			"ever-growing list",
+			Config{Limits: Limits{MaxMemory: 64 << 20, Timeout: 20 * time.Second}},
+			"l = []\nwhile True:\n    l.append('y' * 1000)\n",
+			ErrMemoryLimit,
+			"MemoryError",
+			"memory limit exceeded",
+		},
+		{
+			"deep recursion",
+			Config{},
+			"def f(n):\n    return f(n + 1)\nf(0)\n",
+			ErrRecursionLimit,
+			"RecursionError",
+			"maximum recursion depth exceeded",
+		},
+		{
+			"1 GB print is bounded",
+			Config{Limits: Limits{MaxOutputBytes: 1 << 20}},
+			"s = 'z' * (1 << 20)\nfor i in range(1000):\n    print(s)\n",
+			ErrOutputLimit,
+			"OutputLimitError",
+			"printed more than",
+		},
+		{
+			"printing a huge list is bounded",
+			Config{Limits: Limits{MaxOutputBytes: 1 << 16}},
+			"xs = list(range(10 ** 6))\nprint(xs)",
+			ErrOutputLimit,
+			"OutputLimitError",
+			"printed more than",
+		},
 		{"load is disabled", Config{}, `load("x.star", "y")`, nil, "", ""},
 		{"open is unavailable", Config{}, `open("/etc/passwd")`, ErrUnsupported, "NotImplementedError", "file access is not available"},
 		{"unknown module", Config{}, `import os`, ErrUnsupported, "ModuleNotFoundError", "available modules: base64, bisect, collections"},
@@ -95,11 +137,14 @@ func TestThreadContextTimeout(t *testing.T) {
 	s := New(Config{
 		Limits: Limits{Timeout: 100 * time.Millisecond},
 		Predeclared: starlark.StringDict{
-			"wait": starlark.NewBuiltin("wait", func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-				ctx := ThreadContext(th)
-				<-ctx.Done()
-				return nil, context.Cause(ctx)
-			}),
+			"wait": starlark.NewBuiltin(
+				"wait",
+				func(th *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+					ctx := ThreadContext(th)
+					<-ctx.Done()
+					return nil, context.Cause(ctx)
+				},
+			),
 		},
 	})
 	_, err := s.Exec(context.Background(), "wait()")

@@ -288,11 +288,17 @@ func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
 }
 
 func memoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks", py.FmtBytes(limit))
+	return fmt.Sprintf(
+		"MemoryError: memory limit exceeded (%s per step); build smaller values, e.g. process the data in chunks",
+		py.FmtBytes(limit),
+	)
 }
 
 func sessionMemoryMsg(limit int64) string {
-	return fmt.Sprintf("MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results", py.FmtBytes(limit))
+	return fmt.Sprintf(
+		"MemoryError: session memory limit exceeded (%s across steps); free variables you no longer need (del x) or keep smaller results",
+		py.FmtBytes(limit),
+	)
 }
 
 // GrowCheck is the interpreter's grow check on the step's thread (see
@@ -375,7 +381,16 @@ func (st *step) CheckRoom(thread *starlark.Thread, n int64) error {
 		return nil
 	}
 	if sess < step {
-		return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the session memory limit (%s across steps)", py.FmtAlloc(n), py.FmtAlloc(max(sess, 0)), py.FmtBytes(st.sessMemLimit())), Err: ErrSessionMemoryLimit}
+		return &PyError{
+			Kind: "MemoryError",
+			Msg: fmt.Sprintf(
+				"cannot allocate %s: %s left of the session memory limit (%s across steps)",
+				py.FmtAlloc(n),
+				py.FmtAlloc(max(sess, 0)),
+				py.FmtBytes(st.sessMemLimit()),
+			),
+			Err: ErrSessionMemoryLimit,
+		}
 	}
 	return py.AllocErr(n, max(step, 0), py.FmtBytes(st.memLimit())+" per step")
 }

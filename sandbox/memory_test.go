@@ -105,7 +105,10 @@ func TestIntStrDigits(t *testing.T) {
 	tests := []struct {
 		code, want string
 	}{
-		{"x = int('9' * 5000)", "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit"},
+		{
+			"x = int('9' * 5000)",
+			"ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit",
+		},
 		{"x = int('9' * 5 * 10**6)", "value has 5000000 digits"},
 		{"x = '%d' % 10**5000", toStr},
 		{"x = format(10**4300, ',')", toStr},
@@ -225,8 +228,16 @@ func TestAsdictHostile(t *testing.T) {
 		name, code string
 		want       error // nil: the step succeeds
 	}{
-		{"shared list", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = asdict(D(l))['x']\nfor i in range(26): r = r[1]\nassert r == [1] and r is not l0", nil},
-		{"shared list astuple", "l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = astuple(D(l))[0]\nfor i in range(26): r = r[0]\nassert r == [1] and r is not l0", nil},
+		{
+			"shared list",
+			"l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = asdict(D(l))['x']\nfor i in range(26): r = r[1]\nassert r == [1] and r is not l0",
+			nil,
+		},
+		{
+			"shared list astuple",
+			"l = l0 = [1]\nfor i in range(26): l = [l, l]\nr = astuple(D(l))[0]\nfor i in range(26): r = r[0]\nassert r == [1] and r is not l0",
+			nil,
+		},
 		{"tuple tower", "t = (1,)\nfor i in range(60): t = (t, t)\nasdict(D(t))", ErrTimeout},
 	}
 	for _, tt := range tests {
@@ -417,19 +428,74 @@ func TestBuiltinsStopNearTheLimit(t *testing.T) {
 		{"json.dumps of a shared string", nil, "import json\nx = json.dumps(['a' * 10**5] * 10**4)", "json.dumps"},
 		{"json.dumps indent", nil, "import json\nx = json.dumps([0] * 10**5, indent=10**4)", "json.dumps"},
 		{"json.dumps escapes", map[string]string{"s": strings.Repeat("\x01", 16<<20)}, "import json\nx = json.dumps(s)", "json.dumps"},
-		{"json.dumps non-ASCII", map[string]string{"s": strings.Repeat("\U0001F600", 4<<20)}, "import json\nx = json.dumps(s)", "json.dumps"},
-		{"json.loads of empty lists", map[string]string{"s": "[" + strings.Repeat("[],", 4<<20) + "[]]"}, "import json\nx = json.loads(s)", ""},
-		{"json.loads of empty dicts", map[string]string{"s": "[" + strings.Repeat("{},", 4<<20) + "{}]"}, "import json\nx = json.loads(s)", ""},
+		{
+			"json.dumps non-ASCII",
+			map[string]string{"s": strings.Repeat("\U0001F600", 4<<20)},
+			"import json\nx = json.dumps(s)",
+			"json.dumps",
+		},
+		{
+			"json.loads of empty lists",
+			map[string]string{"s": "[" + strings.Repeat("[],", 4<<20) + "[]]"},
+			"import json\nx = json.loads(s)",
+			"",
+		},
+		{
+			"json.loads of empty dicts",
+			map[string]string{"s": "[" + strings.Repeat("{},", 4<<20) + "{}]"},
+			"import json\nx = json.loads(s)",
+			"",
+		},
 		{"json.loads of numbers", map[string]string{"s": "[" + strings.Repeat("0,", 8<<20) + "0]"}, "import json\nx = json.loads(s)", ""},
-		{"unicodedata.normalize NFKD", map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)}, "import unicodedata\nx = unicodedata.normalize('NFKD', s)", "unicodedata.normalize"},
-		{"unicodedata.normalize NFKC", map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)}, "import unicodedata\nx = unicodedata.normalize('NFKC', s)", "unicodedata.normalize"},
-		{"unicodedata.normalize NFD of Hangul", map[string]string{"s": strings.Repeat("\ud4db", 8<<20)}, "import unicodedata\nx = unicodedata.normalize('NFD', s)", "unicodedata.normalize"},
-		{"csv.reader of a wide row", map[string]string{"s": strings.Repeat(",", 8<<20)}, "import csv\nx = list(csv.reader([s]))", "csv.reader"},
+		{
+			"unicodedata.normalize NFKD",
+			map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)},
+			"import unicodedata\nx = unicodedata.normalize('NFKD', s)",
+			"unicodedata.normalize",
+		},
+		{
+			"unicodedata.normalize NFKC",
+			map[string]string{"s": strings.Repeat("\ufdfa", 1<<20)},
+			"import unicodedata\nx = unicodedata.normalize('NFKC', s)",
+			"unicodedata.normalize",
+		},
+		{
+			"unicodedata.normalize NFD of Hangul",
+			map[string]string{"s": strings.Repeat("\ud4db", 8<<20)},
+			"import unicodedata\nx = unicodedata.normalize('NFD', s)",
+			"unicodedata.normalize",
+		},
+		{
+			"csv.reader of a wide row",
+			map[string]string{"s": strings.Repeat(",", 8<<20)},
+			"import csv\nx = list(csv.reader([s]))",
+			"csv.reader",
+		},
 		{"csv.reader of many rows", nil, "import csv\nx = csv.reader(['a'] * 2**20)", "csv.reader"},
-		{"csv.DictReader with many fieldnames", nil, "import csv\nx = list(csv.DictReader(['a'] * 1000, fieldnames=list(range(10**5))))", "csv.DictReader"},
-		{"csv.writer of a shared field", nil, "import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(['a' * 10**5] * 10**4)", "csv.writer"},
-		{"csv.writer of a str row", map[string]string{"s": strings.Repeat("a", 8<<20)}, "import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(s)", "csv.writer"},
-		{"csv.DictWriter restval", nil, "import csv, io\nf = io.StringIO()\ncsv.DictWriter(f, list(range(10**4)), restval='a' * 10**5).writerow({})", "csv.writer"},
+		{
+			"csv.DictReader with many fieldnames",
+			nil,
+			"import csv\nx = list(csv.DictReader(['a'] * 1000, fieldnames=list(range(10**5))))",
+			"csv.DictReader",
+		},
+		{
+			"csv.writer of a shared field",
+			nil,
+			"import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(['a' * 10**5] * 10**4)",
+			"csv.writer",
+		},
+		{
+			"csv.writer of a str row",
+			map[string]string{"s": strings.Repeat("a", 8<<20)},
+			"import csv, io\nf = io.StringIO()\ncsv.writer(f).writerow(s)",
+			"csv.writer",
+		},
+		{
+			"csv.DictWriter restval",
+			nil,
+			"import csv, io\nf = io.StringIO()\ncsv.DictWriter(f, list(range(10**4)), restval='a' * 10**5).writerow({})",
+			"csv.writer",
+		},
 	}
 	allocated := func() int64 {
 		s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}

@@ -53,13 +53,19 @@ func TestBombDoesNotStopOtherSteps(t *testing.T) {
 				var started sync.WaitGroup
 				started.Add(innocents)
 				predeclared := starlark.StringDict{
-					"done": starlark.NewBuiltin("done", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-						return starlark.Bool(bombDone.Load()), nil
-					}),
-					"started": starlark.NewBuiltin("started", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-						started.Done()
-						return starlark.None, nil
-					}),
+					"done": starlark.NewBuiltin(
+						"done",
+						func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+							return starlark.Bool(bombDone.Load()), nil
+						},
+					),
+					"started": starlark.NewBuiltin(
+						"started",
+						func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+							started.Done()
+							return starlark.None, nil
+						},
+					),
 				}
 				lim := Limits{MaxMemory: 16 << 20, MaxSessionMemory: 1 << 30, Timeout: time.Minute}
 				var wg sync.WaitGroup

@@ -21,7 +21,11 @@ for x in ["0", "-0", "+7", "0123", "-42", "999999999999999999", "999999999999999
     out.append(int(x))
 print(out, int("ff", 16), int("0x10", 0), int("-0b101", 0), float("\u0663.5"))`)
 	require.NoError(t, err)
-	assert.Equal(t, "[0, 0, 7, 123, -42, 999999999999999999, 9999999999999999999, 12, 1000, -999999999999999999, 3, 12, 7, 1] 255 16 -5 3.5\n", r.Output)
+	assert.Equal(
+		t,
+		"[0, 0, 7, 123, -42, 999999999999999999, 9999999999999999999, 12, 1000, -999999999999999999, 3, 12, 7, 1] 255 16 -5 3.5\n",
+		r.Output,
+	)
 	for _, bad := range []string{"", "-", "+", "1 2", "1.5", "--1", "0x10", "abc", "+-1"} {
 		_, err := s.Exec(t.Context(), "int("+strconv.Quote(bad)+")")
 		assert.ErrorContains(t, err, "invalid literal for int()", "%q", bad)

@@ -23,7 +23,11 @@ func (o *outBuf) write(s string) error {
 		if room > 0 {
 			o.b.WriteString(s[:room])
 		}
-		return fmt.Errorf("%w: the step printed more than %s; print a summary or a slice instead", ErrOutputLimit, py.FmtBytes(int64(o.max)))
+		return fmt.Errorf(
+			"%w: the step printed more than %s; print a summary or a slice instead",
+			ErrOutputLimit,
+			py.FmtBytes(int64(o.max)),
+		)
 	}
 	o.b.WriteString(s)
 	return nil

@@ -84,7 +84,10 @@ func TestSubscriptErrorsAreTypeErrors(t *testing.T) {
 		require.ErrorAs(t, err, &se, tt.code)
 		assert.Equal(t, "TypeError", se.Kind, tt.code)
 		assert.Equal(t, tt.msg, se.Msg, tt.code)
-		res, err := s.Exec(context.Background(), "try:\n    "+strings.ReplaceAll(tt.code, "\n", "\n    ")+"\nexcept TypeError:\n    print('caught')")
+		res, err := s.Exec(
+			context.Background(),
+			"try:\n    "+strings.ReplaceAll(tt.code, "\n", "\n    ")+"\nexcept TypeError:\n    print('caught')",
+		)
 		require.NoError(t, err, tt.code)
 		assert.Equal(t, "caught\n", res.Output, tt.code)
 	}

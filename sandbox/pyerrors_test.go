@@ -54,10 +54,19 @@ func TestCPythonResults(t *testing.T) {
 	tests := []struct{ code, out string }{
 		{"print(repr('abc'[2**63-1:]), 'abc'[-2**70:2], 'abc'[::2**70], 'abc'[::-2**70])", "'' ab a c\n"},
 		{"print([1, 2][2**63-1:], (1, 2)[:2**64], range(10)[2**63-1:], b'ab'[2**31:])", "[] (1, 2) range(10, 10) b''\n"},
-		{"print('abc'.find('abc', 2**64), 'abc'.find('c', -2**64), 'abc'.find('c', 1, 2**64), 'abc'.startswith('abc', 2**64))", "-1 2 2 False\n"},
+		{
+			"print('abc'.find('abc', 2**64), 'abc'.find('c', -2**64), 'abc'.find('c', 1, 2**64), 'abc'.startswith('abc', 2**64))",
+			"-1 2 2 False\n",
+		},
 		{"print({-2: 1, +3: 2, not 0: 3, ~5: 4}, {-x: x for x in range(3)})", "{-2: 1, 3: 2, True: 3, -6: 4} {0: 0, -1: 1, -2: 2}\n"},
-		{"class E(Exception):\n    def __str__(self):\n        return 'custom'\ntry:\n    raise E('x')\nexcept E as e:\n    print('caught', e, repr(e), e.args, isinstance(e, Exception), isinstance(e, ValueError))", "caught custom E('x') ('x',) True False\n"},
-		{"class E(ValueError):\n    code = 7\n    def describe(self):\n        return 'd%d' % self.code\ntry:\n    raise E('boom')\nexcept ValueError as e:\n    print(e, e.describe(), e.code)", "boom d7 7\n"},
+		{
+			"class E(Exception):\n    def __str__(self):\n        return 'custom'\ntry:\n    raise E('x')\nexcept E as e:\n    print('caught', e, repr(e), e.args, isinstance(e, Exception), isinstance(e, ValueError))",
+			"caught custom E('x') ('x',) True False\n",
+		},
+		{
+			"class E(ValueError):\n    code = 7\n    def describe(self):\n        return 'd%d' % self.code\ntry:\n    raise E('boom')\nexcept ValueError as e:\n    print(e, e.describe(), e.code)",
+			"boom d7 7\n",
+		},
 		{"print(chr(True), chr(65), len(range(2**62)))", "\x01 A 4611686018427387904\n"},
 		{"import json\nprint(repr(json.dumps([1, {'a': 2}], indent=-1)))", `'[\n1,\n{\n"a": 2\n}\n]'` + "\n"},
 	}
@@ -69,7 +78,9 @@ func TestCPythonResults(t *testing.T) {
 // TestCustomExceptionStr checks that an uncaught exception of a class
 // with __str__ is shown as CPython shows it ("E: custom x").
 func TestCustomExceptionStr(t *testing.T) {
-	_, err := New(Config{}).Exec(context.Background(), "class E(Exception):\n    def __str__(self):\n        return 'custom ' + str(self.args[0])\nraise E('x')")
+	_, err := New(
+		Config{},
+	).Exec(context.Background(), "class E(Exception):\n    def __str__(self):\n        return 'custom ' + str(self.args[0])\nraise E('x')")
 	var se *ScriptError
 	require.True(t, errors.As(err, &se), "%v", err)
 	assert.Equal(t, "E", se.Kind)

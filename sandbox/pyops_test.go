@@ -30,9 +30,16 @@ func TestNativeOpsSemantics(t *testing.T) {
 			"True False True [-5, 8589934592, 1099511627776, 1180591620717411303424]\n"},
 		{"index", "s = 'naïve'\nd = {'k': 1}\nxs = [1, 2, 3]\nprint(s[2], s[-1], d['k'], xs[-1], (4, 5)[0])", "ï e 1 3 4\n"},
 		{"slice", "s = 'naïve café'\nprint(s[2:4], s[::-1], [1, 2, 3][::2], s[-4:])", "ïv éfac evïan [1, 3] café\n"},
-		{"iterate", "out = []\nfor c in 'hé':\n    out.append(c)\nxs = [1]\nfor x in xs:\n    if x < 3:\n        xs.append(x + 1)\nd = {'a': 1}\nfor k in d:\n    d[k] = 2\nprint(out, xs, [c for c in 'ab'], d)", "['h', 'é'] [1, 2, 3] ['a', 'b'] {'a': 2}\n"},
-		{"errors", "try:\n    {}['x']\nexcept KeyError as e:\n    print('KeyError', e)\ntry:\n    1 % 0\nexcept ZeroDivisionError as e:\n    print(e)\ntry:\n    'abc'[5]\nexcept IndexError as e:\n    print(e)\ntry:\n    for x in 5:\n        pass\nexcept TypeError as e:\n    print(e)",
-			"KeyError 'x'\ninteger modulo by zero\nstring index out of range\n'int' object is not iterable\n"},
+		{
+			"iterate",
+			"out = []\nfor c in 'hé':\n    out.append(c)\nxs = [1]\nfor x in xs:\n    if x < 3:\n        xs.append(x + 1)\nd = {'a': 1}\nfor k in d:\n    d[k] = 2\nprint(out, xs, [c for c in 'ab'], d)",
+			"['h', 'é'] [1, 2, 3] ['a', 'b'] {'a': 2}\n",
+		},
+		{
+			"errors",
+			"try:\n    {}['x']\nexcept KeyError as e:\n    print('KeyError', e)\ntry:\n    1 % 0\nexcept ZeroDivisionError as e:\n    print(e)\ntry:\n    'abc'[5]\nexcept IndexError as e:\n    print(e)\ntry:\n    for x in 5:\n        pass\nexcept TypeError as e:\n    print(e)",
+			"KeyError 'x'\ninteger modulo by zero\nstring index out of range\n'int' object is not iterable\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +109,13 @@ except ValueError as e:
 	magic := 6 + body32
 	lastLazy := len([]rune(text)) - 3 - 18 + 5
 	lastCafe := len([]rune(text)) - 3 - 18
-	want := fmt.Sprintf("%d %d %d %d -1 -1\n1 80000 True False\n%d True True\nValueError substring not found\n", magic, magic, lastLazy, lastCafe, magic)
+	want := fmt.Sprintf(
+		"%d %d %d %d -1 -1\n1 80000 True False\n%d True True\nValueError substring not found\n",
+		magic,
+		magic,
+		lastLazy,
+		lastCafe,
+		magic,
+	)
 	assert.Equal(t, want, res.Output)
 }

@@ -12,7 +12,9 @@ import (
 // sentenceText is about n bytes of prose: sentences ending in . ! or ?,
 // some words repeated, some non-ASCII.
 func sentenceText(n int) string {
-	words := strings.Fields("the model reads the document and finds a fact about the city of Zürich while the the answer waits in a café near the river")
+	words := strings.Fields(
+		"the model reads the document and finds a fact about the city of Zürich while the the answer waits in a café near the river",
+	)
 	var b strings.Builder
 	for i := 0; b.Len() < n; i++ {
 		for j := range 6 + i%9 {

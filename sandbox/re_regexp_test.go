@@ -23,7 +23,10 @@ func TestDollarBeforeFinalNewline(t *testing.T) {
 	tests := []struct{ code, want string }{
 		{`print(re.search(r"\w+$", "abc def\n").group())`, "def\n"},
 		{`print(re.match(r"^\w+$", "abc\n") is not None, re.fullmatch(r"abc$", "abc\n"))`, "True None\n"},
-		{`print(re.findall(r"\d+$", "1 22\n"), re.findall(r"x$", "x\nx\n"), re.findall(r"x$", "x\nx\n", re.M))`, "['22'] ['x'] ['x', 'x']\n"},
+		{
+			`print(re.findall(r"\d+$", "1 22\n"), re.findall(r"x$", "x\nx\n"), re.findall(r"x$", "x\nx\n", re.M))`,
+			"['22'] ['x'] ['x', 'x']\n",
+		},
 		{`print(re.sub(r"$", "!", "ab\n"), re.sub(r"\s$", "_", "a \n"))`, "ab!\n! a__\n"},
 		{`print(re.search(r"(?m)b$", "ab\nc") is not None, re.search(r"b$", "ab\nc"))`, "True None\n"},
 		{`print(re.split(r"$", "a\n"), bool(re.search(r"[$]", "a$")))`, "['a', '\\n', ''] True\n"},
@@ -43,7 +46,10 @@ func TestSearchFromPos(t *testing.T) {
 		{`print(re.compile(r"(?m)^b").search("ab", 1), re.compile(r"\bb").search("ab", 1))`, "None None\n"},
 		{`print(re.compile(r"\Ab").search("ab", 1), re.compile(r"b").search("ab", 1).span())`, "None (1, 2)\n"},
 		{`print(re.compile(r"\Bb").search("ab", 1).span(), re.compile(r"\bb|c").search("abc", 1).span())`, "(1, 2) (2, 3)\n"},
-		{`print(re.compile(r"^").search("ab", 1), re.compile(r"(?m)^").search("ab", 1), re.compile(r"\b").search("ab ", 1).span())`, "None None (2, 2)\n"},
+		{
+			`print(re.compile(r"^").search("ab", 1), re.compile(r"(?m)^").search("ab", 1), re.compile(r"\b").search("ab ", 1).span())`,
+			"None None (2, 2)\n",
+		},
 		{`print(re.compile(r"(?m)^b").search("a\nb", 2).span(), re.compile(r"\bb").search("a b", 2).span())`, "(2, 3) (2, 3)\n"},
 		{`print(re.compile(r"^b").match("ab", 1), re.compile(r"b").match("ab", 1).span())`, "None (1, 2)\n"},
 		{`print(re.compile(r"\bb").fullmatch("ab", 1), re.compile(r"b").fullmatch("ab", 1).span())`, "None (1, 2)\n"},

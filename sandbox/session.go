@@ -448,7 +448,11 @@ func (st *step) newThread() *starlark.Thread {
 			}
 		},
 		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
-			return nil, &PyError{Kind: "ImportError", Msg: "load() is not available in the sandbox; use import re, json, math or collections", Err: ErrUnsupported}
+			return nil, &PyError{
+				Kind: "ImportError",
+				Msg:  "load() is not available in the sandbox; use import re, json, math or collections",
+				Err:  ErrUnsupported,
+			}
 		},
 	}
 	py.SetStep(thread, &st.Step)
@@ -471,7 +475,14 @@ func (st *step) newThread() *starlark.Thread {
 			thread.SetMaxExecutionSteps(min(maxSteps, n+checkEvery))
 			return
 		}
-		st.stop(thread, ErrStepLimit, fmt.Sprintf("step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()", maxSteps))
+		st.stop(
+			thread,
+			ErrStepLimit,
+			fmt.Sprintf(
+				"step limit exceeded (%d steps); make the code do less work per step, e.g. process a sample or use search()",
+				maxSteps,
+			),
+		)
 	}
 	if h := st.sess.cfg.ThreadHook; h != nil {
 		h(thread)

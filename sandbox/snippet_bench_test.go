@@ -264,7 +264,8 @@ func cpythonSnippet(b *testing.B, py, dir string, sn benchSnippet) float64 {
 	if err := os.WriteFile(code, []byte(sn.code), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	out, err := exec.Command(py, "testdata/bench/snippet.py", filepath.Join(dir, sn.data), sn.data, setup, code, strconv.Itoa(snippetRuns)).Output()
+	out, err := exec.Command(py, "testdata/bench/snippet.py", filepath.Join(dir, sn.data), sn.data, setup, code, strconv.Itoa(snippetRuns)).
+		Output()
 	if err != nil {
 		b.Logf("python3 %s: %v", sn.name, err)
 		return math.NaN()

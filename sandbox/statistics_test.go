@@ -11,7 +11,10 @@ import (
 func TestQuantilesTooFewPoints(t *testing.T) {
 	for _, call := range []string{"[5], method='inclusive'", "[5]", "[], method='inclusive'"} {
 		t.Run(call, func(t *testing.T) {
-			got := run(t, "import statistics\ntry:\n    print(statistics.quantiles("+call+"))\nexcept statistics.StatisticsError as e:\n    print(type(e).__name__, e)")
+			got := run(
+				t,
+				"import statistics\ntry:\n    print(statistics.quantiles("+call+"))\nexcept statistics.StatisticsError as e:\n    print(type(e).__name__, e)",
+			)
 			assert.Equal(t, "StatisticsError must have at least two data points\n", got)
 		})
 	}

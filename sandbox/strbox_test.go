@@ -60,7 +60,11 @@ print(words, sorted(set(words)), words[1] == "a", words[1] == words[3], "-".join
 parts = "x,y,,z".split(",")
 print(parts, [p * 2 for p in parts], "a\nb\r\nc".splitlines())`)
 	require.NoError(t, err)
-	assert.Equal(t, "['b!', 'a', 'c', 'a', 'z'] ['a', 'b!', 'c', 'z'] True True B!-A-C-A-Z 2\n['x', 'y', '', 'z'] ['xx', 'yy', '', 'zz'] ['a', 'b', 'c']\n", r.Output)
+	assert.Equal(
+		t,
+		"['b!', 'a', 'c', 'a', 'z'] ['a', 'b!', 'c', 'z'] True True B!-A-C-A-Z 2\n['x', 'y', '', 'z'] ['xx', 'yy', '', 'zz'] ['a', 'b', 'c']\n",
+		r.Output,
+	)
 }
 
 // TestBoxInt: str of an int boxed with its digits is the str CPython

@@ -32,7 +32,11 @@ func syntaxError(err error, code string) *ScriptError {
 		if name, ok := strings.CutPrefix(e.Msg, "undefined: "); ok {
 			kind = "NameError"
 			if i := strings.Index(name, " (did you mean "); i >= 0 {
-				msg = fmt.Sprintf("name '%s' is not defined. Did you mean: '%s'?", name[:i], strings.TrimSuffix(name[i+len(" (did you mean "):], "?)"))
+				msg = fmt.Sprintf(
+					"name '%s' is not defined. Did you mean: '%s'?",
+					name[:i],
+					strings.TrimSuffix(name[i+len(" (did you mean "):], "?)"),
+				)
 			} else {
 				msg = fmt.Sprintf("name '%s' is not defined", name)
 			}
@@ -181,7 +185,10 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 	if st.prog != nil && line > 0 {
 		for _, r := range st.prog.InnerTry {
 			if r.Contains(line) && st.catchable(err) {
-				msg += fmt.Sprintf(" (raised inside the try at line %d: exception handling inside functions and loops is not supported here, so the handler did not run; check before the risky call instead, e.g. `if key in d:` or `if s.isdigit():`)", r.Line)
+				msg += fmt.Sprintf(
+					" (raised inside the try at line %d: exception handling inside functions and loops is not supported here, so the handler did not run; check before the risky call instead, e.g. `if key in d:` or `if s.isdigit():`)",
+					r.Line,
+				)
 				break
 			}
 		}
@@ -200,7 +207,13 @@ func collapseFrames(frames []tbFrame) []tbFrame {
 		}
 		n := j - i
 		if n > 3 {
-			out = append(out, frames[i], frames[i], frames[i], tbFrame{line: -1, name: fmt.Sprintf("[Previous line repeated %d more times]", n-3)})
+			out = append(
+				out,
+				frames[i],
+				frames[i],
+				frames[i],
+				tbFrame{line: -1, name: fmt.Sprintf("[Previous line repeated %d more times]", n-3)},
+			)
 		} else {
 			out = append(out, frames[i:j]...)
 		}
@@ -401,7 +414,10 @@ func classify(err error) (string, string) {
 			return "TypeError", fmt.Sprintf("can only concatenate %s (not \"%s\") to %s", l, r, l)
 		}
 		if op == "*" && (l == "str" || r == "str") {
-			return "TypeError", fmt.Sprintf("can't multiply sequence by non-int of type '%s'", map[bool]string{true: r, false: l}[l == "str"])
+			return "TypeError", fmt.Sprintf(
+				"can't multiply sequence by non-int of type '%s'",
+				map[bool]string{true: r, false: l}[l == "str"],
+			)
 		}
 		if op == "in" || op == "not in" {
 			return "TypeError", fmt.Sprintf("argument of type '%s' is not iterable", r)

@@ -77,7 +77,10 @@ func TestSDKNode(t *testing.T) {
 	}
 	for _, pkg := range []string{"openai", "typescript"} {
 		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", pkg, "package.json")); err != nil {
-			t.Skipf("skipping the SDK conformance suite: the npm package %s is not installed in sdk/node (make test-sdk runs npm ci there)", pkg)
+			t.Skipf(
+				"skipping the SDK conformance suite: the npm package %s is not installed in sdk/node (make test-sdk runs npm ci there)",
+				pkg,
+			)
 		}
 	}
 

@@ -215,7 +215,14 @@ func chatUsageOf(r *RunResult) chatUsage {
 }
 
 func summaryOf(r *RunResult) *rlmSummary {
-	return &rlmSummary{RunID: r.ID, StopReason: r.StopReason, Iterations: r.Iterations, CostUSD: r.CostUSD, Partial: r.Partial, Error: r.Error}
+	return &rlmSummary{
+		RunID:      r.ID,
+		StopReason: r.StopReason,
+		Iterations: r.Iterations,
+		CostUSD:    r.CostUSD,
+		Partial:    r.Partial,
+		Error:      r.Error,
+	}
 }
 
 // chunk is one chat.completion.chunk of a streamed completion.

@@ -43,7 +43,8 @@ func TestChatCompletionThroughOpenAIClient(t *testing.T) {
 			if strings.HasPrefix(tt.name, "model rlm:") {
 				model = "rlm:" + rootModel
 			}
-			resp, err := ts.client(tt.rlm).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{Model: model, Messages: tt.messages})
+			resp, err := ts.client(tt.rlm).
+				CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{Model: model, Messages: tt.messages})
 			require.NoError(t, err)
 			require.Len(t, resp.Choices, 1)
 			assert.Equal(t, tt.want, resp.Choices[0].Message.Content)
@@ -203,22 +204,70 @@ func TestBadRequests(t *testing.T) {
 		msg    string
 	}{
 		{"bad JSON", `{"model": "rlm", "messages": [`, 400, "", "malformed JSON"},
-		{"unknown rlm field", chatBody("echo x", map[string]any{"variables": map[string]any{}, "max_iteration": 3}), 400, "rlm.max_iteration", "unknown field"},
+		{
+			"unknown rlm field",
+			chatBody("echo x", map[string]any{"variables": map[string]any{}, "max_iteration": 3}),
+			400,
+			"rlm.max_iteration",
+			"unknown field",
+		},
 		{"mistyped rlm field", chatBody("echo x", map[string]any{"max_iterations": "many"}), 400, "rlm.max_iterations", "want int"},
-		{"bad variable name", chatBody("echo x", map[string]any{"variables": map[string]any{"2doc": "x"}}), 400, "rlm.variables.2doc", "invalid variable name"},
-		{"dunder variable name", chatBody("echo x", map[string]any{"variables": map[string]any{"__x__": "x"}}), 400, "rlm.variables.__x__", "Python's special names"},
-		{"variable hiding a helper", chatBody("echo x", map[string]any{"variables": map[string]any{"search": "x"}}), 400, "rlm.variables.search", "helper"},
+		{
+			"bad variable name",
+			chatBody("echo x", map[string]any{"variables": map[string]any{"2doc": "x"}}),
+			400,
+			"rlm.variables.2doc",
+			"invalid variable name",
+		},
+		{
+			"dunder variable name",
+			chatBody("echo x", map[string]any{"variables": map[string]any{"__x__": "x"}}),
+			400,
+			"rlm.variables.__x__",
+			"Python's special names",
+		},
+		{
+			"variable hiding a helper",
+			chatBody("echo x", map[string]any{"variables": map[string]any{"search": "x"}}),
+			400,
+			"rlm.variables.search",
+			"helper",
+		},
 		{"bad output schema", chatBody("echo x", map[string]any{"output": "answer:complex"}), 400, "rlm.output", "complex"},
 		{"budget over the cap", chatBody("echo x", map[string]any{"max_iterations": 50}), 400, "rlm.max_iterations", "cap 4"},
 		{"zero budget", chatBody("echo x", map[string]any{"max_tokens": 0}), 400, "rlm.max_tokens", "must be >= 1"},
 		{"negative budget", chatBody("echo x", map[string]any{"max_llm_calls": -1}), 400, "rlm.max_llm_calls", "must be >= 1"},
 		{"tiny timeout", chatBody("echo x", map[string]any{"timeout_seconds": 1e-12}), 400, "rlm.timeout_seconds", "at least 0.001"},
 		{"zero timeout", chatBody("echo x", map[string]any{"timeout_seconds": 0}), 400, "rlm.timeout_seconds", "at least 0.001"},
-		{"timeout over the cap", chatBody("echo x", map[string]any{"timeout_seconds": 61}), 400, "rlm.timeout_seconds", "over the server's run timeout 1m0s"},
+		{
+			"timeout over the cap",
+			chatBody("echo x", map[string]any{"timeout_seconds": 61}),
+			400,
+			"rlm.timeout_seconds",
+			"over the server's run timeout 1m0s",
+		},
 		{"zero cost", chatBody("echo x", map[string]any{"max_cost_usd": 0}), 400, "rlm.max_cost_usd", "must be > 0"},
-		{"missing store key", chatBody("echo x", map[string]any{"variables": map[string]any{"doc": "store:nope"}}), 400, "rlm.variables.doc", "not found"},
-		{"no user message", map[string]any{"model": "rlm", "messages": []map[string]any{{"role": "system", "content": "x"}}}, 400, "messages", "no user message"},
-		{"unknown model", map[string]any{"model": "gpt-4o", "messages": []map[string]any{{"role": "user", "content": "x"}}}, 404, "model", "does not exist"},
+		{
+			"missing store key",
+			chatBody("echo x", map[string]any{"variables": map[string]any{"doc": "store:nope"}}),
+			400,
+			"rlm.variables.doc",
+			"not found",
+		},
+		{
+			"no user message",
+			map[string]any{"model": "rlm", "messages": []map[string]any{{"role": "system", "content": "x"}}},
+			400,
+			"messages",
+			"no user message",
+		},
+		{
+			"unknown model",
+			map[string]any{"model": "gpt-4o", "messages": []map[string]any{{"role": "user", "content": "x"}}},
+			404,
+			"model",
+			"does not exist",
+		},
 		{"body too large", chatBody(strings.Repeat("x", 5000), nil), 413, "", "over 4096 bytes"},
 	}
 	for _, tt := range tests {

@@ -58,11 +58,17 @@ func (s *Server) executeClaimed(ctx context.Context, l *cluster.Lease) error {
 	case errors.Is(err, cluster.ErrRetry), ctx.Err() != nil:
 		return err
 	case err != nil:
-		return l.Finish(ctx, cluster.Outcome{Status: runs.StatusFailed, Error: "the run's variables cannot be fetched: " + s.clientText(err.Error())})
+		return l.Finish(
+			ctx,
+			cluster.Outcome{Status: runs.StatusFailed, Error: "the run's variables cannot be fetched: " + s.clientText(err.Error())},
+		)
 	}
 	spec, err := s.parseRequest(ctx, bytes.Clone(row.Spec), files)
 	if err != nil {
-		return l.Finish(ctx, cluster.Outcome{Status: runs.StatusFailed, Error: "the run's request does not parse here: " + s.clientText(err.Error())})
+		return l.Finish(
+			ctx,
+			cluster.Outcome{Status: runs.StatusFailed, Error: "the run's request does not parse here: " + s.clientText(err.Error())},
+		)
 	}
 	spec.stream = false
 	evs, err := db.Events(ctx, row.ID, 0, 0)
@@ -82,7 +88,10 @@ func (s *Server) executeClaimed(ctx context.Context, l *cluster.Lease) error {
 		var rc runs.Config
 		if len(row.Config) > 0 {
 			if err := json.Unmarshal(row.Config, &rc); err != nil {
-				return l.Finish(ctx, cluster.Outcome{Status: runs.StatusFailed, Error: "the run's configuration does not parse here: " + err.Error()})
+				return l.Finish(
+					ctx,
+					cluster.Outcome{Status: runs.StatusFailed, Error: "the run's configuration does not parse here: " + err.Error()},
+				)
 			}
 		}
 		m := runs.Meta{ID: row.ID, Started: row.Created.UTC(), Query: row.Query, Config: &rc, ConfigDigest: runs.Digest(rc),
@@ -283,7 +292,11 @@ func (s *Server) clusterSubmit(w http.ResponseWriter, r *http.Request, spec *run
 		writeJSON(w, http.StatusAccepted, resultOfRow(row))
 		return
 	}
-	writeJSON(w, http.StatusAccepted, &RunResult{ID: row.ID, Object: "rlm.run", Status: StateQueued, Model: spec.model, Query: spec.query, Created: row.Created.Unix()})
+	writeJSON(
+		w,
+		http.StatusAccepted,
+		&RunResult{ID: row.ID, Object: "rlm.run", Status: StateQueued, Model: spec.model, Query: spec.query, Created: row.Created.Unix()},
+	)
 }
 
 // submitRun stores the admitted run of spec in the cluster's database
@@ -302,7 +315,15 @@ func (s *Server) submitRun(ctx context.Context, spec *runSpec, route, key string
 	if err != nil {
 		return row, false, err
 	}
-	row = cluster.Run{ID: runs.NewID(now), Status: runs.StatusQueued, Query: spec.query, Model: spec.model, Spec: spec.body, Config: rc, Created: now}
+	row = cluster.Run{
+		ID:      runs.NewID(now),
+		Status:  runs.StatusQueued,
+		Query:   spec.query,
+		Model:   spec.model,
+		Spec:    spec.body,
+		Config:  rc,
+		Created: now,
+	}
 	spec.body = nil
 	if key == "" {
 		if err := s.cfg.Cluster.Submit(ctx, row, spec.pinned); err != nil {
@@ -373,7 +394,11 @@ func (s *Server) clusterFollow(w http.ResponseWriter, r *http.Request, spec *run
 	}
 	if err != nil {
 		if st != nil {
-			st.broken("server_error", "cluster_unavailable", "the cluster's database failed while the run ran; GET /v1/runs/"+row.ID+" has its result")
+			st.broken(
+				"server_error",
+				"cluster_unavailable",
+				"the cluster's database failed while the run ran; GET /v1/runs/"+row.ID+" has its result",
+			)
 			return
 		}
 		s.writeError(w, s.clusterError(err))
@@ -392,8 +417,14 @@ func (s *Server) clusterError(err error) error {
 		return err
 	}
 	if errors.Is(err, cluster.ErrUnavailable) {
-		return &apiError{status: 503, typ: "server_error", code: "cluster_unavailable", msg: "the cluster's database cannot be reached; retry later",
-			err: err, retryAfter: DefaultRetryAfter}
+		return &apiError{
+			status:     503,
+			typ:        "server_error",
+			code:       "cluster_unavailable",
+			msg:        "the cluster's database cannot be reached; retry later",
+			err:        err,
+			retryAfter: DefaultRetryAfter,
+		}
 	}
 	return err
 }
@@ -408,8 +439,19 @@ func resultOfRow(row cluster.Run) *RunResult {
 			return &res
 		}
 	}
-	res := &RunResult{ID: row.ID, Object: "rlm.run", Status: string(row.Status), Model: row.Model, Query: row.Query, Created: row.Created.Unix(),
-		StopReason: row.StopReason, Error: row.Error, Iterations: row.Iterations, CostUSD: row.CostUSD, Partial: row.Status != runs.StatusDone}
+	res := &RunResult{
+		ID:         row.ID,
+		Object:     "rlm.run",
+		Status:     string(row.Status),
+		Model:      row.Model,
+		Query:      row.Query,
+		Created:    row.Created.Unix(),
+		StopReason: row.StopReason,
+		Error:      row.Error,
+		Iterations: row.Iterations,
+		CostUSD:    row.CostUSD,
+		Partial:    row.Status != runs.StatusDone,
+	}
 	if !row.Started.IsZero() {
 		res.Started = row.Started.Unix()
 	}

@@ -28,8 +28,11 @@ func clusterReplica(t *testing.T, up *llmtest.Server, url, owner string, work bo
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	db, err := cluster.Open(ctx, cluster.Config{URL: url, Owner: owner, LeaseTTL: 2 * time.Second, ReapEvery: 200 * time.Millisecond, Workers: 8,
-		RetryDelay: 200 * time.Millisecond})
+	db, err := cluster.Open(
+		ctx,
+		cluster.Config{URL: url, Owner: owner, LeaseTTL: 2 * time.Second, ReapEvery: 200 * time.Millisecond, Workers: 8,
+			RetryDelay: 200 * time.Millisecond},
+	)
 	require.NoError(t, err)
 	t.Cleanup(db.Close) // after the server's own cleanup
 	ts := newTestServerOn(t, up, func(c *Config) {

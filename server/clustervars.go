@@ -38,8 +38,14 @@ var errNoBlobStore = &apiError{status: http.StatusNotImplemented, typ: "invalid_
 // blobsError maps a blob store failure to a 503 (retryable) or 500.
 func blobsError(err error) error {
 	if errors.Is(err, blobs.ErrUnavailable) {
-		return &apiError{status: 503, typ: "server_error", code: "blob_store_unavailable", msg: "the cluster's blob store cannot be reached; retry later",
-			err: err, retryAfter: DefaultRetryAfter}
+		return &apiError{
+			status:     503,
+			typ:        "server_error",
+			code:       "blob_store_unavailable",
+			msg:        "the cluster's blob store cannot be reached; retry later",
+			err:        err,
+			retryAfter: DefaultRetryAfter,
+		}
 	}
 	return err
 }
@@ -251,7 +257,11 @@ func (s *Server) clusterVarPut(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	v, err := s.cfg.Cluster.PutVar(r.Context(), cluster.StoreVar{Key: key, Scope: scope, Type: string(typ), Encoding: enc, Digest: ref.Digest, Size: ref.Size}, expect)
+	v, err := s.cfg.Cluster.PutVar(
+		r.Context(),
+		cluster.StoreVar{Key: key, Scope: scope, Type: string(typ), Encoding: enc, Digest: ref.Digest, Size: ref.Size},
+		expect,
+	)
 	if err != nil {
 		s.writeError(w, s.clusterStoreError(key, err))
 		return
@@ -284,7 +294,12 @@ func (s *Server) ensureBlob(ctx context.Context, ref blobs.Ref) error {
 }
 
 // putTextBlob streams a text body into the blob store.
-func (s *Server) putTextBlob(w http.ResponseWriter, r *http.Request, key string, typ rlmctx.VarType) (blobs.Ref, rlmctx.VarType, string, error) {
+func (s *Server) putTextBlob(
+	w http.ResponseWriter,
+	r *http.Request,
+	key string,
+	typ rlmctx.VarType,
+) (blobs.Ref, rlmctx.VarType, string, error) {
 	if typ == "" {
 		typ = rlmctx.Text
 	}
@@ -300,8 +315,17 @@ func (s *Server) putTextBlob(w http.ResponseWriter, r *http.Request, key string,
 	const cost = 1 << 20
 	if !s.bodies.take(cost) {
 		w.Header().Set("Connection", "close")
-		return blobs.Ref{}, "", "", &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "server_busy", retryAfter: time.Second, err: ErrBodiesBusy,
-			msg: fmt.Sprintf("the request bodies being read now use the server's body memory (%d bytes); retry later", s.cfg.MaxBodyMemory)}
+		return blobs.Ref{}, "", "", &apiError{
+			status:     http.StatusServiceUnavailable,
+			typ:        "server_error",
+			code:       "server_busy",
+			retryAfter: time.Second,
+			err:        ErrBodiesBusy,
+			msg: fmt.Sprintf(
+				"the request bodies being read now use the server's body memory (%d bytes); retry later",
+				s.cfg.MaxBodyMemory,
+			),
+		}
 	}
 	defer s.bodies.give(cost)
 	// A value of gigabytes takes longer than the read timeout to arrive:
@@ -331,13 +355,23 @@ func (s *Server) putTextBlob(w http.ResponseWriter, r *http.Request, key string,
 
 // varTooLarge is the 413 of a value over MaxVarBytes.
 func (s *Server) varTooLarge() error {
-	return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large", err: ErrBodyTooLarge,
-		msg: fmt.Sprintf("value over %d bytes (the server's limit of a stored value)", s.cfg.MaxVarBytes)}
+	return &apiError{
+		status: http.StatusRequestEntityTooLarge,
+		typ:    "invalid_request_error",
+		code:   "request_too_large",
+		err:    ErrBodyTooLarge,
+		msg:    fmt.Sprintf("value over %d bytes (the server's limit of a stored value)", s.cfg.MaxVarBytes),
+	}
 }
 
 // putJSONBlob parses a JSON body as a single server does and stores its
 // stored form (the value's JSON, or a str's text) as a blob.
-func (s *Server) putJSONBlob(w http.ResponseWriter, r *http.Request, key string, typ rlmctx.VarType) (blobs.Ref, rlmctx.VarType, string, error) {
+func (s *Server) putJSONBlob(
+	w http.ResponseWriter,
+	r *http.Request,
+	key string,
+	typ rlmctx.VarType,
+) (blobs.Ref, rlmctx.VarType, string, error) {
 	body, done, err := s.readBody(w, r)
 	if err != nil {
 		return blobs.Ref{}, "", "", err

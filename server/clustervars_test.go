@@ -60,7 +60,14 @@ type varStep struct {
 // and the body, with the times replaced by whether they are set.
 func answer(t *testing.T, code int, h http.Header, body []byte) string {
 	t.Helper()
-	out := fmt.Sprintf("%d etag=%s type=%s version=%s ct=%s\n", code, h.Get("ETag"), h.Get("X-RLM-Type"), h.Get("X-RLM-Version"), h.Get("Content-Type"))
+	out := fmt.Sprintf(
+		"%d etag=%s type=%s version=%s ct=%s\n",
+		code,
+		h.Get("ETag"),
+		h.Get("X-RLM-Type"),
+		h.Get("X-RLM-Version"),
+		h.Get("Content-Type"),
+	)
 	var v any
 	if json.Unmarshal(body, &v) != nil || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 		return out + string(body)
@@ -187,7 +194,12 @@ func TestClusterStoreVariables(t *testing.T) {
 	require.Equal(t, StateDone, got.Status, got.Error)
 	assert.Equal(t, "42", got.Answer)
 
-	code, _, body = b.do(t, "POST", "/v1/chat/completions", chatBody("len doc", map[string]any{"variables": map[string]any{"doc": "store:doc"}}))
+	code, _, body = b.do(
+		t,
+		"POST",
+		"/v1/chat/completions",
+		chatBody("len doc", map[string]any{"variables": map[string]any{"doc": "store:doc"}}),
+	)
 	require.Equal(t, 200, code, string(body))
 	assert.Contains(t, string(body), `"content":"1000"`)
 

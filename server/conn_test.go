@@ -63,7 +63,10 @@ func unauthenticatedBodyIsNotRead(t *testing.T, head string) {
 // off at ReadTimeout.
 func TestReadTimeoutCutsTricklingBody(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.ReadTimeout = 300 * time.Millisecond })
-	c := ts.rawConn(t, "PUT /v1/vars/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+canaryToken+"\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\na")
+	c := ts.rawConn(
+		t,
+		"PUT /v1/vars/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+canaryToken+"\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\na",
+	)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {

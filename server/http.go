@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/rlmhq/rlm/llm"
 )
@@ -152,8 +153,17 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	if !s.bodies.take(cost) {
 		w.Header().Set("Connection", "close")
-		return nil, nil, &apiError{status: http.StatusServiceUnavailable, typ: "server_error", code: "server_busy", retryAfter: time.Second, err: ErrBodiesBusy,
-			msg: fmt.Sprintf("the request bodies being read now use the server's body memory limit (%d bytes); retry later", s.cfg.MaxBodyMemory)}
+		return nil, nil, &apiError{
+			status:     http.StatusServiceUnavailable,
+			typ:        "server_error",
+			code:       "server_busy",
+			retryAfter: time.Second,
+			err:        ErrBodiesBusy,
+			msg: fmt.Sprintf(
+				"the request bodies being read now use the server's body memory limit (%d bytes); retry later",
+				s.cfg.MaxBodyMemory,
+			),
+		}
 	}
 	release = func() { s.bodies.give(cost) }
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
@@ -184,8 +194,16 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 
 // bodyTooLarge is the 413 of a body over MaxBodyBytes.
 func (s *Server) bodyTooLarge() error {
-	return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", code: "request_too_large", err: ErrBodyTooLarge,
-		msg: fmt.Sprintf("request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"", s.cfg.MaxBodyBytes)}
+	return &apiError{
+		status: http.StatusRequestEntityTooLarge,
+		typ:    "invalid_request_error",
+		code:   "request_too_large",
+		err:    ErrBodyTooLarge,
+		msg: fmt.Sprintf(
+			"request body over %d bytes (the server's limit); store large variables with PUT /v1/vars/{key} and pass \"store:KEY\"",
+			s.cfg.MaxBodyBytes,
+		),
+	}
 }
 
 // byteBudget bounds the bytes of request bodies held at once.
@@ -331,7 +349,10 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, Last-Event-ID")
+	h.Set(
+		"Access-Control-Allow-Headers",
+		"Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match, Last-Event-ID",
+	)
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 	return true

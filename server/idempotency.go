@@ -26,8 +26,14 @@ const (
 )
 
 // errIdempotencyReused answers a key used before with another body.
-var errIdempotencyReused = &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_reused",
-	msg: "Idempotency-Key: this key was used with another request body: use a new key for a new request", err: ErrBadRequest}
+var errIdempotencyReused = &apiError{
+	status: http.StatusConflict,
+	typ:    "invalid_request_error",
+	param:  "Idempotency-Key",
+	code:   "idempotency_key_reused",
+	msg:    "Idempotency-Key: this key was used with another request body: use a new key for a new request",
+	err:    ErrBadRequest,
+}
 
 // idemEntry is a key's request and run ("" while the first request with
 // it is still starting its run).
@@ -69,8 +75,15 @@ func (st *idemStore) claim(route, key string, h [32]byte, now time.Time) (string
 		case e.hash != h:
 			return "", errIdempotencyReused
 		case e.runID == "":
-			return "", &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_in_use",
-				msg: "Idempotency-Key: the first request with this key is still starting its run: retry in a moment", err: ErrBadRequest, retryAfter: time.Second}
+			return "", &apiError{
+				status:     http.StatusConflict,
+				typ:        "invalid_request_error",
+				param:      "Idempotency-Key",
+				code:       "idempotency_key_in_use",
+				msg:        "Idempotency-Key: the first request with this key is still starting its run: retry in a moment",
+				err:        ErrBadRequest,
+				retryAfter: time.Second,
+			}
 		}
 		return e.runID, nil
 	}
@@ -106,5 +119,9 @@ func (s *Server) idempotentRun(runID string) (*job, error) {
 		return j, nil
 	}
 	return nil, &apiError{status: http.StatusConflict, typ: "invalid_request_error", param: "Idempotency-Key", code: "idempotency_key_done",
-		msg: fmt.Sprintf("Idempotency-Key: this key's run %s has finished and left memory: read it with GET /v1/runs/%s", runID, runID), err: ErrBadRequest}
+		msg: fmt.Sprintf(
+			"Idempotency-Key: this key's run %s has finished and left memory: read it with GET /v1/runs/%s",
+			runID,
+			runID,
+		), err: ErrBadRequest}
 }

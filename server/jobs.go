@@ -108,12 +108,23 @@ func (s *Server) admit() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.draining {
-		return &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+		return &apiError{
+			status:     503,
+			typ:        "server_error",
+			code:       "shutting_down",
+			msg:        "the server is shutting down and takes no new runs",
+			err:        ErrDraining,
+			retryAfter: DefaultRetryAfter,
+		}
 	}
 	if s.active >= s.cfg.MaxRuns+s.cfg.Queue {
 		s.metrics.rejected.Inc()
 		return &apiError{status: 429, typ: "rate_limit_error", code: "too_many_runs",
-			msg: fmt.Sprintf("all %d run slots and %d queue places are taken; retry later", s.cfg.MaxRuns, s.cfg.Queue), err: ErrBusy, retryAfter: DefaultRetryAfter}
+			msg: fmt.Sprintf(
+				"all %d run slots and %d queue places are taken; retry later",
+				s.cfg.MaxRuns,
+				s.cfg.Queue,
+			), err: ErrBusy, retryAfter: DefaultRetryAfter}
 	}
 	s.active++
 	return nil
@@ -177,7 +188,14 @@ func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
 	if s.draining {
 		s.active--
 		s.mu.Unlock()
-		return nil, &apiError{status: 503, typ: "server_error", code: "shutting_down", msg: "the server is shutting down and takes no new runs", err: ErrDraining, retryAfter: DefaultRetryAfter}
+		return nil, &apiError{
+			status:     503,
+			typ:        "server_error",
+			code:       "shutting_down",
+			msg:        "the server is shutting down and takes no new runs",
+			err:        ErrDraining,
+			retryAfter: DefaultRetryAfter,
+		}
 	}
 	now := time.Now()
 	j := &job{s: s, id: runs.NewID(now), spec: spec, created: now, state: StateQueued, done: make(chan struct{}), wake: make(chan struct{})}
@@ -521,7 +539,13 @@ func (j *job) resultLocked() *RunResult {
 		r.Error = j.s.clientText(res.Err.Error())
 	}
 	u := res.Usage
-	r.Usage = &runUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, TotalTokens: u.Tokens()}
+	r.Usage = &runUsage{
+		Calls:            u.Calls,
+		PromptTokens:     u.PromptTokens,
+		CompletionTokens: u.CompletionTokens,
+		CachedTokens:     u.CachedTokens,
+		TotalTokens:      u.Tokens(),
+	}
 	if u.CostKnown {
 		c := u.CostUSD
 		r.CostUSD = &c
@@ -607,7 +631,10 @@ func (j *job) trajectoryGone() bool {
 // gone answers 410 for a run whose trajectory is no longer kept.
 func (s *Server) gone(w http.ResponseWriter, id string) {
 	s.writeError(w, &apiError{status: http.StatusGone, typ: "invalid_request_error", code: "trajectory_dropped", err: ErrTrajectoryDropped,
-		msg: fmt.Sprintf("run %s finished and its trajectory is no longer kept (a server without a runs directory keeps the trajectories of finished runs in memory up to its trajectory memory limit, and drops the oldest beyond; one with a runs directory keeps them all)", id)})
+		msg: fmt.Sprintf(
+			"run %s finished and its trajectory is no longer kept (a server without a runs directory keeps the trajectories of finished runs in memory up to its trajectory memory limit, and drops the oldest beyond; one with a runs directory keeps them all)",
+			id,
+		)})
 }
 
 // runModel is a run's model: the shared client metered on the run's

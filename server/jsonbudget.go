@@ -31,7 +31,11 @@ func checkJSONBudget(data []byte, field string, maxValues, maxDepth int) error {
 			values++
 			if len(stack) >= maxDepth {
 				return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: field, code: "json_too_deep",
-					msg: fmt.Sprintf("%s: JSON nested deeper than %d levels (the server's JSON depth limit)", firstNonEmpty(field, "body"), maxDepth), err: ErrJSONTooDeep}
+					msg: fmt.Sprintf(
+						"%s: JSON nested deeper than %d levels (the server's JSON depth limit)",
+						firstNonEmpty(field, "body"),
+						maxDepth,
+					), err: ErrJSONTooDeep}
 			}
 			stack = append(stack, c)
 			expectKey = c == '{'
@@ -51,8 +55,11 @@ func checkJSONBudget(data []byte, field string, maxValues, maxDepth int) error {
 		}
 		if values > maxValues {
 			return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", param: field, code: "json_too_large",
-				msg: fmt.Sprintf("%s: more than %d JSON values (the server's JSON values limit); store large values with PUT /v1/vars/{key} and pass \"store:KEY\", or have the limit raised",
-					firstNonEmpty(field, "body"), maxValues), err: ErrJSONTooLarge}
+				msg: fmt.Sprintf(
+					"%s: more than %d JSON values (the server's JSON values limit); store large values with PUT /v1/vars/{key} and pass \"store:KEY\", or have the limit raised",
+					firstNonEmpty(field, "body"),
+					maxValues,
+				), err: ErrJSONTooLarge}
 		}
 	}
 	return nil

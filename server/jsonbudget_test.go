@@ -53,14 +53,25 @@ func TestRequestJSONBudget(t *testing.T) {
 		assert.Contains(t, string(out), "more than 1000 JSON values (the server's JSON values limit)")
 		assert.Contains(t, string(out), `"code":"json_too_large"`)
 	}
-	deep := `{"model":"rlm","messages":[{"role":"user","content":"echo x"}],"rlm":{"variables":{"d":` + strings.Repeat("[", 30) + strings.Repeat("]", 30) + `}}}`
+	deep := `{"model":"rlm","messages":[{"role":"user","content":"echo x"}],"rlm":{"variables":{"d":` + strings.Repeat(
+		"[",
+		30,
+	) + strings.Repeat(
+		"]",
+		30,
+	) + `}}}`
 	code, _, out := ts.do(t, "POST", "/v1/chat/completions", []byte(deep))
 	require.Equal(t, 400, code, string(out))
 	assert.Contains(t, string(out), "nested deeper than 20 levels (the server's JSON depth limit)")
 	code, _, out = ts.do(t, "PUT", "/v1/vars/d", []byte(dicts))
 	require.Equal(t, 413, code, string(out))
 	// Within the budget all is served.
-	code, _, out = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo fine", map[string]any{"variables": map[string]any{"d": []int{1, 2, 3}}}))
+	code, _, out = ts.do(
+		t,
+		"POST",
+		"/v1/chat/completions",
+		chatBody("echo fine", map[string]any{"variables": map[string]any{"d": []int{1, 2, 3}}}),
+	)
 	require.Equal(t, 200, code, string(out))
 }
 

@@ -145,7 +145,16 @@ func TestHostileRunsDoNotAffectOthers(t *testing.T) {
 	assert.Equal(t, 200, code)
 	if t.Failed() {
 		for _, o := range outs {
-			t.Logf("%s: status %s, stop %s, %d iterations, %d ms, step errors %v, error %q", o.query, o.res.Status, o.res.StopReason, o.res.Iterations, o.res.DurationMS, o.errs, o.res.Error)
+			t.Logf(
+				"%s: status %s, stop %s, %d iterations, %d ms, step errors %v, error %q",
+				o.query,
+				o.res.Status,
+				o.res.StopReason,
+				o.res.Iterations,
+				o.res.DurationMS,
+				o.errs,
+				o.res.Error,
+			)
 		}
 	}
 }
@@ -204,7 +213,12 @@ func TestSecretsNeverLeak(t *testing.T) {
 	b, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	add(b)
-	_, _, b = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo "+canaryToken, map[string]any{"variables": map[string]any{canaryToken: "x"}}))
+	_, _, b = ts.do(
+		t,
+		"POST",
+		"/v1/chat/completions",
+		chatBody("echo "+canaryToken, map[string]any{"variables": map[string]any{canaryToken: "x"}}),
+	)
 	add(b)
 	// The live viewer page, which a browser loads without the header.
 	for _, h := range []string{"", "Bearer x" + canaryToken} {

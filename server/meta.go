@@ -94,8 +94,14 @@ func (s *Server) checkMeta() error {
 			hist = orchestrator.DefaultDynamicBudget
 		}
 		if obs > hist/2 {
-			return fmt.Errorf("%w: %s: budgets for model %q: an observation excerpt of %d tokens does not fit a history of %d tokens (at most half)",
-				ErrMeta, s.cfg.Meta.Path, b.Model, obs, hist)
+			return fmt.Errorf(
+				"%w: %s: budgets for model %q: an observation excerpt of %d tokens does not fit a history of %d tokens (at most half)",
+				ErrMeta,
+				s.cfg.Meta.Path,
+				b.Model,
+				obs,
+				hist,
+			)
 		}
 	}
 	return nil

@@ -64,29 +64,110 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 		Buckets: prometheus.ExponentialBuckets(0.05, 2, 12)}, []string{"model", "role"})
 	reg.MustRegister(m.upstreamDuration)
 	m.runsStarted = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_started_total", Help: "Runs that got a slot and started."})
-	m.runsFinished = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_runs_finished_total", Help: "Runs finished, by stop reason (submit, max_iterations, budget, errors, timeout, canceled, model_error)."}, []string{"stop_reason"})
-	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_rejected_total", Help: "Runs refused with 429 because every slot and queue place was taken."})
-	m.runDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_run_duration_seconds", Help: "Wall time of runs, queueing included.",
-		Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)})
-	m.iterations = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_run_iterations", Help: "Iterations of each run tree (root and children).",
-		Buckets: []float64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}})
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_model_requests_total", Help: "Model requests: role root (requests of an RLM, root or child), sub (sub-calls from code), summarizer."}, []string{"role"})
-	m.sectionTokens = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_prompt_tokens_by_section_total", Help: "Prompt tokens of RLM requests by envelope section (system, meta, query, dynamic)."}, []string{"section"})
-	m.compressions = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_compressions_total", Help: "Compressions of the iteration history into the rolling summary."})
-	m.savedTokens = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_compression_saved_tokens_total", Help: "Prompt tokens removed by compressions (before minus after)."})
-	m.prefixChanges = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_prompt_prefix_changes_total", Help: "Requests whose system+meta prefix changed from the previous one of the same RLM (prompt-cache misses)."})
-	m.subCalls = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_sub_calls_total", Help: "Sub-model requests made from code (llm_query, summarize, ...) that reached the model."})
-	m.memoHits = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_sub_call_memo_hits_total", Help: "Sub-calls answered by an identical earlier one of the same RLM (memoized: no request)."})
-	m.childRuns = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_rlm_queries_total", Help: "rlm_query calls, by mode: rlm (a child RLM) or llm (a plain sub-call at the depth limit)."}, []string{"mode"})
-	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_retries_total", Help: "Upstream request attempts that failed and were retried, by error kind."}, []string{"kind"})
-	m.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_upstream_errors_total", Help: "Upstream requests that failed after retries, by error kind."}, []string{"kind"})
-	m.budgetRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_budget_refusals_total", Help: "Model calls refused before sending by a run budget: calls, tokens or cost."}, []string{"budget"})
-	m.stepDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rlm_sandbox_step_duration_seconds", Help: "Wall time of each code block run in the sandbox.",
-		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)})
-	m.sandboxErrors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_sandbox_errors_total", Help: "Code blocks that raised, by Python exception type (MemoryError, TimeoutError, ...)."}, []string{"type"})
+	m.runsFinished = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_runs_finished_total",
+			Help: "Runs finished, by stop reason (submit, max_iterations, budget, errors, timeout, canceled, model_error).",
+		},
+		[]string{"stop_reason"},
+	)
+	m.rejected = prometheus.NewCounter(
+		prometheus.CounterOpts{
+			Name: "rlm_runs_rejected_total",
+			Help: "Runs refused with 429 because every slot and queue place was taken.",
+		},
+	)
+	m.runDuration = prometheus.NewHistogram(
+		prometheus.HistogramOpts{Name: "rlm_run_duration_seconds", Help: "Wall time of runs, queueing included.",
+			Buckets: prometheus.ExponentialBuckets(0.05, 2.5, 12)},
+	)
+	m.iterations = prometheus.NewHistogram(
+		prometheus.HistogramOpts{Name: "rlm_run_iterations", Help: "Iterations of each run tree (root and children).",
+			Buckets: []float64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}},
+	)
+	m.requests = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_model_requests_total",
+			Help: "Model requests: role root (requests of an RLM, root or child), sub (sub-calls from code), summarizer.",
+		},
+		[]string{"role"},
+	)
+	m.sectionTokens = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_prompt_tokens_by_section_total",
+			Help: "Prompt tokens of RLM requests by envelope section (system, meta, query, dynamic).",
+		},
+		[]string{"section"},
+	)
+	m.compressions = prometheus.NewCounter(
+		prometheus.CounterOpts{Name: "rlm_compressions_total", Help: "Compressions of the iteration history into the rolling summary."},
+	)
+	m.savedTokens = prometheus.NewCounter(
+		prometheus.CounterOpts{
+			Name: "rlm_compression_saved_tokens_total",
+			Help: "Prompt tokens removed by compressions (before minus after).",
+		},
+	)
+	m.prefixChanges = prometheus.NewCounter(
+		prometheus.CounterOpts{
+			Name: "rlm_prompt_prefix_changes_total",
+			Help: "Requests whose system+meta prefix changed from the previous one of the same RLM (prompt-cache misses).",
+		},
+	)
+	m.subCalls = prometheus.NewCounter(
+		prometheus.CounterOpts{
+			Name: "rlm_sub_calls_total",
+			Help: "Sub-model requests made from code (llm_query, summarize, ...) that reached the model.",
+		},
+	)
+	m.memoHits = prometheus.NewCounter(
+		prometheus.CounterOpts{
+			Name: "rlm_sub_call_memo_hits_total",
+			Help: "Sub-calls answered by an identical earlier one of the same RLM (memoized: no request).",
+		},
+	)
+	m.childRuns = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_rlm_queries_total",
+			Help: "rlm_query calls, by mode: rlm (a child RLM) or llm (a plain sub-call at the depth limit).",
+		},
+		[]string{"mode"},
+	)
+	m.retries = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_upstream_retries_total",
+			Help: "Upstream request attempts that failed and were retried, by error kind.",
+		},
+		[]string{"kind"},
+	)
+	m.upstreamErrors = prometheus.NewCounterVec(
+		prometheus.CounterOpts{Name: "rlm_upstream_errors_total", Help: "Upstream requests that failed after retries, by error kind."},
+		[]string{"kind"},
+	)
+	m.budgetRefusals = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_budget_refusals_total",
+			Help: "Model calls refused before sending by a run budget: calls, tokens or cost.",
+		},
+		[]string{"budget"},
+	)
+	m.stepDuration = prometheus.NewHistogram(
+		prometheus.HistogramOpts{Name: "rlm_sandbox_step_duration_seconds", Help: "Wall time of each code block run in the sandbox.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10)},
+	)
+	m.sandboxErrors = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "rlm_sandbox_errors_total",
+			Help: "Code blocks that raised, by Python exception type (MemoryError, TimeoutError, ...).",
+		},
+		[]string{"type"},
+	)
 	m.queueDepth = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rlm_queue_depth", Help: "Runs waiting for a slot."})
 	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rlm_runs_in_flight", Help: "Runs executing now."})
-	m.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rlm_http_requests_total", Help: "HTTP requests served, by status code."}, []string{"code"})
+	m.httpRequests = prometheus.NewCounterVec(
+		prometheus.CounterOpts{Name: "rlm_http_requests_total", Help: "HTTP requests served, by status code."},
+		[]string{"code"},
+	)
 	for _, c := range []prometheus.Collector{m.runsStarted, m.runsFinished, m.rejected, m.runDuration, m.iterations, m.requests, m.sectionTokens,
 		m.compressions, m.savedTokens, m.prefixChanges, m.subCalls, m.memoHits, m.childRuns, m.retries, m.upstreamErrors, m.budgetRefusals,
 		m.stepDuration, m.sandboxErrors, m.queueDepth, m.inFlight, m.httpRequests} {
@@ -112,7 +193,10 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 			l.c.WithLabelValues(v)
 		}
 	}
-	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlm_build_info", Help: "The running rlm: its version and Go version (always 1)."}, []string{"version", "go_version"})
+	buildInfo := prometheus.NewGaugeVec(
+		prometheus.GaugeOpts{Name: "rlm_build_info", Help: "The running rlm: its version and Go version (always 1)."},
+		[]string{"version", "go_version"},
+	)
 	buildInfo.WithLabelValues(s.cfg.Version, runtime.Version()).Set(1)
 	f(buildInfo)
 	f(&ledgerCollector{s: s})
@@ -278,8 +362,18 @@ type ledgerCollector struct{ s *Server }
 
 var (
 	descCalls  = prometheus.NewDesc("rlm_upstream_calls_total", "Successful upstream model calls, by model.", []string{"model"}, nil)
-	descTokens = prometheus.NewDesc("rlm_tokens_total", "Tokens of successful upstream calls, by model and type (prompt, completion, cached).", []string{"model", "type"}, nil)
-	descCost   = prometheus.NewDesc("rlm_cost_usd_total", "Cost in USD of the upstream calls of models with a known price, by model.", []string{"model"}, nil)
+	descTokens = prometheus.NewDesc(
+		"rlm_tokens_total",
+		"Tokens of successful upstream calls, by model and type (prompt, completion, cached).",
+		[]string{"model", "type"},
+		nil,
+	)
+	descCost = prometheus.NewDesc(
+		"rlm_cost_usd_total",
+		"Cost in USD of the upstream calls of models with a known price, by model.",
+		[]string{"model"},
+		nil,
+	)
 )
 
 func (c *ledgerCollector) Describe(ch chan<- *prometheus.Desc) {

@@ -126,7 +126,12 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	})
 	ts := newTestServerOn(t, up, nil)
 	for _, model := range []string{"rlm:client-model-1", "rlm:client-model-2"} {
-		code, _, body := ts.do(t, "POST", "/v1/chat/completions", map[string]any{"model": model, "messages": []map[string]any{{"role": "user", "content": "echo x"}}})
+		code, _, body := ts.do(
+			t,
+			"POST",
+			"/v1/chat/completions",
+			map[string]any{"model": model, "messages": []map[string]any{{"role": "user", "content": "echo x"}}},
+		)
 		require.Equal(t, 200, code, string(body))
 	}
 	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("own error", nil))

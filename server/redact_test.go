@@ -55,7 +55,9 @@ func TestReadyzSaysOnlyReadyWithoutToken(t *testing.T) {
 // URL query value, no percent-encoded secret and no absolute server path.
 func TestClientTextHidesSecretsAndPaths(t *testing.T) {
 	store, runsDir := t.TempDir(), t.TempDir()
-	s, err := New(Config{LLM: llm.Config{BaseURL: "http://h/v1?api-key=k%2F123456", APIKey: "sk-key/with+chars"}, StoreDir: store, RunsDir: runsDir})
+	s, err := New(
+		Config{LLM: llm.Config{BaseURL: "http://h/v1?api-key=k%2F123456", APIKey: "sk-key/with+chars"}, StoreDir: store, RunsDir: runsDir},
+	)
 	require.NoError(t, err)
 	defer s.Close()
 	got := s.clientText(`Post "http://h/v1/chat?code=XYZ123&api-key=k%2F123456": open ` + runsDir + `/r1/trajectory.jsonl: ` +

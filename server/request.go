@@ -324,7 +324,12 @@ func (s *Server) parseRequest(ctx context.Context, body []byte, pinned map[strin
 		spec.root = strings.TrimPrefix(req.Model, ModelName+":")
 	default:
 		return nil, &apiError{status: 404, typ: "invalid_request_error", param: "model", code: "model_not_found",
-			msg: fmt.Sprintf("model: %q does not exist: use %q or %q (GET /v1/models lists them)", req.Model, ModelName, ModelName+":MODEL"), err: ErrNotFound}
+			msg: fmt.Sprintf(
+				"model: %q does not exist: use %q or %q (GET /v1/models lists them)",
+				req.Model,
+				ModelName,
+				ModelName+":MODEL",
+			), err: ErrNotFound}
 	}
 	if req.N != nil && *req.N != 1 {
 		return nil, badRequest("n", "only 1 choice is supported")
@@ -639,7 +644,11 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 		}
 		switch {
 		case !(*t >= minRequestTimeout.Seconds()):
-			return badRequest("rlm.timeout_seconds", "must be at least %g (1 ms; omit it to keep the server's run timeout)", minRequestTimeout.Seconds())
+			return badRequest(
+				"rlm.timeout_seconds",
+				"must be at least %g (1 ms; omit it to keep the server's run timeout)",
+				minRequestTimeout.Seconds(),
+			)
 		case *t > capd.Seconds():
 			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", *t, capd)
 		}
@@ -650,7 +659,11 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 		// a run whose models have no known price.
 		for _, name := range []string{firstNonEmpty(spec.root, s.cfg.LLM.Model), s.subModel()} {
 			if _, ok := s.cfg.Prices.Lookup(name); name != "" && !ok {
-				return badRequest("rlm.max_cost_usd", "no price is known for model %q, so a cost limit cannot be enforced; limit max_tokens instead", name)
+				return badRequest(
+					"rlm.max_cost_usd",
+					"no price is known for model %q, so a cost limit cannot be enforced; limit max_tokens instead",
+					name,
+				)
 			}
 		}
 	}

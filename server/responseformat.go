@@ -58,7 +58,10 @@ func applyResponseFormat(spec *runSpec, raw rawRef, byOutput bool) error {
 		return nil
 	}
 	if rf.JSONSchema == nil || len(rf.JSONSchema.Schema) == 0 || string(rf.JSONSchema.Schema) == "null" {
-		return badRequest("response_format.json_schema.schema", `required: the JSON Schema of the answer, {"type": "object", "properties": {...}}`)
+		return badRequest(
+			"response_format.json_schema.schema",
+			`required: the JSON Schema of the answer, {"type": "object", "properties": {...}}`,
+		)
 	}
 	v, err := pyjson.Decode(rf.JSONSchema.Schema)
 	if err != nil {
@@ -66,7 +69,11 @@ func applyResponseFormat(spec *runSpec, raw rawRef, byOutput bool) error {
 	}
 	root, err := orchestrator.ObjectFromJSON(v)
 	if err != nil {
-		return badRequest("response_format.json_schema.schema", "%s", strings.TrimPrefix(err.Error(), orchestrator.ErrBadSchema.Error()+": "))
+		return badRequest(
+			"response_format.json_schema.schema",
+			"%s",
+			strings.TrimPrefix(err.Error(), orchestrator.ErrBadSchema.Error()+": "),
+		)
 	}
 	schema := orchestrator.Schema(root.Fields)
 	spec.schema = schema

@@ -40,7 +40,11 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 		return resp
 	}
 	resp := ask("nested")
-	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}, {"name": "b", "file": "b.go"}], "total": 2, "by_region": {"eu": 2}}`, resp.Choices[0].Message.Content)
+	assert.JSONEq(
+		t,
+		`{"items": [{"name": "a", "file": "a.go"}, {"name": "b", "file": "b.go"}], "total": 2, "by_region": {"eu": 2}}`,
+		resp.Choices[0].Message.Content,
+	)
 	var declared string
 	for _, c := range ts.up.Calls() {
 		if c.Model == rootModel && strings.HasSuffix(queryOf(c.Messages), "nested") {
@@ -51,7 +55,11 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, "items:list[closed{name:str, file:str}], total:int, by_region:dict[str, int], note:str? (T? accepts None or a missing key; closed{...} allows no other keys)", declared)
+	assert.Equal(
+		t,
+		"items:list[closed{name:str, file:str}], total:int, by_region:dict[str, int], note:str? (T? accepts None or a missing key; closed{...} allows no other keys)",
+		declared,
+	)
 
 	resp = ask("nestedfix")
 	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}], "total": 1, "by_region": {"eu": 1}}`, resp.Choices[0].Message.Content)
@@ -61,7 +69,11 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 			seen = c.Messages[len(c.Messages)-1].Content
 		}
 	}
-	assert.Contains(t, seen, `[engine] SUBMIT rejected: items[0].file: expected str, got None; by_region["eu"]: expected int, got str; declared outputs: items:list[closed{name:str, file:str}]`)
+	assert.Contains(
+		t,
+		seen,
+		`[engine] SUBMIT rejected: items[0].file: expected str, got None; by_region["eu"]: expected int, got str; declared outputs: items:list[closed{name:str, file:str}]`,
+	)
 
 	// additionalProperties: false: a nested undeclared key is refused by
 	// SUBMIT, and one at the top level is left out of the content, which
@@ -101,7 +113,11 @@ func TestResponseFormatJSONSchema(t *testing.T) {
 			text.WriteString(c.Delta.Content)
 		}
 	}
-	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}, {"name": "b", "file": "b.go"}], "total": 2, "by_region": {"eu": 2}}`, text.String())
+	assert.JSONEq(
+		t,
+		`{"items": [{"name": "a", "file": "a.go"}, {"name": "b", "file": "b.go"}], "total": 2, "by_region": {"eu": 2}}`,
+		text.String(),
+	)
 }
 
 // TestResponseFormatJSONObject: json_object asks for one JSON object, the
@@ -122,9 +138,10 @@ func TestResponseFormatJSONObject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "plain", resp.Choices[0].Message.Content)
 
-	resp, err = ts.client(map[string]any{"output": "items: list[{name: str, file: str}], total: int, by_region: dict[str, int]"}).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
-		Model: "rlm", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "nestedfix"}},
-	})
+	resp, err = ts.client(map[string]any{"output": "items: list[{name: str, file: str}], total: int, by_region: dict[str, int]"}).
+		CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+			Model: "rlm", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "nestedfix"}},
+		})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"items": [{"name": "a", "file": "a.go"}], "total": 1, "by_region": {"eu": 1}}`, resp.Choices[0].Message.Content)
 }

@@ -70,13 +70,25 @@ var respRefusedParams = []struct {
 }{
 	{"tools", "an RLM's tools are its REPL helpers; the answer is the run's SUBMIT", func(r *respRequest) rawRef { return r.Tools }},
 	{"parallel_tool_calls", "an RLM's tools are its REPL helpers", func(r *respRequest) rawRef { return r.ParallelToolCalls }},
-	{"previous_response_id", "rlm keeps no conversation state between responses: send the earlier turns in input", func(r *respRequest) rawRef { return r.PreviousResponseID }},
-	{"conversation", "rlm keeps no conversation state between responses: send the earlier turns in input", func(r *respRequest) rawRef { return r.Conversation }},
+	{
+		"previous_response_id",
+		"rlm keeps no conversation state between responses: send the earlier turns in input",
+		func(r *respRequest) rawRef { return r.PreviousResponseID },
+	},
+	{
+		"conversation",
+		"rlm keeps no conversation state between responses: send the earlier turns in input",
+		func(r *respRequest) rawRef { return r.Conversation },
+	},
 	{"background", "use POST /v1/runs for a run that outlives the request", func(r *respRequest) rawRef { return r.Background }},
 	{"include", "a response carries only its message (and the run in rlm)", func(r *respRequest) rawRef { return r.Include }},
 	{"reasoning", "not passed to the upstream yet", func(r *respRequest) rawRef { return r.Reasoning }},
 	{"prompt", "prompt templates are stored by OpenAI", func(r *respRequest) rawRef { return r.Prompt }},
-	{"context_management", "rlm manages the root model's context itself (history compression)", func(r *respRequest) rawRef { return r.ContextManagement }},
+	{
+		"context_management",
+		"rlm manages the root model's context itself (history compression)",
+		func(r *respRequest) rawRef { return r.ContextManagement },
+	},
 }
 
 // respIgnoredParams are the Responses request fields rlm accepts and
@@ -174,7 +186,13 @@ func (s *Server) parseResponses(ctx context.Context, body []byte) (*runSpec, []b
 	if err := req.unsupportedParams(); err != nil {
 		return nil, nil, err
 	}
-	chat := respAsChat{Model: req.Model, Stream: req.Stream, Temperature: req.Temperature, TopP: req.TopP, MaxCompletionTokens: req.MaxOutputTokens}
+	chat := respAsChat{
+		Model:               req.Model,
+		Stream:              req.Stream,
+		Temperature:         req.Temperature,
+		TopP:                req.TopP,
+		MaxCompletionTokens: req.MaxOutputTokens,
+	}
 	if len(req.RLM) > 0 {
 		chat.RLM = json.RawMessage(req.RLM)
 	}
@@ -292,7 +310,11 @@ func inputMessages(raw rawRef) ([]respMessageIn, []string, error) {
 			return nil, nil, err
 		}
 		if it.Type != "" && it.Type != "message" {
-			return nil, nil, badRequest(field+".type", "%q items are not supported: rlm takes messages (its tools are its REPL helpers, and it stores no items)", it.Type)
+			return nil, nil, badRequest(
+				field+".type",
+				"%q items are not supported: rlm takes messages (its tools are its REPL helpers, and it stores no items)",
+				it.Type,
+			)
 		}
 		switch it.Role {
 		case "user", "system", "developer", "assistant":
@@ -332,7 +354,11 @@ func itemText(field string, raw rawRef) (string, error) {
 	var b strings.Builder
 	for j, p := range parts {
 		if p.Type != "input_text" && p.Type != "output_text" {
-			return "", badRequest(fmt.Sprintf("%s[%d].type", field, j), "only text parts (input_text, output_text) are supported, not %q", p.Type)
+			return "", badRequest(
+				fmt.Sprintf("%s[%d].type", field, j),
+				"only text parts (input_text, output_text) are supported, not %q",
+				p.Type,
+			)
 		}
 		if b.Len() > 0 {
 			b.WriteString("\n")

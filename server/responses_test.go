@@ -207,13 +207,19 @@ func TestResponsesStructuredOutput(t *testing.T) {
 	declared := false
 	for _, c := range ts.up.Calls() {
 		for _, m := range c.Messages {
-			declared = declared || strings.Contains(m.Content, "Declared outputs: by_region:dict[str, int], items:list[closed{file:str, name:str}], note:str?, total:int")
+			declared = declared ||
+				strings.Contains(
+					m.Content,
+					"Declared outputs: by_region:dict[str, int], items:list[closed{file:str, name:str}], note:str?, total:int",
+				)
 		}
 	}
 	assert.True(t, declared)
 
 	resp, err = ts.respClient().Responses.New(context.Background(), responses.ResponseNewParams{Model: "rlm", Input: respInput("jsonobj"),
-		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &oai.ResponseFormatJSONObjectParam{}}}})
+		Text: responses.ResponseTextConfigParam{
+			Format: responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &oai.ResponseFormatJSONObjectParam{}},
+		}})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"a": 1, "b": [true, null]}`, resp.OutputText())
 }
@@ -230,7 +236,10 @@ func TestResponsesFailure(t *testing.T) {
 	assert.Equal(t, http.StatusBadGateway, apiErr.StatusCode)
 	assert.Equal(t, "run_failed", apiErr.Code)
 
-	stream := bad.respClient().Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "rlm", Input: respInput("echo x")})
+	stream := bad.respClient().Responses.NewStreaming(
+		context.Background(),
+		responses.ResponseNewParams{Model: "rlm", Input: respInput("echo x")},
+	)
 	var types []string
 	var failed responses.Response
 	for stream.Next() {
@@ -437,7 +446,10 @@ func TestClusterResponses(t *testing.T) {
 	assert.Equal(t, "be brief|first question", resp.OutputText(), "the worker ran the translated request: %s", resp.RawJSON())
 	assert.Equal(t, "be brief", resp.Instructions.OfString)
 
-	stream := b.respClient().Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "rlm", Input: respInput("echo via the cluster")})
+	stream := b.respClient().Responses.NewStreaming(
+		context.Background(),
+		responses.ResponseNewParams{Model: "rlm", Input: respInput("echo via the cluster")},
+	)
 	var text strings.Builder
 	var last string
 	for stream.Next() {

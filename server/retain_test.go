@@ -25,7 +25,12 @@ func TestFinishedRunsDropTheirVariables(t *testing.T) {
 			})
 			big := strings.Repeat("lorem ipsum ", (4<<20)/12)
 			chat := func() {
-				code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("echo hi", map[string]any{"variables": map[string]any{"doc": big}}))
+				code, _, body := ts.do(
+					t,
+					"POST",
+					"/v1/chat/completions",
+					chatBody("echo hi", map[string]any{"variables": map[string]any{"doc": big}}),
+				)
 				require.Equal(t, 200, code, string(body))
 			}
 			chat()
@@ -35,7 +40,14 @@ func TestFinishedRunsDropTheirVariables(t *testing.T) {
 				chat()
 			}
 			grown := heapInUse() - after1
-			t.Logf("%s: heap after 1 run %.1f MB, +%.1f MB after %d more runs with a %d MB variable", name, float64(after1)/(1<<20), float64(grown)/(1<<20), runs-1, len(big)>>20)
+			t.Logf(
+				"%s: heap after 1 run %.1f MB, +%.1f MB after %d more runs with a %d MB variable",
+				name,
+				float64(after1)/(1<<20),
+				float64(grown)/(1<<20),
+				runs-1,
+				len(big)>>20,
+			)
 			// A run keeping its variable would grow the heap by 7 x 4 MB; the
 			// last request's body and buffers may still be live when the heap
 			// is read (±4 MB seen), so the bound is two variables, not one.

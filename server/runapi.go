@@ -86,7 +86,14 @@ func (s *Server) handleRunList(w http.ResponseWriter, r *http.Request) {
 	}
 	status, after := q.Get("status"), q.Get("after")
 	switch runs.Status(status) {
-	case "", runs.StatusQueued, runs.StatusRunning, runs.StatusDone, runs.StatusStopped, runs.StatusFailed, runs.StatusCanceled, runs.StatusInterrupted:
+	case "",
+		runs.StatusQueued,
+		runs.StatusRunning,
+		runs.StatusDone,
+		runs.StatusStopped,
+		runs.StatusFailed,
+		runs.StatusCanceled,
+		runs.StatusInterrupted:
 	default:
 		s.writeError(w, badRequest("status", "want queued, running, done, stopped, failed, canceled or interrupted"))
 		return

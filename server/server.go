@@ -60,7 +60,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Token != "" && len(cfg.Token) < MinTokenLen {
 		return nil, fmt.Errorf("%w: %d characters, at least %d are needed", ErrWeakToken, len(cfg.Token), MinTokenLen)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, jobs: map[string]*job{}, slots: make(chan struct{}, cfg.MaxRuns), bodies: byteBudget{max: cfg.MaxBodyMemory}}
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		jobs:   map[string]*job{},
+		slots:  make(chan struct{}, cfg.MaxRuns),
+		bodies: byteBudget{max: cfg.MaxBodyMemory},
+	}
 	if err := s.checkMeta(); err != nil {
 		return nil, err
 	}

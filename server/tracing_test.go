@@ -68,7 +68,11 @@ func TestRunsContinueTheCallersTrace(t *testing.T) {
 					root = s
 				}
 			}
-			assert.Equal(t, map[string]int{"invoke_agent rlm": 1, telemetry.StepSpanName: 2, "chat " + rootModel: 2, "chat " + subModel: 1}, byName)
+			assert.Equal(
+				t,
+				map[string]int{"invoke_agent rlm": 1, telemetry.StepSpanName: 2, "chat " + rootModel: 2, "chat " + subModel: 1},
+				byName,
+			)
 			if tc.parent {
 				for _, s := range spans {
 					assert.Equal(t, traceID, s.SpanContext.TraceID().String(), "span %s", s.Name)

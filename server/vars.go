@@ -27,14 +27,28 @@ type varInfo struct {
 }
 
 func infoOf(ref rlmctx.Ref, hash string) varInfo {
-	return varInfo{Key: ref.Key, Type: string(ref.Type), Scope: ref.Scope, SizeBytes: ref.SizeBytes, Version: ref.Version, Hash: hash, CreatedAt: ref.CreatedAt}
+	return varInfo{
+		Key:       ref.Key,
+		Type:      string(ref.Type),
+		Scope:     ref.Scope,
+		SizeBytes: ref.SizeBytes,
+		Version:   ref.Version,
+		Hash:      hash,
+		CreatedAt: ref.CreatedAt,
+	}
 }
 
 // storeError maps the store's errors to HTTP answers.
 func storeError(key string, err error) error {
 	switch {
 	case errors.Is(err, rlmctx.ErrNotFound):
-		return &apiError{status: 404, typ: "invalid_request_error", code: "key_not_found", msg: fmt.Sprintf("no store key %q", key), err: ErrNotFound}
+		return &apiError{
+			status: 404,
+			typ:    "invalid_request_error",
+			code:   "key_not_found",
+			msg:    fmt.Sprintf("no store key %q", key),
+			err:    ErrNotFound,
+		}
 	case errors.Is(err, rlmctx.ErrBadKey), errors.Is(err, rlmctx.ErrBadScope), errors.Is(err, rlmctx.ErrBadType),
 		errors.Is(err, rlmctx.ErrSyntax), errors.Is(err, rlmctx.ErrInvalidUTF8), errors.Is(err, rlmctx.ErrUnsupportedValue):
 		return badRequest("key", "%v", err)

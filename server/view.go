@@ -27,7 +27,10 @@ func (s *Server) handleRunView(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	if s.cfg.Token != "" && !s.authorized(r) {
 		if runs.CheckID(id) != nil || !viewID.MatchString(id) {
-			s.writeError(w, &apiError{status: 404, typ: "invalid_request_error", code: "run_not_found", msg: "no such run", err: ErrNotFound})
+			s.writeError(
+				w,
+				&apiError{status: 404, typ: "invalid_request_error", code: "run_not_found", msg: "no such run", err: ErrNotFound},
+			)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -30,7 +30,9 @@ func browserTab(t *testing.T) context.Context {
 		path, _ = exec.LookPath(name)
 	}
 	if path == "" {
-		t.Skip("browser test skipped: no Chromium found ($RLM_CHROMIUM, or chromium, chromium-browser or google-chrome on PATH); install it with apt-get install -y chromium")
+		t.Skip(
+			"browser test skipped: no Chromium found ($RLM_CHROMIUM, or chromium, chromium-browser or google-chrome on PATH); install it with apt-get install -y chromium",
+		)
 	}
 	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),

@@ -183,9 +183,20 @@ func runEvidence(dir string, m runs.Meta) (Evidence, error) {
 	if err != nil {
 		return Evidence{}, err
 	}
-	e := Evidence{Run: m.ID, Source: "run", Query: runs.Digest(m.Query), Started: m.Started, MetaVersion: m.MetaVersion, StopReason: m.StopReason,
-		Iterations: m.Iterations, Tokens: m.Tokens, Errors: map[string]int{}, Samples: map[string]Sample{},
-		Raised: map[string]int{}, Unattributed: map[string]int{}}
+	e := Evidence{
+		Run:          m.ID,
+		Source:       "run",
+		Query:        runs.Digest(m.Query),
+		Started:      m.Started,
+		MetaVersion:  m.MetaVersion,
+		StopReason:   m.StopReason,
+		Iterations:   m.Iterations,
+		Tokens:       m.Tokens,
+		Errors:       map[string]int{},
+		Samples:      map[string]Sample{},
+		Raised:       map[string]int{},
+		Unattributed: map[string]int{},
+	}
 	if m.CostUSD != nil {
 		e.CostUSD, e.CostKnown = *m.CostUSD, true
 	}
@@ -242,7 +253,12 @@ func runEvidence(dir string, m runs.Meta) (Evidence, error) {
 			}
 			e.Errors[kind]++
 			if _, ok := e.Samples[kind]; !ok {
-				e.Samples[kind] = Sample{Run: m.ID + "/" + ev.Run, Step: ev.Step, Code: clip(d.Code, 300), Error: clip(lastLine(d.Error), 200)}
+				e.Samples[kind] = Sample{
+					Run:   m.ID + "/" + ev.Run,
+					Step:  ev.Step,
+					Code:  clip(d.Code, 300),
+					Error: clip(lastLine(d.Error), 200),
+				}
 			}
 		case "submit":
 			var d struct {

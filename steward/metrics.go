@@ -38,13 +38,48 @@ type collected struct {
 }
 
 var (
-	descVersion = prometheus.NewDesc("rlm_meta_version", "Version of the meta document in force (rlm serve: the one its runs use, read at start; 0: none).", nil, nil)
-	descPending = prometheus.NewDesc("rlm_steward_proposals_pending", "Pending steward proposals, by action (add_lesson, retire_lesson, set_budget).", []string{"action"}, nil)
-	descDrift   = prometheus.NewDesc("rlm_steward_drift", "1 when a metric of the recent runs of a model shifted significantly and past the threshold (rlm steward drift), else 0.", []string{"model", "metric"}, nil)
-	descChange  = prometheus.NewDesc("rlm_steward_drift_change", "Relative change of a metric between the recent runs of a model and the ones before.", []string{"model", "metric"}, nil)
-	descP       = prometheus.NewDesc("rlm_steward_drift_p_value", "p-value of the test comparing a metric of the recent runs of a model with the ones before.", []string{"model", "metric"}, nil)
-	descHitRate = prometheus.NewDesc("rlm_meta_hit_rate", "Share of the (kept run, lesson in force) pairs where the lesson was relevant to the run's errors (rlm steward log; 0 when no run had a lesson).", nil, nil)
-	descPairs   = prometheus.NewDesc("rlm_meta_lesson_runs", "Pairs of a kept run and a lesson in force in it, the hit rate's denominator.", nil, nil)
+	descVersion = prometheus.NewDesc(
+		"rlm_meta_version",
+		"Version of the meta document in force (rlm serve: the one its runs use, read at start; 0: none).",
+		nil,
+		nil,
+	)
+	descPending = prometheus.NewDesc(
+		"rlm_steward_proposals_pending",
+		"Pending steward proposals, by action (add_lesson, retire_lesson, set_budget).",
+		[]string{"action"},
+		nil,
+	)
+	descDrift = prometheus.NewDesc(
+		"rlm_steward_drift",
+		"1 when a metric of the recent runs of a model shifted significantly and past the threshold (rlm steward drift), else 0.",
+		[]string{"model", "metric"},
+		nil,
+	)
+	descChange = prometheus.NewDesc(
+		"rlm_steward_drift_change",
+		"Relative change of a metric between the recent runs of a model and the ones before.",
+		[]string{"model", "metric"},
+		nil,
+	)
+	descP = prometheus.NewDesc(
+		"rlm_steward_drift_p_value",
+		"p-value of the test comparing a metric of the recent runs of a model with the ones before.",
+		[]string{"model", "metric"},
+		nil,
+	)
+	descHitRate = prometheus.NewDesc(
+		"rlm_meta_hit_rate",
+		"Share of the (kept run, lesson in force) pairs where the lesson was relevant to the run's errors (rlm steward log; 0 when no run had a lesson).",
+		nil,
+		nil,
+	)
+	descPairs = prometheus.NewDesc(
+		"rlm_meta_lesson_runs",
+		"Pairs of a kept run and a lesson in force in it, the hit rate's denominator.",
+		nil,
+		nil,
+	)
 )
 
 // Describe implements prometheus.Collector.

@@ -218,8 +218,21 @@ func proposeLesson(doc *meta.Document, have map[string]meta.Lesson, tmpl string,
 	}
 	return Proposal{
 		Action: ActionAddLesson, Lesson: &l, Evidence: ev,
-		Reason: fmt.Sprintf("%s seen %d times in %d of %d %s (%d distinct queries), %d iterations lost", tmpl, ev.Count, ev.RunsWith, ev.RunsTotal, who, ev.Queries, ev.Lost),
-		Effect: fmt.Sprintf("fewer %s failures in later runs (now %.0f%% of runs) and the iterations they cost", tmpl, 100*float64(ev.RunsWith)/float64(ev.RunsTotal)),
+		Reason: fmt.Sprintf(
+			"%s seen %d times in %d of %d %s (%d distinct queries), %d iterations lost",
+			tmpl,
+			ev.Count,
+			ev.RunsWith,
+			ev.RunsTotal,
+			who,
+			ev.Queries,
+			ev.Lost,
+		),
+		Effect: fmt.Sprintf(
+			"fewer %s failures in later runs (now %.0f%% of runs) and the iterations they cost",
+			tmpl,
+			100*float64(ev.RunsWith)/float64(ev.RunsTotal),
+		),
 	}, true
 }
 
@@ -286,12 +299,17 @@ func proposeBudgets(doc *meta.Document, evs []Evidence, opt Options) []Proposal 
 				}
 			}
 		}
-		if maxIter := commonInt(es, func(e Evidence) int { return e.MaxIterations }); stops >= opt.MinRuns && float64(stops) >= 0.2*float64(len(es)) && maxIter > 0 {
+		if maxIter := commonInt(es, func(e Evidence) int { return e.MaxIterations }); stops >= opt.MinRuns &&
+			float64(stops) >= 0.2*float64(len(es)) &&
+			maxIter > 0 {
 			if want := min(1000, (maxIter*3+1)/2); want > cur.MaxIterations {
 				next.MaxIterations = want
 				ev.Count += stops
 				ev.RunsWith = max(ev.RunsWith, stops)
-				reasons = append(reasons, fmt.Sprintf("%d of %d runs of %s stopped at the iteration limit (%d)", stops, len(es), m, maxIter))
+				reasons = append(
+					reasons,
+					fmt.Sprintf("%d of %d runs of %s stopped at the iteration limit (%d)", stops, len(es), m, maxIter),
+				)
 				effects = append(effects, fmt.Sprintf("fewer max_iterations stops at up to %d iterations per run", want))
 			}
 		}
@@ -307,7 +325,15 @@ func proposeBudgets(doc *meta.Document, evs []Evidence, opt Options) []Proposal 
 				next.HistoryTokens = want
 				ev.Count += comp
 				ev.RunsWith = max(ev.RunsWith, with)
-				reasons = append(reasons, fmt.Sprintf("runs of %s compressed their history %.1f times each (history budget %d)", m, float64(comp)/float64(len(es)), hist))
+				reasons = append(
+					reasons,
+					fmt.Sprintf(
+						"runs of %s compressed their history %.1f times each (history budget %d)",
+						m,
+						float64(comp)/float64(len(es)),
+						hist,
+					),
+				)
 				effects = append(effects, fmt.Sprintf("fewer compressions at up to %d history tokens per request", want))
 			}
 		}

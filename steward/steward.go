@@ -171,12 +171,31 @@ func (s *Steward) Apply(ids []string, all bool) (Applied, error) {
 	}
 	var entries []ChangeEntry
 	for _, p := range res.Applied {
-		e := ChangeEntry{Version: next.Version, Time: next.Updated, Action: p.Action, Reason: p.Reason, By: s.By, Proposal: p.ID, Digest: next.Digest(),
-			Evidence: map[string]any{"kind": p.Evidence.Kind, "runs": p.Evidence.Runs, "count": p.Evidence.Count, "runs_with": p.Evidence.RunsWith,
-				"runs_total": p.Evidence.RunsTotal, "iterations_lost": p.Evidence.Lost}}
+		e := ChangeEntry{
+			Version:  next.Version,
+			Time:     next.Updated,
+			Action:   p.Action,
+			Reason:   p.Reason,
+			By:       s.By,
+			Proposal: p.ID,
+			Digest:   next.Digest(),
+			Evidence: map[string]any{
+				"kind":            p.Evidence.Kind,
+				"runs":            p.Evidence.Runs,
+				"count":           p.Evidence.Count,
+				"runs_with":       p.Evidence.RunsWith,
+				"runs_total":      p.Evidence.RunsTotal,
+				"iterations_lost": p.Evidence.Lost,
+			},
+		}
 		switch p.Action {
 		case ActionAddLesson:
-			e.Target, e.Change = p.Lesson.ID, map[string]any{"template": p.Lesson.Template, "params": p.Lesson.Params, "model": p.Lesson.Model, "text": p.Lesson.Text}
+			e.Target, e.Change = p.Lesson.ID, map[string]any{
+				"template": p.Lesson.Template,
+				"params":   p.Lesson.Params,
+				"model":    p.Lesson.Model,
+				"text":     p.Lesson.Text,
+			}
 		case ActionRetireLesson:
 			e.Target = p.LessonID
 		case ActionSetBudget:
@@ -204,7 +223,12 @@ func applyOne(doc *meta.Document, p Proposal) error {
 			return err
 		}
 		if l.Text != text || l.ID != meta.LessonID(l.Template, l.Model) || (l.Model != "" && !modelName.MatchString(l.Model)) {
-			return fmt.Errorf("%w: lesson %q is not the text of template %s: only engine templates become meta text", meta.ErrInvalid, l.ID, l.Template)
+			return fmt.Errorf(
+				"%w: lesson %q is not the text of template %s: only engine templates become meta text",
+				meta.ErrInvalid,
+				l.ID,
+				l.Template,
+			)
 		}
 		if slices.ContainsFunc(doc.Lessons, func(x meta.Lesson) bool { return x.ID == l.ID }) {
 			return fmt.Errorf("%w: lesson %s is already in the document", ErrStale, l.ID)

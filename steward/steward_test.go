@@ -22,7 +22,13 @@ import (
 // keptRun runs the real engine and sandbox over notes with a scripted root
 // model of name model, kept in root like rlm run keeps it, and returns the
 // scripted model (its requests) and the run's meta.
-func keptRun(t *testing.T, root *runs.Root, model, notes string, mn orchestrator.MetaNotes, replies ...string) (*llmtest.Scripted, runs.Meta) {
+func keptRun(
+	t *testing.T,
+	root *runs.Root,
+	model, notes string,
+	mn orchestrator.MetaNotes,
+	replies ...string,
+) (*llmtest.Scripted, runs.Meta) {
 	t.Helper()
 	r, err := root.Create(runs.Meta{Query: "What is the code?", MetaVersion: mn.Version, MetaDigest: mn.Digest})
 	require.NoError(t, err)
@@ -51,7 +57,14 @@ const submit = "```python\nSUBMIT({\"answer\": \"7\"})\n```"
 func newSteward(t *testing.T) (*Steward, string) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
-	return &Steward{MetaPath: filepath.Join(dir, "meta.json"), By: "tester", Now: func() time.Time { return now }}, filepath.Join(dir, "runs")
+	return &Steward{
+			MetaPath: filepath.Join(dir, "meta.json"),
+			By:       "tester",
+			Now:      func() time.Time { return now },
+		}, filepath.Join(
+			dir,
+			"runs",
+		)
 }
 
 // TestProposeApplyRollback: errors seen in several kept runs become a

@@ -27,7 +27,15 @@ func writeRun(t *testing.T, runsDir, id, query string, started time.Time, fails 
 	t.Helper()
 	dir := filepath.Join(runsDir, id)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	m := runs.Meta{ID: id, Started: started, Ended: started.Add(time.Minute), Query: query, Status: runs.StatusDone, StopReason: "submit", Iterations: fails + submits + 1}
+	m := runs.Meta{
+		ID:         id,
+		Started:    started,
+		Ended:      started.Add(time.Minute),
+		Query:      query,
+		Status:     runs.StatusDone,
+		StopReason: "submit",
+		Iterations: fails + submits + 1,
+	}
 	b, err := json.Marshal(m)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, runs.MetaFile), b, 0o644))
@@ -80,26 +88,67 @@ func TestEvidenceWeighting(t *testing.T) {
 		count     int
 		queries   int
 	}{
-		{name: "ValueError raised 500 times in one run", runs: []runSpec{{n: 1, fails: 500, errText: raisedVal, origin: orchestrator.OriginRaise}}},
-		{name: "MemoryError raised 500 times in one run", runs: []runSpec{{n: 1, fails: 500, errText: raisedMem, origin: orchestrator.OriginRaise}}},
-		{name: "ValueError raised in 50 distinct runs", runs: []runSpec{{n: 50, fails: 1, errText: raisedVal, origin: orchestrator.OriginRaise}}},
-		{name: "MemoryError raised in 50 distinct runs", runs: []runSpec{{n: 50, fails: 3, errText: raisedMem, origin: orchestrator.OriginRaise}}},
+		{
+			name: "ValueError raised 500 times in one run",
+			runs: []runSpec{{n: 1, fails: 500, errText: raisedVal, origin: orchestrator.OriginRaise}},
+		},
+		{
+			name: "MemoryError raised 500 times in one run",
+			runs: []runSpec{{n: 1, fails: 500, errText: raisedMem, origin: orchestrator.OriginRaise}},
+		},
+		{
+			name: "ValueError raised in 50 distinct runs",
+			runs: []runSpec{{n: 50, fails: 1, errText: raisedVal, origin: orchestrator.OriginRaise}},
+		},
+		{
+			name: "MemoryError raised in 50 distinct runs",
+			runs: []runSpec{{n: 50, fails: 3, errText: raisedMem, origin: orchestrator.OriginRaise}},
+		},
 		{name: "MemoryError of unknown origin (older trajectories) in 50 runs", runs: []runSpec{{n: 50, fails: 1, errText: memErr}}},
-		{name: "engine MemoryError in 3 distinct runs", runs: []runSpec{{n: 3, fails: 1, errText: memErr, origin: orchestrator.OriginEngine}}, noErrRuns: 3,
-			want: "memory_limit", runsWith: 3, count: 3, queries: 3},
-		{name: "engine MemoryError 500 times in one run counts once", runs: []runSpec{{n: 1, fails: 500, errText: memErr, origin: orchestrator.OriginEngine}}},
+		{
+			name:      "engine MemoryError in 3 distinct runs",
+			runs:      []runSpec{{n: 3, fails: 1, errText: memErr, origin: orchestrator.OriginEngine}},
+			noErrRuns: 3,
+			want:      "memory_limit",
+			runsWith:  3,
+			count:     3,
+			queries:   3,
+		},
+		{
+			name: "engine MemoryError 500 times in one run counts once",
+			runs: []runSpec{{n: 1, fails: 500, errText: memErr, origin: orchestrator.OriginEngine}},
+		},
 		{name: "engine MemoryError 500 times in one run and once in another", runs: []runSpec{
-			{n: 1, fails: 500, errText: memErr, origin: orchestrator.OriginEngine}, {n: 1, fails: 1, errText: memErr, origin: orchestrator.OriginEngine}},
+			{
+				n:       1,
+				fails:   500,
+				errText: memErr,
+				origin:  orchestrator.OriginEngine,
+			}, {n: 1, fails: 1, errText: memErr, origin: orchestrator.OriginEngine}},
 			want: "memory_limit", runsWith: 2, count: 501, queries: 2},
 		{name: "engine and raised together: only the engine's count", runs: []runSpec{
-			{n: 1, fails: 1, errText: memErr, origin: orchestrator.OriginEngine}, {n: 40, fails: 2, errText: raisedMem, origin: orchestrator.OriginRaise}}},
+			{
+				n:       1,
+				fails:   1,
+				errText: memErr,
+				origin:  orchestrator.OriginEngine,
+			}, {n: 40, fails: 2, errText: raisedMem, origin: orchestrator.OriginRaise}}},
 		{name: "rejected SUBMITs in 3 distinct runs", runs: []runSpec{{n: 3, submits: 2}}, noErrRuns: 3,
 			want: "submit_rejected", runsWith: 3, count: 6, queries: 3},
 		{name: "rejected SUBMITs 500 times in one run", runs: []runSpec{{n: 1, submits: 500}}},
-		{name: "one query repeated, MinQueries 2", runs: []runSpec{{n: 5, fails: 1, errText: memErr, origin: orchestrator.OriginEngine, sameQuery: true}},
-			opt: Options{MinQueries: 2}},
-		{name: "one query repeated, default options", runs: []runSpec{{n: 5, fails: 1, errText: memErr, origin: orchestrator.OriginEngine, sameQuery: true}},
-			want: "memory_limit", runsWith: 5, count: 5, queries: 1},
+		{
+			name: "one query repeated, MinQueries 2",
+			runs: []runSpec{{n: 5, fails: 1, errText: memErr, origin: orchestrator.OriginEngine, sameQuery: true}},
+			opt:  Options{MinQueries: 2},
+		},
+		{
+			name:     "one query repeated, default options",
+			runs:     []runSpec{{n: 5, fails: 1, errText: memErr, origin: orchestrator.OriginEngine, sameQuery: true}},
+			want:     "memory_limit",
+			runsWith: 5,
+			count:    5,
+			queries:  1,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,12 +161,32 @@ func TestEvidenceWeighting(t *testing.T) {
 					if r.sameQuery {
 						q = "the same query"
 					}
-					writeRun(t, runsDir, fmt.Sprintf("run-%03d", i), q, t0.Add(time.Duration(i)*time.Minute), r.fails, r.errText, r.origin, r.submits)
+					writeRun(
+						t,
+						runsDir,
+						fmt.Sprintf("run-%03d", i),
+						q,
+						t0.Add(time.Duration(i)*time.Minute),
+						r.fails,
+						r.errText,
+						r.origin,
+						r.submits,
+					)
 					i++
 				}
 			}
 			for range tt.noErrRuns {
-				writeRun(t, runsDir, fmt.Sprintf("run-%03d", i), fmt.Sprintf("query %d", i), t0.Add(time.Duration(i)*time.Minute), 0, "", "", 0)
+				writeRun(
+					t,
+					runsDir,
+					fmt.Sprintf("run-%03d", i),
+					fmt.Sprintf("query %d", i),
+					t0.Add(time.Duration(i)*time.Minute),
+					0,
+					"",
+					"",
+					0,
+				)
 				i++
 			}
 			evs, warns, err := Collect(runsDir, time.Time{}, nil)

@@ -60,7 +60,11 @@ func Enabled(getenv func(string) string) (bool, error) {
 				on = true
 			case "":
 			default:
-				return false, fmt.Errorf("%w: OTEL_TRACES_EXPORTER=%s: rlm exports traces with otlp only (set otlp, or none to turn tracing off)", ErrUnsupported, name)
+				return false, fmt.Errorf(
+					"%w: OTEL_TRACES_EXPORTER=%s: rlm exports traces with otlp only (set otlp, or none to turn tracing off)",
+					ErrUnsupported,
+					name,
+				)
 			}
 		}
 	}
@@ -73,7 +77,12 @@ func Enabled(getenv func(string) string) (bool, error) {
 			continue
 		}
 		if p != "http/protobuf" && p != "http/json" {
-			return false, fmt.Errorf("%w: %s=%s: rlm exports OTLP over HTTP only: set it to http/protobuf (or unset it) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)", ErrUnsupported, name, p)
+			return false, fmt.Errorf(
+				"%w: %s=%s: rlm exports OTLP over HTTP only: set it to http/protobuf (or unset it) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)",
+				ErrUnsupported,
+				name,
+				p,
+			)
 		}
 		break // the traces-specific setting wins
 	}

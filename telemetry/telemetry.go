@@ -236,7 +236,12 @@ func (e engineTracer) StartRun(ctx context.Context, info orchestrator.RunInfo) (
 	if id, _ := ctx.Value(runIDKey{}).(string); id != "" && info.Depth == 0 {
 		attrs = append(attrs, AttrRunID.String(id))
 	}
-	ctx, span := e.t.tracer.Start(ctx, "invoke_agent "+AgentName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, span := e.t.tracer.Start(
+		ctx,
+		"invoke_agent "+AgentName,
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attrs...),
+	)
 	// A child's own tally, whose sums also go to its ancestors'; the
 	// root's span takes the ledger's totals instead.
 	a := &tally{parent: tallyOf(ctx), known: true}

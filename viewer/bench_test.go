@@ -77,7 +77,11 @@ func BenchmarkFirstRender100MB(b *testing.B) {
 		first += js[float64](p, "rlmViewer.firstRenderMs")
 		loaded += js[float64](p, "rlmViewer.loadedMs || rlmViewer.firstRenderMs")
 		if testing.Verbose() {
-			b.Logf("phases %s, events at the first render %d", js[string](p, "JSON.stringify(rlmViewer.phases)"), js[int](p, "rlmViewer.firstRenderEvents || 0"))
+			b.Logf(
+				"phases %s, events at the first render %d",
+				js[string](p, "JSON.stringify(rlmViewer.phases)"),
+				js[int](p, "rlmViewer.firstRenderEvents || 0"),
+			)
 		}
 		p = open(b, "file://"+small, "", 1280, 900)
 		smallMS += js[float64](p, "rlmViewer.firstRenderMs")

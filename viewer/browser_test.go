@@ -69,7 +69,9 @@ func newTab(t testing.TB) context.Context {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
-		t.Skip("browser tests skipped: no Chromium found ($RLM_CHROMIUM, or chromium, chromium-browser or google-chrome on PATH); install it with apt-get install -y chromium")
+		t.Skip(
+			"browser tests skipped: no Chromium found ($RLM_CHROMIUM, or chromium, chromium-browser or google-chrome on PATH); install it with apt-get install -y chromium",
+		)
 	}
 	browser.once.Do(func() {
 		dir, err := os.MkdirTemp("", "rlm-viewer-chromium")
@@ -235,10 +237,28 @@ func TestBrowserRun(t *testing.T) {
 	assert.Contains(t, js[string](p, `document.getElementById('hdr-0').textContent`), "root-model")
 	step1 := `section.step[data-run="0"][data-step="1"]`
 	p.waitJS(`document.querySelector('` + step1 + ` table.subs') !== null`)
-	assert.Equal(t, 3, js[int](p, `document.querySelectorAll('`+step1+` table.subs tr.op').length`), "two llm_query (one memoized) and a ranking")
-	assert.Equal(t, 1, js[int](p, `[...document.querySelectorAll('`+step1+` table.subs tr.op')].filter(r => r.textContent.includes('memoized')).length`))
-	assert.Equal(t, 1, js[int](p, `document.querySelectorAll('section.step[data-run="0"][data-step="2"] .box.err').length`), "the ZeroDivisionError")
-	assert.Contains(t, js[string](p, `document.querySelector('section.step[data-run="0"][data-step="2"] .box.err').textContent`), "ZeroDivisionError")
+	assert.Equal(
+		t,
+		3,
+		js[int](p, `document.querySelectorAll('`+step1+` table.subs tr.op').length`),
+		"two llm_query (one memoized) and a ranking",
+	)
+	assert.Equal(
+		t,
+		1,
+		js[int](p, `[...document.querySelectorAll('`+step1+` table.subs tr.op')].filter(r => r.textContent.includes('memoized')).length`),
+	)
+	assert.Equal(
+		t,
+		1,
+		js[int](p, `document.querySelectorAll('section.step[data-run="0"][data-step="2"] .box.err').length`),
+		"the ZeroDivisionError",
+	)
+	assert.Contains(
+		t,
+		js[string](p, `document.querySelector('section.step[data-run="0"][data-step="2"] .box.err').textContent`),
+		"ZeroDivisionError",
+	)
 	assert.Contains(t, js[string](p, `document.querySelector('section.step[data-run="0"][data-step="3"]').textContent`), "rejected")
 	p.screenshot("run.png")
 
@@ -256,14 +276,25 @@ func TestBrowserRun(t *testing.T) {
 	// Search finds the needle in step 1's output and marks it.
 	require.NoError(t, chromedp.Do(p.ctx, chromedp.SendKeys(chromedp.CSS("#search"), outputNeedle)))
 	p.waitJS(`document.getElementById('searchinfo').textContent === '1 step match'`)
-	assert.Equal(t, []string{"0/1"}, js[[]string](p, `[...document.querySelectorAll('section.step.hit')].map(s => s.dataset.run + '/' + s.dataset.step)`))
+	assert.Equal(
+		t,
+		[]string{"0/1"},
+		js[[]string](p, `[...document.querySelectorAll('section.step.hit')].map(s => s.dataset.run + '/' + s.dataset.step)`),
+	)
 	p.waitJS(`document.querySelector('` + step1 + ` .out mark') !== null`)
 	assert.Equal(t, outputNeedle, js[string](p, `document.querySelector('`+step1+` .out mark').textContent`))
 	p.screenshot("run-search.png")
 
 	// Filters hide the steps without errors.
 	p.do(`document.getElementById('f-errors').click()`)
-	assert.Equal(t, []int{2, 3}, js[[]int](p, `[...document.querySelectorAll('.run[data-run="0"] > .steps > section.step')].filter(s => s.offsetParent).map(s => +s.dataset.step)`))
+	assert.Equal(
+		t,
+		[]int{2, 3},
+		js[[]int](
+			p,
+			`[...document.querySelectorAll('.run[data-run="0"] > .steps > section.step')].filter(s => s.offsetParent).map(s => +s.dataset.step)`,
+		),
+	)
 	p.do(`document.getElementById('f-errors').click()`)
 
 	// Dark mode, and phone width.
@@ -345,9 +376,20 @@ func TestBrowserCompare(t *testing.T) {
 	}
 	assert.Equal(t, []string{fixtureAnswer, "done"}, byName["answer"])
 	assert.Equal(t, []string{"4", "6"}, byName["iterations"])
-	assert.True(t, js[bool](p, `[...document.querySelectorAll('#compare tr')].find(r => r.firstChild.textContent === 'answer').children[1].classList.contains('diff')`))
+	assert.True(
+		t,
+		js[bool](
+			p,
+			`[...document.querySelectorAll('#compare tr')].find(r => r.firstChild.textContent === 'answer').children[1].classList.contains('diff')`,
+		),
+	)
 	assert.Equal(t, 12, js[int](p, `document.getElementById('cmp-steps').children.length`), "six rows of two cells")
-	assert.Equal(t, 2, js[int](p, `document.querySelectorAll('#cmp-steps > .cmp-row-empty').length`), "steps 5 and 6 exist only on the right")
+	assert.Equal(
+		t,
+		2,
+		js[int](p, `document.querySelectorAll('#cmp-steps > .cmp-row-empty').length`),
+		"steps 5 and 6 exist only on the right",
+	)
 	p.screenshot("compare.png")
 }
 
@@ -418,7 +460,13 @@ func TestBrowserLazyTextsAreExact(t *testing.T) {
 		"data": map[string]any{"block": 2, "code": "print(x)", "output": out, "error": "ValueError: " + long}})
 	require.NoError(t, err)
 	sub, err := json.Marshal(map[string]any{"v": 1, "type": "sub_call", "run": "0", "step": 1, "elapsed_ms": 6,
-		"data": map[string]any{"seq": 1, "kind": "llm_query", "model": "m", "prompt": "P:" + long + strings.Repeat("q", 2000), "response": "R:" + long}})
+		"data": map[string]any{
+			"seq":      1,
+			"kind":     "llm_query",
+			"model":    "m",
+			"prompt":   "P:" + long + strings.Repeat("q", 2000),
+			"response": "R:" + long,
+		}})
 	require.NoError(t, err)
 	// After the step's exec event.
 	page := strings.Join(lines[:4], "") + string(ev) + "\n" + string(sub) + "\n" + strings.Join(lines[4:], "")
@@ -467,9 +515,13 @@ func TestBrowserLoadingNote(t *testing.T) {
 	p := &page{t: t, ctx: newTab(t), url: "file://" + file}
 	require.NoError(t, chromedp.Do(p.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate("about:blank")))
 	// Record the bar's note at every change, from the first render on.
-	_, err := chromedp.Call(p.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `window.rlmNotes = [];
+	_, err := chromedp.Call(
+		p.ctx,
+		cdppage.AddScriptToEvaluateOnNewDocument,
+		cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `window.rlmNotes = [];
 new MutationObserver(() => { const l = document.getElementById('loading'); if (l && l.textContent) window.rlmNotes.push(l.textContent); })
-  .observe(document, {subtree: true, childList: true, characterData: true});`})
+  .observe(document, {subtree: true, childList: true, characterData: true});`},
+	)
 	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(p.ctx, chromedp.Navigate(p.url)))
 	p.waitJS(`document.body.dataset.loaded === '1'`)

@@ -61,7 +61,10 @@ func realTrajectory(t testing.TB) []byte {
 	cfg := orchestrator.Config{Model: llm.Metered(root, l), Ledger: l, RootModel: "root-model", SubModel: "sub-model",
 		MaxDepth: 2, Trajectory: &traj, RunConfig: map[string]any{"model": "root-model", "sub_model": "sub-model", "api_key_set": false}}
 	c := rlmctx.NewContext("What is the launch code?")
-	_, err := c.Add("context", strings.Repeat("filler line about nothing\n", 40)+"the launch code is 7731\n"+strings.Repeat("more filler\n", 40))
+	_, err := c.Add(
+		"context",
+		strings.Repeat("filler line about nothing\n", 40)+"the launch code is 7731\n"+strings.Repeat("more filler\n", 40),
+	)
 	require.NoError(t, err)
 	res, err := orchestrator.New(cfg).Run(context.Background(), c)
 	require.NoError(t, err)
@@ -90,10 +93,25 @@ func synthetic(steps, subs, outBytes int) []byte {
 	line := "record 000000: alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima\n"
 	sub := 0
 	for s := 1; s <= steps; s++ {
-		emit("request", "0", s, map[string]any{"model": "big-model", "messages": 2 * s, "tokens": map[string]int{"system": 1800, "meta": 700, "query": 20, "dynamic": 1000 + s%5000},
-			"total_tokens": 3520 + s%5000, "prefix_hash": "0123456789abcdef"})
-		emit("reply", "0", s, map[string]any{"content": fmt.Sprintf("Step %d.\n```python\nfor r in records[%d:%d]:\n    print(r)\n```", s, s*10, s*10+10),
-			"finish_reason": "stop", "usage": map[string]int{"prompt_tokens": 3520 + s%5000, "completion_tokens": 60}})
+		emit(
+			"request",
+			"0",
+			s,
+			map[string]any{
+				"model":        "big-model",
+				"messages":     2 * s,
+				"tokens":       map[string]int{"system": 1800, "meta": 700, "query": 20, "dynamic": 1000 + s%5000},
+				"total_tokens": 3520 + s%5000,
+				"prefix_hash":  "0123456789abcdef",
+			},
+		)
+		emit(
+			"reply",
+			"0",
+			s,
+			map[string]any{"content": fmt.Sprintf("Step %d.\n```python\nfor r in records[%d:%d]:\n    print(r)\n```", s, s*10, s*10+10),
+				"finish_reason": "stop", "usage": map[string]int{"prompt_tokens": 3520 + s%5000, "completion_tokens": 60}},
+		)
 		var out strings.Builder
 		for out.Len() < perStep {
 			out.WriteString(line)
@@ -101,16 +119,31 @@ func synthetic(steps, subs, outBytes int) []byte {
 		if s == steps/2 {
 			out.WriteString("the needle " + outputNeedle + " is here\n")
 		}
-		emit("exec", "0", s, map[string]any{"block": 1, "code": fmt.Sprintf("for r in records[%d:%d]:\n    print(r)", s*10, s*10+10), "output": out.String(), "truncated": out.Len() > 4000})
+		emit(
+			"exec",
+			"0",
+			s,
+			map[string]any{
+				"block":     1,
+				"code":      fmt.Sprintf("for r in records[%d:%d]:\n    print(r)", s*10, s*10+10),
+				"output":    out.String(),
+				"truncated": out.Len() > 4000,
+			},
+		)
 		n := subs / steps
 		if s <= subs%steps {
 			n++
 		}
 		for i := 0; i < n; i++ {
 			sub++
-			emit("sub_call", "0", s, map[string]any{"seq": i + 1, "kind": "llm_query", "model": "small-model", "prompt_hash": fmt.Sprintf("%016x", sub),
-				"prompt": fmt.Sprintf("Classify record %d", sub), "prompt_chars": 20, "response": "positive", "response_chars": 8,
-				"usage": map[string]int{"prompt_tokens": 30, "completion_tokens": 2}, "latency_ms": 120})
+			emit(
+				"sub_call",
+				"0",
+				s,
+				map[string]any{"seq": i + 1, "kind": "llm_query", "model": "small-model", "prompt_hash": fmt.Sprintf("%016x", sub),
+					"prompt": fmt.Sprintf("Classify record %d", sub), "prompt_chars": 20, "response": "positive", "response_chars": 8,
+					"usage": map[string]int{"prompt_tokens": 30, "completion_tokens": 2}, "latency_ms": 120},
+			)
 		}
 		if n > 0 {
 			emit("deferred", "0", s, map[string]any{"started": n})

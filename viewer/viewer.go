@@ -101,8 +101,12 @@ func Read(name string, r io.Reader) (*Trajectory, error) {
 		if first {
 			first = false
 			if !isObject || head.V == nil || head.Type == nil {
-				return nil, fmt.Errorf("%w: line 1 of %s is not a trajectory event (a JSON object with \"v\" and \"type\", as rlm run writes): %s",
-					ErrNotTrajectory, name, excerpt(line, 80))
+				return nil, fmt.Errorf(
+					"%w: line 1 of %s is not a trajectory event (a JSON object with \"v\" and \"type\", as rlm run writes): %s",
+					ErrNotTrajectory,
+					name,
+					excerpt(line, 80),
+				)
 			}
 		}
 		if isObject {
@@ -122,7 +126,9 @@ func Read(name string, r io.Reader) (*Trajectory, error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		wrapped, _ := json.Marshal(map[string]any{"type": "rlm.unparsed", "line": lineNo, "raw": excerpt(line, 4000), "error": msg, "truncated": !complete})
+		wrapped, _ := json.Marshal(
+			map[string]any{"type": "rlm.unparsed", "line": lineNo, "raw": excerpt(line, 4000), "error": msg, "truncated": !complete},
+		)
 		t.lines = append(t.lines, wrapped)
 	}
 	if t.Info.Events == 0 {

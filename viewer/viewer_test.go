@@ -118,7 +118,8 @@ func TestWriteCompressesLargeTrajectories(t *testing.T) {
 	require.NoError(t, viewer.Write(&b, tr))
 	page := b.String()
 	assert.Less(t, len(page), len(big)/4, "the repetitive outputs compress")
-	m := regexp.MustCompile(`(?s)<script type="application/x-ndjson\+gzip\+base64" id="rlm-src-0">\n(.*?)\n</script>`).FindStringSubmatch(page)
+	m := regexp.MustCompile(`(?s)<script type="application/x-ndjson\+gzip\+base64" id="rlm-src-0">\n(.*?)\n</script>`).
+		FindStringSubmatch(page)
 	require.NotNil(t, m)
 	gz, err := base64.StdEncoding.DecodeString(m[1])
 	require.NoError(t, err)

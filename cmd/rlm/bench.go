@@ -62,22 +62,52 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.tasks, "task", bench.KindNIAH, "comma-separated tasks: "+strings.Join(bench.Kinds(), ", "))
 	fs.StringVar(&f.sizes, "sizes", "8k", "comma-separated context sizes in tokens, e.g. 8k,32k,128k,1m,10m")
 	fs.IntVar(&f.n, "n", 1, "items per task and size")
-	fs.StringVar(&f.modes, "modes", "rlm,direct", "comma-separated modes: rlm (externalized context), direct (context pasted into the prompt)")
+	fs.StringVar(
+		&f.modes,
+		"modes",
+		"rlm,direct",
+		"comma-separated modes: rlm (externalized context), direct (context pasted into the prompt)",
+	)
 	fs.IntVar(&f.parallel, "parallel", 1, "items run at once")
 	fs.StringVar(&f.out, "out", "bench-out", "output `DIR` for results.jsonl, report.md and the charts")
 	fs.BoolVar(&f.resume, "resume", false, "continue the run in --out, skipping items already in its results.jsonl")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "call no model: print the exact prompt tokens of the direct request and of the first RLM root request per task and size")
+	fs.BoolVar(
+		&f.dryRun,
+		"dry-run",
+		false,
+		"call no model: print the exact prompt tokens of the direct request and of the first RLM root request per task and size",
+	)
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the task generators (same seed, same tasks)")
-	fs.IntVar(&f.contextWindow, "context-window", 0, "direct mode: the model's context window in tokens (0 = from the model table; unknown models are sent and the server judges)")
+	fs.IntVar(
+		&f.contextWindow,
+		"context-window",
+		0,
+		"direct mode: the model's context window in tokens (0 = from the model table; unknown models are sent and the server judges)",
+	)
 	f.budgets.register(fs, "each item")
 	fs.StringVar(&f.protocol, "protocol", string(orchestrator.ProtocolText), "rlm mode: text (fenced code) or tools (tool calls)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	f.models.register(fs)
 	f.limits.register(fs, orchestrator.DefaultObservationTokens)
 	f.meta.register(fs)
-	fs.StringVar(&f.clusterDB, "cluster-db", "", "submit the benchmark as a sweep to the cluster whose PostgreSQL database is at `URL` (default $RLM_CLUSTER_DB), for its workers to run; see docs/cluster.md")
-	fs.StringVar(&f.sweepID, "sweep", "", "with --cluster-db, the sweep's `ID` (default: derived from its configuration, so the same flags name the same sweep)")
-	fs.IntVar(&f.sweepLimit, "sweep-concurrency", 0, "with --cluster-db, the most cells calling this sweep's provider that run at once across the cluster (0: no bound but each worker's)")
+	fs.StringVar(
+		&f.clusterDB,
+		"cluster-db",
+		"",
+		"submit the benchmark as a sweep to the cluster whose PostgreSQL database is at `URL` (default $RLM_CLUSTER_DB), for its workers to run; see docs/cluster.md",
+	)
+	fs.StringVar(
+		&f.sweepID,
+		"sweep",
+		"",
+		"with --cluster-db, the sweep's `ID` (default: derived from its configuration, so the same flags name the same sweep)",
+	)
+	fs.IntVar(
+		&f.sweepLimit,
+		"sweep-concurrency",
+		0,
+		"with --cluster-db, the most cells calling this sweep's provider that run at once across the cluster (0: no bound but each worker's)",
+	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,7 +122,10 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("%w: --sweep and --sweep-concurrency name a cluster sweep: pass --cluster-db URL too", errUsage)
 	}
 	if f.clusterDB != "" && (f.outSet || f.resume) {
-		return fmt.Errorf("%w: a cluster sweep writes no report here: drop --out and --resume, and merge it with rlm bench report SWEEP --out DIR", errUsage)
+		return fmt.Errorf(
+			"%w: a cluster sweep writes no report here: drop --out and --resume, and merge it with rlm bench report SWEEP --out DIR",
+			errUsage,
+		)
 	}
 	kinds, err := bench.ParseKinds(f.tasks)
 	if err != nil {
@@ -140,7 +173,13 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if h := f.historyTokens; h > 0 && sbx.ObservationTokens > h/2 {
-		return fmt.Errorf("%w: --observation-tokens %d does not fit the meta document's history budget of %d tokens for %s (at most half)", errUsage, sbx.ObservationTokens, h, named.Model)
+		return fmt.Errorf(
+			"%w: --observation-tokens %d does not fit the meta document's history budget of %d tokens for %s (at most half)",
+			errUsage,
+			sbx.ObservationTokens,
+			h,
+			named.Model,
+		)
 	}
 	if f.dryRun {
 		// No model is called: the configured model names only pick the
@@ -227,7 +266,14 @@ func printBenchReport(env *cliEnv, dir string, results []bench.Result, model str
 
 // runners builds the two modes' runners from the flags; model, emb and
 // prices are nil for --dry-run.
-func (f *benchFlags) runners(llmCfg llm.Config, model llm.ChatModel, emb llm.Embedder, prices *llm.PriceTable, sbx sandbox.Limits, proto orchestrator.Protocol) (*bench.Direct, *bench.RLM) {
+func (f *benchFlags) runners(
+	llmCfg llm.Config,
+	model llm.ChatModel,
+	emb llm.Embedder,
+	prices *llm.PriceTable,
+	sbx sandbox.Limits,
+	proto orchestrator.Protocol,
+) (*bench.Direct, *bench.RLM) {
 	limits := f.budgets.ledgerLimits()
 	window := f.contextWindow
 	if window == 0 {
@@ -276,7 +322,16 @@ func parseModes(s string) ([]string, error) {
 
 // benchDryRun prints the exact prompt tokens of each requested mode's
 // first request, as direct and rlm would send it.
-func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string, sizes []int, modes []string, direct *bench.Direct, rlm *bench.RLM) error {
+func benchDryRun(
+	ctx context.Context,
+	env *cliEnv,
+	f *benchFlags,
+	kinds []string,
+	sizes []int,
+	modes []string,
+	direct *bench.Direct,
+	rlm *bench.RLM,
+) error {
 	cfg := bench.DryRunConfig{Tasks: kinds, Sizes: sizes, N: f.n, Seed: f.seed}
 	for _, m := range modes {
 		switch m {
@@ -291,7 +346,15 @@ func benchDryRun(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string
 	}
 	rows, err := bench.DryRun(ctx, cfg, func(r bench.DryRow) {
 		if !f.quiet && isTerminal(env.stderr) {
-			fmt.Fprintf(env.stderr, "  %s %s #%d: direct %d, rlm %d tokens\n", r.Task, bench.FormatSize(r.Size), r.Index, r.DirectTokens, r.RLMTokens)
+			fmt.Fprintf(
+				env.stderr,
+				"  %s %s #%d: direct %d, rlm %d tokens\n",
+				r.Task,
+				bench.FormatSize(r.Size),
+				r.Index,
+				r.DirectTokens,
+				r.RLMTokens,
+			)
 		}
 	})
 	table := bench.FormatDryRun(rows)
@@ -349,8 +412,20 @@ func runBenchGen(env *cliEnv, args []string) error {
 	for _, v := range tf.Vars {
 		vars = append(vars, "--var "+shellQuote(v.Name+"="+filepath.Join(*out, v.File)))
 	}
-	fmt.Fprintf(env.stdout, "wrote %s: %s task, %d context tokens, gold %q\n", filepath.Join(*out, "task.json"), t.Kind, tf.ContextTokens, shorten(t.Gold.Answer, 60))
-	fmt.Fprintf(env.stdout, "run it with:  rlm run --query \"$(cat %s)\" %s\n", shellQuote(filepath.Join(*out, "query.txt")), strings.Join(vars, " "))
+	fmt.Fprintf(
+		env.stdout,
+		"wrote %s: %s task, %d context tokens, gold %q\n",
+		filepath.Join(*out, "task.json"),
+		t.Kind,
+		tf.ContextTokens,
+		shorten(t.Gold.Answer, 60),
+	)
+	fmt.Fprintf(
+		env.stdout,
+		"run it with:  rlm run --query \"$(cat %s)\" %s\n",
+		shellQuote(filepath.Join(*out, "query.txt")),
+		strings.Join(vars, " "),
+	)
 	fmt.Fprintf(env.stdout, "explore it:   rlm exec %s -c 'show_vars()'\n", strings.Join(vars, " "))
 	return nil
 }

@@ -49,7 +49,9 @@ func benchReply(c llmtest.Call) llmtest.Reply {
 			return llmtest.Text("```python\nSUBMIT({\"answer\": ans.value})\n```")
 		}
 	}
-	return llmtest.Text("```python\nhits = search(context, \"special magic number\")\nprint(hits[0][\"match\"])\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```")
+	return llmtest.Text(
+		"```python\nhits = search(context, \"special magic number\")\nprint(hits[0][\"match\"])\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])\n```",
+	)
 }
 
 func benchEnv(srv *llmtest.Server) map[string]string {
@@ -179,7 +181,13 @@ func TestBenchGen(t *testing.T) {
 	assert.Equal(t, want.Query, tf.Query)
 
 	// The written variable loads as the rlm CLI loads --var files.
-	c, _, err := loadContext(&cliEnv{getenv: func(string) string { return "" }}, tf.Query, []string{"files=" + filepath.Join(dir, "files.json")}, "", t.TempDir())
+	c, _, err := loadContext(
+		&cliEnv{getenv: func(string) string { return "" }},
+		tf.Query,
+		[]string{"files=" + filepath.Join(dir, "files.json")},
+		"",
+		t.TempDir(),
+	)
 	require.NoError(t, err)
 	v, ok := c.Get("files")
 	require.True(t, ok)
@@ -237,13 +245,37 @@ func TestBenchGenRunnable(t *testing.T) {
 	require.NoError(t, err)
 
 	srv := benchServer(t)
-	code, stdout, stderr = runCLI(t, "", benchEnv(srv), "run", "--quiet", "--query", strings.TrimSuffix(string(query), "\n"), "--var", "context="+ctxFile)
+	code, stdout, stderr = runCLI(
+		t,
+		"",
+		benchEnv(srv),
+		"run",
+		"--quiet",
+		"--query",
+		strings.TrimSuffix(string(query), "\n"),
+		"--var",
+		"context="+ctxFile,
+	)
 	require.Equal(t, 0, code, "stderr: %s", stderr)
 	assert.Equal(t, 1.0, bench.Score(want.Gold, stdout), "rlm run answered %q, gold %q", stdout, want.Gold.Answer)
 
-	code, stdout, stderr = runCLI(t, "", nil, "exec", "--var", "context="+ctxFile, "-c", "print(len(context))\nprint(search(context, 'special magic number')[0]['match'])")
+	code, stdout, stderr = runCLI(
+		t,
+		"",
+		nil,
+		"exec",
+		"--var",
+		"context="+ctxFile,
+		"-c",
+		"print(len(context))\nprint(search(context, 'special magic number')[0]['match'])",
+	)
 	require.Equal(t, 0, code, "stderr: %s", stderr)
-	assert.Equal(t, fmt.Sprintf("%d\nspecial magic number\n", len(want.Vars[0].Value.(string))), stdout, "the variable is the generated text, byte for byte")
+	assert.Equal(
+		t,
+		fmt.Sprintf("%d\nspecial magic number\n", len(want.Vars[0].Value.(string))),
+		stdout,
+		"the variable is the generated text, byte for byte",
+	)
 }
 
 // TestBenchInterruptResume: a run interrupted mid-way (Ctrl-C) keeps the
@@ -261,7 +293,22 @@ func TestBenchInterruptResume(t *testing.T) {
 		return benchReply(c)
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	args := []string{"bench", "--task", "niah", "--sizes", "8k,16k", "--n", "2", "--modes", "rlm,direct", "--out", out, "--seed", "6", "--quiet"}
+	args := []string{
+		"bench",
+		"--task",
+		"niah",
+		"--sizes",
+		"8k,16k",
+		"--n",
+		"2",
+		"--modes",
+		"rlm,direct",
+		"--out",
+		out,
+		"--seed",
+		"6",
+		"--quiet",
+	}
 	var stdout, stderr bytes.Buffer
 	env := benchEnv(srv)
 	e := &cliEnv{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return env[k] }}

@@ -331,7 +331,11 @@ func TestClusterDatabaseOutage(t *testing.T) {
 		}
 		return a.get(t, "/readyz", &ready) == 503 && ready.Checks["cluster"] != "ok"
 	}, 20*time.Second, 100*time.Millisecond, "/readyz reports the database")
-	resp, err := http.Post("http://"+a.addr+"/v1/runs", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
+	resp, err := http.Post(
+		"http://"+a.addr+"/v1/runs",
+		"application/json",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`),
+	)
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 503, resp.StatusCode, "no run is accepted without the database")

@@ -86,7 +86,8 @@ func completionWords(ctx context.Context, env *cliEnv) []cmdWords {
 				}
 			default:
 				// A second usage line names a subcommand: "       rlm bench gen --task ...".
-				if f := strings.Fields(line); len(f) > 2 && f[0] == "rlm" && f[1] == n && !strings.HasPrefix(f[2], "-") && !strings.HasPrefix(f[2], "[") {
+				if f := strings.Fields(line); len(f) > 2 && f[0] == "rlm" && f[1] == n && !strings.HasPrefix(f[2], "-") &&
+					!strings.HasPrefix(f[2], "[") {
 					w.subs = append(w.subs, f[2])
 				}
 			}

@@ -68,11 +68,21 @@ type modelFlags struct {
 
 // register adds the model flags to fs.
 func (m *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default $OPENAI_BASE_URL, else OpenAI's API)")
+	fs.StringVar(
+		&m.baseURL,
+		"base-url",
+		"",
+		"OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default $OPENAI_BASE_URL, else OpenAI's API)",
+	)
 	fs.StringVar(&m.apiKey, "api-key", "", "API key (default $OPENAI_API_KEY; prefer the variable: flags show up in process lists)")
 	fs.StringVar(&m.model, "model", "", "root chat model (default $RLM_MODEL; "+defaultOpenAIModel+" when only OPENAI_API_KEY is set)")
 	fs.StringVar(&m.subModel, "sub-model", "", "model for sub-calls such as llm_query (default $RLM_SUB_MODEL, else the root model)")
-	fs.StringVar(&m.embeddingModel, "embedding-model", "", "embedding model for find_relevant (default $RLM_EMBEDDING_MODEL; none disables embeddings)")
+	fs.StringVar(
+		&m.embeddingModel,
+		"embedding-model",
+		"",
+		"embedding model for find_relevant (default $RLM_EMBEDDING_MODEL; none disables embeddings)",
+	)
 	fs.Var(&m.temperature, "temperature", "sampling temperature `0-2` (default: the server's)")
 	fs.IntVar(&m.maxOutputTokens, "max-output-tokens", 0, "max output tokens per model call (0 = server default)")
 	fs.DurationVar(&m.requestTimeout, "request-timeout", llm.DefaultTimeout, "timeout of one model request attempt")
@@ -82,11 +92,25 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.tokensPerMin, "tpm", 0, "tokens per minute limit (0 = unlimited)")
 	fs.IntVar(&m.embedBatchSize, "embed-batch-size", llm.DefaultEmbedBatchSize, "inputs per embeddings request")
 	m.maxResponseBytes = llm.DefaultMaxResponseBytes
-	fs.Var(byteSize[int64]{&m.maxResponseBytes}, "max-response-size", "largest model response body accepted, after decompression, a `SIZE` such as 64M (chat and embeddings)")
+	fs.Var(
+		byteSize[int64]{&m.maxResponseBytes},
+		"max-response-size",
+		"largest model response body accepted, after decompression, a `SIZE` such as 64M (chat and embeddings)",
+	)
 	fs.StringVar(&m.cacheDir, "cache-dir", "", "directory for the on-disk embedding cache (default: memory only)")
-	fs.StringVar(&m.record, "record", "", "record all model traffic to this JSONL `file` (no API key is stored; written to FILE.partial until the run ends)")
+	fs.StringVar(
+		&m.record,
+		"record",
+		"",
+		"record all model traffic to this JSONL `file` (no API key is stored; written to FILE.partial until the run ends)",
+	)
 	fs.StringVar(&m.replay, "replay", "", "answer model calls from a recording `file` made with --record, offline")
-	fs.StringVar(&m.prices, "prices", "", "JSON `file` overriding model prices (USD per 1M tokens: {\"model\": {\"input\": 2.5, \"cached_input\": 1.25, \"output\": 10}})")
+	fs.StringVar(
+		&m.prices,
+		"prices",
+		"",
+		"JSON `file` overriding model prices (USD per 1M tokens: {\"model\": {\"input\": 2.5, \"cached_input\": 1.25, \"output\": 10}})",
+	)
 }
 
 func firstNonEmpty(vals ...string) string {
@@ -143,8 +167,11 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 	case m.record != "" && m.replay != "":
 		return cfg, fmt.Errorf("%w: --record and --replay cannot be used together", errUsage)
 	case cfg.BaseURL != "" && !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://"):
-		return cfg, fmt.Errorf("%w: base URL %q (--base-url or OPENAI_BASE_URL) must start with http:// or https://, e.g. http://localhost:11434/v1",
-			errUsage, llm.Redact(cfg.BaseURL, cfg.APIKey))
+		return cfg, fmt.Errorf(
+			"%w: base URL %q (--base-url or OPENAI_BASE_URL) must start with http:// or https://, e.g. http://localhost:11434/v1",
+			errUsage,
+			llm.Redact(cfg.BaseURL, cfg.APIKey),
+		)
 	}
 
 	if m.replay != "" {
@@ -171,7 +198,11 @@ func (m *modelFlags) config(env *cliEnv) (llm.Config, error) {
 		case cfg.BaseURL == "" && cfg.APIKey != "":
 			cfg.Model = defaultOpenAIModel
 		case cfg.BaseURL != "":
-			return cfg, fmt.Errorf("%w: endpoint %s has no model: set RLM_MODEL (or --model), e.g. --model llama3.1", llm.ErrNoModel, llm.RedactURL(cfg.BaseURL))
+			return cfg, fmt.Errorf(
+				"%w: endpoint %s has no model: set RLM_MODEL (or --model), e.g. --model llama3.1",
+				llm.ErrNoModel,
+				llm.RedactURL(cfg.BaseURL),
+			)
 		default:
 			return cfg, fmt.Errorf("%w: %s", llm.ErrNoModel, noModelHelp)
 		}
@@ -287,7 +318,12 @@ func (m *modelFlags) endpoint(env *cliEnv, maxCost float64) (llm.Config, *llm.Pr
 			continue
 		}
 		if _, ok := prices.Lookup(name); !ok {
-			return llm.Config{}, nil, fmt.Errorf(`%w: --max-cost: no price is known for model %q, so the cost limit cannot be enforced; pass --prices FILE with {"%s": {"input": USD_PER_1M, "output": USD_PER_1M}}, or limit --max-tokens instead`, errUsage, name, name)
+			return llm.Config{}, nil, fmt.Errorf(
+				`%w: --max-cost: no price is known for model %q, so the cost limit cannot be enforced; pass --prices FILE with {"%s": {"input": USD_PER_1M, "output": USD_PER_1M}}, or limit --max-tokens instead`,
+				errUsage,
+				name,
+				name,
+			)
 		}
 	}
 	return c, prices, nil
@@ -299,7 +335,14 @@ func (m *modelFlags) endpoint(env *cliEnv, maxCost float64) (llm.Config, *llm.Pr
 // closeModel must not be called.
 func (m *modelFlags) finishRecording(env *cliEnv, cmd string, finished bool, closeModel func() error) (kept bool, err error) {
 	if !finished && m.record != "" {
-		fmt.Fprintf(env.stderr, "rlm %s: the run did not finish: its recording is in %s%s; %s is unchanged\n", cmd, m.record, llm.PartialSuffix, m.record)
+		fmt.Fprintf(
+			env.stderr,
+			"rlm %s: the run did not finish: its recording is in %s%s; %s is unchanged\n",
+			cmd,
+			m.record,
+			llm.PartialSuffix,
+			m.record,
+		)
 		return true, nil
 	}
 	if err := closeModel(); err != nil {

@@ -41,13 +41,30 @@ func TestModelFlagsConfig(t *testing.T) {
 	}{
 		{
 			name: "env only",
-			env:  map[string]string{"OPENAI_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k", "RLM_MODEL": "m", "RLM_SUB_MODEL": "s", "RLM_EMBEDDING_MODEL": "e"},
+			env: map[string]string{
+				"OPENAI_BASE_URL":     "http://h/v1",
+				"OPENAI_API_KEY":      "k",
+				"RLM_MODEL":           "m",
+				"RLM_SUB_MODEL":       "s",
+				"RLM_EMBEDDING_MODEL": "e",
+			},
 			want: llm.Config{BaseURL: "http://h/v1", APIKey: "k", Model: "m", SubModel: "s", EmbeddingModel: "e"},
 		},
 		{
 			name: "flags override env",
 			env:  map[string]string{"OPENAI_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k", "RLM_MODEL": "m"},
-			args: []string{"--base-url", "http://other/v1", "--api-key", "k2", "--model", "m2", "--sub-model", "s2", "--embedding-model", "e2"},
+			args: []string{
+				"--base-url",
+				"http://other/v1",
+				"--api-key",
+				"k2",
+				"--model",
+				"m2",
+				"--sub-model",
+				"s2",
+				"--embedding-model",
+				"e2",
+			},
 			want: llm.Config{BaseURL: "http://other/v1", APIKey: "k2", Model: "m2", SubModel: "s2", EmbeddingModel: "e2"},
 		},
 		{
@@ -106,8 +123,29 @@ func TestNoModelMessage(t *testing.T) {
 }
 
 func TestModelFlagsKnobs(t *testing.T) {
-	m := parseModelFlags(t, "--model", "m", "--base-url", "http://h/v1", "--temperature", "0", "--max-output-tokens", "99",
-		"--request-timeout", "7s", "--max-retries", "0", "--max-concurrency", "3", "--rpm", "60", "--tpm", "1000", "--embed-batch-size", "10")
+	m := parseModelFlags(
+		t,
+		"--model",
+		"m",
+		"--base-url",
+		"http://h/v1",
+		"--temperature",
+		"0",
+		"--max-output-tokens",
+		"99",
+		"--request-timeout",
+		"7s",
+		"--max-retries",
+		"0",
+		"--max-concurrency",
+		"3",
+		"--rpm",
+		"60",
+		"--tpm",
+		"1000",
+		"--embed-batch-size",
+		"10",
+	)
 	cfg, err := m.config(envOf(nil))
 	require.NoError(t, err)
 	require.NotNil(t, cfg.Temperature)
@@ -149,7 +187,14 @@ func TestChatModelRecordReplay(t *testing.T) {
 	srv.RequireKey("sk-secret-key-123456")
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.jsonl")
-	env := envOf(map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-secret-key-123456", "RLM_MODEL": "m1", "RLM_EMBEDDING_MODEL": "e1"})
+	env := envOf(
+		map[string]string{
+			"OPENAI_BASE_URL":     srv.URL(),
+			"OPENAI_API_KEY":      "sk-secret-key-123456",
+			"RLM_MODEL":           "m1",
+			"RLM_EMBEDDING_MODEL": "e1",
+		},
+	)
 
 	ledger := llm.NewLedger(llm.LedgerConfig{})
 	chat, emb, closeFn, err := parseModelFlags(t, "--record", rec).chatModel(env, ledger)

@@ -33,10 +33,26 @@ func TestFilterCrash(t *testing.T) {
 		{"ordinary lines", "WARNING: DATA RACE\nRead at 0x00c0000a4000\n", "WARNING: DATA RACE\nRead at 0x00c0000a4000\n"},
 		{"no final newline", "a log line", "a log line"},
 		{"out of memory", "a log line\n" + oomDump, "a log line\nrlm: MemoryError: out of memory: the system refused rlm more memory"},
-		{"out of memory in a goroutine", "fatal error: runtime: out of memory\n\nruntime stack:\nruntime.throw()\n", "rlm: MemoryError: out of memory"},
-		{"no thread for cgo", "runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort\nPC=0x7fbcb0ccdeec m=3\n\ngoroutine 0 gp=0x1a8f9a504f00 m=3 [idle]:\n", "rlm: MemoryError: out of memory"},
-		{"stack overflow", "runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0x1af56ebe0390\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw()\n", "rlm: RecursionError: maximum recursion depth exceeded (the Go stack overflowed)"},
-		{"another fatal error stays whole", "fatal error: concurrent map writes\n\ngoroutine 1 [running]:\nmain.f()\n", "fatal error: concurrent map writes\n\ngoroutine 1 [running]:\nmain.f()\n"},
+		{
+			"out of memory in a goroutine",
+			"fatal error: runtime: out of memory\n\nruntime stack:\nruntime.throw()\n",
+			"rlm: MemoryError: out of memory",
+		},
+		{
+			"no thread for cgo",
+			"runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort\nPC=0x7fbcb0ccdeec m=3\n\ngoroutine 0 gp=0x1a8f9a504f00 m=3 [idle]:\n",
+			"rlm: MemoryError: out of memory",
+		},
+		{
+			"stack overflow",
+			"runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0x1af56ebe0390\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw()\n",
+			"rlm: RecursionError: maximum recursion depth exceeded (the Go stack overflowed)",
+		},
+		{
+			"another fatal error stays whole",
+			"fatal error: concurrent map writes\n\ngoroutine 1 [running]:\nmain.f()\n",
+			"fatal error: concurrent map writes\n\ngoroutine 1 [running]:\nmain.f()\n",
+		},
 		{"a panic passes through", panicDump, panicDump},
 	}
 	for _, tt := range tests {

@@ -48,11 +48,22 @@ func (f *sessionFlags) register(fs *flag.FlagSet, env *cliEnv, observationTokens
 	f.models.register(fs)
 	f.limits.register(fs, observationTokens)
 	f.sizes = registerSizeFlags(fs)
-	fs.StringVar(&f.clock, "clock", "", "the `TIME` code reads as now (time.time(), datetime.now(), date.today()), e.g. 2026-01-02T03:04:05Z or 2026-01-02 (UTC); default: the recording's with --replay, else the real time at the start; the clock then advances one microsecond per read, never with the real time")
+	fs.StringVar(
+		&f.clock,
+		"clock",
+		"",
+		"the `TIME` code reads as now (time.time(), datetime.now(), date.today()), e.g. 2026-01-02T03:04:05Z or 2026-01-02 (UTC); default: the recording's with --replay, else the real time at the start; the clock then advances one microsecond per read, never with the real time",
+	)
 }
 
 // clockLayouts are the forms --clock accepts (without an offset: UTC).
-var clockLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+var clockLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
 
 // startClock is the time the sandbox's clock starts at: --clock, else
 // the clock recorded in the --replay recording, else the real time. It
@@ -73,7 +84,11 @@ func (f *sessionFlags) pickClock() (time.Time, error) {
 				return t, nil
 			}
 		}
-		return time.Time{}, fmt.Errorf("%w: --clock %q: want a time such as 2026-01-02T03:04:05Z, 2026-01-02T03:04:05+02:00 or 2026-01-02", errUsage, f.clock)
+		return time.Time{}, fmt.Errorf(
+			"%w: --clock %q: want a time such as 2026-01-02T03:04:05Z, 2026-01-02T03:04:05+02:00 or 2026-01-02",
+			errUsage,
+			f.clock,
+		)
 	}
 	if f.models.replay != "" {
 		if m, err := llm.ReadRecordingMeta(f.models.replay); err == nil && !m.Clock.IsZero() {

@@ -19,7 +19,17 @@ var updateExec = flag.Bool("update-exec", false, "rewrite the rlm exec golden fi
 func execData(name string) string { return filepath.Join("testdata", "exec", name) }
 
 func TestExecScriptGolden(t *testing.T) {
-	code, out, errOut := runCLI(t, "", nil, "exec", "--var", "notes="+execData("notes.txt"), "--var", "messages="+execData("messages.json"), execData("explore.py"))
+	code, out, errOut := runCLI(
+		t,
+		"",
+		nil,
+		"exec",
+		"--var",
+		"notes="+execData("notes.txt"),
+		"--var",
+		"messages="+execData("messages.json"),
+		execData("explore.py"),
+	)
 	require.Equal(t, 0, code, errOut)
 	golden := execData("explore.golden")
 	if *updateExec {
@@ -73,7 +83,12 @@ func TestExecErrors(t *testing.T) {
 		{"bad limit", []string{"exec", "--max-memory", "lots", "-c", "1"}, 2, []string{"want a positive size"}},
 		{"step limit", []string{"exec", "--max-steps", "1000", "-c", "while True:\n    pass"}, 1, []string{"step limit exceeded"}},
 		{"step timeout", []string{"exec", "--step-timeout", "50ms", "-c", "while True:\n    pass"}, 1, []string{"time limit exceeded"}},
-		{"recursion", []string{"exec", "--max-recursion", "50", "-c", "def f(n):\n    return f(n + 1)\nf(0)"}, 1, []string{"maximum recursion depth exceeded"}},
+		{
+			"recursion",
+			[]string{"exec", "--max-recursion", "50", "-c", "def f(n):\n    return f(n + 1)\nf(0)"},
+			1,
+			[]string{"maximum recursion depth exceeded"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

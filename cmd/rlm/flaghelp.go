@@ -30,7 +30,10 @@ var flagGroups = []struct {
 	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",
 		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout", "resume-runs"}},
-	{"cluster", []string{"cluster-db", "blobs", "blobs-cache", "max-var-size", "lease-ttl", "work", "max-cells", "sweep", "sweep-concurrency"}},
+	{
+		"cluster",
+		[]string{"cluster-db", "blobs", "blobs-cache", "max-var-size", "lease-ttl", "work", "max-cells", "sweep", "sweep-concurrency"},
+	},
 	{"benchmark", []string{"task", "sizes", "n", "modes", "parallel", "out", "dry-run", "seed", "context-window", "index", "size"}},
 	{"store", []string{"persist", "scope", "type", "repair", "tokens"}},
 	{"selection", []string{"older-than", "since", "bench", "all", "by", "reason", "window", "alpha", "threshold"}},

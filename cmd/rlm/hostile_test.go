@@ -110,26 +110,99 @@ var hostileSnippets = []hostileSnippet{
 	// Time.
 	{name: "busy loop", code: "while True:\n    pass", want: "TimeoutError", timeout: 2 * time.Second},
 	{name: "3-argument pow", code: "x = pow(5, 7**(2**20), 3**(2**16)+2)", want: "TimeoutError", timeout: 2 * time.Second},
-	{name: "int(str) digits", code: "x = int('9' * 5*10**6)", want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000000 digits"},
-	{name: "str(int) digits", code: "x = '%d' % 10**100000", want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion"},
+	{
+		name: "int(str) digits",
+		code: "x = int('9' * 5*10**6)",
+		want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion: value has 5000000 digits",
+	},
+	{
+		name: "str(int) digits",
+		code: "x = '%d' % 10**100000",
+		want: "ValueError: Exceeds the limit (4300 digits) for integer string conversion",
+	},
 	// Depth: values nested far beyond the recursion limit, and cycles.
-	{name: "str of a deep list", code: deepListCode + "s = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
-	{name: "str of a deep tuple", code: deepTupleCode + "s = str(x)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
-	{name: "helpers on a deep list", code: deepListCode + "y = [peek(x), search(x, 'a'), chunk(x, 1), summarize(x), find_relevant([x, 'a'], 'a')]\nprint(y)", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
-	{name: "deep comparison", code: deepListCode + "y = []\nfor i in range(200000):\n    y = [y]\nprint(x == y)", want: "RecursionError: maximum recursion depth exceeded in comparison"},
-	{name: "dict key of a deep tuple", code: deepTupleCode + "d = {x: 1}", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
-	{name: "set membership of a deep tuple", code: deepTupleCode + "s = set([1])\nprint(x in s)", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
-	{name: "hash of a deep tuple", code: deepTupleCode + "print(hash(x))", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
-	{name: "deep tuple comparison", code: deepTupleCode + "y = ()\nfor i in range(200000):\n    y = (y,)\nprint(x == y)", want: "RecursionError: maximum recursion depth exceeded in comparison"},
-	{name: "sorting deep tuples", code: deepTupleCode + "y = (x,)\nprint(sorted([x, y]))", want: "RecursionError: maximum recursion depth exceeded in comparison"},
-	{name: "percent format of a deep tuple", code: deepTupleCode + "print('%s' % (x,))", want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object"},
-	{name: "json.dumps of a deep list", code: deepListCode + "s = json.dumps(x)", want: "RecursionError: maximum recursion depth exceeded while encoding a JSON object"},
-	{name: "json.loads of deep nesting", code: "x = json.loads('[' * 10**6)", want: "RecursionError: maximum recursion depth exceeded while decoding a JSON array from a unicode string"},
-	{name: "deepcopy of a deep list", code: "import copy\n" + deepListCode + "y = copy.deepcopy(x)", want: "RecursionError: maximum recursion depth exceeded while calling a Python object"},
-	{name: "SUBMIT of a cyclic list", code: "x = []\nx.append(x)\nSUBMIT(x)", want: "ValueError: SUBMIT: output 'answer' cannot be submitted: Circular reference detected"},
-	{name: "SUBMIT of a shared value", code: sharedCode + "SUBMIT(x)", want: "\nTimeoutError: time limit exceeded", timeout: 2 * time.Second},
+	{
+		name: "str of a deep list",
+		code: deepListCode + "s = str(x)",
+		want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object",
+	},
+	{
+		name: "str of a deep tuple",
+		code: deepTupleCode + "s = str(x)",
+		want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object",
+	},
+	{
+		name: "helpers on a deep list",
+		code: deepListCode + "y = [peek(x), search(x, 'a'), chunk(x, 1), summarize(x), find_relevant([x, 'a'], 'a')]\nprint(y)",
+		want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object",
+	},
+	{
+		name: "deep comparison",
+		code: deepListCode + "y = []\nfor i in range(200000):\n    y = [y]\nprint(x == y)",
+		want: "RecursionError: maximum recursion depth exceeded in comparison",
+	},
+	{
+		name: "dict key of a deep tuple",
+		code: deepTupleCode + "d = {x: 1}",
+		want: "RecursionError: maximum recursion depth exceeded while calling a Python object",
+	},
+	{
+		name: "set membership of a deep tuple",
+		code: deepTupleCode + "s = set([1])\nprint(x in s)",
+		want: "RecursionError: maximum recursion depth exceeded while calling a Python object",
+	},
+	{
+		name: "hash of a deep tuple",
+		code: deepTupleCode + "print(hash(x))",
+		want: "RecursionError: maximum recursion depth exceeded while calling a Python object",
+	},
+	{
+		name: "deep tuple comparison",
+		code: deepTupleCode + "y = ()\nfor i in range(200000):\n    y = (y,)\nprint(x == y)",
+		want: "RecursionError: maximum recursion depth exceeded in comparison",
+	},
+	{
+		name: "sorting deep tuples",
+		code: deepTupleCode + "y = (x,)\nprint(sorted([x, y]))",
+		want: "RecursionError: maximum recursion depth exceeded in comparison",
+	},
+	{
+		name: "percent format of a deep tuple",
+		code: deepTupleCode + "print('%s' % (x,))",
+		want: "RecursionError: maximum recursion depth exceeded while getting the repr of an object",
+	},
+	{
+		name: "json.dumps of a deep list",
+		code: deepListCode + "s = json.dumps(x)",
+		want: "RecursionError: maximum recursion depth exceeded while encoding a JSON object",
+	},
+	{
+		name: "json.loads of deep nesting",
+		code: "x = json.loads('[' * 10**6)",
+		want: "RecursionError: maximum recursion depth exceeded while decoding a JSON array from a unicode string",
+	},
+	{
+		name: "deepcopy of a deep list",
+		code: "import copy\n" + deepListCode + "y = copy.deepcopy(x)",
+		want: "RecursionError: maximum recursion depth exceeded while calling a Python object",
+	},
+	{
+		name: "SUBMIT of a cyclic list",
+		code: "x = []\nx.append(x)\nSUBMIT(x)",
+		want: "ValueError: SUBMIT: output 'answer' cannot be submitted: Circular reference detected",
+	},
+	{
+		name:    "SUBMIT of a shared value",
+		code:    sharedCode + "SUBMIT(x)",
+		want:    "\nTimeoutError: time limit exceeded",
+		timeout: 2 * time.Second,
+	},
 	{name: "str of a shared value", code: sharedCode + "s = str(x)", want: "\nTimeoutError: time limit exceeded", timeout: 2 * time.Second},
-	{name: "SUBMIT of a deep list", code: deepListCode + "SUBMIT(x)", want: "RecursionError: SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded"},
+	{
+		name: "SUBMIT of a deep list",
+		code: deepListCode + "SUBMIT(x)",
+		want: "RecursionError: SUBMIT: output 'answer' cannot be submitted: maximum recursion depth exceeded",
+	},
 }
 
 // sharedCode builds x, a list shared at every level of its nesting: 2**80

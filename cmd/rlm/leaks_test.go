@@ -56,7 +56,20 @@ func TestRunKeepsSecretsOutOfEveryArtefact(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		traj := filepath.Join(dir, "traj.jsonl")
 		rec := filepath.Join(dir, "rec.jsonl")
-		args := []string{"run", "--base-url", base, "--query", "what is in doc?", "--var", "doc=" + doc, "--trajectory", traj, "--record", rec, "--quiet"}
+		args := []string{
+			"run",
+			"--base-url",
+			base,
+			"--query",
+			"what is in doc?",
+			"--var",
+			"doc=" + doc,
+			"--trajectory",
+			traj,
+			"--record",
+			rec,
+			"--quiet",
+		}
 		if asJSON {
 			args = append(args, "--json")
 		}

@@ -12,7 +12,16 @@ import (
 // NO_COLOR or TERM=dumb, and every kept run says how to view it.
 func TestRunVerbose(t *testing.T) {
 	_, _, ctxFile, env := magicFixture(t)
-	args := []string{"run", "-v", "--query", "What is the magic number?", "--var", "context=" + ctxFile, "--output", "answer:str, confidence:float"}
+	args := []string{
+		"run",
+		"-v",
+		"--query",
+		"What is the magic number?",
+		"--var",
+		"context=" + ctxFile,
+		"--output",
+		"answer:str, confidence:float",
+	}
 
 	code, out, errOut := runCLI(t, "", env, args...)
 	require.Equal(t, 0, code, errOut)

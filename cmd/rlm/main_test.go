@@ -151,7 +151,8 @@ func TestBadInvocationsExit2(t *testing.T) {
 				[]string{"invalid", usageLine}})
 		}
 	}
-	tests = append(tests,
+	tests = append(
+		tests,
 		tcase{"unknown command", []string{"frobnicate", "--x"}, 2, []string{`unknown command "frobnicate"`, "usage: rlm <command>"}},
 		tcase{"unknown store subcommand", []string{"store", "frob"}, 2, []string{`unknown store subcommand "frob"`}},
 		tcase{"store without subcommand", []string{"store"}, 2, []string{"usage: rlm store"}},
@@ -160,10 +161,30 @@ func TestBadInvocationsExit2(t *testing.T) {
 		tcase{"repl stray argument", []string{"repl", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"serve stray argument", []string{"serve", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"worker without a cluster", []string{"worker"}, 2, []string{"--cluster-db URL or set RLM_CLUSTER_DB"}},
-		tcase{"worker with an HTTP flag", []string{"worker", "--addr", "127.0.0.1:1", "--cluster-db", "postgres://x"}, 2, []string{"--addr is a flag of rlm serve"}},
-		tcase{"serve cluster without run directories", []string{"serve", "--cluster-db", "postgres://x", "--no-keep"}, 2, []string{"--no-keep: a cluster replica keeps"}},
-		tcase{"serve cluster short lease", []string{"serve", "--cluster-db", "postgres://x", "--lease-ttl", "10ms"}, 2, []string{"--lease-ttl must be at least 1s"}},
-		tcase{"worker stray argument", []string{"worker", "--cluster-db", "postgres://x", "frob"}, 2, []string{`unexpected argument "frob"`}},
+		tcase{
+			"worker with an HTTP flag",
+			[]string{"worker", "--addr", "127.0.0.1:1", "--cluster-db", "postgres://x"},
+			2,
+			[]string{"--addr is a flag of rlm serve"},
+		},
+		tcase{
+			"serve cluster without run directories",
+			[]string{"serve", "--cluster-db", "postgres://x", "--no-keep"},
+			2,
+			[]string{"--no-keep: a cluster replica keeps"},
+		},
+		tcase{
+			"serve cluster short lease",
+			[]string{"serve", "--cluster-db", "postgres://x", "--lease-ttl", "10ms"},
+			2,
+			[]string{"--lease-ttl must be at least 1s"},
+		},
+		tcase{
+			"worker stray argument",
+			[]string{"worker", "--cluster-db", "postgres://x", "frob"},
+			2,
+			[]string{`unexpected argument "frob"`},
+		},
 		tcase{"version stray argument", []string{"version", "frob"}, 2, []string{`unexpected argument "frob"`}},
 		tcase{"unknown runs subcommand", []string{"runs", "frob"}, 2, []string{`unknown runs subcommand "frob"`}},
 		tcase{"runs gc without age", []string{"runs", "gc"}, 2, []string{"--older-than AGE"}},

@@ -24,8 +24,18 @@ type metaFlags struct {
 
 func (m *metaFlags) register(fs *flag.FlagSet) {
 	m.fs = fs
-	fs.StringVar(&m.path, "meta", "", "meta document `FILE` (lessons and recommended budgets kept by rlm steward; default $RLM_META, else meta.json next to the store directory, e.g. .rlm/meta.json); an invalid one stops the run before it starts")
-	fs.IntVar(&m.notesTokens, "meta-notes-tokens", meta.DefaultNotesBudget, "token budget of the meta document's lessons in the meta section of each request")
+	fs.StringVar(
+		&m.path,
+		"meta",
+		"",
+		"meta document `FILE` (lessons and recommended budgets kept by rlm steward; default $RLM_META, else meta.json next to the store directory, e.g. .rlm/meta.json); an invalid one stops the run before it starts",
+	)
+	fs.IntVar(
+		&m.notesTokens,
+		"meta-notes-tokens",
+		meta.DefaultNotesBudget,
+		"token budget of the meta document's lessons in the meta section of each request",
+	)
 }
 
 // metaPath is the meta document's path: --meta, else meta.json next to
@@ -88,9 +98,22 @@ func (m *metaFlags) load(env *cliEnv, cmd, storeDir, model string, quiet bool) (
 	}
 	text, ids := doc.Render(model, m.notesTokens, llm.TokenizerForModel(model))
 	if n := countFor(doc, model); len(ids) < n && !quiet {
-		fmt.Fprintf(env.stderr, "rlm %s: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n", cmd, len(ids), n, m.notesTokens)
+		fmt.Fprintf(
+			env.stderr,
+			"rlm %s: warning: %d of the meta document's %d lessons for this model fit --meta-notes-tokens %d\n",
+			cmd,
+			len(ids),
+			n,
+			m.notesTokens,
+		)
 	}
-	return doc, orchestrator.MetaNotes{Version: doc.Version, Digest: doc.Digest(), Lessons: ids, Sources: doc.SourcesOf(ids), Text: text}, nil
+	return doc, orchestrator.MetaNotes{
+		Version: doc.Version,
+		Digest:  doc.Digest(),
+		Lessons: ids,
+		Sources: doc.SourcesOf(ids),
+		Text:    text,
+	}, nil
 }
 
 func countFor(doc *meta.Document, model string) int {

@@ -86,7 +86,22 @@ func TestRunUsesMetaDocument(t *testing.T) {
 	assert.Contains(t, strings.Fields(sc.Text()), "v3")
 
 	// An explicit flag wins over the recommendation.
-	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--meta", metaFile, "--max-iterations", "9", "--no-keep", "--quiet")
+	code, _, errOut = runCLI(
+		t,
+		"",
+		env,
+		"run",
+		"--query",
+		"q",
+		"--var",
+		"context="+ctxFile,
+		"--meta",
+		metaFile,
+		"--max-iterations",
+		"9",
+		"--no-keep",
+		"--quiet",
+	)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	calls = srv.Calls()
 	var last string
@@ -114,7 +129,19 @@ func TestRunRefusesInvalidMeta(t *testing.T) {
 	assert.Contains(t, errOut, "field lessons[0].text")
 	assert.Zero(t, srv.Count(), "no request before the meta document is valid")
 
-	code, _, errOut = runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--meta", filepath.Join(dir, "none.json"), "--no-keep")
+	code, _, errOut = runCLI(
+		t,
+		"",
+		env,
+		"run",
+		"--query",
+		"q",
+		"--var",
+		"context="+ctxFile,
+		"--meta",
+		filepath.Join(dir, "none.json"),
+		"--no-keep",
+	)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "no such file")
 }
@@ -132,7 +159,21 @@ func TestResumeUsesRecordedMeta(t *testing.T) {
 	env["RLM_META"] = metaFile
 	traj := filepath.Join(dir, "traj.jsonl")
 
-	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+ctxFile, "--max-llm-calls", "2", "--quiet", "--trajectory", traj)
+	code, _, errOut := runCLI(
+		t,
+		"",
+		env,
+		"run",
+		"--query",
+		"q",
+		"--var",
+		"context="+ctxFile,
+		"--max-llm-calls",
+		"2",
+		"--quiet",
+		"--trajectory",
+		traj,
+	)
 	require.Equal(t, 1, code, "stderr: %s", errOut)
 	m := onlyRun(t, runsDir)
 	assert.Equal(t, metaFile, m.MetaPath)
@@ -163,7 +204,21 @@ func TestResumeUsesRecordedMeta(t *testing.T) {
 	// A run whose recorded notes budget differs from the one it would be
 	// resumed with (e.g. its arguments were recorded before the budget
 	// was) is refused, and nothing is sent.
-	code, _, _ = runCLI(t, "", env, "run", "--query", "q2", "--var", "context="+ctxFile, "--meta", metaFile, "--max-llm-calls", "1", "--quiet")
+	code, _, _ = runCLI(
+		t,
+		"",
+		env,
+		"run",
+		"--query",
+		"q2",
+		"--var",
+		"context="+ctxFile,
+		"--meta",
+		metaFile,
+		"--max-llm-calls",
+		"1",
+		"--quiet",
+	)
 	require.Equal(t, 1, code)
 	list, _, err := runs.NewRoot(runsDir).List()
 	require.NoError(t, err)

@@ -62,7 +62,11 @@ func TestRunNestedOutput(t *testing.T) {
 			}
 			assert.Contains(t, meta, "Declared outputs: items:list[{name:str}]\n")
 			last := calls[1].Messages[len(calls[1].Messages)-1].Content
-			assert.Contains(t, last, "[engine] SUBMIT rejected: items[1].name: expected str, got int; declared outputs: items:list[{name:str}]")
+			assert.Contains(
+				t,
+				last,
+				"[engine] SUBMIT rejected: items[1].name: expected str, got int; declared outputs: items:list[{name:str}]",
+			)
 		})
 	}
 }

@@ -96,7 +96,14 @@ func TestREPLScriptContinuesAfterErrors(t *testing.T) {
 	}{
 		{"clean script", "x = 1\nprint(x + 1)\n", 0, "2\n", nil, 0},
 		{"syntax error", "print(1)\nx = )\nprint(2)\n", 1, "1\n2\n", []string{"SyntaxError"}, 1},
-		{"unclosed bracket does not swallow the rest", "print(1)\nx = (1,\nprint(2)\ny = [3]\nprint(y)\n", 1, "1\n2\n[3]\n", []string{"x = (1,", "SyntaxError"}, 1},
+		{
+			"unclosed bracket does not swallow the rest",
+			"print(1)\nx = (1,\nprint(2)\ny = [3]\nprint(y)\n",
+			1,
+			"1\n2\n[3]\n",
+			[]string{"x = (1,", "SyntaxError"},
+			1,
+		},
 		{"unclosed string inside a block", "def f():\n    return \"\"\"abc\n\nprint(3)\n", 1, "3\n", []string{"SyntaxError"}, 1},
 		{"runtime and syntax errors", "print(undefined)\nx = )\nprint('end')\n", 1, "end\n", []string{"NameError", "SyntaxError"}, 2},
 		{"submit is no failure", "FINAL('ok')\n", 0, "submitted: {\"answer\":\"ok\"}\n", nil, 0},

@@ -137,7 +137,13 @@ func (ks *killServer) run(t *testing.T, env map[string]string, killAt int, args 
 
 // runKill is run, also killing the process after killAfter (0: never)
 // wherever it is: running code, writing a file, waiting for an answer.
-func (ks *killServer) runKill(t *testing.T, env map[string]string, killAt int, killAfter time.Duration, args ...string) (int, string, string) {
+func (ks *killServer) runKill(
+	t *testing.T,
+	env map[string]string,
+	killAt int,
+	killAfter time.Duration,
+	args ...string,
+) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -39,7 +39,12 @@ type budgetFlags struct {
 // e.g. "the whole run tree".
 func (b *budgetFlags) register(fs *flag.FlagSet, scope string) {
 	fs.IntVar(&b.maxIterations, "max-iterations", orchestrator.DefaultMaxIterations, "root iterations before the final extraction turn")
-	fs.IntVar(&b.maxDepth, "max-depth", orchestrator.DefaultMaxDepth, "RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs")
+	fs.IntVar(
+		&b.maxDepth,
+		"max-depth",
+		orchestrator.DefaultMaxDepth,
+		"RLM levels: 1 makes rlm_query a plain sub-model call, 2+ lets it start child RLMs",
+	)
 	fs.IntVar(&b.maxCalls, "max-llm-calls", 0, "budget: model calls in "+scope+" (0 = unlimited)")
 	fs.IntVar(&b.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in "+scope+" (0 = unlimited)")
 	fs.Float64Var(&b.maxCost, "max-cost", 0, "budget: cost in `USD` of "+scope+" (0 = unlimited)")
@@ -121,22 +126,82 @@ func parseRunFlags(env *cliEnv, args []string) (*runOptions, error) {
 	fs.StringVar(&o.query, "query", "", "the question to answer (required)")
 	o.sessionFlags.register(fs, env, orchestrator.DefaultObservationTokens)
 	o.budgetFlags.register(fs, "the whole run tree")
-	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM started by rlm_query (with --max-depth 2+)")
-	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of the whole run tree, root and children together (0 = unlimited)")
-	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)")
-	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%")
-	fs.IntVar(&o.metaTokens, "meta-tokens", orchestrator.DefaultMetaBudget, "base token budget of the variable summaries, output schema and limits at the head of each request")
-	fs.IntVar(&o.metaPerVar, "meta-tokens-per-var", orchestrator.DefaultMetaTokensPerVar, "tokens added to --meta-tokens per variable, up to --max-meta-tokens; when summaries do not fit, each variable gets one compact line")
-	fs.IntVar(&o.maxMetaTokens, "max-meta-tokens", orchestrator.DefaultMaxMetaBudget, "cap of the variable-summary section's budget; past it the rest of the variables are left to show_vars()")
+	fs.IntVar(
+		&o.childIter,
+		"child-iterations",
+		orchestrator.DefaultChildMaxIterations,
+		"iterations of each child RLM started by rlm_query (with --max-depth 2+)",
+	)
+	fs.IntVar(
+		&o.maxTotalIter,
+		"max-total-iterations",
+		0,
+		"budget: iterations of the whole run tree, root and children together (0 = unlimited)",
+	)
+	fs.IntVar(
+		&o.maxErrors,
+		"max-errors",
+		orchestrator.DefaultMaxConsecutiveErrors,
+		"stop after this many failed steps in a row (code errors, rejected SUBMITs, replies without code)",
+	)
+	fs.IntVar(
+		&o.historyTokens,
+		"history-tokens",
+		orchestrator.DefaultDynamicBudget,
+		"token budget of the iteration history in each request of an RLM (root or child); older steps are compressed into a summary past 80%",
+	)
+	fs.IntVar(
+		&o.metaTokens,
+		"meta-tokens",
+		orchestrator.DefaultMetaBudget,
+		"base token budget of the variable summaries, output schema and limits at the head of each request",
+	)
+	fs.IntVar(
+		&o.metaPerVar,
+		"meta-tokens-per-var",
+		orchestrator.DefaultMetaTokensPerVar,
+		"tokens added to --meta-tokens per variable, up to --max-meta-tokens; when summaries do not fit, each variable gets one compact line",
+	)
+	fs.IntVar(
+		&o.maxMetaTokens,
+		"max-meta-tokens",
+		orchestrator.DefaultMaxMetaBudget,
+		"cap of the variable-summary section's budget; past it the rest of the variables are left to show_vars()",
+	)
 	fs.StringVar(&o.output, "output", "answer:str", outputHelp)
-	fs.StringVar(&o.outputSchema, "output-schema", "", "declare the outputs by a JSON Schema `FILE` instead of --output: an object whose properties are the outputs (type, properties, required, items, additionalProperties, enum)")
-	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)")
+	fs.StringVar(
+		&o.outputSchema,
+		"output-schema",
+		"",
+		"declare the outputs by a JSON Schema `FILE` instead of --output: an object whose properties are the outputs (type, properties, required, items, additionalProperties, enum)",
+	)
+	fs.StringVar(
+		&o.protocol,
+		"protocol",
+		string(orchestrator.ProtocolText),
+		"how the root model acts: text (fenced code) or tools (execute_code/submit tool calls)",
+	)
 	fs.BoolVar(&o.jsonOut, "json", false, "print the SUBMIT object with usage, cost, iterations and stop reason as JSON")
 	fs.StringVar(&o.trajectory, "trajectory", "", "write the run's JSONL trajectory to `FILE` (schema: orchestrator/TRAJECTORY.md)")
-	fs.BoolVar(&o.trajFull, "trajectory-full", false, "keep whole prompts and responses of sub-calls in the trajectory (default: the hash and an excerpt of 2,000 chars)")
-	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)")
+	fs.BoolVar(
+		&o.trajFull,
+		"trajectory-full",
+		false,
+		"keep whole prompts and responses of sub-calls in the trajectory (default: the hash and an excerpt of 2,000 chars)",
+	)
+	fs.StringVar(
+		&o.summarizer,
+		"summarizer",
+		"deterministic",
+		"how old iterations are compressed into the rolling summary: deterministic, or llm (written by the sub-model)",
+	)
 	fs.BoolVar(&o.quiet, "quiet", false, "no live status line and no warnings on stderr")
-	fs.BoolVar(&o.verbose, "v", false, "print each step as it happens on stderr: the model's code, its output, sub-calls and child runs (indented by depth)")
+	fs.BoolVar(
+		&o.verbose,
+		"v",
+		false,
+		"print each step as it happens on stderr: the model's code, its output, sub-calls and child runs (indented by depth)",
+	)
 	fs.BoolVar(&o.verbose, "verbose", false, "the same as -v")
 	o.keep.register(fs)
 	o.meta.register(fs)
@@ -221,7 +286,12 @@ func (o *runOptions) validate() error {
 	case o.historyTokens < 1000:
 		return fmt.Errorf("%w: --history-tokens must be >= 1000 (the last step is always kept verbatim)", errUsage)
 	case o.limits.ObservationTokens > o.historyTokens/2:
-		return fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d: the excerpt of one step can be at most half the history; lower --observation-tokens or raise --history-tokens", errUsage, o.limits.ObservationTokens, o.historyTokens)
+		return fmt.Errorf(
+			"%w: --observation-tokens %d does not fit --history-tokens %d: the excerpt of one step can be at most half the history; lower --observation-tokens or raise --history-tokens",
+			errUsage,
+			o.limits.ObservationTokens,
+			o.historyTokens,
+		)
 	case o.metaTokens < 100 || o.metaPerVar < 1 || o.maxMetaTokens < o.metaTokens:
 		return fmt.Errorf("%w: --meta-tokens must be >= 100, --meta-tokens-per-var >= 1 and --max-meta-tokens >= --meta-tokens", errUsage)
 	case o.maxTotalIter < 0:

@@ -60,7 +60,9 @@ func scriptedRoot(srv *llmtest.Server) {
 			}
 		}
 		if n == 0 {
-			return llmtest.Text("```python\nhits = search(context, \"magic\")\nprint(hits[0][\"match\"])\nans = llm_query(\"number in: \" + hits[0][\"preview\"])\n```")
+			return llmtest.Text(
+				"```python\nhits = search(context, \"magic\")\nprint(hits[0][\"match\"])\nans = llm_query(\"number in: \" + hits[0][\"preview\"])\n```",
+			)
 		}
 		return llmtest.Text("```python\nSUBMIT({\"answer\": ans.value, \"confidence\": 0.9})\n```")
 	})
@@ -157,7 +159,18 @@ func TestStatusLine(t *testing.T) {
 	s := &statusLine{w: &b}
 	s.clear()
 	assert.Empty(t, b.String(), "nothing to clear before the first update")
-	s.update(orchestrator.Status{Iteration: 3, MaxIter: 30, Phase: "model", Tokens: 1234, CostUSD: 0.0123, CostKnown: true, Pending: 2, Elapsed: 14 * time.Second})
+	s.update(
+		orchestrator.Status{
+			Iteration: 3,
+			MaxIter:   30,
+			Phase:     "model",
+			Tokens:    1234,
+			CostUSD:   0.0123,
+			CostKnown: true,
+			Pending:   2,
+			Elapsed:   14 * time.Second,
+		},
+	)
 	assert.Equal(t, "\r\x1b[Krlm: iter 3/30 · model · 1234 tokens · $0.0123 · 2 pending · 14s", b.String())
 	s.clear()
 	assert.True(t, strings.HasSuffix(b.String(), "\r\x1b[K"))

@@ -21,7 +21,11 @@ func TestRunFailureWithoutAnswer(t *testing.T) {
 		reply llmtest.Reply
 		want  string
 	}{
-		{"bad key", llmtest.ErrorReply(401, "invalid_api_key", "Incorrect API key provided"), "check the API key: --api-key or OPENAI_API_KEY"},
+		{
+			"bad key",
+			llmtest.ErrorReply(401, "invalid_api_key", "Incorrect API key provided"),
+			"check the API key: --api-key or OPENAI_API_KEY",
+		},
 		{"unknown model", llmtest.ErrorReply(404, "model_not_found", "The model `root` does not exist"), `check the model name "root"`},
 	}
 	for _, tt := range tests {
@@ -51,7 +55,11 @@ func TestRunUnreachableEndpointHint(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "connection refused")
-	assert.Contains(t, errOut, "nothing answers at "+url+": start the server there, or point rlm at a model with --base-url URL --model NAME")
+	assert.Contains(
+		t,
+		errOut,
+		"nothing answers at "+url+": start the server there, or point rlm at a model with --base-url URL --model NAME",
+	)
 	assert.NotContains(t, errOut, "--resume", "a run that never had a model answer is not offered for resuming")
 	left, err := os.ReadDir(runsDir)
 	require.NoError(t, err)
@@ -79,9 +87,17 @@ func TestVarNamesMayNotHideHelpers(t *testing.T) {
 		{"run outputs", []string{"run", "--query", "q", "--var", "outputs=-"}, `"outputs" holds the full output of each step`},
 		{"exec search", []string{"exec", "--var", "search=-", "-c", "print(1)"}, `"search" would hide the REPL helper search(`},
 		{"run print", []string{"run", "--query", "q", "--var", "print=-"}, `"print" would hide Python's builtin print`},
-		{"exec ValueError", []string{"exec", "--var", "ValueError=-", "-c", "print(1)"}, `"ValueError" would hide Python's builtin ValueError`},
+		{
+			"exec ValueError",
+			[]string{"exec", "--var", "ValueError=-", "-c", "print(1)"},
+			`"ValueError" would hide Python's builtin ValueError`,
+		},
 		{"exec json module", []string{"exec", "--var", "json=-", "-c", "print(1)"}, `"json" is the name of the Python module json`},
-		{"exec itertools module", []string{"exec", "--var", "itertools=-", "-c", "print(1)"}, `"itertools" is the name of the Python module`},
+		{
+			"exec itertools module",
+			[]string{"exec", "--var", "itertools=-", "-c", "print(1)"},
+			`"itertools" is the name of the Python module`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +257,11 @@ func TestStopNote(t *testing.T) {
 	none := orchestrator.Result{StopReason: orchestrator.StopBudget, Partial: true, Err: llm.ErrBudgetExceeded}
 	assert.Equal(t, "stopped: budget (no answer): llm: budget exceeded", stopNote(&none, llm.Config{}, orchestrator.ProtocolText))
 	ext := orchestrator.Result{StopReason: orchestrator.StopMaxIterations, Extracted: true, Answer: "a", Err: orchestrator.ErrMaxIterations}
-	assert.Equal(t, "stopped: max_iterations (answer from the final extraction turn): orchestrator: iteration limit reached", stopNote(&ext, llm.Config{}, orchestrator.ProtocolText))
+	assert.Equal(
+		t,
+		"stopped: max_iterations (answer from the final extraction turn): orchestrator: iteration limit reached",
+		stopNote(&ext, llm.Config{}, orchestrator.ProtocolText),
+	)
 }
 
 // The library's model errors name no flag; stopNote adds the flag to use.
@@ -251,8 +271,16 @@ func TestStopNoteAddsFlagAdvice(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"replay miss", &llm.Error{Kind: llm.KindReplayMiss, Message: "recording r has no answer (the run diverged from the recording)"}, "(re-record with --record)"},
-		{"rate-limit wait", &llm.Error{Kind: llm.KindRateLimit, Message: "the requests limit needs a 3s wait", Err: llm.ErrRateLimitWait}, "(raise --rpm/--tpm, or --request-timeout)"},
+		{
+			"replay miss",
+			&llm.Error{Kind: llm.KindReplayMiss, Message: "recording r has no answer (the run diverged from the recording)"},
+			"(re-record with --record)",
+		},
+		{
+			"rate-limit wait",
+			&llm.Error{Kind: llm.KindRateLimit, Message: "the requests limit needs a 3s wait", Err: llm.ErrRateLimitWait},
+			"(raise --rpm/--tpm, or --request-timeout)",
+		},
 		{"auth", &llm.Error{Kind: llm.KindAuth, Message: "bad key"}, "--api-key or OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {

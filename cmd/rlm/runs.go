@@ -42,10 +42,25 @@ type keepFlags struct {
 
 func (k *keepFlags) register(fs *flag.FlagSet) {
 	k.fs = fs
-	fs.StringVar(&k.runsDir, "runs-dir", "", "keep the run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store: .rlm/runs)")
+	fs.StringVar(
+		&k.runsDir,
+		"runs-dir",
+		"",
+		"keep the run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store: .rlm/runs)",
+	)
 	fs.BoolVar(&k.noKeep, "no-keep", false, "do not keep the run (no run directory: it cannot be resumed)")
-	fs.StringVar(&k.resume, "resume", "", "continue the interrupted or stopped run `ID` (see rlm runs ls); only budgets, endpoint and output flags may be given with it")
-	fs.StringVar(&k.save, "save", "", "write the SUBMIT outputs to the store under `KEY` when the run succeeds (compare-and-swap: fails if KEY changed during the run); later runs load them with --var NAME=store:KEY")
+	fs.StringVar(
+		&k.resume,
+		"resume",
+		"",
+		"continue the interrupted or stopped run `ID` (see rlm runs ls); only budgets, endpoint and output flags may be given with it",
+	)
+	fs.StringVar(
+		&k.save,
+		"save",
+		"",
+		"write the SUBMIT outputs to the store under `KEY` when the run succeeds (compare-and-swap: fails if KEY changed during the run); later runs load them with --var NAME=store:KEY",
+	)
 }
 
 // runsRootDir is the runs directory: dir if set, else $RLM_RUNS_DIR, else
@@ -109,7 +124,10 @@ func (k *keepFlags) resumeArgs(env *cliEnv, storeDir string) ([]string, error) {
 		}
 		for _, f := range changed {
 			if !slices.Equal(keptValues(f), recorded[f.Name]) {
-				bad = append(bad, fmt.Sprintf("--%s (recorded %q, given %q)", f.Name, strings.Join(recorded[f.Name], " "), f.Value.String()))
+				bad = append(
+					bad,
+					fmt.Sprintf("--%s (recorded %q, given %q)", f.Name, strings.Join(recorded[f.Name], " "), f.Value.String()),
+				)
 			}
 		}
 	} else {
@@ -252,14 +270,27 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
 		if d := r.Meta().MetaDigest; d != "" && d != f.notes.Digest {
-			err := fmt.Errorf("%w: %w (version %d then, %d now): its prompts would differ from the recorded ones; restore it with rlm steward rollback %d", runs.ErrNotResumable, errMetaChanged, r.Meta().MetaVersion, f.notes.Version, r.Meta().MetaVersion)
+			err := fmt.Errorf(
+				"%w: %w (version %d then, %d now): its prompts would differ from the recorded ones; restore it with rlm steward rollback %d",
+				runs.ErrNotResumable,
+				errMetaChanged,
+				r.Meta().MetaVersion,
+				f.notes.Version,
+				r.Meta().MetaVersion,
+			)
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
 		if err := checkMeta(r.Meta(), f); err != nil {
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
 		if v := r.Meta().Version; v != "" && v != buildVersion() {
-			fmt.Fprintf(env.stderr, "rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n", r.ID(), v, buildVersion())
+			fmt.Fprintf(
+				env.stderr,
+				"rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n",
+				r.ID(),
+				v,
+				buildVersion(),
+			)
 		}
 		return r, nil
 	}
@@ -291,7 +322,11 @@ func checkMeta(was runs.Meta, f *runOptions) error {
 	case *was.MetaNotesTokens != f.meta.notesTokens:
 		diff = fmt.Sprintf("its lessons had %d tokens, this resume %d", *was.MetaNotesTokens, f.meta.notesTokens)
 	case !slices.Equal(was.MetaLessons, f.notes.Lessons):
-		diff = fmt.Sprintf("it rendered the lessons [%s], this resume [%s]", strings.Join(was.MetaLessons, " "), strings.Join(f.notes.Lessons, " "))
+		diff = fmt.Sprintf(
+			"it rendered the lessons [%s], this resume [%s]",
+			strings.Join(was.MetaLessons, " "),
+			strings.Join(f.notes.Lessons, " "),
+		)
 	default:
 		return nil
 	}
@@ -337,7 +372,10 @@ func (k *keepFlags) saveOutputs(env *cliEnv, res *orchestrator.Result, quiet boo
 		where = fmt.Sprintf("; the outputs are in %s", filepath.Join(k.run.Dir(), runs.ResultFile))
 	}
 	if res.Partial {
-		return &exitError{code: 1, err: fmt.Errorf("--save %s: not saved: the run stopped (%s) without a valid SUBMIT%s", k.save, res.StopReason, where)}
+		return &exitError{
+			code: 1,
+			err:  fmt.Errorf("--save %s: not saved: the run stopped (%s) without a valid SUBMIT%s", k.save, res.StopReason, where),
+		}
 	}
 	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: k.storeDir})
 	if err != nil {
@@ -352,7 +390,13 @@ func (k *keepFlags) saveOutputs(env *cliEnv, res *orchestrator.Result, quiet boo
 		return fmt.Errorf("--save: %w%s", err, where)
 	}
 	if !quiet {
-		fmt.Fprintf(env.stderr, "rlm run: outputs saved to store key %s (version %d); use --var NAME=store:%s\n", ref.Key, ref.Version, ref.Key)
+		fmt.Fprintf(
+			env.stderr,
+			"rlm run: outputs saved to store key %s (version %d); use --var NAME=store:%s\n",
+			ref.Key,
+			ref.Version,
+			ref.Key,
+		)
 	}
 	return nil
 }
@@ -605,7 +649,14 @@ func runsShow(env *cliEnv, root *runs.Root, id string, jsonOut bool) error {
 	if m.Error != "" {
 		fmt.Fprintf(w, "error:      %s\n", m.Error)
 	}
-	fmt.Fprintf(w, "iterations: %d\ntokens:     %d\ncost:       %s\nconfig:     %s\n", m.Iterations, m.Tokens, costText(m.CostUSD), m.ConfigDigest)
+	fmt.Fprintf(
+		w,
+		"iterations: %d\ntokens:     %d\ncost:       %s\nconfig:     %s\n",
+		m.Iterations,
+		m.Tokens,
+		costText(m.CostUSD),
+		m.ConfigDigest,
+	)
 	for _, name := range []string{runs.TrajectoryFile, runs.RecordingFile, runs.ResultFile} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			fmt.Fprintf(w, "file:       %s (%d bytes)\n", name, fi.Size())

@@ -120,7 +120,12 @@ func TestResumeBudgetStop(t *testing.T) {
 
 	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--var", "x=y")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, `--var (recorded "context=`+ctxFile+`", given "x=y") cannot be changed`, "the recorded and the given value are named")
+	assert.Contains(
+		t,
+		errOut,
+		`--var (recorded "context=`+ctxFile+`", given "x=y") cannot be changed`,
+		"the recorded and the given value are named",
+	)
 	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--model", "other")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `--model (recorded "root", given "other") cannot be changed`)

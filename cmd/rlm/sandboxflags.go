@@ -25,16 +25,29 @@ func (l *limitFlags) register(fs *flag.FlagSet, observationTokens int) {
 	fs.Uint64Var(&l.MaxSteps, "max-steps", d.MaxSteps, "Starlark execution steps per step of code")
 	fs.DurationVar(&l.Timeout, "step-timeout", d.Timeout, "wall time per step of code")
 	fs.Var(byteSize[int64]{&l.MaxMemory}, "max-memory", "memory a step may allocate, a `SIZE` such as 512M or 2G")
-	fs.Var(byteSize[int64]{&l.MaxSessionMemory}, "max-session-memory", "memory all the steps of a session may keep together, a `SIZE`; the default is half of the machine's memory")
+	fs.Var(
+		byteSize[int64]{&l.MaxSessionMemory},
+		"max-session-memory",
+		"memory all the steps of a session may keep together, a `SIZE`; the default is half of the machine's memory",
+	)
 	fs.IntVar(&l.MaxRecursion, "max-recursion", d.MaxRecursion, "maximum depth of nested function calls")
 	fs.Var(byteSize[int]{&l.MaxOutputBytes}, "max-output-bytes", "output a step may print, a `SIZE` such as 64M")
-	fs.IntVar(&l.ObservationTokens, "observation-tokens", observationTokens, "size in `TOKENS` of the head+tail excerpt of a step's output shown to the model")
+	fs.IntVar(
+		&l.ObservationTokens,
+		"observation-tokens",
+		observationTokens,
+		"size in `TOKENS` of the head+tail excerpt of a step's output shown to the model",
+	)
 }
 
 // limits validates the flags and returns the sandbox limits they set.
 func (l *limitFlags) limits() (sandbox.Limits, error) {
-	if l.Timeout <= 0 || l.MaxRecursion <= 0 || l.MaxMemory <= 0 || l.MaxSessionMemory <= 0 || l.MaxOutputBytes <= 0 || l.MaxSteps == 0 || l.ObservationTokens <= 0 {
-		return sandbox.Limits{}, fmt.Errorf("%w: --max-steps, --step-timeout, --max-memory, --max-session-memory, --max-recursion, --max-output-bytes and --observation-tokens must be positive", errUsage)
+	if l.Timeout <= 0 || l.MaxRecursion <= 0 || l.MaxMemory <= 0 || l.MaxSessionMemory <= 0 || l.MaxOutputBytes <= 0 || l.MaxSteps == 0 ||
+		l.ObservationTokens <= 0 {
+		return sandbox.Limits{}, fmt.Errorf(
+			"%w: --max-steps, --step-timeout, --max-memory, --max-session-memory, --max-recursion, --max-output-bytes and --observation-tokens must be positive",
+			errUsage,
+		)
 	}
 	return l.Limits, nil
 }

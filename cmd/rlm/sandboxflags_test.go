@@ -45,9 +45,19 @@ func TestRunSandboxLimitFlags(t *testing.T) {
 	}{
 		{"max-recursion", []string{"--max-recursion", "20"}, "def f(n):\n    return f(n + 1)\nf(0)", "maximum recursion depth exceeded"},
 		{"max-steps", []string{"--max-steps", "5000"}, "t = 0\nfor i in range(1000000):\n    t += i", "step limit exceeded"},
-		{"max-output-bytes", []string{"--max-output-bytes", "1K"}, "for i in range(500):\n    print('line', i)", "the step printed more than 1024 bytes"},
+		{
+			"max-output-bytes",
+			[]string{"--max-output-bytes", "1K"},
+			"for i in range(500):\n    print('line', i)",
+			"the step printed more than 1024 bytes",
+		},
 		{"step-timeout", []string{"--step-timeout", "50ms"}, "while True:\n    pass", "time limit exceeded"},
-		{"max-memory", []string{"--max-memory", "16M"}, "xs = []\nfor i in range(10000000):\n    xs.append('x' * 100 + str(i))", "MemoryError"},
+		{
+			"max-memory",
+			[]string{"--max-memory", "16M"},
+			"xs = []\nfor i in range(10000000):\n    xs.append('x' * 100 + str(i))",
+			"MemoryError",
+		},
 		{"observation-tokens", []string{"--observation-tokens", "40"}, "print('x' * 5000)", "output truncated: 5001 chars printed"},
 	}
 	for _, tt := range tests {
@@ -80,7 +90,22 @@ func TestRunSizeFlags(t *testing.T) {
 	file := filepath.Join(dir, "big.txt")
 	require.NoError(t, os.WriteFile(file, []byte(strings.Repeat("a line of text\n", 300)), 0o644))
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root"}
-	code, out, errOut := runCLI(t, "", env, "run", "--query", "q", "--var", "context="+file, "--chunk-threshold", "1KB", "--chunk-size", "512B", "--warn-size", "2KB")
+	code, out, errOut := runCLI(
+		t,
+		"",
+		env,
+		"run",
+		"--query",
+		"q",
+		"--var",
+		"context="+file,
+		"--chunk-threshold",
+		"1KB",
+		"--chunk-size",
+		"512B",
+		"--warn-size",
+		"2KB",
+	)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "done\n", out)
 	assert.Contains(t, obs(), "True")
@@ -95,7 +120,10 @@ func TestLimitFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--query", "q", "--observation-tokens", "0"}, "--observation-tokens must be positive"},
-		{[]string{"run", "--query", "q", "--history-tokens", "1000", "--observation-tokens", "6000"}, "--observation-tokens 6000 does not fit --history-tokens 1000"},
+		{
+			[]string{"run", "--query", "q", "--history-tokens", "1000", "--observation-tokens", "6000"},
+			"--observation-tokens 6000 does not fit --history-tokens 1000",
+		},
 		{[]string{"run", "--query", "q", "--max-meta-tokens", "200"}, "--max-meta-tokens >= --meta-tokens"},
 		{[]string{"run", "--query", "q", "--max-recursion", "-1"}, "must be positive"},
 		{[]string{"run", "--query", "q", "--max-memory", "lots"}, "want a positive size"},
@@ -123,9 +151,21 @@ func TestExecLimitAndSizeFlags(t *testing.T) {
 		wantOut string
 		wantErr string
 	}{
-		{"max-recursion", []string{"--max-recursion", "10", "-c", "def f(n):\n    return f(n + 1)\nf(0)"}, 1, "", "maximum recursion depth exceeded"},
+		{
+			"max-recursion",
+			[]string{"--max-recursion", "10", "-c", "def f(n):\n    return f(n + 1)\nf(0)"},
+			1,
+			"",
+			"maximum recursion depth exceeded",
+		},
 		{"max-steps", []string{"--max-steps", "1000", "-c", "for i in range(100000):\n    pass"}, 1, "", "step limit exceeded"},
-		{"chunk flags", []string{"--var", "notes=" + file, "--chunk-threshold", "1KB", "--chunk-size", "512B", "-c", "print(len(notes_chunks) > 1)"}, 0, "True\n", "notes_chunks"},
+		{
+			"chunk flags",
+			[]string{"--var", "notes=" + file, "--chunk-threshold", "1KB", "--chunk-size", "512B", "-c", "print(len(notes_chunks) > 1)"},
+			0,
+			"True\n",
+			"notes_chunks",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,7 +183,19 @@ func TestRunLimitFlagsFillSandboxLimits(t *testing.T) {
 		"--max-memory", "2M", "--max-session-memory", "5M", "--max-recursion", "9", "--max-output-bytes", "1K", "--observation-tokens", "11"})
 	require.NoError(t, err)
 	require.NoError(t, o.validate())
-	assert.Equal(t, sandbox.Limits{MaxSteps: 7, Timeout: 3 * time.Second, MaxMemory: 2 << 20, MaxSessionMemory: 5 << 20, MaxRecursion: 9, MaxOutputBytes: 1 << 10, ObservationTokens: 11}, o.limits.Limits)
+	assert.Equal(
+		t,
+		sandbox.Limits{
+			MaxSteps:          7,
+			Timeout:           3 * time.Second,
+			MaxMemory:         2 << 20,
+			MaxSessionMemory:  5 << 20,
+			MaxRecursion:      9,
+			MaxOutputBytes:    1 << 10,
+			ObservationTokens: 11,
+		},
+		o.limits.Limits,
+	)
 
 	o, err = parseRunFlags(envOf(nil), []string{"--query", "q"})
 	require.NoError(t, err)

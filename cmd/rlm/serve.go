@@ -23,7 +23,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "serve", summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics", run: runServe})
+	register(
+		&command{
+			name:    "serve",
+			summary: "serve RLM runs over an OpenAI-compatible HTTP API, with a run API, the store and metrics",
+			run:     runServe,
+		},
+	)
 }
 
 const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE] [--blobs-cache SIZE]]]"
@@ -94,7 +100,8 @@ func (o *originFlags) String() string { return strings.Join(*o, " ") }
 func (o *originFlags) Set(v string) error {
 	if v != "*" {
 		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+			u.RawQuery != "" {
 			return fmt.Errorf("want * or an origin such as https://app.example.com (scheme and host, no path), not %q", v)
 		}
 		v = u.Scheme + "://" + u.Host
@@ -104,14 +111,43 @@ func (o *originFlags) Set(v string) error {
 }
 
 func (h *httpFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&h.maxConns, "max-conns", 0, "connections open at once; beyond, new ones wait (0: "+fmt.Sprint(server.DefaultMaxConns)+", at most half the open-file limit)")
-	fs.DurationVar(&h.readHeaderTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send a request's headers")
+	fs.IntVar(
+		&h.maxConns,
+		"max-conns",
+		0,
+		"connections open at once; beyond, new ones wait (0: "+fmt.Sprint(server.DefaultMaxConns)+", at most half the open-file limit)",
+	)
+	fs.DurationVar(
+		&h.readHeaderTimeout,
+		"read-header-timeout",
+		server.DefaultReadHeaderTimeout,
+		"time a client has to send a request's headers",
+	)
 	fs.DurationVar(&h.readTimeout, "read-timeout", server.DefaultReadTimeout, "time a client has to send a whole request, body included")
-	fs.DurationVar(&h.writeTimeout, "write-timeout", server.DefaultWriteTimeout, "time each write of a response may take before the client is dropped")
-	fs.DurationVar(&h.streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "time each event of an event stream may take before the client is dropped")
+	fs.DurationVar(
+		&h.writeTimeout,
+		"write-timeout",
+		server.DefaultWriteTimeout,
+		"time each write of a response may take before the client is dropped",
+	)
+	fs.DurationVar(
+		&h.streamWriteTimeout,
+		"stream-write-timeout",
+		server.DefaultStreamWriteTimeout,
+		"time each event of an event stream may take before the client is dropped",
+	)
 	fs.DurationVar(&h.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a keep-alive connection idle this long")
-	fs.Var(&h.corsOrigins, "cors-origin", "let pages from `ORIGIN` (e.g. https://app.example.com, or * for any) call the API from a browser (repeatable; default none)")
-	fs.DurationVar(&h.streamKeepAlive, "stream-keepalive", server.DefaultStreamKeepAlive, "send a \": keep-alive\" comment on an event stream silent this long (a proxy's idle timeout would cut it)")
+	fs.Var(
+		&h.corsOrigins,
+		"cors-origin",
+		"let pages from `ORIGIN` (e.g. https://app.example.com, or * for any) call the API from a browser (repeatable; default none)",
+	)
+	fs.DurationVar(
+		&h.streamKeepAlive,
+		"stream-keepalive",
+		server.DefaultStreamKeepAlive,
+		"send a \": keep-alive\" comment on an event stream silent this long (a proxy's idle timeout would cut it)",
+	)
 }
 
 // validate refuses a negative count and a timeout under a millisecond.
@@ -141,7 +177,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 // shares them but for the HTTP ones) and runs the server.
 func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveOptions, args []string) error {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8088", "listen on `HOST:PORT`; without a token only loopback addresses are allowed")
-	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "the least `LEVEL` logged: debug, info, warn or error (probes and metrics scrapes are debug)")
+	fs.TextVar(
+		&o.logLevel,
+		"log-level",
+		slog.LevelInfo,
+		"the least `LEVEL` logged: debug, info, warn or error (probes and metrics scrapes are debug)",
+	)
 	fs.StringVar(&o.tokenFile, "token-file", "", "read the bearer token clients must send from `FILE` (default $RLM_SERVE_TOKEN)")
 	o.models.register(fs)
 	o.budgetFlags.register(fs, "each run tree (a cap: requests can only lower it)")
@@ -159,36 +200,116 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 	o.sizes = registerSizeFlags(fs)
 	o.storeDir = storeDirFlag(fs, env)
 	o.meta.register(fs)
-	fs.StringVar(&o.runsDir, "runs-dir", "", "keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)")
+	fs.StringVar(
+		&o.runsDir,
+		"runs-dir",
+		"",
+		"keep each run in a directory under `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)",
+	)
 	fs.BoolVar(&o.noKeep, "no-keep", false, "keep runs in memory only (no run directories)")
-	fs.BoolVar(&o.resumeRuns, "resume-runs", true, "at start, resume the run API's runs that a server on the same runs directory was running when it stopped (=false leaves them interrupted)")
+	fs.BoolVar(
+		&o.resumeRuns,
+		"resume-runs",
+		true,
+		"at start, resume the run API's runs that a server on the same runs directory was running when it stopped (=false leaves them interrupted)",
+	)
 	o.retainTraj = server.DefaultRetainTrajectoryBytes
-	fs.Var(byteSize[int64]{&o.retainTraj}, "retain-trajectory-bytes", "with --no-keep, the trajectories of finished runs kept in memory, a `SIZE` (the oldest are dropped beyond: 410)")
+	fs.Var(
+		byteSize[int64]{&o.retainTraj},
+		"retain-trajectory-bytes",
+		"with --no-keep, the trajectories of finished runs kept in memory, a `SIZE` (the oldest are dropped beyond: 410)",
+	)
 	fs.IntVar(&o.childIter, "child-iterations", orchestrator.DefaultChildMaxIterations, "iterations of each child RLM (a cap)")
 	fs.IntVar(&o.maxTotalIter, "max-total-iterations", 0, "budget: iterations of each run tree (0 = unlimited; a cap)")
 	fs.IntVar(&o.maxErrors, "max-errors", orchestrator.DefaultMaxConsecutiveErrors, "stop a run after this many failed steps in a row")
-	fs.IntVar(&o.historyTokens, "history-tokens", orchestrator.DefaultDynamicBudget, "token budget of the iteration history in each request")
-	fs.StringVar(&o.output, "output", "answer:str", "default declared outputs `SCHEMA`, in the syntax of rlm run --output (a request's rlm.output or response_format replaces it)")
+	fs.IntVar(
+		&o.historyTokens,
+		"history-tokens",
+		orchestrator.DefaultDynamicBudget,
+		"token budget of the iteration history in each request",
+	)
+	fs.StringVar(
+		&o.output,
+		"output",
+		"answer:str",
+		"default declared outputs `SCHEMA`, in the syntax of rlm run --output (a request's rlm.output or response_format replaces it)",
+	)
 	fs.StringVar(&o.outputSchema, "output-schema", "", "the default declared outputs by a JSON Schema `FILE`, instead of --output")
 	fs.StringVar(&o.protocol, "protocol", string(orchestrator.ProtocolText), "how the root model acts: text or tools")
 	fs.StringVar(&o.summarizer, "summarizer", "deterministic", "how old iterations are compressed: deterministic, or llm")
-	fs.IntVar(&o.maxRuns, "max-runs", server.DefaultMaxRuns, "runs executing at once (each mostly waits on the model: size it for the throughput wanted, runs/s = N / run time)")
+	fs.IntVar(
+		&o.maxRuns,
+		"max-runs",
+		server.DefaultMaxRuns,
+		"runs executing at once (each mostly waits on the model: size it for the throughput wanted, runs/s = N / run time)",
+	)
 	fs.IntVar(&o.queue, "queue", server.DefaultQueue, "runs waiting for a slot; beyond, requests get 429 with Retry-After")
 	o.maxBody = server.DefaultMaxBodyBytes
-	fs.Var(byteSize[int64]{&o.maxBody}, "max-body", "largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)")
-	fs.Var(byteSize[int64]{&o.maxBodyMemory}, "max-body-memory", "bytes of the request bodies read and decoded at once, a `SIZE` (503 with Retry-After beyond; default 8 x --max-body)")
-	fs.IntVar(&o.maxJSONValues, "max-json-values", server.DefaultMaxJSONValues, "most JSON values in a request body, counted before decoding (413 beyond)")
+	fs.Var(
+		byteSize[int64]{&o.maxBody},
+		"max-body",
+		"largest request body, a `SIZE` such as 32M (413 beyond; put large variables in the store)",
+	)
+	fs.Var(
+		byteSize[int64]{&o.maxBodyMemory},
+		"max-body-memory",
+		"bytes of the request bodies read and decoded at once, a `SIZE` (503 with Retry-After beyond; default 8 x --max-body)",
+	)
+	fs.IntVar(
+		&o.maxJSONValues,
+		"max-json-values",
+		server.DefaultMaxJSONValues,
+		"most JSON values in a request body, counted before decoding (413 beyond)",
+	)
 	fs.IntVar(&o.maxJSONDepth, "max-json-depth", server.DefaultMaxJSONDepth, "deepest nesting of a request body's JSON (400 beyond)")
 	o.http.register(fs)
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)")
-	fs.StringVar(&o.clusterDB, "cluster-db", "", "be one replica of a cluster whose runs are kept in the PostgreSQL database at `URL` (default $RLM_CLUSTER_DB; see docs/cluster.md)")
-	fs.DurationVar(&o.leaseTTL, "lease-ttl", cluster.DefaultLeaseTTL, "in a cluster, how long a process that stopped answering keeps its runs before another takes them over")
-	fs.StringVar(&o.blobsURL, "blobs", "", "in a cluster, keep the variable store's values in the S3-compatible bucket at `URL`, s3://BUCKET[/PREFIX]?endpoint=...&region=... (default $RLM_BLOBS; credentials from the AWS variables; see docs/cluster.md)")
+	fs.DurationVar(
+		&o.drainTimeout,
+		"drain-timeout",
+		30*time.Second,
+		"on SIGTERM, how long running runs get to finish before they are canceled (partial answers kept)",
+	)
+	fs.StringVar(
+		&o.clusterDB,
+		"cluster-db",
+		"",
+		"be one replica of a cluster whose runs are kept in the PostgreSQL database at `URL` (default $RLM_CLUSTER_DB; see docs/cluster.md)",
+	)
+	fs.DurationVar(
+		&o.leaseTTL,
+		"lease-ttl",
+		cluster.DefaultLeaseTTL,
+		"in a cluster, how long a process that stopped answering keeps its runs before another takes them over",
+	)
+	fs.StringVar(
+		&o.blobsURL,
+		"blobs",
+		"",
+		"in a cluster, keep the variable store's values in the S3-compatible bucket at `URL`, s3://BUCKET[/PREFIX]?endpoint=...&region=... (default $RLM_BLOBS; credentials from the AWS variables; see docs/cluster.md)",
+	)
 	o.maxVarSize = server.DefaultMaxVarBytes
-	fs.Var(byteSize[int64]{&o.maxVarSize}, "max-var-size", "in a cluster with --blobs, largest text value PUT to /v1/vars, a `SIZE` (streamed to the bucket; 413 beyond)")
-	fs.Var(byteSize[int64]{&o.blobsCache}, "blobs-cache", "with --blobs, bound the local cache of blobs (STORE/blobs) to a `SIZE`, removing the least recently used (0: no bound)")
-	fs.BoolVar(&o.work, "work", true, "in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)")
-	fs.IntVar(&o.maxCells, "max-cells", 0, "in a cluster, benchmark sweep cells executed at once, besides the runs (0: as many as --max-runs)")
+	fs.Var(
+		byteSize[int64]{&o.maxVarSize},
+		"max-var-size",
+		"in a cluster with --blobs, largest text value PUT to /v1/vars, a `SIZE` (streamed to the bucket; 413 beyond)",
+	)
+	fs.Var(
+		byteSize[int64]{&o.blobsCache},
+		"blobs-cache",
+		"with --blobs, bound the local cache of blobs (STORE/blobs) to a `SIZE`, removing the least recently used (0: no bound)",
+	)
+	fs.BoolVar(
+		&o.work,
+		"work",
+		true,
+		"in a cluster, execute runs in this process too (=false: only answer the API; rlm worker processes execute)",
+	)
+	fs.IntVar(
+		&o.maxCells,
+		"max-cells",
+		0,
+		"in a cluster, benchmark sweep cells executed at once, besides the runs (0: as many as --max-runs)",
+	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -236,7 +357,10 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, error) {
 	var cfg server.Config
 	if o.models.record != "" || o.models.replay != "" {
-		return cfg, fmt.Errorf("%w: --record and --replay are for rlm run; rlm serve keeps each run's trajectory in its run directory", errUsage)
+		return cfg, fmt.Errorf(
+			"%w: --record and --replay are for rlm run; rlm serve keeps each run's trajectory in its run directory",
+			errUsage,
+		)
 	}
 	if err := o.budgetFlags.validate(); err != nil {
 		return cfg, err
@@ -264,7 +388,12 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 	case o.historyTokens < 1000:
 		return cfg, fmt.Errorf("%w: --history-tokens must be >= 1000", errUsage)
 	case lim.ObservationTokens > o.historyTokens/2:
-		return cfg, fmt.Errorf("%w: --observation-tokens %d does not fit --history-tokens %d (at most half)", errUsage, lim.ObservationTokens, o.historyTokens)
+		return cfg, fmt.Errorf(
+			"%w: --observation-tokens %d does not fit --history-tokens %d (at most half)",
+			errUsage,
+			lim.ObservationTokens,
+			o.historyTokens,
+		)
 	case o.maxRuns < 1 || o.queue < 0 || o.maxBody < 1 || o.drainTimeout < 0:
 		return cfg, fmt.Errorf("%w: --max-runs and --max-body must be >= 1, --queue and --drain-timeout >= 0", errUsage)
 	case o.maxBodyMemory < 0 || o.retainTraj < 1:
@@ -366,7 +495,10 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 		cfg.Cluster = db
 	}
 	if o.blobsURL != "" {
-		bs, err := blobs.Open(ctx, blobs.Config{URL: o.blobsURL, CacheDir: filepath.Join(*o.storeDir, "blobs"), CacheMaxBytes: o.blobsCache})
+		bs, err := blobs.Open(
+			ctx,
+			blobs.Config{URL: o.blobsURL, CacheDir: filepath.Join(*o.storeDir, "blobs"), CacheMaxBytes: o.blobsCache},
+		)
 		if err != nil {
 			return fmt.Errorf("--blobs: %w", err)
 		}
@@ -375,10 +507,18 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	}
 	s, err := server.New(cfg)
 	if errors.Is(err, server.ErrWeakToken) {
-		return fmt.Errorf("%w: %v: use a random token of %d characters or more (e.g. openssl rand -hex 24)", errUsage, err, server.MinTokenLen)
+		return fmt.Errorf(
+			"%w: %v: use a random token of %d characters or more (e.g. openssl rand -hex 24)",
+			errUsage,
+			err,
+			server.MinTokenLen,
+		)
 	}
 	if errors.Is(err, server.ErrMeta) {
-		return fmt.Errorf("%w (fix the file or the flags --history-tokens and --observation-tokens, or restore a good version with rlm steward rollback VERSION)", err)
+		return fmt.Errorf(
+			"%w (fix the file or the flags --history-tokens and --observation-tokens, or restore a good version with rlm steward rollback VERSION)",
+			err,
+		)
 	}
 	if err != nil {
 		return err
@@ -387,8 +527,9 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	// The steward's proposals and drift over the kept runs (issue 13).
 	// rlm_meta_version is the version the server's runs use (read at start).
 	inForce := cfg.Meta.Doc.Version
-	s.Registry().MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, o.meta.path, *o.storeDir)}, RunsDir: cfg.RunsDir,
-		Version: func() int { return inForce }})
+	s.Registry().
+		MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, o.meta.path, *o.storeDir)}, RunsDir: cfg.RunsDir,
+			Version: func() int { return inForce }})
 	ln, err := s.Listen(o.addr)
 	if errors.Is(err, server.ErrInsecure) {
 		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)
@@ -423,7 +564,19 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	hs := s.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "auth", cfg.Token != "", "max_runs", cfg.MaxRuns, "max_conns", s.MaxConns(), "meta_version", cfg.Meta.Doc.Version)
+	log.Info(
+		"listening",
+		"addr",
+		ln.Addr().String(),
+		"auth",
+		cfg.Token != "",
+		"max_runs",
+		cfg.MaxRuns,
+		"max_conns",
+		s.MaxConns(),
+		"meta_version",
+		cfg.Meta.Doc.Version,
+	)
 	select {
 	case <-ctx.Done():
 	case err := <-served:

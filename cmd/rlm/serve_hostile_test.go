@@ -143,7 +143,12 @@ func (sc *serveChild) request(method, path, body string, timeout time.Duration) 
 func (sc *serveChild) legitimate(t *testing.T) time.Duration {
 	t.Helper()
 	start := time.Now()
-	code, body, err := sc.request("POST", "/v1/chat/completions", `{"model":"rlm","messages":[{"role":"user","content":"hello"}]}`, hostileAnswer)
+	code, body, err := sc.request(
+		"POST",
+		"/v1/chat/completions",
+		`{"model":"rlm","messages":[{"role":"user","content":"hello"}]}`,
+		hostileAnswer,
+	)
 	elapsed := time.Since(start)
 	require.NoError(t, err, "a legitimate chat completion is answered")
 	require.Equal(t, 200, code, body)
@@ -181,7 +186,11 @@ var serveHostileRows = []serveHostileRow{
 	{name: "60 stalled readers of a 32 MB trajectory", setup: bigTrajectory, run: stalledReadersRow},
 	{name: "a 1e-12 s timeout", args: []string{"--timeout", "6s"}, run: tinyTimeoutRow},
 	{name: "16 chats with a 20 MB variable", args: []string{"--no-keep"}, run: retainRow},
-	{name: "readyz with credentials in the base URL", args: []string{"--base-url", "http://127.0.0.1:1/v1?code=SECRETcode123&api-key=abc%2Fdef%3D"}, run: readyzRow},
+	{
+		name: "readyz with credentials in the base URL",
+		args: []string{"--base-url", "http://127.0.0.1:1/v1?code=SECRETcode123&api-key=abc%2Fdef%3D"},
+		run:  readyzRow,
+	},
 }
 
 func TestServeHostile(t *testing.T) {
@@ -301,7 +310,12 @@ func dictBombRow(t *testing.T, sc *serveChild) {
 		assert.Contains(t, outs[i], "the server's JSON values limit")
 	}
 	_, peak := sc.rss(t)
-	t.Logf("peak RSS %.0f MB for three %.0f MB bodies at once (%.1fx one body)", float64(peak)/(1<<20), float64(len(body))/(1<<20), float64(peak)/float64(len(body)))
+	t.Logf(
+		"peak RSS %.0f MB for three %.0f MB bodies at once (%.1fx one body)",
+		float64(peak)/(1<<20),
+		float64(len(body))/(1<<20),
+		float64(peak)/float64(len(body)),
+	)
 	assertRSS(t, peak, bodyRSSRatio*int64(len(body)))
 	sc.legitimate(t)
 }
@@ -309,12 +323,20 @@ func dictBombRow(t *testing.T, sc *serveChild) {
 // bigTextRow sends a chat completion with a 30 MB text variable: it is
 // served, and the server's peak RSS stays within 6x the body.
 func bigTextRow(t *testing.T, sc *serveChild) {
-	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (hostileMB(30)<<20)/12) + `"}}}`
+	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat(
+		"lorem ipsum ",
+		(hostileMB(30)<<20)/12,
+	) + `"}}}`
 	code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, 200, code, out)
 	_, peak := sc.rss(t)
-	t.Logf("peak RSS %.0f MB for a %.0f MB text variable (%.1fx the body)", float64(peak)/(1<<20), float64(len(body))/(1<<20), float64(peak)/float64(len(body)))
+	t.Logf(
+		"peak RSS %.0f MB for a %.0f MB text variable (%.1fx the body)",
+		float64(peak)/(1<<20),
+		float64(len(body))/(1<<20),
+		float64(peak)/float64(len(body)),
+	)
 	assertRSS(t, peak, bodyRSSRatio*int64(len(body)))
 }
 
@@ -388,7 +410,12 @@ func stalledReadersRow(t *testing.T, sc *serveChild) {
 	time.Sleep(2 * time.Second) // the handlers fill the sockets and block
 	elapsed := sc.legitimate(t)
 	cur, peak := sc.rss(t)
-	t.Logf("60 stalled readers of a 32 MB trajectory: RSS %.0f MB (peak %.0f MB); a chat completion took %s", float64(cur)/(1<<20), float64(peak)/(1<<20), elapsed)
+	t.Logf(
+		"60 stalled readers of a 32 MB trajectory: RSS %.0f MB (peak %.0f MB); a chat completion took %s",
+		float64(cur)/(1<<20),
+		float64(peak)/(1<<20),
+		elapsed,
+	)
 	assertRSS(t, peak, 300<<20)
 }
 
@@ -409,7 +436,10 @@ func tinyTimeoutRow(t *testing.T, sc *serveChild) {
 // asserted within 2x, as the garbage collector's timing moves it; a run
 // keeping its variable would add 20 MB each, 6x).
 func retainRow(t *testing.T, sc *serveChild) {
-	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat("lorem ipsum ", (hostileMB(20)<<20)/12) + `"}}}`
+	body := `{"model":"rlm","messages":[{"role":"user","content":"hello"}],"rlm":{"variables":{"t":"` + strings.Repeat(
+		"lorem ipsum ",
+		(hostileMB(20)<<20)/12,
+	) + `"}}}`
 	chat := func() {
 		code, out, err := sc.request("POST", "/v1/chat/completions", body, time.Minute)
 		require.NoError(t, err)
@@ -421,7 +451,12 @@ func retainRow(t *testing.T, sc *serveChild) {
 		chat()
 	}
 	after16, _ := sc.rss(t)
-	t.Logf("RSS after 1 chat with a 20 MB variable %.0f MB, after 16 %.0f MB (%.2fx)", float64(after1)/(1<<20), float64(after16)/(1<<20), float64(after16)/float64(after1))
+	t.Logf(
+		"RSS after 1 chat with a 20 MB variable %.0f MB, after 16 %.0f MB (%.2fx)",
+		float64(after1)/(1<<20),
+		float64(after16)/(1<<20),
+		float64(after16)/float64(after1),
+	)
 	assertRSS(t, after16, after1*2)
 }
 

@@ -59,7 +59,11 @@ func TestServeKeepsAnswersAfterKill(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
-	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
+	resp, err := http.Post(
+		"http://"+addr+"/v1/chat/completions",
+		"application/json",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`),
+	)
 	require.NoError(t, err)
 	var cc struct {
 		Choices []struct {
@@ -170,7 +174,11 @@ func TestServeResumesRunsAfterKill(t *testing.T) {
 	args := []string{"--base-url", up.URL(), "--model", "m", "--runs-dir", runsDir, "--store", store, "--max-iterations", "10"}
 	a := startServeProcess(ctx, t, args...)
 	addr := a.addr
-	resp, err := http.Post("http://"+addr+"/v1/runs", "application/json", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`))
+	resp, err := http.Post(
+		"http://"+addr+"/v1/runs",
+		"application/json",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"go"}]}`),
+	)
 	require.NoError(t, err)
 	var created struct{ ID string }
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))

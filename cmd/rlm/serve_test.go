@@ -35,7 +35,12 @@ func TestServeFlags(t *testing.T) {
 		{"short token", nil, map[string]string{"RLM_SERVE_TOKEN": "short-token"}, "bearer token too short: 11 characters, at least 16"},
 		{"tiny read timeout", []string{"--read-timeout", "1us"}, nil, "--read-timeout must be at least 1ms"},
 		{"negative max-conns", []string{"--max-conns", "-1"}, nil, "--max-conns must be >= 0"},
-		{"blobs without a cluster", []string{"--blobs", "s3://b?endpoint=http://127.0.0.1:1"}, nil, "--blobs (or RLM_BLOBS) is for a cluster"},
+		{
+			"blobs without a cluster",
+			[]string{"--blobs", "s3://b?endpoint=http://127.0.0.1:1"},
+			nil,
+			"--blobs (or RLM_BLOBS) is for a cluster",
+		},
 		{"RLM_BLOBS without a cluster", nil, map[string]string{"RLM_BLOBS": "s3://b"}, "pass --cluster-db URL too"},
 	}
 	for _, tt := range tests {
@@ -85,7 +90,11 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 			addr = m[1]
 		}
 	}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/runs", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"count forever"}]}`))
+	req, _ := http.NewRequest(
+		"POST",
+		"http://"+addr+"/v1/runs",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"count forever"}]}`),
+	)
 	req.Header.Set("Authorization", "Bearer tok-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

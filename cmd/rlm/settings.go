@@ -263,7 +263,13 @@ func applySettings(fs *flag.FlagSet) error {
 }
 
 func init() {
-	register(&command{name: "config", summary: "print a command's effective settings (flags, environment, settings file) with secrets redacted", run: runConfig})
+	register(
+		&command{
+			name:    "config",
+			summary: "print a command's effective settings (flags, environment, settings file) with secrets redacted",
+			run:     runConfig,
+		},
+	)
 }
 
 const configSynopsis = `COMMAND [flags]

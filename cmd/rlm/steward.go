@@ -19,7 +19,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "steward", summary: "keep the meta document from the evidence of kept runs (propose, review, apply, rollback, drift, backfill)", run: runSteward})
+	register(
+		&command{
+			name:    "steward",
+			summary: "keep the meta document from the evidence of kept runs (propose, review, apply, rollback, drift, backfill)",
+			run:     runSteward,
+		},
+	)
 }
 
 const stewardSynopsis = `<subcommand> [flags] [args]
@@ -76,7 +82,11 @@ func runSteward(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	sub, ok := stewardSubcommands[args[0]]
 	if !ok {
-		return fmt.Errorf("%w: unknown steward subcommand %q (use propose, review, apply, rollback, log, drift or backfill)", errUsage, args[0])
+		return fmt.Errorf(
+			"%w: unknown steward subcommand %q (use propose, review, apply, rollback, log, drift or backfill)",
+			errUsage,
+			args[0],
+		)
 	}
 	return sub(ctx, env, args[1:])
 }
@@ -97,7 +107,11 @@ func newStewardFlags(env *cliEnv, fs *flag.FlagSet) *stewardFlags {
 		runsDir:  fs.String("runs-dir", "", "the runs `DIR` (default $RLM_RUNS_DIR, else runs/ next to the store)"),
 		storeDir: storeDirFlag(fs, env),
 		metaFile: fs.String("meta", "", "the meta document `FILE` (default $RLM_META, else meta.json next to the store directory)"),
-		notes:    fs.Int("meta-notes-tokens", meta.DefaultNotesBudget, "token budget the lessons must fit (as rlm run --meta-notes-tokens)"),
+		notes: fs.Int(
+			"meta-notes-tokens",
+			meta.DefaultNotesBudget,
+			"token budget the lessons must fit (as rlm run --meta-notes-tokens)",
+		),
 	}
 }
 
@@ -228,7 +242,14 @@ func stewardReview(_ context.Context, env *cliEnv, args []string) error {
 		}
 		for _, l := range doc.Lessons {
 			if l.ID == p.LessonID && len(l.Sources) > 0 {
-				fmt.Fprintf(env.stdout, "%s  lesson %s was added (meta v%d) on the evidence of: %s\n", p.ID, l.ID, l.Since, strings.Join(l.Sources, " "))
+				fmt.Fprintf(
+					env.stdout,
+					"%s  lesson %s was added (meta v%d) on the evidence of: %s\n",
+					p.ID,
+					l.ID,
+					l.Since,
+					strings.Join(l.Sources, " "),
+				)
 			}
 		}
 	}
@@ -326,8 +347,13 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, "\nmeta hit rate: no kept run had a lesson in force")
 		return nil
 	}
-	fmt.Fprintf(env.stdout, "\nmeta hit rate: %.0f%% (%d of %d pairs of a kept run and a lesson in force: the lesson was about an error the run had)\n",
-		100*hr.Rate, hr.Hits, hr.Pairs)
+	fmt.Fprintf(
+		env.stdout,
+		"\nmeta hit rate: %.0f%% (%d of %d pairs of a kept run and a lesson in force: the lesson was about an error the run had)\n",
+		100*hr.Rate,
+		hr.Hits,
+		hr.Pairs,
+	)
 	sources := map[string][]string{}
 	if doc, _, err := meta.Load(st.MetaPath); err == nil {
 		for _, l := range doc.Lessons {
@@ -341,7 +367,15 @@ func stewardLog(_ context.Context, env *cliEnv, args []string) error {
 		if src == "" {
 			src = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%s\n", termSafe(env.stdout, l.Lesson), l.Runs, l.Hits, 100*float64(l.Hits)/float64(l.Runs), src)
+		fmt.Fprintf(
+			tw,
+			"%s\t%d\t%d\t%.0f%%\t%s\n",
+			termSafe(env.stdout, l.Lesson),
+			l.Runs,
+			l.Hits,
+			100*float64(l.Hits)/float64(l.Runs),
+			src,
+		)
 	}
 	return tw.Flush()
 }
@@ -441,7 +475,13 @@ func printProposals(env *cliEnv, ps []steward.Proposal, samples bool) error {
 		case p.Lesson != nil:
 			fmt.Fprintf(w, "  lesson:   %s\n", p.Lesson.Text)
 		case p.Budget != nil:
-			fmt.Fprintf(w, "  budget:   history_tokens=%d observation_tokens=%d max_iterations=%d\n", p.Budget.HistoryTokens, p.Budget.ObservationTokens, p.Budget.MaxIterations)
+			fmt.Fprintf(
+				w,
+				"  budget:   history_tokens=%d observation_tokens=%d max_iterations=%d\n",
+				p.Budget.HistoryTokens,
+				p.Budget.ObservationTokens,
+				p.Budget.MaxIterations,
+			)
 		}
 		fmt.Fprintf(w, "  reason:   %s\n  effect:   %s\n", p.Reason, p.Effect)
 		ev := p.Evidence
@@ -452,7 +492,14 @@ func printProposals(env *cliEnv, ps []steward.Proposal, samples bool) error {
 		fmt.Fprintf(w, "  evidence: %d in %d of %d runs%s: %s\n", ev.Count, ev.RunsWith, ev.RunsTotal, queries, strings.Join(ev.Runs, " "))
 		if samples {
 			for _, s := range ev.Samples {
-				fmt.Fprintf(w, "    %s step %d: %s\n      code: %s\n", s.Run, s.Step, termSafe(w, s.Error), termSafe(w, oneLine(s.Code, 160)))
+				fmt.Fprintf(
+					w,
+					"    %s step %d: %s\n      code: %s\n",
+					s.Run,
+					s.Step,
+					termSafe(w, s.Error),
+					termSafe(w, oneLine(s.Code, 160)),
+				)
 			}
 		}
 	}
@@ -471,8 +518,21 @@ func printDrift(env *cliEnv, rep steward.DriftReport) {
 		if s.Change >= 1e9 || math.IsInf(s.Change, 0) {
 			change = "new"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4g (n=%d)\t%.4g (n=%d)\t%s\t%.2g\t%s\t%s\t%s\n", s.Model, s.Metric, s.Before, s.NBefore, s.Recent, s.NRecent,
-			change, s.P, mark, s.MetaThen, s.MetaNow)
+		fmt.Fprintf(
+			tw,
+			"%s\t%s\t%.4g (n=%d)\t%.4g (n=%d)\t%s\t%.2g\t%s\t%s\t%s\n",
+			s.Model,
+			s.Metric,
+			s.Before,
+			s.NBefore,
+			s.Recent,
+			s.NRecent,
+			change,
+			s.P,
+			mark,
+			s.MetaThen,
+			s.MetaNow,
+		)
 	}
 	tw.Flush()
 	for _, s := range rep.Skipped {

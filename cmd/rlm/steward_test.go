@@ -35,7 +35,13 @@ func TestStewardCommands(t *testing.T) {
 	ctxFile := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(ctxFile, []byte("the magic number is 42\n"), 0o644))
 	metaFile := filepath.Join(dir, "meta.json")
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_RUNS_DIR": filepath.Join(dir, "runs"), "RLM_META": metaFile, "USER": "ops"}
+	env := map[string]string{
+		"OPENAI_BASE_URL": srv.URL(),
+		"RLM_MODEL":       "root",
+		"RLM_RUNS_DIR":    filepath.Join(dir, "runs"),
+		"RLM_META":        metaFile,
+		"USER":            "ops",
+	}
 	for range 2 {
 		code, _, errOut := runCLI(t, "", env, "run", "--query", "magic?", "--var", "context="+ctxFile, "--quiet")
 		require.Equal(t, 0, code, "stderr: %s", errOut)

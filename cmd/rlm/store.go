@@ -100,7 +100,11 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // does not exist.
 func storeExists(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: the store %s does not exist (add values with rlm store put or rlm run --save KEY, which stores a run's outputs; or pass --store DIR or set RLM_STORE)", rlmctx.ErrNotFound, dir)
+		return fmt.Errorf(
+			"%w: the store %s does not exist (add values with rlm store put or rlm run --save KEY, which stores a run's outputs; or pass --store DIR or set RLM_STORE)",
+			rlmctx.ErrNotFound,
+			dir,
+		)
 	}
 	return nil
 }
@@ -128,7 +132,10 @@ func printStoreWarnings(env *cliEnv, warns []string) {
 		fmt.Fprintln(env.stderr, "warning:", termSafe(env.stderr, w))
 	}
 	if len(warns) > 0 {
-		fmt.Fprintln(env.stderr, "hint: rlm store fsck lists the store's problems; rlm store fsck --repair fixes what it can without deleting anything")
+		fmt.Fprintln(
+			env.stderr,
+			"hint: rlm store fsck lists the store's problems; rlm store fsck --repair fixes what it can without deleting anything",
+		)
 	}
 }
 
@@ -238,7 +245,16 @@ func storeLs(ctx context.Context, env *cliEnv, dir string, args []string) error 
 	tw := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tSCOPE\tSIZE\tVERSION\tUPDATED")
 	for _, m := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", termSafe(env.stdout, quoteKey(m.Key)), m.Type, m.Scope, m.SizeBytes, m.Version, m.UpdatedAt.Format(time.RFC3339))
+		fmt.Fprintf(
+			tw,
+			"%s\t%s\t%s\t%d\t%d\t%s\n",
+			termSafe(env.stdout, quoteKey(m.Key)),
+			m.Type,
+			m.Scope,
+			m.SizeBytes,
+			m.Version,
+			m.UpdatedAt.Format(time.RFC3339),
+		)
 	}
 	return tw.Flush()
 }
@@ -328,7 +344,11 @@ func storeClear(ctx context.Context, env *cliEnv, dir string, args []string) err
 
 func storeFsck(ctx context.Context, env *cliEnv, dir string, args []string) error {
 	fs := subFlags(env, &dir, "fsck", "[--repair]")
-	repair := fs.Bool("repair", false, "rebuild damaged metadata from intact values and move unreadable entries to DIR/.quarantine (nothing is deleted)")
+	repair := fs.Bool(
+		"repair",
+		false,
+		"rebuild damaged metadata from intact values and move unreadable entries to DIR/.quarantine (nothing is deleted)",
+	)
 	if _, err := storeArgs(fs, args, 0, "no arguments"); err != nil {
 		return err
 	}
@@ -350,7 +370,11 @@ func storeFsck(ctx context.Context, env *cliEnv, dir string, args []string) erro
 		fmt.Fprintf(w, "%s: %s: %s\n", p.Kind, quoteKey(p.File), p.Detail)
 		switch {
 		case p.Action == "rebuilt":
-			fmt.Fprintf(w, "  rebuilt: key %s is readable again (type inferred, scope global; check with rlm store show)\n", quoteKey(p.Key))
+			fmt.Fprintf(
+				w,
+				"  rebuilt: key %s is readable again (type inferred, scope global; check with rlm store show)\n",
+				quoteKey(p.Key),
+			)
 		case p.Action == "quarantined":
 			for _, m := range p.Moved {
 				fmt.Fprintf(w, "  moved to %s\n", m)

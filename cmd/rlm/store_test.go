@@ -37,17 +37,51 @@ func TestStoreCLI(t *testing.T) {
 		stderrIn string
 	}{
 		{name: "put text", args: []string{"store", "put", "notes", notes}, stdout: []string{"stored notes (text, global", "version 1"}},
-		{name: "put json with flags after args", args: []string{"store", "put", "cfg", data, "--scope", "agent:1", "--persist"}, stdout: []string{"stored cfg (json, agent:1"}},
-		{name: "put stdin typed", stdin: `[{"role": "user", "content": "hi"}]`, args: []string{"store", "put", "--type", "json", "chat", "-"}, stdout: []string{"stored chat (json"}},
-		{name: "put directory", args: []string{"store", "put", "tree", src}, stdout: []string{"stored tree (files, global"}, stderrIn: "escape.txt: skipped symlink pointing outside the directory"},
+		{
+			name:   "put json with flags after args",
+			args:   []string{"store", "put", "cfg", data, "--scope", "agent:1", "--persist"},
+			stdout: []string{"stored cfg (json, agent:1"},
+		},
+		{
+			name:   "put stdin typed",
+			stdin:  `[{"role": "user", "content": "hi"}]`,
+			args:   []string{"store", "put", "--type", "json", "chat", "-"},
+			stdout: []string{"stored chat (json"},
+		},
+		{
+			name:     "put directory",
+			args:     []string{"store", "put", "tree", src},
+			stdout:   []string{"stored tree (files, global"},
+			stderrIn: "escape.txt: skipped symlink pointing outside the directory",
+		},
 		{name: "cat directory", args: []string{"store", "cat", "tree"}, stdout: []string{`{"pkg/a.go": "package pkg\n"}` + "\n"}},
 		{name: "put traversal key", args: []string{"store", "put", "../../etc/passwd", notes}, stdout: []string{"stored ../../etc/passwd"}},
-		{name: "put copy from store", args: []string{"store", "put", "copy", "store:cfg", "--scope", "session:s"}, stdout: []string{"stored copy (json, session:s"}},
+		{
+			name:   "put copy from store",
+			args:   []string{"store", "put", "copy", "store:cfg", "--scope", "session:s"},
+			stdout: []string{"stored copy (json, session:s"},
+		},
 		{name: "ls", args: []string{"store", "ls"}, stdout: []string{"KEY", "notes", "cfg", "chat", "../../etc/passwd", "copy"}},
 		{name: "ls scope", args: []string{"store", "ls", "--scope", "agent:1"}, stdout: []string{"cfg"}, notOut: []string{"notes", "chat"}},
 		{name: "ls scope prefix", args: []string{"store", "ls", "--scope", "session:*"}, stdout: []string{"copy"}, notOut: []string{"cfg"}},
-		{name: "ls type", args: []string{"store", "ls", "--type", "text"}, stdout: []string{"notes", "passwd"}, notOut: []string{"cfg", "chat"}},
-		{name: "show", args: []string{"store", "show", "cfg"}, stdout: []string{"key:     cfg", "type:    json", "scope:   agent:1", "version: 1", "summary: json dict of 2 keys", "keys [b, a]"}},
+		{
+			name:   "ls type",
+			args:   []string{"store", "ls", "--type", "text"},
+			stdout: []string{"notes", "passwd"},
+			notOut: []string{"cfg", "chat"},
+		},
+		{
+			name: "show",
+			args: []string{"store", "show", "cfg"},
+			stdout: []string{
+				"key:     cfg",
+				"type:    json",
+				"scope:   agent:1",
+				"version: 1",
+				"summary: json dict of 2 keys",
+				"keys [b, a]",
+			},
+		},
 		{name: "cat text", args: []string{"store", "cat", "notes"}, stdout: []string{"line one\nline two\n"}},
 		{name: "cat json", args: []string{"store", "cat", "cfg"}, stdout: []string{`{"b": 1, "a": [1.0, "x"]}` + "\n"}},
 		{name: "put again bumps version", args: []string{"store", "put", "notes", data, "--type", "text"}, stdout: []string{"version 2"}},
@@ -66,7 +100,12 @@ func TestStoreCLI(t *testing.T) {
 		{name: "put bad type", args: []string{"store", "put", "k", notes, "--type", "txt"}, code: 2, stderrIn: "bad variable type"},
 		{name: "put bad scope", args: []string{"store", "put", "k", notes, "--scope", "team"}, code: 2, stderrIn: "bad scope"},
 		{name: "put missing file", args: []string{"store", "put", "k", filepath.Join(dir, "nope.txt")}, code: 1, stderrIn: "no such file"},
-		{name: "put type mismatch", args: []string{"store", "put", "k", notes, "--type", "working_memory"}, code: 1, stderrIn: "malformed input"},
+		{
+			name:     "put type mismatch",
+			args:     []string{"store", "put", "k", notes, "--type", "working_memory"},
+			code:     1,
+			stderrIn: "malformed input",
+		},
 		{name: "put invalid utf8", args: []string{"store", "put", "k", latin1}, code: 1, stderrIn: "invalid UTF-8 at byte offset 3"},
 		{name: "put non-UTF-8 key", args: []string{"store", "put", "bad\xffkey", notes}, code: 1, stderrIn: "not valid UTF-8"},
 		{name: "bad flag", args: []string{"store", "ls", "--nope"}, code: 2, stderrIn: "flag provided but not defined"},
@@ -149,10 +188,20 @@ func TestStoreCLIFsck(t *testing.T) {
 		stdout   []string
 		stderrIn []string
 	}{
-		{args: []string{"ls"}, stderrIn: []string{"skipped precious.meta.json: corrupted metadata", "nothing was deleted", "hint: rlm store fsck"}},
+		{
+			args:     []string{"ls"},
+			stderrIn: []string{"skipped precious.meta.json: corrupted metadata", "nothing was deleted", "hint: rlm store fsck"},
+		},
 		{args: []string{"cat", "precious"}, code: 1, stderrIn: []string{"corrupted metadata", "rlm store fsck --repair"}},
-		{args: []string{"fsck"}, code: 1, stdout: []string{"corrupt: precious.meta.json", "0 readable variables, 1 problems", "run rlm store fsck --repair"}},
-		{args: []string{"fsck", "--repair"}, stdout: []string{"rebuilt: key precious is readable again", "moved files are in " + filepath.Join(store, ".quarantine")}},
+		{
+			args:   []string{"fsck"},
+			code:   1,
+			stdout: []string{"corrupt: precious.meta.json", "0 readable variables, 1 problems", "run rlm store fsck --repair"},
+		},
+		{
+			args:   []string{"fsck", "--repair"},
+			stdout: []string{"rebuilt: key precious is readable again", "moved files are in " + filepath.Join(store, ".quarantine")},
+		},
 		{args: []string{"cat", "precious"}, stdout: []string{"precious text\n"}},
 		{args: []string{"fsck"}, stdout: []string{"1 readable variables, 0 problems"}},
 	}

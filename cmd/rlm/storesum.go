@@ -42,7 +42,9 @@ func storeSummarize(ctx context.Context, env *cliEnv, dir string, args []string)
 		return err
 	}
 	defer closeModel()
-	st, err := rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir, Summarizer: rlmctx.ChatSummarizer{Model: chat, ModelName: firstNonEmpty(cfg.SubModel, cfg.Model)}})
+	st, err := rlmctx.OpenStore(
+		rlmctx.StoreConfig{Dir: dir, Summarizer: rlmctx.ChatSummarizer{Model: chat, ModelName: firstNonEmpty(cfg.SubModel, cfg.Model)}},
+	)
 	if err != nil {
 		return err
 	}

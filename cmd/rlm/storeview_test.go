@@ -113,16 +113,38 @@ func TestStoreGetChildResult(t *testing.T) {
 		}
 	}
 	require.Len(t, keys, 2, "store ls:\n%s", lsOut)
-	code, out, errOut := runCLI(t, "", env, "exec", "--store-read", keys[0], "-c", "print(store_get('"+keys[0]+"')['answer'], len(store_keys()))")
+	code, out, errOut := runCLI(
+		t,
+		"",
+		env,
+		"exec",
+		"--store-read",
+		keys[0],
+		"-c",
+		"print(store_get('"+keys[0]+"')['answer'], len(store_keys()))",
+	)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "42 1\n", out)
 	runPrefix := keys[1][:strings.Index(keys[1], "/")+1]
-	code, out, errOut = runCLI(t, "", env, "exec", "--store-read", runPrefix+"*", "-c", "print([k['key'] for k in store_keys()] == ['"+keys[1]+"'])")
+	code, out, errOut = runCLI(
+		t,
+		"",
+		env,
+		"exec",
+		"--store-read",
+		runPrefix+"*",
+		"-c",
+		"print([k['key'] for k in store_keys()] == ['"+keys[1]+"'])",
+	)
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "True\n", out)
 	code, _, errOut = runCLI(t, "", env, "exec", "--store-read", keys[0], "-c", "store_get('"+keys[1]+"')")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "KeyError: store_get: key \""+keys[1]+"\" is not readable by this run; readable keys near it: \""+keys[0]+"\"")
+	assert.Contains(
+		t,
+		errOut,
+		"KeyError: store_get: key \""+keys[1]+"\" is not readable by this run; readable keys near it: \""+keys[0]+"\"",
+	)
 	code, _, errOut = runCLI(t, "", env, "exec", "-c", "store_keys()")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "no store is readable in this run")

@@ -94,7 +94,10 @@ func submitSweep(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string
 		return err
 	}
 	if llmCfg.Model == "" {
-		return fmt.Errorf("%w: a sweep needs its model: pass --model or set RLM_MODEL (the workers' own flags give the endpoint and key)", errUsage)
+		return fmt.Errorf(
+			"%w: a sweep needs its model: pass --model or set RLM_MODEL (the workers' own flags give the endpoint and key)",
+			errUsage,
+		)
 	}
 	if f.sweepLimit < 0 {
 		return fmt.Errorf("%w: --sweep-concurrency must be >= 0", errUsage)
@@ -123,7 +126,11 @@ func submitSweep(ctx context.Context, env *cliEnv, f *benchFlags, kinds []string
 		return fmt.Errorf("--cluster-db: %w", err)
 	}
 	defer db.Close()
-	n, err := db.SubmitSweep(ctx, cluster.Sweep{ID: id, Config: config, Provider: providerOf(llmCfg.BaseURL), MaxRunning: f.sweepLimit}, cells)
+	n, err := db.SubmitSweep(
+		ctx,
+		cluster.Sweep{ID: id, Config: config, Provider: providerOf(llmCfg.BaseURL), MaxRunning: f.sweepLimit},
+		cells,
+	)
 	if errors.Is(err, cluster.ErrSweepExists) {
 		return fmt.Errorf("%w; name this one with another --sweep", err)
 	}
@@ -155,7 +162,11 @@ func sweepFlags(env *cliEnv, fs *flag.FlagSet, args []string) (id string, err er
 		id, args = fs.Arg(0), fs.Args()[1:]
 	}
 	if id == "" {
-		return "", fmt.Errorf("%w: name the sweep, e.g. rlm bench %s sw-1a2b3c4d5e6f", errUsage, strings.TrimPrefix(fs.Name(), "rlm bench "))
+		return "", fmt.Errorf(
+			"%w: name the sweep, e.g. rlm bench %s sw-1a2b3c4d5e6f",
+			errUsage,
+			strings.TrimPrefix(fs.Name(), "rlm bench "),
+		)
 	}
 	return id, nil
 }
@@ -196,7 +207,15 @@ func runBenchStatus(ctx context.Context, env *cliEnv, args []string) error {
 	var sc sweepConfig
 	_ = json.Unmarshal(st.Config, &sc)
 	fmt.Fprintf(env.stdout, "sweep %s: %s, seed %d, submitted %s\n", st.ID, sc.Model, sc.Seed, st.Created.UTC().Format(time.RFC3339))
-	fmt.Fprintf(env.stdout, "cells: %d done, %d running, %d queued, %d failed (of %d)\n", st.Done, st.Running, st.Queued, st.Failed, st.Cells)
+	fmt.Fprintf(
+		env.stdout,
+		"cells: %d done, %d running, %d queued, %d failed (of %d)\n",
+		st.Done,
+		st.Running,
+		st.Queued,
+		st.Failed,
+		st.Cells,
+	)
 	return nil
 }
 

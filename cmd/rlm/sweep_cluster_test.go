@@ -54,7 +54,10 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return done() >= cells/4 }, time.Minute, 10*time.Millisecond)
 	var heldAtKill int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM rlm_sweep_cells WHERE sweep_id = 'big' AND status = 'running'`).Scan(&heldAtKill))
+	require.NoError(
+		t,
+		conn.QueryRow(ctx, `SELECT count(*) FROM rlm_sweep_cells WHERE sweep_id = 'big' AND status = 'running'`).Scan(&heldAtKill),
+	)
 	require.NoError(t, workers[0].cmd.Process.Kill())
 	_ = workers[0].cmd.Wait()
 	killedAt := done()
@@ -63,8 +66,11 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 	t.Logf("%d cells in %s over 3 workers, one killed after %d cells", cells, time.Since(start).Round(time.Millisecond), killedAt)
 
 	var notDone, retaken int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'done' OR result IS NULL), count(*) FILTER (WHERE owners > 1)
-		FROM rlm_sweep_cells WHERE sweep_id = 'big'`).Scan(&notDone, &retaken))
+	require.NoError(
+		t,
+		conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status <> 'done' OR result IS NULL), count(*) FILTER (WHERE owners > 1)
+		FROM rlm_sweep_cells WHERE sweep_id = 'big'`).Scan(&notDone, &retaken),
+	)
 	assert.Zero(t, notDone)
 	assert.LessOrEqual(t, retaken, maxCells, "only the killed worker's cells ran again")
 	sent := srv.Count()
@@ -77,7 +83,10 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "nothing inserted")
 	var jobs int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'rlm_sweep_cell' AND args->>'epoch' = '0'`).Scan(&jobs))
+	require.NoError(
+		t,
+		conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'rlm_sweep_cell' AND args->>'epoch' = '0'`).Scan(&jobs),
+	)
 	assert.Equal(t, cells, jobs, "one submitted job per cell")
 
 	merged := filepath.Join(t.TempDir(), "merged")

@@ -28,7 +28,10 @@ func inProcessWorker(t *testing.T, url, owner string, env map[string]string) {
 	m.register(fs)
 	require.NoError(t, fs.Parse(nil))
 	cenv := &cliEnv{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return env[k] }}
-	db, err := cluster.Open(context.Background(), cluster.Config{URL: url, Owner: owner, CellWorkers: 4, LeaseTTL: 2 * time.Second, ReapEvery: 500 * time.Millisecond})
+	db, err := cluster.Open(
+		context.Background(),
+		cluster.Config{URL: url, Owner: owner, CellWorkers: 4, LeaseTTL: 2 * time.Second, ReapEvery: 500 * time.Millisecond},
+	)
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	db.SetCellExecutor(newCellExecutor(cenv, m))

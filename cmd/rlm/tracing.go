@@ -18,7 +18,10 @@ import (
 // failed) go to warn instead of the standard logger: the SDK reports them
 // through its process-wide handler, which only a command sets.
 func startTracing(ctx context.Context, env *cliEnv, baseURL string, warn func(error)) (*telemetry.Tracing, error) {
-	tr, err := telemetry.FromEnv(ctx, telemetry.EnvConfig{Getenv: env.getenv, Version: buildVersion(), BaseURL: cmp.Or(baseURL, llm.DefaultBaseURL)})
+	tr, err := telemetry.FromEnv(
+		ctx,
+		telemetry.EnvConfig{Getenv: env.getenv, Version: buildVersion(), BaseURL: cmp.Or(baseURL, llm.DefaultBaseURL)},
+	)
 	if err != nil {
 		return nil, fmt.Errorf("%w (tracing is configured by the OTEL_* variables: see docs/operations.md, Traces)", err)
 	}

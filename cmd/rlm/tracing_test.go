@@ -103,7 +103,20 @@ func TestRunExportsTraces(t *testing.T) {
 	run := func(t *testing.T, env map[string]string) (int, string, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd, stdout, stderr := childCommand(ctx, t, env, "run", "--query", "What is it?", "--base-url", up.URL(), "--model", "m", "--api-key", "sk-test-NOT-IN-SPANS")
+		cmd, stdout, stderr := childCommand(
+			ctx,
+			t,
+			env,
+			"run",
+			"--query",
+			"What is it?",
+			"--base-url",
+			up.URL(),
+			"--model",
+			"m",
+			"--api-key",
+			"sk-test-NOT-IN-SPANS",
+		)
 		err := cmd.Run()
 		code := 0
 		if err != nil {
@@ -204,7 +217,11 @@ func TestServeExportsTracesOnShutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sp := startServeProcess(ctx, t, "--base-url", up.URL(), "--model", "m", "--no-keep")
-	req, err := http.NewRequest("POST", "http://"+sp.addr+"/v1/chat/completions", strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"q"}]}`))
+	req, err := http.NewRequest(
+		"POST",
+		"http://"+sp.addr+"/v1/chat/completions",
+		strings.NewReader(`{"model":"rlm","messages":[{"role":"user","content":"q"}]}`),
+	)
 	require.NoError(t, err)
 	req.Header.Set("Traceparent", "00-"+traceID+"-"+spanID+"-01")
 	resp, err := http.DefaultClient.Do(req)

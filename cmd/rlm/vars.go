@@ -59,7 +59,14 @@ func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir
 // registerSizeFlags) and, for a caller that makes a REPL of the variables
 // next, the builder of a JSON document's interpreter values made in the
 // pass that outlines it (repl.JSONValues; nil: none).
-func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, storeDir string, cfg rlmctx.SizeConfig, values func() pyjson.Builder[any]) (*rlmctx.ExternalizedContext, []string, error) {
+func loadContextSized(
+	env *cliEnv,
+	query string,
+	vars []string,
+	sessionFile, storeDir string,
+	cfg rlmctx.SizeConfig,
+	values func() pyjson.Builder[any],
+) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
 	releaseBeforeLoad(vars)
 	c := rlmctx.NewContext(query)
@@ -111,7 +118,11 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 			opts.Store = store
 		}
 		if _, dup := c.Get(spec.Name); dup {
-			return nil, nil, fmt.Errorf("--var %s: %w: the name is used twice (session variables are conversation, files, tool_outputs, working_memory)", spec.Name, rlmctx.ErrDuplicateVar)
+			return nil, nil, fmt.Errorf(
+				"--var %s: %w: the name is used twice (session variables are conversation, files, tool_outputs, working_memory)",
+				spec.Name,
+				rlmctx.ErrDuplicateVar,
+			)
 		}
 		v, w, err := rlmctx.LoadVar(ctx, spec, opts)
 		if err != nil {
@@ -129,7 +140,10 @@ func loadContextSized(env *cliEnv, query string, vars []string, sessionFile, sto
 		warns = append(warns, w.String())
 	}
 	for _, name := range c.AutoChunk(cfg) {
-		warns = append(warns, fmt.Sprintf("added %s: the pieces of the large variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)))
+		warns = append(
+			warns,
+			fmt.Sprintf("added %s: the pieces of the large variable %s", name, strings.TrimSuffix(name, rlmctx.ChunkSuffix)),
+		)
 	}
 	return c, warns, nil
 }

@@ -17,7 +17,12 @@ import (
 )
 
 func testEnv(stdin string, vars map[string]string) *cliEnv {
-	return &cliEnv{stdin: strings.NewReader(stdin), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+	return &cliEnv{
+		stdin:  strings.NewReader(stdin),
+		stdout: io.Discard,
+		stderr: io.Discard,
+		getenv: func(k string) string { return vars[k] },
+	}
 }
 
 func TestVarFlags(t *testing.T) {
@@ -121,7 +126,12 @@ func TestLoadContext(t *testing.T) {
 }
 
 func TestLoadContextStdinBuffer(t *testing.T) {
-	env := &cliEnv{stdin: bytes.NewBufferString(`{"k": [1, 2]}`), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	env := &cliEnv{
+		stdin:  bytes.NewBufferString(`{"k": [1, 2]}`),
+		stdout: io.Discard,
+		stderr: io.Discard,
+		getenv: func(string) string { return "" },
+	}
 	c, warns, err := loadContext(env, "q", []string{"data:json=-"}, "", "")
 	require.NoError(t, err)
 	assert.Empty(t, warns)
@@ -135,7 +145,10 @@ func TestSizeFlags(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	cfg := registerSizeFlags(fs)
 	assert.Equal(t, rlmctx.DefaultSizeConfig(), *cfg)
-	require.NoError(t, fs.Parse([]string{"--warn-size", "10KB", "--chunk-threshold", "1.5MB", "--chunk-size", "4096", "--max-context-size", "2GiB"}))
+	require.NoError(
+		t,
+		fs.Parse([]string{"--warn-size", "10KB", "--chunk-threshold", "1.5MB", "--chunk-size", "4096", "--max-context-size", "2GiB"}),
+	)
 	assert.Equal(t, rlmctx.SizeConfig{WarnThreshold: 10 << 10, ChunkThreshold: 3 << 19, ChunkSize: 4096, MaxTotalSize: 2 << 30}, *cfg)
 	for _, bad := range []string{"", "-1", "abc", "10XB", "0"} {
 		assert.Error(t, fs.Parse([]string{"--warn-size", bad}), bad)
@@ -144,7 +157,15 @@ func TestSizeFlags(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "log.txt")
 	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("0123456789\n", 100)), 0o644))
-	c, warns, err := loadContextSized(testEnv("", nil), "q", []string{"log=" + p}, "", "", rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200}, nil)
+	c, warns, err := loadContextSized(
+		testEnv("", nil),
+		"q",
+		[]string{"log=" + p},
+		"",
+		"",
+		rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200},
+		nil,
+	)
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(warns, "\n"), "needs chunking")
 	v, ok := c.Get("log_chunks")
@@ -215,7 +236,13 @@ func TestRunStoreVar(t *testing.T) {
 	code, _, errOut := runCLI(t, "", nil, "store", "--store", store, "put", "notes", ctxFile)
 	require.Equal(t, 0, code, errOut)
 
-	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "OPENAI_API_KEY": "sk-test", "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_STORE": store}
+	env := map[string]string{
+		"OPENAI_BASE_URL": srv.URL(),
+		"OPENAI_API_KEY":  "sk-test",
+		"RLM_MODEL":       "root",
+		"RLM_SUB_MODEL":   "sub",
+		"RLM_STORE":       store,
+	}
 	code, out, errOut := runCLI(t, "", env, "run", "--query", "What is the magic number?", "--var", "context=store:notes", "--quiet")
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Equal(t, "42\n", out)

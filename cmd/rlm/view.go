@@ -25,7 +25,11 @@ func runView(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "view", viewSynopsis)
 	out := fs.String("o", "", "write the page to `FILE` (- for stdout; default: next to the trajectory, .html instead of .jsonl)")
 	open := fs.Bool("open", false, "open the page in the default browser")
-	dir := fs.String("runs-dir", "", "where to find a kept run given by ID (default $RLM_RUNS_DIR, else runs/ next to $RLM_STORE, else .rlm/runs)")
+	dir := fs.String(
+		"runs-dir",
+		"",
+		"where to find a kept run given by ID (default $RLM_RUNS_DIR, else runs/ next to $RLM_STORE, else .rlm/runs)",
+	)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -57,14 +61,27 @@ func runView(ctx context.Context, env *cliEnv, args []string) error {
 		paths = append(paths, path)
 		info := t.Info
 		if info.Truncated {
-			fmt.Fprintf(env.stderr, "rlm view: %s: the last line was cut (%d bytes): the run crashed or is still running; the page shows the %d complete events\n", path, info.TruncatedBytes, info.Events)
+			fmt.Fprintf(
+				env.stderr,
+				"rlm view: %s: the last line was cut (%d bytes): the run crashed or is still running; the page shows the %d complete events\n",
+				path,
+				info.TruncatedBytes,
+				info.Events,
+			)
 		}
 		if info.BadLines > 0 {
 			fmt.Fprintf(env.stderr, "rlm view: %s: %d line(s) are not JSON events; the page shows them raw\n", path, info.BadLines)
 		}
 		for v := range info.Versions {
 			if v != viewer.KnownVersion {
-				fmt.Fprintf(env.stderr, "rlm view: %s: %d event(s) of trajectory schema version %d (this rlm writes version %d); the page shows them as well as it can\n", path, info.Versions[v], v, viewer.KnownVersion)
+				fmt.Fprintf(
+					env.stderr,
+					"rlm view: %s: %d event(s) of trajectory schema version %d (this rlm writes version %d); the page shows them as well as it can\n",
+					path,
+					info.Versions[v],
+					v,
+					viewer.KnownVersion,
+				)
 			}
 		}
 	}

@@ -45,11 +45,27 @@ func TestView(t *testing.T) {
 		wantErr    string // in stderr
 		wantInPage string
 	}{
-		{"next to the trajectory", []string{"view", a}, 0, filepath.Join(dir, "a.html"), "", "wrote " + filepath.Join(dir, "a.html"), "forty-two"},
+		{
+			"next to the trajectory",
+			[]string{"view", a},
+			0,
+			filepath.Join(dir, "a.html"),
+			"",
+			"wrote " + filepath.Join(dir, "a.html"),
+			"forty-two",
+		},
 		{"to a file", []string{"view", a, "-o", filepath.Join(dir, "x.html")}, 0, filepath.Join(dir, "x.html"), "", "wrote", "rlm-src-0"},
 		{"to stdout", []string{"view", "-o", "-", a}, 0, "", `id="rlm-src-0"`, "", ""},
 		{"compare", []string{"view", a, b}, 0, filepath.Join(dir, "a-vs-b.html"), "", "wrote", "forty-three"},
-		{"a kept run by ID", []string{"view", "--runs-dir", root.Dir, kept.ID()}, 0, filepath.Join(root.Path(kept.ID()), "view.html"), "", "wrote", "forty-two"},
+		{
+			"a kept run by ID",
+			[]string{"view", "--runs-dir", root.Dir, kept.ID()},
+			0,
+			filepath.Join(root.Path(kept.ID()), "view.html"),
+			"",
+			"wrote",
+			"forty-two",
+		},
 		{"a cut last line", []string{"view", cut, "-o", "-"}, 0, "", "rlm-src-0", "the last line was cut", ""},
 		{"not a trajectory", []string{"view", notTraj}, 1, "", "", "line 1 of notes.txt is not a trajectory event", ""},
 		{"no such file", []string{"view", filepath.Join(dir, "nope.jsonl")}, 2, "", "", "no such file", ""},

@@ -36,7 +36,11 @@ func randomFilter(r *rand.Rand, users []int) recordFilter {
 		if b-a < 60 {
 			b = min(a+60+r.IntN(120), recordDays-1)
 		}
-		return recordFilter{from: a, to: b, phrase: fmt.Sprintf(" Consider only records dated from %s to %s inclusive.", dayString(a), dayString(b))}
+		return recordFilter{
+			from:   a,
+			to:     b,
+			phrase: fmt.Sprintf(" Consider only records dated from %s to %s inclusive.", dayString(a), dayString(b)),
+		}
 	case 2:
 		k := min(3+r.IntN(6), len(users))
 		set := map[int]bool{}
@@ -83,7 +87,12 @@ func genAggregate(t *Task, r *rand.Rand) {
 			if counts[b] > counts[a] {
 				win = b
 			}
-			t.Query = pre + fmt.Sprintf("Which category has more records: %s or %s?%s Answer with the category name only.", categories[a], categories[b], f.phrase)
+			t.Query = pre + fmt.Sprintf(
+				"Which category has more records: %s or %s?%s Answer with the category name only.",
+				categories[a],
+				categories[b],
+				f.phrase,
+			)
 			t.Gold = Gold{Format: GoldLabel, Answer: categories[win], Labels: []string{categories[a], categories[b]}}
 			return
 		case 2, 3:

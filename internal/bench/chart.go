@@ -67,7 +67,14 @@ func writeChart(path, task string, sums []Summary) error {
 	panels := chartPanels(task, sums)
 	var b bytes.Buffer
 	h := panelHeight * len(panels)
-	fmt.Fprintf(&b, "<?xml version=\"1.0\"?>\n<svg width=\"%dpt\" height=\"%dpt\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n", chartWidth, h, chartWidth, h)
+	fmt.Fprintf(
+		&b,
+		"<?xml version=\"1.0\"?>\n<svg width=\"%dpt\" height=\"%dpt\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		chartWidth,
+		h,
+		chartWidth,
+		h,
+	)
 	fmt.Fprintf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" style=\"fill:#FFFFFF\" />\n", chartWidth, h)
 	for i, p := range panels {
 		p.draw(&b, float64(i*panelHeight))
@@ -174,8 +181,15 @@ func (p *panel) draw(b *bytes.Buffer, top float64) {
 
 	text(b, (x0+x1)/2, top+16, "middle", 12, p.title)
 	text(b, (x0+x1)/2, y1+34, "middle", 12, "context tokens")
-	fmt.Fprintf(b, "<text x=\"%s\" y=\"%s\" transform=\"rotate(-90 %s %s)\" style=\"font-family:sans-serif;font-size:12px;text-anchor:middle\">%s</text>\n",
-		num(14), num((y0+y1)/2), num(14), num((y0+y1)/2), html.EscapeString(p.yLabel))
+	fmt.Fprintf(
+		b,
+		"<text x=\"%s\" y=\"%s\" transform=\"rotate(-90 %s %s)\" style=\"font-family:sans-serif;font-size:12px;text-anchor:middle\">%s</text>\n",
+		num(14),
+		num((y0+y1)/2),
+		num(14),
+		num((y0+y1)/2),
+		html.EscapeString(p.yLabel),
+	)
 	path(b, "#000000", 0.5, [2]float64{x0, y1}, [2]float64{x1, y1})
 	path(b, "#000000", 0.5, [2]float64{x0, y0}, [2]float64{x0, y1})
 	for _, t := range sizeTicks(p.xMin, p.xMax) {
@@ -207,7 +221,13 @@ func (p *panel) draw(b *bytes.Buffer, top float64) {
 		}
 		path(b, s.color, 1.5, pts...)
 		for i, q := range s.pts {
-			fmt.Fprintf(b, "<circle cx=\"%s\" cy=\"%s\" r=\"3\" style=\"fill:none;stroke:%s;stroke-width:1\" />\n", num(pts[i][0]), num(pts[i][1]), s.color)
+			fmt.Fprintf(
+				b,
+				"<circle cx=\"%s\" cy=\"%s\" r=\"3\" style=\"fill:none;stroke:%s;stroke-width:1\" />\n",
+				num(pts[i][0]),
+				num(pts[i][1]),
+				s.color,
+			)
 			if s.bars && (q.low != 0 || q.high != 0) {
 				x, lo, hi := pts[i][0], py(q.y-q.low), py(q.y+q.high)
 				path(b, s.color, 1, [2]float64{x, lo}, [2]float64{x, hi})

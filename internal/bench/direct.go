@@ -73,7 +73,15 @@ func (d *Direct) Run(ctx context.Context, t *Task) (*Outcome, error) {
 	if d.Window > 0 {
 		n := RequestTokens(req)
 		if n+d.MaxOutputTokens > d.Window {
-			return &Outcome{Failure: FailContextOverflow}, fmt.Errorf("%w: the direct prompt is %d tokens (+%d for the reply) and the window is %d", ErrContextOverflow, n, d.MaxOutputTokens, d.Window)
+			return &Outcome{
+					Failure: FailContextOverflow,
+				}, fmt.Errorf(
+					"%w: the direct prompt is %d tokens (+%d for the reply) and the window is %d",
+					ErrContextOverflow,
+					n,
+					d.MaxOutputTokens,
+					d.Window,
+				)
 		}
 	}
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: d.Prices, Limits: d.Limits})

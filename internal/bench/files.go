@@ -11,13 +11,105 @@ import (
 )
 
 var (
-	codePkgs  = []string{"auth", "billing", "storage", "reports", "network", "scheduler", "search", "analytics", "inventory", "payments", "mailer", "catalog", "accounts", "metrics", "shipping", "audit"}
-	codeSubs  = []string{"core", "api", "models", "handlers", "jobs", "cache", "views", "adapters", "rules", "io"}
-	codeMods  = []string{"service", "client", "utils", "parser", "store", "worker", "validator", "loader", "router", "builder", "policy", "mapper", "queue", "session", "format", "index"}
-	codeVerbs = []string{"load", "save", "parse", "build", "render", "fetch", "merge", "check", "compute", "update", "resolve", "encode", "decode", "sync", "scan", "apply", "collect", "prune", "rank", "export"}
-	codeAdjs  = []string{"active", "cached", "pending", "remote", "local", "daily", "raw", "signed", "partial", "nested", "stale", "primary", "shared", "draft", "archived"}
-	codeNouns = []string{"invoice", "user", "order", "token", "record", "report", "session", "config", "payload", "ledger", "profile", "batch", "schema", "ticket", "metric", "shipment", "account", "event", "quota", "digest"}
-	codeArgs  = []string{"data", "items", "config", "limit", "user_id", "payload", "options", "context", "rows", "key"}
+	codePkgs = []string{
+		"auth",
+		"billing",
+		"storage",
+		"reports",
+		"network",
+		"scheduler",
+		"search",
+		"analytics",
+		"inventory",
+		"payments",
+		"mailer",
+		"catalog",
+		"accounts",
+		"metrics",
+		"shipping",
+		"audit",
+	}
+	codeSubs = []string{"core", "api", "models", "handlers", "jobs", "cache", "views", "adapters", "rules", "io"}
+	codeMods = []string{
+		"service",
+		"client",
+		"utils",
+		"parser",
+		"store",
+		"worker",
+		"validator",
+		"loader",
+		"router",
+		"builder",
+		"policy",
+		"mapper",
+		"queue",
+		"session",
+		"format",
+		"index",
+	}
+	codeVerbs = []string{
+		"load",
+		"save",
+		"parse",
+		"build",
+		"render",
+		"fetch",
+		"merge",
+		"check",
+		"compute",
+		"update",
+		"resolve",
+		"encode",
+		"decode",
+		"sync",
+		"scan",
+		"apply",
+		"collect",
+		"prune",
+		"rank",
+		"export",
+	}
+	codeAdjs = []string{
+		"active",
+		"cached",
+		"pending",
+		"remote",
+		"local",
+		"daily",
+		"raw",
+		"signed",
+		"partial",
+		"nested",
+		"stale",
+		"primary",
+		"shared",
+		"draft",
+		"archived",
+	}
+	codeNouns = []string{
+		"invoice",
+		"user",
+		"order",
+		"token",
+		"record",
+		"report",
+		"session",
+		"config",
+		"payload",
+		"ledger",
+		"profile",
+		"batch",
+		"schema",
+		"ticket",
+		"metric",
+		"shipment",
+		"account",
+		"event",
+		"quota",
+		"digest",
+	}
+	codeArgs = []string{"data", "items", "config", "limit", "user_id", "payload", "options", "context", "rows", "key"}
 )
 
 // codeFunc is a generated function: its name, defining file and the files
@@ -116,7 +208,14 @@ func (g *codeGen) sourceFile(test bool) (string, string) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\"\"\"%s: helpers to %s %s %s data.\"\"\"\n\n", modName(path), pick(r, codeVerbs), pick(r, codeAdjs), pick(r, codeNouns))
+	fmt.Fprintf(
+		&b,
+		"\"\"\"%s: helpers to %s %s %s data.\"\"\"\n\n",
+		modName(path),
+		pick(r, codeVerbs),
+		pick(r, codeAdjs),
+		pick(r, codeNouns),
+	)
 	b.WriteString("import logging\n")
 	for _, f := range sortedKeys(imports) {
 		names := dedupe(imports[f])
@@ -129,7 +228,14 @@ func (g *codeGen) sourceFile(test bool) (string, string) {
 			a2 = "extra"
 		}
 		fmt.Fprintf(&b, "\n\ndef %s(%s, %s=None):\n", p.name, a1, a2)
-		fmt.Fprintf(&b, "    \"\"\"%s the %s %s for the %s module.\"\"\"\n", capitalize(pick(r, codeVerbs)), pick(r, codeAdjs), pick(r, codeNouns), pick(r, codePkgs))
+		fmt.Fprintf(
+			&b,
+			"    \"\"\"%s the %s %s for the %s module.\"\"\"\n",
+			capitalize(pick(r, codeVerbs)),
+			pick(r, codeAdjs),
+			pick(r, codeNouns),
+			pick(r, codePkgs),
+		)
 		fmt.Fprintf(&b, "    result = []\n    if %s is None:\n        return result\n", a1)
 		for _, c := range p.calls {
 			switch r.IntN(3) {
@@ -159,7 +265,14 @@ func (g *codeGen) docFile() (string, string) {
 	for i := 0; i < 3+r.IntN(4); i++ {
 		if len(g.funcs) > 0 {
 			f := g.funcs[r.IntN(len(g.funcs))]
-			fmt.Fprintf(&b, "- `%s` is used to %s %s %s data; see the module docstring.\n", f.name, pick(r, codeVerbs), pick(r, codeAdjs), pick(r, codeNouns))
+			fmt.Fprintf(
+				&b,
+				"- `%s` is used to %s %s %s data; see the module docstring.\n",
+				f.name,
+				pick(r, codeVerbs),
+				pick(r, codeAdjs),
+				pick(r, codeNouns),
+			)
 		} else {
 			fmt.Fprintf(&b, "- The %s layer will %s %s data.\n", pick(r, codeSubs), pick(r, codeVerbs), pick(r, codeNouns))
 		}
@@ -266,9 +379,13 @@ func genFiles(t *Task, r *rand.Rand) {
 	t.Vars = []Var{{Name: "files", Value: d}}
 	callers := sortedKeys(target.callers)
 	ans, _ := json.Marshal(map[string]any{"defined": target.file, "callers": callers})
-	t.Query = fmt.Sprintf("The variable `files` maps file paths to file contents (a Python project with docs). Where is the function `%s` defined, and which files call it? "+
-		"A file calls it if its code contains a call %s(...); mentions in docs or comments are not calls. "+
-		`Answer with JSON only: {"defined": "<path>", "callers": ["<path>", ...]}.`, target.name, target.name)
+	t.Query = fmt.Sprintf(
+		"The variable `files` maps file paths to file contents (a Python project with docs). Where is the function `%s` defined, and which files call it? "+
+			"A file calls it if its code contains a call %s(...); mentions in docs or comments are not calls. "+
+			`Answer with JSON only: {"defined": "<path>", "callers": ["<path>", ...]}.`,
+		target.name,
+		target.name,
+	)
 	t.Gold = Gold{Format: GoldFiles, Answer: string(ans), Defined: target.file, Callers: callers}
 }
 

@@ -94,6 +94,9 @@ func genNIAH(t *Task, r *rand.Rand) {
 		b.WriteString("\n\n")
 	}
 	t.Vars = []Var{{Name: "context", Value: b.String()}}
-	t.Query = fmt.Sprintf("The context contains one sentence of the form \"The special magic number for KEY is NUMBER.\" What is the special magic number for %s? Answer with the number only.", key)
+	t.Query = fmt.Sprintf(
+		"The context contains one sentence of the form \"The special magic number for KEY is NUMBER.\" What is the special magic number for %s? Answer with the number only.",
+		key,
+	)
 	t.Gold = Gold{Format: GoldNumber, Answer: fmt.Sprint(number), Number: number}
 }

@@ -152,7 +152,10 @@ func genPairs(t *Task, r *rand.Rand) {
 			lines = append(lines, p[0]+","+p[1])
 		}
 	}
-	t.Query = recordsQueryPreamble() + fmt.Sprintf("List all pairs of two different user ids where both users have %s. List each pair once, as id1,id2 with the smaller id first, one pair per line, and nothing else; if no pair qualifies, answer none.", cond.phrase())
+	t.Query = recordsQueryPreamble() + fmt.Sprintf(
+		"List all pairs of two different user ids where both users have %s. List each pair once, as id1,id2 with the smaller id first, one pair per line, and nothing else; if no pair qualifies, answer none.",
+		cond.phrase(),
+	)
 	t.Gold = Gold{Format: GoldPairs, Answer: strings.Join(lines, "\n"), Pairs: pairs}
 }
 

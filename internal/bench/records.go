@@ -13,19 +13,106 @@ import (
 var categories = []string{"abbreviation", "entity", "description", "human", "location", "numeric"}
 
 var (
-	slotAbbr    = []string{"NASA", "UNESCO", "HTML", "GDP", "DNA", "RSVP", "ASAP", "NATO", "CPU", "FAQ", "PIN", "UFO", "LED", "ATM", "VAT", "IQ"}
-	slotThing   = []string{"telescope", "bicycle", "printing press", "compass", "steam engine", "thermometer", "piano", "microscope", "lighthouse", "parachute", "barometer", "typewriter"}
-	slotThings  = []string{"bones in the human body", "moons around Jupiter", "keys on a piano", "players on a rugby team", "stars on the flag", "islands in the archipelago", "steps in the tower", "lakes in the region"}
-	slotPlace   = []string{"the Eiffel Tower", "Lake Titicaca", "the Great Barrier Reef", "Machu Picchu", "the Sahara", "Mount Kilimanjaro", "the Danube delta", "Angkor Wat", "the Atacama desert", "Easter Island"}
+	slotAbbr = []string{
+		"NASA",
+		"UNESCO",
+		"HTML",
+		"GDP",
+		"DNA",
+		"RSVP",
+		"ASAP",
+		"NATO",
+		"CPU",
+		"FAQ",
+		"PIN",
+		"UFO",
+		"LED",
+		"ATM",
+		"VAT",
+		"IQ",
+	}
+	slotThing = []string{
+		"telescope",
+		"bicycle",
+		"printing press",
+		"compass",
+		"steam engine",
+		"thermometer",
+		"piano",
+		"microscope",
+		"lighthouse",
+		"parachute",
+		"barometer",
+		"typewriter",
+	}
+	slotThings = []string{
+		"bones in the human body",
+		"moons around Jupiter",
+		"keys on a piano",
+		"players on a rugby team",
+		"stars on the flag",
+		"islands in the archipelago",
+		"steps in the tower",
+		"lakes in the region",
+	}
+	slotPlace = []string{
+		"the Eiffel Tower",
+		"Lake Titicaca",
+		"the Great Barrier Reef",
+		"Machu Picchu",
+		"the Sahara",
+		"Mount Kilimanjaro",
+		"the Danube delta",
+		"Angkor Wat",
+		"the Atacama desert",
+		"Easter Island",
+	}
 	slotAnimal  = []string{"bird", "fish", "insect", "mammal", "reptile", "spider"}
-	slotAbility = []string{"can sleep standing up", "lives the longest", "migrates the farthest", "can change colour", "builds the largest nest", "survives without water"}
-	slotNature  = []string{"leaves change colour in autumn", "the sky looks blue", "cats purr", "bread rises", "ice floats on water", "tides rise and fall", "volcanoes erupt", "bees dance"}
-	slotBook    = []string{"the first dictionary", "the national anthem", "the theory of evolution", "the oldest surviving novel", "the declaration of rights", "the famous travel diary"}
-	slotFeat    = []string{"climb the highest mountain", "fly across the ocean alone", "reach the south pole", "swim the channel", "sail around the world", "walk on the moon"}
-	slotShop    = []string{"bookshop", "bakery", "bicycle repair shop", "flower market", "public library", "night market"}
-	slotEvent   = []string{"the first moon landing", "the fall of the wall", "the great fire", "the first modern olympics", "the opening of the canal", "the founding of the university"}
-	slotFest    = []string{"harvest festival", "royal wedding", "school graduation", "winter parade", "spring fair", "city marathon"}
-	slotCity    = []string{"Lisbon", "Nairobi", "Osaka", "Quito", "Oslo", "Perth", "Lima", "Hanoi"}
+	slotAbility = []string{
+		"can sleep standing up",
+		"lives the longest",
+		"migrates the farthest",
+		"can change colour",
+		"builds the largest nest",
+		"survives without water",
+	}
+	slotNature = []string{
+		"leaves change colour in autumn",
+		"the sky looks blue",
+		"cats purr",
+		"bread rises",
+		"ice floats on water",
+		"tides rise and fall",
+		"volcanoes erupt",
+		"bees dance",
+	}
+	slotBook = []string{
+		"the first dictionary",
+		"the national anthem",
+		"the theory of evolution",
+		"the oldest surviving novel",
+		"the declaration of rights",
+		"the famous travel diary",
+	}
+	slotFeat = []string{
+		"climb the highest mountain",
+		"fly across the ocean alone",
+		"reach the south pole",
+		"swim the channel",
+		"sail around the world",
+		"walk on the moon",
+	}
+	slotShop  = []string{"bookshop", "bakery", "bicycle repair shop", "flower market", "public library", "night market"}
+	slotEvent = []string{
+		"the first moon landing",
+		"the fall of the wall",
+		"the great fire",
+		"the first modern olympics",
+		"the opening of the canal",
+		"the founding of the university",
+	}
+	slotFest = []string{"harvest festival", "royal wedding", "school graduation", "winter parade", "spring fair", "city marathon"}
+	slotCity = []string{"Lisbon", "Nairobi", "Osaka", "Quito", "Oslo", "Perth", "Lima", "Hanoi"}
 )
 
 // question is one question form: each %s of format is filled, in order,

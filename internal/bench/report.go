@@ -182,10 +182,18 @@ func WriteReport(dir string, results []Result, title string) ([]string, error) {
 		title = "rlm bench"
 	}
 	fmt.Fprintf(&b, "# %s\n\n", title)
-	fmt.Fprintf(&b, "%d results. Scores are means with 95%% confidence intervals (Wilson for exact-match 0/1 scores, Student's t otherwise); token, call, iteration and time columns are means per item; cost is the total. Raw results: [%s](%s).\n", len(results), ResultsFile, ResultsFile)
+	fmt.Fprintf(
+		&b,
+		"%d results. Scores are means with 95%% confidence intervals (Wilson for exact-match 0/1 scores, Student's t otherwise); token, call, iteration and time columns are means per item; cost is the total. Raw results: [%s](%s).\n",
+		len(results),
+		ResultsFile,
+		ResultsFile,
+	)
 	for _, task := range summaryTasks(sums) {
 		fmt.Fprintf(&b, "\n## %s\n\n", task)
-		b.WriteString("| size | mode | n | score (95% CI) | root prompt tok | sub prompt tok | embed tok | total tok | LLM calls | cost USD | wall s | iterations | failures |\n")
+		b.WriteString(
+			"| size | mode | n | score (95% CI) | root prompt tok | sub prompt tok | embed tok | total tok | LLM calls | cost USD | wall s | iterations | failures |\n",
+		)
 		b.WriteString("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, s := range sums {
 			if s.Task != task {

@@ -135,7 +135,9 @@ func TestDirectContextOverflow(t *testing.T) {
 		require.NoError(t, err)
 	})
 	t.Run("server context-length error", func(t *testing.T) {
-		m := llmtest.NewScripted(llmtest.Fail(&llm.Error{Kind: llm.KindContextLength, StatusCode: 400, Message: "maximum context length exceeded"}))
+		m := llmtest.NewScripted(
+			llmtest.Fail(&llm.Error{Kind: llm.KindContextLength, StatusCode: 400, Message: "maximum context length exceeded"}),
+		)
 		r, ok := runItem(context.Background(), &Direct{Model: m}, tk, ModeDirect, 8000)
 		require.True(t, ok)
 		assert.Equal(t, FailContextOverflow, r.Failure)
@@ -353,7 +355,10 @@ func TestRunResume(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	_, err := Run(context.Background(), Config{Modes: []string{ModeRLM}})
 	require.ErrorIs(t, err, ErrNoRunner)
-	_, err = Run(context.Background(), Config{Tasks: []string{"x"}, Modes: []string{ModeDirect}, Runners: map[string]Runner{ModeDirect: &Direct{}}})
+	_, err = Run(
+		context.Background(),
+		Config{Tasks: []string{"x"}, Modes: []string{ModeDirect}, Runners: map[string]Runner{ModeDirect: &Direct{}}},
+	)
 	require.ErrorIs(t, err, ErrUnknownTask)
 }
 
@@ -376,7 +381,15 @@ func TestDryRunFlatRoot(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	rs := []Result{
 		{Key: Key{Task: "niah", Size: 8000, Mode: ModeDirect}, Score: 1, TotalTokens: 100, Calls: 1, CostKnown: true, CostUSD: 0.5},
-		{Key: Key{Task: "niah", Size: 8000, Mode: ModeDirect}, Score: 0, TotalTokens: 300, Calls: 1, CostKnown: true, CostUSD: 0.25, Failure: "context_overflow"},
+		{
+			Key:         Key{Task: "niah", Size: 8000, Mode: ModeDirect},
+			Score:       0,
+			TotalTokens: 300,
+			Calls:       1,
+			CostKnown:   true,
+			CostUSD:     0.25,
+			Failure:     "context_overflow",
+		},
 		{Key: Key{Task: "niah", Size: 8000, Mode: ModeRLM}, Score: 1, Calls: 3},
 	}
 	s := Summarize(rs)
@@ -429,7 +442,9 @@ func TestMeanCI(t *testing.T) {
 // are answered by reading the needle; RLM root requests search, ask a
 // sub-call about the hit, then SUBMIT.
 func niahModel() *llmtest.Scripted {
-	return niahModelWith("hits = search(context, \"special magic number\")\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])")
+	return niahModelWith(
+		"hits = search(context, \"special magic number\")\nans = llm_query(\"What is the number in: \" + hits[0][\"preview\"])",
+	)
 }
 
 // niahModelWith is niahModel with firstStep as the first root step's code.
@@ -483,7 +498,8 @@ func TestRunRLMAndDirect(t *testing.T) {
 	require.NoError(t, err)
 	var sent []llm.Request
 	for _, r := range m.Requests() {
-		if r.Messages[0].Content == first.Messages[0].Content && len(r.Messages) == len(first.Messages) && strings.HasSuffix(r.Messages[1].Content, tk.Query) {
+		if r.Messages[0].Content == first.Messages[0].Content && len(r.Messages) == len(first.Messages) &&
+			strings.HasSuffix(r.Messages[1].Content, tk.Query) {
 			sent = append(sent, r)
 		}
 	}
@@ -497,7 +513,9 @@ func TestRunRLMAndDirect(t *testing.T) {
 // to the item's ledger (tokens, calls, cost) and reported as embed tokens,
 // not as sub-call prompt tokens.
 func TestRLMChargesEmbeddings(t *testing.T) {
-	m := niahModelWith("hits = find_relevant(context, \"special magic number\", top_k=1)\nans = llm_query(\"What is the number in: \" + hits[0][\"item\"])")
+	m := niahModelWith(
+		"hits = find_relevant(context, \"special magic number\", top_k=1)\nans = llm_query(\"What is the number in: \" + hits[0][\"item\"])",
+	)
 	emb := &llmtest.HashEmbedder{}
 	r := &RLM{Model: m, EmbeddingModel: "text-embedding-3-small",
 		Config: orchestrator.Config{RootModel: "gpt-4o-mini", SubModel: "gpt-4o-mini", Embedder: emb}}
@@ -531,14 +549,37 @@ func TestWriteReportChart(t *testing.T) {
 	var rs []Result
 	for i, size := range []int{8000, 128000, 1000000} {
 		for item := 0; item < 3; item++ {
-			rs = append(rs,
-				Result{Key: Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeRLM}, Score: float64((item + i) % 2), TotalTokens: 4000 + 1000*i, Calls: 3, CostKnown: true},
-				Result{Key: Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeDirect}, Score: 1, TotalTokens: size + 100, Calls: 1, CostKnown: true})
+			rs = append(
+				rs,
+				Result{
+					Key:         Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeRLM},
+					Score:       float64((item + i) % 2),
+					TotalTokens: 4000 + 1000*i,
+					Calls:       3,
+					CostKnown:   true,
+				},
+				Result{
+					Key:         Key{Task: KindNIAH, Size: size, Index: item, Mode: ModeDirect},
+					Score:       1,
+					TotalTokens: size + 100,
+					Calls:       1,
+					CostKnown:   true,
+				},
+			)
 		}
 	}
 	for item := 0; item < 3; item++ {
-		rs = append(rs, Result{Key: Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeRLM}, Score: 1, TotalTokens: 9000, Calls: 5, CostKnown: true},
-			Result{Key: Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeDirect}, Failure: FailContextOverflow})
+		rs = append(
+			rs,
+			Result{
+				Key:         Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeRLM},
+				Score:       1,
+				TotalTokens: 9000,
+				Calls:       5,
+				CostKnown:   true,
+			},
+			Result{Key: Key{Task: KindNIAH, Size: 10000000, Index: item, Mode: ModeDirect}, Failure: FailContextOverflow},
+		)
 	}
 	dir := t.TempDir()
 	_, err := WriteReport(dir, rs, "")

@@ -144,11 +144,19 @@ func TestScoreFiles(t *testing.T) {
 		want   float64
 	}{
 		{"json", `{"defined": "src/a/core/x.py", "callers": ["src/b/api/y.py", "tests/a/test_x.py"]}`, 1},
-		{"json in fence, callers reordered", "```json\n{\"defined\": \"./src/a/core/x.py\", \"callers\": [\"tests/a/test_x.py\", \"src/b/api/y.py\", \"src/b/api/y.py\"]}\n```", 1},
+		{
+			"json in fence, callers reordered",
+			"```json\n{\"defined\": \"./src/a/core/x.py\", \"callers\": [\"tests/a/test_x.py\", \"src/b/api/y.py\", \"src/b/api/y.py\"]}\n```",
+			1,
+		},
 		{"prose lines", "Defined in `src/a/core/x.py`.\nCalled from: src/b/api/y.py, tests/a/test_x.py", 1},
 		{"missing caller", `{"defined": "src/a/core/x.py", "callers": ["src/b/api/y.py"]}`, 0},
 		{"extra caller", `{"defined": "src/a/core/x.py", "callers": ["src/b/api/y.py", "tests/a/test_x.py", "docs/a/core.md"]}`, 0},
-		{"extra whitespace", "\n  {\"defined\": \" src/a/core/x.py \",\n \"callers\": [\"  src/b/api/y.py\", \"tests/a/test_x.py\\n\"]}  \n", 1},
+		{
+			"extra whitespace",
+			"\n  {\"defined\": \" src/a/core/x.py \",\n \"callers\": [\"  src/b/api/y.py\", \"tests/a/test_x.py\\n\"]}  \n",
+			1,
+		},
 		{"wrong definition", `{"defined": "src/b/api/y.py", "callers": ["src/b/api/y.py", "tests/a/test_x.py"]}`, 0},
 		{"empty", "", 0},
 	}

@@ -115,7 +115,10 @@ func (s *script) code(req llm.Request) string {
 			ks = append(ks, strconv.Itoa(k))
 		}
 		sort.Strings(ks)
-		return "for k in [" + strings.Join(ks, ", ") + "]:\n    for l in outputs.get(k, '').splitlines():\n        if l.startswith('FACT-'):\n            print(l)\nshow_vars()"
+		return "for k in [" + strings.Join(
+			ks,
+			", ",
+		) + "]:\n    for l in outputs.get(k, '').splitlines():\n        if l.startswith('FACT-'):\n            print(l)\nshow_vars()"
 	case left == 1: // read what the citations gave, then print the named facts
 		last := req.Messages[len(req.Messages)-1].Content
 		if len(req.Messages) >= 2 && req.Messages[len(req.Messages)-1].Role == llm.RoleTool {
@@ -174,7 +177,11 @@ func (s *script) reply(req llm.Request) (*llm.Response, error) {
 			FinishReason: "tool_calls", Usage: llm.Usage{PromptTokens: llm.CountRequestTokens(req), CompletionTokens: 20}}, nil
 	}
 	content := "```python\n" + code + "\n```"
-	return &llm.Response{Content: content, FinishReason: "stop", Usage: llm.Usage{PromptTokens: llm.CountRequestTokens(req), CompletionTokens: llm.CountTokens(content)}}, nil
+	return &llm.Response{
+		Content:      content,
+		FinishReason: "stop",
+		Usage:        llm.Usage{PromptTokens: llm.CountRequestTokens(req), CompletionTokens: llm.CountTokens(content)},
+	}, nil
 }
 
 // figures are one scenario's measurements.
@@ -214,7 +221,8 @@ func runScenario(t *testing.T, sc scenario, notes orchestrator.MetaNotes) figure
 	first := reqs[0].Messages[1].Content
 	for _, req := range reqs {
 		f.requests++
-		if req.Messages[1].Content == first && strings.Contains(first, "Query: "+query) && strings.Contains(first, "Declared outputs: answer:str") {
+		if req.Messages[1].Content == first && strings.Contains(first, "Query: "+query) &&
+			strings.Contains(first, "Declared outputs: answer:str") {
 			f.continuous++
 		}
 		f.injectionHits += injectionCheck(req, &f)
@@ -359,7 +367,19 @@ func TestLongHorizon(t *testing.T) {
 	rendered, ids := doc.Render("eval-model", meta.DefaultNotesBudget, nil)
 	notes := orchestrator.MetaNotes{Version: 1, Digest: doc.Digest(), Lessons: ids, Text: rendered}
 
-	fmt.Printf("%-10s %5s %6s %12s %9s %8s %11s %9s %12s %13s\n", "scenario", "iter", "compr", "continuity", "prefixΔ", "cited", "quote recall", "injection", "leaks", "max dyn/budget")
+	fmt.Printf(
+		"%-10s %5s %6s %12s %9s %8s %11s %9s %12s %13s\n",
+		"scenario",
+		"iter",
+		"compr",
+		"continuity",
+		"prefixΔ",
+		"cited",
+		"quote recall",
+		"injection",
+		"leaks",
+		"max dyn/budget",
+	)
 	fail := false
 	check := func(name string, ok bool, what string) {
 		if !ok {
@@ -369,8 +389,23 @@ func TestLongHorizon(t *testing.T) {
 	}
 	for _, sc := range scenarios {
 		f := runScenario(t, sc, notes)
-		fmt.Printf("%-10s %5d %6d %5d/%-5d %9d %4d/%-4d %6d/%-5d %9d %12d %7d/%-6d\n", sc.name, f.iterations, f.compressions,
-			f.continuous, f.requests, f.prefixChanges, f.cited, f.summaryLines, f.recalled, f.planted, f.injectionHits, f.leaks, f.maxDynamic, f.budget)
+		fmt.Printf(
+			"%-10s %5d %6d %5d/%-5d %9d %4d/%-4d %6d/%-5d %9d %12d %7d/%-6d\n",
+			sc.name,
+			f.iterations,
+			f.compressions,
+			f.continuous,
+			f.requests,
+			f.prefixChanges,
+			f.cited,
+			f.summaryLines,
+			f.recalled,
+			f.planted,
+			f.injectionHits,
+			f.leaks,
+			f.maxDynamic,
+			f.budget,
+		)
 		check(sc.name, f.stop == orchestrator.StopSubmit, fmt.Sprintf("the run ends with SUBMIT (got %s)", f.stop))
 		check(sc.name, f.iterations == sc.iterations, fmt.Sprintf("%d iterations run, want %d", f.iterations, sc.iterations))
 		check(sc.name, f.continuous == f.requests, "goal continuity 100%: query and declared outputs unchanged in every request")
@@ -386,7 +421,13 @@ func TestLongHorizon(t *testing.T) {
 		if sc.name == "text-60" {
 			again := runScenario(t, sc, notes)
 			other := runScenario(t, sc, orchestrator.MetaNotes{})
-			fmt.Printf("%-10s prefix hash with meta v1: %s, again: %s, without meta: %s\n", "", f.firstPrefix, again.firstPrefix, other.firstPrefix)
+			fmt.Printf(
+				"%-10s prefix hash with meta v1: %s, again: %s, without meta: %s\n",
+				"",
+				f.firstPrefix,
+				again.firstPrefix,
+				other.firstPrefix,
+			)
 			check(sc.name, again.firstPrefix == f.firstPrefix, "same meta, same prefix hash across runs")
 			check(sc.name, other.firstPrefix != f.firstPrefix, "another meta, another prefix hash")
 		}

@@ -51,8 +51,14 @@ func TestLayers(t *testing.T) {
 		{pattern: "./internal/numfmt", stdlibOnly: true},
 		{pattern: "./internal/textdist", stdlibOnly: true},
 		// starjson decodes into the interpreter's values, for the sandbox and context alike.
-		{pattern: "./internal/starjson", forbidden: []string{"sandbox", "context", "llm", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"}},
-		{pattern: "./sandbox/...", forbidden: []string{"repl", "llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"}},
+		{
+			pattern:   "./internal/starjson",
+			forbidden: []string{"sandbox", "context", "llm", "builtins", "orchestrator", "deferred", "internal/bench", "cmd"},
+		},
+		{
+			pattern:   "./sandbox/...",
+			forbidden: []string{"repl", "llm", "builtins", "orchestrator", "context", "deferred", "internal/bench", "cmd"},
+		},
 		// Inside the sandbox: the front end translates Python to Starlark
 		// and knows no value; the modules (pylib) use the value layer (py),
 		// which never names a module: it reaches module behaviour through
@@ -77,12 +83,27 @@ func TestLayers(t *testing.T) {
 		{pattern: "./cluster", forbidden: []string{"server", "cmd", "internal/bench", "internal/loadtest"}},
 		// blobs (cluster mode's variable bytes) is a leaf: the S3 SDK and errgroup, nothing of rlm.
 		{pattern: "./blobs", stdlibOnly: true, allowed: []string{"github.com/aws", "golang.org/x/sync"},
-			forbidden: []string{"sandbox", "repl", "llm", "builtins", "orchestrator", "context", "deferred", "runs", "server", "internal", "cmd"}},
+			forbidden: []string{
+				"sandbox",
+				"repl",
+				"llm",
+				"builtins",
+				"orchestrator",
+				"context",
+				"deferred",
+				"runs",
+				"server",
+				"internal",
+				"cmd",
+			}},
 		// telemetry traces the engine (it implements orchestrator.Tracer): the
 		// server and the commands use it, never the engine or anything below.
 		{pattern: "./telemetry", forbidden: []string{"server", "runs", "cluster", "blobs", "cmd", "internal/bench", "internal/loadtest"}},
 		// The load test drives rlm serve over HTTP: it links no engine.
-		{pattern: "./internal/loadtest/...", forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"}},
+		{
+			pattern:   "./internal/loadtest/...",
+			forbidden: []string{"sandbox", "builtins", "orchestrator", "context", "deferred", "server", "runs", "internal/bench", "cmd"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {

@@ -26,7 +26,8 @@ func dbWrites(ctx context.Context, url string) (commits, rows int64) {
 	// its end; others' within a second.
 	time.Sleep(1200 * time.Millisecond)
 	_, _ = c.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
-	err = c.QueryRow(ctx, `SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database WHERE datname = current_database()`).Scan(&commits, &rows)
+	err = c.QueryRow(ctx, `SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database WHERE datname = current_database()`).
+		Scan(&commits, &rows)
 	if err != nil {
 		return -1, -1
 	}

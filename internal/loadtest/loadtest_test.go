@@ -20,7 +20,16 @@ func TestStats(t *testing.T) {
 		p50, p99  time.Duration
 	}{
 		{"empty", Stats{}, 0, 0, 0},
-		{"ten", Stats{Elapsed: time.Second, Latencies: []time.Duration{1 * ms, 2 * ms, 3 * ms, 4 * ms, 5 * ms, 6 * ms, 7 * ms, 8 * ms, 9 * ms, 10 * ms}}, 10, 5 * ms, 9 * ms},
+		{
+			"ten",
+			Stats{
+				Elapsed:   time.Second,
+				Latencies: []time.Duration{1 * ms, 2 * ms, 3 * ms, 4 * ms, 5 * ms, 6 * ms, 7 * ms, 8 * ms, 9 * ms, 10 * ms},
+			},
+			10,
+			5 * ms,
+			9 * ms,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +60,16 @@ func TestReport(t *testing.T) {
 	ms := time.Millisecond
 	lat := func(d time.Duration) []time.Duration { return []time.Duration{d, d, d} }
 	results := []Result{
-		{Phase: Phase{Clients: 64, Requests: 3}, Direct: Stats{Elapsed: time.Second, Latencies: lat(40 * ms)}, Served: Stats{Elapsed: 4 * time.Second, Latencies: lat(50 * ms), CPU: 6 * ms}},
-		{Phase: Phase{Clients: 1, Requests: 3}, Direct: Stats{Elapsed: time.Second, Latencies: lat(40 * ms)}, Served: Stats{Elapsed: time.Second, Latencies: lat(41 * ms), CPU: -1}},
+		{
+			Phase:  Phase{Clients: 64, Requests: 3},
+			Direct: Stats{Elapsed: time.Second, Latencies: lat(40 * ms)},
+			Served: Stats{Elapsed: 4 * time.Second, Latencies: lat(50 * ms), CPU: 6 * ms},
+		},
+		{
+			Phase:  Phase{Clients: 1, Requests: 3},
+			Direct: Stats{Elapsed: time.Second, Latencies: lat(40 * ms)},
+			Served: Stats{Elapsed: time.Second, Latencies: lat(41 * ms), CPU: -1},
+		},
 	}
 	var b strings.Builder
 	require.NoError(t, Report(&b, Config{ServeArgs: []string{"--max-runs", "8"}}, results))

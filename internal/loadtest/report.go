@@ -24,20 +24,31 @@ const (
 func Report(w io.Writer, cfg Config, results []Result) error {
 	cfg = cfg.withDefaults()
 	var b strings.Builder
-	fmt.Fprintf(&b, "rlm serve load test: each run = 1 root call + 1 llm_query; upstream latency %s; direct = the same client making the 2 upstream calls itself\n", cfg.Latency)
+	fmt.Fprintf(
+		&b,
+		"rlm serve load test: each run = 1 root call + 1 llm_query; upstream latency %s; direct = the same client making the 2 upstream calls itself\n",
+		cfg.Latency,
+	)
 	args := "(defaults)"
 	if len(cfg.ServeArgs) > 0 {
 		args = strings.Join(cfg.ServeArgs, " ")
 	}
 	fmt.Fprintf(&b, "rlm serve flags: %s\n", args)
 	if cfg.ClusterDB != "" {
-		fmt.Fprintf(&b, "cluster: %d replica(s) sharing one PostgreSQL database, clients taking them in turn; server CPU/run is all replicas' together\n", cfg.Replicas)
+		fmt.Fprintf(
+			&b,
+			"cluster: %d replica(s) sharing one PostgreSQL database, clients taking them in turn; server CPU/run is all replicas' together\n",
+			cfg.Replicas,
+		)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "clients\trequests\tdirect req/s\tserved req/s\tratio\tdirect p50\tdirect p99\tadded p50\tadded p99\tserver CPU/run\tdb commits/run\tdb rows/run\terrors")
+	fmt.Fprintln(
+		tw,
+		"clients\trequests\tdirect req/s\tserved req/s\tratio\tdirect p50\tdirect p99\tadded p50\tadded p99\tserver CPU/run\tdb commits/run\tdb rows/run\terrors",
+	)
 	for _, r := range results {
 		ratio := 0.0
 		if d := r.Direct.Throughput(); d > 0 {

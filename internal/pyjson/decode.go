@@ -80,7 +80,12 @@ func UTF8Error(source string, data []byte, base int64) error {
 		off += size
 	}
 	if source != "" {
-		return fmt.Errorf("%s: %w at byte offset %d (the file must be UTF-8 text; convert it, e.g. with iconv -f LATIN1 -t UTF-8)", source, ErrInvalidUTF8, base+int64(off))
+		return fmt.Errorf(
+			"%s: %w at byte offset %d (the file must be UTF-8 text; convert it, e.g. with iconv -f LATIN1 -t UTF-8)",
+			source,
+			ErrInvalidUTF8,
+			base+int64(off),
+		)
 	}
 	return fmt.Errorf("%w at byte offset %d", ErrInvalidUTF8, base+int64(off))
 }
@@ -152,7 +157,16 @@ const StopEvery = 1 << 12
 // see [Decode] for the value semantics. Errors are *SyntaxError, or an
 // error the builder returned.
 func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, error) {
-	d := &decoder[V, B]{data: data, b: b, py: o.Python, depth: o.MaxDepth, owned: o.Shared, source: o.Source, stop: o.Stop, consumed: o.Consumed}
+	d := &decoder[V, B]{
+		data:     data,
+		b:        b,
+		py:       o.Python,
+		depth:    o.MaxDepth,
+		owned:    o.Shared,
+		source:   o.Source,
+		stop:     o.Stop,
+		consumed: o.Consumed,
+	}
 	d.sized, _ = any(b).(SizedStrings[V])
 	return d.document()
 }
@@ -193,7 +207,14 @@ func (d *decoder[V, B]) errorf(pos int, format string, args ...any) error {
 	}
 	col := 1 + utf8.RuneCount(d.data[ls:pos])
 	char := col - 1 + utf8.RuneCount(d.data[:ls])
-	return &SyntaxError{Source: d.source, Line: line + d.lineBase, Column: col, Offset: d.offBase + int64(pos), Char: char, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{
+		Source: d.source,
+		Line:   line + d.lineBase,
+		Column: col,
+		Offset: d.offBase + int64(pos),
+		Char:   char,
+		Msg:    fmt.Sprintf(format, args...),
+	}
 }
 
 // fail is errorf with CPython's json.loads message py in Python mode.
@@ -234,7 +255,11 @@ func (d *decoder[V, B]) document() (V, error) {
 	}
 	d.skipSpace()
 	if d.pos < len(d.data) {
-		return d.zero, d.fail(d.pos, "Extra data", "extra data after the JSON value (several documents? use a .jsonl file for one value per line)")
+		return d.zero, d.fail(
+			d.pos,
+			"Extra data",
+			"extra data after the JSON value (several documents? use a .jsonl file for one value per line)",
+		)
 	}
 	return v, nil
 }
@@ -266,7 +291,12 @@ func (d *decoder[V, B]) value(depth int) (V, error) {
 	}
 	if depth >= d.depth && d.pos < len(d.data) && (d.data[d.pos] == '[' || d.data[d.pos] == '{') {
 		what := map[byte]string{'[': "array", '{': "object"}[d.data[d.pos]]
-		err := d.fail(d.pos, "maximum recursion depth exceeded while decoding a JSON "+what+" from a unicode string", "nesting deeper than %d levels", d.depth)
+		err := d.fail(
+			d.pos,
+			"maximum recursion depth exceeded while decoding a JSON "+what+" from a unicode string",
+			"nesting deeper than %d levels",
+			d.depth,
+		)
 		if d.py {
 			err.(*SyntaxError).Kind = ErrTooDeep
 		}
@@ -334,7 +364,12 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) {
-			return d.zero, d.fail(d.pos, "Expecting property name enclosed in double quotes", "unterminated object (opened at byte %d)", d.offBase+int64(start))
+			return d.zero, d.fail(
+				d.pos,
+				"Expecting property name enclosed in double quotes",
+				"unterminated object (opened at byte %d)",
+				d.offBase+int64(start),
+			)
 		}
 		if d.data[d.pos] != '"' {
 			return d.zero, d.fail(d.pos, "Expecting property name enclosed in double quotes", "expecting a property name in double quotes")
@@ -576,7 +611,8 @@ func (d *decoder[V, B]) str() (string, int64, error) {
 			i += 4
 			text := int64(6)
 			if r >= 0xD800 && r < 0xDC00 {
-				if r2, ok := d.hex4(i + 2); ok && i+1 < len(d.data) && d.data[i] == '\\' && d.data[i+1] == 'u' && r2 >= 0xDC00 && r2 < 0xE000 {
+				if r2, ok := d.hex4(i + 2); ok && i+1 < len(d.data) && d.data[i] == '\\' && d.data[i+1] == 'u' && r2 >= 0xDC00 &&
+					r2 < 0xE000 {
 					r = (r-0xD800)<<10 | (r2 - 0xDC00) + 0x10000
 					i += 6
 					text = 12

@@ -197,7 +197,16 @@ func TestDecodeIntDigitLimit(t *testing.T) {
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tt.line, se.Line)
 			assert.Equal(t, tt.column, se.Column)
-			assert.Contains(t, err.Error(), fmt.Sprintf("big.json: line %d, column %d: Exceeds the limit (4300 digits) for integer string conversion: value has %d digits", tt.line, tt.column, tt.digits))
+			assert.Contains(
+				t,
+				err.Error(),
+				fmt.Sprintf(
+					"big.json: line %d, column %d: Exceeds the limit (4300 digits) for integer string conversion: value has %d digits",
+					tt.line,
+					tt.column,
+					tt.digits,
+				),
+			)
 		})
 	}
 }

@@ -38,7 +38,10 @@ func TestWriterLayouts(t *testing.T) {
 		want string
 	}{
 		{PythonOptions(false, ""), `{"a": [1, 2.5, 1180591620717411303424, []], "\u00e9": "\ud83d\ude00\u007f\n", "n": null}`},
-		{PythonOptions(true, "  "), "{\n  \"a\": [\n    1,\n    2.5,\n    1180591620717411303424,\n    []\n  ],\n  \"\\u00e9\": \"\\ud83d\\ude00\\u007f\\n\",\n  \"n\": null\n}"},
+		{
+			PythonOptions(true, "  "),
+			"{\n  \"a\": [\n    1,\n    2.5,\n    1180591620717411303424,\n    []\n  ],\n  \"\\u00e9\": \"\\ud83d\\ude00\\u007f\\n\",\n  \"n\": null\n}",
+		},
 		{EncodeOptions{ItemSep: ",", KeySep: ":"}, "{\"a\":[1,2.5,1180591620717411303424,[]],\"é\":\"😀\x7f\\n\",\"n\":null}"},
 	}
 	for _, tt := range tests {

@@ -25,7 +25,28 @@ func TestStringSize(t *testing.T) {
 			cases = append(cases, strings.Repeat("x", pos)+string([]byte{byte(c)})+strings.Repeat("y", 17-pos))
 		}
 	}
-	alphabet := []string{"a", "b", " ", "\n", "\t", `"`, `\`, "\x00", "\x01", "\x1f", "\x7f", "é", "€", "😀", "\xff", "\xc3", "\x80", "\xed\xa0\x80", "~", "!"}
+	alphabet := []string{
+		"a",
+		"b",
+		" ",
+		"\n",
+		"\t",
+		`"`,
+		`\`,
+		"\x00",
+		"\x01",
+		"\x1f",
+		"\x7f",
+		"é",
+		"€",
+		"😀",
+		"\xff",
+		"\xc3",
+		"\x80",
+		"\xed\xa0\x80",
+		"~",
+		"!",
+	}
 	r := rand.New(rand.NewPCG(30, 2))
 	for range 20000 {
 		var b strings.Builder
@@ -64,7 +85,26 @@ func BenchmarkStringSize(b *testing.B) {
 // measuring a plain decimal allocates nothing.
 func TestFloatSize(t *testing.T) {
 	r := rand.New(rand.NewPCG(30, 3))
-	fs := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-4, 9.99e-5, 1e16, 9999999999999998, 1e100, 5e-324, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 76.398, -180.0, 1.5e15}
+	fs := []float64{
+		0,
+		math.Copysign(0, -1),
+		1,
+		-1,
+		0.5,
+		1e-4,
+		9.99e-5,
+		1e16,
+		9999999999999998,
+		1e100,
+		5e-324,
+		math.MaxFloat64,
+		math.NaN(),
+		math.Inf(1),
+		math.Inf(-1),
+		76.398,
+		-180.0,
+		1.5e15,
+	}
 	for range 10000 {
 		fs = append(fs, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)), math.Round(r.Float64()*1e5)/1e3)
 	}

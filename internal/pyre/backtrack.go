@@ -225,7 +225,13 @@ func compileBT(t *tree) (*Backtrack, error) {
 		src string
 	}{{&b.search, expr}, {&b.anchored, `\G(?:` + expr + `)`}, {&b.full, `\G(?:` + expr + `)\z`}, {&b.nonEmpty, `\G(?:` + expr + `)(?!\G)`}} {
 		if *v.re, err = regexp2.Compile(v.src, opts...); err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("the backtracking engine cannot compile this pattern (%s)", strings.TrimPrefix(err.Error(), "error parsing regexp: ")), Pos: -1}
+			return nil, &Error{
+				Msg: fmt.Sprintf(
+					"the backtracking engine cannot compile this pattern (%s)",
+					strings.TrimPrefix(err.Error(), "error parsing regexp: "),
+				),
+				Pos: -1,
+			}
 		}
 	}
 	return b, nil

@@ -1,10 +1,11 @@
 package pyre
 
 import (
-	"github.com/rlmhq/rlm/internal/benchtext"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rlmhq/rlm/internal/benchtext"
 )
 
 func benchText() string { return benchtext.Text() }

@@ -146,7 +146,13 @@ func (f finder) pairIndex(text string, from int) int {
 		// text while from+n-1+32(k+1) <= len(text) (rare, rare2 < n); its
 		// positions are then all valid starts.
 		for blocks := (len(text) - from - n + 1) / pairBlock; blocks > 0; blocks = (len(text) - from - n + 1) / pairBlock {
-			k, m := pairBlocks((*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare)), (*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare2)), blocks, c1, c2)
+			k, m := pairBlocks(
+				(*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare)),
+				(*byte)(unsafe.Add(unsafe.Pointer(p), from+f.rare2)),
+				blocks,
+				c1,
+				c2,
+			)
 			from += k * pairBlock
 			if m == 0 {
 				break

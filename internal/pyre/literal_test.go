@@ -68,7 +68,15 @@ func TestLiteralPairScan(t *testing.T) {
 			assert.Equal(t, strings.LastIndex(text, n), LastIndexLiteral(text, n), "LastIndex %q at %d", n, at)
 			for _, end := range []int{len(text) - len(n) + 1, at, at + 1, at - 70000} {
 				if end >= 0 && end <= len(text)-len(n)+1 {
-					assert.Equal(t, strings.LastIndex(text[:end+len(n)-1], n), literalFinder(text, n).lastPairIndex(text, end), "lastPairIndex %q at %d end %d", n, at, end)
+					assert.Equal(
+						t,
+						strings.LastIndex(text[:end+len(n)-1], n),
+						literalFinder(text, n).lastPairIndex(text, end),
+						"lastPairIndex %q at %d end %d",
+						n,
+						at,
+						end,
+					)
 				}
 			}
 			for _, from := range []int{0, at - 3, at + 1} {

@@ -196,7 +196,9 @@ func isIdentifier(s string) bool {
 		return false
 	}
 	for i, r := range s {
-		if r == '_' || unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r) || unicode.Is(unicode.Nl, r)) {
+		if r == '_' || unicode.IsLetter(r) ||
+			i > 0 &&
+				(unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r) || unicode.Is(unicode.Nl, r)) {
 			continue
 		}
 		return false
@@ -266,7 +268,16 @@ func (p *parser) needBT(what string) {
 // parse parses a Python pattern as CPython 3.11's re module does, with its
 // error messages.
 func parse(pattern string, flags Flags) (*tree, error) {
-	p := &parser{src: []rune(pattern), pat: pattern, flags: flags, groupNames: map[string]int{}, widths: [][2]int{{0, 0}}, closed: []bool{true}, lookbehind: -1, refPos: map[int]int{}}
+	p := &parser{
+		src:        []rune(pattern),
+		pat:        pattern,
+		flags:      flags,
+		groupNames: map[string]int{},
+		widths:     [][2]int{{0, 0}},
+		closed:     []bool{true},
+		lookbehind: -1,
+		refPos:     map[int]int{},
+	}
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
@@ -573,7 +584,11 @@ func (p *parser) numEscape(esc string) (rune, bool, error) {
 	case 'U':
 		n = 8
 	case 'N':
-		return 0, true, &Error{Msg: `named Unicode escapes (\N{...}) are not supported; write the character itself or \uXXXX`, Pos: -1, Kind: "unsupported"}
+		return 0, true, &Error{
+			Msg:  `named Unicode escapes (\N{...}) are not supported; write the character itself or \uXXXX`,
+			Pos:  -1,
+			Kind: "unsupported",
+		}
 	default:
 		return 0, false, nil
 	}
@@ -650,7 +665,8 @@ func (p *parser) escape(esc string) (*node, error) {
 			if err := p.advance(); err != nil {
 				return nil, err
 			}
-			if strings.IndexByte(octDigits, esc[1]) >= 0 && strings.IndexByte(octDigits, esc[2]) >= 0 && len(p.next) == 1 && strings.Contains(octDigits, p.next) {
+			if strings.IndexByte(octDigits, esc[1]) >= 0 && strings.IndexByte(octDigits, esc[2]) >= 0 && len(p.next) == 1 &&
+				strings.Contains(octDigits, p.next) {
 				esc += p.next
 				if err := p.advance(); err != nil {
 					return nil, err
@@ -876,7 +892,10 @@ func (p *parser) parseGroup(verbose bool, nested int, first bool) (*node, int, e
 		group = len(p.widths)
 		if name != "" {
 			if og, ok := p.groupNames[name]; ok {
-				return nil, 0, p.errorAt(fmt.Sprintf("redefinition of group name %s as group %d; was group %d", pyQuote(name), group, og), len([]rune(name))+1)
+				return nil, 0, p.errorAt(
+					fmt.Sprintf("redefinition of group name %s as group %d; was group %d", pyQuote(name), group, og),
+					len([]rune(name))+1,
+				)
 			}
 			p.groupNames[name] = group
 		}

@@ -70,8 +70,16 @@ func TestDecodeErrors(t *testing.T) {
 		{"\n\n  [x]", "Expecting value: line 3 column 4 (char 5)", nil},
 		{`"abc`, "Unterminated string starting at: line 1 column 1 (char 0)", nil},
 		{`1 2`, "Extra data: line 1 column 3 (char 2)", nil},
-		{strings.Repeat("[", 50), "maximum recursion depth exceeded while decoding a JSON array from a unicode string: line 1 column 11 (char 10)", pyjson.ErrTooDeep},
-		{strings.Repeat("9", 4301), "Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits: line 1 column 1 (char 0)", pyjson.ErrIntTooLong},
+		{
+			strings.Repeat("[", 50),
+			"maximum recursion depth exceeded while decoding a JSON array from a unicode string: line 1 column 11 (char 10)",
+			pyjson.ErrTooDeep,
+		},
+		{
+			strings.Repeat("9", 4301),
+			"Exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits: line 1 column 1 (char 0)",
+			pyjson.ErrIntTooLong,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in[:min(len(tt.in), 12)], func(t *testing.T) {
@@ -96,7 +104,9 @@ func TestDecodeErrors(t *testing.T) {
 func TestDecodeSharesKeysAndInput(t *testing.T) {
 	long := strings.Repeat("a long text, shared. ", 7)
 	require.GreaterOrEqual(t, len(long), minShared)
-	data := []byte(`[{"id": 1, "name": "ann", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}, {"id": 2, "name": "bob", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}]`)
+	data := []byte(
+		`[{"id": 1, "name": "ann", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}, {"id": 2, "name": "bob", "tag": "t1", "text": "a longer text, not looked up", "body": "` + long + `"}]`,
+	)
 	base := uintptr(unsafe.Pointer(&data[0]))
 	inInput := func(s starlark.String) bool {
 		p := uintptr(unsafe.Pointer(unsafe.StringData(string(s))))
@@ -170,7 +180,12 @@ func TestDecodeLines(t *testing.T) {
 	assert.Equal(t, `[{"id": 1, "tag": "x"}, [1, 2.5, None], "s", {"id": 2, "tag": "x"}]`, v.String())
 	k0 := v.Index(0).(*starlark.Dict).Keys()
 	k3 := v.Index(3).(*starlark.Dict).Keys()
-	assert.Same(t, unsafe.StringData(string(k0[0].(starlark.String))), unsafe.StringData(string(k3[0].(starlark.String))), "keys shared across lines")
+	assert.Same(
+		t,
+		unsafe.StringData(string(k0[0].(starlark.String))),
+		unsafe.StringData(string(k3[0].(starlark.String))),
+		"keys shared across lines",
+	)
 
 	empty, err := DecodeLines(nil, python)
 	require.NoError(t, err)

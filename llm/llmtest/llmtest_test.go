@@ -133,13 +133,21 @@ func post(t *testing.T, url, body string) (int, http.Header, string) {
 
 func TestServerWireFormat(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	srv.Enqueue("m", llmtest.RateLimited("2"), llmtest.Reply{Content: "hi", Usage: &llm.Usage{PromptTokens: 5, CompletionTokens: 1, CachedTokens: 3}})
+	srv.Enqueue(
+		"m",
+		llmtest.RateLimited("2"),
+		llmtest.Reply{Content: "hi", Usage: &llm.Usage{PromptTokens: 5, CompletionTokens: 1, CachedTokens: 3}},
+	)
 	chat := srv.URL() + "/chat/completions"
 
 	code, hdr, body := post(t, chat, `{"model":"m","messages":[{"role":"user","content":"x"}]}`)
 	assert.Equal(t, 429, code)
 	assert.Equal(t, "2", hdr.Get("Retry-After"))
-	assert.JSONEq(t, `{"error":{"message":"Rate limit reached for requests","type":"rate_limit_error","param":null,"code":"rate_limit_exceeded"}}`, body)
+	assert.JSONEq(
+		t,
+		`{"error":{"message":"Rate limit reached for requests","type":"rate_limit_error","param":null,"code":"rate_limit_exceeded"}}`,
+		body,
+	)
 
 	code, _, body = post(t, chat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}`)
 	assert.Equal(t, 200, code)

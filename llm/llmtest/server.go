@@ -68,8 +68,11 @@ func ServerError() Reply {
 
 // ContextLengthExceeded is OpenAI's 400 for an over-long prompt.
 func ContextLengthExceeded() Reply {
-	return ErrorReply(400, "context_length_exceeded",
-		"This model's maximum context length is 128000 tokens. However, your messages resulted in 200000 tokens. Please reduce the length of the messages.")
+	return ErrorReply(
+		400,
+		"context_length_exceeded",
+		"This model's maximum context length is 128000 tokens. However, your messages resulted in 200000 tokens. Please reduce the length of the messages.",
+	)
 }
 
 // Call is one request the server received.
@@ -269,7 +272,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		call.Messages = append(call.Messages, lm)
 	}
 	for _, t := range wr.Tools {
-		call.Tools = append(call.Tools, llm.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+		call.Tools = append(
+			call.Tools,
+			llm.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters},
+		)
 	}
 	if len(wr.Input) > 0 {
 		var many []string
@@ -289,7 +295,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if key != "" {
 		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if got != key {
-			writeError(w, ErrorReply(401, "invalid_api_key", "Incorrect API key provided: "+got+". You can find your API key at https://platform.openai.com/account/api-keys."))
+			writeError(
+				w,
+				ErrorReply(
+					401,
+					"invalid_api_key",
+					"Incorrect API key provided: "+got+". You can find your API key at https://platform.openai.com/account/api-keys.",
+				),
+			)
 			return
 		}
 	}

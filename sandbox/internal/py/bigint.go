@@ -25,7 +25,16 @@ const maxStrDigits = 4300
 
 // errIntTooLarge is the MemoryError for an integer result past maxIntBits.
 func errIntTooLarge(what string, bits float64) error {
-	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("%s would have about %.0f bits, past the sandbox's memory limit for one integer (%d bits)", what, bits, maxIntBits), Err: ErrMemoryLimit}
+	return &PyError{
+		Kind: "MemoryError",
+		Msg: fmt.Sprintf(
+			"%s would have about %.0f bits, past the sandbox's memory limit for one integer (%d bits)",
+			what,
+			bits,
+			maxIntBits,
+		),
+		Err: ErrMemoryLimit,
+	}
 }
 
 // checkIntBits refuses an integer result of about bits bits when it is
@@ -166,7 +175,11 @@ func IntPerm(thread *starlark.Thread, n, k int64) (*big.Int, error) {
 // errStrDigits is CPython's ValueError for str(i) of more than
 // maxStrDigits digits.
 func errStrDigits() error {
-	return Errorf("ValueError", "Exceeds the limit (%d digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit", maxStrDigits)
+	return Errorf(
+		"ValueError",
+		"Exceeds the limit (%d digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit",
+		maxStrDigits,
+	)
 }
 
 // checkParseDigits is CPython's limit on int(s) in a base that is not a
@@ -175,7 +188,12 @@ func checkParseDigits(digits string, base int) error {
 	if base&(base-1) == 0 || len(digits) <= maxStrDigits {
 		return nil
 	}
-	return Errorf("ValueError", "Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", maxStrDigits, len(digits))
+	return Errorf(
+		"ValueError",
+		"Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit",
+		maxStrDigits,
+		len(digits),
+	)
 }
 
 // intDecimal returns the decimal digits of x (with its sign), or CPython's

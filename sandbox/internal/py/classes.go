@@ -143,9 +143,12 @@ func bindMethod(fn, self starlark.Value) starlark.Value {
 	if c, ok := fn.(starlark.Callable); ok {
 		name = c.Name()
 	}
-	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return starlark.Call(thread, fn, append(starlark.Tuple{self}, args...), kwargs)
-	})
+	return NewBuiltin(
+		name,
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return starlark.Call(thread, fn, append(starlark.Tuple{self}, args...), kwargs)
+		},
+	)
 }
 
 // MethodFunc is implemented by the callables a module defines that bind
@@ -360,7 +363,14 @@ func (o *PyObject) SetAttr(name string, v starlark.Value) error {
 }
 
 func (o *PyObject) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
-	names := map[syntax.Token]string{syntax.EQL: "__eq__", syntax.NEQ: "__ne__", syntax.LT: "__lt__", syntax.LE: "__le__", syntax.GT: "__gt__", syntax.GE: "__ge__"}
+	names := map[syntax.Token]string{
+		syntax.EQL: "__eq__",
+		syntax.NEQ: "__ne__",
+		syntax.LT:  "__lt__",
+		syntax.LE:  "__le__",
+		syntax.GT:  "__gt__",
+		syntax.GE:  "__ge__",
+	}
 	if v, ok, err := o.dunder(names[op], y); ok {
 		if err != nil {
 			return false, err
@@ -588,12 +598,15 @@ func (s *superProxy) Attr(name string) (starlark.Value, error) {
 	}
 	if name == "__init__" {
 		// object.__init__ / Exception.__init__: an exception keeps its args.
-		return NewBuiltin("__init__", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			if o, ok := s.self.(*PyObject); ok && o.Cls.isException() {
-				o.SetField("args", append(starlark.Tuple(nil), args...))
-			}
-			return starlark.None, nil
-		}), nil
+		return NewBuiltin(
+			"__init__",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				if o, ok := s.self.(*PyObject); ok && o.Cls.isException() {
+					o.SetField("args", append(starlark.Tuple(nil), args...))
+				}
+				return starlark.None, nil
+			},
+		), nil
 	}
 	return nil, Errorf("AttributeError", "'super' object has no attribute '%s'", name)
 }

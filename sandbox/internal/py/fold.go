@@ -21,12 +21,15 @@ var (
 	// builtinJoin is _py_join(recv, xs), recv.join(xs): the front end's
 	// name for a join method in _py_sink(_py_join, recv) and
 	// _py_fold(_py_join, acc).
-	builtinJoin = NewBuiltin("_py_join", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(args) != 2 {
-			return nil, Errorf("TypeError", "_py_join() takes 2 arguments (%d given)", len(args))
-		}
-		return callMethod(thread, args[0], "join", args[1:], kwargs)
-	})
+	builtinJoin = NewBuiltin(
+		"_py_join",
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) != 2 {
+				return nil, Errorf("TypeError", "_py_join() takes 2 arguments (%d given)", len(args))
+			}
+			return callMethod(thread, args[0], "join", args[1:], kwargs)
+		},
+	)
 )
 
 // joinSink joins the elements of a comprehension given to X.join as they

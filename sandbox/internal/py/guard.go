@@ -11,7 +11,10 @@ import (
 // host's helpers: a Go panic inside fn (a bug, or an argument a builtin
 // failed to check) becomes a Python SystemError raised by that call, with
 // the line of the call, instead of ending the whole step without one.
-func NewBuiltin(name string, fn func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+func NewBuiltin(
+	name string,
+	fn func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error),
+) *starlark.Builtin {
 	return starlark.NewBuiltin(name, guard(name, fn))
 }
 
@@ -35,9 +38,12 @@ func panicError(name string, r any) error {
 // guardUniverse returns Starlark's builtin name, guarded.
 func guardUniverse(name string) *starlark.Builtin {
 	u := starlark.Universe[name].(*starlark.Builtin)
-	return NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return u.CallInternal(thread, args, kwargs)
-	})
+	return NewBuiltin(
+		name,
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return u.CallInternal(thread, args, kwargs)
+		},
+	)
 }
 
 // indexArg checks that v is an integer within [lo, hi], raising CPython's

@@ -214,7 +214,12 @@ func (l *LazyDict) index(k starlark.Value) (starlark.Value, error) {
 
 // method calls the dict method name: get and copy read the entries, the
 // others run on the dict that l becomes.
-func (l *LazyDict) method(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+func (l *LazyDict) method(
+	thread *starlark.Thread,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, bool, error) {
 	if l.d == nil {
 		switch name {
 		case "get":

@@ -129,7 +129,13 @@ func allStrings(args starlark.Tuple) bool {
 
 // callMethod calls recv.name(*args, **kwargs) with Python semantics for
 // builtin types, falling back to the value's own attribute.
-func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func callMethod(
+	thread *starlark.Thread,
+	recv starlark.Value,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	if p, ok := recv.(Proxy); ok {
 		if ha, ok := recv.(starlark.HasAttrs); !ok || !hasAttr(ha, name) {
 			t, err := p.ProxyTarget(thread)
@@ -177,7 +183,13 @@ func callMethod(thread *starlark.Thread, recv starlark.Value, name string, args 
 // built-in values (str, list, dict, set, tuple, bytes) whose Python
 // semantics the sandbox provides; handled is false for any other value or
 // method.
-func BuiltinMethod(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, handled bool, err error) {
+func BuiltinMethod(
+	thread *starlark.Thread,
+	recv starlark.Value,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (v starlark.Value, handled bool, err error) {
 	handled = true
 	switch r := recv.(type) {
 	case starlark.String:
@@ -258,7 +270,13 @@ func BuiltinMethod(thread *starlark.Thread, recv starlark.Value, name string, ar
 // built-in value runs without the helper's frame; other receivers (class
 // instances, deferred values, values with attributes of their own) go to
 // the helper. A panic is a SystemError, as in the helper (guard).
-func methodHook(thread *starlark.Thread, recv starlark.Value, name string, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, handled bool, err error) {
+func methodHook(
+	thread *starlark.Thread,
+	recv starlark.Value,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (v starlark.Value, handled bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, handled, err = nil, true, panicError("_py_method", r)
@@ -288,7 +306,13 @@ func hasAttr(ha starlark.HasAttrs, name string) bool {
 
 func withMethodName(name string, err error) error { return err }
 
-func dictMethodValue(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func dictMethodValue(
+	thread *starlark.Thread,
+	d *starlark.Dict,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	v, _, err := dictMethod(thread, d, name, args, kwargs)
 	return v, err
 }
@@ -824,7 +848,13 @@ func countEq(seq starlark.Indexable, args starlark.Tuple, kwargs []starlark.Tupl
 	return starlark.MakeInt(n), nil
 }
 
-func listMethod(thread *starlark.Thread, l *starlark.List, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+func listMethod(
+	thread *starlark.Thread,
+	l *starlark.List,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, bool, error) {
 	switch name {
 	case "sort":
 		var key starlark.Value = starlark.None
@@ -1127,7 +1157,13 @@ func fastEqual(x, y starlark.Value) (eq, ok bool) {
 	return false, false
 }
 
-func dictMethod(thread *starlark.Thread, d *starlark.Dict, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+func dictMethod(
+	thread *starlark.Thread,
+	d *starlark.Dict,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, bool, error) {
 	switch name {
 	case "copy":
 		return d.Copy(), true, NoArgs(name, args, kwargs)
@@ -1223,7 +1259,13 @@ func (v *DictView) WriteRepr(r *Renderer) {
 	r.B.WriteByte(')')
 }
 
-func setMethod(thread *starlark.Thread, s *starlark.Set, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+func setMethod(
+	thread *starlark.Thread,
+	s *starlark.Set,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, bool, error) {
 	if s.Immutable() {
 		return frozensetMethod(thread, s, name, args, kwargs)
 	}
@@ -1687,7 +1729,13 @@ func (v *DictView) compareSet(op syntax.Token, y starlark.Value) (bool, error) {
 
 // frozensetMethod is a method of a frozenset: the set methods that make a
 // new set (which is a frozenset too), no mutating ones.
-func frozensetMethod(thread *starlark.Thread, s *starlark.Set, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, bool, error) {
+func frozensetMethod(
+	thread *starlark.Thread,
+	s *starlark.Set,
+	name string,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, bool, error) {
 	switch name {
 	case "copy":
 		return s, true, NoArgs(name, args, kwargs)

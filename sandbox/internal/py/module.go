@@ -76,7 +76,11 @@ func pyImport(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	if v, ok := m.Members[attr]; ok {
 		return v, nil
 	}
-	return nil, &PyError{Kind: "ImportError", Msg: "cannot import name '" + attr + "' from '" + name + "' (available: " + strings.Join(m.Members.Keys(), ", ") + ")", Err: ErrUnsupported}
+	return nil, &PyError{
+		Kind: "ImportError",
+		Msg:  "cannot import name '" + attr + "' from '" + name + "' (available: " + strings.Join(m.Members.Keys(), ", ") + ")",
+		Err:  ErrUnsupported,
+	}
 }
 
 var moduleMu = make(chan struct{}, 1)
@@ -89,7 +93,11 @@ func ImportModule(name string) (*Module, error) {
 	}
 	f := Modules[name]
 	if f == nil {
-		return nil, &PyError{Kind: "ModuleNotFoundError", Msg: "No module named '" + name + "' in the sandbox (available modules: " + AvailableModules() + "; no file, network or process access)", Err: ErrUnsupported}
+		return nil, &PyError{
+			Kind: "ModuleNotFoundError",
+			Msg:  "No module named '" + name + "' in the sandbox (available modules: " + AvailableModules() + "; no file, network or process access)",
+			Err:  ErrUnsupported,
+		}
 	}
 	m := f()
 	moduleCache[name] = m

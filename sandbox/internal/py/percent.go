@@ -167,7 +167,13 @@ func percentFormat(thread *starlark.Thread, format string, arg starlark.Value) (
 			if r < 31 || r > 126 {
 				shown = '?'
 			}
-			return "", Errorf("ValueError", "unsupported format character '%c' (0x%x) at index %d", shown, r, utf8.RuneCountInString(format[:i-1]))
+			return "", Errorf(
+				"ValueError",
+				"unsupported format character '%c' (0x%x) at index %d",
+				shown,
+				r,
+				utf8.RuneCountInString(format[:i-1]),
+			)
 		}
 		if err := a.room(s.width); err != nil {
 			return "", err

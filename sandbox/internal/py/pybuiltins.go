@@ -59,7 +59,10 @@ func PyBuiltins() starlark.StringDict {
 		"next":       pyNext,
 		"id":         pyID,
 
-		"open":       Unavailable("open", "file access is not available in the sandbox; the data is already in variables (see show_vars())"),
+		"open": Unavailable(
+			"open",
+			"file access is not available in the sandbox; the data is already in variables (see show_vars())",
+		),
 		"input":      Unavailable("input", "input() is not available in the sandbox"),
 		"exec":       Unavailable("exec", "exec() is not available in the sandbox; write the code directly"),
 		"eval":       Unavailable("eval", "eval() is not available in the sandbox; parse values with int(), float() or json.loads()"),
@@ -1538,7 +1541,11 @@ func pyAssertFail(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tu
 	}
 	// args is the interpreter's operand stack (a _py_ helper gets it
 	// uncopied): the exception keeps a copy.
-	return nil, &PyError{Kind: "AssertionError", Msg: msg, exc: &exception{Typ: ExcTypes["AssertionError"], args: append(starlark.Tuple(nil), args...)}}
+	return nil, &PyError{
+		Kind: "AssertionError",
+		Msg:  msg,
+		exc:  &exception{Typ: ExcTypes["AssertionError"], args: append(starlark.Tuple(nil), args...)},
+	}
 }
 
 func pyDel(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -1599,9 +1606,14 @@ func pyDelSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 		sl[i] = starlark.MakeInt(i)
 	}
 	// Compute the deleted indices by slicing the index list.
-	sel, err := starlark.Call(thread, starlark.NewBuiltin("slice", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-		return starlark.None, nil
-	}), nil, nil)
+	sel, err := starlark.Call(
+		thread,
+		starlark.NewBuiltin("slice", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		}),
+		nil,
+		nil,
+	)
 	_ = sel
 	if err != nil {
 		return nil, err
@@ -1639,7 +1651,13 @@ func pyDelSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 // sliceValue evaluates x[lo:hi:step] via a tiny Starlark expression.
 func sliceValue(x, lo, hi, step starlark.Value) (starlark.Value, error) {
 	thread := &starlark.Thread{Name: "slice"}
-	return starlark.EvalOptions(&syntax.FileOptions{}, thread, "<slice>", "x[lo:hi:step]", starlark.StringDict{"x": x, "lo": lo, "hi": hi, "step": step})
+	return starlark.EvalOptions(
+		&syntax.FileOptions{},
+		thread,
+		"<slice>",
+		"x[lo:hi:step]",
+		starlark.StringDict{"x": x, "lo": lo, "hi": hi, "step": step},
+	)
 }
 
 func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -55,20 +55,24 @@ func (s *sliceObj) Attr(name string) (starlark.Value, error) {
 	case "step":
 		return s.step, nil
 	case "indices":
-		return NewBuiltin("indices", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var n int
-			if err := starlark.UnpackPositionalArgs("indices", args, kwargs, 1, &n); err != nil {
-				return nil, err
-			}
-			if n < 0 {
-				return nil, Errorf("ValueError", "length should not be negative")
-			}
-			start, end, step, err := sliceBounds(s.start, s.stop, s.step, n)
-			if err != nil {
-				return nil, err
-			}
-			return starlark.Tuple{starlark.MakeInt(start), starlark.MakeInt(end), starlark.MakeInt(step)}, nil
-		}).BindReceiver(s), nil
+		return NewBuiltin(
+				"indices",
+				func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					var n int
+					if err := starlark.UnpackPositionalArgs("indices", args, kwargs, 1, &n); err != nil {
+						return nil, err
+					}
+					if n < 0 {
+						return nil, Errorf("ValueError", "length should not be negative")
+					}
+					start, end, step, err := sliceBounds(s.start, s.stop, s.step, n)
+					if err != nil {
+						return nil, err
+					}
+					return starlark.Tuple{starlark.MakeInt(start), starlark.MakeInt(end), starlark.MakeInt(step)}, nil
+				},
+			).BindReceiver(s),
+			nil
 	}
 	return nil, nil
 }

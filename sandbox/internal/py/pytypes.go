@@ -143,22 +143,31 @@ func (t *TypeObj) Attr(name string) (starlark.Value, error) {
 	}
 	switch {
 	case t.PyName == "dict" && name == "fromkeys":
-		return NewBuiltin("dict.fromkeys", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			v, _, err := dictMethod(thread, starlark.NewDict(0), "fromkeys", args, kwargs)
-			return v, err
-		}), nil
+		return NewBuiltin(
+			"dict.fromkeys",
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				v, _, err := dictMethod(thread, starlark.NewDict(0), "fromkeys", args, kwargs)
+				return v, err
+			},
+		), nil
 	case t.PyName == "str" && name == "maketrans":
-		return NewBuiltin("str.maketrans", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return strMaketrans(args, kwargs)
-		}), nil
+		return NewBuiltin(
+			"str.maketrans",
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				return strMaketrans(args, kwargs)
+			},
+		), nil
 	}
 	// Unbound methods: str.lower(s), list.append(xs, v), dict.get(d, k).
-	return NewBuiltin(t.PyName+"."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(args) == 0 {
-			return nil, Errorf("TypeError", "unbound method %s.%s() needs an argument", t.PyName, name)
-		}
-		return callMethod(thread, args[0], name, args[1:], kwargs)
-	}), nil
+	return NewBuiltin(
+		t.PyName+"."+name,
+		func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) == 0 {
+				return nil, Errorf("TypeError", "unbound method %s.%s() needs an argument", t.PyName, name)
+			}
+			return callMethod(thread, args[0], name, args[1:], kwargs)
+		},
+	), nil
 }
 
 func (t *TypeObj) AttrNames() []string { return []string{"__name__"} }
@@ -187,17 +196,22 @@ func init() {
 		}
 		return false
 	}}
-	typeBool = &TypeObj{PyName: "bool", Base: typeInt, Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x starlark.Value = starlark.False
-		if err := starlark.UnpackPositionalArgsNoEscape("bool", args, kwargs, 0, &x); err != nil {
-			return nil, err
-		}
-		x, err := Unproxy(thread, x)
-		if err != nil {
-			return nil, err
-		}
-		return x.Truth(), nil
-	}, Check: IsType[starlark.Bool]}
+	typeBool = &TypeObj{
+		PyName: "bool",
+		Base:   typeInt,
+		Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x starlark.Value = starlark.False
+			if err := starlark.UnpackPositionalArgsNoEscape("bool", args, kwargs, 0, &x); err != nil {
+				return nil, err
+			}
+			x, err := Unproxy(thread, x)
+			if err != nil {
+				return nil, err
+			}
+			return x.Truth(), nil
+		},
+		Check: IsType[starlark.Bool],
+	}
 	typeFloat = &TypeObj{PyName: "float", Call: builtinFloat, Check: IsType[starlark.Float]}
 	typeStr = &TypeObj{PyName: "str", Call: builtinStr, Check: IsType[starlark.String]}
 	typeList = &TypeObj{PyName: "list", Call: seqConstructor("list", func(elems []starlark.Value) starlark.Value {
@@ -216,26 +230,30 @@ func init() {
 		s, ok := v.(*starlark.Set)
 		return ok && !s.Immutable()
 	}}
-	typeFrozenset = &TypeObj{PyName: "frozenset", Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(args) == 1 && len(kwargs) == 0 {
-			if s, ok := args[0].(*starlark.Set); ok && s.Immutable() {
-				return s, nil
+	typeFrozenset = &TypeObj{
+		PyName: "frozenset",
+		Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(args) == 1 && len(kwargs) == 0 {
+				if s, ok := args[0].(*starlark.Set); ok && s.Immutable() {
+					return s, nil
+				}
 			}
-		}
-		v, err := builtinSet(thread, args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		s := v.(*starlark.Set)
-		if len(args) == 1 && v == args[0] {
-			s = s.Copy()
-		}
-		s.MakeImmutable()
-		return s, nil
-	}, Check: func(v starlark.Value) bool {
-		s, ok := v.(*starlark.Set)
-		return ok && s.Immutable()
-	}}
+			v, err := builtinSet(thread, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			s := v.(*starlark.Set)
+			if len(args) == 1 && v == args[0] {
+				s = s.Copy()
+			}
+			s.MakeImmutable()
+			return s, nil
+		},
+		Check: func(v starlark.Value) bool {
+			s, ok := v.(*starlark.Set)
+			return ok && s.Immutable()
+		},
+	}
 	TypeDict = &TypeObj{PyName: "dict", Call: BuiltinDict, Check: func(v starlark.Value) bool {
 		switch v.(type) {
 		case *starlark.Dict, PyDictLike:
@@ -243,23 +261,35 @@ func init() {
 		}
 		return false
 	}}
-	typeNone = &TypeObj{PyName: "NoneType", Check: IsType[starlark.NoneType], Call: func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-		return starlark.None, nil
-	}}
+	typeNone = &TypeObj{
+		PyName: "NoneType",
+		Check:  IsType[starlark.NoneType],
+		Call: func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		},
+	}
 	typeType = &TypeObj{PyName: "type", Call: builtinType, Check: IsType[*TypeObj]}
-	typeRange = &TypeObj{PyName: "range", Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		for _, a := range args {
-			if err := indexArg(a, "ssize_t", math.MinInt64, math.MaxInt64); err != nil {
-				return nil, err
+	typeRange = &TypeObj{
+		PyName: "range",
+		Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			for _, a := range args {
+				if err := indexArg(a, "ssize_t", math.MinInt64, math.MaxInt64); err != nil {
+					return nil, err
+				}
 			}
-		}
-		return starlark.Call(thread, starlark.Universe["range"], args, kwargs)
-	}, Check: func(v starlark.Value) bool { return v.Type() == "range" }}
+			return starlark.Call(thread, starlark.Universe["range"], args, kwargs)
+		},
+		Check: func(v starlark.Value) bool { return v.Type() == "range" },
+	}
 	typeFunction = &TypeObj{PyName: "function", Check: IsType[*starlark.Function]}
 	typeBuiltin = &TypeObj{PyName: "builtin_function_or_method", Check: IsType[*starlark.Builtin]}
-	typeBytes = &TypeObj{PyName: "bytes", Check: IsType[starlark.Bytes], Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return starlark.Call(thread, starlark.Universe["bytes"], args, kwargs)
-	}}
+	typeBytes = &TypeObj{
+		PyName: "bytes",
+		Check:  IsType[starlark.Bytes],
+		Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return starlark.Call(thread, starlark.Universe["bytes"], args, kwargs)
+		},
+	}
 	typeStr.fast = strFast
 	// Constructors that never keep their argument tuple (checked one by one).
 	for _, t := range []*TypeObj{typeInt, typeFloat, typeStr, typeBool, typeList, TypeDict, TypeTuple, typeSet, typeFrozenset, typeRange} {
@@ -747,7 +777,10 @@ func checkLen(thread *starlark.Thread, v starlark.Value, elemBytes int64) error 
 // seqConstructor returns the call of a sequence type such as list or tuple:
 // with no argument it wraps nil, otherwise the collected elements of its
 // one iterable argument.
-func seqConstructor(name string, wrap func([]starlark.Value) starlark.Value) func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+func seqConstructor(
+	name string,
+	wrap func([]starlark.Value) starlark.Value,
+) func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
 		if err := starlark.UnpackPositionalArgsNoEscape(name, args, kwargs, 0, &x); err != nil {

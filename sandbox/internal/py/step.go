@@ -164,7 +164,11 @@ func growCheck(thread *starlark.Thread, n int64) error {
 
 // AllocErr is the MemoryError of n bytes that do not fit in room.
 func AllocErr(n, room int64, what string) error {
-	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("cannot allocate %s: %s left of the memory limit (%s); build smaller values", FmtAlloc(n), FmtAlloc(room), what), Err: ErrMemoryLimit}
+	return &PyError{
+		Kind: "MemoryError",
+		Msg:  fmt.Sprintf("cannot allocate %s: %s left of the memory limit (%s); build smaller values", FmtAlloc(n), FmtAlloc(room), what),
+		Err:  ErrMemoryLimit,
+	}
 }
 
 // FmtAlloc formats an allocation size for a message.
@@ -207,7 +211,11 @@ var WalkBudget = 1 << 24
 
 // errWalkBudget is a host walk's error past walkBudget values.
 func errWalkBudget() error {
-	return &PyError{Kind: "MemoryError", Msg: fmt.Sprintf("value too large to walk: more than %d values (counting shared parts each time they appear)", WalkBudget), Err: ErrMemoryLimit}
+	return &PyError{
+		Kind: "MemoryError",
+		Msg:  fmt.Sprintf("value too large to walk: more than %d values (counting shared parts each time they appear)", WalkBudget),
+		Err:  ErrMemoryLimit,
+	}
 }
 
 func NewStopPoll(thread *starlark.Thread) StopPoll {

@@ -37,7 +37,10 @@ func cellBody(pos Position, params []Expr, body []Stmt, cells map[string]bool) [
 		if isParam[name] {
 			v = ident(name, pos)
 		}
-		init = append(init, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(name, pos), RHS: &ListExpr{Lbrack: pos, List: []Expr{v}, Rbrack: pos}})
+		init = append(
+			init,
+			&AssignStmt{OpPos: pos, Op: EQ, LHS: ident(name, pos), RHS: &ListExpr{Lbrack: pos, List: []Expr{v}, Rbrack: pos}},
+		)
 	}
 	// Keep a docstring and the _py_enter() call first.
 	n := 0

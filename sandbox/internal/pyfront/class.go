@@ -97,7 +97,10 @@ func (p *parser) parseClassDef() []Stmt {
 		for _, n := range info.annotations {
 			list = append(list, strLit(n, pos))
 		}
-		entries = append(entries, &DictEntry{Key: strLit("__annotations__", pos), Colon: pos, Value: &ListExpr{Lbrack: pos, List: list, Rbrack: pos}})
+		entries = append(
+			entries,
+			&DictEntry{Key: strLit("__annotations__", pos), Colon: pos, Value: &ListExpr{Lbrack: pos, List: list, Rbrack: pos}},
+		)
 	}
 	builder := p.newTemp()
 	ret := &ReturnStmt{Return: pos, Result: &DictExpr{Lbrace: pos, List: entries, Rbrace: pos}}

@@ -1033,9 +1033,15 @@ func (p *parser) parseComprehension(lbrack Position, body Expr, end Token) *Comp
 			for _, s := range pre {
 				a, ok := s.(*AssignStmt)
 				if !ok {
-					p.unsupported(pos, "an assignment expression (:=) after and/or in a comprehension filter is not supported here: use a loop")
+					p.unsupported(
+						pos,
+						"an assignment expression (:=) after and/or in a comprehension filter is not supported here: use a loop",
+					)
 				}
-				clauses = append(clauses, &ForClause{For: pos, Vars: a.LHS, In: pos, X: &ListExpr{Lbrack: pos, List: []Expr{a.RHS}, Rbrack: pos}})
+				clauses = append(
+					clauses,
+					&ForClause{For: pos, Vars: a.LHS, In: pos, X: &ListExpr{Lbrack: pos, List: []Expr{a.RHS}, Rbrack: pos}},
+				)
 			}
 			clauses = append(clauses, &IfClause{If: pos, Cond: cond})
 		case ASYNC:
@@ -1058,7 +1064,19 @@ func terminatesExprList(tok Token) bool {
 // isAugAssign reports whether tok is an augmented assignment operator.
 func isAugAssign(tok Token) bool {
 	switch tok {
-	case PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ, SLASHSLASH_EQ, PERCENT_EQ, AMP_EQ, PIPE_EQ, CIRCUMFLEX_EQ, LTLT_EQ, GTGT_EQ, STARSTAR_EQ, AT_EQ:
+	case PLUS_EQ,
+		MINUS_EQ,
+		STAR_EQ,
+		SLASH_EQ,
+		SLASHSLASH_EQ,
+		PERCENT_EQ,
+		AMP_EQ,
+		PIPE_EQ,
+		CIRCUMFLEX_EQ,
+		LTLT_EQ,
+		GTGT_EQ,
+		STARSTAR_EQ,
+		AT_EQ:
 		return true
 	}
 	return false

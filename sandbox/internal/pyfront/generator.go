@@ -18,13 +18,22 @@ func (p *parser) parseYield() Stmt {
 	if p.tok == FROM {
 		p.nextToken()
 		x := p.parseTest()
-		return &ExprStmt{X: &CallExpr{Fn: &DotExpr{X: acc, Dot: pos, NamePos: pos, Name: ident("extend", pos)}, Lparen: pos, Args: []Expr{iterOf(x)}, Rparen: pos}}
+		return &ExprStmt{
+			X: &CallExpr{
+				Fn:     &DotExpr{X: acc, Dot: pos, NamePos: pos, Name: ident("extend", pos)},
+				Lparen: pos,
+				Args:   []Expr{iterOf(x)},
+				Rparen: pos,
+			},
+		}
 	}
 	var x Expr = ident("None", pos)
 	if p.tok != NEWLINE && p.tok != EOF && p.tok != SEMI {
 		x = p.fixStars(p.parseExpr())
 	}
-	return &ExprStmt{X: &CallExpr{Fn: &DotExpr{X: acc, Dot: pos, NamePos: pos, Name: ident("append", pos)}, Lparen: pos, Args: []Expr{x}, Rparen: pos}}
+	return &ExprStmt{
+		X: &CallExpr{Fn: &DotExpr{X: acc, Dot: pos, NamePos: pos, Name: ident("append", pos)}, Lparen: pos, Args: []Expr{x}, Rparen: pos},
+	}
 }
 
 // lowerGenerator turns a generator function body into one that builds

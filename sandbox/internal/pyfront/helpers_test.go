@@ -107,57 +107,66 @@ _py_set = set
 func fakeGlobals(t *testing.T) starlark.StringDict {
 	t.Helper()
 	pre := starlark.StringDict{
-		"fpow": starlark.NewBuiltin("fpow", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			a, _ := starlark.AsFloat(args[0])
-			b, _ := starlark.AsFloat(args[1])
-			r := 1.0
-			for i := 0; i < int(b); i++ {
-				r *= a
-			}
-			return starlark.Float(r), nil
-		}),
-		"_py_try": starlark.NewBuiltin("_py_try", func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			v, err := starlark.Call(th, args[0], nil, nil)
-			if err == nil {
-				return starlark.Tuple{starlark.MakeInt(-1), v}, nil
-			}
-			msg := err.Error()
-			if ee, ok := err.(*starlark.EvalError); ok {
-				msg = ee.Msg
-			}
-			msg = strings.TrimPrefix(msg, "fail: raise ")
-			switch {
-			case strings.Contains(msg, "invalid literal"):
-				msg = "ValueError: " + msg
-			case strings.Contains(msg, "not in dict"):
-				msg = "KeyError: " + msg
-			case strings.Contains(msg, "division by zero"):
-				msg = "ZeroDivisionError: " + msg
-			}
-			for i, h := range args[1:] {
-				list := h.(*starlark.List)
-				if list.Len() == 0 {
-					return starlark.Tuple{starlark.MakeInt(i), starlark.String(msg)}, nil
+		"fpow": starlark.NewBuiltin(
+			"fpow",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				a, _ := starlark.AsFloat(args[0])
+				b, _ := starlark.AsFloat(args[1])
+				r := 1.0
+				for i := 0; i < int(b); i++ {
+					r *= a
 				}
-				for j := 0; j < list.Len(); j++ {
-					name := string(list.Index(j).(starlark.String))
-					if name == "Exception" || strings.Contains(msg, name) {
+				return starlark.Float(r), nil
+			},
+		),
+		"_py_try": starlark.NewBuiltin(
+			"_py_try",
+			func(th *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				v, err := starlark.Call(th, args[0], nil, nil)
+				if err == nil {
+					return starlark.Tuple{starlark.MakeInt(-1), v}, nil
+				}
+				msg := err.Error()
+				if ee, ok := err.(*starlark.EvalError); ok {
+					msg = ee.Msg
+				}
+				msg = strings.TrimPrefix(msg, "fail: raise ")
+				switch {
+				case strings.Contains(msg, "invalid literal"):
+					msg = "ValueError: " + msg
+				case strings.Contains(msg, "not in dict"):
+					msg = "KeyError: " + msg
+				case strings.Contains(msg, "division by zero"):
+					msg = "ZeroDivisionError: " + msg
+				}
+				for i, h := range args[1:] {
+					list := h.(*starlark.List)
+					if list.Len() == 0 {
 						return starlark.Tuple{starlark.MakeInt(i), starlark.String(msg)}, nil
 					}
+					for j := 0; j < list.Len(); j++ {
+						name := string(list.Index(j).(starlark.String))
+						if name == "Exception" || strings.Contains(msg, name) {
+							return starlark.Tuple{starlark.MakeInt(i), starlark.String(msg)}, nil
+						}
+					}
 				}
-			}
-			return starlark.Tuple{starlark.MakeInt(-2), starlark.String(msg)}, nil
-		}),
-		"_py_import": starlark.NewBuiltin("_py_import", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			mod := &starlarkstruct.Module{Name: string(args[0].(starlark.String)), Members: starlark.StringDict{
-				"answer": starlark.MakeInt(42),
-				"name":   args[0],
-			}}
-			if len(args) == 2 {
-				return args[1], nil
-			}
-			return mod, nil
-		}),
+				return starlark.Tuple{starlark.MakeInt(-2), starlark.String(msg)}, nil
+			},
+		),
+		"_py_import": starlark.NewBuiltin(
+			"_py_import",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				mod := &starlarkstruct.Module{Name: string(args[0].(starlark.String)), Members: starlark.StringDict{
+					"answer": starlark.MakeInt(42),
+					"name":   args[0],
+				}}
+				if len(args) == 2 {
+					return args[1], nil
+				}
+				return mod, nil
+			},
+		),
 	}
 	g, err := starlark.ExecFileOptions(FileOptions, &starlark.Thread{}, "prelude", fakePrelude, pre)
 	require.NoError(t, err)

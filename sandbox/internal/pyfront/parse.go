@@ -204,7 +204,10 @@ func (p *parser) parseStmt(stmts []Stmt) []Stmt {
 	case AT:
 		return append(stmts, p.parseDecorated()...)
 	case ASYNC, AWAIT:
-		p.unsupported(p.tokval.pos, "async/await is not supported here: call functions directly (llm_query_batched runs prompts concurrently)")
+		p.unsupported(
+			p.tokval.pos,
+			"async/await is not supported here: call functions directly (llm_query_batched runs prompts concurrently)",
+		)
 	case IDENT:
 		if p.tokval.raw == "match" && p.looksLikeMatch() {
 			p.unsupported(p.tokval.pos, "match statements are not supported here: use if/elif/else")
@@ -557,7 +560,12 @@ func (p *parser) checkGlobals(body []Stmt) {
 		return true
 	})
 	if bad != nil {
-		p.unsupported(bad.pos, "assigning to a %s variable (%s) inside a function is not supported here: return the new value (total = add(total, x)), or keep shared state in a dict or list (state = {'total': 0}; state['total'] += x)", bad.kw, badName)
+		p.unsupported(
+			bad.pos,
+			"assigning to a %s variable (%s) inside a function is not supported here: return the new value (total = add(total, x)), or keep shared state in a dict or list (state = {'total': 0}; state['total'] += x)",
+			bad.kw,
+			badName,
+		)
 	}
 }
 
@@ -836,7 +844,19 @@ func (p *parser) parseSmallStmt() []Stmt {
 		pre, rhs := p.lowerWalrus(p.fixStars(rhs))
 		return append(pre, p.assignMany(targets, rhs)...)
 
-	case PLUS_EQ, MINUS_EQ, STAR_EQ, SLASH_EQ, SLASHSLASH_EQ, PERCENT_EQ, AMP_EQ, PIPE_EQ, CIRCUMFLEX_EQ, LTLT_EQ, GTGT_EQ, STARSTAR_EQ, AT_EQ:
+	case PLUS_EQ,
+		MINUS_EQ,
+		STAR_EQ,
+		SLASH_EQ,
+		SLASHSLASH_EQ,
+		PERCENT_EQ,
+		AMP_EQ,
+		PIPE_EQ,
+		CIRCUMFLEX_EQ,
+		LTLT_EQ,
+		GTGT_EQ,
+		STARSTAR_EQ,
+		AT_EQ:
 		op := p.tok
 		opPos := p.nextToken()
 		pre, rhs := p.lowerWalrus(p.fixStars(p.parseExpr()))
@@ -1061,11 +1081,20 @@ func (p *parser) parseFromImport() []Stmt {
 		spos := p.nextToken()
 		names, ok := p.opts.StarImports[mod]
 		if !ok {
-			p.unsupported(spos, "`from %s import *` is not supported here: use `import %s` and `%s.name`, or import the names you need", mod, mod, mod)
+			p.unsupported(
+				spos,
+				"`from %s import *` is not supported here: use `import %s` and `%s.name`, or import the names you need",
+				mod,
+				mod,
+				mod,
+			)
 		}
 		var stmts []Stmt
 		for _, n := range names {
-			stmts = append(stmts, &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(n, pos), RHS: call("_py_import", pos, strLit(mod, pos), strLit(n, pos))})
+			stmts = append(
+				stmts,
+				&AssignStmt{OpPos: pos, Op: EQ, LHS: ident(n, pos), RHS: call("_py_import", pos, strLit(mod, pos), strLit(n, pos))},
+			)
 		}
 		return stmts
 	}
@@ -1083,7 +1112,15 @@ func (p *parser) parseFromImport() []Stmt {
 			bind = p.parseIdent().Name
 		}
 		if !typingOnly[mod] || mod != "__future__" && typingRuntime[name] {
-			stmts = append(stmts, &AssignStmt{OpPos: npos, Op: EQ, LHS: ident(bind, npos), RHS: call("_py_import", npos, strLit(mod, npos), strLit(name, npos))})
+			stmts = append(
+				stmts,
+				&AssignStmt{
+					OpPos: npos,
+					Op:    EQ,
+					LHS:   ident(bind, npos),
+					RHS:   call("_py_import", npos, strLit(mod, npos), strLit(name, npos)),
+				},
+			)
 		}
 		if p.tok != COMMA {
 			break

@@ -767,7 +767,8 @@ func (sc *scanner) scanNumber(val *tokenValue, c rune) Token {
 		}
 	}
 	if c == 'e' || c == 'E' {
-		if len(sc.rest) > 1 && (isdigit(rune(sc.rest[1])) || (sc.rest[1] == '+' || sc.rest[1] == '-') && len(sc.rest) > 2 && isdigit(rune(sc.rest[2]))) {
+		if len(sc.rest) > 1 &&
+			(isdigit(rune(sc.rest[1])) || (sc.rest[1] == '+' || sc.rest[1] == '-') && len(sc.rest) > 2 && isdigit(rune(sc.rest[2]))) {
 			isFloat = true
 			sc.readRune()
 			if c = sc.peekRune(); c == '+' || c == '-' {

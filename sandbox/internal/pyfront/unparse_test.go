@@ -44,7 +44,10 @@ func TestLoweringRendering(t *testing.T) {
 		{`x **= 2`, "x = _py_pow(x, 2)\n"},
 		{`y = sum(v for v in xs)`, "y = sum([v for v in _py_iter(xs)])\n"},
 		{"if (m := f(x)):\n    pass", "m = f(x)\nif m:\n    pass\n"},
-		{"def g(n):\n    if n:\n        return\n    yield n", "def g(n):\n    _py_enter()\n    _py_t1 = []\n    if n:\n        return iter(_py_t1)\n    _py_t1.append(n)\n    return iter(_py_t1)\n"},
+		{
+			"def g(n):\n    if n:\n        return\n    yield n",
+			"def g(n):\n    _py_enter()\n    _py_t1 = []\n    if n:\n        return iter(_py_t1)\n    _py_t1.append(n)\n    return iter(_py_t1)\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

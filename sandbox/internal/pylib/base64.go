@@ -63,7 +63,11 @@ func b64Decode(data []byte, alpha string, validate bool) (starlark.Value, error)
 	s := strings.TrimRight(string(clean), "=")
 	s = strings.ReplaceAll(s, "=", "")
 	if len(s)%4 == 1 {
-		return nil, py.Errorf("binascii.Error", "Invalid base64-encoded string: number of data characters (%d) cannot be 1 more than a multiple of 4", len(s))
+		return nil, py.Errorf(
+			"binascii.Error",
+			"Invalid base64-encoded string: number of data characters (%d) cannot be 1 more than a multiple of 4",
+			len(s),
+		)
 	}
 	need := (4 - len(s)%4) % 4
 	if strings.Count(string(clean), "=") < need {

@@ -214,7 +214,23 @@ func (c *dictSub) mostCommon() []starlark.Tuple {
 }
 
 func (c *dictSub) AttrNames() []string {
-	return []string{"clear", "copy", "default_factory", "elements", "get", "items", "keys", "most_common", "pop", "popitem", "setdefault", "subtract", "total", "update", "values"}
+	return []string{
+		"clear",
+		"copy",
+		"default_factory",
+		"elements",
+		"get",
+		"items",
+		"keys",
+		"most_common",
+		"pop",
+		"popitem",
+		"setdefault",
+		"subtract",
+		"total",
+		"update",
+		"values",
+	}
 }
 
 func (c *dictSub) Attr(name string) (starlark.Value, error) {
@@ -228,144 +244,158 @@ func (c *dictSub) Attr(name string) (starlark.Value, error) {
 		}
 		return c.factory, nil
 	case "items", "keys", "values":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return &py.DictView{Kind: name, D: c.d}, py.NoArgs(name, args, kwargs)
-		})
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				return &py.DictView{Kind: name, D: c.d}, py.NoArgs(name, args, kwargs)
+			},
+		)
 	case "copy":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return c.copy(), nil
-		})
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				return c.copy(), nil
+			},
+		)
 	case "move_to_end", "popitem":
 		if c.kind != "OrderedDict" {
 			break
 		}
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var key starlark.Value
-			last := true
-			if name == "popitem" {
-				if err := starlark.UnpackArgs(name, args, kwargs, "last?", &last); err != nil {
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var key starlark.Value
+				last := true
+				if name == "popitem" {
+					if err := starlark.UnpackArgs(name, args, kwargs, "last?", &last); err != nil {
+						return nil, err
+					}
+					items := c.d.Items()
+					if len(items) == 0 {
+						return nil, &py.PyError{Kind: "KeyError", Msg: "'dictionary is empty'"}
+					}
+					kv := items[len(items)-1]
+					if !last {
+						kv = items[0]
+					}
+					if _, _, err := c.d.Delete(kv[0]); err != nil {
+						return nil, err
+					}
+					return kv, nil
+				}
+				if err := starlark.UnpackArgs(name, args, kwargs, "key", &key, "last?", &last); err != nil {
 					return nil, err
 				}
-				items := c.d.Items()
-				if len(items) == 0 {
-					return nil, &py.PyError{Kind: "KeyError", Msg: "'dictionary is empty'"}
-				}
-				kv := items[len(items)-1]
-				if !last {
-					kv = items[0]
-				}
-				if _, _, err := c.d.Delete(kv[0]); err != nil {
-					return nil, err
-				}
-				return kv, nil
-			}
-			if err := starlark.UnpackArgs(name, args, kwargs, "key", &key, "last?", &last); err != nil {
-				return nil, err
-			}
-			v, found, err := c.d.Delete(key)
-			if err != nil {
-				return nil, err
-			}
-			if !found {
-				return nil, &py.PyError{Kind: "KeyError", Msg: py.Repr(key)}
-			}
-			if last {
-				return starlark.None, c.d.SetKey(key, v)
-			}
-			// To the front: re-insert the others after it (in place, so
-			// that views of the dict stay valid).
-			rest := c.d.Items()
-			if err := c.d.Clear(); err != nil {
-				return nil, err
-			}
-			if err := c.d.SetKey(key, v); err != nil {
-				return nil, err
-			}
-			for _, kv := range rest {
-				if err := c.d.SetKey(kv[0], kv[1]); err != nil {
-					return nil, err
-				}
-			}
-			return starlark.None, nil
-		})
-	case "most_common":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var n starlark.Value = starlark.None
-			if err := starlark.UnpackPositionalArgs("most_common", args, kwargs, 0, &n); err != nil {
-				return nil, err
-			}
-			items := c.mostCommon()
-			if n != starlark.None {
-				k, err := starlark.AsInt32(n)
+				v, found, err := c.d.Delete(key)
 				if err != nil {
 					return nil, err
 				}
-				if k < 0 {
-					k = 0
+				if !found {
+					return nil, &py.PyError{Kind: "KeyError", Msg: py.Repr(key)}
 				}
-				if k < len(items) {
-					items = items[:k]
+				if last {
+					return starlark.None, c.d.SetKey(key, v)
 				}
-			}
-			out := make([]starlark.Value, len(items))
-			for i, kv := range items {
-				out[i] = kv
-			}
-			return starlark.NewList(out), nil
-		})
+				// To the front: re-insert the others after it (in place, so
+				// that views of the dict stay valid).
+				rest := c.d.Items()
+				if err := c.d.Clear(); err != nil {
+					return nil, err
+				}
+				if err := c.d.SetKey(key, v); err != nil {
+					return nil, err
+				}
+				for _, kv := range rest {
+					if err := c.d.SetKey(kv[0], kv[1]); err != nil {
+						return nil, err
+					}
+				}
+				return starlark.None, nil
+			},
+		)
+	case "most_common":
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var n starlark.Value = starlark.None
+				if err := starlark.UnpackPositionalArgs("most_common", args, kwargs, 0, &n); err != nil {
+					return nil, err
+				}
+				items := c.mostCommon()
+				if n != starlark.None {
+					k, err := starlark.AsInt32(n)
+					if err != nil {
+						return nil, err
+					}
+					if k < 0 {
+						k = 0
+					}
+					if k < len(items) {
+						items = items[:k]
+					}
+				}
+				out := make([]starlark.Value, len(items))
+				for i, kv := range items {
+					out[i] = kv
+				}
+				return starlark.NewList(out), nil
+			},
+		)
 	case "elements":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var out []starlark.Value
-			for _, kv := range c.d.Items() {
-				n, _ := starlark.AsInt32(kv[1])
-				if err := py.CheckAlloc(thread, int64(len(out)+n)*16); err != nil {
-					return nil, err
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var out []starlark.Value
+				for _, kv := range c.d.Items() {
+					n, _ := starlark.AsInt32(kv[1])
+					if err := py.CheckAlloc(thread, int64(len(out)+n)*16); err != nil {
+						return nil, err
+					}
+					for i := 0; i < n; i++ {
+						out = append(out, kv[0])
+					}
 				}
-				for i := 0; i < n; i++ {
-					out = append(out, kv[0])
-				}
-			}
-			return starlark.NewList(out), nil
-		})
+				return starlark.NewList(out), nil
+			},
+		)
 	case "total":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var acc starlark.Value = starlark.MakeInt(0)
-			for _, kv := range c.d.Items() {
-				var err error
-				if acc, err = py.Add(acc, kv[1]); err != nil {
-					return nil, err
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var acc starlark.Value = starlark.MakeInt(0)
+				for _, kv := range c.d.Items() {
+					var err error
+					if acc, err = py.Add(acc, kv[1]); err != nil {
+						return nil, err
+					}
 				}
-			}
-			return acc, nil
-		})
+				return acc, nil
+			},
+		)
 	case "update", "subtract":
-		return method(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if c.kind != "Counter" {
+		return method(
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if c.kind != "Counter" {
+					if name == "subtract" {
+						return nil, py.Errorf("AttributeError", "'defaultdict' object has no attribute 'subtract'")
+					}
+					_, err := starlark.Call(thread, py.MustAttr(c.d, "update"), args, kwargs)
+					return starlark.None, err
+				}
+				sign := 1
 				if name == "subtract" {
-					return nil, py.Errorf("AttributeError", "'defaultdict' object has no attribute 'subtract'")
+					sign = -1
 				}
-				_, err := starlark.Call(thread, py.MustAttr(c.d, "update"), args, kwargs)
-				return starlark.None, err
-			}
-			sign := 1
-			if name == "subtract" {
-				sign = -1
-			}
-			if len(args) > 1 {
-				return nil, py.Errorf("TypeError", "expected at most 1 argument, got %d", len(args))
-			}
-			if len(args) == 1 {
-				if err := c.count(thread, args[0], sign); err != nil {
-					return nil, err
+				if len(args) > 1 {
+					return nil, py.Errorf("TypeError", "expected at most 1 argument, got %d", len(args))
 				}
-			}
-			for _, kv := range kwargs {
-				if err := c.addCount(kv[0], kv[1], sign); err != nil {
-					return nil, err
+				if len(args) == 1 {
+					if err := c.count(thread, args[0], sign); err != nil {
+						return nil, err
+					}
 				}
-			}
-			return starlark.None, nil
-		})
+				for _, kv := range kwargs {
+					if err := c.addCount(kv[0], kv[1], sign); err != nil {
+						return nil, err
+					}
+				}
+				return starlark.None, nil
+			},
+		)
 	}
 	// Plain dict methods: get, pop, setdefault, clear, popitem.
 	v, err := c.d.Attr(name)
@@ -662,20 +692,23 @@ func namedtuple(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 		}
 		return out
 	}())
-	t.Attrs["_make"] = py.NewBuiltin("_make", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var it starlark.Value
-		if err := starlark.UnpackPositionalArgs("_make", args, kwargs, 1, &it); err != nil {
-			return nil, err
-		}
-		var vals starlark.Tuple
-		if err := py.ForEach(thread, it, func(v starlark.Value) error { vals = append(vals, v); return nil }); err != nil {
-			return nil, err
-		}
-		if len(vals) != len(fields) {
-			return nil, py.Errorf("TypeError", "Expected %d arguments, got %d", len(fields), len(vals))
-		}
-		return &namedTuple{Tuple: vals, cls: t, fields: fields}, nil
-	})
+	t.Attrs["_make"] = py.NewBuiltin(
+		"_make",
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var it starlark.Value
+			if err := starlark.UnpackPositionalArgs("_make", args, kwargs, 1, &it); err != nil {
+				return nil, err
+			}
+			var vals starlark.Tuple
+			if err := py.ForEach(thread, it, func(v starlark.Value) error { vals = append(vals, v); return nil }); err != nil {
+				return nil, err
+			}
+			if len(vals) != len(fields) {
+				return nil, py.Errorf("TypeError", "Expected %d arguments, got %d", len(fields), len(vals))
+			}
+			return &namedTuple{Tuple: vals, cls: t, fields: fields}, nil
+		},
+	)
 	return t, nil
 }
 
@@ -715,26 +748,32 @@ func (n *namedTuple) Attr(name string) (starlark.Value, error) {
 	}
 	switch name {
 	case "_asdict":
-		return py.NewBuiltin("_asdict", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-			d := starlark.NewDict(len(n.fields))
-			for i, f := range n.fields {
-				d.SetKey(starlark.String(f), n.Tuple[i])
-			}
-			return d, nil
-		}), nil
-	case "_replace":
-		return py.NewBuiltin("_replace", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			vals := append(starlark.Tuple(nil), n.Tuple...)
-			for _, kv := range kwargs {
-				k, _ := starlark.AsString(kv[0])
-				i := slices.Index(n.fields, k)
-				if i < 0 {
-					return nil, py.Errorf("ValueError", "Got unexpected field names: ['%s']", k)
+		return py.NewBuiltin(
+			"_asdict",
+			func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+				d := starlark.NewDict(len(n.fields))
+				for i, f := range n.fields {
+					d.SetKey(starlark.String(f), n.Tuple[i])
 				}
-				vals[i] = kv[1]
-			}
-			return &namedTuple{Tuple: vals, cls: n.cls, fields: n.fields}, nil
-		}), nil
+				return d, nil
+			},
+		), nil
+	case "_replace":
+		return py.NewBuiltin(
+			"_replace",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				vals := append(starlark.Tuple(nil), n.Tuple...)
+				for _, kv := range kwargs {
+					k, _ := starlark.AsString(kv[0])
+					i := slices.Index(n.fields, k)
+					if i < 0 {
+						return nil, py.Errorf("ValueError", "Got unexpected field names: ['%s']", k)
+					}
+					vals[i] = kv[1]
+				}
+				return &namedTuple{Tuple: vals, cls: n.cls, fields: n.fields}, nil
+			},
+		), nil
 	case "_fields":
 		return n.cls.Attrs["_fields"], nil
 	case "count", "index":

@@ -287,7 +287,11 @@ func csvParse(thread *starlark.Thread, lines []starlark.Value, d csvDialect) ([]
 			}
 			s, ok := lines[i].(starlark.String)
 			if !ok {
-				return nil, py.Errorf("csv.Error", "iterator should return strings, not %s (the file should be opened in text mode)", py.PyType(lines[i]))
+				return nil, py.Errorf(
+					"csv.Error",
+					"iterator should return strings, not %s (the file should be opened in text mode)",
+					py.PyType(lines[i]),
+				)
 			}
 			i++
 			lineNum++
@@ -360,7 +364,11 @@ func (r *csvReader) Attr(name string) (starlark.Value, error) {
 func csvLines(thread *starlark.Thread, x starlark.Value) ([]starlark.Value, error) {
 	if s, ok := x.(starlark.String); ok {
 		// CPython iterates a str by character; that is never what is meant.
-		return nil, py.Errorf("TypeError", "csv.reader() takes an iterable of lines: pass text.splitlines() or io.StringIO(text), not a str (%d characters)", py.Rlen(string(s)))
+		return nil, py.Errorf(
+			"TypeError",
+			"csv.reader() takes an iterable of lines: pass text.splitlines() or io.StringIO(text), not a str (%d characters)",
+			py.Rlen(string(s)),
+		)
 	}
 	return py.Collect(thread, x)
 }
@@ -648,39 +656,48 @@ func (w *csvWriter) Attr(name string) (starlark.Value, error) {
 			return starlark.NewList(w.fieldnames), nil
 		}
 	case "writerow":
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			row, err := py.OneArg(name, args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			return w.write(thread, row)
-		}), nil
-	case "writerows":
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := py.OneArg(name, args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			rows, err := py.Collect(thread, x)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range rows {
-				if _, err := w.write(thread, r); err != nil {
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				row, err := py.OneArg(name, args, kwargs)
+				if err != nil {
 					return nil, err
 				}
-			}
-			return starlark.None, nil
-		}), nil
+				return w.write(thread, row)
+			},
+		), nil
+	case "writerows":
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				x, err := py.OneArg(name, args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				rows, err := py.Collect(thread, x)
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range rows {
+					if _, err := w.write(thread, r); err != nil {
+						return nil, err
+					}
+				}
+				return starlark.None, nil
+			},
+		), nil
 	case "writeheader":
 		if w.dict {
-			return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				hdr := starlark.NewDict(len(w.fieldnames))
-				for _, n := range w.fieldnames {
-					_ = hdr.SetKey(n, n)
-				}
-				return w.write(thread, hdr)
-			}), nil
+			return py.NewBuiltin(
+				name,
+				func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					hdr := starlark.NewDict(len(w.fieldnames))
+					for _, n := range w.fieldnames {
+						_ = hdr.SetKey(n, n)
+					}
+					return w.write(thread, hdr)
+				},
+			), nil
 		}
 	}
 	return nil, nil

@@ -36,9 +36,12 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		}
 	}
 	if len(args) == 0 {
-		return py.NewBuiltin("dataclass", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
-			return dataclass(thread, nil, args, kwargs)
-		}), nil
+		return py.NewBuiltin(
+			"dataclass",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+				return dataclass(thread, nil, args, kwargs)
+			},
+		), nil
 	}
 	t, ok := args[0].(*py.TypeObj)
 	if !ok || t.Cls == nil {
@@ -88,76 +91,91 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		return d, true, nil
 	}
 	if _, ok := t.Attrs["__init__"]; !ok {
-		t.Attrs["__init__"] = py.NewBuiltin(t.PyName+".__init__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			self := args[0].(*py.PyObject)
-			pos := args[1:]
-			if len(pos) > len(fields) {
-				return nil, py.Errorf("TypeError", "%s.__init__() takes %d positional arguments but %d were given", t.PyName, len(fields)+1, len(pos)+1)
-			}
-			set := map[string]bool{}
-			for i, v := range pos {
-				self.SetAttr(fields[i], v)
-				set[fields[i]] = true
-			}
-			for _, kv := range kwargs {
-				k, _ := starlark.AsString(kv[0])
-				if !slices.Contains(fields, k) {
-					return nil, py.Errorf("TypeError", "%s.__init__() got an unexpected keyword argument '%s'", t.PyName, k)
+		t.Attrs["__init__"] = py.NewBuiltin(
+			t.PyName+".__init__",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				self := args[0].(*py.PyObject)
+				pos := args[1:]
+				if len(pos) > len(fields) {
+					return nil, py.Errorf(
+						"TypeError",
+						"%s.__init__() takes %d positional arguments but %d were given",
+						t.PyName,
+						len(fields)+1,
+						len(pos)+1,
+					)
 				}
-				self.SetAttr(k, kv[1])
-				set[k] = true
-			}
-			for _, f := range fields {
-				if set[f] {
-					continue
+				set := map[string]bool{}
+				for i, v := range pos {
+					self.SetAttr(fields[i], v)
+					set[fields[i]] = true
 				}
-				d, ok, err := defaultOf(thread, f)
+				for _, kv := range kwargs {
+					k, _ := starlark.AsString(kv[0])
+					if !slices.Contains(fields, k) {
+						return nil, py.Errorf("TypeError", "%s.__init__() got an unexpected keyword argument '%s'", t.PyName, k)
+					}
+					self.SetAttr(k, kv[1])
+					set[k] = true
+				}
+				for _, f := range fields {
+					if set[f] {
+						continue
+					}
+					d, ok, err := defaultOf(thread, f)
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						return nil, py.Errorf("TypeError", "%s.__init__() missing 1 required positional argument: '%s'", t.PyName, f)
+					}
+					self.SetAttr(f, d)
+				}
+				if post, ok := t.Lookup("__post_init__"); ok {
+					if _, err := starlark.Call(thread, post, starlark.Tuple{self}, nil); err != nil {
+						return nil, err
+					}
+				}
+				return starlark.None, nil
+			},
+		)
+	}
+	if _, ok := t.Attrs["__repr__"]; !ok {
+		t.Attrs["__repr__"] = py.NewBuiltin(
+			t.PyName+".__repr__",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				self, _, err := dcArgs(t, "__repr__", args, kwargs)
 				if err != nil {
 					return nil, err
 				}
-				if !ok {
-					return nil, py.Errorf("TypeError", "%s.__init__() missing 1 required positional argument: '%s'", t.PyName, f)
+				parts := make([]string, len(reprFields))
+				for i, f := range reprFields {
+					parts[i] = f + "=" + py.Repr(self.Attrs[f])
 				}
-				self.SetAttr(f, d)
-			}
-			if post, ok := t.Lookup("__post_init__"); ok {
-				if _, err := starlark.Call(thread, post, starlark.Tuple{self}, nil); err != nil {
-					return nil, err
-				}
-			}
-			return starlark.None, nil
-		})
-	}
-	if _, ok := t.Attrs["__repr__"]; !ok {
-		t.Attrs["__repr__"] = py.NewBuiltin(t.PyName+".__repr__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			self, _, err := dcArgs(t, "__repr__", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			parts := make([]string, len(reprFields))
-			for i, f := range reprFields {
-				parts[i] = f + "=" + py.Repr(self.Attrs[f])
-			}
-			return starlark.String(self.Cls.PyName + "(" + strings.Join(parts, ", ") + ")"), nil
-		})
+				return starlark.String(self.Cls.PyName + "(" + strings.Join(parts, ", ") + ")"), nil
+			},
+		)
 	}
 	if _, ok := t.Attrs["__eq__"]; !ok {
-		t.Attrs["__eq__"] = py.NewBuiltin(t.PyName+".__eq__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			a, b, err := dcArgs(t, "__eq__", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			bo, ok := b.(*py.PyObject)
-			if !ok || bo.Cls != a.Cls {
-				return starlark.False, nil
-			}
-			for _, f := range cmpFields {
-				if eq, err := starlark.Equal(a.Attrs[f], bo.Attrs[f]); err != nil || !eq {
-					return starlark.False, err
+		t.Attrs["__eq__"] = py.NewBuiltin(
+			t.PyName+".__eq__",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				a, b, err := dcArgs(t, "__eq__", args, kwargs)
+				if err != nil {
+					return nil, err
 				}
-			}
-			return starlark.True, nil
-		})
+				bo, ok := b.(*py.PyObject)
+				if !ok || bo.Cls != a.Cls {
+					return starlark.False, nil
+				}
+				for _, f := range cmpFields {
+					if eq, err := starlark.Equal(a.Attrs[f], bo.Attrs[f]); err != nil || !eq {
+						return starlark.False, err
+					}
+				}
+				return starlark.True, nil
+			},
+		)
 	}
 	t.Cls.DcFields = fields
 	fieldTuple := func(o *py.PyObject) starlark.Tuple {
@@ -172,29 +190,41 @@ func dataclass(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 			if _, ok := t.Attrs[name]; ok {
 				continue
 			}
-			t.Attrs[name] = py.NewBuiltin(t.PyName+"."+name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				a, b, err := dcArgs(t, name, args, kwargs)
-				if err != nil {
-					return nil, err
-				}
-				bo, ok := b.(*py.PyObject)
-				if !ok || bo.Cls != a.Cls {
-					return nil, py.Errorf("TypeError", "'%s' not supported between instances of '%s' and '%s'", op, a.Cls.PyName, py.PyType(b))
-				}
-				r, err := starlark.Compare(op, fieldTuple(a), fieldTuple(bo))
-				return starlark.Bool(r), err
-			})
+			t.Attrs[name] = py.NewBuiltin(
+				t.PyName+"."+name,
+				func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					a, b, err := dcArgs(t, name, args, kwargs)
+					if err != nil {
+						return nil, err
+					}
+					bo, ok := b.(*py.PyObject)
+					if !ok || bo.Cls != a.Cls {
+						return nil, py.Errorf(
+							"TypeError",
+							"'%s' not supported between instances of '%s' and '%s'",
+							op,
+							a.Cls.PyName,
+							py.PyType(b),
+						)
+					}
+					r, err := starlark.Compare(op, fieldTuple(a), fieldTuple(bo))
+					return starlark.Bool(r), err
+				},
+			)
 		}
 	}
 	if _, ok := t.Attrs["__hash__"]; !ok && frozen {
-		t.Attrs["__hash__"] = py.NewBuiltin(t.PyName+".__hash__", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			self, _, err := dcArgs(t, "__hash__", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			h, err := fieldTuple(self).Hash()
-			return starlark.MakeInt64(int64(int32(h))), err
-		})
+		t.Attrs["__hash__"] = py.NewBuiltin(
+			t.PyName+".__hash__",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				self, _, err := dcArgs(t, "__hash__", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				h, err := fieldTuple(self).Hash()
+				return starlark.MakeInt64(int64(int32(h))), err
+			},
+		)
 	}
 	return t, nil
 }
@@ -226,7 +256,13 @@ func dcArgs(t *py.TypeObj, name string, args starlark.Tuple, kwargs []starlark.T
 	}
 	o, ok := self.(*py.PyObject)
 	if !ok || !slices.Contains(o.Cls.Mro(), t) {
-		return nil, nil, py.Errorf("TypeError", "descriptor '%s' requires a '%s' object but received a '%s'", name, t.PyName, py.PyType(self))
+		return nil, nil, py.Errorf(
+			"TypeError",
+			"descriptor '%s' requires a '%s' object but received a '%s'",
+			name,
+			t.PyName,
+			py.PyType(self),
+		)
 	}
 	return o, other, nil
 }

@@ -88,8 +88,10 @@ func (z *tzValue) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "utcoffset":
 		return py.NewBuiltin("utcoffset", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-			return &tdValue{z.off * 1e6}, nil
-		}).BindReceiver(z), nil
+				return &tdValue{z.off * 1e6}, nil
+			}).
+				BindReceiver(z),
+			nil
 	case "tzname":
 		return py.NewBuiltin("tzname", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			return starlark.String(z.PyStr()), nil
@@ -226,9 +228,43 @@ func (d *dtValue) with(t time.Time) *dtValue {
 
 func (d *dtValue) AttrNames() []string {
 	if d.isDate {
-		return []string{"day", "isocalendar", "isoformat", "isoweekday", "month", "replace", "strftime", "timetuple", "toordinal", "weekday", "year"}
+		return []string{
+			"day",
+			"isocalendar",
+			"isoformat",
+			"isoweekday",
+			"month",
+			"replace",
+			"strftime",
+			"timetuple",
+			"toordinal",
+			"weekday",
+			"year",
+		}
 	}
-	return []string{"astimezone", "date", "day", "hour", "isocalendar", "isoformat", "isoweekday", "microsecond", "minute", "month", "replace", "second", "strftime", "time", "timestamp", "timetuple", "toordinal", "tzinfo", "utcoffset", "weekday", "year"}
+	return []string{
+		"astimezone",
+		"date",
+		"day",
+		"hour",
+		"isocalendar",
+		"isoformat",
+		"isoweekday",
+		"microsecond",
+		"minute",
+		"month",
+		"replace",
+		"second",
+		"strftime",
+		"time",
+		"timestamp",
+		"timetuple",
+		"toordinal",
+		"tzinfo",
+		"utcoffset",
+		"weekday",
+		"year",
+	}
 }
 
 func (d *dtValue) Attr(name string) (starlark.Value, error) {
@@ -242,8 +278,10 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 	}
 	method := func(fn func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
 		return py.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return fn(args, kwargs)
-		}).BindReceiver(d), nil
+				return fn(args, kwargs)
+			}).
+				BindReceiver(d),
+			nil
 	}
 	switch name {
 	case "weekday", "isoweekday":
@@ -379,7 +417,15 @@ func (d *dtValue) Attr(name string) (starlark.Value, error) {
 		})
 	case "replace":
 		return method(func(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			f := map[string]int{"year": t.Year(), "month": int(t.Month()), "day": t.Day(), "hour": t.Hour(), "minute": t.Minute(), "second": t.Second(), "microsecond": t.Nanosecond() / 1000}
+			f := map[string]int{
+				"year":        t.Year(),
+				"month":       int(t.Month()),
+				"day":         t.Day(),
+				"hour":        t.Hour(),
+				"minute":      t.Minute(),
+				"second":      t.Second(),
+				"microsecond": t.Nanosecond() / 1000,
+			}
 			tz := d.tz
 			for _, kv := range kwargs {
 				k, _ := starlark.AsString(kv[0])
@@ -423,7 +469,20 @@ func makeDT(y, mo, d, h, mi, s, us int, isDate bool) (*dtValue, error) {
 	return &dtValue{t: t, isDate: isDate}, nil
 }
 
-var monthNames = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+var monthNames = []string{
+	"January",
+	"February",
+	"March",
+	"April",
+	"May",
+	"June",
+	"July",
+	"August",
+	"September",
+	"October",
+	"November",
+	"December",
+}
 var dayNames = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
 // tzArg reads a tzinfo argument (None: naive).
@@ -755,8 +814,10 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt64(us), nil
 	case "total_seconds":
 		return py.NewBuiltin("total_seconds", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-			return starlark.Float(float64(td.us) / 1e6), nil
-		}).BindReceiver(td), nil
+				return starlark.Float(float64(td.us) / 1e6), nil
+			}).
+				BindReceiver(td),
+			nil
 	}
 	return nil, nil
 }
@@ -764,21 +825,24 @@ func (td *tdValue) Attr(name string) (starlark.Value, error) {
 // clockFn builds datetime.now/utcnow/today and date.today: they read the
 // session's clock (see time.go). tzOK: the function takes tz.
 func clockFn(name string, isDate, tzOK bool) starlark.Value {
-	return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var tz starlark.Value = starlark.None
-		if tzOK {
-			if err := starlark.UnpackArgs(name, args, kwargs, "tz?", &tz); err != nil {
+	return py.NewBuiltin(
+		name,
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var tz starlark.Value = starlark.None
+			if tzOK {
+				if err := starlark.UnpackArgs(name, args, kwargs, "tz?", &tz); err != nil {
+					return nil, err
+				}
+			} else if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
 				return nil, err
 			}
-		} else if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
-			return nil, err
-		}
-		z, err := tzArg(tz)
-		if err != nil {
-			return nil, err
-		}
-		return atZone(nowUTC(thread), isDate, z), nil
-	})
+			z, err := tzArg(tz)
+			if err != nil {
+				return nil, err
+			}
+			return atZone(nowUTC(thread), isDate, z), nil
+		},
+	)
 }
 
 // atZone is the datetime (or date) of the UTC time t in the time zone z
@@ -793,32 +857,35 @@ func atZone(t time.Time, isDate bool, z *tzValue) *dtValue {
 // fromTimestampFn builds datetime.fromtimestamp, utcfromtimestamp and
 // date.fromtimestamp.
 func fromTimestampFn(name string, isDate, tzOK bool) starlark.Value {
-	return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var ts starlark.Value
-		var tz starlark.Value = starlark.None
-		var err error
-		if tzOK {
-			err = starlark.UnpackArgs(name, args, kwargs, "timestamp", &ts, "tz?", &tz)
-		} else {
-			err = starlark.UnpackPositionalArgs(name, args, kwargs, 1, &ts)
-		}
-		if err != nil {
-			return nil, err
-		}
-		f, err := py.FloatArg(name, ts)
-		if err != nil {
-			return nil, err
-		}
-		t, err := fromTimestamp(f)
-		if err != nil {
-			return nil, err
-		}
-		z, err := tzArg(tz)
-		if err != nil {
-			return nil, err
-		}
-		return atZone(t, isDate, z), nil
-	})
+	return py.NewBuiltin(
+		name,
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var ts starlark.Value
+			var tz starlark.Value = starlark.None
+			var err error
+			if tzOK {
+				err = starlark.UnpackArgs(name, args, kwargs, "timestamp", &ts, "tz?", &tz)
+			} else {
+				err = starlark.UnpackPositionalArgs(name, args, kwargs, 1, &ts)
+			}
+			if err != nil {
+				return nil, err
+			}
+			f, err := py.FloatArg(name, ts)
+			if err != nil {
+				return nil, err
+			}
+			t, err := fromTimestamp(f)
+			if err != nil {
+				return nil, err
+			}
+			z, err := tzArg(tz)
+			if err != nil {
+				return nil, err
+			}
+			return atZone(t, isDate, z), nil
+		},
+	)
 }
 
 // completeDatetimeTypes completes the types of the datetime module, once,
@@ -877,7 +944,11 @@ var completeDatetimeTypes = sync.OnceFunc(func() {
 			return nil, py.Errorf("TypeError", "timezone() argument 1 must be datetime.timedelta, not %s", py.PyType(off))
 		}
 		if td.us%1e6 != 0 || td.us <= -86400e6 || td.us >= 86400e6 {
-			return nil, py.Errorf("ValueError", "offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24) (whole seconds in the sandbox), not %s", py.Repr(td))
+			return nil, py.Errorf(
+				"ValueError",
+				"offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24) (whole seconds in the sandbox), not %s",
+				py.Repr(td),
+			)
 		}
 		if td.us == 0 && name == "" {
 			return utcZone, nil
@@ -925,56 +996,72 @@ var completeDatetimeTypes = sync.OnceFunc(func() {
 		return &tdValue{int64(math.RoundToEven(total))}, nil
 	}
 	parse := func(isDate bool) starlark.Value {
-		return py.NewBuiltin("fromisoformat", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var s string
-			if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
-				return nil, err
-			}
-			for _, layout := range []string{"2006-01-02T15:04:05.999999", "2006-01-02 15:04:05.999999", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
-				if t, err := time.Parse(layout, s); err == nil {
-					return (&dtValue{isDate: isDate}).with(t), nil
+		return py.NewBuiltin(
+			"fromisoformat",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var s string
+				if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
+					return nil, err
 				}
-				if isDate || len(layout) <= 10 {
-					continue
-				}
-				// An offset: +HH:MM, or Z (3.11).
-				if t, err := time.Parse(layout+"Z07:00", s); err == nil {
-					_, off := t.Zone()
-					z := utcZone
-					if off != 0 {
-						z = &tzValue{off: int64(off)}
+				for _, layout := range []string{"2006-01-02T15:04:05.999999", "2006-01-02 15:04:05.999999", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+					if t, err := time.Parse(layout, s); err == nil {
+						return (&dtValue{isDate: isDate}).with(t), nil
 					}
-					return &dtValue{t: time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC), tz: z}, nil
+					if isDate || len(layout) <= 10 {
+						continue
+					}
+					// An offset: +HH:MM, or Z (3.11).
+					if t, err := time.Parse(layout+"Z07:00", s); err == nil {
+						_, off := t.Zone()
+						z := utcZone
+						if off != 0 {
+							z = &tzValue{off: int64(off)}
+						}
+						return &dtValue{
+							t:  time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC),
+							tz: z,
+						}, nil
+					}
 				}
-			}
-			return nil, py.Errorf("ValueError", "Invalid isoformat string: %s", py.Repr(starlark.String(s)))
-		})
+				return nil, py.Errorf("ValueError", "Invalid isoformat string: %s", py.Repr(starlark.String(s)))
+			},
+		)
 	}
 	typeDatetime.Attrs = starlark.StringDict{
-		"strptime": py.NewBuiltin("strptime", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var s, f string
-			if err := starlark.UnpackPositionalArgs("strptime", args, kwargs, 2, &s, &f); err != nil {
-				return nil, err
-			}
-			return strptime(s, f)
-		}),
+		"strptime": py.NewBuiltin(
+			"strptime",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var s, f string
+				if err := starlark.UnpackPositionalArgs("strptime", args, kwargs, 2, &s, &f); err != nil {
+					return nil, err
+				}
+				return strptime(s, f)
+			},
+		),
 		"fromisoformat": parse(false),
-		"combine": py.NewBuiltin("combine", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var d *dtValue
-			var tv *timeValue
-			if err := starlark.UnpackPositionalArgs("combine", args, kwargs, 2, &d, &tv); err != nil {
-				return nil, err
-			}
-			day := time.Date(d.t.Year(), d.t.Month(), d.t.Day(), 0, 0, 0, 0, time.UTC)
-			return &dtValue{t: tv.wall(day)}, nil
-		}),
+		"combine": py.NewBuiltin(
+			"combine",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var d *dtValue
+				var tv *timeValue
+				if err := starlark.UnpackPositionalArgs("combine", args, kwargs, 2, &d, &tv); err != nil {
+					return nil, err
+				}
+				day := time.Date(d.t.Year(), d.t.Month(), d.t.Day(), 0, 0, 0, 0, time.UTC)
+				return &dtValue{t: tv.wall(day)}, nil
+			},
+		),
 		"now":              clockFn("now", false, true),
 		"utcnow":           clockFn("utcnow", false, false),
 		"today":            clockFn("today", false, false),
 		"fromtimestamp":    fromTimestampFn("fromtimestamp", false, true),
 		"utcfromtimestamp": fromTimestampFn("utcfromtimestamp", false, false),
 	}
-	typeDate.Attrs = starlark.StringDict{"fromisoformat": parse(true), "today": clockFn("today", true, false), "fromtimestamp": fromTimestampFn("fromtimestamp", true, false)}
+	typeDate.Attrs = starlark.StringDict{
+		"fromisoformat": parse(true),
+		"today":         clockFn("today", true, false),
+		"fromtimestamp": fromTimestampFn("fromtimestamp", true, false),
+	}
 })
 
 var _ = py.RegisterModule("datetime", datetimeModule)

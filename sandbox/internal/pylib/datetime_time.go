@@ -94,25 +94,27 @@ func (v *timeValue) Attr(name string) (starlark.Value, error) {
 		return nil, nil
 	}
 	return py.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		switch name {
-		case "isoformat":
-			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+			switch name {
+			case "isoformat":
+				if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+					return nil, err
+				}
+				return starlark.String(v.PyStr()), nil
+			case "strftime":
+				var f string
+				if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &f); err != nil {
+					return nil, err
+				}
+				return starlark.String(strftime(v.wall(time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)), f, nil)), nil
+			}
+			q := p
+			if err := starlark.UnpackArgs(name, args, kwargs, "hour?", &q[0], "minute?", &q[1], "second?", &q[2], "microsecond?", &q[3]); err != nil {
 				return nil, err
 			}
-			return starlark.String(v.PyStr()), nil
-		case "strftime":
-			var f string
-			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &f); err != nil {
-				return nil, err
-			}
-			return starlark.String(strftime(v.wall(time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)), f, nil)), nil
-		}
-		q := p
-		if err := starlark.UnpackArgs(name, args, kwargs, "hour?", &q[0], "minute?", &q[1], "second?", &q[2], "microsecond?", &q[3]); err != nil {
-			return nil, err
-		}
-		return makeTime(q)
-	}).BindReceiver(v), nil
+			return makeTime(q)
+		}).
+			BindReceiver(v),
+		nil
 }
 
 // wall is v as the time of day on the date of day.
@@ -152,17 +154,20 @@ var completeTimeOfDayType = sync.OnceFunc(func() {
 		return makeTime(p)
 	}
 	typeTime.Attrs = starlark.StringDict{
-		"fromisoformat": py.NewBuiltin("fromisoformat", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var s string
-			if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
-				return nil, err
-			}
-			for _, layout := range []string{"15:04:05.999999", "15:04", "15"} {
-				if t, err := time.Parse(layout, s); err == nil {
-					return timeOfDay(t), nil
+		"fromisoformat": py.NewBuiltin(
+			"fromisoformat",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var s string
+				if err := starlark.UnpackPositionalArgs("fromisoformat", args, kwargs, 1, &s); err != nil {
+					return nil, err
 				}
-			}
-			return nil, py.Errorf("ValueError", "Invalid isoformat string: %s", py.Repr(starlark.String(s)))
-		}),
+				for _, layout := range []string{"15:04:05.999999", "15:04", "15"} {
+					if t, err := time.Parse(layout, s); err == nil {
+						return timeOfDay(t), nil
+					}
+				}
+				return nil, py.Errorf("ValueError", "Invalid isoformat string: %s", py.Repr(starlark.String(s)))
+			},
+		),
 	}
 })

@@ -93,7 +93,11 @@ func (c *decContext) Hash() (uint32, error) {
 	return 0, py.Errorf("TypeError", "unhashable type: 'decimal.Context'")
 }
 func (c *decContext) String() string {
-	return fmt.Sprintf("Context(prec=%d, rounding=%s, Emin=-999999, Emax=999999, capitals=1, clamp=0, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])", c.prec, c.rounding)
+	return fmt.Sprintf(
+		"Context(prec=%d, rounding=%s, Emin=-999999, Emax=999999, capitals=1, clamp=0, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])",
+		c.prec,
+		c.rounding,
+	)
 }
 func (c *decContext) AttrNames() []string { return []string{"Emax", "Emin", "prec", "rounding"} }
 func (c *decContext) Attr(name string) (starlark.Value, error) {
@@ -121,7 +125,10 @@ func (c *decContext) SetField(name string, v starlark.Value) error {
 	case "rounding":
 		s, ok := v.(starlark.String)
 		if !ok || slices.Index(roundingModes, string(s)) < 0 {
-			return py.Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
+			return py.Errorf(
+				"TypeError",
+				"valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]",
+			)
 		}
 		c.rounding = string(s)
 		return nil
@@ -373,7 +380,11 @@ func decimalFromFloat(f float64) *decValue {
 func aligned(a, b *decValue) (x, y *big.Int, exp int, err error) {
 	exp = min(a.exp, b.exp)
 	if a.exp-exp > 2*maxDecExp/10 || b.exp-exp > 2*maxDecExp/10 {
-		return nil, nil, 0, py.Errorf("decimal.InvalidOperation", "the sandbox's decimal does not align operands whose exponents differ by more than %d", 2*maxDecExp/10)
+		return nil, nil, 0, py.Errorf(
+			"decimal.InvalidOperation",
+			"the sandbox's decimal does not align operands whose exponents differ by more than %d",
+			2*maxDecExp/10,
+		)
 	}
 	x = new(big.Int).Mul(a.coef, pow10(a.exp-exp))
 	y = new(big.Int).Mul(b.coef, pow10(b.exp-exp))
@@ -692,14 +703,34 @@ func (d *decValue) Pow(thread *starlark.Thread, y starlark.Value, side starlark.
 }
 
 func (d *decValue) AttrNames() []string {
-	return []string{"adjusted", "as_integer_ratio", "copy_abs", "copy_negate", "exp", "is_finite", "is_infinite", "is_nan", "is_signed", "is_zero", "ln", "log10", "normalize", "quantize", "sqrt", "to_integral", "to_integral_value"}
+	return []string{
+		"adjusted",
+		"as_integer_ratio",
+		"copy_abs",
+		"copy_negate",
+		"exp",
+		"is_finite",
+		"is_infinite",
+		"is_nan",
+		"is_signed",
+		"is_zero",
+		"ln",
+		"log10",
+		"normalize",
+		"quantize",
+		"sqrt",
+		"to_integral",
+		"to_integral_value",
+	}
 }
 
 func (d *decValue) Attr(name string) (starlark.Value, error) {
 	method := func(fn func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
 		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return fn(thread, args, kwargs)
-		}).BindReceiver(d), nil
+				return fn(thread, args, kwargs)
+			}).
+				BindReceiver(d),
+			nil
 	}
 	noArgs := func(fn func() starlark.Value) (starlark.Value, error) {
 		return method(func(_ *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -715,7 +746,10 @@ func (d *decValue) Attr(name string) (starlark.Value, error) {
 		}
 		s, ok := v.(starlark.String)
 		if !ok || slices.Index(roundingModes, string(s)) < 0 {
-			return "", py.Errorf("TypeError", "valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]")
+			return "", py.Errorf(
+				"TypeError",
+				"valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]",
+			)
 		}
 		return string(s), nil
 	}
@@ -911,20 +945,23 @@ var completeDecimalTypes = sync.OnceFunc(func() {
 		return &c, nil
 	}
 	typeDecimal.Attrs = starlark.StringDict{
-		"from_float": py.NewBuiltin("from_float", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			v, err := py.OneArg("Decimal.from_float", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			switch x := v.(type) {
-			case starlark.Float:
-				return decimalFromFloat(float64(x)), nil
-			case starlark.Int:
-				d, _ := decimalOf(x)
-				return d, nil
-			}
-			return nil, py.Errorf("TypeError", "argument must be int or float")
-		}),
+		"from_float": py.NewBuiltin(
+			"from_float",
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				v, err := py.OneArg("Decimal.from_float", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				switch x := v.(type) {
+				case starlark.Float:
+					return decimalFromFloat(float64(x)), nil
+				case starlark.Int:
+					d, _ := decimalOf(x)
+					return d, nil
+				}
+				return nil, py.Errorf("TypeError", "argument must be int or float")
+			},
+		),
 	}
 	*typeDecContext = py.TypeObj{PyName: "Context", Check: py.IsType[*decContext]}
 })

@@ -433,7 +433,12 @@ func decLog(ctx *decContext, d *decValue, base10 bool) (*decValue, error) {
 	}
 	p := ctx.prec
 	if p > decMaxMathPrec {
-		return nil, py.Errorf("decimal.InvalidOperation", "the sandbox's decimal computes %s at a precision of at most %d", name, decMaxMathPrec)
+		return nil, py.Errorf(
+			"decimal.InvalidOperation",
+			"the sandbox's decimal computes %s at a precision of at most %d",
+			name,
+			decMaxMathPrec,
+		)
 	}
 	c, e := d.coef, d.exp
 	// A power of ten: log10 is exact, ln(1) is 0.
@@ -492,5 +497,6 @@ func decMathMethod(d *decValue, name string) starlark.Value {
 			return nil, err
 		}
 		return r, nil
-	}).BindReceiver(d)
+	}).
+		BindReceiver(d)
 }

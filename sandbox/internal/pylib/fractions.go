@@ -227,16 +227,18 @@ func (f *fracValue) Attr(name string) (starlark.Value, error) {
 		}).BindReceiver(f), nil
 	case "limit_denominator":
 		return py.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var maxDen starlark.Value = starlark.MakeInt(1000000)
-			if err := starlark.UnpackArgs(name, args, kwargs, "max_denominator?", &maxDen); err != nil {
-				return nil, err
-			}
-			md, ok := maxDen.(starlark.Int)
-			if !ok || md.Sign() < 1 {
-				return nil, py.Errorf("ValueError", "max_denominator should be at least 1")
-			}
-			return &fracValue{limitDenominator(f.r, md.BigInt())}, nil
-		}).BindReceiver(f), nil
+				var maxDen starlark.Value = starlark.MakeInt(1000000)
+				if err := starlark.UnpackArgs(name, args, kwargs, "max_denominator?", &maxDen); err != nil {
+					return nil, err
+				}
+				md, ok := maxDen.(starlark.Int)
+				if !ok || md.Sign() < 1 {
+					return nil, py.Errorf("ValueError", "max_denominator should be at least 1")
+				}
+				return &fracValue{limitDenominator(f.r, md.BigInt())}, nil
+			}).
+				BindReceiver(f),
+			nil
 	}
 	return nil, nil
 }
@@ -271,7 +273,9 @@ func limitDenominator(r *big.Rat, maxDen *big.Int) *big.Rat {
 
 // fractionRE is CPython's _RATIONAL_FORMAT, compiled on first use.
 var fractionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`)
+	return regexp.MustCompile(
+		`(?i)^\s*([-+]?)(\d*|\d+(?:_\d+)*)(?:(?:/(\d+(?:_\d+)*))?|(?:\.(\d*|\d+(?:_\d+)*))?(?:E([-+]?\d+(?:_\d+)*))?)\s*$`,
+	)
 })
 
 // parseFraction parses a Fraction literal ("3/4", "-1.5e3", " 7 ").
@@ -371,20 +375,23 @@ var completeFractionType = sync.OnceFunc(func() {
 		return &fracValue{new(big.Rat).Quo(n, d)}, nil
 	}
 	from := func(name string, check func(starlark.Value) bool, what string) starlark.Value {
-		return py.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			v, err := py.OneArg("Fraction."+name, args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			if !check(v) {
-				return nil, py.Errorf("TypeError", "Fraction.%s() only takes %s (%s given)", name, what, py.Repr(v))
-			}
-			r, err := fractionArg(v, true)
-			if err != nil {
-				return nil, err
-			}
-			return &fracValue{r}, nil
-		})
+		return py.NewBuiltin(
+			name,
+			func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				v, err := py.OneArg("Fraction."+name, args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				if !check(v) {
+					return nil, py.Errorf("TypeError", "Fraction.%s() only takes %s (%s given)", name, what, py.Repr(v))
+				}
+				r, err := fractionArg(v, true)
+				if err != nil {
+					return nil, err
+				}
+				return &fracValue{r}, nil
+			},
+		)
 	}
 	typeFraction.Attrs = starlark.StringDict{
 		"from_float": from("from_float", func(v starlark.Value) bool {

@@ -59,12 +59,15 @@ func functoolsModule() *py.Module {
 				}
 				size = max(n, 0)
 			}
-			return py.NewBuiltin("lru_cache", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				if len(args) != 1 {
-					return nil, py.ArgErr("lru_cache", "decorator takes one function")
-				}
-				return &memoized{fn: args[0], cache: starlark.NewDict(0), maxsize: size}, nil
-			}), nil
+			return py.NewBuiltin(
+				"lru_cache",
+				func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					if len(args) != 1 {
+						return nil, py.ArgErr("lru_cache", "decorator takes one function")
+					}
+					return &memoized{fn: args[0], cache: starlark.NewDict(0), maxsize: size}, nil
+				},
+			), nil
 		},
 		"cache": func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) != 1 {
@@ -92,13 +95,16 @@ func functoolsModule() *py.Module {
 			if err := starlark.UnpackArgs("cmp_to_key", args, kwargs, "mycmp", &cmp); err != nil {
 				return nil, err
 			}
-			return py.NewBuiltin("functools.KeyWrapper", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				var obj starlark.Value
-				if err := starlark.UnpackPositionalArgs("K", args, kwargs, 1, &obj); err != nil {
-					return nil, err
-				}
-				return &cmpKey{obj: obj, cmp: cmp, thread: thread}, nil
-			}), nil
+			return py.NewBuiltin(
+				"functools.KeyWrapper",
+				func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					var obj starlark.Value
+					if err := starlark.UnpackPositionalArgs("K", args, kwargs, 1, &obj); err != nil {
+						return nil, err
+					}
+					return &cmpKey{obj: obj, cmp: cmp, thread: thread}, nil
+				},
+			), nil
 		},
 	}, nil)
 }

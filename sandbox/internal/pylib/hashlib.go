@@ -73,12 +73,15 @@ func (o *hashObj) AttrNames() []string {
 
 func (o *hashObj) Attr(name string) (starlark.Value, error) {
 	noArgs := func(f func() starlark.Value) (starlark.Value, error) {
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
-				return nil, err
-			}
-			return f(), nil
-		}), nil
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+					return nil, err
+				}
+				return f(), nil
+			},
+		), nil
 	}
 	switch name {
 	case "name":
@@ -92,25 +95,31 @@ func (o *hashObj) Attr(name string) (starlark.Value, error) {
 	case "hexdigest":
 		return noArgs(func() starlark.Value { return starlark.String(hex.EncodeToString(o.h.Sum(nil))) })
 	case "copy":
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
-				return nil, err
-			}
-			return o.copy()
-		}), nil
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0); err != nil {
+					return nil, err
+				}
+				return o.copy()
+			},
+		), nil
 	case "update":
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := py.OneArg("update", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			b, err := hashData(x)
-			if err != nil {
-				return nil, err
-			}
-			o.h.Write(b)
-			return starlark.None, nil
-		}), nil
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				x, err := py.OneArg("update", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				b, err := hashData(x)
+				if err != nil {
+					return nil, err
+				}
+				o.h.Write(b)
+				return starlark.None, nil
+			},
+		), nil
 	}
 	return nil, nil
 }

@@ -111,12 +111,15 @@ func (f *stringIO) Attr(name string) (starlark.Value, error) {
 		return starlark.Bool(f.closed), nil
 	}
 	fn := func(body func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) (starlark.Value, error) {
-		return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if f.closed && name != "close" {
-				return nil, py.Errorf("ValueError", "I/O operation on closed file.")
-			}
-			return body(thread, args, kwargs)
-		}), nil
+		return py.NewBuiltin(
+			name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if f.closed && name != "close" {
+					return nil, py.Errorf("ValueError", "I/O operation on closed file.")
+				}
+				return body(thread, args, kwargs)
+			},
+		), nil
 	}
 	optInt := func(args starlark.Tuple, kwargs []starlark.Tuple) (int, error) {
 		var v starlark.Value = starlark.None

@@ -30,21 +30,27 @@ var _ = py.RegisterModule("itertools", itertoolsModule)
 
 // itertoolsModule builds the itertools module on its first import.
 func itertoolsModule() *py.Module {
-	chain := &py.TypeObj{PyName: "chain", Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return chainLists(thread, args)
-	}}
+	chain := &py.TypeObj{
+		PyName: "chain",
+		Call: func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return chainLists(thread, args)
+		},
+	}
 	chain.Attrs = starlark.StringDict{
-		"from_iterable": py.NewBuiltin("chain.from_iterable", func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			x, err := py.OneArg("chain.from_iterable", args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			parts, err := py.Collect(thread, x)
-			if err != nil {
-				return nil, err
-			}
-			return chainLists(thread, parts)
-		}),
+		"from_iterable": py.NewBuiltin(
+			"chain.from_iterable",
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				x, err := py.OneArg("chain.from_iterable", args, kwargs)
+				if err != nil {
+					return nil, err
+				}
+				parts, err := py.Collect(thread, x)
+				if err != nil {
+					return nil, err
+				}
+				return chainLists(thread, parts)
+			},
+		),
 	}
 	return py.NewModule("itertools", map[string]py.BuiltinFn{
 		"count":        itertoolsCount,
@@ -75,7 +81,12 @@ func itertoolsCount(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 }
 
 // itertoolsPermutations implements itertools.permutations.
-func itertoolsPermutations(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func itertoolsPermutations(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var it, rv starlark.Value = nil, starlark.None
 	if err := starlark.UnpackArgs("permutations", args, kwargs, "iterable", &it, "r?", &rv); err != nil {
 		return nil, err
@@ -168,7 +179,12 @@ func itertoolsProduct(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 }
 
 // itertoolsZipLongest implements itertools.zip_longest.
-func itertoolsZipLongest(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func itertoolsZipLongest(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var fill starlark.Value = starlark.None
 	if err := starlark.UnpackArgs("zip_longest", nil, kwargs, "fillvalue?", &fill); err != nil {
 		return nil, err
@@ -282,7 +298,12 @@ func itertoolsGroupby(thread *starlark.Thread, _ *starlark.Builtin, args starlar
 }
 
 // itertoolsCombinations implements itertools.combinations.
-func itertoolsCombinations(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func itertoolsCombinations(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var it starlark.Value
 	var r int
 	if err := starlark.UnpackPositionalArgs("combinations", args, kwargs, 2, &it, &r); err != nil {
@@ -324,7 +345,12 @@ func itertoolsCombinations(thread *starlark.Thread, _ *starlark.Builtin, args st
 }
 
 // itertoolsAccumulate implements itertools.accumulate.
-func itertoolsAccumulate(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func itertoolsAccumulate(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var it starlark.Value
 	var fn starlark.Value = starlark.None
 	if err := starlark.UnpackPositionalArgs("accumulate", args, kwargs, 1, &it, &fn); err != nil {
@@ -463,7 +489,10 @@ func itertoolsRepeat(thread *starlark.Thread, _ *starlark.Builtin, args starlark
 		return nil, err
 	}
 	if times == starlark.None {
-		return nil, py.Errorf("ValueError", "itertools.repeat() without times is infinite, which is not supported here: pass times (repeat(x, n)) or use [x] * n")
+		return nil, py.Errorf(
+			"ValueError",
+			"itertools.repeat() without times is infinite, which is not supported here: pass times (repeat(x, n)) or use [x] * n",
+		)
 	}
 	var n64 int64
 	if err := starlark.AsInt(times, &n64); err != nil {
@@ -508,7 +537,12 @@ func itertoolsCompress(thread *starlark.Thread, _ *starlark.Builtin, args starla
 }
 
 // itertoolsFilterfalse implements itertools.filterfalse.
-func itertoolsFilterfalse(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func itertoolsFilterfalse(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var pred, it starlark.Value
 	if err := starlark.UnpackPositionalArgs("filterfalse", args, kwargs, 2, &pred, &it); err != nil {
 		return nil, err

@@ -145,7 +145,11 @@ func jsonDumps(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple
 		item, ok1 := items[0].(starlark.String)
 		key, ok2 := items[1].(starlark.String)
 		if !ok1 || !ok2 {
-			return nil, py.Errorf("TypeError", "separators must be strings, not %s", py.PyType(map[bool]starlark.Value{true: items[1], false: items[0]}[ok1]))
+			return nil, py.Errorf(
+				"TypeError",
+				"separators must be strings, not %s",
+				py.PyType(map[bool]starlark.Value{true: items[1], false: items[0]}[ok1]),
+			)
 		}
 		o.ItemSep, o.KeySep = string(item), string(key)
 	}
@@ -360,7 +364,12 @@ func (e *jsonEncoder) object(d *starlark.Dict) error {
 		slices.SortStableFunc(items, func(a, b starlark.Tuple) int {
 			if lt, err := starlark.Compare(syntax.LT, a[0], b[0]); err != nil {
 				if sortErr == nil {
-					sortErr = py.Errorf("TypeError", "'<' not supported between instances of '%s' and '%s'", py.PyType(a[0]), py.PyType(b[0]))
+					sortErr = py.Errorf(
+						"TypeError",
+						"'<' not supported between instances of '%s' and '%s'",
+						py.PyType(a[0]),
+						py.PyType(b[0]),
+					)
 				}
 			} else if lt {
 				return -1

@@ -38,22 +38,25 @@ func operatorModule() *py.Module {
 				}
 				return py.GetItem(v, k)
 			}
-			return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-				v, err := py.OneArg(name, args, kwargs)
-				if err != nil {
-					return nil, err
-				}
-				if len(keys) == 1 {
-					return get(v, keys[0])
-				}
-				out := make(starlark.Tuple, len(keys))
-				for i, k := range keys {
-					if out[i], err = get(v, k); err != nil {
+			return py.NewBuiltin(
+				name,
+				func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+					v, err := py.OneArg(name, args, kwargs)
+					if err != nil {
 						return nil, err
 					}
-				}
-				return out, nil
-			}), nil
+					if len(keys) == 1 {
+						return get(v, keys[0])
+					}
+					out := make(starlark.Tuple, len(keys))
+					for i, k := range keys {
+						if out[i], err = get(v, k); err != nil {
+							return nil, err
+						}
+					}
+					return out, nil
+				},
+			), nil
 		}
 	}
 	bin := func(op syntax.Token) py.BuiltinFn {

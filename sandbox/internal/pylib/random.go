@@ -266,9 +266,12 @@ func (r *randomObj) Attr(name string) (starlark.Value, error) {
 	if !ok {
 		return nil, nil
 	}
-	return py.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return f(thread, r.m, args, kwargs)
-	}), nil
+	return py.NewBuiltin(
+		name,
+		func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return f(thread, r.m, args, kwargs)
+		},
+	), nil
 }
 
 type randomFn func(thread *starlark.Thread, m *mt19937, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
@@ -488,7 +491,10 @@ var buildRandomFns = sync.OnceFunc(func() {
 				return nil, py.Errorf("TypeError", "Population must be a sequence.  For dicts or sets, use sorted(d).")
 			}
 			if counts != nil && counts != starlark.None {
-				return nil, py.Errorf("NotImplementedError", "sample(counts=...) is not available in the sandbox; repeat the items in the population instead")
+				return nil, py.Errorf(
+					"NotImplementedError",
+					"sample(counts=...) is not available in the sandbox; repeat the items in the population instead",
+				)
 			}
 			n := seqLen(idx)
 			if k < 0 || k > n {

@@ -52,7 +52,20 @@ func flagNames(f int) string {
 }
 
 func (p *rePattern) AttrNames() []string {
-	return []string{"findall", "finditer", "flags", "fullmatch", "groupindex", "groups", "match", "pattern", "search", "split", "sub", "subn"}
+	return []string{
+		"findall",
+		"finditer",
+		"flags",
+		"fullmatch",
+		"groupindex",
+		"groups",
+		"match",
+		"pattern",
+		"search",
+		"split",
+		"sub",
+		"subn",
+	}
 }
 
 func (p *rePattern) Attr(name string) (starlark.Value, error) {
@@ -77,8 +90,10 @@ func (p *rePattern) Attr(name string) (starlark.Value, error) {
 		return nil, nil
 	}
 	return py.NewBuiltin("re.Pattern."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return fn(thread, p.r, name, args, kwargs)
-	}).BindReceiver(p), nil
+			return fn(thread, p.r, name, args, kwargs)
+		}).
+			BindReceiver(p),
+		nil
 }
 
 // reMatch is a re.Match.
@@ -143,7 +158,21 @@ func (m *reMatch) Get(k starlark.Value) (starlark.Value, bool, error) {
 }
 
 func (m *reMatch) AttrNames() []string {
-	return []string{"end", "endpos", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "pos", "re", "span", "start", "string"}
+	return []string{
+		"end",
+		"endpos",
+		"expand",
+		"group",
+		"groupdict",
+		"groups",
+		"lastgroup",
+		"lastindex",
+		"pos",
+		"re",
+		"span",
+		"start",
+		"string",
+	}
 }
 
 func (m *reMatch) Attr(name string) (starlark.Value, error) {
@@ -405,7 +434,15 @@ func findallValues(thread *starlark.Thread, r *Regexp, s string, value func(m []
 				limit = len(out) + int(max(st.Host.Room(true), 0)/matchBytes)
 			}
 			if len(out) == limit {
-				err = &py.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, py.FmtBytes(st.Host.MemLimit())), Err: py.ErrMemoryLimit}
+				err = &py.PyError{
+					Kind: "MemoryError",
+					Msg: fmt.Sprintf(
+						"more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time",
+						limit,
+						py.FmtBytes(st.Host.MemLimit()),
+					),
+					Err: py.ErrMemoryLimit,
+				}
 				return false
 			}
 		}
@@ -724,7 +761,15 @@ func findAll(thread *starlark.Thread, r *Regexp, s string, n int) ([][]int, erro
 			return ms, err
 		}
 		if try > 0 {
-			return nil, &py.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time", limit, py.FmtBytes(st.Host.MemLimit())), Err: py.ErrMemoryLimit}
+			return nil, &py.PyError{
+				Kind: "MemoryError",
+				Msg: fmt.Sprintf(
+					"more than %d matches would not fit in what is left of the memory limit (%s per step); search a part of the text at a time",
+					limit,
+					py.FmtBytes(st.Host.MemLimit()),
+				),
+				Err: py.ErrMemoryLimit,
+			}
 		}
 		// Perhaps garbage filled the allowance: measure afresh once.
 		st.Host.Room(true)

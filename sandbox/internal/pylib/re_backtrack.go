@@ -122,7 +122,10 @@ func (r *Regexp) btFindAll(thread *starlark.Thread, s string, n int) ([][]int, e
 func (r *Regexp) btError(thread *starlark.Thread, err error) error {
 	switch {
 	case errors.Is(err, pyre.ErrMatchTimeout):
-		hint := fmt.Sprintf("the regular expression %q backtracked until the step's time ran out; avoid nested or adjacent quantifiers over the same characters (like (a+)+ or \\w+\\s*\\w+$), anchor it, or match a smaller part of the text", r.pattern)
+		hint := fmt.Sprintf(
+			"the regular expression %q backtracked until the step's time ran out; avoid nested or adjacent quantifiers over the same characters (like (a+)+ or \\w+\\s*\\w+$), anchor it, or match a smaller part of the text",
+			r.pattern,
+		)
 		if e := py.Interrupted(thread); e != nil {
 			var se *py.StopError
 			if errors.As(e, &se) {
@@ -132,7 +135,15 @@ func (r *Regexp) btError(thread *starlark.Thread, err error) error {
 		}
 		return &py.PyError{Kind: "TimeoutError", Msg: hint, Err: py.ErrTimeout}
 	case errors.Is(err, pyre.ErrBacktrackLimit):
-		return &py.PyError{Kind: "MemoryError", Msg: fmt.Sprintf("the regular expression %q needs more than %d MB of backtracking stack for this text; simplify it (a lazy .*? spanning a long text backtracks once per character) or match a smaller part of the text", r.pattern, pyre.BacktrackStack*8>>20), Err: py.ErrMemoryLimit}
+		return &py.PyError{
+			Kind: "MemoryError",
+			Msg: fmt.Sprintf(
+				"the regular expression %q needs more than %d MB of backtracking stack for this text; simplify it (a lazy .*? spanning a long text backtracks once per character) or match a smaller part of the text",
+				r.pattern,
+				pyre.BacktrackStack*8>>20,
+			),
+			Err: py.ErrMemoryLimit,
+		}
 	}
 	return &py.PyError{Kind: "re.error", Msg: err.Error(), Err: err}
 }

@@ -31,7 +31,8 @@ func runOf(re *syntax.Regexp) *classRun {
 	if plus(re) {
 		return newClassRun(re.Sub[0].Rune)
 	}
-	if re.Op == syntax.OpConcat && len(re.Sub) == 3 && re.Sub[0].Op == syntax.OpWordBoundary && plus(re.Sub[1]) && re.Sub[2].Op == syntax.OpWordBoundary {
+	if re.Op == syntax.OpConcat && len(re.Sub) == 3 && re.Sub[0].Op == syntax.OpWordBoundary && plus(re.Sub[1]) &&
+		re.Sub[2].Op == syntax.OpWordBoundary {
 		c := newClassRun(re.Sub[1].Sub[0].Rune)
 		for b := 0; b < utf8.RuneSelf; b++ {
 			if c.ascii[b] != syntax.IsWordChar(rune(b)) {

@@ -77,7 +77,17 @@ func CompileRegexp(pattern string, flags int) (*Regexp, error) {
 		}
 		return nil, &py.PyError{Kind: "re.error", Msg: err.Error(), Err: err}
 	}
-	r := &Regexp{Re: c.RE2, bt: c.BT, asciiOnly: c.ASCIIOnly, canEmpty: c.CanBeEmpty, emptyFirst: c.EmptyFirst, groups: c.Groups, names: c.Names, pattern: pattern, flags: flags}
+	r := &Regexp{
+		Re:         c.RE2,
+		bt:         c.BT,
+		asciiOnly:  c.ASCIIOnly,
+		canEmpty:   c.CanBeEmpty,
+		emptyFirst: c.EmptyFirst,
+		groups:     c.Groups,
+		names:      c.Names,
+		pattern:    pattern,
+		flags:      flags,
+	}
 	if r.Re != nil {
 		r.dollarNL = flags&reMultiline == 0 && !inlineMultiline.MatchString(pattern) && hasPlainDollar(pattern)
 		r.analyze(c.Expr)

@@ -152,7 +152,12 @@ func statisticsSpread(name string, sample, root bool) py.BuiltinFn {
 }
 
 // statisticsHarmonicMean implements statistics.harmonic_mean.
-func statisticsHarmonicMean(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func statisticsHarmonicMean(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	d, err := statRats(thread, "harmonic_mean", args, kwargs)
 	if err != nil {
 		return nil, err
@@ -189,7 +194,12 @@ func statisticsMedianLowHigh(name string, high bool) py.BuiltinFn {
 }
 
 // statisticsMultimode implements statistics.multimode.
-func statisticsMultimode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func statisticsMultimode(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	items, err := counted(thread, "multimode", args, kwargs)
 	if err != nil {
 		return nil, err
@@ -314,7 +324,12 @@ func statisticsMode(thread *starlark.Thread, _ *starlark.Builtin, args starlark.
 
 // statisticsQuantiles implements statistics.quantiles (method
 // 'exclusive', the default, or 'inclusive').
-func statisticsQuantiles(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func statisticsQuantiles(
+	thread *starlark.Thread,
+	_ *starlark.Builtin,
+	args starlark.Tuple,
+	kwargs []starlark.Tuple,
+) (starlark.Value, error) {
 	var data starlark.Value
 	n := 4
 	method := "exclusive"

@@ -24,7 +24,9 @@ func stringModule() *py.Module {
 		"octdigits":       starlark.String("01234567"),
 		"punctuation":     starlark.String("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
 		"whitespace":      starlark.String(" \t\n\r\x0b\x0c"),
-		"printable":       starlark.String("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \t\n\r\x0b\x0c"),
+		"printable": starlark.String(
+			"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \t\n\r\x0b\x0c",
+		),
 	})
 }
 
@@ -80,66 +82,69 @@ func (t *templateObj) Attr(name string) (starlark.Value, error) {
 		return starlark.String(t.tmpl), nil
 	case "substitute", "safe_substitute":
 		safe := name == "safe_substitute"
-		return py.NewBuiltin("Template."+name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if len(args) > 1 {
-				return nil, py.Errorf("TypeError", "Too many positional arguments")
-			}
-			lookup := func(k string) (starlark.Value, bool, error) {
-				for _, kv := range kwargs {
-					if s, _ := starlark.AsString(kv[0]); s == k {
-						return kv[1], true, nil
-					}
+		return py.NewBuiltin(
+			"Template."+name,
+			func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if len(args) > 1 {
+					return nil, py.Errorf("TypeError", "Too many positional arguments")
 				}
-				if len(args) == 1 {
-					m, ok := args[0].(starlark.Mapping)
-					if !ok {
-						return nil, false, py.Errorf("TypeError", "'%s' object is not subscriptable", py.PyType(args[0]))
+				lookup := func(k string) (starlark.Value, bool, error) {
+					for _, kv := range kwargs {
+						if s, _ := starlark.AsString(kv[0]); s == k {
+							return kv[1], true, nil
+						}
 					}
-					v, found, err := m.Get(starlark.String(k))
-					return v, found, err
+					if len(args) == 1 {
+						m, ok := args[0].(starlark.Mapping)
+						if !ok {
+							return nil, false, py.Errorf("TypeError", "'%s' object is not subscriptable", py.PyType(args[0]))
+						}
+						v, found, err := m.Get(starlark.String(k))
+						return v, found, err
+					}
+					return nil, false, nil
 				}
-				return nil, false, nil
-			}
-			var b strings.Builder
-			last := 0
-			for _, m := range templatePattern().FindAllStringSubmatchIndex(t.tmpl, -1) {
-				b.WriteString(t.tmpl[last:m[0]])
-				last = m[1]
-				switch {
-				case m[2] >= 0:
-					b.WriteByte('$')
-				case m[4] >= 0 || m[6] >= 0:
-					var k string
-					if m[4] >= 0 {
-						k = t.tmpl[m[4]:m[5]]
-					} else {
-						k = t.tmpl[m[6]:m[7]]
-					}
-					v, ok, err := lookup(k)
-					if err != nil {
-						return nil, err
-					}
-					if !ok {
+				var b strings.Builder
+				last := 0
+				for _, m := range templatePattern().FindAllStringSubmatchIndex(t.tmpl, -1) {
+					b.WriteString(t.tmpl[last:m[0]])
+					last = m[1]
+					switch {
+					case m[2] >= 0:
+						b.WriteByte('$')
+					case m[4] >= 0 || m[6] >= 0:
+						var k string
+						if m[4] >= 0 {
+							k = t.tmpl[m[4]:m[5]]
+						} else {
+							k = t.tmpl[m[6]:m[7]]
+						}
+						v, ok, err := lookup(k)
+						if err != nil {
+							return nil, err
+						}
+						if !ok {
+							if safe {
+								b.WriteString(t.tmpl[m[0]:m[1]])
+								continue
+							}
+							return nil, &py.PyError{Kind: "KeyError", Msg: py.Repr(starlark.String(k))}
+						}
+						b.WriteString(py.Str(v))
+					default:
 						if safe {
 							b.WriteString(t.tmpl[m[0]:m[1]])
 							continue
 						}
-						return nil, &py.PyError{Kind: "KeyError", Msg: py.Repr(starlark.String(k))}
+						line := 1 + strings.Count(t.tmpl[:m[0]], "\n")
+						col := utf8.RuneCountInString(t.tmpl[strings.LastIndexByte(t.tmpl[:m[0]], '\n')+1:m[0]]) + 1
+						return nil, py.Errorf("ValueError", "Invalid placeholder in string: line %d, col %d", line, col)
 					}
-					b.WriteString(py.Str(v))
-				default:
-					if safe {
-						b.WriteString(t.tmpl[m[0]:m[1]])
-						continue
-					}
-					line := 1 + strings.Count(t.tmpl[:m[0]], "\n")
-					col := utf8.RuneCountInString(t.tmpl[strings.LastIndexByte(t.tmpl[:m[0]], '\n')+1:m[0]]) + 1
-					return nil, py.Errorf("ValueError", "Invalid placeholder in string: line %d, col %d", line, col)
 				}
-			}
-			b.WriteString(t.tmpl[last:])
-			return starlark.String(b.String()), nil
-		}), nil
+				b.WriteString(t.tmpl[last:])
+				return starlark.String(b.String()), nil
+			},
+		), nil
 	}
 	return nil, nil
 }

@@ -89,16 +89,23 @@ func stdStream(name string) *nsObj {
 	noop := func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 		return starlark.None, nil
 	}
-	return &nsObj{repr: "<_io.TextIOWrapper name='<" + name + ">' mode='w' encoding='utf-8'>", typ: "TextIOWrapper", attrs: starlark.StringDict{
-		"write":      py.NewBuiltin("write", write),
-		"writelines": py.NewBuiltin("writelines", writelines),
-		"flush":      py.NewBuiltin("flush", noop),
-		"encoding":   starlark.String("utf-8"),
-		"name":       starlark.String("<" + name + ">"),
-		"isatty": py.NewBuiltin("isatty", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-			return starlark.False, nil
-		}),
-	}}
+	return &nsObj{
+		repr: "<_io.TextIOWrapper name='<" + name + ">' mode='w' encoding='utf-8'>",
+		typ:  "TextIOWrapper",
+		attrs: starlark.StringDict{
+			"write":      py.NewBuiltin("write", write),
+			"writelines": py.NewBuiltin("writelines", writelines),
+			"flush":      py.NewBuiltin("flush", noop),
+			"encoding":   starlark.String("utf-8"),
+			"name":       starlark.String("<" + name + ">"),
+			"isatty": py.NewBuiltin(
+				"isatty",
+				func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+					return starlark.False, nil
+				},
+			),
+		},
+	}
 }
 
 // getsizeof approximates CPython 3.11's sys.getsizeof on 64-bit builds.
@@ -240,7 +247,9 @@ func sysModule() *py.Module {
 		},
 		"exit": py.Unavailable("sys.exit", "sys.exit() is not available; end the run with SUBMIT(...)"),
 	}, starlark.StringDict{
-		"version":      starlark.String("3.11.0 (rlm sandbox: a Python 3.11 dialect on Starlark, no file, network, process or clock access)"),
+		"version": starlark.String(
+			"3.11.0 (rlm sandbox: a Python 3.11 dialect on Starlark, no file, network, process or clock access)",
+		),
 		"version_info": vi,
 		"hexversion":   starlark.MakeInt(0x030b00f0),
 		"maxsize":      starlark.MakeInt64(math.MaxInt64),
@@ -256,7 +265,11 @@ func sysModule() *py.Module {
 			"max": starlark.Float(math.MaxFloat64), "min": starlark.Float(2.2250738585072014e-308),
 			"epsilon": starlark.Float(2.220446049250313e-16), "dig": starlark.MakeInt(15), "mant_dig": starlark.MakeInt(53),
 		}},
-		"implementation": &nsObj{repr: "namespace(name='rlm')", typ: "types.SimpleNamespace", attrs: starlark.StringDict{"name": starlark.String("rlm")}},
+		"implementation": &nsObj{
+			repr:  "namespace(name='rlm')",
+			typ:   "types.SimpleNamespace",
+			attrs: starlark.StringDict{"name": starlark.String("rlm")},
+		},
 	})
 	// Modules are shared by all sessions: their values must be immutable.
 	m.Members.Freeze()
@@ -274,9 +287,24 @@ func recursionLimit(thread *starlark.Thread) int {
 // versionInfo builds sys.version_info as a named tuple, so that both
 // sys.version_info >= (3, 8) and sys.version_info.major work.
 func versionInfo() (starlark.Value, error) {
-	cls, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("sys.version_info"), starlark.String("major minor micro releaselevel serial")}, nil)
+	cls, err := namedtuple(
+		nil,
+		nil,
+		starlark.Tuple{starlark.String("sys.version_info"), starlark.String("major minor micro releaselevel serial")},
+		nil,
+	)
 	if err != nil {
 		return nil, err
 	}
-	return cls.(*py.TypeObj).Call(nil, starlark.Tuple{starlark.MakeInt(sandboxPyVersion[0]), starlark.MakeInt(sandboxPyVersion[1]), starlark.MakeInt(sandboxPyVersion[2]), starlark.String("final"), starlark.MakeInt(0)}, nil)
+	return cls.(*py.TypeObj).Call(
+		nil,
+		starlark.Tuple{
+			starlark.MakeInt(sandboxPyVersion[0]),
+			starlark.MakeInt(sandboxPyVersion[1]),
+			starlark.MakeInt(sandboxPyVersion[2]),
+			starlark.String("final"),
+			starlark.MakeInt(0),
+		},
+		nil,
+	)
 }

@@ -18,7 +18,15 @@ func nowUTC(thread *starlark.Thread) time.Time { return py.ClockOf(thread).Read(
 
 // typeStructTime is time.struct_time, built on first use.
 var typeStructTime = sync.OnceValue(func() *py.TypeObj {
-	t, err := namedtuple(nil, nil, starlark.Tuple{starlark.String("time.struct_time"), starlark.String("tm_year tm_mon tm_mday tm_hour tm_min tm_sec tm_wday tm_yday tm_isdst")}, nil)
+	t, err := namedtuple(
+		nil,
+		nil,
+		starlark.Tuple{
+			starlark.String("time.struct_time"),
+			starlark.String("tm_year tm_mon tm_mday tm_hour tm_min tm_sec tm_wday tm_yday tm_isdst"),
+		},
+		nil,
+	)
 	if err != nil {
 		panic(err)
 	}
@@ -99,7 +107,16 @@ func timeStruct(thread *starlark.Thread, fn string, v starlark.Value) (time.Time
 }
 
 func asctime(t time.Time) string {
-	return fmt.Sprintf("%s %s %2d %02d:%02d:%02d %d", dayNames[(int(t.Weekday())+6)%7][:3], monthNames[t.Month()-1][:3], t.Day(), t.Hour(), t.Minute(), t.Second(), t.Year())
+	return fmt.Sprintf(
+		"%s %s %2d %02d:%02d:%02d %d",
+		dayNames[(int(t.Weekday())+6)%7][:3],
+		monthNames[t.Month()-1][:3],
+		t.Day(),
+		t.Hour(),
+		t.Minute(),
+		t.Second(),
+		t.Year(),
+	)
 }
 
 var _ = py.RegisterModule("time", timeModule)

@@ -87,7 +87,12 @@ func namedTupleClass(thread *starlark.Thread, name string, info *py.ClassInfo, a
 			return nil, py.Errorf("TypeError", "Non-default namedtuple field %s cannot follow default field %s", f, info.Annotations[i-1])
 		}
 	}
-	v, err := namedtuple(thread, nil, starlark.Tuple{starlark.String(name), fields}, []starlark.Tuple{{starlark.String("defaults"), defaults}})
+	v, err := namedtuple(
+		thread,
+		nil,
+		starlark.Tuple{starlark.String(name), fields},
+		[]starlark.Tuple{{starlark.String("defaults"), defaults}},
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,37 @@ import (
 // numeric helpers, from Go's and golang.org/x/text's Unicode tables (the
 // Unicode version may differ slightly from CPython 3.11's 14.0).
 
-var unicodeCategories = []string{"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co"}
+var unicodeCategories = []string{
+	"Lu",
+	"Ll",
+	"Lt",
+	"Lm",
+	"Lo",
+	"Mn",
+	"Mc",
+	"Me",
+	"Nd",
+	"Nl",
+	"No",
+	"Pc",
+	"Pd",
+	"Ps",
+	"Pe",
+	"Pi",
+	"Pf",
+	"Po",
+	"Sm",
+	"Sc",
+	"Sk",
+	"So",
+	"Zs",
+	"Zl",
+	"Zp",
+	"Cc",
+	"Cf",
+	"Cs",
+	"Co",
+}
 
 func unicodeCategory(r rune) string {
 	for _, c := range unicodeCategories {

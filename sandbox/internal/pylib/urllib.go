@@ -87,13 +87,58 @@ func parseQSL(qs string, keepBlank, strict bool, sep string) ([][2]string, error
 }
 
 var (
-	usesParams = map[string]bool{"": true, "ftp": true, "hdl": true, "prospero": true, "http": true, "imap": true, "https": true, "shttp": true, "rtsp": true, "rtspu": true, "sip": true, "sips": true, "mms": true, "sftp": true, "tel": true}
-	usesNetloc = map[string]bool{"": true, "ftp": true, "http": true, "gopher": true, "nntp": true, "telnet": true, "imap": true, "wais": true, "file": true, "mms": true, "https": true, "shttp": true, "snews": true, "prospero": true, "rtsp": true, "rtspu": true, "rsync": true, "svn": true, "svn+ssh": true, "sftp": true, "nfs": true, "git": true, "git+ssh": true, "ws": true, "wss": true}
+	usesParams = map[string]bool{
+		"":         true,
+		"ftp":      true,
+		"hdl":      true,
+		"prospero": true,
+		"http":     true,
+		"imap":     true,
+		"https":    true,
+		"shttp":    true,
+		"rtsp":     true,
+		"rtspu":    true,
+		"sip":      true,
+		"sips":     true,
+		"mms":      true,
+		"sftp":     true,
+		"tel":      true,
+	}
+	usesNetloc = map[string]bool{
+		"":         true,
+		"ftp":      true,
+		"http":     true,
+		"gopher":   true,
+		"nntp":     true,
+		"telnet":   true,
+		"imap":     true,
+		"wais":     true,
+		"file":     true,
+		"mms":      true,
+		"https":    true,
+		"shttp":    true,
+		"snews":    true,
+		"prospero": true,
+		"rtsp":     true,
+		"rtspu":    true,
+		"rsync":    true,
+		"svn":      true,
+		"svn+ssh":  true,
+		"sftp":     true,
+		"nfs":      true,
+		"git":      true,
+		"git+ssh":  true,
+		"ws":       true,
+		"wss":      true,
+	}
 )
 
 // urlSplit is urllib.parse.urlsplit.
 func urlSplit(url, scheme string, fragments bool) ([5]string, error) {
-	url = strings.TrimLeft(url, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+	url = strings.TrimLeft(
+		url,
+		"\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ",
+	)
 	url = strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(url)
 	var netloc, query, fragment string
 	if i := strings.IndexByte(url, ':'); i > 0 && url[0] < 0x80 && isASCIILetter(url[0]) {
@@ -171,7 +216,28 @@ func urlUnparse(p [6]string) string {
 	return urlUnsplit(p[0], p[1], path, p[4], p[5])
 }
 
-var usesRelative = map[string]bool{"": true, "ftp": true, "http": true, "gopher": true, "nntp": true, "imap": true, "wais": true, "file": true, "https": true, "shttp": true, "mms": true, "prospero": true, "rtsp": true, "rtsps": true, "rtspu": true, "sftp": true, "svn": true, "svn+ssh": true, "ws": true, "wss": true}
+var usesRelative = map[string]bool{
+	"":         true,
+	"ftp":      true,
+	"http":     true,
+	"gopher":   true,
+	"nntp":     true,
+	"imap":     true,
+	"wais":     true,
+	"file":     true,
+	"https":    true,
+	"shttp":    true,
+	"mms":      true,
+	"prospero": true,
+	"rtsp":     true,
+	"rtsps":    true,
+	"rtspu":    true,
+	"sftp":     true,
+	"svn":      true,
+	"svn+ssh":  true,
+	"ws":       true,
+	"wss":      true,
+}
 
 // urlJoin is CPython 3.11's urllib.parse.urljoin (RFC 3986 resolution).
 func urlJoin(base, url string, fragments bool) (string, error) {

@@ -106,7 +106,9 @@ func (o *uuidObj) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.MakeInt(int(o.u.Version())), nil
 	case "variant":
-		return starlark.String(map[uuid.Variant]string{uuid.RFC4122: "specified in RFC 4122", uuid.Reserved: "reserved for NCS compatibility", uuid.Microsoft: "reserved for Microsoft compatibility", uuid.Future: "reserved for future definition"}[o.u.Variant()]), nil
+		return starlark.String(
+			map[uuid.Variant]string{uuid.RFC4122: "specified in RFC 4122", uuid.Reserved: "reserved for NCS compatibility", uuid.Microsoft: "reserved for Microsoft compatibility", uuid.Future: "reserved for future definition"}[o.u.Variant()],
+		), nil
 	}
 	return nil, nil
 }
@@ -170,7 +172,10 @@ func uuidModule() *py.Module {
 			u[8] = (u[8] & 0x3f) | 0x80
 			return &uuidObj{u}, nil
 		},
-		"uuid1": py.Unavailable("uuid.uuid1", "uuid1() needs a clock and a network address; use uuid.uuid4() (seeded per run) or uuid.uuid5(namespace, name)"),
+		"uuid1": py.Unavailable(
+			"uuid.uuid1",
+			"uuid1() needs a clock and a network address; use uuid.uuid4() (seeded per run) or uuid.uuid5(namespace, name)",
+		),
 	}, starlark.StringDict{
 		"UUID":           typeUUID,
 		"NAMESPACE_DNS":  &uuidObj{uuid.NameSpaceDNS},

@@ -44,7 +44,11 @@ func run(args []string, stdout io.Writer) error {
 	serveArgs := fs.String("serve-args", "", "extra rlm serve `FLAGS`, space-separated (e.g. '--max-runs 64')")
 	serverLog := fs.String("server-log", "", "write the server's log to `FILE`")
 	clusterDB := fs.String("cluster-db", "", "run the servers as replicas of the cluster whose PostgreSQL database is at `URL`")
-	replicaList := fs.String("replicas", "1", "comma-separated replica `COUNTS` to measure one after the other (more than 1 needs -cluster-db)")
+	replicaList := fs.String(
+		"replicas",
+		"1",
+		"comma-separated replica `COUNTS` to measure one after the other (more than 1 needs -cluster-db)",
+	)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
