@@ -387,6 +387,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(sw, r)
 		}
 		s.metrics.httpRequests.WithLabelValues(strconv.Itoa(max(sw.status, 200))).Inc()
+		// The mux sets the request's Pattern as it routes it.
+		s.metrics.observeHTTP(r.Pattern, time.Since(start))
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("path", s.redact(r.URL.Path)),
 			slog.Int("status", max(sw.status, 200)), slog.Int64("bytes", sw.bytes),

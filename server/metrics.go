@@ -54,6 +54,9 @@ type metrics struct {
 	queueDepth     prometheus.Gauge
 	inFlight       prometheus.Gauge
 	httpRequests   *prometheus.CounterVec
+	// httpDuration is the time to serve an HTTP request, by route (the
+	// pattern it matched: "POST /v1/chat/completions"; "other" for none).
+	httpDuration *prometheus.HistogramVec
 }
 
 func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
@@ -168,6 +171,12 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 		prometheus.CounterOpts{Name: "rlm_http_requests_total", Help: "HTTP requests served, by status code."},
 		[]string{"code"},
 	)
+	m.httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "rlm_http_request_duration_seconds",
+		Help:    "Time to serve an HTTP request (a streamed one until its stream ends), by route: the pattern it matched, or other.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	}, []string{"route"})
+	reg.MustRegister(m.httpDuration)
 	for _, c := range []prometheus.Collector{m.runsStarted, m.runsFinished, m.rejected, m.runDuration, m.iterations, m.requests, m.sectionTokens,
 		m.compressions, m.savedTokens, m.prefixChanges, m.subCalls, m.memoHits, m.childRuns, m.retries, m.upstreamErrors, m.budgetRefusals,
 		m.stepDuration, m.sandboxErrors, m.queueDepth, m.inFlight, m.httpRequests} {
@@ -409,4 +418,26 @@ func addTotals(a, b llm.Totals) llm.Totals {
 	a.CostUSD += b.CostUSD
 	a.CostKnown = known
 	return a
+}
+
+// otherRoute labels the requests no route matched (a 404, or one refused
+// before routing).
+const otherRoute = "other"
+
+// observeHTTP records a served request's duration under its route.
+func (m *metrics) observeHTTP(pattern string, d time.Duration) {
+	if pattern == "" || pattern == "/" {
+		pattern = otherRoute
+	}
+	m.httpDuration.WithLabelValues(pattern).Observe(d.Seconds())
+}
+
+// initRoutes makes the duration series of every route exist at zero, so
+// that rate() sees a route's first requests.
+func (m *metrics) initRoutes(patterns []string) {
+	for _, p := range append(patterns, otherRoute) {
+		if p != "/" {
+			m.httpDuration.WithLabelValues(p)
+		}
+	}
 }

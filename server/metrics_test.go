@@ -52,7 +52,8 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 	// Labelled counters are there at 0 before their first event, and the
 	// build is described.
 	for _, series := range []string{`rlm_runs_finished_total{stop_reason="model_error"} 0`, `rlm_upstream_errors_total{kind="auth"} 0`,
-		`rlm_sandbox_errors_total{type="MemoryError"} 0`, `rlm_build_info{go_version="` + runtime.Version() + `",version="test"} 1`} {
+		`rlm_sandbox_errors_total{type="MemoryError"} 0`, `rlm_build_info{go_version="` + runtime.Version() + `",version="test"} 1`,
+		`rlm_http_request_duration_seconds_count{route="POST /v1/responses"} 0`, `rlm_http_request_duration_seconds_count{route="other"} 0`} {
 		assert.Contains(t, before, series)
 	}
 
@@ -60,6 +61,8 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 		code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody(q, nil))
 		require.Equal(t, 200, code, string(body))
 	}
+	code, _, _ := ts.do(t, "GET", "/v1/nothing-here", nil)
+	require.Equal(t, 404, code)
 	// A sub-call refused by the run's call budget.
 	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("sub", map[string]any{"max_llm_calls": 1}))
 	require.Equal(t, 200, code, string(body))
@@ -94,6 +97,9 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 		{"rlm_run_iterations_count", 4},
 		{"rlm_run_duration_seconds_count", 4},
 		{`rlm_http_requests_total{code="200"}`, 5},
+		{`rlm_http_request_duration_seconds_count{route="POST /v1/chat/completions"}`, 5},
+		{`rlm_http_request_duration_seconds_count{route="GET /metrics"}`, 1},
+		{`rlm_http_request_duration_seconds_count{route="other"}`, 1},
 	}
 	for _, c := range checks {
 		got := metricValue(t, after, c.series)

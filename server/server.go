@@ -130,7 +130,8 @@ func (s *Server) Store() *rlmctx.Store { return s.store }
 func (s *Server) subModel() string { return firstNonEmpty(s.cfg.LLM.SubModel, s.cfg.LLM.Model) }
 
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
+	defer func() { s.metrics.initRoutes(mux.patterns) }()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/responses", s.handleResponses)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
@@ -155,6 +156,22 @@ func (s *Server) routes() http.Handler {
 			msg: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path), err: ErrNotFound})
 	})
 	return mux
+}
+
+// routeMux is a ServeMux that keeps its patterns (the metrics' routes).
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
 }
 
 // Listen listens on addr (HOST:PORT), accepting at most MaxConns
