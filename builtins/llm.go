@@ -239,6 +239,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 			tr.end("", llm.Usage{}, err)
 			return nil, err
 		}
+		tr.firstByte(resp.FirstByte)
 		tr.end(resp.Content, resp.Usage, nil)
 		return starlark.String(strings.TrimSpace(resp.Content)), nil
 	}, deferred.Label(helper), deferred.Key(key))

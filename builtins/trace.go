@@ -44,6 +44,9 @@ type Op struct {
 	// map-reduce summarize); zero for a memoized operation.
 	Usage     llm.Usage `json:"usage"`
 	LatencyMS int64     `json:"latency_ms"`
+	// FirstByteMS is the upstream's time to first byte of a chat
+	// operation's answer (absent when not measured).
+	FirstByteMS float64 `json:"first_byte_ms,omitempty"`
 	// Memoized marks an operation answered by an identical earlier one of
 	// the run (same content hash): nothing was sent.
 	Memoized bool   `json:"memoized,omitempty"`
@@ -107,6 +110,13 @@ func (t *opTrace) notStarted(f *deferred.Future, key string) {
 		return
 	}
 	t.end("", llm.Usage{}, f.Err())
+}
+
+// firstByte records the upstream's time to first byte of the answer.
+func (t *opTrace) firstByte(d time.Duration) {
+	if t != nil {
+		t.op.FirstByteMS = float64(d.Microseconds()) / 1000
+	}
 }
 
 // end records the outcome of the operation.

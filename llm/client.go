@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
@@ -277,8 +278,13 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 		tokens = CountRequestTokens(req) + max(req.MaxTokens, c.cfg.MaxOutputTokens)
 	}
 	var resp openai.ChatCompletionResponse
+	var firstByte time.Duration
 	err = c.do(ctx, tokens, func(ctx context.Context) error {
 		var err error
+		sent := time.Now()
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotFirstResponseByte: func() { firstByte = time.Since(sent) },
+		})
 		resp, err = c.api.CreateChatCompletion(ctx, oreq)
 		return err
 	})
@@ -289,6 +295,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.FirstByte = firstByte
 	// A server (or a model) that sends the key back must not get it into
 	// the answer, the trajectory, the recording or the next prompt.
 	out.Content = RedactSecrets(out.Content, c.secrets...)

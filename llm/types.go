@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Message roles.
@@ -71,6 +72,10 @@ type Response struct {
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`
 	Usage        Usage      `json:"usage"`
+	// FirstByte is the time from sending the request that answered to
+	// the first byte of its response (the upstream's time to first byte;
+	// 0 when not measured: a replayed or fake answer). Not recorded.
+	FirstByte time.Duration `json:"-"`
 }
 
 // ChatModel is anything that answers chat completion requests: the HTTP

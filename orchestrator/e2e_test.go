@@ -423,6 +423,7 @@ func normalizeTrajectory(t testing.TB, b []byte) []string {
 		if d, ok := m["data"].(map[string]any); ok {
 			delete(d, "duration_ms")
 			delete(d, "latency_ms")
+			delete(d, "first_byte_ms") // measured: a replayed answer has none
 		}
 		s, _ := json.Marshal(m)
 		out = append(out, string(s))

@@ -361,6 +361,7 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 			})
 		}
 		rd.Content, rd.FinishReason, rd.Usage = resp.Content, resp.FinishReason, resp.Usage
+		rd.FirstByteMS = msOf(resp.FirstByte)
 		for _, tc := range resp.ToolCalls {
 			rd.ToolCalls = append(rd.ToolCalls, toolInfo(tc))
 		}
@@ -779,3 +780,6 @@ func toolsFor(s Schema) []llm.Tool {
 		{Name: toolSubmit, Description: "Finish the run with the declared outputs.", Parameters: submit},
 	}
 }
+
+// msOf is d in milliseconds, to the microsecond.
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

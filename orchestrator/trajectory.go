@@ -123,8 +123,11 @@ type requestData struct {
 type replyData struct {
 	// Model is the model asked; LatencyMS the call's wall time (its
 	// retries included).
-	Model        string     `json:"model,omitempty"`
-	LatencyMS    int64      `json:"latency_ms"`
+	Model     string `json:"model,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+	// FirstByteMS is the upstream's time to first byte of the answering
+	// attempt (absent when not measured: a replayed answer).
+	FirstByteMS  float64    `json:"first_byte_ms,omitempty"`
 	Content      string     `json:"content"`
 	ToolCalls    []toolInfo `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`

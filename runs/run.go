@@ -414,9 +414,9 @@ const budgetRefusal = "llm: budget: "
 // resumed run re-executes a recorded step.
 var deterministic = map[string]bool{orchestrator.EventRequest: true, orchestrator.EventExec: true}
 
-// latencyField is an event's measured wall time, which a replay does not
-// reproduce.
-var latencyField = regexp.MustCompile(`"latency_ms":\d+,?`)
+// latencyField is an event's measured wall time (and an upstream's time
+// to first byte), which a replay does not reproduce.
+var latencyField = regexp.MustCompile(`"(latency_ms|first_byte_ms)":[0-9.eE+-]+,?`)
 
 // withoutLatency is an event's data without its latency_ms.
 func withoutLatency(data []byte) []byte {

@@ -32,6 +32,9 @@ type metrics struct {
 	// upstreamDuration is the wall time of model calls, by model and
 	// role (root: an RLM's own request; sub: a sub-call from code).
 	upstreamDuration *prometheus.HistogramVec
+	// firstByte is the upstream's time to first byte of the answering
+	// attempt, by model and role.
+	firstByte *prometheus.HistogramVec
 
 	runsStarted    prometheus.Counter
 	runsFinished   *prometheus.CounterVec
@@ -66,6 +69,10 @@ func newMetrics(reg *prometheus.Registry, s *Server) *metrics {
 		Help:    "Wall time of model calls (retries included), by model and role: root (an RLM's own request) or sub (a sub-call from code).",
 		Buckets: prometheus.ExponentialBuckets(0.05, 2, 12)}, []string{"model", "role"})
 	reg.MustRegister(m.upstreamDuration)
+	m.firstByte = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rlm_upstream_time_to_first_byte_seconds",
+		Help:    "Time from sending a model request to the first byte of its response (the attempt that answered), by model and role.",
+		Buckets: prometheus.ExponentialBuckets(0.01, 2, 14)}, []string{"model", "role"})
+	reg.MustRegister(m.firstByte)
 	m.runsStarted = prometheus.NewCounter(prometheus.CounterOpts{Name: "rlm_runs_started_total", Help: "Runs that got a slot and started."})
 	m.runsFinished = prometheus.NewCounterVec(
 		prometheus.CounterOpts{
@@ -236,6 +243,7 @@ func (m *metrics) event(line []byte) {
 			Mode       string                     `json:"mode"`
 			Model      string                     `json:"model"`
 			LatencyMS  *int64                     `json:"latency_ms"`
+			FirstByte  float64                    `json:"first_byte_ms"`
 			Memoized   bool                       `json:"memoized"`
 		} `json:"data"`
 	}
@@ -265,9 +273,15 @@ func (m *metrics) event(line []byte) {
 		if e.Data.LatencyMS != nil {
 			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "root").Observe(float64(*e.Data.LatencyMS) / 1000)
 		}
+		if e.Data.FirstByte > 0 {
+			m.firstByte.WithLabelValues(m.modelLabel(e.Data.Model), "root").Observe(float64(e.Data.FirstByte) / 1000)
+		}
 	case orchestrator.EventSubCall:
 		if e.Data.LatencyMS != nil && !e.Data.Memoized && e.Data.Model != "" {
 			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "sub").Observe(float64(*e.Data.LatencyMS) / 1000)
+		}
+		if e.Data.FirstByte > 0 && e.Data.Model != "" {
+			m.firstByte.WithLabelValues(m.modelLabel(e.Data.Model), "sub").Observe(float64(e.Data.FirstByte) / 1000)
 		}
 	}
 }

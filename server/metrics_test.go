@@ -88,6 +88,8 @@ func TestMetricsMoveWithRuns(t *testing.T) {
 		{`rlm_upstream_calls_total{model="sub-model"}`, 1},
 		{`rlm_upstream_request_duration_seconds_count{model="root-model",role="root"}`, 8},
 		{`rlm_upstream_request_duration_seconds_count{model="sub-model",role="sub"}`, 1},
+		{`rlm_upstream_time_to_first_byte_seconds_count{model="root-model",role="root"}`, 8},
+		{`rlm_upstream_time_to_first_byte_seconds_count{model="sub-model",role="sub"}`, 1},
 		{`rlm_tokens_total{model="root-model",type="prompt"}`, 1000},
 		{`rlm_tokens_total{model="root-model",type="completion"}`, 10},
 		{`rlm_upstream_retries_total{kind="transient"}`, 1},
