@@ -267,10 +267,16 @@ func knownFields(v any) map[string]bool {
 // messageText returns a message's text: a string, or the text parts of an
 // array of content parts.
 func messageText(i int, raw rawRef) (string, error) {
-	field := fmt.Sprintf("messages[%d].content", i)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
+	return textParts(fmt.Sprintf("messages[%d].content", i), raw, "text parts", "text")
+}
+
+// textParts reads a content field: a string, or an array of parts of
+// the given types, whose texts it joins with newlines. what names the
+// parts in errors.
+func textParts(field string, raw rawRef, what string, types ...string) (string, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s, nil
@@ -280,12 +286,12 @@ func messageText(i int, raw rawRef) (string, error) {
 		Text string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", badRequest(field, "want a string or an array of text parts")
+		return "", badRequest(field, "want a string or an array of %s", what)
 	}
 	var b strings.Builder
 	for j, p := range parts {
-		if p.Type != "text" {
-			return "", badRequest(fmt.Sprintf("%s[%d].type", field, j), "only text parts are supported, not %q", p.Type)
+		if !slices.Contains(types, p.Type) {
+			return "", badRequest(fmt.Sprintf("%s[%d].type", field, j), "only %s are supported, not %q", what, p.Type)
 		}
 		if b.Len() > 0 {
 			b.WriteString("\n")

@@ -340,32 +340,7 @@ func itemText(field string, raw rawRef) (string, error) {
 	if v := strings.TrimSpace(string(raw)); v == "" || v == "null" {
 		return "", badRequest(field, "required: a string or an array of input_text parts")
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", badRequest(field, "want a string or an array of input_text parts")
-	}
-	var b strings.Builder
-	for j, p := range parts {
-		if p.Type != "input_text" && p.Type != "output_text" {
-			return "", badRequest(
-				fmt.Sprintf("%s[%d].type", field, j),
-				"only text parts (input_text, output_text) are supported, not %q",
-				p.Type,
-			)
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(p.Text)
-	}
-	return b.String(), nil
+	return textParts(field, raw, "text parts (input_text, output_text)", "input_text", "output_text")
 }
 
 // respParam renames the field a 400 of the translated chat request names
