@@ -4,24 +4,21 @@
 package examples
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlmhq/rlm/internal/servetest"
 	"github.com/rlmhq/rlm/llm/llmtest"
 )
 
@@ -154,45 +151,7 @@ func startServe(t *testing.T, upstream, token string) string {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "rlm"), "serve", "--addr", "127.0.0.1:0", "--no-keep")
 	cmd.Env = scriptEnv(t, "OPENAI_BASE_URL="+upstream, "RLM_MODEL=fake-model", "RLM_SERVE_TOKEN="+token)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	addr := make(chan string, 1)
-	exited := make(chan string, 1) // what rlm serve said before it stopped without listening
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var said []string
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-				_, _ = io.Copy(io.Discard, stderr)
-				return
-			}
-			said = append(said, sc.Text())
-		}
-		exited <- strings.Join(said, "\n")
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a + "/v1"
-	case said := <-exited:
-		t.Fatalf("rlm serve stopped without listening:\n%s", said)
-	case <-time.After(30 * time.Second):
-		t.Fatal("rlm serve did not start listening within 30s")
-	}
-	return ""
+	return servetest.Start(t, cmd)
 }
 
 // canRun reports whether the command name args... succeeds in dir (the

@@ -8,22 +8,20 @@
 package sdk
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rlmhq/rlm/internal/servetest"
 	"github.com/rlmhq/rlm/llm/llmtest"
 )
 
@@ -157,49 +155,7 @@ func startServe(t *testing.T, bin, upstream string) string {
 		"RLM_MODEL=fake-model",
 		"RLM_SERVE_TOKEN="+token,
 	)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	addr := make(chan string, 1)
-	exited := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var said []string
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-				_, _ = io.Copy(io.Discard, stderr)
-				return
-			}
-			said = append(said, sc.Text())
-		}
-		exited <- strings.Join(said, "\n")
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a + "/v1"
-	case said := <-exited:
-		t.Fatalf("rlm serve stopped without listening:\n%s", said)
-	case <-time.After(30 * time.Second):
-		t.Fatal("rlm serve did not start listening within 30s")
-	}
-	return ""
+	return servetest.Start(t, cmd)
 }
 
 // cleanEnv is the machine's environment without any rlm or OpenAI
