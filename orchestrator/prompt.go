@@ -55,7 +55,7 @@ func metaPrompt(summaries string, schema Schema, p Protocol, maxIter int) string
 	b.WriteString(strings.TrimSpace(summaries))
 	b.WriteString("\n\nDeclared outputs: ")
 	b.WriteString(schema.String())
-	switch opt, closed := schema.hasOptional(), strings.Contains(schema.String(), "closed{"); {
+	switch opt, closed := schema.hasOptional(), schema.hasClosed(); {
 	case opt && closed:
 		b.WriteString(" (T? accepts None or a missing key; closed{...} allows no other keys)")
 	case opt:

@@ -515,11 +515,19 @@ func literalString(v any) string {
 
 // hasOptional reports whether a type in the schema, at any depth, is
 // optional (T?).
-func (s Schema) hasOptional() bool { return anyOptional(s) }
+func (s Schema) hasOptional() bool { return anyField(s, Type.hasOptional) }
 
-func anyOptional(fs []Field) bool {
+// hasClosed reports whether an object in the schema, at any depth, is
+// closed{...}.
+func (s Schema) hasClosed() bool { return anyField(s, Type.hasClosed) }
+
+func (t Type) hasClosed() bool {
+	return t.Closed || t.Elem != nil && t.Elem.hasClosed() || anyField(t.Fields, Type.hasClosed)
+}
+
+func anyField(fs []Field, has func(Type) bool) bool {
 	for _, f := range fs {
-		if f.Type.hasOptional() {
+		if has(f.Type) {
 			return true
 		}
 	}
@@ -533,7 +541,7 @@ func (t Type) hasOptional() bool {
 	if t.Elem != nil && t.Elem.hasOptional() {
 		return true
 	}
-	return anyOptional(t.Fields)
+	return anyField(t.Fields, Type.hasOptional)
 }
 
 // singleAnswer reports whether the outputs are one field named answer, the
