@@ -217,8 +217,13 @@ func TestServeResumesRunsAfterKill(t *testing.T) {
 	}
 	assert.LessOrEqual(t, twice, 1, "requests sent again: only the one in flight at the kill may be")
 	assert.Greater(t, up.Count(), before)
-	m, err := runs.NewRoot(runsDir).Get(created.ID)
-	require.NoError(t, err)
-	assert.Equal(t, runs.StatusDone, m.Status)
+	// run.json follows the answer the API gives (its Finish is written
+	// as the run's job ends).
+	var m runs.Meta
+	require.Eventually(t, func() bool {
+		var err error
+		m, err = runs.NewRoot(runsDir).Get(created.ID)
+		return err == nil && m.Status == runs.StatusDone
+	}, 10*time.Second, 20*time.Millisecond, "run.json says done")
 	assert.Len(t, m.Resumes, 1)
 }
