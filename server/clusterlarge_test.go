@@ -160,7 +160,12 @@ func TestClusterHugeVar(t *testing.T) {
 			`SUBMIT(answer=str(len(doc)) + "|" + doc[:13] + "|" + str(len(m)) + "|" + str(m[0]["offset"]))`)
 	})
 	a, _ := blobsReplica(t, up, url, burl, "a", false, nil)
-	b, bCache := blobsReplica(t, up, url, burl, "b", false, func(c *Config) { c.Engine.Limits.MaxMemory = 1 << 30 })
+	b, bCache := blobsReplica(t, up, url, burl, "b", false, func(c *Config) {
+		c.Engine.Limits.MaxMemory = 1 << 30
+		// A step that searches 1 GiB: not the tests' 500 ms step limit,
+		// which a loaded machine's search can pass.
+		c.Engine.Limits.Timeout = time.Minute
+	})
 	const n = 1 << 30
 	want := genDigest(t, n)
 	resetPeakRSS()
