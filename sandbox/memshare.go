@@ -214,7 +214,7 @@ func (st *step) held(thread *starlark.Thread, cutoff int64) int64 {
 	z := sizer{cutoff: cutoff, seen: map[unsafe.Pointer]struct{}{}}
 	s := st.sess
 	for name, v := range s.globals {
-		if sys, ok := s.system[name]; ok && sys == v {
+		if sys, ok := s.systemValue(name); ok && sys == v {
 			continue
 		}
 		z.Value(v)

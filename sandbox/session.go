@@ -42,7 +42,9 @@ type Session struct {
 
 	mu      sync.Mutex
 	globals starlark.StringDict
-	system  map[string]starlark.Value // predeclared values, hidden from UserGlobals
+	// unsystem: names SetGlobal made the host's variables, no longer
+	// predeclared values hidden from UserGlobals (see systemValue).
+	unsystem map[string]bool
 	order   []string                  // user globals in definition order
 	known   map[string]bool
 	defs    map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
@@ -55,10 +57,13 @@ type Session struct {
 // New returns a session with the given configuration.
 func New(cfg Config) *Session {
 	cfg = cfg.withDefaults()
+	builtins := py.PyBuiltins()
+	n := len(builtins) + len(cfg.Predeclared) + 1
 	s := &Session{
-		cfg:     cfg,
-		globals: starlark.StringDict{},
-		system:  map[string]starlark.Value{},
+		cfg: cfg,
+		// Sized for the predeclared names and some of the code's own:
+		// growing it was a third of the cost of a new session.
+		globals: make(starlark.StringDict, n+64),
 		known:   map[string]bool{},
 		defs:    map[string]defRecord{},
 		sources: map[string]string{},
@@ -70,17 +75,35 @@ func New(cfg Config) *Session {
 			Predeclared: cfg.Predeclared,
 		},
 	}
-	for name, v := range py.PyBuiltins() {
+	for name, v := range builtins {
 		s.globals[name] = v
-		s.system[name] = v
 	}
-	s.globals["_py_try"] = NewBuiltin("_py_try", pyTry)
-	s.system["_py_try"] = s.globals["_py_try"]
+	s.globals["_py_try"] = pyTryBuiltin
 	for name, v := range cfg.Predeclared {
 		s.globals[name] = v
-		s.system[name] = v
 	}
 	return s
+}
+
+// pyTryBuiltin is _py_try, shared by every session (it keeps no state).
+var pyTryBuiltin = NewBuiltin("_py_try", pyTry)
+
+// systemValue returns the predeclared value of name (the host's, else a
+// Python builtin), unless SetGlobal made name a variable of the host's.
+// Code's globals bound to it are the predeclared names themselves, hidden
+// from UserGlobals.
+func (s *Session) systemValue(name string) (starlark.Value, bool) {
+	if s.unsystem[name] {
+		return nil, false
+	}
+	if v, ok := s.cfg.Predeclared[name]; ok {
+		return v, true
+	}
+	if name == "_py_try" {
+		return pyTryBuiltin, true
+	}
+	v, ok := py.PyBuiltins()[name]
+	return v, ok
 }
 
 // Config returns the session's effective configuration (defaults applied).
@@ -91,7 +114,10 @@ func (s *Session) SetGlobal(name string, v starlark.Value) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.globals[name] = v
-	delete(s.system, name)
+	if s.unsystem == nil {
+		s.unsystem = map[string]bool{}
+	}
+	s.unsystem[name] = true
 	s.noteName(name)
 }
 
@@ -114,7 +140,7 @@ func (s *Session) UserGlobals() []string {
 		if !ok {
 			continue
 		}
-		if sys, isSys := s.system[name]; isSys && sys == v {
+		if sys, isSys := s.systemValue(name); isSys && sys == v {
 			continue
 		}
 		names = append(names, name)
@@ -128,7 +154,7 @@ func (s *Session) UserGlobals() []string {
 // SetGlobal stays as the host set it.
 func (s *Session) restorePredeclared() {
 	for name, v := range s.cfg.Predeclared {
-		if sys, ok := s.system[name]; ok && sys == v && s.globals[name] != v {
+		if sys, ok := s.systemValue(name); ok && sys == v && s.globals[name] != v {
 			s.globals[name] = v
 		}
 	}
@@ -182,6 +208,7 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	err = s.run(st, thread, prog)
 	stop()
 	res.Steps = thread.ExecutionSteps()
+	thread.ReleaseValueStack() // the step's calls have all returned
 	if err != nil {
 		se := st.scriptError(err, code)
 		s.suggestName(se)
@@ -386,7 +413,7 @@ func (s *Session) execChunk(thread *starlark.Thread, f *syntax.File) error {
 			}
 			name := b.First.Name
 			if v, ok := s.globals[name]; ok {
-				if sys, isSys := s.system[name]; !isSys || sys != v {
+				if sys, isSys := s.systemValue(name); !isSys || sys != v {
 					s.noteName(name)
 				}
 			}
@@ -605,7 +632,7 @@ func (st *step) Globals(thread *starlark.Thread) ([]string, starlark.StringDict)
 		if v == nil || strings.HasPrefix(name, "_py_") {
 			return false
 		}
-		sys, isSys := s.system[name]
+		sys, isSys := s.systemValue(name)
 		return !isSys || sys != v
 	}
 	for _, name := range s.order {

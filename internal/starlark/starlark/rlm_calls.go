@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/rlmhq/rlm/internal/starlark/internal/compile"
@@ -65,10 +66,36 @@ const minValueStack = 1024
 func (thread *Thread) allocSpace(n int) ([]Value, int) {
 	mark := thread.vsp
 	if mark+n > len(thread.vstack) {
-		thread.vstack = make([]Value, max(2*len(thread.vstack), mark+n, minValueStack))
+		if len(thread.vstack) == 0 && n <= minValueStack {
+			thread.vstack = *valueStacks.Get().(*[]Value)
+		} else {
+			thread.vstack = make([]Value, max(2*len(thread.vstack), mark+n, minValueStack))
+		}
 	}
 	thread.vsp = mark + n
 	return thread.vstack[mark : mark+n : mark+n], mark
+}
+
+// valueStacks keeps the first-size value stacks of threads that ended
+// (ReleaseValueStack), all values nil, for new threads: rlm makes a
+// thread per step, and a stack per thread was half of the memory a new
+// step allocated.
+var valueStacks = sync.Pool{New: func() any {
+	s := make([]Value, minValueStack)
+	return &s
+}}
+
+// ReleaseValueStack gives the thread's value stack back for other threads
+// to use, if no call is active on the thread (its values are then all
+// nil) and it has its first size. Call it when the thread has finished;
+// a thread used again takes a new stack.
+func (thread *Thread) ReleaseValueStack() {
+	if thread.vsp != 0 || len(thread.vstack) != minValueStack {
+		return
+	}
+	s := thread.vstack
+	thread.vstack = nil
+	valueStacks.Put(&s)
 }
 
 // freeSpace gives back the values allocSpace returned with mark, cleared

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -16,7 +17,17 @@ import (
 type BuiltinFn = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
 
 // PyBuiltins returns the predeclared Python builtins and _py_* helpers.
-func PyBuiltins() starlark.StringDict {
+// The dict and its values are made once and shared by every session:
+// callers copy it and must not modify it. (Its values hold no session
+// state: a builtin reaches its session through the thread, StepOf.)
+func PyBuiltins() starlark.StringDict { return pyBuiltins() }
+
+// pyBuiltins makes the dict of PyBuiltins once: building it for every
+// session was a fifth of the cost of a new session in rlm serve, which
+// makes one per request.
+var pyBuiltins = sync.OnceValue(makePyBuiltins)
+
+func makePyBuiltins() starlark.StringDict {
 	d := starlark.StringDict{
 		"__name__":  starlark.String("__main__"),
 		"int":       typeInt,
@@ -142,7 +153,7 @@ func PyBuiltins() starlark.StringDict {
 	// they are made.)
 	for _, name := range []string{"len", "isinstance", "round", "abs", "print",
 		"repr", "hash", "chr", "ord", "divmod", "callable", "id"} {
-		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above for this session
+		d[name].(*starlark.Builtin).SetArgsNotKept() // made just above, not universe builtins
 	}
 	d["len"].(*starlark.Builtin).SetFastCall(lenFast)
 	d["_py_method"].(*starlark.Builtin).SetFastCall(pyMethodFast)
