@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 )
 
@@ -97,5 +98,23 @@ func BenchmarkLoadJSONVar(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkNewExec: a new REPL and one small step, what rlm serve does
+// for every request (allocations are the figure to watch).
+//
+//	go test -run '^$' -bench NewExec ./repl/
+func BenchmarkNewExec(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		r, err := New(Config{Host: &builtins.Host{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Exec(context.Background(), "x = 1\nprint(x)"); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
 	}
 }
