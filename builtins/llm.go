@@ -222,7 +222,7 @@ func (h *Host) startChat(thread *starlark.Thread, helper string, req llm.Request
 	var res *llm.Reservation
 	if h.Ledger != nil {
 		var err error
-		res, err = h.Ledger.Reserve(req.Model, llm.CountRequestTokens(req), req.MaxTokens)
+		res, err = h.Ledger.ReserveRequest(req)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was sent", helper, err)
 		}

@@ -89,6 +89,22 @@ type Reservation struct {
 	claimed atomic.Bool
 }
 
+// ReserveRequest reserves budget for one call of req (see Reserve). The
+// prompt's tokens are counted only when a token or cost limit needs them:
+// without one, a reservation holds only the call (the usage committed is
+// the upstream's), and counting a prompt exactly was a large part of what
+// a run cost rlm serve.
+func (l *Ledger) ReserveRequest(req Request) (*Reservation, error) {
+	prompt := 0
+	if l.countsPrompts() {
+		prompt = CountRequestTokens(req)
+	}
+	return l.Reserve(req.Model, prompt, req.MaxTokens)
+}
+
+// countsPrompts reports whether the limits need a call's prompt tokens.
+func (l *Ledger) countsPrompts() bool { return l.limits.MaxTokens > 0 || l.limits.MaxCostUSD > 0 }
+
 // Reserve checks that one more call of promptTokens plus up to
 // maxOutputTokens on model fits the limits, counting committed usage and
 // other in-flight reservations, and holds that budget until Commit or

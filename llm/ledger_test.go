@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,6 +176,37 @@ func TestBudgetReservation(t *testing.T) {
 			r, err := l.Reserve(model, 100, 200)
 			require.NoError(t, err)
 			r.Commit(llm.Usage{PromptTokens: 100, CompletionTokens: 200})
+		})
+	}
+}
+
+// TestReserveRequestCountsWhenLimited: a request's prompt is counted for
+// its reservation under a token or cost limit (so a prompt over the limit
+// is refused before it is sent), and not without one.
+func TestReserveRequestCountsWhenLimited(t *testing.T) {
+	long := strings.Repeat("word ", 2000) // about 2,000 tokens
+	req := llm.Request{Model: "gpt-4o-mini", MaxTokens: 10, Messages: []llm.Message{{Role: llm.RoleUser, Content: long}}}
+	tests := []struct {
+		name    string
+		limits  llm.Limits
+		refused bool
+	}{
+		{"token limit", llm.Limits{MaxTokens: 1000}, true},
+		{"cost limit", llm.Limits{MaxCostUSD: 0.0001}, true}, // 2,000 prompt tokens cost $0.0003
+		{"call limit only", llm.Limits{MaxCalls: 1}, false},
+		{"none", llm.Limits{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := llm.NewLedger(llm.LedgerConfig{Limits: tc.limits})
+			r, err := l.ReserveRequest(req)
+			if tc.refused {
+				require.ErrorIs(t, err, llm.ErrBudgetExceeded)
+				return
+			}
+			require.NoError(t, err)
+			r.Commit(llm.Usage{PromptTokens: 2001, CompletionTokens: 3})
+			assert.Equal(t, 2004, l.Totals().Tokens(), "the committed usage is the upstream's")
 		})
 	}
 }

@@ -40,11 +40,10 @@ func (m *metered) Chat(ctx context.Context, req Request) (*Response, error) {
 	}
 	counted := req
 	counted.Model = model
-	prompt := CountRequestTokens(counted)
 	res, _ := ctx.Value(reservationKey{}).(*Reservation)
 	if res == nil || res.l != m.l || !res.claimed.CompareAndSwap(false, true) {
 		var err error
-		if res, err = m.l.Reserve(model, prompt, req.MaxTokens); err != nil {
+		if res, err = m.l.ReserveRequest(counted); err != nil {
 			return nil, err
 		}
 	}
@@ -56,7 +55,7 @@ func (m *metered) Chat(ctx context.Context, req Request) (*Response, error) {
 	u := resp.Usage
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		t := TokenizerForModel(model)
-		u.PromptTokens = prompt
+		u.PromptTokens = CountRequestTokens(counted) // the upstream sent no usage
 		u.CompletionTokens = t.Count(resp.Content)
 		for _, tc := range resp.ToolCalls {
 			u.CompletionTokens += t.Count(tc.Name) + t.Count(tc.Arguments)

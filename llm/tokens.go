@@ -1,7 +1,7 @@
 package llm
 
 import (
-	"crypto/sha256"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -36,7 +36,22 @@ type Tokenizer struct {
 // countCache maps content hashes to token counts.
 type countCache struct {
 	mu sync.Mutex
-	m  map[[sha256.Size]byte]int
+	m  map[countKey]int
+	// seeds of the two 64-bit halves of a key: 128 bits, so that two
+	// texts of a process share a count by chance with probability about
+	// 2^-100 for a full cache.
+	seeds [2]maphash.Seed
+}
+
+// countKey is a text's 128-bit hash.
+type countKey [2]uint64
+
+func newCountCache() *countCache {
+	return &countCache{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
+}
+
+func (c *countCache) key(s string) countKey {
+	return countKey{maphash.String(c.seeds[0], s), maphash.String(c.seeds[1], s)}
 }
 
 // Count cache: texts of at least countCacheMin bytes are remembered, up to
@@ -69,7 +84,7 @@ func NewTokenizer(encoding string) (*Tokenizer, error) {
 			Err:     err,
 		}
 	}
-	t := &Tokenizer{codec: c, name: encoding, EstimateThreshold: DefaultEstimateThreshold, counts: &countCache{}}
+	t := &Tokenizer{codec: c, name: encoding, EstimateThreshold: DefaultEstimateThreshold, counts: newCountCache()}
 	tokCache[encoding] = t
 	return t, nil
 }
@@ -109,9 +124,9 @@ func (t *Tokenizer) Count(s string) int {
 		return 0
 	}
 	cache := t.counts != nil && len(s) >= countCacheMin && len(s) <= DefaultEstimateThreshold
-	var key [sha256.Size]byte
+	var key countKey
 	if cache {
-		key = sha256.Sum256([]byte(s))
+		key = t.counts.key(s)
 		t.counts.mu.Lock()
 		n, ok := t.counts.m[key]
 		t.counts.mu.Unlock()
@@ -127,7 +142,7 @@ func (t *Tokenizer) Count(s string) int {
 	if cache {
 		t.counts.mu.Lock()
 		if t.counts.m == nil || len(t.counts.m) >= countCacheMax {
-			t.counts.m = map[[sha256.Size]byte]int{}
+			t.counts.m = map[countKey]int{}
 		}
 		t.counts.m[key] = n
 		t.counts.mu.Unlock()

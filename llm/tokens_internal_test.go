@@ -14,7 +14,7 @@ import (
 func TestCountCacheIsExact(t *testing.T) {
 	shared, err := NewTokenizer(EncodingCl100k)
 	require.NoError(t, err)
-	tok := &Tokenizer{codec: shared.codec, name: shared.name, counts: &countCache{}} // a fresh cache
+	tok := &Tokenizer{codec: shared.codec, name: shared.name, counts: newCountCache()} // a fresh cache
 	base := strings.Repeat("the quick brown fox jumps over the lazy dog. ", 60)
 	tests := []struct {
 		name string
