@@ -66,6 +66,9 @@ type cliEnv struct {
 	// setMemoryLimit, if set, sets the process's soft memory limit
 	// (debug.SetMemoryLimit); tests leave it nil.
 	setMemoryLimit func(int64)
+	// setGCPercent, if set, sets the garbage collector's target
+	// percentage (debug.SetGCPercent); tests leave it nil.
+	setGCPercent func(int)
 }
 
 // errUsage marks bad invocations (exit status 2).
@@ -168,7 +171,8 @@ func main() {
 		stop()
 	}()
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		setMemoryLimit: func(n int64) { debug.SetMemoryLimit(n) }}
+		setMemoryLimit: func(n int64) { debug.SetMemoryLimit(n) },
+		setGCPercent:   func(p int) { debug.SetGCPercent(p) }}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 

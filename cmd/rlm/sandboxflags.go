@@ -52,6 +52,22 @@ func (l *limitFlags) limits() (sandbox.Limits, error) {
 	return l.Limits, nil
 }
 
+// serveGCPercent is rlm serve's garbage collector target (GOGC) when the
+// environment sets none: a server's heap is mostly the garbage of
+// requests (a session, messages, events per run) over a small live heap,
+// so Go's default of 100 collected many times a second under load. The
+// soft memory limit (softMemoryLimit) still makes the collector work
+// harder as the heap nears what the sandbox's limits allow.
+const serveGCPercent = 400
+
+// serveGC sets serveGCPercent unless GOGC is set (only the real process,
+// not tests).
+func serveGC(env *cliEnv) {
+	if env.setGCPercent != nil && env.getenv("GOGC") == "" {
+		env.setGCPercent(serveGCPercent)
+	}
+}
+
 // softMemoryLimit sets the Go runtime's soft memory limit (as GOMEMLIMIT
 // does, unless that is set) a step's allowance above the session's limit,
 // through env (only the real process sets it, not tests): near it the

@@ -466,6 +466,7 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	cfg.Logger = log
 	softMemoryLimit(env, cfg.Engine.Limits)
+	serveGC(env)
 	warnTraces := func(err error) { log.Warn("traces", "error", err.Error()) }
 	tracing, err := startTracing(ctx, env, cfg.LLM.BaseURL, warnTraces)
 	if err != nil {
