@@ -1,6 +1,7 @@
 package py
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -548,6 +549,10 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			}
 			return nil
 		})
+		var pe *PyError
+		if i == 0 && errors.As(err, &pe) && pe.Kind == "TypeError" && strings.HasSuffix(pe.Msg, "object is not iterable") {
+			err = Errorf("TypeError", "can only join an iterable") // CPython's words for ",".join(None)
+		}
 		return starlark.String(b.String()), true, err
 	case "split", "rsplit":
 		sep, maxsplit, err := splitArgs(name, args, kwargs)

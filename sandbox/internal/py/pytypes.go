@@ -363,7 +363,7 @@ func isInstance(v, t starlark.Value) (bool, error) {
 		// Starlark universe callables used as types (e.g. a shadowed name).
 		return PyType(v) == t.Name(), nil
 	}
-	return false, Errorf("TypeError", "isinstance() arg 2 must be a type or tuple of types, not %s", PyType(t))
+	return false, Errorf("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union")
 }
 
 // strFast is str(x)'s fast path (starlark.FastCallable) for a str, an
