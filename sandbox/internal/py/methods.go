@@ -1321,7 +1321,7 @@ func setMethod(
 		}
 		found, err := s.Delete(x)
 		if err == nil && !found {
-			err = &PyError{Kind: "KeyError", Msg: Repr(x)}
+			err = KeyErr(x)
 		}
 		return starlark.None, true, err
 	case "update", "union":
