@@ -255,11 +255,15 @@ func excMatches(t *TypeObj, handler string, lookup func(string) *TypeObj) bool {
 	if h == nil {
 		h = ExcTypes[handler] // a module's exception, e.g. decimal.InvalidOperation
 	}
-	if h == nil {
-		name := handler
-		if i := strings.LastIndexByte(name, '.'); i >= 0 && name != "re.error" {
-			name = name[i+1:]
+	// A module's class reached through another module or a submodule:
+	// base64.binascii.Error is binascii.Error, json.decoder.JSONDecodeError
+	// is JSONDecodeError.
+	for name := handler; h == nil; {
+		i := strings.IndexByte(name, '.')
+		if i < 0 {
+			break
 		}
+		name = name[i+1:]
 		h = ExcTypes[name]
 	}
 	if h == nil {
