@@ -273,7 +273,16 @@ var (
 	reFnTooMany   = regexp.MustCompile(`^function (\w+) accepts (?:at most )?(\d+) positional arguments? \((\d+) given\)$`)
 	reFnKeyword   = regexp.MustCompile(`^function (\w+) got an unexpected keyword argument "?(\w+)"?$`)
 	reFnMultiple  = regexp.MustCompile(`^function (\w+) got multiple values for parameter "?(\w+)"?$`)
+	// ord's errors: "string encodes 2 Unicode code points, want 1", "bytes
+	// has length 2, want 1", "got int, want string or bytes".
+	reOrd          = regexp.MustCompile(`^ord: (?:string encodes|bytes has length|(got)) (\w+)(?: Unicode code points)?, want`)
+	reSetField     = regexp.MustCompile(`^can't assign to \.(\w+) field of (\w+)$`)
+	reUnknownUnary = regexp.MustCompile(`^unknown unary op: (\S+) (\w+)$`)
+	reStartsWith   = regexp.MustCompile(`^(startswith|endswith): got (\w+), want string or tuple of string`)
 )
+
+// isSeq reports whether a Python type name is a sequence that * repeats.
+func isSeq(t string) bool { return t == "str" || t == "list" || t == "tuple" || t == "bytes" }
 
 // pyCallError renders Starlark's argument-binding errors of a def call as
 // CPython's TypeError messages ("f() missing 1 required positional
@@ -358,7 +367,28 @@ func classify(err error) (string, string) {
 		return "UnboundLocalError", fmt.Sprintf("cannot access local variable '%s' where it is not associated with a value", m[2])
 	case reIndexType.MatchString(inner):
 		m := reIndexType.FindStringSubmatch(inner)
+		if m[1] == "string" {
+			return "TypeError", fmt.Sprintf("string indices must be integers, not '%s'", pyTypeName(m[2]))
+		}
 		return "TypeError", fmt.Sprintf("%s indices must be integers or slices, not %s", pyTypeName(m[1]), pyTypeName(m[2]))
+	case reOrd.MatchString(msg):
+		m := reOrd.FindStringSubmatch(msg)
+		if m[1] == "got" {
+			return "TypeError", fmt.Sprintf("ord() expected string of length 1, but %s found", pyTypeName(m[2]))
+		}
+		return "TypeError", fmt.Sprintf("ord() expected a character, but string of length %s found", m[2])
+	case msg == "range: step argument must not be zero":
+		return "ValueError", "range() arg 3 must not be zero"
+	case reSetField.MatchString(inner):
+		// x.name = v on a value without settable attributes.
+		m := reSetField.FindStringSubmatch(inner)
+		return "AttributeError", fmt.Sprintf("'%s' object has no attribute '%s'", pyTypeName(m[2]), m[1])
+	case reUnknownUnary.MatchString(inner):
+		m := reUnknownUnary.FindStringSubmatch(inner)
+		return "TypeError", fmt.Sprintf("bad operand type for unary %s: '%s'", m[1], pyTypeName(m[2]))
+	case reStartsWith.MatchString(msg):
+		m := reStartsWith.FindStringSubmatch(msg)
+		return "TypeError", fmt.Sprintf("%s first arg must be str or a tuple of str, not %s", m[1], pyTypeName(m[2]))
 	case reUnhashable.MatchString(inner):
 		m := reUnhashable.FindStringSubmatch(inner)
 		return "TypeError", fmt.Sprintf("unhashable type: '%s'", pyTypeName(m[1]))
@@ -413,10 +443,10 @@ func classify(err error) (string, string) {
 		if op == "+" && (l == "str" || l == "list" || l == "tuple") && l != r {
 			return "TypeError", fmt.Sprintf("can only concatenate %s (not \"%s\") to %s", l, r, l)
 		}
-		if op == "*" && (l == "str" || r == "str") {
+		if op == "*" && (isSeq(l) || isSeq(r)) {
 			return "TypeError", fmt.Sprintf(
 				"can't multiply sequence by non-int of type '%s'",
-				map[bool]string{true: r, false: l}[l == "str"],
+				map[bool]string{true: r, false: l}[isSeq(l)],
 			)
 		}
 		if op == "in" || op == "not in" {
@@ -471,6 +501,8 @@ func pyIndexMsg(msg string) string {
 		return "string index out of range"
 	case strings.Contains(msg, "tuple"):
 		return "tuple index out of range"
+	case strings.HasPrefix(msg, "range index"), strings.HasSuffix(msg, "empty range"):
+		return "range object index out of range"
 	}
 	return "list index out of range"
 }

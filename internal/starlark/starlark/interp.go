@@ -697,7 +697,7 @@ loop:
 				break
 			}
 			sp += n
-			if err2 := unpackSlow(stack[sp-n:sp], iterable); err2 != nil { // rlm: out of the loop
+			if err2 := unpackSlow(thread, stack[sp-n:sp], iterable); err2 != nil { // rlm: out of the loop
 				err = err2
 				break loop
 			}
@@ -1033,10 +1033,17 @@ func inplacePipe(x, y Value) (Value, error) {
 }
 
 // unpackSlow unpacks iterable into dst in reverse order (the last
-// element first), as UNPACK. rlm: out of the loop of Function.run.
-func unpackSlow(dst []Value, iterable Value) error {
+// element first), as UNPACK. rlm: out of the loop of Function.run; a
+// value Starlark cannot iterate is unpacked as the PyOps Iterable hook
+// iterates it (a, b = "ab", as Python).
+func unpackSlow(thread *Thread, dst []Value, iterable Value) error {
 	n := len(dst)
 	iter := Iterate(iterable)
+	if iter == nil && PyOps != nil {
+		if x, err := PyOps.Iterable(thread, iterable); err == nil {
+			iter = Iterate(x)
+		}
+	}
 	if iter == nil {
 		return fmt.Errorf("got %s in sequence assignment", iterable.Type())
 	}

@@ -2,6 +2,7 @@ package py
 
 import (
 	"errors"
+	"math/big"
 	"strings"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
@@ -199,12 +200,34 @@ func ExceptionFromError(kind, msg string, err, cause error) *exception {
 	}
 	var arg starlark.Value = starlark.String(msg)
 	if kind == "KeyError" {
-		// The message is the repr of the key; recover the key when it is a string.
-		if k, ok := unquotePy(msg); ok {
-			arg = starlark.String(k)
-		}
+		arg = keyErrorArg(msg, err)
 	}
 	return &exception{Typ: t, args: starlark.Tuple{arg}, cause: cause, reraise: err != nil}
+}
+
+// keyErrorArg returns the key of a KeyError: the one KeyErr recorded, or
+// else the key read back from msg, its repr (a string, an int, None or a
+// bool; any other key stays its repr as a str).
+func keyErrorArg(msg string, err error) starlark.Value {
+	var pe *PyError
+	if errors.As(err, &pe) && pe.key != nil {
+		return pe.key
+	}
+	if k, ok := unquotePy(msg); ok {
+		return starlark.String(k)
+	}
+	switch msg {
+	case "None":
+		return starlark.None
+	case "True":
+		return starlark.True
+	case "False":
+		return starlark.False
+	}
+	if i, ok := new(big.Int).SetString(msg, 10); ok {
+		return starlark.MakeBigInt(i)
+	}
+	return starlark.String(msg)
 }
 
 // SetCause sets the step error an exception was caught as; re-raising
@@ -232,11 +255,15 @@ func excMatches(t *TypeObj, handler string, lookup func(string) *TypeObj) bool {
 	if h == nil {
 		h = ExcTypes[handler] // a module's exception, e.g. decimal.InvalidOperation
 	}
-	if h == nil {
-		name := handler
-		if i := strings.LastIndexByte(name, '.'); i >= 0 && name != "re.error" {
-			name = name[i+1:]
+	// A module's class reached through another module or a submodule:
+	// base64.binascii.Error is binascii.Error, json.decoder.JSONDecodeError
+	// is JSONDecodeError.
+	for name := handler; h == nil; {
+		i := strings.IndexByte(name, '.')
+		if i < 0 {
+			break
 		}
+		name = name[i+1:]
 		h = ExcTypes[name]
 	}
 	if h == nil {

@@ -709,7 +709,7 @@ func GetItem(x, k starlark.Value) (starlark.Value, error) {
 			return nil, err
 		}
 		if !found {
-			return nil, &PyError{Kind: "KeyError", Msg: Repr(k)}
+			return nil, KeyErr(k)
 		}
 		return v, nil
 	case starlark.Indexable:

@@ -1,6 +1,7 @@
 package py
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -81,4 +82,37 @@ func pyChr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 		return nil, &PyError{Kind: "ValueError", Msg: "chr() arg not in range(0x110000)"}
 	}
 	return starlark.Universe["chr"].(*starlark.Builtin).CallInternal(thread, starlark.Tuple{x}, nil)
+}
+
+// pyGetattr is getattr(obj, name[, default]). Starlark's prefixes an
+// attribute's error with "getattr: ", which turned a class's
+// AttributeError into an unclassified error; this one returns a
+// [*PyError] as it is, and a missing attribute is CPython's
+// AttributeError.
+func pyGetattr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var object, dflt starlark.Value
+	var name string
+	if err := starlark.UnpackPositionalArgsNoEscape("getattr", args, kwargs, 2, &object, &name, &dflt); err != nil {
+		return nil, err
+	}
+	if o, ok := object.(starlark.HasAttrs); ok {
+		v, err := o.Attr(name)
+		if err != nil {
+			if dflt != nil {
+				return dflt, nil
+			}
+			var pe *PyError
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("getattr: %w", err)
+		}
+		if v != nil {
+			return v, nil
+		}
+	}
+	if dflt != nil {
+		return dflt, nil
+	}
+	return nil, fmt.Errorf("getattr: %s has no .%s field or method", object.Type(), name)
 }

@@ -207,7 +207,7 @@ func (l *LazyDict) index(k starlark.Value) (starlark.Value, error) {
 		return nil, err
 	}
 	if !found {
-		return nil, fmt.Errorf("key %v not in dict", k)
+		return nil, KeyErr(k)
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package py
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -254,7 +255,7 @@ func BuiltinMethod(
 	case starlark.Bytes:
 		switch name {
 		case "decode":
-			v = starlark.String(r)
+			v, err = bytesDecode(string(r), args, kwargs)
 		case "hex":
 			v = starlark.String(fmt.Sprintf("%x", string(r)))
 		default:
@@ -548,6 +549,10 @@ func strMethod(thread *starlark.Thread, s, name string, args starlark.Tuple, kwa
 			}
 			return nil
 		})
+		var pe *PyError
+		if i == 0 && errors.As(err, &pe) && pe.Kind == "TypeError" && strings.HasSuffix(pe.Msg, "object is not iterable") {
+			err = Errorf("TypeError", "can only join an iterable") // CPython's words for ",".join(None)
+		}
 		return starlark.String(b.String()), true, err
 	case "split", "rsplit":
 		sep, maxsplit, err := splitArgs(name, args, kwargs)
@@ -1316,7 +1321,7 @@ func setMethod(
 		}
 		found, err := s.Delete(x)
 		if err == nil && !found {
-			err = &PyError{Kind: "KeyError", Msg: Repr(x)}
+			err = KeyErr(x)
 		}
 		return starlark.None, true, err
 	case "update", "union":
@@ -1643,6 +1648,124 @@ func strEncode(s string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark
 		pos++
 	}
 	return starlark.Bytes(b.String()), nil
+}
+
+// bytesDecode implements bytes.decode for UTF-8 (and utf-8-sig), ASCII
+// and Latin-1 with the strict, ignore, replace and backslashreplace error
+// handlers. Invalid UTF-8 is CPython's UnicodeDecodeError, or one U+FFFD
+// per maximal invalid subpart with replace, as CPython's decoder.
+func bytesDecode(s string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	encoding, errors := "utf-8", "strict"
+	if err := starlark.UnpackArgs("decode", args, kwargs, "encoding?", &encoding, "errors?", &errors); err != nil {
+		return nil, err
+	}
+	codec := ""
+	switch strings.ReplaceAll(strings.ToLower(encoding), "_", "-") {
+	case "utf-8", "utf8":
+		codec = "utf-8"
+	case "utf-8-sig":
+		codec, s = "utf-8", strings.TrimPrefix(s, "\xef\xbb\xbf")
+	case "ascii", "us-ascii":
+		codec = "ascii"
+	case "latin-1", "latin1", "iso-8859-1", "iso8859-1", "l1":
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			b.WriteRune(rune(s[i]))
+		}
+		return starlark.String(b.String()), nil
+	default:
+		return nil, Errorf("LookupError", "unknown encoding: %s (the sandbox decodes utf-8, ascii and latin-1)", encoding)
+	}
+	if codec == "utf-8" && utf8.ValidString(s) || codec == "ascii" && isASCII(s) {
+		return starlark.String(s), nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		n, reason := 1, ""
+		if codec == "ascii" {
+			if s[i] >= 0x80 {
+				reason = "ordinal not in range(128)"
+			}
+		} else {
+			n, reason = utf8Subpart(s[i:])
+		}
+		if reason == "" {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		switch errors {
+		case "ignore":
+		case "replace":
+			b.WriteRune(utf8.RuneError)
+		case "backslashreplace":
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "\\x%02x", c)
+			}
+		case "strict":
+			if n == 1 {
+				return nil, Errorf("UnicodeDecodeError", "'%s' codec can't decode byte 0x%02x in position %d: %s", codec, s[i], i, reason)
+			}
+			return nil, Errorf("UnicodeDecodeError", "'%s' codec can't decode bytes in position %d-%d: %s", codec, i, i+n-1, reason)
+		default:
+			return nil, Errorf("LookupError", "unknown error handler name '%s'", errors)
+		}
+		i += n
+	}
+	return starlark.String(b.String()), nil
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// utf8Subpart returns the length of the UTF-8 sequence at the start of s
+// and "" when it is valid, else the length of its maximal invalid subpart
+// (what CPython's decoder reports and replaces as one) and why it is
+// invalid, in CPython's words.
+func utf8Subpart(s string) (int, string) {
+	c := s[0]
+	if c < 0x80 {
+		return 1, ""
+	}
+	var need int
+	lo, hi := byte(0x80), byte(0xBF) // the range of the first continuation byte
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c >= 0xE0 && c <= 0xEF:
+		need = 2
+		if c == 0xE0 {
+			lo = 0xA0
+		} else if c == 0xED {
+			hi = 0x9F
+		}
+	case c >= 0xF0 && c <= 0xF4:
+		need = 3
+		if c == 0xF0 {
+			lo = 0x90
+		} else if c == 0xF4 {
+			hi = 0x8F
+		}
+	default:
+		return 1, "invalid start byte"
+	}
+	for k := 1; k <= need; k++ {
+		if k >= len(s) {
+			return k, "unexpected end of data"
+		}
+		if s[k] < lo || s[k] > hi {
+			return k, "invalid continuation byte"
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return need + 1, ""
 }
 
 // Binary implements the set operations of keys and items views

@@ -144,9 +144,8 @@ func makePyBuiltins() starlark.StringDict {
 	d["_py_join"] = builtinJoin
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
-	for _, name := range []string{"ord", "getattr"} {
-		d[name] = guardUniverse(name)
-	}
+	d["ord"] = guardUniverse("ord")
+	d["getattr"] = NewBuiltin("getattr", pyGetattr)
 	// Builtins that never keep their argument tuple (checked one by one):
 	// the interpreter passes them its operand stack uncopied. (sum, min,
 	// max, any, all and sorted, shared by all sessions, are marked where
@@ -1574,7 +1573,7 @@ func pyDel(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 			return nil, err
 		}
 		if !found {
-			return nil, &PyError{Kind: "KeyError", Msg: Repr(key)}
+			return nil, KeyErr(key)
 		}
 		return starlark.None, nil
 	case *starlark.List:

@@ -3,6 +3,8 @@ package py
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
 
 // errBadSpec marks a format spec that parseSpec could not read to its
@@ -33,7 +35,15 @@ type PyError struct {
 	Msg  string
 	Err  error // optional wrapped cause (e.g. a sentinel)
 
-	exc *exception // the raised Python value, when raised by code
+	exc *exception     // the raised Python value, when raised by code
+	key starlark.Value // a KeyError's missing key (see KeyErr)
+}
+
+// KeyErr is CPython's KeyError of the missing key k: its message is the
+// key's repr and the exception's args hold the key itself (a missing
+// int key 0 is KeyError(0), not KeyError('0')).
+func KeyErr(k starlark.Value) error {
+	return &PyError{Kind: "KeyError", Msg: Repr(k), key: k}
 }
 
 func (e *PyError) Error() string { return e.Kind + ": " + e.Msg }

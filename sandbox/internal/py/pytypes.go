@@ -363,7 +363,7 @@ func isInstance(v, t starlark.Value) (bool, error) {
 		// Starlark universe callables used as types (e.g. a shadowed name).
 		return PyType(v) == t.Name(), nil
 	}
-	return false, Errorf("TypeError", "isinstance() arg 2 must be a type or tuple of types, not %s", PyType(t))
+	return false, Errorf("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union")
 }
 
 // strFast is str(x)'s fast path (starlark.FastCallable) for a str, an
@@ -392,8 +392,8 @@ func builtinStr(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.
 	}
 	if len(args) != 1 || len(kwargs) > 0 {
 		if len(args) >= 1 {
-			if b, ok := args[0].(starlark.Bytes); ok { // str(b, "utf-8")
-				return starlark.String(b), nil
+			if b, ok := args[0].(starlark.Bytes); ok { // str(b, "utf-8") is b.decode("utf-8")
+				return bytesDecode(string(b), args[1:], kwargs)
 			}
 		}
 		return nil, Errorf("TypeError", "str() takes at most 1 argument (%d given)", len(args))

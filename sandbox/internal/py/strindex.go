@@ -227,7 +227,7 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 		if found {
 			return v, nil
 		}
-		return nil, fmt.Errorf("key %v not in dict", y)
+		return nil, KeyErr(y)
 	case *LazyDict:
 		return x.index(y)
 	case starlark.String:
@@ -281,7 +281,8 @@ func smallInt(v starlark.Value) (int, bool) {
 	return int(n), ok && n == int64(int(n))
 }
 
-// getIndex is Starlark's own x[y] (same behaviour and messages).
+// getIndex is Starlark's own x[y] (same behaviour and messages, but a
+// missing key is a [KeyErr]).
 func getIndex(x, y starlark.Value) (starlark.Value, error) {
 	switch x := x.(type) {
 	case starlark.Mapping:
@@ -290,7 +291,7 @@ func getIndex(x, y starlark.Value) (starlark.Value, error) {
 			return nil, err
 		}
 		if !found {
-			return nil, fmt.Errorf("key %v not in %s", y, x.Type())
+			return nil, KeyErr(y)
 		}
 		return z, nil
 	case starlark.Indexable:

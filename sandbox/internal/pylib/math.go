@@ -57,9 +57,28 @@ func math2(name string, fn func(x, y float64) (float64, error)) py.BuiltinFn {
 
 func domain(f float64, ok bool) (float64, error) {
 	if !ok {
-		return 0, py.Errorf("ValueError", "math domain error")
+		return 0, errMathDomain()
 	}
 	return f, nil
+}
+
+// errMathDomain is CPython's error of a math function outside its domain.
+func errMathDomain() error { return py.Errorf("ValueError", "math domain error") }
+
+// errMathRange is CPython's error of a math function whose result
+// overflows a float.
+func errMathRange() error { return py.Errorf("OverflowError", "math range error") }
+
+// ranged wraps fn with CPython's overflow check: an infinite result of a
+// finite argument is an OverflowError (math.exp(1000)), not inf.
+func ranged(fn func(float64) float64) func(float64) (float64, error) {
+	return func(x float64) (float64, error) {
+		r := fn(x)
+		if math.IsInf(r, 0) && !math.IsInf(x, 0) {
+			return 0, errMathRange()
+		}
+		return r, nil
+	}
 }
 
 var _ = py.RegisterModule("math", mathModule)
@@ -71,7 +90,7 @@ func mathModule() *py.Module {
 	}
 	fns := map[string]py.BuiltinFn{
 		"sqrt":    math1("sqrt", func(x float64) (float64, error) { return domain(math.Sqrt(x), x >= 0) }),
-		"exp":     math1("exp", plain(math.Exp)),
+		"exp":     math1("exp", ranged(math.Exp)),
 		"log2":    math1("log2", func(x float64) (float64, error) { return domain(math.Log2(x), x > 0) }),
 		"log10":   math1("log10", func(x float64) (float64, error) { return domain(math.Log10(x), x > 0) }),
 		"log1p":   math1("log1p", func(x float64) (float64, error) { return domain(math.Log1p(x), x > -1) }),
@@ -81,8 +100,8 @@ func mathModule() *py.Module {
 		"asin":    math1("asin", func(x float64) (float64, error) { return domain(math.Asin(x), x >= -1 && x <= 1) }),
 		"acos":    math1("acos", func(x float64) (float64, error) { return domain(math.Acos(x), x >= -1 && x <= 1) }),
 		"atan":    math1("atan", plain(math.Atan)),
-		"sinh":    math1("sinh", plain(math.Sinh)),
-		"cosh":    math1("cosh", plain(math.Cosh)),
+		"sinh":    math1("sinh", ranged(math.Sinh)),
+		"cosh":    math1("cosh", ranged(math.Cosh)),
 		"tanh":    math1("tanh", plain(math.Tanh)),
 		"fabs":    math1("fabs", plain(math.Abs)),
 		"degrees": math1("degrees", func(x float64) (float64, error) { return x * 180 / math.Pi, nil }),
@@ -90,6 +109,12 @@ func mathModule() *py.Module {
 		"log":     mathLog,
 		"pow": math2("pow", func(x, y float64) (float64, error) {
 			r := math.Pow(x, y)
+			if x == 0 && y < 0 && !math.IsInf(y, 0) {
+				return 0, errMathDomain() // CPython: 0.0 to a negative power is a domain error, not inf
+			}
+			if math.IsInf(r, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+				return 0, errMathRange()
+			}
 			return domain(r, !math.IsNaN(r) || math.IsNaN(x) || math.IsNaN(y))
 		}),
 		"atan2":     math2("atan2", func(y, x float64) (float64, error) { return math.Atan2(y, x), nil }),
@@ -151,8 +176,11 @@ func mathLog(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, 
 		if err != nil {
 			return nil, err
 		}
-		if b <= 0 || b == 1 {
-			return nil, py.Errorf("ValueError", "math domain error")
+		if b <= 0 {
+			return nil, errMathDomain()
+		}
+		if b == 1 {
+			return nil, py.Errorf("ZeroDivisionError", "float division by zero") // log(x) / log(1), as CPython
 		}
 		return starlark.Float(f / math.Log(b)), nil
 	}
@@ -203,12 +231,22 @@ func mathFsum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	if err != nil {
 		return nil, err
 	}
-	// Shewchuk's algorithm (as CPython) for an exactly rounded sum.
+	// Shewchuk's algorithm (as CPython) for an exactly rounded sum; an
+	// infinite or NaN item is summed apart, and a finite sum that
+	// overflows is an OverflowError, as CPython's.
 	var partials []float64
+	special, infSum := 0.0, 0.0
 	err = py.ForEach(thread, x, func(v starlark.Value) error {
 		f, err := py.FloatArg("fsum", v)
 		if err != nil {
 			return err
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			special += f
+			if math.IsInf(f, 0) {
+				infSum += f
+			}
+			return nil
 		}
 		i := 0
 		for _, y := range partials {
@@ -223,11 +261,20 @@ func mathFsum(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 			}
 			f = hi
 		}
+		if math.IsInf(f, 0) {
+			return py.Errorf("OverflowError", "intermediate overflow in fsum")
+		}
 		partials = append(partials[:i], f)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if special != 0 { // true for NaN too
+		if math.IsNaN(infSum) {
+			return nil, py.Errorf("ValueError", "-inf + inf in fsum")
+		}
+		return starlark.Float(special), nil
 	}
 	sum := 0.0
 	for _, p := range partials {
