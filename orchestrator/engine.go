@@ -52,8 +52,8 @@ type Result struct {
 	Duration time.Duration
 	// ActiveTime is the tree's active time (see Config.MaxActiveTime).
 	ActiveTime time.Duration
-	Metrics  Metrics
-	RunID    string
+	Metrics    Metrics
+	RunID      string
 }
 
 // Metrics are the counters of a run tree (seed 003 observability).
