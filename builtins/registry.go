@@ -171,7 +171,6 @@ var atDepthLimit = map[string]string{
 	"rlm_query": "No sub-RLM at this depth%s: one plain sub-model call with query and the variables' text appended " +
 		`(asked for JSON if outputs="a: int, ..." declares them); returns a handle: a future str (stripped) ` +
 		"with .done, .result (a dict of the outputs if declared, else the str), .usage, .cancel().",
-	"rlm_query_batched": "rlm_query for each query, run concurrently with the same variables; returns a list of handles.",
 }
 
 // The store module's title and store_keys' summary for a run whose
