@@ -599,11 +599,12 @@ func resultJSON(res *orchestrator.Result) ([]byte, error) {
 		ByModel    map[string]usage     `json:"usage_by_model"`
 		CostUSD    *float64             `json:"cost_usd"`
 		DurationMS int64                `json:"duration_ms"`
+		ActiveMS   int64                `json:"active_ms"`
 		Metrics    orchestrator.Metrics `json:"metrics"`
 	}{
 		Answer: res.Answer, Outputs: outputs, StopReason: string(res.StopReason), Partial: res.Partial, Extracted: res.Extracted,
 		Iterations: res.Iterations, Usage: total, ByModel: byModel, CostUSD: total.CostUSD,
-		DurationMS: res.Duration.Milliseconds(), Metrics: res.Metrics,
+		DurationMS: res.Duration.Milliseconds(), ActiveMS: res.ActiveTime.Milliseconds(), Metrics: res.Metrics,
 	}
 	if res.Err != nil {
 		v.Error = res.Err.Error()
