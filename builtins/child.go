@@ -168,15 +168,18 @@ func (c *childHandle) Attr(name string) (starlark.Value, error) {
 	case "state":
 		return starlark.String(c.state()), nil
 	case "cancel":
-		return starlark.NewBuiltin("cancel", func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if err := noArgs("cancel", args, kwargs); err != nil {
-				return nil, err
-			}
-			c.cancel()
-			return starlark.None, nil
-		}), nil
+		return starlark.NewBuiltin("cancel", c.cancelMethod), nil
 	}
 	return c.Future.Attr(name)
+}
+
+// cancelMethod is the handle's cancel().
+func (c *childHandle) cancelMethod(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := noArgs("cancel", args, kwargs); err != nil {
+		return nil, err
+	}
+	c.cancel()
+	return starlark.None, nil
 }
 
 // CompareSameType compares the answers of two handles (sorted(handles)).

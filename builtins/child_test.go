@@ -84,7 +84,10 @@ func TestChildHandle(t *testing.T) {
 	e.run(`h = rlm_query("q1", x=[1])`)
 	running := []struct{ code, want string }{
 		{`print(h.done, h.state, h.id)`, "False running 0.1.000000"},
-		{`print(h.usage["calls"], h.usage["prompt_tokens"], h.usage["active_seconds"], h.usage["wall_seconds"], h.usage["cost_usd"])`, "1 10 1.0 1.5 None"},
+		{
+			`u = h.usage; print(u["calls"], u["prompt_tokens"], u["active_seconds"], u["wall_seconds"], u["cost_usd"])`,
+			"1 10 1.0 1.5 None",
+		},
 		{`print([(c["id"], c["query"], c["state"], c["usage"]["calls"]) for c in children()])`, "[('0.1.000000', 'q1', 'running', 1)]"},
 		{`print(type(h.cancel))`, "<class 'builtin_function_or_method'>"},
 	}
