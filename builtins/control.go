@@ -145,6 +145,9 @@ func (fc *futureCheck) check(v starlark.Value, depth int) error {
 	if depth >= sandbox.MaxRenderDepth {
 		return nil
 	}
+	if c, ok := v.(*childHandle); ok {
+		v = c.Future
+	}
 	switch v.(type) {
 	case *deferred.Future, *starlark.List, *starlark.Dict:
 		if fc.seen[v] {

@@ -19,6 +19,13 @@ var (
 	// ErrContextWindow is raised when a sub-call's prompt exceeds the
 	// sub-model's context window.
 	ErrContextWindow = errors.New("builtins: prompt exceeds the model's context window")
+	// ErrChildCanceled is raised when the result of an rlm_query child
+	// stopped by its handle's cancel() is read.
+	ErrChildCanceled = errors.New("builtins: the child run was cancelled")
+	// ErrChildRequest is wrapped by a ChildRunner's refusal of an
+	// rlm_query request (e.g. a bad outputs schema or variable name); the
+	// code sees a ValueError.
+	ErrChildRequest = errors.New("builtins: bad rlm_query request")
 )
 
 // SubmitError ends a run with the model's outputs. It is raised by SUBMIT

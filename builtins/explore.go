@@ -276,6 +276,8 @@ func sizeLabel(v starlark.Value) string {
 		return numfmt.Plural(n, "key")
 	case *starlark.Builtin, *starlark.Function:
 		return ""
+	case *childHandle:
+		return v.state()
 	case *deferred.Future:
 		if v.Done() {
 			if v.Err() != nil {

@@ -12,16 +12,6 @@ import (
 	"github.com/rlmhq/rlm/sandbox"
 )
 
-// ChildRunner runs a sub-RLM for rlm_query. It is implemented by the
-// orchestrator; a nil runner means the recursion depth limit is reached.
-type ChildRunner interface {
-	// RunChild answers query with vars as the child's context variables
-	// and returns the child's answer. vars are the caller's values
-	// themselves, not copies: the child binds them as its globals, so a
-	// list the child changes is changed for the caller too.
-	RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error)
-}
-
 // Globals gives read access to the session's user variables (implemented
 // by *sandbox.Session).
 type Globals interface {
@@ -87,6 +77,7 @@ type Host struct {
 	embCache map[[32]byte][]float32
 	opSeq    int
 	ops      []*Op
+	kids     children // the rlm_query children started, for children()
 }
 
 const hostKey = "rlm.builtins.host"

@@ -288,39 +288,3 @@ func chatKey(req llm.Request) string {
 	}
 	return hex.EncodeToString(hs.Sum(nil))
 }
-
-// rlm_query(query, **variables)
-// Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).
-func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var rest []starlark.Tuple
-	var query string
-	if err := unpack(thread, name, args, kwargs, "query", &query, "**variables", &rest); err != nil {
-		return nil, err
-	}
-	if h.Child == nil {
-		return nil, fmt.Errorf("%s: %w: no sub-RLM can be started at this depth; use llm_query(prompt) instead", name, ErrDepthLimit)
-	}
-	vars := make(map[string]starlark.Value, len(rest))
-	for _, kv := range rest {
-		k := string(kv[0].(starlark.String))
-		if err := checkFutures(thread, kv[1]); err != nil {
-			return nil, fmt.Errorf("%s: variable '%s': %w", name, k, err)
-		}
-		// The child gets the value itself (a future's result), not a copy:
-		// a 50 MB string or a large list costs nothing to pass, and what
-		// the child changes in a list or dict the caller sees.
-		v, err := sandbox.Unproxy(thread, kv[1])
-		if err != nil {
-			return nil, fmt.Errorf("%s: variable '%s': %w", name, k, err)
-		}
-		vars[k] = v
-	}
-	child := h.Child
-	return h.spawn(thread, name, "", nil, func(ctx context.Context) (starlark.Value, error) {
-		ans, err := child.RunChild(ctx, query, vars)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return starlark.String(strings.TrimSpace(ans)), nil
-	}), nil
-}

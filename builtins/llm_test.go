@@ -283,12 +283,21 @@ type fakeChild struct {
 	vars  map[string]starlark.Value
 }
 
-func (c *fakeChild) RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error) {
+func (c *fakeChild) StartChild(req builtins.ChildRequest) (builtins.ChildRun, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.query, c.vars = query, vars
-	return fmt.Sprintf("child saw %d vars", len(vars)), nil
+	c.query, c.vars = req.Query, req.Vars
+	return answerRun(fmt.Sprintf("child saw %d vars", len(req.Vars))), nil
 }
+
+// answerRun is a child run that answers with its text at once.
+type answerRun string
+
+func (a answerRun) ID() string { return "0.1.abcdef" }
+func (a answerRun) Run(ctx context.Context) (builtins.ChildResult, error) {
+	return builtins.ChildResult{Answer: string(a), StopReason: "submit"}, nil
+}
+func (a answerRun) Usage() builtins.ChildUsage { return builtins.ChildUsage{} }
 
 func TestRLMQuery(t *testing.T) {
 	child := &fakeChild{}
@@ -405,6 +414,6 @@ func TestSubCallResultsAreStripped(t *testing.T) {
 
 type spacedChild struct{}
 
-func (spacedChild) RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error) {
-	return "\n  {\"n\": 1}\n\n", nil
+func (spacedChild) StartChild(req builtins.ChildRequest) (builtins.ChildRun, error) {
+	return answerRun("\n  {\"n\": 1}\n\n"), nil
 }

@@ -106,11 +106,29 @@ var helpers = []helper{
 	{
 		Doc{
 			"rlm_query",
-			"rlm_query(query, **variables)",
-			"Run a recursive sub-RLM that answers query with the given variables as its context (shared, not copied); returns a future str (stripped).",
+			"rlm_query(query, outputs=None, **variables)",
+			`Run a recursive sub-RLM that answers query with the variables as its context (shared, not copied); returns a handle: a future str (stripped) with .done, .result (a dict of its outputs if outputs="a: int, ..." declares them, else the str), .usage, .cancel().`,
 			"llm",
 		},
 		rlmQuery,
+	},
+	{
+		Doc{
+			"rlm_query_batched",
+			"rlm_query_batched(queries, outputs=None, **variables)",
+			"rlm_query for each query, run concurrently with the same variables; returns a list of handles.",
+			"llm",
+		},
+		rlmQueryBatched,
+	},
+	{
+		Doc{
+			"children",
+			"children()",
+			"This run's rlm_query handles so far, as dicts {id, query, state: running/done/failed/cancelled, usage}.",
+			"llm",
+		},
+		listChildren,
 	},
 	{
 		Doc{
@@ -147,9 +165,12 @@ var helpers = []helper{
 }
 
 // atDepthLimit replaces a helper's summary where the recursion depth limit
-// is reached: rlm_query then makes a plain sub-model call.
+// is reached: rlm_query then makes a plain sub-model call. %s is where
+// the limit in force is named.
 var atDepthLimit = map[string]string{
-	"rlm_query": "No sub-RLM at this depth: one plain sub-model call with query and the variables' text appended; returns a future str (stripped).",
+	"rlm_query": "No sub-RLM at this depth%s: one plain sub-model call with query and the variables' text appended " +
+		`(asked for JSON if outputs="a: int, ..." declares them); returns a handle: a future str (stripped) ` +
+		"with .done, .result (a dict of the outputs if declared, else the str), .usage, .cancel().",
 }
 
 // The store module's title and store_keys' summary for a run whose
@@ -227,13 +248,11 @@ func PromptHelpFor(o HelpOptions) string {
 			}
 			summary := hp.Summary
 			if alt, ok := atDepthLimit[hp.Name]; ok && o.AtDepthLimit {
-				summary = alt
+				limit := ""
 				if o.MaxDepth > 0 {
-					summary = fmt.Sprintf(
-						"No sub-RLM at this depth (the limit is %d RLM level(s)): one plain sub-model call with query and the variables' text appended; returns a future str (stripped).",
-						o.MaxDepth,
-					)
+					limit = fmt.Sprintf(" (the limit is %d RLM level(s))", o.MaxDepth)
 				}
+				summary = strings.Replace(alt, "%s", limit, 1)
 			}
 			if hp.Name == "store_keys" && !o.StoreChildren {
 				summary = storeKeysGiven
@@ -301,7 +320,7 @@ func pyError(err error) error {
 	}
 	kind := "RuntimeError"
 	switch {
-	case errors.Is(err, ErrContextWindow):
+	case errors.Is(err, ErrContextWindow), errors.Is(err, ErrChildRequest):
 		kind = "ValueError"
 	case errors.Is(err, ErrDepthLimit):
 		kind = "RecursionError"

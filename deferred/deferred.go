@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 )
@@ -14,12 +16,19 @@ type Config struct {
 	// MaxConcurrency caps the operations of this group running at once
 	// (0 = no cap of its own; the LLM client's limiter still applies).
 	MaxConcurrency int
+	// Now is the clock [Group.Waited] is measured with (nil: time.Now).
+	Now func() time.Time
 }
 
 // Group tracks the deferred operations of one run. It is safe for
 // concurrent use.
 type Group struct {
 	sem chan struct{} // nil when uncapped
+	now func() time.Time
+
+	// waited is the time, in nanoseconds, callers spent blocked in
+	// Future.Wait on this group's futures.
+	waited atomic.Int64
 
 	// base is canceled by Close or by a canceled Wait; every operation's
 	// context derives from it.
@@ -43,6 +52,10 @@ func New(cfg Config) *Group {
 	}
 	if cfg.MaxConcurrency > 0 {
 		g.sem = make(chan struct{}, cfg.MaxConcurrency)
+	}
+	g.now = cfg.Now
+	if g.now == nil {
+		g.now = time.Now
 	}
 	g.base, g.cancel = context.WithCancelCause(context.Background())
 	return g
@@ -99,7 +112,7 @@ func (g *Group) Go(ctx context.Context, fn func(ctx context.Context) (starlark.V
 			return f, false
 		}
 	}
-	f := &Future{label: label, key: key, done: make(chan struct{})}
+	f := &Future{label: label, key: key, done: make(chan struct{}), g: g}
 	if key != "" {
 		g.memo[key] = f
 	}
@@ -188,6 +201,12 @@ func (g *Group) settle(f *Future, v starlark.Value, err error) {
 	// the unlock, a future could still read as not done then).
 	close(f.done)
 }
+
+// Waited is the time callers spent blocked waiting for the group's
+// futures to settle (reading a pending future's value, not the barrier
+// [Group.Wait]), measured with [Config.Now]: the time the code of a step
+// waited instead of running.
+func (g *Group) Waited() time.Duration { return time.Duration(g.waited.Load()) }
 
 // Pending is the number of operations not yet settled.
 func (g *Group) Pending() int {

@@ -326,3 +326,41 @@ func TestLabelOf(t *testing.T) {
 	got := []string{<-labels, <-labels}
 	assert.ElementsMatch(t, []string{"llm_query", ""}, got)
 }
+
+// TestWaitedCountsOnlyBlockedWaits: the time a caller spends blocked on a
+// pending future is added to Group.Waited (by the group's clock); reading a
+// settled future, or the barrier, adds nothing.
+func TestWaitedCountsOnlyBlockedWaits(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	reads := 0
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		reads++
+		if reads == 1 {
+			close(release) // the first read is the blocked Wait's start
+		}
+		return t0.Add(time.Duration(reads) * 5 * time.Second)
+	}
+	g := deferred.New(deferred.Config{Now: now})
+	f := first(g.Go(context.Background(), func(ctx context.Context) (starlark.Value, error) {
+		<-release
+		return starlark.String("x"), nil
+	}))
+	tests := []struct {
+		name string
+		wait func()
+		want time.Duration
+	}{
+		{"a pending future blocks", func() { _, _ = f.Wait(context.Background()) }, 5 * time.Second},
+		{"a settled future does not", func() { _, _ = f.Wait(context.Background()) }, 5 * time.Second},
+		{"nor does the barrier", func() { require.NoError(t, g.Wait(context.Background())) }, 5 * time.Second},
+		{"nor a resolved future", func() { _, _ = deferred.Resolved("x", starlark.None).Wait(context.Background()) }, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		tt.wait()
+		assert.Equal(t, tt.want, g.Waited(), tt.name)
+	}
+}

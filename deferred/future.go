@@ -18,6 +18,7 @@ type Future struct {
 	done  chan struct{}
 	val   starlark.Value // set before done is closed
 	err   error
+	g     *Group // the group that started it (nil: Resolved, Failed)
 }
 
 var (
@@ -55,6 +56,10 @@ func (f *Future) Wait(ctx context.Context) (starlark.Value, error) {
 	case <-f.done:
 		return f.val, f.err
 	default:
+	}
+	if f.g != nil {
+		start := f.g.now()
+		defer func() { f.g.waited.Add(int64(f.g.now().Sub(start))) }()
 	}
 	select {
 	case <-f.done:

@@ -54,12 +54,17 @@ var Examples = map[string]string{
 	"llm_query_batched": "answers = llm_query_batched([\"Key facts:\\n\" + p for p in chunk(doc, 20000)])\nfor a in answers:\n    print(a)",
 	"summarize":         "s = summarize(doc, max_tokens=200)\nprint(s)",
 	"find_relevant":     "for r in find_relevant(chunk(doc, 4000), \"release date\", top_k=3):\n    print(r[\"score\"], r[\"item\"][:80])",
-	"rlm_query":         "part = rlm_query(\"Which functions changed?\", diff=diffs[0])\nprint(part)",
-	"store_keys":        "for k in store_keys(summaries=True):\n    print(k[\"key\"], k[\"size_bytes\"])",
-	"store_get":         "prev = store_get(\"report/2026-01\")\nprint(prev[\"answer\"])",
-	"SUBMIT":            "SUBMIT(answer=\"42\", confidence=0.9)",
-	"FINAL":             "FINAL(\"The magic number is 42.\")",
-	"FINAL_VAR":         "result = \"\\n\".join(lines)\nFINAL_VAR(\"result\")",
+	"rlm_query": "part = rlm_query(\"Which functions changed?\", diff=diffs[0])\nprint(part)\n" +
+		"h = rlm_query(\"Count the errors\", outputs=\"count: int, kinds: list[str]\", log=log)\n" +
+		"print(h.result[\"count\"], h.usage[\"calls\"])",
+	"rlm_query_batched": "hs = rlm_query_batched([\"Summarize \" + n for n in names], files=files)\n" +
+		"print([h.value for h in hs if h.state == \"done\"])",
+	"children":   "slow = [c for c in children() if c[\"state\"] == \"running\"]\nprint(len(slow))",
+	"store_keys": "for k in store_keys(summaries=True):\n    print(k[\"key\"], k[\"size_bytes\"])",
+	"store_get":  "prev = store_get(\"report/2026-01\")\nprint(prev[\"answer\"])",
+	"SUBMIT":     "SUBMIT(answer=\"42\", confidence=0.9)",
+	"FINAL":      "FINAL(\"The magic number is 42.\")",
+	"FINAL_VAR":  "result = \"\\n\".join(lines)\nFINAL_VAR(\"result\")",
 }
 
 // Helpers renders helpers.md: every helper of [builtins.Docs] with its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,37 +37,83 @@ func (r *run) childID(step int, query string, names []string) string {
 	return id
 }
 
-// RunChild implements builtins.ChildRunner for rlm_query. Below the depth
-// limit it runs a child RLM whose variables are the given values (shared,
-// not copied); at the limit it makes a plain sub-model call. The child uses
-// the tree's model, ledger and trajectory, so budgets hold across the tree.
-func (r *run) RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error) {
-	t := r.t
-	cfg := t.cfg
-	names := make([]string, 0, len(vars))
-	for n := range vars {
+// StartChild implements builtins.ChildRunner for rlm_query and
+// rlm_query_batched: it checks the request and names the child in the
+// calling step. Below the depth limit the child is a child RLM whose
+// variables are the given values (shared, not copied); at the limit, a
+// plain sub-model call. The child uses the tree's model, ledger and
+// trajectory, so budgets hold across the tree.
+func (r *run) StartChild(req builtins.ChildRequest) (builtins.ChildRun, error) {
+	cfg := r.t.cfg
+	schema := DefaultSchema
+	if req.Outputs != "" {
+		s, err := ParseSchema(req.Outputs)
+		if err != nil {
+			return nil, fmt.Errorf(
+				`%w: outputs= declares the child's outputs, e.g. "names: list[str], total: int" (to pass a variable, pass it under another name): %w`,
+				builtins.ErrChildRequest, err)
+		}
+		schema = s
+	}
+	names := make([]string, 0, len(req.Vars))
+	for n := range req.Vars {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	plain := r.depth+1 >= cfg.MaxDepth
+	if !plain {
+		for _, n := range names {
+			if err := CheckVarName(n); err != nil {
+				return nil, fmt.Errorf("%w: variable %s: %w", builtins.ErrChildRequest, n, err)
+			}
+		}
+	}
 	step := r.curStep
-	id := r.childID(step, query, names)
+	id := r.childID(step, req.Query, names)
+	return &childRun{
+		parent: r, id: id, step: step, req: req, names: names, schema: schema, plain: plain,
+		node: r.t.newNode(id, r.node),
+	}, nil
+}
+
+// childRun is one child of an RLM (builtins.ChildRun).
+type childRun struct {
+	parent *run
+	id     string
+	step   int
+	req    builtins.ChildRequest
+	names  []string // the variables' names, sorted
+	schema Schema
+	plain  bool // at the depth limit: one sub-model call
+	node   *usageNode
+}
+
+// ID is the child's run id.
+func (c *childRun) ID() string { return c.id }
+
+// Usage is the usage of the child and its own children so far.
+func (c *childRun) Usage() builtins.ChildUsage { return c.node.snapshot() }
+
+// Run runs the child and reports it in the trajectory (child_start and
+// child_end with its usage).
+func (c *childRun) Run(ctx context.Context) (builtins.ChildResult, error) {
+	r, t := c.parent, c.parent.t
+	cfg := t.cfg
+	query, vars, names, id, step := c.req.Query, c.req.Vars, c.names, c.id, c.step
 	t.pending.Add(1)
 	defer t.pending.Add(-1)
+	defer c.node.finish()
 	t.addMetrics(func(m *Metrics) { m.RLMQueries++ })
-	if r.depth+1 >= cfg.MaxDepth {
+	if c.plain {
 		t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "llm"})
-		ans, err := r.plainSubCall(ctx, query, names, vars)
-		ce := childEndData{Child: id, Answer: ans}
+		res, err := r.plainSubCall(ctx, c, vars)
+		c.node.finish()
+		ce := childEndData{Child: id, Answer: res.Answer, Usage: usageOf(c.node.snapshot())}
 		if err != nil {
 			ce.Error = err.Error()
 		}
 		t.traj.emit(EventChildEnd, r.id, step, ce)
-		return ans, err
-	}
-	for _, n := range names {
-		if err := CheckVarName(n); err != nil {
-			return "", fmt.Errorf("rlm_query: variable %s: %w", n, err)
-		}
+		return res, err
 	}
 	t.addMetrics(func(m *Metrics) { m.ChildRuns++ })
 	t.traj.emit(EventChildStart, r.id, step, childStartData{Child: id, Query: query, Vars: names, Depth: r.depth + 1, Mode: "rlm"})
@@ -94,13 +141,14 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 		},
 	)
 	child, err := newRun(ctx, t, runSpec{
-		id: id, parent: r.id, depth: r.depth + 1, query: query, schema: DefaultSchema,
+		id: id, parent: r.id, depth: r.depth + 1, query: query, schema: c.schema,
 		maxIter: cfg.ChildMaxIterations, vars: cvars, summaries: strings.Join(sums, "\n"), infos: infos,
 	})
 	if err != nil {
-		t.traj.emit(EventChildEnd, r.id, step, childEndData{Child: id, Error: err.Error()})
+		c.node.finish()
+		t.traj.emit(EventChildEnd, r.id, step, childEndData{Child: id, Error: err.Error(), Usage: usageOf(c.node.snapshot())})
 		endRun(RunEnd{Err: err})
-		return "", err
+		return builtins.ChildResult{}, err
 	}
 	defer child.exec.Close()
 	res := child.loop(ctx, ctx)
@@ -115,6 +163,7 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 		StopReason: string(res.StopReason),
 		Partial:    res.Partial || res.Extracted,
 		Extracted:  res.Extracted,
+		Usage:      usageOf(c.node.snapshot()),
 	}
 	if res.Err != nil {
 		ce.Error = res.Err.Error()
@@ -135,9 +184,17 @@ func (r *run) RunChild(ctx context.Context, query string, vars map[string]starla
 		)
 	}
 	if res.Answer == "" && res.Err != nil {
-		return "", fmt.Errorf("rlm_query: child run stopped (%s) without an answer: %w", res.StopReason, res.Err)
+		return builtins.ChildResult{}, fmt.Errorf("rlm_query: child run stopped (%s) without an answer: %w", res.StopReason, res.Err)
 	}
-	return res.Answer, nil
+	out := builtins.ChildResult{Answer: res.Answer, StopReason: string(res.StopReason), Partial: ce.Partial}
+	if req := c.req; req.Outputs != "" && !ce.Partial && res.Outputs != nil {
+		v, err := sandbox.FromGo(res.Outputs)
+		if err != nil {
+			return builtins.ChildResult{}, fmt.Errorf("rlm_query: child outputs: %w", err)
+		}
+		out.Outputs = v
+	}
+	return out, nil
 }
 
 // addNote queues a line for the observation of the running step (called
@@ -158,18 +215,19 @@ func (r *run) takeNotes() []string {
 }
 
 // plainSubCall answers rlm_query at the depth limit with one sub-model call
-// over the query and the variables' text.
-func (r *run) plainSubCall(ctx context.Context, query string, names []string, vars map[string]starlark.Value) (string, error) {
+// over the query and the variables' text; with declared outputs it asks
+// for them as a JSON object and checks the reply against them.
+func (r *run) plainSubCall(ctx context.Context, c *childRun, vars map[string]starlark.Value) (builtins.ChildResult, error) {
 	cfg := r.t.cfg
 	var b strings.Builder
-	b.WriteString(query)
-	for _, n := range names {
+	b.WriteString(c.req.Query)
+	for _, n := range c.names {
 		b.WriteString("\n\n--- ")
 		b.WriteString(n)
 		b.WriteString(" ---\n")
 		v, err := unproxy(vars[n])
 		if err != nil {
-			return "", fmt.Errorf("rlm_query: variable %s: %w", n, err)
+			return builtins.ChildResult{}, fmt.Errorf("rlm_query: variable %s: %w", n, err)
 		}
 		if s, ok := v.(starlark.String); ok {
 			b.WriteString(string(s))
@@ -177,11 +235,15 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 			b.WriteString(strOf(v))
 		}
 	}
+	declared := c.req.Outputs != ""
+	if declared {
+		fmt.Fprintf(&b, "\n\nReply with only a JSON object with these fields: %s", c.schema)
+	}
 	prompt := b.String()
 	if window, ok := llm.ContextWindow(cfg.SubModel); ok {
 		n, _ := llm.TokenizerForModel(cfg.SubModel).CountLarge(prompt)
 		if n > window-1024 {
-			return "", fmt.Errorf(
+			return builtins.ChildResult{}, fmt.Errorf(
 				"%w: rlm_query is a plain sub-model call at this depth (max depth %d) and its prompt (~%d tokens) exceeds %s's context window (%d); pass a smaller slice, or split with chunk() and use llm_query_batched",
 				builtins.ErrDepthLimit,
 				cfg.MaxDepth,
@@ -191,11 +253,46 @@ func (r *run) plainSubCall(ctx context.Context, query string, names []string, va
 			)
 		}
 	}
-	resp, err := r.subModel().Chat(ctx, llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
+	req := llm.Request{Model: cfg.SubModel, Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}}
+	resp, err := subCounter{r.t, r.id, c.node}.Chat(ctx, req)
 	if err != nil {
-		return "", err
+		return builtins.ChildResult{}, err
 	}
-	return resp.Content, nil
+	res := builtins.ChildResult{Answer: resp.Content, StopReason: string(StopSubmit)}
+	if !declared {
+		return res, nil
+	}
+	out, err := jsonOutputs(resp.Content, c.schema)
+	if err != nil {
+		return builtins.ChildResult{}, fmt.Errorf("rlm_query: the sub-model's reply is not the declared outputs: %w", err)
+	}
+	if res.Outputs, err = sandbox.FromGo(out); err != nil {
+		return builtins.ChildResult{}, fmt.Errorf("rlm_query: %w", err)
+	}
+	res.Answer = answerText(out)
+	return res, nil
+}
+
+// jsonOutputs reads the JSON object of a reply (in a fence or not) and
+// checks it against schema.
+func jsonOutputs(reply string, schema Schema) (*rlmctx.Dict, error) {
+	i, j := strings.IndexByte(reply, '{'), strings.LastIndexByte(reply, '}')
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("no JSON object in %s", quoteShort(reply, 80))
+	}
+	v, err := pyjson.Decode([]byte(reply[i : j+1]))
+	if err != nil {
+		return nil, err
+	}
+	d, ok := v.(*rlmctx.Dict)
+	if !ok {
+		return nil, fmt.Errorf("no JSON object in %s", quoteShort(reply, 80))
+	}
+	if err := schema.Validate(d); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), ErrInvalidSubmit.Error()+": "), "; call ")
+		return nil, errors.New(msg)
+	}
+	return d, nil
 }
 
 // starSummary describes a Starlark value for a child's meta section: type,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
-	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/repl"
 	"github.com/rlmhq/rlm/sandbox"
@@ -31,7 +30,7 @@ const (
 	DefaultChildMaxIterations   = 10
 	DefaultMaxDepth             = 1
 	DefaultMaxConsecutiveErrors = 5
-	DefaultSystemBudget         = 1120
+	DefaultSystemBudget         = 1240
 	DefaultMetaBudget           = 380
 	DefaultMetaTokensPerVar     = 40
 	DefaultMaxMetaBudget        = 2400
@@ -79,6 +78,16 @@ type Config struct {
 	MaxConsecutiveErrors int
 	// Timeout bounds the wall time of the whole tree; 0 means none.
 	Timeout time.Duration
+	// MaxActiveTime bounds the tree's active time: the time of every model
+	// call of its RLMs (root requests and sub-calls) plus the time their
+	// code runs, not counting the time code waits for a sub-call or a
+	// child (whose own time is counted). It is checked before each model
+	// call; a call over it is refused as a budget (StopBudget, wrapping
+	// ErrActiveTimeBudget). 0 means no bound.
+	MaxActiveTime time.Duration
+	// Now is the clock of the usage figures and MaxActiveTime (nil:
+	// time.Now); tests pass a fake one.
+	Now func() time.Time
 	// MaxOutputTokens caps each root reply (0 = client default).
 	MaxOutputTokens int
 	// Temperature for root requests (nil = client default).
@@ -259,17 +268,18 @@ type ExecSpec struct {
 	// Clock is the time the session's clock starts at (Config.Clock, or
 	// the run's start time).
 	Clock time.Time
+	// Now is the clock the time the code waits for futures is measured
+	// with (ExecResult.Waited; Config.Now).
+	Now func() time.Time
 	// TraceOps asks the executor to report each sub-call and
 	// embedding/ranking operation in DeferredReport.Ops (set when there is
 	// a trajectory); TraceFull to keep their whole prompts and responses.
 	TraceOps, TraceFull bool
 }
 
-// ChildRunner runs rlm_query(query, **variables). It has the method set of
-// builtins.ChildRunner.
-type ChildRunner interface {
-	RunChild(ctx context.Context, query string, vars map[string]starlark.Value) (string, error)
-}
+// ChildRunner starts the children of rlm_query and rlm_query_batched (see
+// builtins.ChildRunner).
+type ChildRunner = builtins.ChildRunner
 
 // ExecutorFactory creates the REPL of one RLM.
 type ExecutorFactory func(ctx context.Context, spec ExecSpec) (Executor, error)
@@ -318,6 +328,10 @@ type ExecResult struct {
 	// Alias is the finishing helper that was called: "SUBMIT", "FINAL" or
 	// "FINAL_VAR" ("" is taken as SUBMIT).
 	Alias string
+	// Waited is the part of the block's time its code spent waiting for
+	// deferred operations (a sub-call, a child run), by ExecSpec.Now: not
+	// active time.
+	Waited time.Duration
 }
 
 // DeferredReport describes the deferred operations settled at a barrier.

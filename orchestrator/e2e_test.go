@@ -424,6 +424,12 @@ func normalizeTrajectory(t testing.TB, b []byte) []string {
 			delete(d, "duration_ms")
 			delete(d, "latency_ms")
 			delete(d, "first_byte_ms") // measured: a replayed answer has none
+			for _, k := range []string{"usage", "tree_usage"} {
+				if u, ok := d[k].(map[string]any); ok {
+					delete(u, "wall_ms")
+					delete(u, "active_ms")
+				}
+			}
 		}
 		s, _ := json.Marshal(m)
 		out = append(out, string(s))

@@ -50,8 +50,10 @@ type Result struct {
 	ByModel map[string]llm.Totals
 	// Duration is the wall time of the run.
 	Duration time.Duration
-	Metrics  Metrics
-	RunID    string
+	// ActiveTime is the tree's active time (see Config.MaxActiveTime).
+	ActiveTime time.Duration
+	Metrics    Metrics
+	RunID      string
 }
 
 // Metrics are the counters of a run tree (seed 003 observability).
@@ -131,7 +133,8 @@ type tree struct {
 
 	mu      sync.Mutex
 	metrics Metrics
-	started int // iterations started in the tree (mu)
+	started int                   // iterations started in the tree (mu)
+	nodes   map[string]*usageNode // by RLM id (mu)
 }
 
 // startIteration claims one iteration of Config.MaxTotalIterations for a
@@ -184,6 +187,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 	}
 	clock = clock.UTC().Truncate(time.Microsecond)
 	t := &tree{cfg: cfg, traj: newTrajectory(cfg.Trajectory, start), start: start, clock: clock, onStatus: cfg.OnStatus}
+	t.newNode("0", nil)
 	ctx, endRun := t.startRun(ctx, RunInfo{ID: "0", Model: cfg.RootModel, MaxIterations: cfg.MaxIterations, Protocol: cfg.Protocol})
 	parent := ctx
 	if cfg.Timeout > 0 {
@@ -225,6 +229,7 @@ func (e *Engine) Run(ctx context.Context, c *rlmctx.ExternalizedContext) (*Resul
 	res.Usage = cfg.Ledger.Totals()
 	res.ByModel = cfg.Ledger.ByModel()
 	res.Metrics = t.snapshot()
+	res.ActiveTime = t.active()
 	r.emitEnd(res)
 	t.status(r, "done", res.StopReason)
 	endRun(RunEnd{Result: res})
@@ -278,6 +283,8 @@ func (r *run) emitEnd(res *Result) {
 	if res.Outputs != nil {
 		d.Outputs, _ = MarshalValue(res.Outputs)
 	}
+	r.node.finish()
+	d.TreeUsage = usageOf(r.node.snapshot())
 	if r.depth == 0 {
 		d.Usage = res.Usage
 		d.ByModel = res.ByModel
@@ -303,15 +310,20 @@ func stopFor(ctx, parent context.Context) (StopReason, error) {
 // subModel is the model handed to the code of r's REPL: cfg.Model with
 // each request that reaches it counted in Metrics.SubCalls (and reported
 // to the Tracer as a sub-call of r).
-func (r *run) subModel() llm.ChatModel { return subCounter{r.t, r.id} }
+func (r *run) subModel() llm.ChatModel { return subCounter{r.t, r.id, nil} }
 
 type subCounter struct {
-	t   *tree
-	run string
+	t    *tree
+	run  string
+	node *usageNode // where the usage is counted (nil: run's)
 }
 
 func (c subCounter) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := c.t.chat(ctx, c.run, CallSub, req)
+	node := c.node
+	if node == nil {
+		node = c.t.node(c.run)
+	}
+	resp, err := c.t.chatFor(ctx, node, c.run, CallSub, req)
 	if err == nil || llm.KindOf(err) != llm.KindBudget {
 		c.t.addMetrics(func(m *Metrics) { m.SubCalls++ })
 	}

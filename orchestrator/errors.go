@@ -13,6 +13,9 @@ var (
 	ErrTooManyErrors = errors.New("orchestrator: too many consecutive errors")
 	// ErrTimeout reports that the run exceeded Config.Timeout.
 	ErrTimeout = errors.New("orchestrator: run time limit reached")
+	// ErrActiveTimeBudget reports that the run tree's active time reached
+	// Config.MaxActiveTime (wrapped with llm.ErrBudgetExceeded).
+	ErrActiveTimeBudget = errors.New("orchestrator: active time budget of the run tree exhausted")
 	// ErrBadSchema reports an output schema that cannot be parsed.
 	ErrBadSchema = errors.New("orchestrator: bad output schema")
 	// ErrInvalidSubmit reports SUBMIT outputs that do not match the declared schema.

@@ -53,6 +53,7 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 	if spec.Child != nil {
 		host.Child = spec.Child
 	}
+	host.Group = deferred.New(deferred.Config{Now: spec.Now})
 	r, err := repl.New(repl.Config{Host: host, Vars: spec.Vars, Limits: spec.Limits, Seed: spec.RunID, Clock: spec.Clock})
 	if err != nil {
 		return nil, err
@@ -63,8 +64,9 @@ func defaultExecutors(ctx context.Context, spec ExecSpec) (Executor, error) {
 }
 
 func (e *sandboxExecutor) Exec(ctx context.Context, code string) (*ExecResult, error) {
+	waited := e.group.Waited()
 	res, err := e.sess.Exec(ctx, code)
-	out := &ExecResult{Output: res.Output, Excerpt: res.Excerpt, Truncated: res.Truncated}
+	out := &ExecResult{Output: res.Output, Excerpt: res.Excerpt, Truncated: res.Truncated, Waited: e.group.Waited() - waited}
 	if err == nil {
 		return out, nil
 	}

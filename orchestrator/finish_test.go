@@ -252,12 +252,26 @@ func TestTotalIterationBudgetHoldsForConcurrentChildren(t *testing.T) {
 }
 
 func TestChildVariableMayNotHideHelpers(t *testing.T) {
-	res, model := runSandboxed(t, Config{MaxDepth: 2},
-		llmtest.Say(code("r = rlm_query('q', outputs=context)", "print(r)")),
-		llmtest.Say("FINAL(done)"))
-	require.Equal(t, StopSubmit, res.StopReason)
-	obs := lastObservation(model, 1)
-	assert.Contains(t, obs, `"outputs" holds the full output of each step`)
-	assert.Contains(t, obs, "rename the variable")
-	assert.Zero(t, res.Metrics.ChildRuns)
+	tests := []struct {
+		code string
+		want []string
+	}{
+		{"r = rlm_query('q', search=context)", []string{"ValueError", `"search" would hide the REPL helper search(`, "rename the variable"}},
+		// outputs= declares the child's outputs: a text that is no schema
+		// says so, and how to pass a variable instead.
+		{"r = rlm_query('q', outputs=context)", []string{"ValueError", "outputs= declares the child's outputs", "to pass a variable, pass it under another name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			res, model := runSandboxed(t, Config{MaxDepth: 2},
+				llmtest.Say(code(tt.code, "print(r)")),
+				llmtest.Say("FINAL(done)"))
+			require.Equal(t, StopSubmit, res.StopReason)
+			obs := lastObservation(model, 1)
+			for _, w := range tt.want {
+				assert.Contains(t, obs, w)
+			}
+			assert.Zero(t, res.Metrics.ChildRuns)
+		})
+	}
 }

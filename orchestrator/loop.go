@@ -25,6 +25,7 @@ type run struct {
 	schema  Schema
 	env     *envelope
 	exec    Executor
+	node    *usageNode // the RLM's usage and active time
 
 	iterations int
 	curStep    int
@@ -61,12 +62,13 @@ func newRun(ctx context.Context, t *tree, s runSpec) (*run, error) {
 		RunID: s.id, Depth: s.depth, Vars: s.vars, Child: r, Store: cfg.Store,
 		Model: r.subModel(), SubModel: cfg.SubModel, Embedder: cfg.Embedder, Ledger: cfg.Ledger,
 		SubMaxOutputTokens: cfg.MaxOutputTokens, Limits: cfg.Limits, Clock: t.clock,
-		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull,
+		TraceOps: cfg.Trajectory != nil, TraceFull: cfg.TrajectoryFull, Now: t.now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("orchestrator: creating the REPL: %w", err)
 	}
-	r.exec = ex
+	r.node = t.node(s.id)
+	r.exec = timedExec{ex, r.node}
 	for _, g := range ex.Globals() {
 		r.known[g] = true
 	}

@@ -26,7 +26,7 @@ func TestRootPromptSizeIndependentOfContextSize(t *testing.T) {
 		msgs, toks := RootPrompt(Config{}, c)
 		require.Len(t, msgs, 2)
 		assert.Equal(t, llm.RoleSystem, msgs[0].Role)
-		assert.Less(t, toks.Prefix(), 1500, "size %d", size)
+		assert.Less(t, toks.Prefix(), 1620, "size %d", size)
 		prefixes = append(prefixes, toks.Prefix())
 		all := msgs[0].Content + msgs[1].Content
 		for _, must := range []string{"SUBMIT(", "peek(", "search(", "llm_query(", "rlm_query(", "outputs[N]", "Not supported", "Declared outputs: answer:str", "Query: What is the magic number?"} {
@@ -50,7 +50,7 @@ func TestMetaCutToBudget(t *testing.T) {
 	msgs, toks := RootPrompt(cfg, c)
 	assert.LessOrEqual(t, toks.Meta, DefaultMetaBudget+msgOverhead)
 	assert.Contains(t, msgs[1].Content, "call show_vars()")
-	assert.Less(t, toks.Prefix(), 1500)
+	assert.Less(t, toks.Prefix(), 1620)
 }
 
 func TestToolsPromptMentionsTools(t *testing.T) {
@@ -107,8 +107,9 @@ func TestMetaBudgetScalesWithVariables(t *testing.T) {
 	}
 }
 
-// The prompt never contradicts itself: rlm_query is described once, as it
-// behaves at the depth in force; FINAL and FINAL_VAR are offered only when
+// The prompt never contradicts itself: rlm_query (with its handle,
+// rlm_query_batched and children()) is described once, as it behaves at
+// the depth in force; FINAL and FINAL_VAR are offered only when
 // the outputs are a single answer; it says that what a successful SUBMIT's
 // block prints is not shown, and that using a future waits for it, for
 // every kind of sub-call.
@@ -151,6 +152,15 @@ func TestPromptIsConsistent(t *testing.T) {
 					assert.LessOrEqual(t, cfg.Tokenizer.Count(system), cfg.SystemBudget, "the system section fits its budget")
 
 					assert.Equal(t, 1, strings.Count(all, "- rlm_query("), "rlm_query is described once")
+					assert.Equal(t, 1, strings.Count(all, "- rlm_query_batched("), "and its batch form")
+					assert.Equal(t, 1, strings.Count(all, "- children():"), "and children()")
+					// The handle, at every depth: a future str with the
+					// child's state, typed outputs and usage.
+					assert.Equal(t, 1, strings.Count(all, "returns a handle: a future str (stripped) with .done, .result ("),
+						"the handle is described once, as rlm_query's")
+					assert.Contains(t, all, ".usage, .cancel().")
+					assert.Contains(t, all, `outputs="a: int, ..." declares them`)
+					assert.Contains(t, all, "returns a list of handles.")
 					assert.NotContains(t, meta, "rlm_query", "and only in the helper list")
 					assert.Equal(
 						t,

@@ -135,16 +135,42 @@ func (t *tree) startStep(ctx context.Context, info StepInfo) (context.Context, f
 }
 
 // chat sends req to the tree's model, reported to the Tracer as a call of
-// role made for the RLM run.
+// role made for the RLM run, and counted in run's usage.
 func (t *tree) chat(ctx context.Context, run, role string, req llm.Request) (*llm.Response, error) {
-	if t.cfg.Tracer == nil {
-		return t.cfg.Model.Chat(ctx, req)
+	return t.chatFor(ctx, t.node(run), run, role, req)
+}
+
+// chatFor is chat with the call's usage counted in node (a plain sub-call
+// at the depth limit: the node of the rlm_query that made it).
+func (t *tree) chatFor(ctx context.Context, node *usageNode, run, role string, req llm.Request) (*llm.Response, error) {
+	if err := t.checkActive(); err != nil {
+		return nil, err
 	}
 	model := req.Model
 	if model == "" {
 		if m, ok := t.cfg.Model.(interface{ Model() string }); ok {
 			model = m.Model()
 		}
+	}
+	start := t.now()
+	resp, err := t.traced(ctx, model, run, role, req)
+	d := t.now().Sub(start)
+	if err != nil {
+		node.addActive(d)
+		return resp, err
+	}
+	if model == "" {
+		model = resp.Model
+	}
+	cost, known := t.cfg.Ledger.Prices().Cost(model, resp.Usage)
+	node.addCall(resp.Usage, cost, known, d)
+	return resp, err
+}
+
+// traced sends req, reported to the Tracer.
+func (t *tree) traced(ctx context.Context, model, run, role string, req llm.Request) (*llm.Response, error) {
+	if t.cfg.Tracer == nil {
+		return t.cfg.Model.Chat(ctx, req)
 	}
 	info := CallInfo{Run: run, Role: role, Model: model, Request: req}
 	if role == CallSub {

@@ -179,6 +179,9 @@ type childEndData struct {
 	// valid SUBMIT; Extracted one from its final extraction turn.
 	Partial   bool `json:"partial,omitempty"`
 	Extracted bool `json:"final_extraction,omitempty"`
+	// Usage is the model usage and time of the child and its own
+	// children (for a plain sub-call at the depth limit, its one call).
+	Usage *usageData `json:"usage,omitempty"`
 }
 
 type submitData struct {
@@ -203,4 +206,7 @@ type runEndData struct {
 	CostKnown  bool            `json:"cost_known,omitempty"`
 	DurationMS int64           `json:"duration_ms"`
 	Metrics    *Metrics        `json:"metrics,omitempty"`
+	// TreeUsage is the model usage and time of the RLM and its children
+	// (for the root: the whole tree).
+	TreeUsage *usageData `json:"tree_usage,omitempty"`
 }

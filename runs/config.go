@@ -34,6 +34,8 @@ type Config struct {
 	MaxCostUSD         float64 `json:"max_cost_usd"`
 	// Timeout and StepTimeout are durations as Go prints them ("10m0s").
 	Timeout string `json:"timeout"`
+	// MaxActiveTime is the active-time budget, as Go prints it ("" for none).
+	MaxActiveTime string `json:"max_active_time,omitempty"`
 
 	MaxSteps          uint64 `json:"max_steps"`
 	StepTimeout       string `json:"step_timeout"`

@@ -415,12 +415,13 @@ const budgetRefusal = "llm: budget: "
 var deterministic = map[string]bool{orchestrator.EventRequest: true, orchestrator.EventExec: true}
 
 // latencyField is an event's measured wall time (and an upstream's time
-// to first byte), which a replay does not reproduce.
-var latencyField = regexp.MustCompile(`"(latency_ms|first_byte_ms)":[0-9.eE+-]+,?`)
+// to first byte, and a usage's wall and active time), which a replay does
+// not reproduce.
+var latencyField = regexp.MustCompile(`"(latency_ms|first_byte_ms|wall_ms|active_ms)":[0-9.eE+-]+,?`)
 
-// withoutLatency is an event's data without its latency_ms.
+// withoutLatency is an event's data without its measured times (latencyField).
 func withoutLatency(data []byte) []byte {
-	if !bytes.Contains(data, []byte(`"latency_ms"`)) {
+	if !bytes.Contains(data, []byte(`_ms"`)) {
 		return data
 	}
 	return latencyField.ReplaceAll(data, nil)

@@ -149,6 +149,11 @@ func TestSinkResumeFilter(t *testing.T) {
 `))
 	require.NoError(t, err)
 
+	// A child's usage: its times differ when the run is replayed.
+	timed, _, err := readEvents(writeTemp(t, `{"v":1,"type":"child_end","run":"0","step":1,"elapsed_ms":5,"data":{"child":"0.1.abcdef","answer":"a","usage":{"calls":2,"prompt_tokens":9,"completion_tokens":3,"cost_usd":0,"cost_known":false,"wall_ms":812,"active_ms":640}}}
+`))
+	require.NoError(t, err)
+
 	tests := []struct {
 		name      string
 		old       map[string][]byte
@@ -178,6 +183,15 @@ func TestSinkResumeFilter(t *testing.T) {
 			`{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"x = llm_query('a')"}}
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":5}}
 `,
+			false,
+		},
+		{
+			"a child's usage with other times is not written again",
+			timed,
+			false,
+			`{"v":1,"type":"child_end","run":"0","step":1,"elapsed_ms":1,"data":{"child":"0.1.abcdef","answer":"a","usage":{"calls":2,"prompt_tokens":9,"completion_tokens":3,"cost_usd":0,"cost_known":false,"wall_ms":3,"active_ms":1}}}
+`,
+			"",
 			false,
 		},
 		{

@@ -195,7 +195,7 @@ func TestListenRefusesNonLoopbackWithoutToken(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096 })
+	ts := newTestServer(t, func(c *Config) { c.MaxBodyBytes = 4096; c.Engine.MaxActiveTime = time.Minute })
 	tests := []struct {
 		name   string
 		body   any
@@ -247,6 +247,14 @@ func TestBadRequests(t *testing.T) {
 			"over the server's run timeout 1m0s",
 		},
 		{"zero cost", chatBody("echo x", map[string]any{"max_cost_usd": 0}), 400, "rlm.max_cost_usd", "must be > 0"},
+		{"zero active time", chatBody("echo x", map[string]any{"max_active_seconds": 0}), 400, "rlm.max_active_seconds", "at least 0.001"},
+		{
+			"active time over the cap",
+			chatBody("echo x", map[string]any{"max_active_seconds": 61}),
+			400,
+			"rlm.max_active_seconds",
+			"over the server's cap 1m0s",
+		},
 		{
 			"missing store key",
 			chatBody("echo x", map[string]any{"variables": map[string]any{"doc": "store:nope"}}),

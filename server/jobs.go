@@ -338,6 +338,15 @@ func (e jobEvents) Event(line []byte) error {
 
 func (jobEvents) Answer([]byte) error { return nil }
 
+// activeLimit is the active-time budget as run.json records it ("" for
+// none).
+func activeLimit(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
+}
+
 // runConfig is the run configuration recorded in the trajectory and the
 // run directory: no secrets.
 func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) runs.Config {
@@ -347,7 +356,7 @@ func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) runs.Config {
 		Output: spec.output, MaxIterations: cfg.MaxIterations, MaxDepth: cfg.MaxDepth,
 		ChildIterations: cfg.ChildMaxIterations, MaxTotalIterations: cfg.MaxTotalIterations,
 		MaxErrors: cfg.MaxConsecutiveErrors, MaxLLMCalls: spec.budgets.MaxCalls, MaxTokens: spec.budgets.MaxTokens,
-		MaxCostUSD: spec.budgets.MaxCostUSD, Timeout: cfg.Timeout.String(),
+		MaxCostUSD: spec.budgets.MaxCostUSD, Timeout: cfg.Timeout.String(), MaxActiveTime: activeLimit(cfg.MaxActiveTime),
 		MaxSteps: cfg.Limits.MaxSteps, StepTimeout: cfg.Limits.Timeout.String(), MaxMemory: cfg.Limits.MaxMemory,
 		MaxSessionMemory: cfg.Limits.MaxSessionMemory, HistoryTokens: cfg.DynamicBudget,
 		ObservationTokens: cfg.Limits.ObservationTokens, Meta: s.cfg.Meta.Path, MetaNotesTokens: s.notesBudget(),

@@ -6,10 +6,13 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlmhq/rlm/orchestrator"
 )
 
 // TestSamplingParamsReachRootCalls: seed, stop and top_p, sent by the
@@ -175,5 +178,29 @@ func TestReadmeFieldTable(t *testing.T) {
 				assert.Equal(t, f, *e.Error.Param)
 			}
 		}
+	}
+}
+
+// TestActiveTimeBudgetPerRequest: rlm.max_active_seconds lowers the
+// server's active-time budget (or sets one on a server without).
+func TestActiveTimeBudgetPerRequest(t *testing.T) {
+	secs := func(f float64) *float64 { return &f }
+	tests := []struct {
+		name string
+		cap  time.Duration
+		req  *float64
+		want time.Duration
+	}{
+		{"the server's cap when absent", time.Minute, nil, time.Minute},
+		{"lowered", time.Minute, secs(1.5), 1500 * time.Millisecond},
+		{"set on a server without one", 0, secs(30), 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Server{cfg: Config{Engine: orchestrator.Config{MaxActiveTime: tt.cap}}}
+			var spec runSpec
+			require.NoError(t, s.applyOptions(&spec, rlmOptions{MaxActiveSeconds: tt.req}))
+			assert.Equal(t, tt.want, spec.engine.MaxActiveTime)
+		})
 	}
 }

@@ -154,6 +154,9 @@ type rlmOptions struct {
 	MaxTokens          *int     `json:"max_tokens"`
 	MaxCostUSD         *float64 `json:"max_cost_usd"`
 	TimeoutSeconds     *float64 `json:"timeout_seconds"`
+	// MaxActiveSeconds is the active-time budget
+	// (orchestrator.Config.MaxActiveTime) in seconds.
+	MaxActiveSeconds *float64 `json:"max_active_seconds"`
 }
 
 // minRequestTimeout is the shortest run timeout a request may set: a
@@ -166,7 +169,7 @@ const maxRequestTimeout = 1e9 * time.Second
 
 // rlmFields lists the fields of rlmOptions for error messages.
 func rlmFields() string {
-	return "variables, output, max_iterations, max_depth, child_iterations, max_total_iterations, max_errors, max_llm_calls, max_tokens, max_cost_usd, timeout_seconds"
+	return "variables, output, max_iterations, max_depth, child_iterations, max_total_iterations, max_errors, max_llm_calls, max_tokens, max_cost_usd, timeout_seconds, max_active_seconds"
 }
 
 // runSpec is a validated request: everything a run needs.
@@ -659,6 +662,22 @@ func (s *Server) applyOptions(spec *runSpec, o rlmOptions) error {
 			return badRequest("rlm.timeout_seconds", "%g is over the server's run timeout %s (a request can only lower it)", *t, capd)
 		}
 		e.Timeout = time.Duration(*t * float64(time.Second))
+	}
+	if a := o.MaxActiveSeconds; a != nil {
+		switch {
+		case !(*a >= minRequestTimeout.Seconds()):
+			return badRequest("rlm.max_active_seconds", "must be at least %g (1 ms; omit it to keep the server's cap)", minRequestTimeout.Seconds())
+		case e.MaxActiveTime > 0 && *a > e.MaxActiveTime.Seconds():
+			return badRequest(
+				"rlm.max_active_seconds",
+				"%g is over the server's cap %s (a request can only lower it)",
+				*a,
+				e.MaxActiveTime,
+			)
+		case *a > maxRequestTimeout.Seconds():
+			return badRequest("rlm.max_active_seconds", "%g is over the longest budget a request may set (%g)", *a, maxRequestTimeout.Seconds())
+		}
+		e.MaxActiveTime = time.Duration(*a * float64(time.Second))
 	}
 	if b.MaxCostUSD > 0 {
 		// A cost limit counts only priced models: refuse, as rlm run does,

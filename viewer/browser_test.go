@@ -603,3 +603,40 @@ func TestBrowserMetaNotes(t *testing.T) {
 	assert.Equal(t, 0, js[int](p, `document.querySelectorAll('#hdr-0 .meta-notes b').length`))
 	assert.NotContains(t, hdr, `"lessons"`, "not the raw JSON")
 }
+
+// TestBrowserChildUsage: a child's usage (its child_end) is shown on its
+// rlm_query line without opening it, each run's header shows its usage
+// with its children's, and the root's stats add the active time and the
+// share of the calls its children made.
+func TestBrowserChildUsage(t *testing.T) {
+	childUsage := `{"calls":3,"prompt_tokens":1200,"completion_tokens":80,"cost_usd":0.0123,"cost_known":true,"wall_ms":4000,"active_ms":2500}`
+	treeUsage := `{"calls":5,"prompt_tokens":2000,"completion_tokens":130,"cost_usd":0.02,"cost_known":true,"wall_ms":9000,"active_ms":6000}`
+	in := strings.Join([]string{
+		`{"v":1,"type":"run_start","run":"0","data":{"query":"q","depth":0}}`,
+		`{"v":1,"type":"request","run":"0","step":1,"data":{"model":"m","total_tokens":10}}`,
+		`{"v":1,"type":"reply","run":"0","step":1,"data":{"content":"x","usage":{"prompt_tokens":400,"completion_tokens":25}}}`,
+		`{"v":1,"type":"child_start","run":"0","step":1,"data":{"child":"0.1.abcdef","query":"count them","depth":1,"mode":"rlm"}}`,
+		`{"v":1,"type":"run_start","run":"0.1.abcdef","data":{"query":"count them","depth":1,"parent":"0"}}`,
+		`{"v":1,"type":"reply","run":"0.1.abcdef","step":1,"data":{"content":"y","usage":{"prompt_tokens":400,"completion_tokens":30}}}`,
+		`{"v":1,"type":"run_end","run":"0.1.abcdef","data":{"stop_reason":"submit","answer":"3","iterations":1,"tree_usage":` + childUsage + `}}`,
+		`{"v":1,"type":"child_end","run":"0","step":1,"data":{"child":"0.1.abcdef","answer":"3","stop_reason":"submit","usage":` + childUsage + `}}`,
+		`{"v":1,"type":"run_end","run":"0","data":{"stop_reason":"submit","answer":"3","iterations":2,` +
+			`"usage":{"calls":5,"prompt_tokens":2000,"completion_tokens":130,"cost_usd":0.02,"cost_known":true},"tree_usage":` + treeUsage + `}}`,
+	}, "\n") + "\n"
+	file := writePage(t, "child-usage.html", []byte(in))
+	p := open(t, "file://"+file, "", 1280, 900)
+	defer p.offline()
+	assert.Equal(t, "3 calls · 1,200 in / 80 out tokens · $0.012 · active 2.50 s · wall 4.00 s",
+		strings.TrimSpace(js[string](p, `document.querySelector('[data-child="0.1.abcdef"] .child-usage').textContent`)),
+		"the child's usage, without opening it")
+	root := js[string](p, `document.querySelector('[data-run="0"] .runhdr .tree-usage').textContent`)
+	assert.Contains(t, root, "5 calls · 2,000 in / 130 out tokens · $0.020 · active 6.00 s · wall 9.00 s (with its 1 child)",
+		"the root's total includes its child")
+	stats := js[string](p, `document.querySelector('#hdr-0 .stats').textContent`)
+	assert.Contains(t, stats, "6.00 sactive time")
+	assert.Contains(t, stats, "child runs (3 of the calls)")
+	assert.NotContains(t, js[string](p, `document.getElementById('hdr-0').textContent`), `"active_ms"`, "tree_usage is not dumped raw")
+	p.do(`document.querySelector('[data-child="0.1.abcdef"] > summary').click()`)
+	p.waitJS(`!!document.querySelector('[data-run="0.1.abcdef"] .runhdr .tree-usage')`)
+	assert.Contains(t, js[string](p, `document.querySelector('[data-run="0.1.abcdef"] .runhdr .tree-usage').textContent`), "3 calls")
+}

@@ -284,7 +284,8 @@ func (f *benchFlags) runners(
 	rlm := &bench.RLM{Model: model, EmbeddingModel: llmCfg.EmbeddingModel, Prices: prices, Limits: limits, Config: orchestrator.Config{
 		RootModel: llmCfg.Model, SubModel: firstNonEmpty(llmCfg.SubModel, llmCfg.Model), Embedder: emb,
 		Protocol: proto, MaxIterations: f.budgets.maxIterations, MaxDepth: f.budgets.maxDepth, Timeout: f.budgets.timeout,
-		Meta: f.notes, DynamicBudget: f.historyTokens,
+		MaxActiveTime: f.budgets.maxActive,
+		Meta:          f.notes, DynamicBudget: f.historyTokens,
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens, Limits: sbx,
 	}}
 	return direct, rlm

@@ -20,7 +20,7 @@ var flagGroups = []struct {
 		"request-timeout", "max-retries", "max-concurrency", "rpm", "tpm", "embed-batch-size", "cache-dir", "prices",
 		"max-response-size", "record", "replay"}},
 	{"budgets", []string{"max-iterations", "child-iterations", "max-total-iterations", "max-errors", "max-depth",
-		"max-llm-calls", "max-tokens", "max-cost", "timeout", "history-tokens", "summarizer"}},
+		"max-llm-calls", "max-tokens", "max-cost", "timeout", "max-active-time", "history-tokens", "summarizer"}},
 	{"sandbox limits (each code step)", []string{"max-steps", "step-timeout", "max-memory", "max-session-memory",
 		"max-recursion", "max-output-bytes", "observation-tokens"}},
 	{"context size", []string{"warn-size", "chunk-threshold", "chunk-size", "max-context-size"}},

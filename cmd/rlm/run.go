@@ -33,6 +33,7 @@ type budgetFlags struct {
 	maxTokens     int
 	maxCost       float64
 	timeout       time.Duration
+	maxActive     time.Duration
 }
 
 // register adds the budget flags to fs; scope names what one budget covers,
@@ -49,6 +50,12 @@ func (b *budgetFlags) register(fs *flag.FlagSet, scope string) {
 	fs.IntVar(&b.maxTokens, "max-tokens", 0, "budget: prompt+completion tokens in "+scope+" (0 = unlimited)")
 	fs.Float64Var(&b.maxCost, "max-cost", 0, "budget: cost in `USD` of "+scope+" (0 = unlimited)")
 	fs.DurationVar(&b.timeout, "timeout", 0, "wall-time limit of "+scope+", e.g. 10m (0 = none)")
+	fs.DurationVar(
+		&b.maxActive,
+		"max-active-time",
+		0,
+		"budget: active time of "+scope+": model calls plus code running, not the time code waits for sub-calls or children, e.g. 5m (0 = unlimited)",
+	)
 }
 
 // validate reports a budget flag out of range.
@@ -58,8 +65,8 @@ func (b *budgetFlags) validate() error {
 		return fmt.Errorf("%w: --max-iterations must be >= 1", errUsage)
 	case b.maxDepth < 1:
 		return fmt.Errorf("%w: --max-depth must be >= 1", errUsage)
-	case b.maxCalls < 0 || b.maxTokens < 0 || b.maxCost < 0 || b.timeout < 0:
-		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout) must be >= 0", errUsage)
+	case b.maxCalls < 0 || b.maxTokens < 0 || b.maxCost < 0 || b.timeout < 0 || b.maxActive < 0:
+		return fmt.Errorf("%w: budgets (--max-llm-calls, --max-tokens, --max-cost, --timeout, --max-active-time) must be >= 0", errUsage)
 	}
 	return nil
 }
@@ -425,7 +432,8 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Protocol: proto, Outputs: o.schema,
 		MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter, MaxTotalIterations: o.maxTotalIter,
 		MaxConsecutiveErrors: o.maxErrors, DynamicBudget: o.historyTokens, MaxDepth: o.maxDepth, Timeout: o.timeout,
-		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
+		MaxActiveTime: o.maxActive,
+		Temperature:   llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		MetaBudget: o.metaTokens, MetaTokensPerVar: o.metaPerVar, MaxMetaBudget: o.maxMetaTokens,
 		Limits:     o.limits.Limits,
 		Clock:      clock,
@@ -524,6 +532,14 @@ func stopNote(res *orchestrator.Result, c llm.Config, proto orchestrator.Protoco
 	return note
 }
 
+// durationOrNone is d as Go prints it, "" for 0 (no limit).
+func durationOrNone(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
 // runConfigRecord is the run configuration recorded in the trajectory and
 // run.json; it never holds the API key.
 func runConfigRecord(c llm.Config, f *runOptions) runs.Config {
@@ -533,7 +549,7 @@ func runConfigRecord(c llm.Config, f *runOptions) runs.Config {
 		Output: f.output, Protocol: f.protocol, Summarizer: f.summarizer, Record: f.models.record, Replay: f.models.replay,
 		MaxIterations: f.maxIterations, ChildIterations: f.childIter, MaxTotalIterations: f.maxTotalIter,
 		MaxErrors: f.maxErrors, HistoryTokens: f.historyTokens, MaxDepth: f.maxDepth, MaxLLMCalls: f.maxCalls,
-		MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost, Timeout: f.timeout.String(),
+		MaxTokens: f.maxTokens, MaxCostUSD: f.maxCost, Timeout: f.timeout.String(), MaxActiveTime: durationOrNone(f.maxActive),
 		MaxSteps: f.limits.MaxSteps, StepTimeout: f.limits.Timeout.String(), MaxMemory: f.limits.MaxMemory,
 		MaxRecursion: f.limits.MaxRecursion, MaxOutputBytes: int64(f.limits.MaxOutputBytes), ObservationTokens: f.limits.ObservationTokens,
 		Meta: f.meta.resolved, MetaNotesTokens: f.meta.notesTokens,
@@ -583,11 +599,12 @@ func resultJSON(res *orchestrator.Result) ([]byte, error) {
 		ByModel    map[string]usage     `json:"usage_by_model"`
 		CostUSD    *float64             `json:"cost_usd"`
 		DurationMS int64                `json:"duration_ms"`
+		ActiveMS   int64                `json:"active_ms"`
 		Metrics    orchestrator.Metrics `json:"metrics"`
 	}{
 		Answer: res.Answer, Outputs: outputs, StopReason: string(res.StopReason), Partial: res.Partial, Extracted: res.Extracted,
 		Iterations: res.Iterations, Usage: total, ByModel: byModel, CostUSD: total.CostUSD,
-		DurationMS: res.Duration.Milliseconds(), Metrics: res.Metrics,
+		DurationMS: res.Duration.Milliseconds(), ActiveMS: res.ActiveTime.Milliseconds(), Metrics: res.Metrics,
 	}
 	if res.Err != nil {
 		v.Error = res.Err.Error()

@@ -106,6 +106,7 @@ func TestRunEndToEnd(t *testing.T) {
 	usage := res["usage"].(map[string]any)
 	assert.Equal(t, float64(3), usage["calls"])
 	assert.Contains(t, res, "cost_usd")
+	assert.Contains(t, res, "active_ms")
 
 	b, err := os.ReadFile(traj)
 	require.NoError(t, err)

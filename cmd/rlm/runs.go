@@ -82,8 +82,8 @@ func runsRootDir(env *cliEnv, dir, storeDir string) string {
 // the requests, so the recorded answers would no longer match.
 var resumeFlags = map[string]bool{
 	"resume": true, "runs-dir": true, "store": true,
-	"max-llm-calls": true, "max-tokens": true, "max-cost": true, "timeout": true, "max-total-iterations": true, "max-errors": true,
-	"base-url": true, "api-key": true, "request-timeout": true, "max-retries": true, "max-concurrency": true, "rpm": true, "tpm": true,
+	"max-llm-calls": true, "max-tokens": true, "max-cost": true, "timeout": true, "max-active-time": true, "max-total-iterations": true,
+	"max-errors": true, "base-url": true, "api-key": true, "request-timeout": true, "max-retries": true, "max-concurrency": true, "rpm": true, "tpm": true,
 	"prices": true, "cache-dir": true,
 	"json": true, "quiet": true, "trajectory": true, "record": true, "save": true, "v": true, "verbose": true,
 }

@@ -373,3 +373,36 @@ func BenchmarkKeptRunOverhead(b *testing.B) {
 	}
 	b.ReportMetric(float64(kept)/float64(plain), "keep/no-keep")
 }
+
+// TestResumeActiveTimeStop: a run stopped by --max-active-time stops as a
+// budget and resumes with a raised limit like the ledger's budgets: the
+// recorded answer is replayed and only the refused request is sent. A
+// limit of 1ns lets the first root request through (nothing was active
+// yet) and refuses the second.
+func TestResumeActiveTimeStop(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		for _, m := range c.Messages {
+			if m.Role == "assistant" {
+				return llmtest.Text("```python\nSUBMIT(answer=str(x))\n```")
+			}
+		}
+		return llmtest.Text("```python\nx = 6 * 7\n```")
+	})
+	dir := t.TempDir()
+	runsDir := filepath.Join(dir, "runs")
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL(), "RLM_MODEL": "root", "RLM_SUB_MODEL": "sub", "RLM_RUNS_DIR": runsDir}
+
+	code, _, errOut := runCLI(t, "", env, "run", "--query", "q", "--max-active-time", "1ns")
+	require.Equal(t, 1, code, "stderr: %s", errOut)
+	assert.Contains(t, errOut, "stopped: budget")
+	assert.Contains(t, errOut, "active time")
+	stopped := onlyRun(t, runsDir)
+	assert.Equal(t, "budget", stopped.StopReason)
+	require.Equal(t, 1, srv.Count())
+
+	code, out, errOut := runCLI(t, "", env, "run", "--resume", stopped.ID, "--max-active-time", "1h", "--quiet")
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	assert.Equal(t, "42\n", out)
+	assert.Equal(t, 2, srv.Count(), "one new request: the one the budget refused")
+}

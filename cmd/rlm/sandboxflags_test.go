@@ -212,6 +212,7 @@ func TestBudgetFlagsSharedByRunAndBench(t *testing.T) {
 		{"--max-depth", "0", "--max-depth must be >= 1"},
 		{"--max-cost", "-1", "must be >= 0"},
 		{"--timeout", "-1s", "must be >= 0"},
+		{"--max-active-time", "-1s", "must be >= 0"},
 	}
 	for _, cmd := range cmds {
 		for _, fl := range flags {

@@ -445,7 +445,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		Engine: orchestrator.Config{
 			Protocol: orchestrator.Protocol(o.protocol), MaxIterations: o.maxIterations, ChildMaxIterations: o.childIter,
 			MaxTotalIterations: o.maxTotalIter, MaxDepth: o.maxDepth, MaxConsecutiveErrors: o.maxErrors,
-			DynamicBudget: o.historyTokens, Timeout: o.timeout, Limits: lim,
+			DynamicBudget: o.historyTokens, Timeout: o.timeout, MaxActiveTime: o.maxActive, Limits: lim,
 			Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		},
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,

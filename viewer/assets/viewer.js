@@ -68,6 +68,16 @@
     if (n < 1e6) return (n / 1000).toFixed(1) + 'k chars';
     return (n / 1e6).toFixed(1) + 'M chars';
   }
+  // usageText renders a usage of child_end or run_end's tree_usage: calls,
+  // tokens in and out, cost when known, active and wall time.
+  function usageText(u) {
+    var parts = [fmtN(u.calls) + (u.calls === 1 ? ' call' : ' calls'),
+      fmtN(u.prompt_tokens) + ' in / ' + fmtN(u.completion_tokens) + ' out tokens'];
+    if (u.cost_known) parts.push(fmtUSD(u.cost_usd));
+    if (u.active_ms != null) parts.push('active ' + fmtMs(u.active_ms));
+    if (u.wall_ms != null) parts.push('wall ' + fmtMs(u.wall_ms));
+    return parts.join(' · ');
+  }
   function short(s, n) { s = String(s == null ? '' : s); return s.length > n ? s.slice(0, n - 1) + '…' : s; }
   function json(x) { try { return JSON.stringify(x, null, 2); } catch (e) { return String(x); } }
   function link(src, runId, step) {
@@ -290,7 +300,7 @@
   ('False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case')
     .split(' ').forEach(function (k) { PY_KW[k] = 1; });
   var PY_BI = {};
-  ('print len range str int float bool list dict set tuple sorted enumerate zip map filter sum min max abs any all isinstance repr type SUBMIT FINAL FINAL_VAR llm_query llm_query_batched rlm_query summarize find_relevant search chunk show_vars outputs context')
+  ('print len range str int float bool list dict set tuple sorted enumerate zip map filter sum min max abs any all isinstance repr type SUBMIT FINAL FINAL_VAR llm_query llm_query_batched rlm_query rlm_query_batched children summarize find_relevant search chunk show_vars outputs context')
     .split(' ').forEach(function (k) { PY_BI[k] = 1; });
   var PY_RE = /(#[^\n]*)|("""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|[rbfuRBFU]{0,2}"(?:\\.|[^"\\\n])*"?|[rbfuRBFU]{0,2}'(?:\\.|[^'\\\n])*'?)|(\b\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?\b)|([A-Za-z_]\w*)/g;
   function highlight(code) {
@@ -492,7 +502,7 @@
     submit: 'outputs valid error final_extraction tool_call_id',
     compression: 'section pre_tokens post_tokens steps losses kept_refs summarizer',
     child_start: 'child query vars depth mode',
-    child_end: 'child answer stop_reason error partial final_extraction'
+    child_end: 'child answer stop_reason error partial final_extraction usage'
   };
   for (var ft in FIELDS) { var set = {}; FIELDS[ft].split(' ').forEach(function (f) { set[f] = 1; }); FIELDS[ft] = set; }
   function extraFields(ev) {
@@ -661,8 +671,10 @@
       else if (end.partial) cs.push(pill('partial' + (end.stop_reason ? ': ' + end.stop_reason : ''), 'warn'));
       else if (end.stop_reason) cs.push(pill(end.stop_reason, end.stop_reason === 'submit' ? 'ok' : 'warn'));
     } else cs.push(pill('running', 'info'));
+    var usage = end && end.usage ? el('span', {class: 'child-usage muted', title: 'the child\'s model usage and time, its own children included'},
+      ' ' + usageText(end.usage) + ' ') : ' ';
     var det = el('details', {class: 'child', 'data-child': d.child},
-      el('summary', null, el('span', {class: 'rid'}, 'rlm_query ' + d.child), cs, ' ', el('span', {class: 'muted'}, short(d.query, 140))));
+      el('summary', null, el('span', {class: 'rid'}, 'rlm_query ' + d.child), cs, usage, el('span', {class: 'muted'}, short(d.query, 140))));
     var body = el('div');
     det.appendChild(body);
     function fill() {
@@ -704,6 +716,8 @@
     var e = run.end;
     add(run.hdrEl, [run.id === '0' ? 'root run' : 'run ' + run.id, ' · ' + run.stepList.length + ' steps']);
     if (e) add(run.hdrEl, [' · ', pill(e.stop_reason || '?', e.stop_reason === 'submit' ? 'ok' : 'warn')]);
+    if (e && e.tree_usage) add(run.hdrEl, el('span', {class: 'tree-usage muted'},
+      ' · ' + usageText(e.tree_usage) + (run.children.length ? ' (with its ' + run.children.length + (run.children.length === 1 ? ' child)' : ' children)') : '')));
     run.runEvents.forEach(function (ev) {
       if (ev.type === 'resume') add(run.hdrEl, pill('resumed (' + ((ev.data || {}).recorded_answers || 0) + ' recorded answers)', 'info'));
       else if (!run.rawShown) { add(run.el, renderRaw(ev)); }
@@ -734,6 +748,13 @@
     var errs = 0, subs = 0;
     src.runs.forEach(function (r) { r.steps.forEach(function (s) { if (s.err) errs++; subs += s.subs; }); });
     t.errSteps = errs; t.subCalls = subs; t.runs = src.runs.size;
+    // The calls of the root's children (their usage, each with its own
+    // children), part of the tree's total above.
+    t.childCalls = 0;
+    if (root) root.children.forEach(function (id) {
+      var c = src.runs.get(id), u = c && c.childEnd && c.childEnd.usage;
+      if (u) t.childCalls += u.calls || 0;
+    });
     return t;
   }
   function models(src) {
@@ -813,7 +834,8 @@
     if (st.meta && typeof st.meta === 'object') row('meta', metaNotes(st.meta));
     var knownStart = {query: 1, depth: 1, parent: 1, protocol: 1, outputs: 1, variables: 1, limits: 1, budgets: 1, config: 1, meta: 1};
     for (var x in st) if (!knownStart[x]) row(x, typeof st[x] === 'object' ? el('pre', {class: 'mono'}, json(st[x])) : String(st[x]));
-    var knownEnd = {stop_reason: 1, error: 1, answer: 1, outputs: 1, partial: 1, final_extraction: 1, iterations: 1, usage: 1, usage_by_model: 1, cost_usd: 1, cost_known: 1, duration_ms: 1, metrics: 1};
+    var knownEnd = {stop_reason: 1, error: 1, answer: 1, outputs: 1, partial: 1, final_extraction: 1, iterations: 1, usage: 1, usage_by_model: 1, cost_usd: 1, cost_known: 1, duration_ms: 1, metrics: 1,
+      tree_usage: 1};
     if (e) for (var y in e) if (!knownEnd[y]) row(y, typeof e[y] === 'object' ? el('pre', {class: 'mono'}, json(e[y])) : String(e[y]));
     h.appendChild(kv);
     var stats = el('div', {class: 'stats'});
@@ -823,8 +845,9 @@
     stat(fmtN(t.calls), 'model calls');
     stat(t.cost != null ? fmtUSD(t.cost) : '–', 'cost');
     stat(fmtMs(t.duration), 'wall time');
+    if (e && e.tree_usage && e.tree_usage.active_ms != null) stat(fmtMs(e.tree_usage.active_ms), 'active time');
     stat(fmtN(t.subCalls), 'sub-calls');
-    stat(fmtN(t.runs - 1), 'child runs');
+    stat(fmtN(t.runs - 1), 'child runs' + (t.childCalls ? ' (' + fmtN(t.childCalls) + ' of the calls)' : ''));
     stat(fmtN(t.errSteps), 'steps with errors');
     h.appendChild(stats);
     if (e && e.metrics) {
