@@ -152,15 +152,15 @@ func (c *childHandle) AttrNames() []string {
 	return []string{"cancel", "done", "error", "id", "result", "state", "usage", "value"}
 }
 
-// Attr returns .done (bool, without waiting), .result (waits: the child's
+// Attr returns .done (bool, without waiting), .result() (waits: the child's
 // declared outputs as a dict, or its answer str), .usage (a dict, without
 // waiting), .cancel(), .id, .state, and the future's .value and .error;
 // other names are the answer str's (h.upper()).
 func (c *childHandle) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "result":
-		v, err := c.result()
-		return v, pyError(err)
+		// A method, as a future's .result() and concurrent.futures'.
+		return starlark.NewBuiltin("result", c.resultMethod), nil
 	case "usage":
 		return usageDict(c.run.Usage()), nil
 	case "id":
@@ -171,6 +171,15 @@ func (c *childHandle) Attr(name string) (starlark.Value, error) {
 		return starlark.NewBuiltin("cancel", c.cancelMethod), nil
 	}
 	return c.Future.Attr(name)
+}
+
+// resultMethod is the handle's result(): it waits for the child.
+func (c *childHandle) resultMethod(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := noArgs("result", args, kwargs); err != nil {
+		return nil, err
+	}
+	v, err := c.result()
+	return v, pyError(err)
 }
 
 // cancelMethod is the handle's cancel().
@@ -238,7 +247,7 @@ func (cs *children) all() []*childHandle {
 }
 
 // rlm_query(query, outputs=None, **variables)
-// Run a recursive sub-RLM that answers query with the variables as its context (shared, not copied); returns a handle: a future str (stripped) with .done, .result (a dict of its outputs if outputs="a: int, ..." declares them, else the str), .usage, .cancel().
+// Run a recursive sub-RLM that answers query with the variables as its context (shared, not copied); returns a handle: a future str (stripped) with .done, .result() (a dict of its outputs if outputs="a: int, ..." declares them, else the str), .usage, .cancel().
 func rlmQuery(h *Host, thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		rest           []starlark.Tuple

@@ -101,10 +101,10 @@ func TestChildHandle(t *testing.T) {
 		{`print(h)`, "A:q1"},
 		{`print(str(h), h == "A:q1", "A:q1" == h, h != "x")`, "A:q1 True True True"},
 		{`print(h + "!", "<" + h, len(h), h.lower(), h.split(":"), "q1" in h)`, "A:q1! <A:q1 4 a:q1 ['A', 'q1'] True"},
-		{`print(repr(h.value), repr(h.result), h.error)`, "'A:q1' 'A:q1' None"},
+		{`print(repr(h.value), repr(h.result()), h.error)`, "'A:q1' 'A:q1' None"},
 		{`print(h.usage["calls"], h.usage["completion_tokens"])`, "2 5"},
 		{`print([c["state"] for c in children()])`, "['done']"},
-		{`h.cancel(); print(h.state, h.result)`, "done A:q1"},
+		{`h.cancel(); print(h.state, h.result())`, "done A:q1"},
 		{`print(sorted([rlm_query("b"), rlm_query("a")]))`, "['A:a', 'A:b']"},
 	}
 	for _, tt := range done {
@@ -134,14 +134,14 @@ func TestChildResultTyped(t *testing.T) {
 		wantErr string
 	}{
 		{"default schema", "", builtins.ChildResult{Answer: "forty-two\n"}, nil,
-			`r = h.result; print(type(r).__name__, r)`, "str forty-two", ""},
+			`r = h.result(); print(type(r).__name__, r)`, "str forty-two", ""},
 		{"flat outputs", "n: int, ok: bool", builtins.ChildResult{Answer: "2", Outputs: flat}, nil,
-			`r = h.result; print(r["n"] + 1, r["ok"], sorted(r.keys()), h)`, "3 True ['n', 'ok'] 2", ""},
+			`r = h.result(); print(r["n"] + 1, r["ok"], sorted(r.keys()), h)`, "3 True ['n', 'ok'] 2", ""},
 		{"nested outputs", "items: list[{name: str}], total: int", builtins.ChildResult{Answer: "3", Outputs: nested}, nil,
-			`print(h.result["items"][0]["name"], h.result["total"])`, "x 3", ""},
+			`print(h.result()["items"][0]["name"], h.result()["total"])`, "x 3", ""},
 		{"partial", "n: int", builtins.ChildResult{Answer: "maybe 2", Partial: true, StopReason: "budget"}, nil,
-			`print(h.value); h.result`, "maybe 2", "stopped (budget) before a valid SUBMIT, so it has no declared outputs"},
-		{"failed", "", builtins.ChildResult{}, errors.New("child broke"), `h.result`, "", "child broke"},
+			`print(h.value); h.result()`, "maybe 2", "stopped (budget) before a valid SUBMIT, so it has no declared outputs"},
+		{"failed", "", builtins.ChildResult{}, errors.New("child broke"), `h.result()`, "", "child broke"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +186,7 @@ print(h.state)`), "cancelled at once, while the run stops")
 	assert.Equal(t, "cancelled True\n[('long task', 'cancelled'), ('short', 'done')]\n",
 		e.run(`print(h.state, h.done)
 print([(c["query"], c["state"]) for c in children()])`))
-	for _, code := range []string{`h.result`, `h.value`} {
+	for _, code := range []string{`h.result()`, `h.value`} {
 		_, err := e.exec(code)
 		msg := scriptErr(t, err, "")
 		assert.Contains(t, msg, "cancelled", code)

@@ -107,7 +107,7 @@ var helpers = []helper{
 		Doc{
 			"rlm_query",
 			"rlm_query(query, outputs=None, **variables)",
-			`Run a recursive sub-RLM that answers query with the variables as its context (shared, not copied); returns a handle: a future str (stripped) with .done, .result (a dict of its outputs if outputs="a: int, ..." declares them, else the str), .usage, .cancel().`,
+			`Run a recursive sub-RLM that answers query with the variables as its context (shared, not copied); returns a handle: a future str (stripped) with .done, .result() (a dict of its outputs if outputs="a: int, ..." declares them, else the str), .usage, .cancel().`,
 			"llm",
 		},
 		rlmQuery,
@@ -170,7 +170,7 @@ var helpers = []helper{
 var atDepthLimit = map[string]string{
 	"rlm_query": "No sub-RLM at this depth%s: one plain sub-model call with query and the variables' text appended " +
 		`(asked for JSON if outputs="a: int, ..." declares them); returns a handle: a future str (stripped) ` +
-		"with .done, .result (a dict of the outputs if declared, else the str), .usage, .cancel().",
+		"with .done, .result() (a dict of the outputs if declared, else the str), .usage, .cancel().",
 }
 
 // The store module's title and store_keys' summary for a run whose

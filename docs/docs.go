@@ -56,7 +56,7 @@ var Examples = map[string]string{
 	"find_relevant":     "for r in find_relevant(chunk(doc, 4000), \"release date\", top_k=3):\n    print(r[\"score\"], r[\"item\"][:80])",
 	"rlm_query": "part = rlm_query(\"Which functions changed?\", diff=diffs[0])\nprint(part)\n" +
 		"h = rlm_query(\"Count the errors\", outputs=\"count: int, kinds: list[str]\", log=log)\n" +
-		"print(h.result[\"count\"], h.usage[\"calls\"])",
+		"print(h.result()[\"count\"], h.usage[\"calls\"])",
 	"rlm_query_batched": "hs = rlm_query_batched([\"Summarize \" + n for n in names], files=files)\n" +
 		"print([h.value for h in hs if h.state == \"done\"])",
 	"children":   "slow = [c for c in children() if c[\"state\"] == \"running\"]\nprint(len(slow))",

@@ -132,7 +132,7 @@ func TestChildResultsAreTyped(t *testing.T) {
 		depth   int
 		outputs string
 		child   string // the child's SUBMIT (or, at the depth limit, the sub-model's reply)
-		want    string // repr(h.result), then h.value
+		want    string // repr(h.result()), then h.value
 	}{
 		{"default schema", 2, "", `SUBMIT(answer="forty")`, "'forty' | forty"},
 		{"flat", 2, "n: int, ok: bool", `SUBMIT(n=3, ok=True)`, "{'n': 3, 'ok': True} | 3"},
@@ -151,8 +151,8 @@ func TestChildResultsAreTyped(t *testing.T) {
 			ts := newTreeServer(t, map[string][]llmtest.Reply{
 				"Q-ROOT": {
 					text(`h = rlm_query("Q-CHILD answer it", outputs="`+tt.outputs+`", data=context)`,
-						`print(repr(h.result) + " | " + h.value)`),
-					text(`SUBMIT(answer=repr(h.result) + " | " + h.value)`),
+						`print(repr(h.result()) + " | " + h.value)`),
+					text(`SUBMIT(answer=repr(h.result()) + " | " + h.value)`),
 				},
 				"Q-CHILD": {text(tt.child)},
 			}, func(string) llmtest.Reply { return llmtest.Text(tt.child) })
@@ -179,7 +179,7 @@ func TestChildResultErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newTreeServer(t, map[string][]llmtest.Reply{
-				"Q-ROOT":  {text(`h = rlm_query("Q-CHILD answer it", outputs="`+tt.outputs+`")`, `r = h.result`), text(`SUBMIT(answer="x")`)},
+				"Q-ROOT":  {text(`h = rlm_query("Q-CHILD answer it", outputs="`+tt.outputs+`")`, `r = h.result()`), text(`SUBMIT(answer="x")`)},
 				"Q-CHILD": {text(tt.child)},
 			}, func(string) llmtest.Reply { return llmtest.Text(tt.child) })
 			res, evs := runTree(t, ts, Config{MaxDepth: tt.depth, ChildMaxIterations: 1}, "Q-ROOT")
@@ -280,7 +280,7 @@ func TestChildCancel(t *testing.T) {
 				`h.cancel()`,
 				`print(h.state)`),
 			text(`try:`,
-				`    h.result`,
+				`    h.result()`,
 				`    msg = "no error"`,
 				`except Exception as e:`,
 				`    msg = str(e)`,

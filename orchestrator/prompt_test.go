@@ -156,7 +156,7 @@ func TestPromptIsConsistent(t *testing.T) {
 					assert.Equal(t, 1, strings.Count(all, "- children():"), "and children()")
 					// The handle, at every depth: a future str with the
 					// child's state, typed outputs and usage.
-					assert.Equal(t, 1, strings.Count(all, "returns a handle: a future str (stripped) with .done, .result ("),
+					assert.Equal(t, 1, strings.Count(all, "returns a handle: a future str (stripped) with .done, .result() ("),
 						"the handle is described once, as rlm_query's")
 					assert.Contains(t, all, ".usage, .cancel().")
 					assert.Contains(t, all, `outputs="a: int, ..." declares them`)
