@@ -51,8 +51,8 @@ type envelope struct {
 	Meta   string
 	Query  string
 	// Summary is the engine-authored rolling summary of compressed turns.
-	Summary   string
-	Turns     []*exchange
+	Summary string
+	Turns   []*exchange
 	// Resume is the resume context of a run that went on live before its
 	// first turn (its turns follow it).
 	Resume    string
