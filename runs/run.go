@@ -360,7 +360,7 @@ type sink struct {
 	// budgetCut: the resumed run was stopped by a budget, so a recorded
 	// step whose event shows the refusal may differ when re-executed.
 	budgetCut bool
-	redo      bool           // the event being written re-executes a cut step
+	redo      bool // the event being written re-executes a cut step
 	// fromDivergence: go on past a divergence (see FromDivergence).
 	fromDivergence bool
 	// marks are the divergences earlier resumes went on from, by the key
@@ -368,10 +368,10 @@ type sink struct {
 	// taken yet (TakeDivergence).
 	marks   map[string]orchestrator.Divergence
 	pending *orchestrator.Divergence
-	seen      map[string]int // occurrences of type|run|step so far
-	stopped   bool
-	err       error
-	replies   int // root replies so far (the root's iterations)
+	seen    map[string]int // occurrences of type|run|step so far
+	stopped bool
+	err     error
+	replies int // root replies so far (the root's iterations)
 }
 
 // Write takes trajectory bytes; complete lines are handled as events. It
