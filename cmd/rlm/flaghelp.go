@@ -25,7 +25,7 @@ var flagGroups = []struct {
 		"max-recursion", "max-output-bytes", "observation-tokens"}},
 	{"context size", []string{"warn-size", "chunk-threshold", "chunk-size", "max-context-size"}},
 	{"meta document", []string{"meta", "meta-notes-tokens", "meta-tokens", "meta-tokens-per-var", "max-meta-tokens"}},
-	{"output and kept runs", []string{"json", "quiet", "v", "verbose", "trajectory", "trajectory-full", "resume", "save",
+	{"output and kept runs", []string{"json", "quiet", "v", "verbose", "trajectory", "trajectory-full", "resume", "from-divergence", "save",
 		"no-keep", "runs-dir", "o", "open"}},
 	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",

@@ -357,9 +357,11 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		defer tf.Close()
 		traj = tf
 	}
+	var resume orchestrator.ResumeHook
 	if kept, err := o.keep.start(env, o, c, llmCfg); err != nil {
 		return err
 	} else if kept != nil {
+		resume = kept
 		defer o.keep.finish(env, nil, true) // a run that could not start
 		if c := kept.Clock(); !c.IsZero() {
 			clock = c // a resumed run sees the times it saw before
@@ -434,6 +436,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		OnChildEnd: o.keep.onChildEnd(),
 		OnStatus:   status.updater(),
 		Tracer:     tracing.Tracer(),
+		Resume:     resume,
 	})
 	res, err := eng.Run(ctx, c)
 	if status != nil {
