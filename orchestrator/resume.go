@@ -80,7 +80,7 @@ func (r *run) resumeContext(d Divergence) string {
 	if d.Run != r.id {
 		where = fmt.Sprintf("step %d of child run %s", d.Step, d.Run)
 	}
-	fmt.Fprintf(&b, "[engine] Resume context: this run was interrupted and resumed. It re-ran as recorded up to %s, which came out differently this time (%s). ", where, d.Reason)
+	fmt.Fprintf(&b, "[engine] Resume context: this run was interrupted and resumed. Its steps re-ran exactly as recorded until %s, which came out differently this time (%s). ", where, d.Reason)
 	b.WriteString("From there the run goes on live: outputs shown before may differ from what the code gives now, and every name in the REPL holds its current value. Check what you rely on, then continue the task.")
 	var lines []string
 	for _, e := range r.summary {
