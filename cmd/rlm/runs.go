@@ -356,17 +356,18 @@ func orNone(path string) string {
 	return path
 }
 
-// onChildEnd is the orchestrator hook that persists child results of a
-// kept run to the store (nil when the run is not kept).
-func (k *keepFlags) onChildEnd() func(string, *orchestrator.Result) {
+// keepChildren makes a kept run keep its child runs' results in the
+// store and read them back (runs.KeepChildren); nothing when the run is
+// not kept.
+func (k *keepFlags) keepChildren(cfg *orchestrator.Config, open func() (*rlmctx.Store, error), maxBytes int64) {
 	if k.run == nil {
-		return nil
+		return
 	}
 	dir := k.storeDir
 	k.children = &runs.ChildSaver{RunID: k.run.ID(), Secrets: k.secrets, Open: func() (*rlmctx.Store, error) {
 		return rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
 	}}
-	return k.children.Save
+	runs.KeepChildren(cfg, k.children, open, maxBytes)
 }
 
 // saveOutputs writes the outputs of a successful run for --save, and
