@@ -29,7 +29,8 @@ var flagGroups = []struct {
 		"no-keep", "runs-dir", "o", "open"}},
 	{"server", []string{"addr", "token-file", "log-level", "max-runs", "queue", "max-body", "max-body-memory", "max-json-values",
 		"max-json-depth", "max-conns", "read-header-timeout", "read-timeout", "write-timeout", "stream-write-timeout",
-		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout", "resume-runs"}},
+		"idle-timeout", "stream-keepalive", "cors-origin", "retain-trajectory-bytes", "drain-timeout", "resume-runs",
+		"resume-from-divergence"}},
 	{
 		"cluster",
 		[]string{"cluster-db", "blobs", "blobs-cache", "max-var-size", "lease-ttl", "work", "max-cells", "sweep", "sweep-concurrency"},
