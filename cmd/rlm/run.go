@@ -419,10 +419,10 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Limits:     o.limits.Limits,
 		Clock:      clock,
 		Trajectory: traj, TrajectoryFull: o.trajFull,
-		RunConfig:  runConfigRecord(llmCfg, o),
-		OnStatus:   status.updater(),
-		Tracer:     tracing.Tracer(),
-		Resume:     resume,
+		RunConfig: runConfigRecord(llmCfg, o),
+		OnStatus:  status.updater(),
+		Tracer:    tracing.Tracer(),
+		Resume:    resume,
 	}
 	o.keep.keepChildren(&cfg, storeOpener(*o.storeDir), o.sizes.MaxTotalSize)
 	if cfg.Store != nil {
