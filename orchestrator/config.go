@@ -163,6 +163,11 @@ type Config struct {
 	// store through store_get and store_keys (e.g. the results OnChildEnd
 	// persisted), and the system prompt lists them.
 	Store *builtins.StoreView
+	// Resume, for a resumed run, tells the engine where the re-executed
+	// run diverged from its recording to go on live from there: the RLM
+	// that diverged (or, once it ended, its nearest ancestor) gets one
+	// resume-context message before its next request. Nil: never.
+	Resume ResumeHook
 }
 
 func (c Config) withDefaults() Config {

@@ -35,6 +35,9 @@ type exchange struct {
 	Engine string
 	// NoCode marks a reply in which nothing ran.
 	NoCode bool
+	// Resume is the engine-authored resume context that follows the turn
+	// when a resumed run went on live after it (see Config.Resume).
+	Resume string
 
 	digest StepDigest
 	tokens int // cached: tokens of the turn's messages, nudge excluded
@@ -48,8 +51,11 @@ type envelope struct {
 	Meta   string
 	Query  string
 	// Summary is the engine-authored rolling summary of compressed turns.
-	Summary   string
-	Turns     []*exchange
+	Summary string
+	Turns   []*exchange
+	// Resume is the resume context of a run that went on live before its
+	// first turn (its turns follow it).
+	Resume    string
 	Directive string // trailing engine directive (final extraction), if any
 	nudge     string // the nudge text for this protocol
 }
@@ -77,6 +83,9 @@ func (e *envelope) Messages() []llm.Message {
 	if e.Summary != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: e.Summary})
 	}
+	if e.Resume != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: e.Resume})
+	}
 	for i, t := range e.Turns {
 		last := i == len(e.Turns)-1
 		msgs = append(msgs, t.Reply)
@@ -91,6 +100,9 @@ func (e *envelope) Messages() []llm.Message {
 		}
 		if engine != "" {
 			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: engine})
+		}
+		if t.Resume != "" {
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: t.Resume})
 		}
 	}
 	if e.Directive != "" {
@@ -134,6 +146,9 @@ func (t *exchange) count(tok *llm.Tokenizer) int {
 		if t.Engine != "" {
 			n += msgOverhead + tok.Count(t.Engine)
 		}
+		if t.Resume != "" {
+			n += msgOverhead + tok.Count(t.Resume)
+		}
 		t.tokens = n
 	}
 	return t.tokens
@@ -154,6 +169,9 @@ func (e *envelope) dynamicTokens(tok *llm.Tokenizer) int {
 	n := 0
 	if e.Summary != "" {
 		n += msgOverhead + tok.Count(e.Summary)
+	}
+	if e.Resume != "" {
+		n += msgOverhead + tok.Count(e.Resume)
 	}
 	for i, t := range e.Turns {
 		n += t.count(tok)

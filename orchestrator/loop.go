@@ -305,8 +305,44 @@ func (r *run) partial(reason StopReason, err error) *Result {
 	return res
 }
 
-// call sends the envelope to the root model.
+// call sends the envelope to the root model. A resumed run that diverged
+// from its recording (Config.Resume) first gets its resume-context
+// message; when the request itself is where it diverged (its event came
+// out differently), the message is added and the request built again.
 func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
+	r.takeResume()
+	req, count := r.request(ctx, final)
+	if r.takeResume() {
+		req, count = r.request(ctx, final)
+	}
+	r.t.addMetrics(count)
+	r.t.status(r, "model", "")
+	start := time.Now()
+	resp, err := r.t.chat(ctx, r.id, CallRoot, req)
+	rd := replyData{Model: r.t.cfg.RootModel, LatencyMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		rd.Error = err.Error()
+	} else {
+		if r.depth == 0 {
+			r.t.addMetrics(func(m *Metrics) {
+				m.RootCalls++
+				m.RootPromptTokens += resp.Usage.PromptTokens
+				m.RootCompletionTokens += resp.Usage.CompletionTokens
+			})
+		}
+		rd.Content, rd.FinishReason, rd.Usage = resp.Content, resp.FinishReason, resp.Usage
+		rd.FirstByteMS = msOf(resp.FirstByte)
+		for _, tc := range resp.ToolCalls {
+			rd.ToolCalls = append(rd.ToolCalls, toolInfo(tc))
+		}
+	}
+	r.t.traj.emit(EventReply, r.id, r.iterations+1, rd)
+	return resp, err
+}
+
+// request builds the root request from the envelope and emits its
+// request event; count adds it to the metrics.
+func (r *run) request(ctx context.Context, final bool) (req llm.Request, count func(*Metrics)) {
 	cfg := r.t.cfg
 	over := r.fitHistory(ctx)
 	msgs := r.env.Messages()
@@ -316,7 +352,7 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 	r.lastHash = hash
 	last := r.env.Turns
 	nudge := len(last) > 0 && last[len(last)-1].NoCode && r.env.Directive == ""
-	r.t.addMetrics(func(m *Metrics) {
+	count = func(m *Metrics) {
 		m.Requests++
 		m.TokensBySection.System += toks.System
 		m.TokensBySection.Meta += toks.Meta
@@ -338,8 +374,8 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 		if over > 0 {
 			m.OverBudgetRequests++
 		}
-	})
-	req := llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature,
+	}
+	req = llm.Request{Model: cfg.RootModel, Messages: msgs, MaxTokens: cfg.MaxOutputTokens, Temperature: cfg.Temperature,
 		TopP: cfg.TopP, Seed: cfg.Seed, Stop: cfg.Stop}
 	if cfg.Protocol == ProtocolTools {
 		req.Tools = toolsFor(r.schema)
@@ -348,28 +384,7 @@ func (r *run) call(ctx context.Context, final bool) (*llm.Response, error) {
 		Model: cfg.RootModel, Messages: len(msgs), Tokens: toks, Total: toks.Total(), PrefixHash: hash, Final: final, Nudge: nudge,
 		OverBudget: over,
 	})
-	r.t.status(r, "model", "")
-	start := time.Now()
-	resp, err := r.t.chat(ctx, r.id, CallRoot, req)
-	rd := replyData{Model: cfg.RootModel, LatencyMS: time.Since(start).Milliseconds()}
-	if err != nil {
-		rd.Error = err.Error()
-	} else {
-		if r.depth == 0 {
-			r.t.addMetrics(func(m *Metrics) {
-				m.RootCalls++
-				m.RootPromptTokens += resp.Usage.PromptTokens
-				m.RootCompletionTokens += resp.Usage.CompletionTokens
-			})
-		}
-		rd.Content, rd.FinishReason, rd.Usage = resp.Content, resp.FinishReason, resp.Usage
-		rd.FirstByteMS = msOf(resp.FirstByte)
-		for _, tc := range resp.ToolCalls {
-			rd.ToolCalls = append(rd.ToolCalls, toolInfo(tc))
-		}
-	}
-	r.t.traj.emit(EventReply, r.id, r.iterations+1, rd)
-	return resp, err
+	return req, count
 }
 
 // outcome of handling one reply.

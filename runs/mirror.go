@@ -32,8 +32,9 @@ type Mirror interface {
 type Option func(*options)
 
 type options struct {
-	mirror  Mirror
-	request []byte
+	mirror         Mirror
+	request        []byte
+	fromDivergence bool
 }
 
 // WithMirror makes the run hand its durable writes to m as well.

@@ -68,6 +68,15 @@ func (r *Run) CheckVars(now map[string]string) error {
 	return err
 }
 
+// FromDivergence lets a resumed run go on past a divergence from its
+// recording (only on Resume): instead of stopping with ErrDiverged at the
+// first re-executed event that differs from the recorded one, the run
+// writes a resume event there (which step, and why), stops comparing,
+// and continues live; the engine learns of it through the run's
+// TakeDivergence (orchestrator.Config.Resume) and gives the model one
+// resume-context message. Without it a divergence stops the run.
+func FromDivergence() Option { return func(o *options) { o.fromDivergence = true } }
+
 // Resume reopens run id to continue it in this process: its recorded
 // model answers are loaded to be replayed, a resume event is appended to
 // its trajectory, and run.json says it is running again. A run that
@@ -114,7 +123,7 @@ func (r *Root) reopen(id, dir string, m Meta, lock *os.File, o options) (*Run, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
 	}
-	old, n, err := readEvents(filepath.Join(dir, TrajectoryFile))
+	old, n, marks, err := readEvents(filepath.Join(dir, TrajectoryFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotResumable, id, err)
 	}
@@ -122,7 +131,7 @@ func (r *Root) reopen(id, dir string, m Meta, lock *os.File, o options) (*Run, e
 	if err := run.openWriters(true); err != nil {
 		return nil, err
 	}
-	run.sink.old = old
+	run.sink.old, run.sink.marks, run.sink.fromDivergence = old, marks, o.fromDivergence
 	run.sink.budgetCut = m.Status == StatusStopped && m.StopReason == string(orchestrator.StopBudget)
 	now := r.now().UTC()
 	mark := marker(now, rs.Recorded(), n)
@@ -171,14 +180,19 @@ func (r *Run) Clock() time.Time {
 }
 
 // readEvents loads the data of every complete event of a trajectory by
-// event key (type, run, step and occurrence), ignoring a torn last line.
-func readEvents(path string) (map[string][]byte, int, error) {
+// event key (type, run, step and occurrence), ignoring a torn last line,
+// and the divergences earlier resumes went on from (see [FromDivergence]),
+// by the key of the event that diverged. At such a divergence, the
+// recorded events the resumed run had not re-executed yet are dropped:
+// the events after it replace them.
+func readEvents(path string) (map[string][]byte, int, map[string]orchestrator.Divergence, error) {
+	marks := map[string]orchestrator.Divergence{}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string][]byte{}, 0, nil
+		return map[string][]byte{}, 0, marks, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer f.Close()
 	out := map[string][]byte{}
@@ -188,7 +202,7 @@ func readEvents(path string) (map[string][]byte, int, error) {
 	for {
 		line, rerr := br.ReadBytes('\n')
 		if rerr != nil && rerr != io.EOF {
-			return nil, 0, rerr
+			return nil, 0, nil, rerr
 		}
 		if rerr == io.EOF && (len(line) == 0 || line[len(line)-1] != '\n') {
 			break // end, or a torn last line
@@ -196,9 +210,19 @@ func readEvents(path string) (map[string][]byte, int, error) {
 		if b := bytes.TrimSpace(line); len(b) > 0 {
 			var e eventHead
 			if err := json.Unmarshal(b, &e); err != nil {
-				return nil, 0, fmt.Errorf("trajectory %s: %w", path, err)
+				return nil, 0, nil, fmt.Errorf("trajectory %s: %w", path, err)
 			}
 			if e.Type == EventResume {
+				var d divergenceData
+				if json.Unmarshal(e.Data, &d) == nil && d.FromDivergence {
+					for base, keep := range d.Kept {
+						for i := keep; i < seen[base]; i++ {
+							delete(out, fmt.Sprintf("%s|%d", base, i))
+						}
+						seen[base] = keep
+					}
+					marks[d.Event] = orchestrator.Divergence{Run: e.Run, Step: e.Step, Reason: d.Reason}
+				}
 				continue
 			}
 			key, _ := nextEventKey(seen, e)
@@ -209,5 +233,38 @@ func readEvents(path string) (map[string][]byte, int, error) {
 			break
 		}
 	}
-	return out, n, nil
+	return out, n, marks, nil
+}
+
+// divergenceData is the payload of the resume event a resume from the
+// divergence writes where the run diverged.
+type divergenceData struct {
+	At             string `json:"at"`
+	FromDivergence bool   `json:"from_divergence"`
+	// Event is the key of the event that diverged (type|run|step|n).
+	Event  string `json:"event"`
+	Reason string `json:"reason"`
+	// Kept is, for each type|run|step of which the resumed run had not
+	// re-executed every recorded event yet, how many it had: the
+	// recorded ones after them are superseded.
+	Kept map[string]int `json:"kept,omitempty"`
+}
+
+// TakeDivergence implements orchestrator.ResumeHook: the divergence the
+// resumed run went on from (see [FromDivergence]), or one an earlier
+// resume went on from, once the re-executed run reaches it, if it was
+// found in run or one of its descendants and not taken yet.
+func (r *Run) TakeDivergence(run string) (orchestrator.Divergence, bool) {
+	if r.sink == nil {
+		return orchestrator.Divergence{}, false
+	}
+	s := r.sink
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.pending
+	if d == nil || (d.Run != run && !strings.HasPrefix(d.Run, run+".")) {
+		return orchestrator.Divergence{}, false
+	}
+	s.pending = nil
+	return *d, true
 }

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -358,11 +360,18 @@ type sink struct {
 	// budgetCut: the resumed run was stopped by a budget, so a recorded
 	// step whose event shows the refusal may differ when re-executed.
 	budgetCut bool
-	redo      bool           // the event being written re-executes a cut step
-	seen      map[string]int // occurrences of type|run|step so far
-	stopped   bool
-	err       error
-	replies   int // root replies so far (the root's iterations)
+	redo      bool // the event being written re-executes a cut step
+	// fromDivergence: go on past a divergence (see FromDivergence).
+	fromDivergence bool
+	// marks are the divergences earlier resumes went on from, by the key
+	// of the event that diverged; pending is the one the engine has not
+	// taken yet (TakeDivergence).
+	marks   map[string]orchestrator.Divergence
+	pending *orchestrator.Divergence
+	seen    map[string]int // occurrences of type|run|step so far
+	stopped bool
+	err     error
+	replies int // root replies so far (the root's iterations)
 }
 
 // Write takes trajectory bytes; complete lines are handled as events. It
@@ -474,6 +483,12 @@ func (s *sink) event(line []byte) {
 	}
 	if s.old != nil {
 		key, n := nextEventKey(s.seen, e)
+		if d, ok := s.marks[key]; ok {
+			// Where an earlier resume went on from a divergence: the
+			// engine adds the same resume context again.
+			delete(s.marks, key)
+			s.pending = &d
+		}
 		if prev, ok := s.old[key]; ok {
 			if bytes.Equal(withoutLatency(prev), withoutLatency(withoutNewOrigin(prev, e.Data))) {
 				return // written before the interruption (a replayed call takes no time)
@@ -486,10 +501,16 @@ func (s *sink) event(line []byte) {
 				s.old = nil
 				s.redo = e.Type == orchestrator.EventExec
 			} else if deterministic[e.Type] {
-				s.stopped = true
-				s.run.diverge(fmt.Errorf("%w: %s event %d of run %s step %d differs from the recorded one (%s); the inputs or the rlm version changed, so the state cannot be rebuilt: start a new run",
-					ErrDiverged, e.Type, n+1, e.Run, e.Step, firstDiff(prev, e.Data)))
-				return
+				reason := fmt.Sprintf("%s event %d of run %s step %d differs from the recorded one (%s)",
+					e.Type, n+1, e.Run, e.Step, firstDiff(prev, e.Data))
+				if !s.fromDivergence {
+					s.stopped = true
+					s.run.diverge(fmt.Errorf("%w: %s; the inputs or the rlm version changed, so the state cannot be rebuilt: "+
+						"resume it from the divergence (the steps before it replayed, then live with a resume-context message), "+
+						"or start a new run", ErrDiverged, reason))
+					return
+				}
+				s.goOnFrom(e, key, n, reason)
 			}
 		}
 	}
@@ -519,6 +540,37 @@ func (s *sink) event(line []byte) {
 		}
 		s.redo = false
 	}
+}
+
+// goOnFrom makes the resumed run go on live from e, the event that
+// diverged (key, occurrence n): it writes the resume event that says
+// where and why (and which recorded events the run had not re-executed
+// yet, superseded from here), stops comparing, and leaves the
+// divergence for the engine to take.
+func (s *sink) goOnFrom(e eventHead, key string, n int, reason string) {
+	base := strings.TrimSuffix(key, fmt.Sprintf("|%d", n))
+	reached := maps.Clone(s.seen)
+	reached[base] = n // e itself is written after the resume event
+	recorded := map[string]int{}
+	for k := range s.old {
+		recorded[k[:strings.LastIndexByte(k, '|')]]++
+	}
+	kept := map[string]int{}
+	for b, c := range recorded {
+		if reached[b] < c {
+			kept[b] = reached[b]
+		}
+	}
+	b, _ := json.Marshal(orchestrator.Event{V: orchestrator.TrajectoryVersion, Type: EventResume, Run: e.Run, Step: e.Step,
+		Data: divergenceData{At: time.Now().UTC().Format(time.RFC3339), FromDivergence: true, Event: key, Reason: reason, Kept: kept}})
+	line := append(b, '\n')
+	if _, err := s.w.Write(line); err != nil {
+		s.keep(err)
+	} else {
+		s.run.mirrorEvent(line)
+	}
+	s.old, s.marks = nil, nil
+	s.pending = &orchestrator.Divergence{Run: e.Run, Step: e.Step, Reason: reason}
 }
 
 // eventType returns the type of a trajectory event line without parsing

@@ -1,10 +1,12 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,19 +140,19 @@ func TestSinkResumeFilter(t *testing.T) {
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":12,"data":{"messages":4}}
 {"v":1,"type":"rep`
 	require.NoError(t, os.WriteFile(traj, []byte(oldLines), 0o644))
-	old, n, err := readEvents(traj)
+	old, n, _, err := readEvents(traj)
 	require.NoError(t, err)
 	assert.Equal(t, 3, n, "the torn line is ignored")
 
 	// The same run stopped by a budget that refused a sub-call in step 1.
-	cut, _, err := readEvents(writeTemp(t, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":5,"data":{"messages":2}}
+	cut, _, _, err := readEvents(writeTemp(t, `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":5,"data":{"messages":2}}
 {"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":9,"data":{"block":1,"code":"x = llm_query('a')","error":"RuntimeError: llm_query: llm: budget: call limit 1 reached"}}
 {"v":1,"type":"request","run":"0","step":2,"elapsed_ms":12,"data":{"messages":4}}
 `))
 	require.NoError(t, err)
 
 	// A child's usage: its times differ when the run is replayed.
-	timed, _, err := readEvents(writeTemp(t, `{"v":1,"type":"child_end","run":"0","step":1,"elapsed_ms":5,"data":{"child":"0.1.abcdef","answer":"a","usage":{"calls":2,"prompt_tokens":9,"completion_tokens":3,"cost_usd":0,"cost_known":false,"wall_ms":812,"active_ms":640}}}
+	timed, _, _, err := readEvents(writeTemp(t, `{"v":1,"type":"child_end","run":"0","step":1,"elapsed_ms":5,"data":{"child":"0.1.abcdef","answer":"a","usage":{"calls":2,"prompt_tokens":9,"completion_tokens":3,"cost_usd":0,"cost_known":false,"wall_ms":812,"active_ms":640}}}
 `))
 	require.NoError(t, err)
 
@@ -231,6 +233,90 @@ func TestSinkResumeFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSinkFromDivergence: a resume from the divergence writes a resume
+// event where the re-executed run first differs, goes on writing what
+// follows and hands the divergence to the engine once; a later resume
+// of the same run compares against what the run wrote after it (the
+// recorded events it superseded are dropped), writes nothing again, and
+// hands the engine the same divergence at the same event, without the
+// option.
+func TestSinkFromDivergence(t *testing.T) {
+	original := `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":5,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":9,"data":{"block":1,"code":"print(1)","output":"1\n"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":12,"data":{"messages":4}}
+{"v":1,"type":"exec","run":"0","step":2,"elapsed_ms":13,"data":{"block":1,"code":"print(k)","output":"a\n"}}
+{"v":1,"type":"request","run":"0","step":3,"elapsed_ms":14,"data":{"messages":6}}
+`
+	resumed := `{"v":1,"type":"request","run":"0","step":1,"elapsed_ms":1,"data":{"messages":2}}
+{"v":1,"type":"exec","run":"0","step":1,"elapsed_ms":2,"data":{"block":1,"code":"print(1)","output":"1\n"}}
+{"v":1,"type":"request","run":"0","step":2,"elapsed_ms":3,"data":{"messages":4}}
+{"v":1,"type":"exec","run":"0","step":2,"elapsed_ms":4,"data":{"block":1,"code":"print(k)","output":"b\n"}}
+{"v":1,"type":"resume_context","run":"0","step":2,"elapsed_ms":5,"data":{"message":"m"}}
+{"v":1,"type":"request","run":"0","step":3,"elapsed_ms":6,"data":{"messages":7}}
+`
+	feed := func(t *testing.T, path string, from bool) (*Run, string) {
+		t.Helper()
+		old, _, marks, err := readEvents(path)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		r := &Run{}
+		r.sink = &sink{run: r, w: &out, outDir: t.TempDir(), old: old, marks: marks, fromDivergence: from, seen: map[string]int{}}
+		for _, line := range strings.SplitAfter(resumed, "\n") {
+			_, err := r.sink.Write([]byte(line))
+			require.NoError(t, err)
+			if strings.Contains(line, `"output":"b`) && (from || len(marks) > 0) {
+				_, ok := r.TakeDivergence("0.1.abc")
+				assert.False(t, ok, "not a descendant's")
+				d, ok := r.TakeDivergence("0")
+				require.True(t, ok, "the divergence is handed on at the event that differs")
+				assert.Equal(t, 2, d.Step)
+				assert.Contains(t, d.Reason, `exec event 1 of run 0 step 2 differs from the recorded one (recorded …"a\\n\"}", now …"b\\n\"}")`)
+				_, ok = r.TakeDivergence("0")
+				assert.False(t, ok, "once")
+			}
+		}
+		return r, out.String()
+	}
+
+	path := writeTemp(t, original)
+	r, _ := feed(t, path, false)
+	require.ErrorIs(t, r.Err(), ErrDiverged, "without the option")
+
+	r, written := feed(t, path, true)
+	require.NoError(t, r.Err())
+	lines := strings.Split(strings.TrimSpace(written), "\n")
+	require.Len(t, lines, 4, written)
+	var ev struct {
+		Type string         `json:"type"`
+		Run  string         `json:"run"`
+		Step int            `json:"step"`
+		Data divergenceData `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev))
+	assert.Equal(t, EventResume, ev.Type)
+	assert.Equal(t, "0", ev.Run)
+	assert.Equal(t, 2, ev.Step)
+	assert.True(t, ev.Data.FromDivergence)
+	assert.Equal(t, "exec|0|2|0", ev.Data.Event)
+	assert.Equal(t, map[string]int{"exec|0|2": 0, "request|0|3": 0}, ev.Data.Kept)
+	assert.Contains(t, lines[1], `"output":"b\n"`)
+
+	// Killed after that, and resumed again.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(written)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	old, _, marks, err := readEvents(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(old["exec|0|2|0"]), `"b\n"`)
+	assert.Contains(t, string(old["request|0|3|0"]), `"messages":7`)
+	assert.Len(t, marks, 1)
+	r, written = feed(t, path, false)
+	require.NoError(t, r.Err())
+	assert.Empty(t, written, "everything was written before")
 }
 
 func writeTemp(t *testing.T, text string) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
@@ -55,6 +56,9 @@ func ChildScope(runID string) string { return rlmctx.AgentScope(runID) }
 type ChildSaver struct {
 	RunID string
 	Open  func() (*rlmctx.Store, error)
+	// Store, if set, is an open store used instead of Open's (a server's
+	// own); Close leaves it open.
+	Store *rlmctx.Store
 	// Secrets are redacted from the stored results (see [SaveOutputs]).
 	Secrets []string
 
@@ -72,7 +76,11 @@ func (c *ChildSaver) Save(id string, res *orchestrator.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.st == nil && c.err == nil {
-		c.st, c.err = c.Open()
+		if c.Store != nil {
+			c.st = c.Store
+		} else {
+			c.st, c.err = c.Open()
+		}
 	}
 	if c.err != nil {
 		return
@@ -89,11 +97,28 @@ func (c *ChildSaver) Save(id string, res *orchestrator.Result) {
 func (c *ChildSaver) Close() ([]string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.st != nil {
+	if c.st != nil && c.st != c.Store {
 		c.st.Close()
-		c.st = nil
 	}
+	c.st = nil
 	return c.saved, c.err
+}
+
+// KeepChildren configures cfg, the run tree of kept run c.RunID, to keep
+// its rlm_query children's results, as rlm run and rlm serve do: c saves
+// each child's outputs as it ends (cfg.OnChildEnd), and, when the tree
+// can start child RLMs (cfg.MaxDepth > 1), its code reads them back with
+// store_get and store_keys through cfg.Store, which is made a view over
+// open (values up to maxBytes) when nil.
+func KeepChildren(cfg *orchestrator.Config, c *ChildSaver, open func() (*rlmctx.Store, error), maxBytes int64) {
+	cfg.OnChildEnd = c.Save
+	if cfg.MaxDepth <= 1 {
+		return
+	}
+	if cfg.Store == nil {
+		cfg.Store = &builtins.StoreView{Open: open, MaxBytes: maxBytes}
+	}
+	cfg.Store.Children = ChildKey(c.RunID, "")
 }
 
 // RedactValue returns v (a context value: strings, numbers, lists, dicts)

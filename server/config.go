@@ -112,6 +112,13 @@ type Config struct {
 	// RunsDir, if set, keeps every run in a durable run directory (see
 	// package runs); otherwise runs live in memory only.
 	RunsDir string
+	// ResumeFromDivergence lets a run this server resumes (after a
+	// restart, see [Server.ResumeRuns], or a cluster takeover) go on past
+	// a divergence from its recording, from the last step that re-ran
+	// identically with a resume-context message to the model (see
+	// runs.FromDivergence); without it such a run stops and stays as it
+	// was, with the divergence in its error.
+	ResumeFromDivergence bool
 	// Cluster, if set, makes the server one replica of a cluster: runs are
 	// submitted to and read from the cluster's database, so any replica
 	// answers for any run, and [Server.Work] executes the runs this

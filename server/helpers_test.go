@@ -110,6 +110,17 @@ func rootReply(c llmtest.Call) llmtest.Reply {
 			return code(`a = llm_query("hello")` + "\n" + `b = llm_query("hello")` + "\nprint(a, b)")
 		}
 		return code(`SUBMIT(answer=outputs[1].strip())`)
+	case "storechild":
+		// A child RLM, whose result the run then reads from the store.
+		switch turn {
+		case 0:
+			return code(`r = rlm_query("childanswer ` + rest + `")` + "\nprint(r.value)")
+		case 1:
+			return code(`ks = [k["key"] for k in store_keys()]` + "\n" + `res = store_get(ks[0])` + "\n" + `print(len(ks), res["answer"])`)
+		}
+		return code(`SUBMIT(answer=outputs[2].strip())`)
+	case "childanswer":
+		return code(fmt.Sprintf("SUBMIT(answer=%q)", "child "+rest))
 	case "slow":
 		return code("print(1)")
 	case "loop":

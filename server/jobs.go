@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rlmhq/rlm/cluster"
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
 	"github.com/rlmhq/rlm/runs"
@@ -280,6 +281,19 @@ func (j *job) execute() (*orchestrator.Result, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = kept.Context(ctx)
 		defer cancel()
+		cfg.Resume = kept
+		if s.cfg.Cluster == nil {
+			// The run keeps its children's results in the server's
+			// store, as rlm run does. (A cluster's store is its
+			// database and blob store, which the helpers do not read.)
+			saver := &runs.ChildSaver{RunID: j.id, Secrets: s.secrets, Store: s.store}
+			runs.KeepChildren(&cfg, saver, func() (*rlmctx.Store, error) { return s.store, nil }, s.cfg.Sizes.MaxTotalSize)
+			defer func() {
+				if _, err := saver.Close(); err != nil {
+					s.log.Warn("child results", "run_id", j.id, "error", s.redact(err.Error()))
+				}
+			}()
+		}
 	}
 	model := &runModel{inner: llm.Metered(chat, ledger), m: s.metrics}
 	cfg.Model, cfg.Ledger = model, ledger
@@ -303,7 +317,11 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 		mirror = mirrors{j.journal, mirror}
 	}
 	if j.resumed {
-		kept, err = s.runsRoot.Resume(j.id, runs.WithMirror(mirror))
+		opts := []runs.Option{runs.WithMirror(mirror)}
+		if s.cfg.ResumeFromDivergence {
+			opts = append(opts, runs.FromDivergence())
+		}
+		kept, err = s.runsRoot.Resume(j.id, opts...)
 		if err == nil {
 			if err = kept.CheckVars(runs.HashVars(spec.ctx)); err != nil {
 				return nil, errors.Join(err, kept.Finish(runs.Outcome{}))

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +148,69 @@ func TestChatRunsAreNotResumed(t *testing.T) {
 	ids, err := b.s.ResumeRuns(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, ids)
+}
+
+// TestResumeFromDivergence: a run the next server resumes whose
+// re-executed step comes out differently (here its recorded output is
+// altered, as a different rlm version would make it) stops and stays
+// interrupted, sending nothing; a server with ResumeFromDivergence
+// resumes it from that step with one resume-context message, sends no
+// request answered before again, and finishes it.
+func TestResumeFromDivergence(t *testing.T) {
+	up := stepsUpstream(t, 6, 40*time.Millisecond)
+	runsDir, storeDir := t.TempDir(), t.TempDir()
+	edit := func(c *Config) {
+		c.RunsDir, c.StoreDir = runsDir, storeDir
+		c.Engine.MaxIterations = 10
+		c.Engine.MaxDepth = 1
+	}
+	a := newTestServerOn(t, up, edit)
+	code, _, body := a.do(t, "POST", "/v1/runs", chatBody("count", nil))
+	require.Equal(t, 202, code, string(body))
+	var r RunResult
+	require.NoError(t, json.Unmarshal(body, &r))
+	require.Eventually(t, func() bool { return up.Count() >= 4 }, 20*time.Second, 5*time.Millisecond)
+	a.s.Drain(context.Background(), 0)
+	require.Equal(t, StateInterrupted, a.waitRun(t, r.ID).Status)
+	trajPath := filepath.Join(runsDir, r.ID, runs.TrajectoryFile)
+	traj, err := os.ReadFile(trajPath)
+	require.NoError(t, err)
+	altered := strings.Replace(string(traj), `"output":"0\n"`, `"output":"7\n"`, 1)
+	require.NotEqual(t, string(traj), altered)
+	require.NoError(t, os.WriteFile(trajPath, []byte(altered), 0o644))
+
+	sent := len(up.Calls())
+	b := newTestServerOn(t, up, edit)
+	ids, err := b.s.ResumeRuns(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{r.ID}, ids)
+	b.waitRun(t, r.ID)
+	m, err := runs.NewRoot(runsDir).Get(r.ID)
+	require.NoError(t, err)
+	assert.Equal(t, runs.StatusInterrupted, m.Status, "a divergence leaves the run as it was")
+	assert.Contains(t, m.Error, "exec event 1 of run 0 step 1 differs from the recorded one")
+	assert.Len(t, up.Calls(), sent, "nothing sent")
+
+	c := newTestServerOn(t, up, func(c *Config) { edit(c); c.ResumeFromDivergence = true })
+	ids, err = c.s.ResumeRuns(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{r.ID}, ids)
+	got := c.waitRun(t, r.ID)
+	require.Equal(t, StateDone, got.Status, got.Error)
+	assert.Equal(t, "finished after resume", got.Answer)
+	contexts := 0
+	for _, call := range up.Calls()[sent:] {
+		if strings.Contains(call.Messages[len(call.Messages)-1].Content, "[engine] Resume context:") {
+			contexts++
+		}
+	}
+	assert.Equal(t, 1, contexts, "one resume-context message, in the first live request")
+	assert.Contains(t, up.Calls()[sent].Messages[len(up.Calls()[sent].Messages)-1].Content, "Resume context")
+	for _, n := range requestKeys(up) {
+		assert.LessOrEqual(t, n, 2, "only the request in flight at the drain is sent again")
+	}
+	traj, err = os.ReadFile(trajPath)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(traj), `"from_divergence":true`))
+	assert.Equal(t, 1, strings.Count(string(traj), `"type":"resume_context"`))
 }

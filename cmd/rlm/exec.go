@@ -151,7 +151,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	for _, w := range warns {
 		fmt.Fprintf(env.stderr, "rlm %s: warning: %s\n", name, w)
 	}
-	host.Store = storeView(*f.storeDir, f.vars, f.reads, "", f.sizes.MaxTotalSize)
+	host.Store = storeView(*f.storeDir, f.vars, f.reads, f.sizes.MaxTotalSize)
 	if host.Store != nil {
 		closeModel = closeBoth(closeModel, host.Store.Close)
 	}

@@ -364,9 +364,11 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		defer tf.Close()
 		traj = tf
 	}
+	var resume orchestrator.ResumeHook
 	if kept, err := o.keep.start(env, o, c, llmCfg); err != nil {
 		return err
 	} else if kept != nil {
+		resume = kept
 		defer o.keep.finish(env, nil, true) // a run that could not start
 		if c := kept.Clock(); !c.IsZero() {
 			clock = c // a resumed run sees the times it saw before
@@ -409,24 +411,11 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	if !o.quiet && !o.verbose && isTerminal(env.stderr) && env.getenv("TERM") != "dumb" {
 		status = &statusLine{w: env.stderr, width: terminalWidth(env.stderr)}
 	}
-	runID := ""
-	if o.keep.run != nil {
-		runID = o.keep.run.ID()
+	if o.keep.run != nil && tracing.Enabled() {
+		ctx = telemetry.WithRunID(ctx, o.keep.run.ID())
 	}
-	// Children's outputs are stored only when rlm_query runs sub-RLMs.
-	childrenOf := runID
-	if o.maxDepth <= 1 {
-		childrenOf = ""
-	}
-	if runID != "" && tracing.Enabled() {
-		ctx = telemetry.WithRunID(ctx, runID)
-	}
-	view := storeView(*o.storeDir, o.vars, o.reads, childrenOf, o.sizes.MaxTotalSize)
-	if view != nil {
-		defer view.Close()
-	}
-	eng := orchestrator.New(orchestrator.Config{
-		Store:      view,
+	cfg := orchestrator.Config{
+		Store:      storeView(*o.storeDir, o.vars, o.reads, o.sizes.MaxTotalSize),
 		Summarizer: summarizer, Meta: o.notes,
 		Model: model, RootModel: llmCfg.Model, SubModel: subModel, Embedder: emb, Ledger: ledger,
 		Protocol: proto, Outputs: o.schema,
@@ -438,11 +427,16 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 		Limits:     o.limits.Limits,
 		Clock:      clock,
 		Trajectory: traj, TrajectoryFull: o.trajFull,
-		RunConfig:  runConfigRecord(llmCfg, o),
-		OnChildEnd: o.keep.onChildEnd(),
-		OnStatus:   status.updater(),
-		Tracer:     tracing.Tracer(),
-	})
+		RunConfig: runConfigRecord(llmCfg, o),
+		OnStatus:  status.updater(),
+		Tracer:    tracing.Tracer(),
+		Resume:    resume,
+	}
+	o.keep.keepChildren(&cfg, storeOpener(*o.storeDir), o.sizes.MaxTotalSize)
+	if cfg.Store != nil {
+		defer cfg.Store.Close()
+	}
+	eng := orchestrator.New(cfg)
 	res, err := eng.Run(ctx, c)
 	if status != nil {
 		status.clear()

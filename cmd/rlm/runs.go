@@ -30,6 +30,8 @@ type keepFlags struct {
 	noKeep  bool
 	resume  string
 	save    string
+	// fromDivergence: with resume, go on past a divergence.
+	fromDivergence bool
 
 	fs          *flag.FlagSet // rlm run's flags, to see which were set
 	run         *runs.Run     // the kept run, once started
@@ -54,6 +56,13 @@ func (k *keepFlags) register(fs *flag.FlagSet) {
 		"resume",
 		"",
 		"continue the interrupted or stopped run `ID` (see rlm runs ls); only budgets, endpoint and output flags may be given with it",
+	)
+	fs.BoolVar(
+		&k.fromDivergence,
+		"from-divergence",
+		false,
+		"with --resume: if a re-executed step comes out differently (a newer rlm, a changed module or input), go on live from there "+
+			"with a resume-context message to the model instead of stopping; the steps before it are replayed, and the trajectory records where and why",
 	)
 	fs.StringVar(
 		&k.save,
@@ -81,7 +90,7 @@ func runsRootDir(env *cliEnv, dir, storeDir string) string {
 // endpoint's transport and what is printed. Anything else would change
 // the requests, so the recorded answers would no longer match.
 var resumeFlags = map[string]bool{
-	"resume": true, "runs-dir": true, "store": true,
+	"resume": true, "runs-dir": true, "store": true, "from-divergence": true,
 	"max-llm-calls": true, "max-tokens": true, "max-cost": true, "timeout": true, "max-active-time": true, "max-total-iterations": true,
 	"max-errors": true, "base-url": true, "api-key": true, "request-timeout": true, "max-retries": true, "max-concurrency": true, "rpm": true, "tpm": true,
 	"prices": true, "cache-dir": true,
@@ -91,7 +100,7 @@ var resumeFlags = map[string]bool{
 // notKept are the flags not stored in run.json: secrets, and choices
 // that belong to one invocation.
 var notKept = map[string]bool{
-	"api-key": true, "resume": true, "runs-dir": true, "no-keep": true,
+	"api-key": true, "resume": true, "runs-dir": true, "no-keep": true, "from-divergence": true,
 	"json": true, "quiet": true, "trajectory": true, "record": true, "v": true, "verbose": true,
 }
 
@@ -252,6 +261,9 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 			return nil, fmt.Errorf("--save: %w", err)
 		}
 	}
+	if k.fromDivergence && k.resume == "" {
+		return nil, fmt.Errorf("%w: --from-divergence goes with --resume ID", errUsage)
+	}
 	if k.noKeep {
 		if k.resume != "" {
 			return nil, fmt.Errorf("%w: --resume and --no-keep cannot be used together", errUsage)
@@ -261,7 +273,11 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	root := runs.NewRoot(runsRootDir(env, k.runsDir, *f.storeDir))
 	hashes := runs.HashVars(c)
 	if k.resume != "" {
-		r, err := root.Resume(k.resume)
+		var opts []runs.Option
+		if k.fromDivergence {
+			opts = append(opts, runs.FromDivergence())
+		}
+		r, err := root.Resume(k.resume, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +302,7 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 		if v := r.Meta().Version; v != "" && v != buildVersion() {
 			fmt.Fprintf(
 				env.stderr,
-				"rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently\n",
+				"rlm run: warning: run %s was made by rlm %s, this is %s; the resume stops if a step comes out differently (with --from-divergence it goes on live from there)\n",
 				r.ID(),
 				v,
 				buildVersion(),
@@ -340,17 +356,18 @@ func orNone(path string) string {
 	return path
 }
 
-// onChildEnd is the orchestrator hook that persists child results of a
-// kept run to the store (nil when the run is not kept).
-func (k *keepFlags) onChildEnd() func(string, *orchestrator.Result) {
+// keepChildren makes a kept run keep its child runs' results in the
+// store and read them back (runs.KeepChildren); nothing when the run is
+// not kept.
+func (k *keepFlags) keepChildren(cfg *orchestrator.Config, open func() (*rlmctx.Store, error), maxBytes int64) {
 	if k.run == nil {
-		return nil
+		return
 	}
 	dir := k.storeDir
 	k.children = &runs.ChildSaver{RunID: k.run.ID(), Secrets: k.secrets, Open: func() (*rlmctx.Store, error) {
 		return rlmctx.OpenStore(rlmctx.StoreConfig{Dir: dir})
 	}}
-	return k.children.Save
+	runs.KeepChildren(cfg, k.children, open, maxBytes)
 }
 
 // saveOutputs writes the outputs of a successful run for --save, and
@@ -450,6 +467,10 @@ func (k *keepFlags) finishRun(env *cliEnv, res *orchestrator.Result, quiet bool)
 	}
 	err := k.run.Finish(o)
 	if derr := k.run.Err(); derr != nil {
+		if errors.Is(derr, runs.ErrDiverged) {
+			derr = fmt.Errorf("%w\nto go on from the last step that re-ran identically instead, with a resume-context message to the model: "+
+				"rlm run --resume %s --from-divergence", derr, k.run.ID())
+		}
 		return &exitError{code: 1, err: derr}
 	}
 	if err != nil {

@@ -344,6 +344,7 @@ func TestResumeStopsOnDivergence(t *testing.T) {
 	code, _, errOut = runCLI(t, "", env, "run", "--resume", id, "--max-llm-calls", "10")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "diverged from the recording: exec event 1 of run 0 step 1 differs")
+	assert.Contains(t, errOut, "rlm run --resume "+id+" --from-divergence", "the way on is named")
 	assert.Equal(t, n, srv.Count(), "nothing is sent live")
 	m, err := runs.NewRoot(runsDir).Get(id)
 	require.NoError(t, err)

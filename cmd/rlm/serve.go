@@ -32,7 +32,7 @@ func init() {
 	)
 }
 
-const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE] [--blobs-cache SIZE]]]"
+const serveSynopsis = "[--addr HOST:PORT] [--token-file FILE] [model flags] [budgets] [limits] [--max-runs N] [--queue N] [--max-body SIZE] [--max-body-memory SIZE] [--max-json-values N] [--max-json-depth N] [--max-conns N] [--read-timeout D] [--write-timeout D] [--stream-write-timeout D] [--idle-timeout D] [--drain-timeout D] [--store DIR] [--runs-dir DIR [--resume-runs=false] [--resume-from-divergence] | --no-keep [--retain-trajectory-bytes SIZE]] [--meta FILE] [--meta-notes-tokens N] [--cluster-db URL [--blobs URL [--max-var-size SIZE] [--blobs-cache SIZE]]]"
 
 // defaultServeTimeout is rlm serve's default run timeout (--timeout).
 const defaultServeTimeout = 30 * time.Minute
@@ -50,6 +50,7 @@ type serveOptions struct {
 	runsDir       string
 	noKeep        bool
 	resumeRuns    bool
+	fromDiverged  bool
 	clusterDB     string
 	blobsURL      string
 	maxVarSize    int64
@@ -212,6 +213,13 @@ func runServeFlags(ctx context.Context, env *cliEnv, fs *flag.FlagSet, o *serveO
 		"resume-runs",
 		true,
 		"at start, resume the run API's runs that a server on the same runs directory was running when it stopped (=false leaves them interrupted)",
+	)
+	fs.BoolVar(
+		&o.fromDiverged,
+		"resume-from-divergence",
+		false,
+		"a run this server resumes (--resume-runs, or a cluster takeover) whose re-executed step comes out differently goes on live from there "+
+			"with a resume-context message to the model, instead of stopping (see rlm run --from-divergence)",
 	)
 	o.retainTraj = server.DefaultRetainTrajectoryBytes
 	fs.Var(
@@ -450,7 +458,7 @@ func (o *serveOptions) config(env *cliEnv, fs *flag.FlagSet) (server.Config, err
 		},
 		Budgets: o.ledgerLimits(), Output: o.output, Sizes: *o.sizes,
 		Meta:  server.Meta{Doc: doc, Path: metaFile, NotesTokens: notesTokens, Fixed: fixed},
-		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, Version: buildVersion(),
+		Token: token, StoreDir: *o.storeDir, RunsDir: runsDir, ResumeFromDivergence: o.fromDiverged, Version: buildVersion(),
 		MaxRuns: o.maxRuns, Queue: queue, MaxBodyBytes: o.maxBody, MaxBodyMemory: o.maxBodyMemory, RetainTrajectoryBytes: o.retainTraj, MaxJSONValues: o.maxJSONValues, MaxJSONDepth: o.maxJSONDepth,
 		MaxConns: o.http.maxConns, ReadHeaderTimeout: o.http.readHeaderTimeout, ReadTimeout: o.http.readTimeout,
 		WriteTimeout: o.http.writeTimeout, StreamWriteTimeout: o.http.streamWriteTimeout, IdleTimeout: o.http.idleTimeout,
