@@ -52,12 +52,22 @@ type treeServer struct {
 	byRun   map[string]int // requests per marker
 	clock   *fakeClock
 	latency time.Duration
+	// childLag, if set, holds each request of a child (a query with
+	// "Q-CHILD") that long in real time before the clock advances, so
+	// that its parent's code, running alongside, is blocked on the child
+	// by then: time the parent's code runs while a child's call is in
+	// flight counts twice (active time sums concurrent work), which would
+	// make the figures depend on the scheduling.
+	childLag time.Duration
 }
 
 func newTreeServer(t *testing.T, scripts map[string][]llmtest.Reply, sub func(prompt string) llmtest.Reply) *treeServer {
 	ts := &treeServer{Server: llmtest.NewServer(t), byRun: map[string]int{}}
 	ts.SetDefault(func(c llmtest.Call) llmtest.Reply {
 		if ts.clock != nil {
+			if ts.childLag > 0 && len(c.Messages) > 1 && strings.Contains(c.Messages[1].Content, "Q-CHILD") {
+				time.Sleep(ts.childLag)
+			}
 			ts.clock.advance(ts.latency)
 		}
 		if c.Model == subModel {
@@ -333,7 +343,7 @@ func TestActiveTime(t *testing.T) {
 				"Q-CHILD": {text(`x = 1`), text(`SUBMIT(answer="done")`)},
 			}, nil)
 			clock := newFakeClock()
-			ts.clock, ts.latency = clock, 10*time.Second
+			ts.clock, ts.latency, ts.childLag = clock, 10*time.Second, 200*time.Millisecond
 			res, evs := runTree(t, ts, Config{MaxDepth: 2, MaxActiveTime: tt.limit, Now: clock.Now}, "Q-ROOT")
 			require.Equal(t, tt.stop, res.StopReason, "err: %v", res.Err)
 			assert.Equal(t, tt.active, res.ActiveTime)
