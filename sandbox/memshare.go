@@ -214,6 +214,9 @@ func (st *step) held(thread *starlark.Thread, cutoff int64) int64 {
 	z := sizer{cutoff: cutoff, seen: map[unsafe.Pointer]struct{}{}}
 	s := st.sess
 	for name, v := range s.globals {
+		if b, ok := v.(*starlark.Builtin); ok && b.Receiver() == nil {
+			continue // a predeclared function (or code's alias of one): nothing of the session's
+		}
 		if sys, ok := s.systemValue(name); ok && sys == v {
 			continue
 		}
