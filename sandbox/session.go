@@ -45,13 +45,13 @@ type Session struct {
 	// unsystem: names SetGlobal made the host's variables, no longer
 	// predeclared values hidden from UserGlobals (see systemValue).
 	unsystem map[string]bool
-	order   []string                  // user globals in definition order
-	known   map[string]bool
-	defs    map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
-	steps   int                  // number of Exec calls so far
-	sources map[string]string    // code of each step that defined functions, by file name
-	memBase int64                // heap in use when the session was created
-	state   *py.State            // what the value layer and the modules keep of the session
+	order    []string // user globals in definition order
+	known    map[string]bool
+	defs     map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
+	steps    int                  // number of Exec calls so far
+	sources  map[string]string    // code of each step that defined functions, by file name
+	memBase  int64                // heap in use when the session was created
+	state    *py.State            // what the value layer and the modules keep of the session
 }
 
 // New returns a session with the given configuration.
