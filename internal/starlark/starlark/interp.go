@@ -189,46 +189,100 @@ loop:
 		case compile.NOP:
 			// nop
 
-		// rlm: fused instructions (internal/compile/fuse.go) push their
-		// operands and run their operator's case, counting the steps of
-		// the instructions they stand for.
-		case compile.OPK:
-			stack[sp] = fn.module.constants[compile.FusedConstant(arg)]
-			sp++
-			op = compile.FusedOperator(arg)
-			thread.Steps++
-			goto dispatch
-
-		case compile.LOCALOPK:
-			l, k := compile.FusedLocal(arg)
-			x := locals[l]
-			if x == nil {
-				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
-				break loop
-			}
-			stack[sp] = x
-			stack[sp+1] = fn.module.constants[k]
-			sp += 2
-			op = compile.FusedOperator(arg)
-			thread.Steps += 2
-			goto dispatch
-
-		case compile.LOCALOPL:
-			l1, l2 := compile.FusedLocal(arg)
-			x, y := locals[l1], locals[l2]
-			if x == nil || y == nil {
-				if x != nil {
-					l1 = l2
-					thread.Steps++ // LOCAL l1 ran
+		// rlm: fused instructions (internal/compile/fuse.go) compute two
+		// small ints themselves, else push their operands and run their
+		// operator's case, counting the steps of the instructions they
+		// stand for.
+		case compile.OPK, compile.LOCALOPK, compile.LOCALOPL:
+			var x, y Value
+			if op == compile.OPK {
+				sp--
+				x = stack[sp]
+				y = fn.module.constants[compile.FusedConstant(arg)]
+				thread.Steps++
+			} else {
+				l1, l2 := compile.FusedLocal(arg)
+				x = locals[l1]
+				if op == compile.LOCALOPK {
+					y = fn.module.constants[l2]
+				} else {
+					y = locals[l2]
 				}
-				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l1].Name)
-				break loop
+				if x == nil || y == nil {
+					if x != nil {
+						l1 = l2
+						thread.Steps++ // LOCAL l1 ran
+					}
+					err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l1].Name)
+					break loop
+				}
+				thread.Steps += 2
+			}
+			op = compile.FusedOperator(arg)
+			// rlm: two ints in the inline int32 form computed here, without
+			// pushing them for the operator's case (no int64 overflow is
+			// possible); a comparison takes a CJMP right after it.
+			if xi, ok := x.(Int); ok {
+				if yi, ok := y.(Int); ok {
+					a, aok := xi.small32()
+					b, bok := yi.small32()
+					if aok && bok {
+						if op <= compile.NEQ {
+							r := fusedCompare(op, a, b)
+							if codeAt(codep, pc) == byte(compile.CJMP) {
+								thread.Steps++
+								if r {
+									pc = jumpTarget(codep, pc+1)
+								} else {
+									pc += 5
+								}
+								break
+							}
+							stack[sp] = Bool(r)
+							sp++
+							break
+						}
+						r, done := int64(0), true
+						switch op {
+						case compile.PLUS:
+							r = a + b
+						case compile.MINUS:
+							r = a - b
+						case compile.STAR:
+							r = a * b
+						case compile.PERCENT, compile.SLASHSLASH:
+							if b > 0 {
+								// a 32-bit division, floored as Python's.
+								q, m := int32(a)/int32(b), int32(a)%int32(b)
+								if m < 0 {
+									q, m = q-1, m+int32(b)
+								}
+								if op == compile.PERCENT {
+									r = int64(m)
+								} else {
+									r = int64(q)
+								}
+							} else {
+								done = false
+							}
+						default:
+							done = false
+						}
+						if done {
+							if z, ok := smallInt(r); ok {
+								stack[sp] = z
+							} else {
+								stack[sp] = MakeInt64(r)
+							}
+							sp++
+							break
+						}
+					}
+				}
 			}
 			stack[sp] = x
 			stack[sp+1] = y
 			sp += 2
-			op = compile.FusedOperator(arg)
-			thread.Steps += 2
 			goto dispatch
 
 		case compile.DUP:
@@ -968,6 +1022,24 @@ func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
 	} else {
 		fn.module.globals[i] = v
 	}
+}
+
+// fusedCompare compares a and b, ints of the int32 range, by the
+// comparison op (LT..NEQ), for a fused instruction's fast path.
+func fusedCompare(op compile.Opcode, a, b int64) bool {
+	switch op {
+	case compile.LT:
+		return a < b
+	case compile.GT:
+		return a > b
+	case compile.GE:
+		return a >= b
+	case compile.LE:
+		return a <= b
+	case compile.EQL:
+		return a == b
+	}
+	return a != b
 }
 
 // binarySlow computes x op y for a binary operator instruction op that
