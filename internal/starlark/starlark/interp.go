@@ -692,6 +692,13 @@ loop:
 			k := stack[sp-2]
 			v := stack[sp-1]
 			sp -= 3
+			if op == compile.SETDICT {
+				// rlm: a comprehension's SETDICT keeps its accumulator
+				// (compile.go, comprehension) and counts the step of
+				// the DUP that upstream ran before each element.
+				sp++
+				thread.Steps++
+			}
 			if err2 := checkGrowTable(thread, &dict.ht); err2 != nil { // rlm: bounded growth
 				err = err2
 				break loop
@@ -704,11 +711,15 @@ loop:
 			}
 
 		case compile.APPEND:
+			// rlm: APPEND keeps its accumulator (compile.go,
+			// comprehension) and counts the step of the DUP that
+			// upstream ran before each element.
 			elem := stack[sp-1]
-			sp -= 2
+			sp--
+			thread.Steps++
 			// rlm: the common case in the loop: a list with room, not
 			// at a grow check (checkGrowLen: every GrowCheckEvery).
-			if list, ok := stack[sp].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
+			if list, ok := stack[sp-1].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
 				list.elems = append(list.elems, elem)
 				// rlm: a comprehension's jump back to its loop is
 				// taken here (it counts its step).
@@ -718,7 +729,7 @@ loop:
 				}
 				break
 			}
-			if err2 := appendSlow(thread, stack[sp], elem); err2 != nil { // rlm: out of the loop
+			if err2 := appendSlow(thread, stack[sp-1], elem); err2 != nil { // rlm: out of the loop
 				err = err2
 				break loop
 			}

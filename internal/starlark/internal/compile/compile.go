@@ -105,9 +105,9 @@ const (
 	RETURN       //          value RETURN       -
 	SETINDEX     //        a i new SETINDEX     -
 	INDEX        //            a i INDEX        elem
-	SETDICT      // dict key value SETDICT      -
+	SETDICT      // dict key value SETDICT      dict [rlm: keeps a comprehension's accumulator]
 	SETDICTUNIQ  // dict key value SETDICTUNIQ  -
-	APPEND       //      list elem APPEND       -
+	APPEND       //      list elem APPEND       list [rlm: keeps a comprehension's accumulator]
 	SLICE        //   x lo hi step SLICE        slice
 	INPLACE_ADD  //            x y INPLACE_ADD  z      where z is x+y or x.extend(y)
 	INPLACE_PIPE //            x y INPLACE_PIPE z      where z is x|y
@@ -247,7 +247,7 @@ var stackEffect = [...]int8{
 	LOCALOPL:     +1,
 	MAKEDICTN:    +1,
 	AMP:          -1,
-	APPEND:       -2,
+	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,
 	CALL:         variableStackEffect,
 	CALL_KW:      variableStackEffect,
@@ -298,7 +298,7 @@ var stackEffect = [...]int8{
 	PREDECLARED:  +1,
 	RETURN:       -1,
 	SETLOCALCELL: -1,
-	SETDICT:      -3,
+	SETDICT:      -2, // rlm: keeps the accumulator
 	SETDICTUNIQ:  -3,
 	SETFIELD:     -2,
 	SETGLOBAL:    -1,
@@ -1782,7 +1782,9 @@ func (fcomp *fcomp) tuple(elems []syntax.Expr) {
 
 func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
 	if clauseIndex == len(comp.Clauses) {
-		fcomp.emit(DUP) // accumulator
+		// rlm: APPEND and SETDICT leave the accumulator on the stack
+		// for the next element (upstream: DUP before the element, one
+		// dispatch more per element); they count the DUP's step.
 		if comp.Curly {
 			// dict: {k:v for ...}
 			// Parser ensures that body is of form k:v.
