@@ -552,21 +552,22 @@ loop:
 			// Next call).
 			if ri, ok := iter.(*rangeIterator); ok {
 				if ri.i < ri.r.len {
-					if z, ok := smallInt(int64(ri.r.start + ri.i*ri.r.step)); ok {
-						stack[sp] = z
-					} else {
-						stack[sp] = ri.r.Index(ri.i)
+					z, ok := smallInt(int64(ri.r.start + ri.i*ri.r.step))
+					if !ok {
+						z = MakeInt(ri.r.start + ri.i*ri.r.step)
 					}
 					ri.i++
-					sp++
 					// rlm: the loop variable's SETLOCAL/SETGLOBAL
-					// right after it is done here (it counts its step).
+					// right after it is done here (it counts its step),
+					// storing the element there, not on the stack.
 					if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
-						sp--
-						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), stack[sp])
+						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), z)
 						pc += 2
 						thread.Steps++
+						break
 					}
+					stack[sp] = z
+					sp++
 				} else {
 					pc = arg
 				}
