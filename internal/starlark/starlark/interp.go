@@ -681,6 +681,23 @@ loop:
 			stack[sp] = newDictOf(int(arg))
 			sp++
 
+		case compile.MAKEDICTKV:
+			// rlm: a literal's constant keys and its values (compile.go:
+			// constantKeys), inserted in order (a repeated key's later
+			// value wins, as SETDICTUNIQ's); the DUP and SETDICTUNIQ
+			// of each entry count their steps. The dict is sized for
+			// the entries: no insertion grows it or is due a grow check.
+			n := int(arg)
+			sp -= 2 * n
+			d, err2 := makeDictKV(stack[sp : sp+2*n])
+			if err2 != nil {
+				err = err2
+				break loop
+			}
+			stack[sp] = d
+			sp++
+			thread.Steps += uint64(2 * n)
+
 		case compile.SIZEHINT:
 			// rlm: [body for vars in x]: the empty list gets room for
 			// len(x) elements (rlm_calls.go).
@@ -1034,6 +1051,18 @@ func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
 	} else {
 		fn.module.globals[i] = v
 	}
+}
+
+// makeDictKV returns a dict of the keys and values alternating in kv
+// (MAKEDICTKV), sized for them.
+func makeDictKV(kv []Value) (*Dict, error) {
+	d := newDictOf(len(kv) / 2)
+	for i := 0; i < len(kv); i += 2 {
+		if err := d.SetKey(kv[i], kv[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // fusedCompare compares a and b, ints of the int32 range, by the

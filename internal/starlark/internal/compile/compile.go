@@ -155,8 +155,11 @@ const (
 
 	MAKEDICTN //     - MAKEDICTN<n>  dict  [rlm: the empty dict of a literal of n entries, sized for them]
 
+	// rlm: the dict of a literal of n entries with constant keys.
+	MAKEDICTKV // k1 v1 ... kn vn MAKEDICTKV<n> dict
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = MAKEDICTN
+	OpcodeMax    = MAKEDICTKV
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -166,6 +169,7 @@ var opcodeNames = [...]string{
 	LOCALOPK:     "localopk",
 	LOCALOPL:     "localopl",
 	MAKEDICTN:    "makedictn",
+	MAKEDICTKV:   "makedictkv",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -246,6 +250,7 @@ var stackEffect = [...]int8{
 	LOCALOPK:     +1,
 	LOCALOPL:     +1,
 	MAKEDICTN:    +1,
+	MAKEDICTKV:   variableStackEffect,
 	AMP:          -1,
 	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,
@@ -753,6 +758,8 @@ func (insn *insn) stackeffect() int {
 			se = 0
 		case MAKELIST, MAKETUPLE:
 			se = 1 - arg
+		case MAKEDICTKV:
+			se = 1 - 2*arg
 		case UNPACK:
 			se = arg - 1
 		default:
@@ -1402,6 +1409,21 @@ func (fcomp *fcomp) expr(e syntax.Expr) {
 		fcomp.tuple(e.List)
 
 	case *syntax.DictExpr:
+		if constantKeys(e) {
+			// rlm: keys and values pushed, the dict made at once
+			// (no DUP and SETDICTUNIQ per entry; MAKEDICTKV counts
+			// their steps). Constant keys are hashable and compare
+			// without running code, so making the dict after all
+			// values are evaluated is not observable.
+			for _, entry := range e.List {
+				entry := entry.(*syntax.DictEntry)
+				fcomp.expr(entry.Key)
+				fcomp.expr(entry.Value)
+			}
+			fcomp.setPos(e.Lbrace)
+			fcomp.emit1(MAKEDICTKV, uint32(len(e.List)))
+			break
+		}
 		if len(e.List) > 0 {
 			// rlm: sized for its entries (the interpreter's newDictOf).
 			fcomp.emit1(MAKEDICTN, uint32(len(e.List)))
@@ -1778,6 +1800,26 @@ func (fcomp *fcomp) tuple(elems []syntax.Expr) {
 		fcomp.expr(elem)
 	}
 	fcomp.emit1(MAKETUPLE, uint32(len(elems)))
+}
+
+// maxDictKV is the most entries of a dict literal made by MAKEDICTKV:
+// the dict is sized for them, so no insertion grows it (no grow check
+// due), and the operand stack holds them all.
+const maxDictKV = 16
+
+// constantKeys reports whether the dict literal e has 1 to maxDictKV
+// entries whose keys are all string or int literals (rlm: MAKEDICTKV).
+func constantKeys(e *syntax.DictExpr) bool {
+	if len(e.List) == 0 || len(e.List) > maxDictKV {
+		return false
+	}
+	for _, entry := range e.List {
+		lit, ok := entry.(*syntax.DictEntry).Key.(*syntax.Literal)
+		if !ok || (lit.Token != syntax.STRING && lit.Token != syntax.INT) {
+			return false
+		}
+	}
+	return true
 }
 
 func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
