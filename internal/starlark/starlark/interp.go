@@ -687,16 +687,11 @@ loop:
 			// value wins, as SETDICTUNIQ's); the DUP and SETDICTUNIQ
 			// of each entry count their steps. The dict is sized for
 			// the entries: no insertion grows it or is due a grow check.
-			n := int(arg)
-			sp -= 2 * n
-			d, err2 := makeDictKV(stack[sp : sp+2*n])
-			if err2 != nil {
+			var err2 error
+			if sp, err2 = makeDictKV(thread, stack, sp, int(arg)); err2 != nil { // rlm: out of the loop
 				err = err2
 				break loop
 			}
-			stack[sp] = d
-			sp++
-			thread.Steps += uint64(2 * n)
 
 		case compile.SIZEHINT:
 			// rlm: [body for vars in x]: the empty list gets room for
@@ -1053,16 +1048,21 @@ func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
 	}
 }
 
-// makeDictKV returns a dict of the keys and values alternating in kv
-// (MAKEDICTKV), sized for them.
-func makeDictKV(kv []Value) (*Dict, error) {
-	d := newDictOf(len(kv) / 2)
-	for i := 0; i < len(kv); i += 2 {
-		if err := d.SetKey(kv[i], kv[i+1]); err != nil {
-			return nil, err
+// makeDictKV replaces the n keys and values alternating at the top of
+// stack (below sp) with a dict of them, sized for them, and returns the
+// new sp (MAKEDICTKV; it counts the steps of a DUP and a SETDICTUNIQ per
+// entry).
+func makeDictKV(thread *Thread, stack []Value, sp, n int) (int, error) {
+	sp -= 2 * n
+	d := newDictOf(n)
+	for i := sp; i < sp+2*n; i += 2 {
+		if err := d.SetKey(stack[i], stack[i+1]); err != nil {
+			return 0, err
 		}
 	}
-	return d, nil
+	stack[sp] = d
+	thread.Steps += uint64(2 * n)
+	return sp + 1, nil
 }
 
 // fusedCompare compares a and b, ints of the int32 range, by the
