@@ -867,6 +867,36 @@ loop:
 			stack[sp] = x
 			sp++
 
+		case compile.GLOBALLOCAL:
+			// rlm: GLOBAL g and LOCAL l fused (compile/fuse.go): both
+			// pushed, each with its error and step.
+			g, l := compile.FusedGlobalLocal(arg)
+			x := fn.module.globals[g]
+			if x == nil {
+				err = fmt.Errorf("global variable %s referenced before assignment", f.Prog.Globals[g].Name)
+				break loop
+			}
+			thread.Steps++ // the LOCAL's
+			y := locals[l]
+			if y == nil {
+				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
+				break loop
+			}
+			stack[sp] = x
+			stack[sp+1] = y
+			sp += 2
+			// rlm: a CALL of one positional argument right after it
+			// (f(x)) is taken here, at its own pc (its position, the
+			// caller's in a traceback); it counts its step.
+			if codeAt(codep, pc) == byte(compile.CALL) && codeAt(codep, pc+1) == 0x80 && codeAt(codep, pc+2) == 0x02 {
+				fr.pc = pc
+				pc += 3
+				op = compile.CALL
+				arg = 1 << 8
+				thread.Steps++
+				goto dispatch
+			}
+
 		case compile.PREDECLARED:
 			name := f.Prog.Names[arg]
 			x := fn.module.predeclared[name]

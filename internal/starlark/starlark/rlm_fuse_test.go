@@ -2,6 +2,7 @@ package starlark
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -213,4 +214,98 @@ func op2cmp(op string) string {
 		return op
 	}
 	return "<"
+}
+
+// TestFusedGlobalLocal: GLOBAL g followed by LOCAL l on one line fused
+// into GLOBALLOCAL (and the CALL of one argument after it taken by the
+// interpreter) give the results, errors, tracebacks and step counts of
+// the unfused instructions: calls of Starlark functions and builtins,
+// calls with more arguments (not taken), method calls around them,
+// unbound globals and locals, and errors in the callee.
+func TestFusedGlobalLocal(t *testing.T) {
+	for _, src := range []string{
+		`def sq(x):
+    return x * x
+def f(xs):
+    r = []
+    for x in xs:
+        r.append(sq(x))
+        r.append(len(str(x)))
+        r.append(max(x, 3))
+    return r
+r = f([1, 2, 30])`,
+		`def f(s):
+    return [len(s), type(s), str(s), s]
+r = [f(w) for w in ["a", "bb"]]`,
+		`def g(x):
+    return 1 // x
+def f(x):
+    return g(x)
+r = f(0)`,
+		`def f(x):
+    return h(x)
+r = f(1)
+def h(x):
+    return x`,
+		`def id_(x):
+    return x
+def f():
+    if False:
+        x = 1
+    return id_(x)
+r = f()`,
+		`def id_(x):
+    return x
+def f(x):
+    return id_(
+        x)
+r = f([1])`,
+		`def ln(x):
+    return len(x)
+def f(x):
+    return ln(x)
+r = f(1)`,
+		`def f(d, k):
+    return d.get(len(k), str(k))
+r = f({1: "one"}, "a") + f({}, "bc")`,
+	} {
+		t.Run(src[:min(len(src), 30)], func(t *testing.T) {
+			run := func(fuse bool) (string, uint64) {
+				compile.Fuse = fuse
+				defer func() { compile.Fuse = true }()
+				thread := &Thread{}
+				g, err := ExecFileOptions(&syntax.FileOptions{Recursion: true, TopLevelControl: true, GlobalReassign: true}, thread, "f.star", src, Universe)
+				if err != nil {
+					if ee, ok := err.(*EvalError); ok {
+						// An unbound local's column is the fused
+						// instruction's (the GLOBAL's), as for the
+						// operator fusions; lines are exact.
+						bt := ee.Backtrace()
+						if strings.Contains(bt, "local variable") {
+							bt = regexp.MustCompile(`(f\.star:\d+):\d+`).ReplaceAllString(bt, "$1")
+						}
+						return "error: " + bt, thread.ExecutionSteps()
+					}
+					return "error: " + err.Error(), thread.ExecutionSteps()
+				}
+				return fmt.Sprint(g["r"]), thread.ExecutionSteps()
+			}
+			want, wantSteps := run(false)
+			got, gotSteps := run(true)
+			if got != want {
+				t.Errorf("fused: %s\nunfused: %s", got, want)
+			}
+			if gotSteps != wantSteps {
+				t.Errorf("steps: fused %d, unfused %d", gotSteps, wantSteps)
+			}
+		})
+	}
+	// The compiler does fuse.
+	_, prog, err := SourceProgramOptions(&syntax.FileOptions{}, "f.star", "def g(x):\n    return x\ndef f(x):\n    return g(x)\n", func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := prog.compiled.Functions[1].Code; code[0] != byte(compile.GLOBALLOCAL) {
+		t.Errorf("f compiles to %v, not starting with GLOBALLOCAL", code)
+	}
 }

@@ -158,8 +158,11 @@ const (
 	// rlm: the dict of a literal of n entries with constant keys.
 	MAKEDICTKV // k1 v1 ... kn vn MAKEDICTKV<n> dict
 
+	// rlm: GLOBAL g and LOCAL l fused (fuse.go), made by the compiler only.
+	GLOBALLOCAL //   - GLOBALLOCAL<g<<8|l>  x y   x = globals[g], y = locals[l]
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = MAKEDICTKV
+	OpcodeMax    = GLOBALLOCAL
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -170,6 +173,7 @@ var opcodeNames = [...]string{
 	LOCALOPL:     "localopl",
 	MAKEDICTN:    "makedictn",
 	MAKEDICTKV:   "makedictkv",
+	GLOBALLOCAL:  "globallocal",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -251,6 +255,7 @@ var stackEffect = [...]int8{
 	LOCALOPL:     +1,
 	MAKEDICTN:    +1,
 	MAKEDICTKV:   variableStackEffect,
+	GLOBALLOCAL:  +2,
 	AMP:          -1,
 	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,

@@ -12,6 +12,10 @@ package compile
 // within a block (jumps only target block starts), before addresses are
 // assigned.
 
+// rlm: GLOBAL g followed by LOCAL l (a call of a global function with a
+// local argument: f(x), len(s)) becomes GLOBALLOCAL, which pushes both;
+// the interpreter also takes a CALL of one argument right after it.
+
 // Fuse turns fusion on; tests turn it off to compare.
 var Fuse = true
 
@@ -77,7 +81,34 @@ func fuse(insns []insn) []insn {
 		}
 		out = append(out, in)
 	}
+	return fuseGlobalLocal(out)
+}
+
+// fuseGlobalLocal returns insns with GLOBAL g followed by LOCAL l on the
+// same line (a call such as f(x), len(s) or _py_method(s, ...)) fused
+// into GLOBALLOCAL, reusing the slice. It runs after the operator
+// fusions, which take precedence over it for their LOCALs.
+func fuseGlobalLocal(insns []insn) []insn {
+	out := insns[:0]
+	for i := 0; i < len(insns); i++ {
+		in := insns[i]
+		if in.op == GLOBAL && i+1 < len(insns) {
+			if next := insns[i+1]; next.op == LOCAL && next.arg < 1<<fuseLocalBits && next.line == in.line &&
+				in.arg < 1<<(32-fuseLocalBits) {
+				out = append(out, insn{op: GLOBALLOCAL, arg: in.arg<<fuseLocalBits | next.arg, line: in.line, col: in.col})
+				i++
+				continue
+			}
+		}
+		out = append(out, in)
+	}
 	return out
+}
+
+// FusedGlobalLocal returns the global and local indexes of a GLOBALLOCAL
+// argument.
+func FusedGlobalLocal(arg uint32) (global, local uint32) {
+	return arg >> fuseLocalBits, arg & (1<<fuseLocalBits - 1)
 }
 
 // isFusable reports whether op is a binary operator that fusion takes.
