@@ -233,8 +233,12 @@ loop:
 								thread.Steps++
 								if r {
 									pc = jumpTarget(codep, pc+1)
-								} else {
-									pc += 5
+								} else if pc += 5; codeAt(codep, pc) == byte(compile.JMP) {
+									// a filter's jump back to its loop
+									// (or an if's past its else), taken
+									// too, counting its step.
+									pc = jumpTarget(codep, pc+1)
+									thread.Steps++
 								}
 								break
 							}
