@@ -871,19 +871,25 @@ loop:
 			stack[sp] = x
 			sp++
 
-		case compile.GLOBALLOCAL:
-			// rlm: GLOBAL g and LOCAL l fused (compile/fuse.go): both
-			// pushed, each with its error and step.
+		case compile.GLOBALLOCAL, compile.GLOBALGLOBAL:
+			// rlm: GLOBAL g and LOCAL l, or GLOBAL g2, fused
+			// (compile/fuse.go): both pushed, each with its error and
+			// step.
 			g, l := compile.FusedGlobalLocal(arg)
 			x := fn.module.globals[g]
 			if x == nil {
 				err = fmt.Errorf("global variable %s referenced before assignment", f.Prog.Globals[g].Name)
 				break loop
 			}
-			thread.Steps++ // the LOCAL's
-			y := locals[l]
-			if y == nil {
-				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
+			thread.Steps++ // the second's
+			var y Value
+			if op == compile.GLOBALLOCAL {
+				if y = locals[l]; y == nil {
+					err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
+					break loop
+				}
+			} else if y = fn.module.globals[l]; y == nil {
+				err = fmt.Errorf("global variable %s referenced before assignment", f.Prog.Globals[l].Name)
 				break loop
 			}
 			stack[sp] = x

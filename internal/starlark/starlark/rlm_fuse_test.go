@@ -268,6 +268,30 @@ r = f(1)`,
 		`def f(d, k):
     return d.get(len(k), str(k))
 r = f({1: "one"}, "a") + f({}, "bc")`,
+		// two globals (top level): a subscript, a call, unbound ones
+		`counts = {}
+for w in ["a", "b", "a"]:
+    counts[w] = counts.get(w, 0) + 1
+def sq(x):
+    return x * x
+r = [counts, sq(counts["a"]), str(w)]`,
+		`def f(x):
+    return x
+if False:
+    y = 1
+r = f(y)`,
+		`if False:
+    f = 1
+    y = 2
+r = f(y)`,
+		`r = 0
+if r:
+    y = 1
+r = len(y)`,
+		`def fail_(x):
+    return 1 // 0
+x = 2
+r = fail_(x)`,
 	} {
 		t.Run(src[:min(len(src), 30)], func(t *testing.T) {
 			run := func(fuse bool) (string, uint64) {
@@ -277,11 +301,11 @@ r = f({1: "one"}, "a") + f({}, "bc")`,
 				g, err := ExecFileOptions(&syntax.FileOptions{Recursion: true, TopLevelControl: true, GlobalReassign: true}, thread, "f.star", src, Universe)
 				if err != nil {
 					if ee, ok := err.(*EvalError); ok {
-						// An unbound local's column is the fused
-						// instruction's (the GLOBAL's), as for the
-						// operator fusions; lines are exact.
+						// An unbound second variable's column is the
+						// fused instruction's (the first GLOBAL's), as
+						// for the operator fusions; lines are exact.
 						bt := ee.Backtrace()
-						if strings.Contains(bt, "local variable") {
+						if strings.Contains(bt, "referenced before assignment") {
 							bt = regexp.MustCompile(`(f\.star:\d+):\d+`).ReplaceAllString(bt, "$1")
 						}
 						return "error: " + bt, thread.ExecutionSteps()
@@ -307,5 +331,12 @@ r = f({1: "one"}, "a") + f({}, "bc")`,
 	}
 	if code := prog.compiled.Functions[1].Code; code[0] != byte(compile.GLOBALLOCAL) {
 		t.Errorf("f compiles to %v, not starting with GLOBALLOCAL", code)
+	}
+	_, prog, err = SourceProgramOptions(&syntax.FileOptions{}, "f.star", "def g(x):\n    return x\nx = 1\ng(x)\n", func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := prog.compiled.Toplevel.Code; !strings.Contains(string(code), string([]byte{byte(compile.GLOBALGLOBAL)})) {
+		t.Errorf("the top level compiles to %v, without GLOBALGLOBAL", code)
 	}
 }

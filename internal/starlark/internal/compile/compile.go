@@ -159,10 +159,11 @@ const (
 	MAKEDICTKV // k1 v1 ... kn vn MAKEDICTKV<n> dict
 
 	// rlm: GLOBAL g and LOCAL l fused (fuse.go), made by the compiler only.
-	GLOBALLOCAL //   - GLOBALLOCAL<g<<8|l>  x y   x = globals[g], y = locals[l]
+	GLOBALLOCAL  //   - GLOBALLOCAL<g<<8|l>  x y   x = globals[g], y = locals[l]
+	GLOBALGLOBAL //  - GLOBALGLOBAL<g<<8|g2>  x y   x = globals[g], y = globals[g2]
 
 	OpcodeArgMin = JMP
-	OpcodeMax    = GLOBALLOCAL
+	OpcodeMax    = GLOBALGLOBAL
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -174,6 +175,7 @@ var opcodeNames = [...]string{
 	MAKEDICTN:    "makedictn",
 	MAKEDICTKV:   "makedictkv",
 	GLOBALLOCAL:  "globallocal",
+	GLOBALGLOBAL: "globalglobal",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -256,6 +258,7 @@ var stackEffect = [...]int8{
 	MAKEDICTN:    +1,
 	MAKEDICTKV:   variableStackEffect,
 	GLOBALLOCAL:  +2,
+	GLOBALGLOBAL: +2,
 	AMP:          -1,
 	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,
