@@ -189,46 +189,104 @@ loop:
 		case compile.NOP:
 			// nop
 
-		// rlm: fused instructions (internal/compile/fuse.go) push their
-		// operands and run their operator's case, counting the steps of
-		// the instructions they stand for.
-		case compile.OPK:
-			stack[sp] = fn.module.constants[compile.FusedConstant(arg)]
-			sp++
-			op = compile.FusedOperator(arg)
-			thread.Steps++
-			goto dispatch
-
-		case compile.LOCALOPK:
-			l, k := compile.FusedLocal(arg)
-			x := locals[l]
-			if x == nil {
-				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
-				break loop
-			}
-			stack[sp] = x
-			stack[sp+1] = fn.module.constants[k]
-			sp += 2
-			op = compile.FusedOperator(arg)
-			thread.Steps += 2
-			goto dispatch
-
-		case compile.LOCALOPL:
-			l1, l2 := compile.FusedLocal(arg)
-			x, y := locals[l1], locals[l2]
-			if x == nil || y == nil {
-				if x != nil {
-					l1 = l2
-					thread.Steps++ // LOCAL l1 ran
+		// rlm: fused instructions (internal/compile/fuse.go) compute two
+		// small ints themselves, else push their operands and run their
+		// operator's case, counting the steps of the instructions they
+		// stand for.
+		case compile.OPK, compile.LOCALOPK, compile.LOCALOPL:
+			var x, y Value
+			if op == compile.OPK {
+				sp--
+				x = stack[sp]
+				y = fn.module.constants[compile.FusedConstant(arg)]
+				thread.Steps++
+			} else {
+				l1, l2 := compile.FusedLocal(arg)
+				x = locals[l1]
+				if op == compile.LOCALOPK {
+					y = fn.module.constants[l2]
+				} else {
+					y = locals[l2]
 				}
-				err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l1].Name)
-				break loop
+				if x == nil || y == nil {
+					if x != nil {
+						l1 = l2
+						thread.Steps++ // LOCAL l1 ran
+					}
+					err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l1].Name)
+					break loop
+				}
+				thread.Steps += 2
+			}
+			op = compile.FusedOperator(arg)
+			// rlm: two ints in the inline int32 form computed here, without
+			// pushing them for the operator's case (no int64 overflow is
+			// possible); a comparison takes a CJMP right after it.
+			if xi, ok := x.(Int); ok {
+				if yi, ok := y.(Int); ok {
+					a, aok := xi.small32()
+					b, bok := yi.small32()
+					if aok && bok {
+						if op <= compile.NEQ {
+							r := fusedCompare(op, a, b)
+							if codeAt(codep, pc) == byte(compile.CJMP) {
+								thread.Steps++
+								if r {
+									pc = jumpTarget(codep, pc+1)
+								} else if pc += 5; codeAt(codep, pc) == byte(compile.JMP) {
+									// a filter's jump back to its loop
+									// (or an if's past its else), taken
+									// too, counting its step.
+									pc = jumpTarget(codep, pc+1)
+									thread.Steps++
+								}
+								break
+							}
+							stack[sp] = Bool(r)
+							sp++
+							break
+						}
+						r, done := int64(0), true
+						switch op {
+						case compile.PLUS:
+							r = a + b
+						case compile.MINUS:
+							r = a - b
+						case compile.STAR:
+							r = a * b
+						case compile.PERCENT, compile.SLASHSLASH:
+							if b > 0 {
+								// a 32-bit division, floored as Python's.
+								q, m := int32(a)/int32(b), int32(a)%int32(b)
+								if m < 0 {
+									q, m = q-1, m+int32(b)
+								}
+								if op == compile.PERCENT {
+									r = int64(m)
+								} else {
+									r = int64(q)
+								}
+							} else {
+								done = false
+							}
+						default:
+							done = false
+						}
+						if done {
+							if z, ok := smallInt(r); ok {
+								stack[sp] = z
+							} else {
+								stack[sp] = MakeInt64(r)
+							}
+							sp++
+							break
+						}
+					}
+				}
 			}
 			stack[sp] = x
 			stack[sp+1] = y
 			sp += 2
-			op = compile.FusedOperator(arg)
-			thread.Steps += 2
 			goto dispatch
 
 		case compile.DUP:
@@ -498,21 +556,22 @@ loop:
 			// Next call).
 			if ri, ok := iter.(*rangeIterator); ok {
 				if ri.i < ri.r.len {
-					if z, ok := smallInt(int64(ri.r.start + ri.i*ri.r.step)); ok {
-						stack[sp] = z
-					} else {
-						stack[sp] = ri.r.Index(ri.i)
+					z, ok := smallInt(int64(ri.r.start + ri.i*ri.r.step))
+					if !ok {
+						z = MakeInt(ri.r.start + ri.i*ri.r.step)
 					}
 					ri.i++
-					sp++
 					// rlm: the loop variable's SETLOCAL/SETGLOBAL
-					// right after it is done here (it counts its step).
+					// right after it is done here (it counts its step),
+					// storing the element there, not on the stack.
 					if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
-						sp--
-						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), stack[sp])
+						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), z)
 						pc += 2
 						thread.Steps++
+						break
 					}
+					stack[sp] = z
+					sp++
 				} else {
 					pc = arg
 				}
@@ -626,6 +685,18 @@ loop:
 			stack[sp] = newDictOf(int(arg))
 			sp++
 
+		case compile.MAKEDICTKV:
+			// rlm: a literal's constant keys and its values (compile.go:
+			// constantKeys), inserted in order (a repeated key's later
+			// value wins, as SETDICTUNIQ's); the DUP and SETDICTUNIQ
+			// of each entry count their steps. The dict is sized for
+			// the entries: no insertion grows it or is due a grow check.
+			var err2 error
+			if sp, err2 = makeDictKV(thread, stack, sp, int(arg)); err2 != nil { // rlm: out of the loop
+				err = err2
+				break loop
+			}
+
 		case compile.SIZEHINT:
 			// rlm: [body for vars in x]: the empty list gets room for
 			// len(x) elements (rlm_calls.go).
@@ -638,6 +709,13 @@ loop:
 			k := stack[sp-2]
 			v := stack[sp-1]
 			sp -= 3
+			if op == compile.SETDICT {
+				// rlm: a comprehension's SETDICT keeps its accumulator
+				// (compile.go, comprehension) and counts the step of
+				// the DUP that upstream ran before each element.
+				sp++
+				thread.Steps++
+			}
 			if err2 := checkGrowTable(thread, &dict.ht); err2 != nil { // rlm: bounded growth
 				err = err2
 				break loop
@@ -650,11 +728,15 @@ loop:
 			}
 
 		case compile.APPEND:
+			// rlm: APPEND keeps its accumulator (compile.go,
+			// comprehension) and counts the step of the DUP that
+			// upstream ran before each element.
 			elem := stack[sp-1]
-			sp -= 2
+			sp--
+			thread.Steps++
 			// rlm: the common case in the loop: a list with room, not
 			// at a grow check (checkGrowLen: every GrowCheckEvery).
-			if list, ok := stack[sp].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
+			if list, ok := stack[sp-1].(*List); ok && len(list.elems) < cap(list.elems) && (len(list.elems)+1)%GrowCheckEvery != 0 {
 				list.elems = append(list.elems, elem)
 				// rlm: a comprehension's jump back to its loop is
 				// taken here (it counts its step).
@@ -664,7 +746,7 @@ loop:
 				}
 				break
 			}
-			if err2 := appendSlow(thread, stack[sp], elem); err2 != nil { // rlm: out of the loop
+			if err2 := appendSlow(thread, stack[sp-1], elem); err2 != nil { // rlm: out of the loop
 				err = err2
 				break loop
 			}
@@ -788,6 +870,42 @@ loop:
 			}
 			stack[sp] = x
 			sp++
+
+		case compile.GLOBALLOCAL, compile.GLOBALGLOBAL:
+			// rlm: GLOBAL g and LOCAL l, or GLOBAL g2, fused
+			// (compile/fuse.go): both pushed, each with its error and
+			// step.
+			g, l := compile.FusedGlobalLocal(arg)
+			x := fn.module.globals[g]
+			if x == nil {
+				err = fmt.Errorf("global variable %s referenced before assignment", f.Prog.Globals[g].Name)
+				break loop
+			}
+			thread.Steps++ // the second's
+			var y Value
+			if op == compile.GLOBALLOCAL {
+				if y = locals[l]; y == nil {
+					err = fmt.Errorf("local variable %s referenced before assignment", f.Locals[l].Name)
+					break loop
+				}
+			} else if y = fn.module.globals[l]; y == nil {
+				err = fmt.Errorf("global variable %s referenced before assignment", f.Prog.Globals[l].Name)
+				break loop
+			}
+			stack[sp] = x
+			stack[sp+1] = y
+			sp += 2
+			// rlm: a CALL of one positional argument right after it
+			// (f(x)) is taken here, at its own pc (its position, the
+			// caller's in a traceback); it counts its step.
+			if codeAt(codep, pc) == byte(compile.CALL) && codeAt(codep, pc+1) == 0x80 && codeAt(codep, pc+2) == 0x02 {
+				fr.pc = pc
+				pc += 3
+				op = compile.CALL
+				arg = 1 << 8
+				thread.Steps++
+				goto dispatch
+			}
 
 		case compile.PREDECLARED:
 			name := f.Prog.Names[arg]
@@ -968,6 +1086,41 @@ func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
 	} else {
 		fn.module.globals[i] = v
 	}
+}
+
+// makeDictKV replaces the n keys and values alternating at the top of
+// stack (below sp) with a dict of them, sized for them, and returns the
+// new sp (MAKEDICTKV; it counts the steps of a DUP and a SETDICTUNIQ per
+// entry).
+func makeDictKV(thread *Thread, stack []Value, sp, n int) (int, error) {
+	sp -= 2 * n
+	d := newDictOf(n)
+	for i := sp; i < sp+2*n; i += 2 {
+		if err := d.SetKey(stack[i], stack[i+1]); err != nil {
+			return 0, err
+		}
+	}
+	stack[sp] = d
+	thread.Steps += uint64(2 * n)
+	return sp + 1, nil
+}
+
+// fusedCompare compares a and b, ints of the int32 range, by the
+// comparison op (LT..NEQ), for a fused instruction's fast path.
+func fusedCompare(op compile.Opcode, a, b int64) bool {
+	switch op {
+	case compile.LT:
+		return a < b
+	case compile.GT:
+		return a > b
+	case compile.GE:
+		return a >= b
+	case compile.LE:
+		return a <= b
+	case compile.EQL:
+		return a == b
+	}
+	return a != b
 }
 
 // binarySlow computes x op y for a binary operator instruction op that

@@ -280,6 +280,8 @@ func methodCall(code []byte, pc uint32) (uint32, bool) {
 			if depth < 1 {
 				return 0, false
 			}
+		case compile.GLOBALLOCAL, compile.GLOBALGLOBAL: // two values
+			depth += 2
 		case compile.LOCALOPK, compile.LOCALOPL, compile.CONSTANT, compile.LOCAL, compile.GLOBAL, compile.FREE,
 			compile.FREECELL, compile.LOCALCELL, compile.PREDECLARED,
 			compile.UNIVERSAL, compile.NONE, compile.TRUE, compile.FALSE:

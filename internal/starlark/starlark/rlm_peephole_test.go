@@ -26,6 +26,9 @@ func TestTakenInstructions(t *testing.T) {
 		{"r = 0\nfor k in {'a': 1, 'b': 2}:\n    r += len(k)", "2", 34},
 		{"r = [(a, b) for a, b in [(1, 2), (3, 4)] if a < b]", "[(1, 2), (3, 4)]", 42},
 		{"r = 1 < 2", "True", 6},
+		// a fused comparison's CJMP not taken, and the JMP after it
+		{"def f(n):\n    r = []\n    for i in range(n):\n        if i % 3 == 1:\n            r.append(i)\n        else:\n            r.append(-i)\n    return r\nr = f(5)", "[0, 1, -2, -3, 4]", 92},
+		{"def f(n):\n    return [i for i in range(n) if i > 2]\nr = f(5)", "[3, 4]", 58},
 	} {
 		thread := &Thread{}
 		g, err := ExecFileOptions(&syntax.FileOptions{TopLevelControl: true, GlobalReassign: true}, thread, "f.star", c.src, Universe)

@@ -105,9 +105,9 @@ const (
 	RETURN       //          value RETURN       -
 	SETINDEX     //        a i new SETINDEX     -
 	INDEX        //            a i INDEX        elem
-	SETDICT      // dict key value SETDICT      -
+	SETDICT      // dict key value SETDICT      dict [rlm: keeps a comprehension's accumulator]
 	SETDICTUNIQ  // dict key value SETDICTUNIQ  -
-	APPEND       //      list elem APPEND       -
+	APPEND       //      list elem APPEND       list [rlm: keeps a comprehension's accumulator]
 	SLICE        //   x lo hi step SLICE        slice
 	INPLACE_ADD  //            x y INPLACE_ADD  z      where z is x+y or x.extend(y)
 	INPLACE_PIPE //            x y INPLACE_PIPE z      where z is x|y
@@ -155,8 +155,15 @@ const (
 
 	MAKEDICTN //     - MAKEDICTN<n>  dict  [rlm: the empty dict of a literal of n entries, sized for them]
 
+	// rlm: the dict of a literal of n entries with constant keys.
+	MAKEDICTKV // k1 v1 ... kn vn MAKEDICTKV<n> dict
+
+	// rlm: GLOBAL g and LOCAL l fused (fuse.go), made by the compiler only.
+	GLOBALLOCAL  //   - GLOBALLOCAL<g<<8|l>  x y   x = globals[g], y = locals[l]
+	GLOBALGLOBAL //  - GLOBALGLOBAL<g<<8|g2>  x y   x = globals[g], y = globals[g2]
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = MAKEDICTN
+	OpcodeMax    = GLOBALGLOBAL
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -166,6 +173,9 @@ var opcodeNames = [...]string{
 	LOCALOPK:     "localopk",
 	LOCALOPL:     "localopl",
 	MAKEDICTN:    "makedictn",
+	MAKEDICTKV:   "makedictkv",
+	GLOBALLOCAL:  "globallocal",
+	GLOBALGLOBAL: "globalglobal",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -246,8 +256,11 @@ var stackEffect = [...]int8{
 	LOCALOPK:     +1,
 	LOCALOPL:     +1,
 	MAKEDICTN:    +1,
+	MAKEDICTKV:   variableStackEffect,
+	GLOBALLOCAL:  +2,
+	GLOBALGLOBAL: +2,
 	AMP:          -1,
-	APPEND:       -2,
+	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,
 	CALL:         variableStackEffect,
 	CALL_KW:      variableStackEffect,
@@ -298,7 +311,7 @@ var stackEffect = [...]int8{
 	PREDECLARED:  +1,
 	RETURN:       -1,
 	SETLOCALCELL: -1,
-	SETDICT:      -3,
+	SETDICT:      -2, // rlm: keeps the accumulator
 	SETDICTUNIQ:  -3,
 	SETFIELD:     -2,
 	SETGLOBAL:    -1,
@@ -753,6 +766,8 @@ func (insn *insn) stackeffect() int {
 			se = 0
 		case MAKELIST, MAKETUPLE:
 			se = 1 - arg
+		case MAKEDICTKV:
+			se = 1 - 2*arg
 		case UNPACK:
 			se = arg - 1
 		default:
@@ -1402,6 +1417,21 @@ func (fcomp *fcomp) expr(e syntax.Expr) {
 		fcomp.tuple(e.List)
 
 	case *syntax.DictExpr:
+		if constantKeys(e) {
+			// rlm: keys and values pushed, the dict made at once
+			// (no DUP and SETDICTUNIQ per entry; MAKEDICTKV counts
+			// their steps). Constant keys are hashable and compare
+			// without running code, so making the dict after all
+			// values are evaluated is not observable.
+			for _, entry := range e.List {
+				entry := entry.(*syntax.DictEntry)
+				fcomp.expr(entry.Key)
+				fcomp.expr(entry.Value)
+			}
+			fcomp.setPos(e.Lbrace)
+			fcomp.emit1(MAKEDICTKV, uint32(len(e.List)))
+			break
+		}
 		if len(e.List) > 0 {
 			// rlm: sized for its entries (the interpreter's newDictOf).
 			fcomp.emit1(MAKEDICTN, uint32(len(e.List)))
@@ -1780,9 +1810,31 @@ func (fcomp *fcomp) tuple(elems []syntax.Expr) {
 	fcomp.emit1(MAKETUPLE, uint32(len(elems)))
 }
 
+// maxDictKV is the most entries of a dict literal made by MAKEDICTKV:
+// the dict is sized for them, so no insertion grows it (no grow check
+// due), and the operand stack holds them all.
+const maxDictKV = 16
+
+// constantKeys reports whether the dict literal e has 1 to maxDictKV
+// entries whose keys are all string or int literals (rlm: MAKEDICTKV).
+func constantKeys(e *syntax.DictExpr) bool {
+	if len(e.List) == 0 || len(e.List) > maxDictKV {
+		return false
+	}
+	for _, entry := range e.List {
+		lit, ok := entry.(*syntax.DictEntry).Key.(*syntax.Literal)
+		if !ok || (lit.Token != syntax.STRING && lit.Token != syntax.INT) {
+			return false
+		}
+	}
+	return true
+}
+
 func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
 	if clauseIndex == len(comp.Clauses) {
-		fcomp.emit(DUP) // accumulator
+		// rlm: APPEND and SETDICT leave the accumulator on the stack
+		// for the next element (upstream: DUP before the element, one
+		// dispatch more per element); they count the DUP's step.
 		if comp.Curly {
 			// dict: {k:v for ...}
 			// Parser ensures that body is of form k:v.

@@ -12,6 +12,10 @@ package compile
 // within a block (jumps only target block starts), before addresses are
 // assigned.
 
+// rlm: GLOBAL g followed by LOCAL l (a call of a global function with a
+// local argument: f(x), len(s)) becomes GLOBALLOCAL, which pushes both;
+// the interpreter also takes a CALL of one argument right after it.
+
 // Fuse turns fusion on; tests turn it off to compare.
 var Fuse = true
 
@@ -77,7 +81,40 @@ func fuse(insns []insn) []insn {
 		}
 		out = append(out, in)
 	}
+	return fuseGlobalLocal(out)
+}
+
+// fuseGlobalLocal returns insns with GLOBAL g followed by LOCAL l on the
+// same line (a call such as f(x), len(s) or _py_method(s, ...)) fused
+// into GLOBALLOCAL, and GLOBAL g followed by GLOBAL g2 (the same at top
+// level, where variables are globals: counts[w], len(w)) into
+// GLOBALGLOBAL, reusing the slice. It runs after the operator
+// fusions, which take precedence over it for their LOCALs.
+func fuseGlobalLocal(insns []insn) []insn {
+	out := insns[:0]
+	for i := 0; i < len(insns); i++ {
+		in := insns[i]
+		if in.op == GLOBAL && i+1 < len(insns) {
+			if next := insns[i+1]; (next.op == LOCAL || next.op == GLOBAL) && next.arg < 1<<fuseLocalBits &&
+				next.line == in.line && in.arg < 1<<(32-fuseLocalBits) {
+				op := GLOBALLOCAL
+				if next.op == GLOBAL {
+					op = GLOBALGLOBAL
+				}
+				out = append(out, insn{op: op, arg: in.arg<<fuseLocalBits | next.arg, line: in.line, col: in.col})
+				i++
+				continue
+			}
+		}
+		out = append(out, in)
+	}
 	return out
+}
+
+// FusedGlobalLocal returns the global and local indexes of a GLOBALLOCAL
+// argument, or the two global indexes of a GLOBALGLOBAL argument.
+func FusedGlobalLocal(arg uint32) (global, local uint32) {
+	return arg >> fuseLocalBits, arg & (1<<fuseLocalBits - 1)
 }
 
 // isFusable reports whether op is a binary operator that fusion takes.
