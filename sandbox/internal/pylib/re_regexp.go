@@ -52,6 +52,7 @@ type Regexp struct {
 	Chunk    int             // > 0: the longest text RE2 runs its backtracker on (see eachChunked)
 	First    *[256]bool      // nil, or the bytes a match can start with (see eachFirst)
 	Run      *classRun       // nil, or the class C of a pattern C+: its matches are C's maximal runs (see classRun.each)
+	Seq      *classSeq       // nil, or the pattern as a sequence of counted classes that needs no backtracking (see classSeq)
 
 	once        sync.Once      // compiles the variants below
 	anchored    *regexp.Regexp // \A(?:re)
@@ -159,6 +160,9 @@ func (r *Regexp) analyze(goPat string) {
 	}
 	if r.groups == 0 {
 		r.Run = runOf(re)
+	}
+	if raw, err := syntax.Parse(goPat, syntax.Perl); err == nil && r.Run == nil {
+		r.Seq = seqOf(raw, r.groups)
 	}
 	r.pre = pyre.NewPrefilter(re)
 }
@@ -392,6 +396,10 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 	}
 	if r.Run != nil && (!r.Run.AsciiText || py.FactsOf(s) == nil) {
 		r.Run.Each(s, yield)
+		return
+	}
+	if r.Seq != nil {
+		r.Seq.Each(s, yield)
 		return
 	}
 	if !r.CanPrefilter(s, 0) {
