@@ -85,3 +85,42 @@ print(re.findall(r"\d{7}", "1234567"), re.findall(r"\b[a-z]+\b", "abc"), re.find
 ['1234567'] ['abc'] []
 `, r.Output)
 }
+
+// TestClassSeqWithPrefilter: on texts long enough for the literal
+// prefilter, the sequence matcher scanning the lines holding a candidate
+// (and the rest whole once most lines hold one) finds RE2's matches, all
+// of them or the first n.
+func TestClassSeqWithPrefilter(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	line := func(dense bool) string {
+		parts := []string{"id=1234567", "id=", "x_id=42", "timeout abc", "timeoutx", "QZX9", "é id=7", "2024-01-13", "Zed", "-"}
+		var b strings.Builder
+		for range rng.Intn(6) {
+			if dense || rng.Intn(20) == 0 {
+				b.WriteString(parts[rng.Intn(len(parts))])
+			} else {
+				b.WriteString("filler words here")
+			}
+			b.WriteString(" ")
+		}
+		return b.String()
+	}
+	var dense, sparse strings.Builder
+	for dense.Len() < 600<<10 {
+		dense.WriteString(line(true) + "\n")
+	}
+	for sparse.Len() < 600<<10 {
+		sparse.WriteString(line(false) + "\n")
+	}
+	for _, pat := range []string{`id=(\d+)`, `\bid=\d{2,}`, `timeout [a-z]+`, `QZX\d+\b`, `(\d{4})-(\d{2})-(\d{2})`, `[A-Z][a-z]+ id`} {
+		r, err := pylib.CompileRegexp(pat, 0)
+		require.NoError(t, err, pat)
+		require.NotNil(t, r.Seq, pat)
+		for _, s := range []string{dense.String(), sparse.String()} {
+			require.True(t, r.CanPrefilter(s, 0), pat)
+			for _, n := range []int{-1, 3} {
+				assert.Equal(t, r.Re.FindAllStringSubmatchIndex(s, n), r.FindAllIndex(s, n), "%s, n = %d", pat, n)
+			}
+		}
+	}
+}

@@ -254,14 +254,19 @@ func (q *classSeq) matchAt(s string, i int, m []int) (end, next int) {
 // index slices are cut from larger arrays that no later match
 // overwrites (a finditer match keeps its slice).
 func (q *classSeq) Each(s string, yield func(m []int) bool) {
+	q.each(s, nil, yield)
+}
+
+// each is Each cutting the index slices from buf first; it returns the
+// buffer to cut the next ones from (a scan line by line shares one).
+func (q *classSeq) each(s string, buf []int, yield func(m []int) bool) []int {
 	size := 2 * (q.groups + 1)
-	var buf []int
 	for i := 0; i < len(s); {
 		for i < len(s) && !q.first[s[i]] {
 			i++
 		}
 		if i == len(s) {
-			return
+			return buf
 		}
 		if len(buf)+size > cap(buf) {
 			buf = make([]int, 0, size*256)
@@ -278,8 +283,9 @@ func (q *classSeq) Each(s string, yield func(m []int) bool) {
 		}
 		buf = buf[:len(buf)+size]
 		if !yield(m) {
-			return
+			return buf
 		}
 		i = end
 	}
+	return buf
 }
