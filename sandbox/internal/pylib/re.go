@@ -176,9 +176,6 @@ func (m *reMatch) AttrNames() []string {
 }
 
 func (m *reMatch) Attr(name string) (starlark.Value, error) {
-	bi := func(fn py.BuiltinFn) (starlark.Value, error) {
-		return py.NewBuiltin(name, fn).BindReceiver(m), nil
-	}
 	switch name {
 	case "string":
 		return starlark.String(m.s), nil
@@ -208,66 +205,79 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 			}
 		}
 		return starlark.None, nil
-	case "expand":
-		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var tmpl string
-			if err := starlark.UnpackArgs("expand", args, kwargs, "template", &tmpl); err != nil {
-				return nil, err
-			}
-			t, err := parseTemplate(m.r, tmpl)
+	case "expand", "group", "groups", "groupdict", "start", "end", "span":
+		return reMatchMethods()[name].BindReceiver(m), nil
+	}
+	return nil, nil
+}
+
+// reMatchMethods returns the methods of a match, unbound: m.group binds
+// one to m (one allocation) instead of making a builtin and a closure
+// for each call (a finditer loop reading groups calls several per match).
+var reMatchMethods = sync.OnceValue(func() map[string]*starlark.Builtin {
+	type matchFn = func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+	method := func(name string, fn matchFn) *starlark.Builtin {
+		return py.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(b.Receiver().(*reMatch), thread, args, kwargs)
+		})
+	}
+	ms := map[string]*starlark.Builtin{}
+	ms["expand"] = method("expand", func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var tmpl string
+		if err := starlark.UnpackArgs("expand", args, kwargs, "template", &tmpl); err != nil {
+			return nil, err
+		}
+		t, err := parseTemplate(m.r, tmpl)
+		if err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		expand(&b, t, m.s, m.m)
+		return starlark.String(b.String()), nil
+	})
+	ms["group"] = method("group", func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) == 0 {
+			return m.group(0, starlark.None), nil
+		}
+		out := make(starlark.Tuple, len(args))
+		for k, a := range args {
+			i, err := m.groupIndex(a)
 			if err != nil {
 				return nil, err
 			}
-			var b strings.Builder
-			expand(&b, t, m.s, m.m)
-			return starlark.String(b.String()), nil
-		})
-	case "group":
-		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if len(args) == 0 {
-				return m.group(0, starlark.None), nil
+			out[k] = m.group(i, starlark.None)
+		}
+		if len(out) == 1 {
+			return out[0], nil
+		}
+		return out, nil
+	})
+	ms["groups"] = method("groups", func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var dflt starlark.Value = starlark.None
+		if err := starlark.UnpackArgs("groups", args, kwargs, "default?", &dflt); err != nil {
+			return nil, err
+		}
+		out := make(starlark.Tuple, m.r.NumSubexp())
+		for i := range out {
+			out[i] = m.group(i+1, dflt)
+		}
+		return out, nil
+	})
+	ms["groupdict"] = method("groupdict", func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var dflt starlark.Value = starlark.None
+		if err := starlark.UnpackArgs("groupdict", args, kwargs, "default?", &dflt); err != nil {
+			return nil, err
+		}
+		d := starlark.NewDict(0)
+		for i, n := range m.r.SubexpNames() {
+			if n != "" {
+				d.SetKey(starlark.String(n), m.group(i, dflt))
 			}
-			out := make(starlark.Tuple, len(args))
-			for k, a := range args {
-				i, err := m.groupIndex(a)
-				if err != nil {
-					return nil, err
-				}
-				out[k] = m.group(i, starlark.None)
-			}
-			if len(out) == 1 {
-				return out[0], nil
-			}
-			return out, nil
-		})
-	case "groups":
-		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var dflt starlark.Value = starlark.None
-			if err := starlark.UnpackArgs("groups", args, kwargs, "default?", &dflt); err != nil {
-				return nil, err
-			}
-			out := make(starlark.Tuple, m.r.NumSubexp())
-			for i := range out {
-				out[i] = m.group(i+1, dflt)
-			}
-			return out, nil
-		})
-	case "groupdict":
-		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var dflt starlark.Value = starlark.None
-			if err := starlark.UnpackArgs("groupdict", args, kwargs, "default?", &dflt); err != nil {
-				return nil, err
-			}
-			d := starlark.NewDict(0)
-			for i, n := range m.r.SubexpNames() {
-				if n != "" {
-					d.SetKey(starlark.String(n), m.group(i, dflt))
-				}
-			}
-			return d, nil
-		})
-	case "start", "end", "span":
-		return bi(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		}
+		return d, nil
+	})
+	for _, name := range []string{"start", "end", "span"} {
+		ms[name] = method(name, func(m *reMatch, thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var g starlark.Value = starlark.MakeInt(0)
 			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 0, &g); err != nil {
 				return nil, err
@@ -287,8 +297,8 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 			return starlark.Tuple{s, e}, nil
 		})
 	}
-	return nil, nil
-}
+	return ms
+})
 
 type reFunc func(thread *starlark.Thread, r *Regexp, name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
 

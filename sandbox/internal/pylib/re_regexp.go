@@ -52,6 +52,7 @@ type Regexp struct {
 	Chunk    int             // > 0: the longest text RE2 runs its backtracker on (see eachChunked)
 	First    *[256]bool      // nil, or the bytes a match can start with (see eachFirst)
 	Run      *classRun       // nil, or the class C of a pattern C+: its matches are C's maximal runs (see classRun.each)
+	Seq      *classSeq       // nil, or the pattern as a sequence of counted classes that needs no backtracking (see classSeq)
 
 	once        sync.Once      // compiles the variants below
 	anchored    *regexp.Regexp // \A(?:re)
@@ -159,6 +160,9 @@ func (r *Regexp) analyze(goPat string) {
 	}
 	if r.groups == 0 {
 		r.Run = runOf(re)
+	}
+	if raw, err := syntax.Parse(goPat, syntax.Perl); err == nil && r.Run == nil {
+		r.Seq = seqOf(raw, r.groups)
 	}
 	r.pre = pyre.NewPrefilter(re)
 }
@@ -394,6 +398,10 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 		r.Run.Each(s, yield)
 		return
 	}
+	if r.Seq != nil && !r.CanPrefilter(s, 0) {
+		r.Seq.Each(s, yield)
+		return
+	}
 	if !r.CanPrefilter(s, 0) {
 		switch {
 		case r.LineOK && len(s) >= PrefilterMin && r.First != nil && !r.lookBack:
@@ -427,6 +435,18 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 	sc := r.pre.Scanner()
 	from := 0
 	ahead := -2 // the candidate found past a line's first match (-1: none), or -2
+	// With a sequence matcher, each line holding a candidate is scanned
+	// whole by it: a line's start and end are a text's to its \b.
+	base, stopped := 0, false
+	lined := 0 // the bytes of the lines scanned by the sequence matcher
+	var buf []int
+	yieldSeq := func(m []int) bool {
+		for k := range m {
+			m[k] += base
+		}
+		stopped = !yield(m)
+		return !stopped
+	}
 	for from < len(s) {
 		i := ahead
 		if i == -2 || (i >= 0 && i < from) {
@@ -448,6 +468,22 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 			ls = from
 		}
 		from = le + 1
+		if r.Seq != nil {
+			base = ls
+			if buf = r.Seq.each(s[ls:le], buf, yieldSeq); stopped {
+				return
+			}
+			lined += le - ls
+			if from >= seqSample && 2*lined > from && from < len(s) {
+				// Most lines hold a candidate: scanning the rest whole
+				// costs less than finding them (after a newline, as at
+				// a text's start, \b sees no word character before).
+				base = from
+				r.Seq.each(s[from:], buf, yieldSeq)
+				return
+			}
+			continue
+		}
 		// Most lines hold one match: find the first without FindAll,
 		// whose result for each line costs a 10-slot [][]int (240 bytes
 		// for a 16-byte match), and run FindAll on the line only when a
@@ -467,6 +503,11 @@ func (r *Regexp) eachMatch(s string, n int, f func(m []int) bool) {
 		}
 	}
 }
+
+// seqSample is how much of a text eachMatch searches line by line with
+// the prefilter before it decides whether the sequence matcher should
+// scan the rest whole.
+const seqSample = 256 << 10
 
 // eachFirst is eachMatch for a pattern whose matches stay within a line
 // (lineOK), that has no prefilter and does not look before a match (no ^,
