@@ -207,7 +207,7 @@ func TestClusterSharedRuns(t *testing.T) {
 func normalized(t *testing.T, traj string) []string {
 	t.Helper()
 	var out []string
-	timing := regexp.MustCompile(`"(elapsed_ms|latency_ms|first_byte_ms|duration_ms|wall_ms|clock|started|time|base_url)":("[^"]*"|[0-9.]+),?`)
+	timing := regexp.MustCompile(`"(elapsed_ms|latency_ms|first_byte_ms|duration_ms|wall_ms|active_ms|clock|started|time|base_url)":("[^"]*"|[0-9.]+),?`)
 	for _, l := range strings.Split(strings.TrimSpace(traj), "\n") {
 		if strings.Contains(l, `"type":"resume"`) {
 			continue
