@@ -52,6 +52,7 @@ type sweepConfig struct {
 	MaxTokens     int           `json:"max_tokens,omitempty"`
 	MaxCost       float64       `json:"max_cost,omitempty"`
 	Timeout       time.Duration `json:"timeout,omitempty"`
+	MaxActive     time.Duration `json:"max_active_time,omitempty"`
 
 	Limits        sandbox.Limits         `json:"limits"`
 	Meta          orchestrator.MetaNotes `json:"meta"`
@@ -67,9 +68,15 @@ func newSweepConfig(f *benchFlags, llmCfg llm.Config, kinds []string, sizes []in
 		Temperature: llmCfg.Temperature, MaxOutputTokens: llmCfg.MaxOutputTokens,
 		ContextWindow: f.contextWindow, Protocol: f.protocol,
 		MaxIterations: f.budgets.maxIterations, MaxDepth: f.budgets.maxDepth, MaxCalls: f.budgets.maxCalls,
-		MaxTokens: f.budgets.maxTokens, MaxCost: f.budgets.maxCost, Timeout: f.budgets.timeout,
+		MaxTokens: f.budgets.maxTokens, MaxCost: f.budgets.maxCost, Timeout: f.budgets.timeout, MaxActive: f.budgets.maxActive,
 		Limits: sbx, Meta: f.notes, MetaText: f.notes.Text, HistoryTokens: f.historyTokens,
 	}
+}
+
+// budgets are the budget flags of the sweep's cells, as rlm bench was given them.
+func (c *sweepConfig) budgets() budgetFlags {
+	return budgetFlags{maxIterations: c.MaxIterations, maxDepth: c.MaxDepth, maxCalls: c.MaxCalls,
+		maxTokens: c.MaxTokens, maxCost: c.MaxCost, timeout: c.Timeout, maxActive: c.MaxActive}
 }
 
 // benchConfig is the bench.Config of the sweep's cells, without runners.
@@ -369,9 +376,7 @@ func (x *cellExecutor) runners(id string, raw json.RawMessage) *sweepRunners {
 	if llmCfg.EmbeddingModel != "" {
 		emb = client
 	}
-	f := &benchFlags{contextWindow: sc.ContextWindow, historyTokens: sc.HistoryTokens,
-		budgets: budgetFlags{maxIterations: sc.MaxIterations, maxDepth: sc.MaxDepth, maxCalls: sc.MaxCalls,
-			maxTokens: sc.MaxTokens, maxCost: sc.MaxCost, timeout: sc.Timeout}}
+	f := &benchFlags{contextWindow: sc.ContextWindow, historyTokens: sc.HistoryTokens, budgets: sc.budgets()}
 	f.notes = sc.Meta
 	f.notes.Text = sc.MetaText
 	direct, rlm := f.runners(llmCfg, client, emb, prices, sc.Limits, orchestrator.Protocol(sc.Protocol))

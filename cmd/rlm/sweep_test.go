@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"github.com/rlmhq/rlm/cluster"
 	"github.com/rlmhq/rlm/cluster/clustertest"
 	"github.com/rlmhq/rlm/internal/bench"
+	"github.com/rlmhq/rlm/llm"
+	"github.com/rlmhq/rlm/sandbox"
 )
 
 // inProcessWorker works a cluster's sweep cells in this process with the
@@ -158,4 +161,16 @@ func TestBenchSweepUsage(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", c.args, stderr)
 		assert.Contains(t, stderr, c.want, "%v", c.args)
 	}
+}
+
+// TestSweepConfigKeepsBudgets: every budget flag of rlm bench reaches the
+// sweep's cells through the configuration stored with the sweep.
+func TestSweepConfigKeepsBudgets(t *testing.T) {
+	f := &benchFlags{budgets: budgetFlags{maxIterations: 7, maxDepth: 2, maxCalls: 9, maxTokens: 1000,
+		maxCost: 0.5, timeout: time.Minute, maxActive: 30 * time.Second}}
+	raw, err := json.Marshal(newSweepConfig(f, llm.Config{Model: "m"}, nil, nil, nil, sandbox.Limits{}))
+	require.NoError(t, err)
+	var sc sweepConfig
+	require.NoError(t, json.Unmarshal(raw, &sc))
+	assert.Equal(t, f.budgets, sc.budgets())
 }
