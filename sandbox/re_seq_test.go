@@ -14,8 +14,8 @@ import (
 // TestClassSeq: for patterns that are a sequence of counted classes
 // needing no backtracking, the sequence scan (classSeq) finds the
 // matches and groups RE2 finds, on random ASCII, Unicode and invalid
-// UTF-8 text and at the text's ends; patterns that would need
-// backtracking do not take it.
+// UTF-8 text and at the text's ends, also searching from every position;
+// patterns that would need backtracking do not take it.
 func TestClassSeq(t *testing.T) {
 	taken := []string{
 		`\d{7}`, `[A-Z]{5}`, `(\d{4})-(\d{2})-(\d{2})`, `\b[A-Z][a-z]+\b`, `\d{2,4}`, `\d{2,}`, `[a-z]+\d+`,
@@ -52,6 +52,16 @@ func TestClassSeq(t *testing.T) {
 				return true
 			})
 			assert.Equal(t, r.Re.FindAllStringSubmatchIndex(s, -1), got, "%s on %q", pat, s)
+		}
+		// A search from each position (re.search(s, pos), finditer's
+		// later matches) finds what the general path finds.
+		general, err := pylib.CompileRegexp(pat, 0)
+		require.NoError(t, err)
+		general.Seq = nil
+		for _, s := range texts {
+			for pos := 0; pos <= len(s); pos++ {
+				assert.Equal(t, general.FindIndex(s, pos), r.FindIndex(s, pos), "%s on %q from %d", pat, s, pos)
+			}
 		}
 	}
 	for _, pat := range taken {

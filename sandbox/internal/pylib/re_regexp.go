@@ -227,6 +227,9 @@ func (r *Regexp) findIndex(s string, pos int) []int {
 	if pos > len(s) {
 		return nil
 	}
+	if r.Seq != nil && !r.CanPrefilter(s, pos) {
+		return r.Seq.Find(s, pos)
+	}
 	if r.CanPrefilter(s, pos) {
 		sc := r.pre.Scanner()
 		from := pos

@@ -249,6 +249,31 @@ func (q *classSeq) matchAt(s string, i int, m []int) (end, next int) {
 	return p, 0
 }
 
+// Find returns the submatch indexes of the leftmost match in s at or
+// after pos, or nil: what a search of s from pos finds (\b sees the text
+// before pos, as in Python).
+func (q *classSeq) Find(s string, pos int) []int {
+	m := make([]int, 2*(q.groups+1))
+	for i := pos; i < len(s); {
+		for i < len(s) && !q.first[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			return nil
+		}
+		end, next := q.matchAt(s, i, m)
+		if end >= 0 {
+			return m
+		}
+		if next == i+1 && s[i] >= utf8.RuneSelf {
+			_, w := utf8.DecodeRuneInString(s[i:])
+			next = i + w
+		}
+		i = next
+	}
+	return nil
+}
+
 // Each yields the matches of the sequence in s, in order, as RE2's
 // FindAllStringSubmatchIndex finds them, until yield returns false. The
 // index slices are cut from larger arrays that no later match
