@@ -254,16 +254,25 @@ func (q *classSeq) matchAt(s string, i int, m []int) (end, next int) {
 // before pos, as in Python).
 func (q *classSeq) Find(s string, pos int) []int {
 	m := make([]int, 2*(q.groups+1))
-	for i := pos; i < len(s); {
+	if q.next(s, pos, m) < 0 {
+		return nil
+	}
+	return m
+}
+
+// next writes in m the indexes of the leftmost match in s at or after i
+// and returns its end, or -1 when there is none.
+func (q *classSeq) next(s string, i int, m []int) int {
+	for i < len(s) {
 		for i < len(s) && !q.first[s[i]] {
 			i++
 		}
 		if i == len(s) {
-			return nil
+			return -1
 		}
 		end, next := q.matchAt(s, i, m)
 		if end >= 0 {
-			return m
+			return end
 		}
 		if next == i+1 && s[i] >= utf8.RuneSelf {
 			_, w := utf8.DecodeRuneInString(s[i:])
@@ -271,7 +280,7 @@ func (q *classSeq) Find(s string, pos int) []int {
 		}
 		i = next
 	}
-	return nil
+	return -1
 }
 
 // Each yields the matches of the sequence in s, in order, as RE2's
@@ -286,25 +295,14 @@ func (q *classSeq) Each(s string, yield func(m []int) bool) {
 // buffer to cut the next ones from (a scan line by line shares one).
 func (q *classSeq) each(s string, buf []int, yield func(m []int) bool) []int {
 	size := 2 * (q.groups + 1)
-	for i := 0; i < len(s); {
-		for i < len(s) && !q.first[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			return buf
-		}
+	for i := 0; ; {
 		if len(buf)+size > cap(buf) {
 			buf = make([]int, 0, size*256)
 		}
 		m := buf[len(buf) : len(buf)+size : len(buf)+size]
-		end, next := q.matchAt(s, i, m)
+		end := q.next(s, i, m)
 		if end < 0 {
-			if next == i+1 && s[i] >= utf8.RuneSelf {
-				_, w := utf8.DecodeRuneInString(s[i:])
-				next = i + w
-			}
-			i = next
-			continue
+			return buf
 		}
 		buf = buf[:len(buf)+size]
 		if !yield(m) {
@@ -312,5 +310,4 @@ func (q *classSeq) each(s string, buf []int, yield func(m []int) bool) []int {
 		}
 		i = end
 	}
-	return buf
 }
