@@ -185,6 +185,9 @@ func TestResumeFromDivergence(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{r.ID}, ids)
 	b.waitRun(t, r.ID)
+	// Its job ends (run files closed, the run's lock released) before the
+	// next server resumes it: the API says the run stopped a moment before.
+	b.s.Drain(context.Background(), 0)
 	m, err := runs.NewRoot(runsDir).Get(r.ID)
 	require.NoError(t, err)
 	assert.Equal(t, runs.StatusInterrupted, m.Status, "a divergence leaves the run as it was")
