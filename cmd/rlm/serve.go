@@ -539,19 +539,12 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 	s.Registry().
 		MustRegister(&steward.Collector{Steward: &steward.Steward{MetaPath: metaPathEnv(env, o.meta.path, *o.storeDir)}, RunsDir: cfg.RunsDir,
 			Version: func() int { return inForce }})
-	ln, err := s.Listen(o.addr)
-	if errors.Is(err, server.ErrInsecure) {
-		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)
-	}
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
-	if cfg.Cluster != nil && (o.work || o.worker) {
+	if o.worker {
+		// No HTTP: several workers share a machine (it listened on
+		// --addr's default, and the second worker there failed to start).
 		if err := s.Work(ctx); err != nil {
 			return fmt.Errorf("--cluster-db: %w", err)
 		}
-	}
-	if o.worker {
 		log.Info("working", "cluster", true, "max_runs", cfg.MaxRuns)
 		<-ctx.Done()
 		log.Info("draining", "drain_timeout", o.drainTimeout.String())
@@ -560,6 +553,18 @@ func serve(ctx context.Context, env *cliEnv, cfg server.Config, o *serveOptions)
 		n := s.Drain(dctx, o.drainTimeout)
 		log.Info("stopped", "released_runs", n)
 		return nil
+	}
+	ln, err := s.Listen(o.addr)
+	if errors.Is(err, server.ErrInsecure) {
+		return fmt.Errorf("%w: %v: set RLM_SERVE_TOKEN or --token-file to listen on %s", errUsage, err, o.addr)
+	}
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	if cfg.Cluster != nil && o.work {
+		if err := s.Work(ctx); err != nil {
+			return fmt.Errorf("--cluster-db: %w", err)
+		}
 	}
 	if o.resumeRuns && cfg.Cluster == nil {
 		ids, err := s.ResumeRuns(ctx)

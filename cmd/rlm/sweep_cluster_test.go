@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,11 +35,13 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 
 	start := time.Now()
 	var workers []*replica
+	var logs []*bytes.Buffer
 	for range 3 {
-		cmd, _, _ := childCommand(ctx, t, env, "worker", "--cluster-db", url, "--lease-ttl", "2s", "--max-runs", "2",
+		cmd, _, stderr := childCommand(ctx, t, env, "worker", "--cluster-db", url, "--lease-ttl", "2s", "--max-runs", "2",
 			"--max-cells", fmt.Sprint(maxCells), "--runs-dir", t.TempDir(), "--store", t.TempDir())
 		require.NoError(t, cmd.Start())
 		w := &replica{cmd: cmd}
+		logs = append(logs, stderr)
 		t.Cleanup(func() {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
@@ -62,7 +66,17 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 	_ = workers[0].cmd.Wait()
 	killedAt := done()
 	require.Less(t, killedAt, cells, "killed midway")
-	require.Eventually(t, func() bool { return done() == cells }, 90*time.Second, 50*time.Millisecond)
+	if !assert.Eventually(t, func() bool { return done() == cells }, 90*time.Second, 50*time.Millisecond) {
+		stuckCells(t, conn, "big")
+		for i, l := range logs {
+			if i > 0 && workers[i].cmd.ProcessState == nil {
+				_ = workers[i].cmd.Process.Signal(syscall.SIGQUIT)
+				_ = workers[i].cmd.Wait()
+			}
+			t.Logf("worker %d stderr (last 4 KB):\n%s", i, tail(l.String(), 4<<10))
+		}
+		t.FailNow()
+	}
 	t.Logf("%d cells in %s over 3 workers, one killed after %d cells", cells, time.Since(start).Round(time.Millisecond), killedAt)
 
 	var notDone, retaken int
@@ -97,4 +111,31 @@ func TestClusterSweepKilledWorker(t *testing.T) {
 	code, _, stderr = runCLI(t, "", env, append(args, "--out", local, "--quiet")...)
 	require.Equal(t, 0, code, stderr)
 	sameReport(t, local, merged)
+}
+
+// stuckCells logs the cells of a sweep that are not done, with their River
+// jobs' states, for a test that waited on them in vain.
+func stuckCells(t *testing.T, conn *pgx.Conn, sweep string) {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT c.cell, c.status, c.epoch, c.owners, c.owner,
+		coalesce(to_char(c.lease_until - clock_timestamp(), 'SS.MS'), '-'), coalesce(c.job_id, 0), coalesce(j.state::text, '-'),
+		coalesce(j.attempt, 0), coalesce(j.args::text, '-'), coalesce(array_to_string(j.errors, ' | '), '')
+		FROM rlm_sweep_cells c LEFT JOIN river_job j ON j.id = c.job_id
+		WHERE c.sweep_id = $1 AND c.status <> 'done' ORDER BY c.ord LIMIT 20`, sweep)
+	if err != nil {
+		t.Logf("stuck cells: %v", err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cell, status, owner, lease, state, args, errs string
+		var epoch, owners, attempt int
+		var job int64
+		if err := rows.Scan(&cell, &status, &epoch, &owners, &owner, &lease, &job, &state, &attempt, &args, &errs); err != nil {
+			t.Logf("stuck cells: %v", err)
+			return
+		}
+		t.Logf("stuck cell %s: %s epoch %d owners %d owner %q lease %s; job %d %s attempt %d args %s errors %s",
+			cell, status, epoch, owners, owner, lease, job, state, attempt, args, errs)
+	}
 }
