@@ -22,10 +22,12 @@
 // its Go value, read with [Variable.GoValue], is made from the text when
 // needed, and a host that decodes the text into its own values (the
 // sandbox) calls [Variable.Release] so that no Go copy stays beside them.
-// A host that makes its values next anyway (rlm exec) hands LoadVar a
-// builder of them ([LoadOptions].Values): the document is then parsed
-// once, for its outline and the host's values, which the host takes with
-// [Variable.TakeValues].
+// A host that makes its values next anyway (rlm exec, rlm run) hands
+// LoadVar a builder of them ([LoadOptions].Values): the document is then
+// parsed once, for its outline and the host's values, which the host
+// takes with [Variable.TakeValues]. A summary of a large document decodes
+// only the items it reads (the head), and a resumed run's check of its
+// inputs hashes the text ([Variable.WriteDocument]), not the values.
 //
 // # Store
 //

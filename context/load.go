@@ -99,8 +99,10 @@ type Loaded struct {
 	doc []byte
 	// outline, when set, stands for the document in place of Value (nil).
 	outline *docOutline
-	// docMapped: doc is a memory map of the file (see loadMappedJSON).
+	// docMapped: doc is a memory map of the file (see loadMappedJSON),
+	// and docMap all of that map (doc after any byte order mark).
 	docMapped bool
+	docMap    []byte
 }
 
 // Source formats.
@@ -141,7 +143,7 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	}
 	if l.outline != nil && opts.Type != "" && !l.outline.fitsType(opts.Type) {
 		// The Go value's check says why it does not fit.
-		if l.Value, err = decodeDocument(l.doc, l.outline.lines, l.docMapped, l.Source); err != nil {
+		if l.Value, err = decodeDocument(l.doc, l.outline.lines, l.docMapped, l.Source, 0); err != nil {
 			return nil, err
 		}
 		if l.outline.lines {
@@ -179,7 +181,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	if l.outline != nil {
 		v, err := newDocVariable(spec.Name, l.Type, l.Source, l.doc, l.outline)
 		if v != nil {
-			v.docMapped = l.docMapped
+			v.docMapped, v.docMap = l.docMapped, l.docMap
 		}
 		return v, l.Warnings, err
 	}
@@ -348,7 +350,7 @@ func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &Loaded{Source: path, doc: data, outline: &o, docMapped: true}, nil
+	return &Loaded{Source: path, doc: data, outline: &o, docMapped: true, docMap: m}, nil
 }
 
 // validUTF8Dropping checks that data is UTF-8 in pieces, releasing the
@@ -727,24 +729,31 @@ func isBinary(data []byte) bool {
 // decodeDocument decodes a JSON (Lines) document into Go values. A
 // memory-mapped one is decoded with its strings copied, its map read
 // under guard (see readingMap).
-func decodeDocument(doc []byte, lines, mapped bool, source string) (any, error) {
-	if !mapped {
+func decodeDocument(doc []byte, lines, mapped bool, source string, head int) (any, error) {
+	if !mapped && head <= 0 {
 		if lines {
 			return pyjson.DecodeLinesOwned(doc, source)
 		}
 		return pyjson.DecodeOwned(doc, source)
 	}
+	// A map's strings are copied out (its pages may be released); a head
+	// is of a document checked when it was loaded (UTF-8 included).
+	opts := pyjson.DecodeOptions{Source: source, Head: head, Shared: !mapped}
 	var v any
-	err := readingMap(source, func() error {
+	decode := func() error {
 		var err error
 		if lines {
 			var vals []any
-			vals, err = pyjson.DecodeLinesWith[any](doc, pyjson.GoBuilder(), pyjson.DecodeOptions{Source: source})
+			vals, err = pyjson.DecodeLinesWith[any](doc, pyjson.GoBuilder(), opts)
 			v = vals
 		} else {
-			v, err = pyjson.DecodeWith[any](doc, pyjson.GoBuilder(), pyjson.DecodeOptions{Source: source})
+			v, err = pyjson.DecodeWith[any](doc, pyjson.GoBuilder(), opts)
 		}
 		return err
-	})
+	}
+	if !mapped {
+		return v, decode()
+	}
+	err := readingMap(source, decode)
 	return v, err
 }

@@ -380,12 +380,31 @@ func TestLoadJSONOutlined(t *testing.T) {
 	bigTable.WriteString("}")
 	require.Greater(t, many.Len(), keepItemSizes)
 	require.Greater(t, bigTable.Len(), keepItemSizes)
+	// Over the token estimate's threshold: a summary decodes only the
+	// document's head.
+	limit, _ := tokenSample()
+	var huge, hugeFiles strings.Builder
+	huge.WriteString("[")
+	hugeFiles.WriteString("{")
+	for i := 0; int64(huge.Len()) <= limit+limit/4; i++ {
+		if i > 0 {
+			huge.WriteString(", ")
+			hugeFiles.WriteString(", ")
+		}
+		fmt.Fprintf(&huge, `{"id": %d, "text": "line %d of the records: %s", "n": %d}`, i, i, strings.Repeat("é word ", i%40), i*7)
+		fmt.Fprintf(&hugeFiles, `"src/pkg%d/file%d.go": "package pkg%d\n\n// %s\n"`, i%50, i, i%50, strings.Repeat("text ", i%60))
+	}
+	huge.WriteString("]")
+	hugeFiles.WriteString("}")
 	tests := []struct {
 		name, content string
 		typ           VarType
 		outlined      bool
 		err           bool
+		head          bool // a summary reads only the document's head
 	}{
+		{name: "huge records", content: huge.String(), outlined: true, head: true},
+		{name: "huge files", content: hugeFiles.String(), typ: Files, outlined: true, head: true},
 		{name: "records", content: recs.String(), outlined: true},
 		{name: "many records", content: many.String(), outlined: true},
 		{name: "big table", content: bigTable.String(), outlined: true},
@@ -420,6 +439,7 @@ func TestLoadJSONOutlined(t *testing.T) {
 			require.NoError(t, werr)
 			assert.Equal(t, tt.content, string(v.Document()))
 			assert.Equal(t, tt.outlined, v.Value == nil, "outlined: no Go value")
+			assert.Equal(t, tt.head, v.headItems > 0 && v.headItems < v.ItemCount, "summary of the head (%d items)", v.headItems)
 			c, wc := assertLikeGoVariable(t, v, want, g)
 			if cv, ok := c.Get("x_chunks"); ok {
 				wcv, _ := wc.Get("x_chunks")

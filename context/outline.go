@@ -319,6 +319,7 @@ func newDocVariable(name string, t VarType, source string, doc []byte, d *docOut
 	}
 	v := &Variable{Name: name, Type: t, Source: source, doc: doc, released: true, values: d.values,
 		SizeBytes: d.size, ItemCount: len(d.items), docDict: d.kind == oDict, docLines: d.lines}
+	v.headItems = summaryItems(t, v.SizeBytes, d.items)
 	if v.SizeBytes >= keepItemSizes {
 		v.itemSizes = make([]int64, len(d.items))
 		for i, it := range d.items {

@@ -27,12 +27,13 @@ var summaryLevels = []struct{ preview, keys int }{
 
 // summarize builds v's deterministic summary of its Go value val,
 // shrinking the preview and the structure lists until the line fits
-// MaxSummaryTokens.
-func summarize(v *Variable, val any) string {
+// MaxSummaryTokens. items is how many items v has when val is only the
+// first of them (-1: val is the whole value).
+func summarize(v *Variable, val any, items int) string {
 	tok := llm.DefaultTokenizer()
 	var s string
 	for _, lv := range summaryLevels {
-		s = describe(v, val, lv.preview, lv.keys)
+		s = describe(v, val, items, lv.preview, lv.keys)
 		if tok.Count(summaryLine(v.Name, s)) <= MaxSummaryTokens {
 			return s
 		}
@@ -69,16 +70,22 @@ func typeLabel(t VarType) string {
 	return string(t)
 }
 
-func describe(v *Variable, val any, previewRunes, maxKeys int) string {
+func describe(v *Variable, val any, items, previewRunes, maxKeys int) string {
 	var parts []string
 	head := typeLabel(v.Type)
+	count := func(n int) int {
+		if items >= 0 {
+			return items
+		}
+		return n
+	}
 	switch x := val.(type) {
 	case string:
 		parts = append(parts, head)
 		parts = append(parts, sizeText(v))
 		parts = append(parts, numfmt.Plural(LineCount(x), "line"))
 	case []any:
-		parts = append(parts, head+" list of "+numfmt.Plural(len(x), itemWord(v.Type)))
+		parts = append(parts, head+" list of "+numfmt.Plural(count(len(x)), itemWord(v.Type)))
 		parts = append(parts, sizeText(v))
 		if st := listStructure(v.Type, x, maxKeys); st != "" {
 			parts = append(parts, st)
@@ -86,14 +93,14 @@ func describe(v *Variable, val any, previewRunes, maxKeys int) string {
 	case *Dict:
 		switch v.Type {
 		case Files:
-			parts = append(parts, head+" dict of "+numfmt.Plural(x.Len(), "file"))
+			parts = append(parts, head+" dict of "+numfmt.Plural(count(x.Len()), "file"))
 			parts = append(parts, sizeText(v))
 			if maxKeys > 0 && x.Len() > 0 {
 				parts = append(parts, "paths "+pathList(x.Keys(), maxKeys))
 			}
 			previewRunes = 0 // the paths say more than a JSON excerpt
 		default:
-			parts = append(parts, head+" dict of "+numfmt.Plural(x.Len(), "key"))
+			parts = append(parts, head+" dict of "+numfmt.Plural(count(x.Len()), "key"))
 			parts = append(parts, sizeText(v))
 			if maxKeys > 0 && x.Len() > 0 {
 				parts = append(parts, "keys "+keyList(x.Keys(), maxKeys))

@@ -2,6 +2,7 @@ package rlmctx
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"unicode"
@@ -53,8 +54,14 @@ type Variable struct {
 	// doc is the JSON text Value was decoded from (see Document).
 	doc []byte
 	// docMapped: doc is a memory map of the file (read it with
-	// decodeDocument).
+	// decodeDocument), and docMap all of the map (doc after any byte
+	// order mark).
 	docMapped bool
+	docMap    []byte
+	// headItems, when positive, is how many of the document's first items
+	// a summary needs (see summaryItems): its preview, its structure and
+	// its token estimate read no further.
+	headItems int
 	// valMu guards Value and released against a concurrent Release (runs
 	// sharing a context).
 	valMu sync.Mutex
@@ -138,6 +145,34 @@ func (v *Variable) Document() []byte {
 	return v.doc
 }
 
+// WriteDocument writes the variable's JSON text to w, a memory-mapped
+// one's included (see [Variable.Document]; its pages are released as
+// they are written), and reports whether it has one. A mapped file that
+// shrank underneath is an error, not a crash.
+func (v *Variable) WriteDocument(w io.Writer) (bool, error) {
+	if v.doc == nil {
+		return false, nil
+	}
+	if !v.docMapped {
+		_, err := w.Write(v.doc)
+		return true, err
+	}
+	// In pieces, each piece's pages released once written: the process
+	// holds a few MiB of the file, not all of it.
+	skip := len(v.docMap) - len(v.doc)
+	return true, readingMap(v.Source, func() error {
+		for off := 0; off < len(v.doc); {
+			end := min(off+pyjson.ConsumedEvery, len(v.doc))
+			if _, err := w.Write(v.doc[off:end]); err != nil {
+				return err
+			}
+			off = end
+			dropPages(v.docMap[:skip+off])
+		}
+		return nil
+	})
+}
+
 // DocumentLines reports whether [Variable.Document] is JSON Lines (a
 // .jsonl file: the value is the list of its lines' values) rather than
 // one JSON document.
@@ -194,11 +229,60 @@ func (v *Variable) GoValue() any {
 	if v.chunkOf != nil {
 		return pieces(v.chunkOf.GoValue(), v.ends)
 	}
-	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source)
+	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source, 0)
 	if err != nil {
 		return nil // decoded without error when loaded
 	}
 	return g
+}
+
+// summaryValue is the Go value a summary describes, and the number of
+// items the variable has (-1: the value's own length). For a released
+// document with headItems it is the document's head: its first headItems
+// items, all that a summary reads (the rest is neither decoded nor made).
+func (v *Variable) summaryValue() (any, int) {
+	v.valMu.Lock()
+	released := v.released
+	v.valMu.Unlock()
+	if !released || v.chunkOf != nil || v.headItems <= 0 {
+		return v.GoValue(), -1
+	}
+	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source, v.headItems)
+	if err != nil {
+		return v.GoValue(), -1
+	}
+	return g, v.ItemCount
+}
+
+// summaryItems is how many of a document's first items (of the given
+// encoded sizes) a summary reads, or 0 for all: the inferSample items
+// that show its structure, and enough items for the token estimate's
+// sample (tokenSample) with something to spare. Counting a type's items
+// (a conversation's roles) reads them all, and so does an exact count
+// (a document up to the estimate threshold).
+func summaryItems(t VarType, size int64, items []outline) int {
+	limit, sample := tokenSample()
+	if t == Conversation || limit <= 0 || size <= limit {
+		return 0
+	}
+	var sum int64
+	for i, it := range items {
+		sum += it.size
+		if i+1 >= inferSample && sum > int64(sample) {
+			if i+1 < len(items) {
+				return i + 1
+			}
+			break
+		}
+	}
+	return 0
+}
+
+// tokenSample returns the default tokenizer's estimate threshold and how
+// many bytes of a larger value's JSON encoding its estimate counts.
+func tokenSample() (limit int64, sample int) {
+	tok := llm.DefaultTokenizer()
+	return int64(tok.EstimateThreshold), tok.EstimateSample()
 }
 
 // pieces cuts a list or dict into the pieces ending at ends (a list's
@@ -259,10 +343,11 @@ func (v *Variable) Summary() string {
 		s = fn(v)
 	} else {
 		// One Go value for the count and the description: after Release
-		// each GoValue decodes the whole document again.
-		val := v.GoValue()
+		// each GoValue decodes the document again (only its head when
+		// that is all the summary reads).
+		val, items := v.summaryValue()
 		v.tokensOf(func() any { return val }) // outside v.mu: the description reads them
-		s = summarize(v, val)
+		s = summarize(v, val, items)
 	}
 	v.mu.Lock()
 	v.summary, v.summaryDone = s, true
@@ -316,11 +401,11 @@ func countTokens(value any, size int64) (int, bool) {
 	if s, ok := value.(string); ok {
 		return tok.CountLarge(s)
 	}
-	limit := int64(tok.EstimateThreshold)
+	limit, sample := tokenSample()
 	if limit <= 0 || size <= limit {
 		return tok.Count(pyjson.Excerpt(value, -1)), false
 	}
-	head := pyjson.Excerpt(value, min(int(limit), 1<<20))
+	head := pyjson.Excerpt(value, sample)
 	if len(head) == 0 {
 		return 0, false
 	}

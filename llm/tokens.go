@@ -160,7 +160,7 @@ func (t *Tokenizer) CountLarge(s string) (n int, estimated bool) {
 		return t.Count(s), false
 	}
 	var toks, bytes int
-	for _, sp := range sampleSpans(s, min(limit, maxEstimateBytes)) {
+	for _, sp := range sampleSpans(s, t.EstimateSample()) {
 		toks += t.Count(s[sp[0]:sp[1]])
 		bytes += sp[1] - sp[0]
 	}
@@ -168,6 +168,13 @@ func (t *Tokenizer) CountLarge(s string) (n int, estimated bool) {
 		return t.Count(s), false
 	}
 	return int(float64(toks) * float64(len(s)) / float64(bytes)), true
+}
+
+// EstimateSample is how many bytes an estimate above the threshold
+// tokenizes: CountLarge's samples together, and the opening of a value's
+// JSON encoding that a structured value's estimate counts.
+func (t *Tokenizer) EstimateSample() int {
+	return min(t.EstimateThreshold, maxEstimateBytes)
 }
 
 // Sampling for CountLarge: estimateSamples spans of about limit/64 bytes,

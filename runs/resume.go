@@ -21,35 +21,72 @@ import (
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
-// HashVars returns the content hash of each variable of c (sha256 of its
-// JSON encoding, 16 hex digits), by name, for [Meta.VarHashes].
+// HashVars returns the content hash of each variable of c, by name, for
+// [Meta.VarHashes]: 16 hex digits of a sha256 of its type and its JSON
+// text as loaded ([rlmctx.Variable.WriteDocument]; the variable is not
+// decoded), or of its JSON encoding when it has no text (then the hash
+// is the one every version wrote, see legacyVarHash).
+//
+// A NAME_chunks companion hashes its parent's hash and where its pieces
+// end, so a large document's pieces are not made to be hashed.
 func HashVars(c *rlmctx.ExternalizedContext) map[string]string {
 	out := make(map[string]string, len(c.Vars))
 	for _, v := range c.Vars {
-		h := sha256.New()
-		fmt.Fprintf(h, "%s\x00", v.Type)
-		val := v.GoValue()
-		if s, ok := val.(string); ok {
-			io.WriteString(h, s)
-		} else if err := pyjson.Encode(h, val); err != nil {
-			fmt.Fprintf(h, "\x00unencodable %T", val)
-		}
-		out[v.Name] = hex.EncodeToString(h.Sum(nil)[:8])
+		out[v.Name] = varHash(v)
 	}
 	return out
 }
 
-// CheckVars compares the hashes of the variables a resumed run loaded
-// with those recorded when it started, and fails (wrapping ErrDiverged)
-// naming every variable that changed, appeared or disappeared.
-func (r *Run) CheckVars(now map[string]string) error {
+// varHash is HashVars' hash of one variable.
+func varHash(v *rlmctx.Variable) string {
+	h := sha256.New()
+	if parent, ends, ok := v.Chunks(); ok {
+		fmt.Fprintf(h, "%s\x00chunks\x00%s\x00%v", v.Type, varHash(parent), ends)
+		return hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	fmt.Fprintf(h, "%s\x00document\x00", v.Type)
+	ok, err := v.WriteDocument(h)
+	switch {
+	case !ok:
+		return legacyVarHash(v)
+	case err != nil:
+		fmt.Fprintf(h, "\x00unreadable: %v", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// legacyVarHash is a variable's hash of its JSON encoding (sha256 of its
+// type and the encoding, 16 hex digits), which is what runs kept before
+// the text of JSON documents was hashed recorded for them too.
+func legacyVarHash(v *rlmctx.Variable) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", v.Type)
+	val := v.GoValue()
+	if s, ok := val.(string); ok {
+		io.WriteString(h, s)
+	} else if err := pyjson.Encode(h, val); err != nil {
+		fmt.Fprintf(h, "\x00unencodable %T", val)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// CheckVars compares the hashes of c's variables (HashVars) with those
+// recorded when the resumed run started, and fails (wrapping
+// ErrDiverged) naming every variable that changed, appeared or
+// disappeared. A JSON document whose text's hash differs is compared by
+// its encoding's hash too, which runs kept by earlier versions recorded.
+func (r *Run) CheckVars(c *rlmctx.ExternalizedContext) error {
 	was := r.Meta().VarHashes
+	now := HashVars(c)
 	var diffs []string
 	for name, h := range was {
 		switch g, ok := now[name]; {
 		case !ok:
 			diffs = append(diffs, name+" is missing")
 		case g != h:
+			if v, _ := c.Get(name); v != nil && legacyVarHash(v) == h {
+				continue
+			}
 			diffs = append(diffs, name+" changed")
 		}
 	}

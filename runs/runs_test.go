@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
@@ -325,13 +327,60 @@ func writeTemp(t *testing.T, text string) string {
 	return p
 }
 
+// TestCheckVars: a resumed run's variables must hash as recorded; a JSON
+// document hashes its text (without decoding it), and the hash of its
+// encoding that earlier versions recorded is accepted too.
 func TestCheckVars(t *testing.T) {
-	r := &Run{meta: Meta{VarHashes: map[string]string{"a": "1", "b": "2", "c": "3"}}}
-	require.NoError(t, r.CheckVars(map[string]string{"a": "1", "b": "2", "c": "3"}))
-	err := r.CheckVars(map[string]string{"a": "1", "b": "9", "d": "4"})
+	dir := t.TempDir()
+	load := func(name, file, content string) *rlmctx.Variable {
+		p := filepath.Join(dir, file)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		v, _, err := rlmctx.LoadVar(context.Background(), rlmctx.VarSpec{Name: name, Source: p}, rlmctx.LoadOptions{})
+		require.NoError(t, err)
+		return v
+	}
+	ctxOf := func(vs ...*rlmctx.Variable) *rlmctx.ExternalizedContext {
+		c := rlmctx.NewContext("q")
+		for _, v := range vs {
+			require.NoError(t, c.AddVariable(v))
+		}
+		return c
+	}
+	a := load("a", "a.json", `{"k": [1, 2, "three"]}`)
+	big := load("big", "big.json", "["+strings.Repeat(`"an item", `, 3000)+`"end"]`)
+	chunked := ctxOf(big)
+	require.Equal(t, []string{"big_chunks"}, chunked.AutoChunk(rlmctx.SizeConfig{ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}))
+	pieces, _ := chunked.Get("big_chunks")
+	assert.NotEqual(t, legacyVarHash(pieces), varHash(pieces), "pieces hash their parent's hash, not their values")
+	old := &Run{meta: Meta{VarHashes: map[string]string{"big": legacyVarHash(big), "big_chunks": legacyVarHash(pieces)}}}
+	require.NoError(t, old.CheckVars(chunked))
+	r := &Run{meta: Meta{VarHashes: HashVars(chunked)}}
+	require.NoError(t, r.CheckVars(chunked))
+	rechunked := ctxOf(big)
+	rechunked.AutoChunk(rlmctx.SizeConfig{ChunkThreshold: 4000, ChunkSize: 2000, MaxTotalSize: 1 << 20})
+	require.ErrorContains(t, r.CheckVars(rechunked), "(big_chunks changed)")
+
+	b := load("b", "b.txt", "some text")
+	c := load("c", "c.json", `[1, 2]`)
+	was := HashVars(ctxOf(a, b, c))
+	assert.NotEqual(t, legacyVarHash(a), was["a"], "a document's text is hashed")
+	assert.Equal(t, legacyVarHash(b), was["b"], "a text's hash is unchanged")
+
+	r = &Run{meta: Meta{VarHashes: was}}
+	require.NoError(t, r.CheckVars(ctxOf(a, b, c)))
+	// A run kept by an earlier version recorded the encoding's hash.
+	old = &Run{meta: Meta{VarHashes: map[string]string{"a": legacyVarHash(a), "b": was["b"], "c": legacyVarHash(c)}}}
+	require.NoError(t, old.CheckVars(ctxOf(a, b, c)))
+
+	err := r.CheckVars(ctxOf(a, load("b", "b2.txt", "other text"), load("d", "d.json", `1`)))
 	require.ErrorIs(t, err, ErrDiverged)
 	assert.Contains(t, err.Error(), "(b changed, c is missing, d is new)")
 	assert.True(t, errors.Is(r.Err(), ErrDiverged))
+	// The same value written differently is a changed file.
+	r = &Run{meta: Meta{VarHashes: was}}
+	err = r.CheckVars(ctxOf(load("a", "a2.json", `{"k":[1,2,"three"]}`), b, c))
+	require.ErrorIs(t, err, ErrDiverged)
+	assert.Contains(t, err.Error(), "(a changed)")
 }
 
 // TestEventType: the sink reads a trajectory line's type without parsing

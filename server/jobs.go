@@ -323,7 +323,7 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 		}
 		kept, err = s.runsRoot.Resume(j.id, opts...)
 		if err == nil {
-			if err = kept.CheckVars(runs.HashVars(spec.ctx)); err != nil {
+			if err = kept.CheckVars(spec.ctx); err != nil {
 				return nil, errors.Join(err, kept.Finish(runs.Outcome{}))
 			}
 		}

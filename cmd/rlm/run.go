@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/repl"
 	"github.com/rlmhq/rlm/runs"
 	"github.com/rlmhq/rlm/telemetry"
 )
@@ -345,7 +346,9 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	// A traced parent process passes its trace in TRACEPARENT.
 	ctx = tracing.ExtractEnv(ctx, env.getenv)
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
-	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, nil)
+	// A JSON document is parsed once, for its outline and the REPL's
+	// values (its summary then decodes only its head).
+	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, repl.JSONValues)
 	if err != nil {
 		return err
 	}

@@ -143,6 +143,12 @@ type DecodeOptions struct {
 	// error's line. A caller decoding a memory map may release the pages
 	// before it (strings are then best not Shared).
 	Consumed func(off int64)
+	// Head, when positive, decodes only the first Head items of the
+	// top-level array or object (the first Head lines of JSON Lines): the
+	// decoding ends once it has them, without reading the rest, which is
+	// neither checked nor made. For a document already known valid whose
+	// beginning is all a caller needs (a summary's preview).
+	Head int
 }
 
 // ConsumedEvery is how far DecodeWith moves between two calls of
@@ -166,6 +172,7 @@ func DecodeWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) (V, erro
 		source:   o.Source,
 		stop:     o.Stop,
 		consumed: o.Consumed,
+		head:     o.Head,
 	}
 	d.sized, _ = any(b).(SizedStrings[V])
 	return d.document()
@@ -191,6 +198,7 @@ type decoder[V any, B Builder[V]] struct {
 	// lineBase and offBase shift reported positions (JSON Lines).
 	lineBase int
 	offBase  int64
+	head     int // see DecodeOptions.Head
 }
 
 func (d *decoder[V, B]) errorf(pos int, format string, args ...any) error {
@@ -250,8 +258,8 @@ func (d *decoder[V, B]) document() (V, error) {
 		return d.zero, d.fail(d.pos, "Expecting value", "expecting a JSON value, found end of input (empty file?)")
 	}
 	v, err := d.value(0)
-	if err != nil {
-		return d.zero, err
+	if err != nil || d.head > 0 {
+		return v, err
 	}
 	d.skipSpace()
 	if d.pos < len(d.data) {
@@ -390,6 +398,9 @@ func (d *decoder[V, B]) object(depth int) (V, error) {
 		}
 		d.kstack = append(d.kstack, k)
 		d.push(v)
+		if depth == 0 && d.head > 0 && len(d.vstack)-base == d.head {
+			return d.b.Object(d.kstack[kbase:], d.vstack[base:])
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated object (opened at byte %d)", d.offBase+int64(start))
@@ -424,6 +435,9 @@ func (d *decoder[V, B]) array(depth int) (V, error) {
 			return d.zero, err
 		}
 		d.push(v)
+		if depth == 0 && d.head > 0 && len(d.vstack)-base == d.head {
+			return d.b.Array(d.vstack[base:])
+		}
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return d.zero, d.fail(d.pos, "Expecting ',' delimiter", "unterminated array (opened at byte %d)", d.offBase+int64(start))
@@ -742,7 +756,7 @@ func DecodeLinesWith[V any, B Builder[V]](data []byte, b B, o DecodeOptions) ([]
 	out := []V{}
 	line := 0
 	var off int64
-	for len(data) > 0 {
+	for len(data) > 0 && (o.Head <= 0 || len(out) < o.Head) {
 		i := bytes.IndexByte(data, '\n')
 		var ln []byte
 		if i < 0 {

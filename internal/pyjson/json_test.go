@@ -233,3 +233,37 @@ func TestConsumedReportsProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeHead: Head decodes the first items of the top-level array or
+// object (or the first lines) and stops there, the rest unread: even
+// text after them that is not JSON.
+func TestDecodeHead(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		head     int
+		lines    bool
+		want     string
+	}{
+		{"array", `[1, [2, 3], {"a": 4}, 5]`, 2, false, `[1, [2, 3]]`},
+		{"array shorter", `[1, 2]`, 5, false, `[1, 2]`},
+		{"object", `{"a": [1, 2], "b": 2, "c": 3}`, 2, false, `{"a": [1, 2], "b": 2}`},
+		{"nested lists not cut", `[[1, 2, 3, 4]]`, 1, false, `[[1, 2, 3, 4]]`},
+		{"rest unread", `[1, 2, !!! not json`, 2, false, `[1, 2]`},
+		{"scalar", `"x"`, 1, false, `"x"`},
+		{"lines", "{\"a\": 1}\n\n[2]\n3\n!!!\n", 2, true, `[{"a": 1}, [2]]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got any
+			var err error
+			if tc.lines {
+				var vals []any
+				vals, err = DecodeLinesWith([]byte(tc.in), GoBuilder(), DecodeOptions{Head: tc.head})
+				got = vals
+			} else {
+				got, err = DecodeWith([]byte(tc.in), GoBuilder(), DecodeOptions{Head: tc.head})
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, Excerpt(got, -1))
+		})
+	}
+}
