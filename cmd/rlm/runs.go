@@ -271,7 +271,6 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 		return nil, nil
 	}
 	root := runs.NewRoot(runsRootDir(env, k.runsDir, *f.storeDir))
-	hashes := runs.HashVars(c)
 	if k.resume != "" {
 		var opts []runs.Option
 		if k.fromDivergence {
@@ -282,7 +281,7 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 			return nil, err
 		}
 		k.run = r
-		if err := r.CheckVars(hashes); err != nil {
+		if err := r.CheckVars(c); err != nil {
 			return nil, errors.Join(err, r.Finish(runs.Outcome{}))
 		}
 		if d := r.Meta().MetaDigest; d != "" && d != f.notes.Digest {
@@ -313,7 +312,7 @@ func (k *keepFlags) start(env *cliEnv, f *runOptions, c *rlmctx.ExternalizedCont
 	rc := runConfigRecord(cfg, f)
 	r, err := root.Create(runs.Meta{
 		Query: f.query, Config: &rc, ConfigDigest: runs.Digest(rc), Args: keptArgs(k.fs, f, cfg),
-		VarHashes: hashes, Version: buildVersion(), MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
+		VarHashes: runs.HashVars(c), Version: buildVersion(), MetaVersion: f.notes.Version, MetaDigest: f.notes.Digest,
 		MetaPath: f.meta.resolved, MetaNotesTokens: &f.meta.notesTokens, MetaLessons: f.notes.Lessons,
 	})
 	if err != nil {
