@@ -7,9 +7,9 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
-	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/internal/numfmt"
+	"github.com/rlmhq/rlm/internal/pylines"
 	"github.com/rlmhq/rlm/sandbox"
 )
 
@@ -268,7 +268,7 @@ func typeLabel(v starlark.Value) string {
 func sizeLabel(v starlark.Value) string {
 	switch v := v.(type) {
 	case starlark.String:
-		return numfmt.Plural(utf8.RuneCountInString(string(v)), "char") + ", " + numfmt.Plural(rlmctx.LineCount(string(v)), "line")
+		return numfmt.Plural(utf8.RuneCountInString(string(v)), "char") + ", " + numfmt.Plural(pylines.Count(string(v)), "line")
 	case *starlark.List, starlark.Tuple:
 		return numfmt.Plural(v.(starlark.Sequence).Len(), "item")
 	case starlark.IterableMapping:

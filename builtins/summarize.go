@@ -9,9 +9,9 @@ import (
 
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
-	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/deferred"
 	"github.com/rlmhq/rlm/internal/numfmt"
+	"github.com/rlmhq/rlm/internal/pylines"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -150,7 +150,7 @@ func extractiveSummary(v starlark.Value, maxTokens int) string {
 	switch v := v.(type) {
 	case starlark.String:
 		s := string(v)
-		fmt.Fprintf(&b, "str of %s, %s.\n", numfmt.Plural(utf8.RuneCountInString(s), "char"), numfmt.Plural(rlmctx.LineCount(s), "line"))
+		fmt.Fprintf(&b, "str of %s, %s.\n", numfmt.Plural(utf8.RuneCountInString(s), "char"), numfmt.Plural(pylines.Count(s), "line"))
 		if side := maxTokens * 16; len(s) > 4*side {
 			// Only the ends can be shown: split just those.
 			head := s[:runeFloor(s, side)]

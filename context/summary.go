@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlmhq/rlm/internal/numfmt"
 	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/internal/pylines"
 	"github.com/rlmhq/rlm/llm"
 )
 
@@ -83,7 +84,7 @@ func describe(v *Variable, val any, items, previewRunes, maxKeys int) string {
 	case string:
 		parts = append(parts, head)
 		parts = append(parts, sizeText(v))
-		parts = append(parts, numfmt.Plural(LineCount(x), "line"))
+		parts = append(parts, numfmt.Plural(pylines.Count(x), "line"))
 	case []any:
 		parts = append(parts, head+" list of "+numfmt.Plural(count(len(x)), itemWord(v.Type)))
 		parts = append(parts, sizeText(v))
@@ -374,50 +375,4 @@ func pathList(paths []string, max int) string {
 		q := strconv.Quote(p)
 		return q[1 : len(q)-1]
 	})
-}
-
-// LineCount is len(s.splitlines()) in Python: lines end at \n, \r\n, \r,
-// \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029, and a final line break
-// does not start another line.
-func LineCount(s string) int {
-	if !hasRareLineBreak(s) {
-		n := strings.Count(s, "\n") // vectorized: the common case
-		if s != "" && s[len(s)-1] != '\n' {
-			n++
-		}
-		return n
-	}
-	n, end := 0, 0 // end: where the last line break ends
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i++
-			}
-		case c == '\n', c == '\v', c == '\f', c >= 0x1c && c <= 0x1e:
-		case c == 0xc2 && i+1 < len(s) && s[i+1] == 0x85: // U+0085
-			i++
-		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9): // U+2028, U+2029
-			i += 2
-		default:
-			continue
-		}
-		n++
-		end = i + 1
-	}
-	if end < len(s) {
-		n++ // a last line without a line break
-	}
-	return n
-}
-
-// hasRareLineBreak reports whether s holds a line break other than \n
-// (each search is vectorized, unlike a loop over the bytes).
-func hasRareLineBreak(s string) bool {
-	for _, c := range []byte{'\r', '\v', '\f', 0x1c, 0x1d, 0x1e} {
-		if strings.IndexByte(s, c) >= 0 {
-			return true
-		}
-	}
-	return strings.Contains(s, "\u0085") || strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029")
 }

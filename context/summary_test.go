@@ -201,24 +201,6 @@ func TestHumanBytes(t *testing.T) {
 	assert.Equal(t, "100.0 MB", humanBytes(100<<20))
 }
 
-// TestLineCount: as len(s.splitlines()) in CPython.
-func TestLineCount(t *testing.T) {
-	for s, want := range map[string]int{
-		"":                          0,
-		"a":                         1,
-		"a\n":                       1,
-		"a\nb":                      2,
-		"\n\n":                      2,
-		"héllo wörld\n日本語\n":        2,
-		"a\r\nb\rc\vd\fe\x1cf\x1dg": 7,
-		"a\u0085b\u2028c\u2029":     3,
-		"\r\n":                      1,
-		"\u00c2":                    1, // not U+0085
-	} {
-		assert.Equal(t, want, LineCount(s), "%q", s)
-	}
-}
-
 // TestPreviewCutsAtWords: a preview ends at a word or item boundary, not
 // mid-word, unless the only boundary would leave less than half of it.
 func TestPreviewCutsAtWords(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/internal/pyjson"
+	"github.com/rlmhq/rlm/internal/pylines"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -301,7 +302,7 @@ func starSummary(v starlark.Value) string {
 	switch x := v.(type) {
 	case starlark.String:
 		s := string(x)
-		return fmt.Sprintf("str, %d chars, %d lines; starts %s", utf8.RuneCountInString(s), rlmctx.LineCount(s), quoteShort(s[:runeFloor(s, 200)], 80))
+		return fmt.Sprintf("str, %d chars, %d lines; starts %s", utf8.RuneCountInString(s), pylines.Count(s), quoteShort(s[:runeFloor(s, 200)], 80))
 	case starlark.Indexable:
 		prev := ""
 		if x.Len() > 0 {

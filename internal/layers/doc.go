@@ -2,7 +2,7 @@
 // project's layers, so that a new feature cannot add an upward import.
 //
 // From the bottom: the leaves internal/pyjson, internal/pyre,
-// internal/jsonl, internal/numfmt and internal/textdist import only the standard library; the sandbox imports no
+// internal/jsonl, internal/numfmt, internal/pylines and internal/textdist import only the standard library; the sandbox imports no
 // model client, helper or orchestration package, and inside it the Python
 // modules (sandbox/internal/pylib) sit above the value layer
 // (sandbox/internal/py), which never imports them; llm knows nothing of the

@@ -49,6 +49,7 @@ func TestLayers(t *testing.T) {
 		{pattern: "./internal/pyre", stdlibOnly: true, allowed: []string{"github.com/dlclark/regexp2/v2"}},
 		{pattern: "./internal/jsonl", stdlibOnly: true},
 		{pattern: "./internal/numfmt", stdlibOnly: true},
+		{pattern: "./internal/pylines", stdlibOnly: true},
 		{pattern: "./internal/textdist", stdlibOnly: true},
 		// starjson decodes into the interpreter's values, for the sandbox and context alike.
 		{

@@ -14,6 +14,7 @@ import (
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
 
+	"github.com/rlmhq/rlm/internal/pylines"
 	"github.com/rlmhq/rlm/internal/pyre"
 )
 
@@ -660,6 +661,9 @@ const PieceBytes = 32
 // lineBreaksUpTo is at least the number of line breaks str.splitlines
 // finds in s (every byte that can start one is counted).
 func lineBreaksUpTo(s string) int {
+	if !pylines.HasRare(s) {
+		return strings.Count(s, "\n")
+	}
 	n := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -783,15 +787,7 @@ func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int
 // splitLines implements str.splitlines.
 func splitLines(s string, keep bool) *starlark.List {
 	var elems []starlark.Value
-	simple := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\r' || c == '\v' || c == '\f' || c == 0x1c || c == 0x1d || c == 0x1e || c >= 0x80 {
-			simple = false
-			break
-		}
-	}
-	if simple {
+	if !pylines.HasRare(s) { // only \n: vectorized searches
 		parts := make([]string, 0, strings.Count(s, "\n")+1)
 		for len(s) > 0 {
 			i := strings.IndexByte(s, '\n')

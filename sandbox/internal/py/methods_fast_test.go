@@ -84,3 +84,35 @@ func TestIsASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitLines: str.splitlines as CPython (its results written out):
+// text whose only break is \n, non-ASCII included, takes the vectorized
+// path; every other break the rune loop; lineBreaksUpTo bounds the count.
+func TestSplitLines(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		want, keep []string
+	}{
+		{"", nil, nil},
+		{"a\nb\n", []string{"a", "b"}, []string{"a\n", "b\n"}},
+		{"héllo “wörld”\n日本語", []string{"héllo “wörld”", "日本語"}, []string{"héllo “wörld”\n", "日本語"}},
+		{"\n\n", []string{"", ""}, []string{"\n", "\n"}},
+		{"a\r\nb\rc\vd", []string{"a", "b", "c", "d"}, []string{"a\r\n", "b\r", "c\v", "d"}},
+		{"é\u2028ü\u0085x\u2029", []string{"é", "ü", "x"}, []string{"é\u2028", "ü\u0085", "x\u2029"}},
+		{"©\u0080x\n", []string{"©\u0080x"}, []string{"©\u0080x\n"}},
+	} {
+		for _, keep := range []bool{false, true} {
+			want := tc.want
+			if keep {
+				want = tc.keep
+			}
+			var got []string
+			l := splitLines(tc.in, keep)
+			for i := 0; i < l.Len(); i++ {
+				got = append(got, string(l.Index(i).(starlark.String)))
+			}
+			assert.Equal(t, want, got, "%q keepends=%v", tc.in, keep)
+			assert.GreaterOrEqual(t, lineBreaksUpTo(tc.in), len(tc.want)-1, "%q", tc.in)
+		}
+	}
+}

@@ -673,6 +673,8 @@ func reModule() *py.Module {
 	fns := map[string]py.BuiltinFn{}
 	for name, fn := range reFuncs {
 		name, fn := name, fn
+		// How many arguments come between the pattern and the flags.
+		maxPos := map[string]int{"search": 1, "match": 1, "fullmatch": 1, "findall": 1, "finditer": 1, "split": 2, "sub": 3, "subn": 3}[name]
 		fns[name] = func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) == 0 {
 				return nil, py.ArgErr("re."+name, "missing required argument 'pattern'")
@@ -688,7 +690,6 @@ func reModule() *py.Module {
 				}
 			}
 			pargs := args[1:]
-			maxPos := map[string]int{"search": 1, "match": 1, "fullmatch": 1, "findall": 1, "finditer": 1, "split": 2, "sub": 3, "subn": 3}[name]
 			if len(pargs) > maxPos {
 				flags = pargs[maxPos]
 				pargs = pargs[:maxPos]
