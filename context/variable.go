@@ -279,10 +279,11 @@ func summaryItems(t VarType, size int64, items []outline) int {
 }
 
 // tokenSample returns the default tokenizer's estimate threshold and how
-// many bytes of a larger value's JSON encoding its estimate counts.
+// many bytes of a larger value's JSON encoding its estimate counts
+// (the default tokenizer's threshold: this does not make the tokenizer,
+// which loads its vocabulary, for a host that counts no tokens).
 func tokenSample() (limit int64, sample int) {
-	tok := llm.DefaultTokenizer()
-	return int64(tok.EstimateThreshold), tok.EstimateSample()
+	return llm.DefaultEstimateThreshold, llm.EstimateSample(llm.DefaultEstimateThreshold)
 }
 
 // pieces cuts a list or dict into the pieces ending at ends (a list's

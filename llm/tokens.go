@@ -173,9 +173,12 @@ func (t *Tokenizer) CountLarge(s string) (n int, estimated bool) {
 // EstimateSample is how many bytes an estimate above the threshold
 // tokenizes: CountLarge's samples together, and the opening of a value's
 // JSON encoding that a structured value's estimate counts.
-func (t *Tokenizer) EstimateSample() int {
-	return min(t.EstimateThreshold, maxEstimateBytes)
-}
+func (t *Tokenizer) EstimateSample() int { return EstimateSample(t.EstimateThreshold) }
+
+// EstimateSample is [Tokenizer.EstimateSample] for a tokenizer with the
+// given estimate threshold (a caller that needs no tokenizer yet: making
+// one loads its vocabulary, ~16 MB).
+func EstimateSample(threshold int) int { return min(threshold, maxEstimateBytes) }
 
 // Sampling for CountLarge: estimateSamples spans of about limit/64 bytes,
 // evenly spaced, each starting and ending at whitespace when there is some
