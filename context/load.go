@@ -99,10 +99,9 @@ type Loaded struct {
 	doc []byte
 	// outline, when set, stands for the document in place of Value (nil).
 	outline *docOutline
-	// docMapped: doc is a memory map of the file (see loadMappedJSON),
-	// and docMap all of that map (doc after any byte order mark).
-	docMapped bool
-	docMap    []byte
+	// docMap, when set, is a memory map of the file that doc is part of
+	// (after any byte order mark; see loadMappedJSON).
+	docMap []byte
 }
 
 // Source formats.
@@ -143,7 +142,7 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	}
 	if l.outline != nil && opts.Type != "" && !l.outline.fitsType(opts.Type) {
 		// The Go value's check says why it does not fit.
-		if l.Value, err = decodeDocument(l.doc, l.outline.lines, l.docMapped, l.Source, 0); err != nil {
+		if l.Value, err = decodeDocument(l.doc, l.outline.lines, l.docMap != nil, l.Source, 0); err != nil {
 			return nil, err
 		}
 		if l.outline.lines {
@@ -181,7 +180,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	if l.outline != nil {
 		v, err := newDocVariable(spec.Name, l.Type, l.Source, l.doc, l.outline)
 		if v != nil {
-			v.docMapped, v.docMap = l.docMapped, l.docMap
+			v.docMap = l.docMap
 		}
 		return v, l.Warnings, err
 	}
@@ -350,7 +349,7 @@ func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &Loaded{Source: path, doc: data, outline: &o, docMapped: true, docMap: m}, nil
+	return &Loaded{Source: path, doc: data, outline: &o, docMap: m}, nil
 }
 
 // validUTF8Dropping checks that data is UTF-8 in pieces, releasing the

@@ -4,6 +4,7 @@ package rlmctx
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"context"
@@ -126,8 +127,8 @@ func TestLoadMappedJSON(t *testing.T) {
 			require.NoError(t, err)
 			got, err := load(t, c.name, c.content, true)
 			require.NoError(t, err)
-			assert.Equal(t, c.mapped, got.docMapped)
-			assert.False(t, want.docMapped, "without values the file is read")
+			assert.Equal(t, c.mapped, got.docMap != nil)
+			assert.Nil(t, want.docMap, "without values the file is read")
 			if c.mapped {
 				assert.Nil(t, got.Document(), "a mapped document is not handed out")
 				vals, ok := got.TakeValues()
@@ -174,6 +175,10 @@ func TestReadingMapTruncatedFile(t *testing.T) {
 	assert.Zero(t, b)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the file changed while it was read")
-	v := &Variable{doc: m, docMapped: true, released: true, Source: p}
+	v := &Variable{doc: m, docMap: m, released: true, Source: p}
 	assert.Nil(t, v.GoValue(), "no value, and no crash")
+	ok, err := v.WriteDocument(io.Discard)
+	assert.True(t, ok)
+	require.Error(t, err, "hashing the text: an error, not a crash")
+	assert.Contains(t, err.Error(), "the file changed while it was read")
 }

@@ -53,11 +53,9 @@ type Variable struct {
 
 	// doc is the JSON text Value was decoded from (see Document).
 	doc []byte
-	// docMapped: doc is a memory map of the file (read it with
-	// decodeDocument), and docMap all of the map (doc after any byte
-	// order mark).
-	docMapped bool
-	docMap    []byte
+	// docMap, when set, is a memory map of the file that doc is part of
+	// (after any byte order mark): read doc with decodeDocument.
+	docMap []byte
 	// headItems, when positive, is how many of the document's first items
 	// a summary needs (see summaryItems): its preview, its structure and
 	// its token estimate read no further.
@@ -139,7 +137,7 @@ func NewVariable(name string, value any, opts ...VarOption) (*Variable, error) {
 // it). It must not be modified: the Go value's strings point into it,
 // and so may those of an interpreter's copy decoded from it.
 func (v *Variable) Document() []byte {
-	if v.docMapped {
+	if v.docMap != nil {
 		return nil
 	}
 	return v.doc
@@ -153,7 +151,7 @@ func (v *Variable) WriteDocument(w io.Writer) (bool, error) {
 	if v.doc == nil {
 		return false, nil
 	}
-	if !v.docMapped {
+	if v.docMap == nil {
 		_, err := w.Write(v.doc)
 		return true, err
 	}
@@ -229,7 +227,7 @@ func (v *Variable) GoValue() any {
 	if v.chunkOf != nil {
 		return pieces(v.chunkOf.GoValue(), v.ends)
 	}
-	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source, 0)
+	g, err := decodeDocument(v.doc, v.docLines, v.docMap != nil, v.Source, 0)
 	if err != nil {
 		return nil // decoded without error when loaded
 	}
@@ -247,7 +245,7 @@ func (v *Variable) summaryValue() (any, int) {
 	if !released || v.chunkOf != nil || v.headItems <= 0 {
 		return v.GoValue(), -1
 	}
-	g, err := decodeDocument(v.doc, v.docLines, v.docMapped, v.Source, v.headItems)
+	g, err := decodeDocument(v.doc, v.docLines, v.docMap != nil, v.Source, v.headItems)
 	if err != nil {
 		return v.GoValue(), -1
 	}
