@@ -27,7 +27,7 @@ import (
 // [Meta.VarHashes]: 16 hex digits of an xxhash of its type and its JSON
 // text as loaded ([rlmctx.Variable.WriteDocument]; the variable is not
 // decoded), or of a sha256 of its JSON encoding when it has no text
-// (then the hash is the one every version wrote, see legacyVarHash).
+// (valueHash, the hash every earlier version wrote for all variables).
 //
 // A NAME_chunks companion hashes its parent's hash and where its pieces
 // end, so a large document's pieces are not made to be hashed.
@@ -53,17 +53,18 @@ func varHash(v *rlmctx.Variable) string {
 	ok, err := v.WriteDocument(d)
 	switch {
 	case !ok:
-		return legacyVarHash(v)
+		return valueHash(v)
 	case err != nil:
 		fmt.Fprintf(d, "\x00unreadable: %v", err)
 	}
 	return hex.EncodeToString(d.Sum(nil))
 }
 
-// legacyVarHash is a variable's hash of its JSON encoding (sha256 of its
-// type and the encoding, 16 hex digits), which is what runs kept before
-// the text of JSON documents was hashed recorded for them too.
-func legacyVarHash(v *rlmctx.Variable) string {
+// valueHash is a variable's hash of its value (sha256 of its type and
+// its text or JSON encoding, 16 hex digits): HashVars' hash of a variable
+// without a document, and what runs kept before documents were hashed by
+// their text recorded for them too.
+func valueHash(v *rlmctx.Variable) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", v.Type)
 	val := v.GoValue()
@@ -89,7 +90,7 @@ func (r *Run) CheckVars(c *rlmctx.ExternalizedContext) error {
 		case !ok:
 			diffs = append(diffs, name+" is missing")
 		case g != h:
-			if v, _ := c.Get(name); v != nil && legacyVarHash(v) == h {
+			if v, _ := c.Get(name); v != nil && valueHash(v) == h {
 				continue
 			}
 			diffs = append(diffs, name+" changed")

@@ -351,8 +351,8 @@ func TestCheckVars(t *testing.T) {
 	chunked := ctxOf(big)
 	require.Equal(t, []string{"big_chunks"}, chunked.AutoChunk(rlmctx.SizeConfig{ChunkThreshold: 4000, ChunkSize: 1000, MaxTotalSize: 1 << 20}))
 	pieces, _ := chunked.Get("big_chunks")
-	assert.NotEqual(t, legacyVarHash(pieces), varHash(pieces), "pieces hash their parent's hash, not their values")
-	old := &Run{meta: Meta{VarHashes: map[string]string{"big": legacyVarHash(big), "big_chunks": legacyVarHash(pieces)}}}
+	assert.NotEqual(t, valueHash(pieces), varHash(pieces), "pieces hash their parent's hash, not their values")
+	old := &Run{meta: Meta{VarHashes: map[string]string{"big": valueHash(big), "big_chunks": valueHash(pieces)}}}
 	require.NoError(t, old.CheckVars(chunked))
 	r := &Run{meta: Meta{VarHashes: HashVars(chunked)}}
 	require.NoError(t, r.CheckVars(chunked))
@@ -363,13 +363,13 @@ func TestCheckVars(t *testing.T) {
 	b := load("b", "b.txt", "some text")
 	c := load("c", "c.json", `[1, 2]`)
 	was := HashVars(ctxOf(a, b, c))
-	assert.NotEqual(t, legacyVarHash(a), was["a"], "a document's text is hashed")
-	assert.Equal(t, legacyVarHash(b), was["b"], "a text's hash is unchanged")
+	assert.NotEqual(t, valueHash(a), was["a"], "a document's text is hashed")
+	assert.Equal(t, valueHash(b), was["b"], "a text's hash is unchanged")
 
 	r = &Run{meta: Meta{VarHashes: was}}
 	require.NoError(t, r.CheckVars(ctxOf(a, b, c)))
 	// A run kept by an earlier version recorded the encoding's hash.
-	old = &Run{meta: Meta{VarHashes: map[string]string{"a": legacyVarHash(a), "b": was["b"], "c": legacyVarHash(c)}}}
+	old = &Run{meta: Meta{VarHashes: map[string]string{"a": valueHash(a), "b": was["b"], "c": valueHash(c)}}}
 	require.NoError(t, old.CheckVars(ctxOf(a, b, c)))
 
 	err := r.CheckVars(ctxOf(a, load("b", "b2.txt", "other text"), load("d", "d.json", `1`)))
