@@ -133,6 +133,16 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if _, ok := pcfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		pcfg.ConnConfig.RuntimeParams["application_name"] = "rlm"
 	}
+	// A process that stops between two statements of a transaction (a
+	// frozen VM, SIGSTOP, a long pause) holds its locks until the server
+	// ends that transaction: its runs' rows and the reaper's lock then
+	// block the other replicas, which could not take its runs over when
+	// its lease expired. The server ends such a transaction after two
+	// lease TTLs (every transaction here is short); the owner's writes
+	// were fenced by then anyway. A URL's setting wins.
+	if _, ok := pcfg.ConnConfig.RuntimeParams[idleTxTimeoutParam]; !ok {
+		pcfg.ConnConfig.RuntimeParams[idleTxTimeoutParam] = strconv.FormatInt(idleTxTimeout(cfg.LeaseTTL).Milliseconds(), 10)
+	}
 	// River's workers, the heartbeats, the runs' journal writes and the
 	// API share the pool; each use is a short transaction (runs wait on
 	// their model, not on the database), so a few connections serve many
@@ -195,6 +205,14 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	return db, nil
 }
+
+// idleTxTimeoutParam is PostgreSQL's setting that ends a transaction left
+// idle (see Open).
+const idleTxTimeoutParam = "idle_in_transaction_session_timeout"
+
+// idleTxTimeout is how long a replica's transaction may stay idle before
+// the server ends it: two lease TTLs, at least a second.
+func idleTxTimeout(ttl time.Duration) time.Duration { return max(2*ttl, time.Second) }
 
 func withDefaults(cfg Config) Config {
 	if cfg.LeaseTTL <= 0 {

@@ -295,3 +295,27 @@ func TestSubmitOnce(t *testing.T) {
 	assert.Equal(t, "late", id)
 	assert.False(t, repeat)
 }
+
+// TestIdleTransactionEnded: a replica stopped inside a transaction (a
+// frozen process) does not block the others for longer than about two
+// lease TTLs: the server ends its idle transaction and releases its locks.
+func TestIdleTransactionEnded(t *testing.T) {
+	schema := newSchema(t)
+	frozen := open(t, testConfig(schema, "a"))
+	other := open(t, testConfig(schema, "b"))
+	ctx := tctx(t)
+	tx, err := frozen.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock(4242)`)
+	require.NoError(t, err)
+	// The frozen replica does nothing more; the other waits for the lock.
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err = other.pool.Exec(wctx, `SELECT pg_advisory_lock(4242), pg_advisory_unlock(4242)`)
+	require.NoError(t, err, "the idle transaction kept its lock")
+	t.Logf("lock released after %s (idle timeout %s)", time.Since(start).Round(time.Millisecond), idleTxTimeout(300*time.Millisecond))
+	_, err = tx.Exec(ctx, `SELECT 1`)
+	assert.Error(t, err, "the server ended the frozen transaction")
+}
