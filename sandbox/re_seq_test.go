@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,8 @@ import (
 // TestClassSeq: for patterns that are a sequence of counted classes
 // needing no backtracking, the sequence scan (classSeq) finds the
 // matches and groups RE2 finds, on random ASCII, Unicode and invalid
-// UTF-8 text and at the text's ends, also searching from every position;
+// UTF-8 text and at the text's ends, also searching from every position
+// and matching (re.match, re.fullmatch) at every position;
 // patterns that would need backtracking do not take it.
 func TestClassSeq(t *testing.T) {
 	taken := []string{
@@ -61,6 +63,14 @@ func TestClassSeq(t *testing.T) {
 		for _, s := range texts {
 			for pos := 0; pos <= len(s); pos++ {
 				assert.Equal(t, general.FindIndex(s, pos), r.FindIndex(s, pos), "%s on %q from %d", pat, s, pos)
+				// re.match and re.fullmatch at pos (a character's start:
+				// Python's positions count characters).
+				if pos < len(s) && !utf8.RuneStart(s[pos]) {
+					continue
+				}
+				for _, full := range []bool{false, true} {
+					assert.Equal(t, general.MatchIndex(s, pos, full), r.MatchIndex(s, pos, full), "%s on %q at %d (full %v)", pat, s, pos, full)
+				}
 			}
 		}
 	}

@@ -614,6 +614,11 @@ func appendMatch(out [][]int, m []int) [][]int {
 	return append(out, m)
 }
 
+// MatchIndex returns the submatch indexes of the match starting at pos
+// (re.match), or, with full, of the one spanning s from pos (re.fullmatch),
+// or nil.
+func (r *Regexp) MatchIndex(s string, pos int, full bool) []int { return r.matchAt(s, pos, full) }
+
 // NumSubexp returns the number of capturing groups.
 func (r *Regexp) NumSubexp() int { return r.groups }
 
@@ -626,6 +631,9 @@ func (r *Regexp) String() string { return r.pattern }
 // matchAt returns the match anchored at pos (re.match, or re.fullmatch if
 // full) or nil.
 func (r *Regexp) matchAt(s string, pos int, full bool) []int {
+	if r.Seq != nil {
+		return r.Seq.MatchAt(s, pos, full)
+	}
 	r.compileVariants()
 	find := func(s string) []int {
 		switch {

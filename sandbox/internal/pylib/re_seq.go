@@ -249,6 +249,22 @@ func (q *classSeq) matchAt(s string, i int, m []int) (end, next int) {
 	return p, 0
 }
 
+// MatchAt returns the submatch indexes of the match starting at pos
+// (re.match), or, with full, of the one also ending at the end of s
+// (re.fullmatch), or nil. At a place the greedy match is the only
+// candidate (see classSeq), and the longest, so a full match is that one
+// when it reaches the end. \b sees the text before pos, as in Python.
+func (q *classSeq) MatchAt(s string, pos int, full bool) []int {
+	if pos > len(s) {
+		return nil
+	}
+	m := make([]int, 2*(q.groups+1))
+	if end, _ := q.matchAt(s, pos, m); end < 0 || full && end != len(s) {
+		return nil
+	}
+	return m
+}
+
 // Find returns the submatch indexes of the leftmost match in s at or
 // after pos, or nil: what a search of s from pos finds (\b sees the text
 // before pos, as in Python).
