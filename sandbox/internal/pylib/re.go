@@ -3,7 +3,6 @@ package pylib
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -619,11 +618,11 @@ func reSplit(thread *starlark.Thread, r *Regexp, name string, args starlark.Tupl
 // Pattern cache shared by all sessions (compiled patterns are immutable).
 var (
 	reCacheMu sync.Mutex
-	reCache   = map[string]*Regexp{}
+	reCache   = map[reKey]*Regexp{}
 )
 
 func cachedRegexp(pattern string, flags int) (*Regexp, error) {
-	key := strconv.Itoa(flags) + ":" + pattern
+	key := reKey{pattern, flags} // no string built per call
 	reCacheMu.Lock()
 	r, ok := reCache[key]
 	reCacheMu.Unlock()
@@ -636,11 +635,17 @@ func cachedRegexp(pattern string, flags int) (*Regexp, error) {
 	}
 	reCacheMu.Lock()
 	if len(reCache) > 512 {
-		reCache = map[string]*Regexp{}
+		reCache = map[reKey]*Regexp{}
 	}
 	reCache[key] = r
 	reCacheMu.Unlock()
 	return r, nil
+}
+
+// reKey is a compiled pattern's key in reCache.
+type reKey struct {
+	pattern string
+	flags   int
 }
 
 // patternArg returns the compiled pattern for a str or Pattern argument.
