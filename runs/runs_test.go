@@ -362,3 +362,82 @@ func TestEventType(t *testing.T) {
 		})
 	}
 }
+
+// TestFinishAppendsTheEnd: Finish records the outcome as a line appended
+// to run.json (the document written at Create is not replaced), which
+// Get reads over the document's fields, empty ones included; a torn end
+// line (a process killed while it appended) is ignored, so the run reads
+// as interrupted; a resume writes run.json again as one document.
+func TestFinishAppendsTheEnd(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)
+	root := fakeRoot(t, &now)
+	cost := 0.25
+	tests := []struct {
+		name string
+		o    Outcome
+		torn bool
+		want Meta
+	}{
+		{"done", Outcome{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100, CostUSD: &cost},
+			false, Meta{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100, CostUSD: &cost, Ended: now}},
+		{"failed", Outcome{Status: StatusFailed, StopReason: "model_error", Error: "llm: down"},
+			false, Meta{Status: StatusFailed, StopReason: "model_error", Error: "llm: down", Ended: now}},
+		{"torn end line", Outcome{Status: StatusDone, StopReason: "submit", Iterations: 2},
+			true, Meta{Status: StatusInterrupted, Error: "before"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := root.Create(Meta{Query: tt.name, Error: "before", CostUSD: &cost})
+			require.NoError(t, err)
+			path := filepath.Join(r.Dir(), MetaFile)
+			created, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, r.Finish(tt.o))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.True(t, bytes.HasPrefix(b, created), "the document is kept, the end appended")
+			end := b[len(created):]
+			assert.Equal(t, 1, bytes.Count(end, []byte("\n")), "one line: %s", end)
+			if tt.torn {
+				require.NoError(t, os.WriteFile(path, b[:len(b)-len(end)/2], 0o600))
+			}
+			m, err := root.Get(r.ID())
+			require.NoError(t, err)
+			want := tt.want
+			if want.CostUSD == nil && tt.torn {
+				want.CostUSD = &cost
+			}
+			got := Meta{Status: m.Status, StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations,
+				Tokens: m.Tokens, CostUSD: m.CostUSD, Ended: m.Ended}
+			assert.Equal(t, want, got)
+			if !tt.torn {
+				assert.Zero(t, m.PID, "no process writes it")
+			}
+			assert.Equal(t, tt.name, m.Query, "the document's fields are kept")
+		})
+	}
+
+	// A resume of the ended run writes run.json as one document again.
+	list, _, err := root.List()
+	require.NoError(t, err)
+	var id string
+	for _, m := range list {
+		if m.Status == StatusFailed {
+			id = m.ID
+		}
+	}
+	require.NotEmpty(t, id)
+	r, err := root.Resume(id)
+	require.NoError(t, err)
+	require.NoError(t, r.Finish(Outcome{Status: StatusDone, StopReason: "submit", Iterations: 1}))
+	b, err := os.ReadFile(filepath.Join(root.Path(id), MetaFile))
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var doc map[string]any
+	require.NoError(t, dec.Decode(&doc))
+	assert.Equal(t, "running", doc["status"], "the resume rewrote the document")
+	var end map[string]any
+	require.NoError(t, dec.Decode(&end), "and Finish appended the end")
+	assert.Equal(t, "done", end["status"])
+	assert.False(t, dec.More(), "one end line, the failed run's folded into the document")
+}
