@@ -60,11 +60,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		// Keep as many idle connections as requests may be in flight, so a
-		// burst of sub-calls reuses connections instead of churning them.
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = cfg.maxConcurrency()
-		hc = &http.Client{Transport: tr}
+		hc = &http.Client{Transport: newTransport(cfg.maxConcurrency())}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
@@ -97,6 +93,22 @@ func (c *Client) SubModel() string {
 
 // EmbeddingModel is the configured embedding model ("" if none).
 func (c *Client) EmbeddingModel() string { return c.cfg.EmbeddingModel }
+
+// writeBufferSize is the buffer of each upstream connection's writes.
+const writeBufferSize = 32 << 10
+
+// newTransport is the transport of a client without Config.HTTPClient.
+func newTransport(maxConcurrency int) *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// Keep as many idle connections as requests may be in flight, so a
+	// burst of sub-calls reuses connections instead of churning them.
+	tr.MaxIdleConnsPerHost = maxConcurrency
+	// A request goes out in one write where it fits: with the default
+	// 4 KiB buffer a root call's first request (a 5 KiB system prompt)
+	// took two, each a trip through the network stack.
+	tr.WriteBufferSize = writeBufferSize
+	return tr
+}
 
 // headerDoer adds the base URL's query to every request, bounds response
 // bodies, keeps credentials out of transport errors, and records the
