@@ -101,6 +101,35 @@ func (r *Run) writeMeta(sync bool) error {
 	return nil
 }
 
+// createMeta writes a new run's run.json (not synced). The directory is
+// new, so the file is created in place rather than renamed over: a
+// reader sees the directory without a readable run.json for a moment
+// either way, and a process killed before the write is done leaves an
+// unreadable run.json where the rename left none (both are skipped, with
+// a warning, by List). A directory that already has one (a caller's id
+// used again) has it replaced atomically.
+func (r *Run) createMeta() error {
+	b, err := json.MarshalIndent(r.meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+	}
+	path := filepath.Join(r.dir, MetaFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return r.writeMeta(false)
+	}
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("runs: write %s: %w", path, err)
+	}
+	return nil
+}
+
 // openWriters opens the trajectory for appending (after cutting a torn
 // last line left by a killed process).
 func (r *Run) openWriters(resume bool) error {

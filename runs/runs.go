@@ -192,7 +192,7 @@ func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
 	}
 	// Not synced: the recording's first answer is the first thing worth
 	// a sync, and Finish syncs run.json.
-	if err := run.writeMeta(false); err != nil {
+	if err := run.createMeta(); err != nil {
 		run.unlock()
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -440,4 +441,42 @@ func TestFinishAppendsTheEnd(t *testing.T) {
 	require.NoError(t, dec.Decode(&end), "and Finish appended the end")
 	assert.Equal(t, "done", end["status"])
 	assert.False(t, dec.More(), "one end line, the failed run's folded into the document")
+}
+
+// TestCreateWritesRunJSON: Create writes a new run's run.json in place
+// (nothing else is left in the directory but the trajectory), and
+// replaces the run.json of a directory that already has one (an id used
+// again).
+func TestCreateWritesRunJSON(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	tests := []struct {
+		name  string
+		stale bool
+	}{
+		{"new directory", false},
+		{"stale run.json", true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := fmt.Sprintf("20260131-120000-00000000000%d", i)
+			if tt.stale {
+				require.NoError(t, os.MkdirAll(root.Path(id), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(root.Path(id), MetaFile), []byte(`{"id":"old","query":"a much longer stale query than the new one"}`), 0o600))
+			}
+			r, err := root.Create(Meta{ID: id, Query: "q"})
+			require.NoError(t, err)
+			defer r.Finish(Outcome{Status: StatusDone})
+			m, err := root.Get(id)
+			require.NoError(t, err)
+			assert.Equal(t, "q", m.Query)
+			assert.Equal(t, StatusRunning, m.Status)
+			ents, err := os.ReadDir(root.Path(id))
+			require.NoError(t, err)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			assert.ElementsMatch(t, []string{MetaFile, TrajectoryFile}, names)
+		})
+	}
 }
