@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -154,6 +155,16 @@ func (r *Run) openWriters(resume bool) error {
 // the events the interrupted run already wrote and stops the run (see
 // [Run.Context]) when a re-executed step differs from the recorded one.
 func (r *Run) Trajectory() io.Writer { return r.sink }
+
+// WriteEvent takes one trajectory event as [Run.Trajectory]'s Write takes
+// its line (newline included), with the event's type, run, step and fields
+// (f's text as the line has it: a caller that redacts the line redacts
+// f's Error and Output alike), so that the line need not be parsed. It
+// reports whether the line was appended: on a resume, an event the
+// interrupted run already wrote is not.
+func (r *Run) WriteEvent(line []byte, ev *orchestrator.Event, f orchestrator.EventFields) bool {
+	return r.sink.writeEvent(line, ev.Type, ev.Run, ev.Step, f)
+}
 
 // Context returns ctx canceled when the resumed run diverges from the
 // recording; [Run.Err] then says how.
@@ -457,6 +468,10 @@ type sink struct {
 func (s *sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.writeLocked(p)
+}
+
+func (s *sink) writeLocked(p []byte) (int, error) {
 	data := p
 	if len(s.buf) > 0 {
 		s.buf = append(s.buf, p...)
@@ -527,9 +542,9 @@ func withoutNewOrigin(prev, data []byte) []byte {
 	return originField.ReplaceAll(data, nil)
 }
 
-func (s *sink) event(line []byte) {
+func (s *sink) event(line []byte) bool {
 	if s.stopped {
-		return
+		return false
 	}
 	if s.old == nil {
 		if t := eventType(line); t != "" && t != orchestrator.EventReply && t != orchestrator.EventExec {
@@ -537,16 +552,16 @@ func (s *sink) event(line []byte) {
 			// prompt): append it as it is.
 			if _, err := s.w.Write(line); err != nil {
 				s.keep(err)
-				return
+				return false
 			}
 			s.run.mirrorEvent(line)
-			return
+			return true
 		}
 	}
 	var e eventHead
 	if err := json.Unmarshal(line, &e); err != nil {
 		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
-		return
+		return false
 	}
 	progress := false
 	if e.Type == orchestrator.EventReply && e.Run == "0" {
@@ -568,7 +583,7 @@ func (s *sink) event(line []byte) {
 		}
 		if prev, ok := s.old[key]; ok {
 			if bytes.Equal(withoutLatency(prev), withoutLatency(withoutNewOrigin(prev, e.Data))) {
-				return // written before the interruption (a replayed call takes no time)
+				return false // written before the interruption (a replayed call takes no time)
 			}
 			if deterministic[e.Type] && s.budgetCut && bytes.Contains(prev, []byte(budgetRefusal)) {
 				// The step the budget cut short, re-executed under a
@@ -585,13 +600,31 @@ func (s *sink) event(line []byte) {
 					s.run.diverge(fmt.Errorf("%w: %s; the inputs or the rlm version changed, so the state cannot be rebuilt: "+
 						"resume it from the divergence (the steps before it replayed, then live with a resume-context message), "+
 						"or start a new run", ErrDiverged, reason))
-					return
+					return false
 				}
 				s.goOnFrom(e, key, n, reason)
 			}
 		}
 	}
-	if _, err := s.w.Write(line); err != nil {
+	output := ""
+	if e.Type == orchestrator.EventExec {
+		var d struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil {
+			output = d.Output
+		}
+	}
+	return s.appendEvent(line, e.Type, e.Run, e.Step, progress, output)
+}
+
+// appendEvent appends an event's line to the trajectory (and mirrors
+// it), follows the root's iterations in run.json (progress: a root reply
+// without error) and keeps an exec's output in its step's file. It
+// reports whether the line was appended.
+func (s *sink) appendEvent(line []byte, typ, run string, step int, progress bool, output string) bool {
+	_, err := s.w.Write(line)
+	if err != nil {
 		s.keep(err)
 	} else {
 		s.run.mirrorEvent(line)
@@ -601,22 +634,46 @@ func (s *sink) event(line []byte) {
 		// how far it got.
 		s.keep(s.run.setIterations(s.replies))
 	}
-	if e.Type == orchestrator.EventExec {
-		var d struct {
-			Output string `json:"output"`
-		}
-		if json.Unmarshal(e.Data, &d) == nil && d.Output != "" {
-			path := filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step))
+	if typ == orchestrator.EventExec {
+		if output != "" {
+			path := filepath.Join(s.outDir, run+"-"+strconv.Itoa(step)+".txt")
 			if s.redo {
 				// The step cut short by the budget, run again: its
 				// output replaces the cut one.
-				s.keep(atomicfile.Write(path, []byte(d.Output), 0o644))
+				s.keep(atomicfile.Write(path, []byte(output), 0o644))
 			} else {
-				s.keep(appendFile(path, d.Output))
+				s.keep(appendFile(path, output))
 			}
 		}
 		s.redo = false
 	}
+	return err == nil
+}
+
+// writeEvent is Write for one whole event line whose type, run, step and
+// fields the caller has (see Run.WriteEvent): outside a resume's
+// comparison with the recorded events, nothing is parsed.
+func (s *sink) writeEvent(line []byte, typ, run string, step int, f orchestrator.EventFields) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.old != nil || len(s.buf) > 0 {
+		// A resume compares the events' data, and a line Write left
+		// incomplete comes first: the line is read as Write reads it.
+		if len(s.buf) > 0 {
+			_, _ = s.writeLocked(line)
+			return true
+		}
+		return s.event(line)
+	}
+	if s.stopped {
+		return false
+	}
+	progress := false
+	if typ == orchestrator.EventReply && run == "0" && f.Error == "" {
+		s.replies++
+		progress = true
+	}
+	return s.appendEvent(line, typ, run, step, progress, f.Output)
 }
 
 // goOnFrom makes the resumed run go on live from e, the event that

@@ -480,3 +480,52 @@ func TestCreateWritesRunJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteEvent: a whole event handed with its fields is appended and
+// mirrored like a line written, root replies without error count as
+// iterations and an exec's output (the fields', the line is not read)
+// goes to its step's file; once the run is resumed, an event the
+// interrupted run wrote is not appended again (WriteEvent says so).
+func TestWriteEvent(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	r, err := root.Create(Meta{Query: "q"})
+	require.NoError(t, err)
+	events := []struct {
+		line string
+		ev   orchestrator.Event
+		f    orchestrator.EventFields
+	}{
+		{`{"v":1,"type":"reply","run":"0","step":1,"data":{"content":"a"}}`, orchestrator.Event{Type: "reply", Run: "0", Step: 1}, orchestrator.EventFields{}},
+		{`{"v":1,"type":"reply","run":"0","step":2,"data":{"error":"x"}}`, orchestrator.Event{Type: "reply", Run: "0", Step: 2}, orchestrator.EventFields{Error: "x"}},
+		{`{"v":1,"type":"reply","run":"0.1","step":1,"data":{}}`, orchestrator.Event{Type: "reply", Run: "0.1", Step: 1}, orchestrator.EventFields{}},
+		{`{"v":1,"type":"exec","run":"0","step":1,"data":{"output":"in the line"}}`, orchestrator.Event{Type: "exec", Run: "0", Step: 1}, orchestrator.EventFields{Output: "the output"}},
+	}
+	var want string
+	for _, e := range events {
+		assert.True(t, r.WriteEvent([]byte(e.line+"\n"), &e.ev, e.f))
+		want += e.line + "\n"
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(b))
+	out, err := os.ReadFile(filepath.Join(r.Dir(), OutputsDir, "0-1.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "the output", string(out))
+	require.NoError(t, r.Finish(Outcome{Status: StatusStopped, Iterations: r.Meta().Iterations}))
+	m, err := root.Get(r.ID())
+	require.NoError(t, err)
+	assert.Equal(t, 1, m.Iterations, "one root reply without error")
+
+	res, err := root.Resume(r.ID())
+	require.NoError(t, err)
+	e := events[0]
+	assert.False(t, res.WriteEvent([]byte(e.line+"\n"), &e.ev, e.f), "written before the interruption")
+	next := `{"v":1,"type":"reply","run":"0","step":3,"data":{"content":"b"}}`
+	assert.True(t, res.WriteEvent([]byte(next+"\n"), &orchestrator.Event{Type: "reply", Run: "0", Step: 3}, orchestrator.EventFields{}))
+	require.NoError(t, res.Finish(Outcome{Status: StatusDone}))
+	b, err = os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	assert.Equal(t, next, lines[len(lines)-1])
+	assert.Len(t, lines, len(events)+2, "the resume marker and the new reply")
+}
