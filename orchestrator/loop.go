@@ -103,21 +103,21 @@ func configFor(cfg Config, depth int) any {
 
 // buildEnvelope renders the stable sections of an RLM's prompt.
 func buildEnvelope(cfg Config, query, summaries string, infos []varInfo, schema Schema, maxIter, depth int) *envelope {
-	helpers := cfg.HelperDocs
-	if helpers == "" {
+	var system string
+	if cfg.HelperDocs != "" {
+		system = systemPrompt(cfg.Protocol, cfg.HelperDocs, cfg.Limits.ObservationTokens)
+	} else {
 		// Each helper described once, as it behaves at this depth and
 		// for these outputs.
-		helpers = defaultHelperDocs(
-			builtins.HelpOptions{
-				AtDepthLimit:  depth+1 >= cfg.MaxDepth,
-				MaxDepth:      cfg.MaxDepth,
-				NoFinal:       !schema.singleAnswer(),
-				Store:         cfg.Store != nil,
-				StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth,
-			},
-		)
+		system = defaultSystemPrompt(cfg.Protocol, builtins.HelpOptions{
+			AtDepthLimit:  depth+1 >= cfg.MaxDepth,
+			MaxDepth:      cfg.MaxDepth,
+			NoFinal:       !schema.singleAnswer(),
+			Store:         cfg.Store != nil,
+			StoreChildren: cfg.Store != nil && cfg.Store.Children != "" && depth+1 < cfg.MaxDepth,
+		}, cfg.Limits.ObservationTokens)
 	}
-	env := &envelope{System: systemPrompt(cfg.Protocol, helpers, cfg.Limits.ObservationTokens), Query: query, nudge: nudgeText}
+	env := &envelope{System: system, Query: query, nudge: nudgeText}
 	if cfg.Protocol == ProtocolTools {
 		env.nudge = nudgeTool
 	}

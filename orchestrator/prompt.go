@@ -3,6 +3,9 @@ package orchestrator
 import (
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/rlmhq/rlm/builtins"
 )
 
 const systemIntroText = `You are the root of a Recursive Language Model. The data for the task lives in variables inside a Python REPL; you never see it directly. Explore it by writing Python code, read what the code prints, and finish by calling SUBMIT.
@@ -33,6 +36,45 @@ const dialectModules = "re, json, math, collections, itertools, functools, stati
 
 // systemPrompt renders the system section: stable instructions, the
 // helper list and the dialect notes.
+// systemPromptKey is what the system prompt with the default helper
+// docs depends on.
+type systemPromptKey struct {
+	p                 Protocol
+	o                 builtins.HelpOptions
+	observationTokens int
+}
+
+// systemPrompts caches the system prompts with the default helper docs
+// (rendering one took about 2% of rlm serve's CPU per short run), up to
+// maxSystemPrompts of them.
+var systemPrompts struct {
+	sync.Mutex
+	m map[systemPromptKey]string
+}
+
+const maxSystemPrompts = 64
+
+// defaultSystemPrompt is systemPrompt with the default helper docs for o.
+func defaultSystemPrompt(p Protocol, o builtins.HelpOptions, observationTokens int) string {
+	k := systemPromptKey{p, o, observationTokens}
+	systemPrompts.Lock()
+	s, ok := systemPrompts.m[k]
+	systemPrompts.Unlock()
+	if ok {
+		return s
+	}
+	s = systemPrompt(p, defaultHelperDocs(o), observationTokens)
+	systemPrompts.Lock()
+	if systemPrompts.m == nil {
+		systemPrompts.m = map[systemPromptKey]string{}
+	}
+	if len(systemPrompts.m) < maxSystemPrompts {
+		systemPrompts.m[k] = s
+	}
+	systemPrompts.Unlock()
+	return s
+}
+
 func systemPrompt(p Protocol, helpers string, observationTokens int) string {
 	intro := systemIntroText
 	if p == ProtocolTools {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlmhq/rlm/builtins"
 	rlmctx "github.com/rlmhq/rlm/context"
 	"github.com/rlmhq/rlm/llm"
 )
@@ -209,4 +210,30 @@ func TestPromptIsConsistent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDefaultSystemPromptCached: the cached system prompt for each
+// protocol, set of helper options and observation budget is the one
+// rendered for them, whatever was asked before (each field of the key
+// changes the prompt).
+func TestDefaultSystemPromptCached(t *testing.T) {
+	keys := []systemPromptKey{
+		{ProtocolText, builtins.HelpOptions{}, 1000},
+		{ProtocolTools, builtins.HelpOptions{}, 1000},
+		{ProtocolText, builtins.HelpOptions{}, 2000},
+		{ProtocolText, builtins.HelpOptions{AtDepthLimit: true, MaxDepth: 1}, 1000},
+		{ProtocolText, builtins.HelpOptions{AtDepthLimit: true, MaxDepth: 2}, 1000},
+		{ProtocolText, builtins.HelpOptions{NoFinal: true}, 1000},
+		{ProtocolText, builtins.HelpOptions{Store: true}, 1000},
+		{ProtocolText, builtins.HelpOptions{Store: true, StoreChildren: true}, 1000},
+	}
+	seen := map[string]bool{}
+	for range 2 {
+		for _, k := range keys {
+			want := systemPrompt(k.p, defaultHelperDocs(k.o), k.observationTokens)
+			assert.Equal(t, want, defaultSystemPrompt(k.p, k.o, k.observationTokens), "%+v", k)
+			seen[want] = true
+		}
+	}
+	assert.Len(t, seen, len(keys), "every key renders its own prompt")
 }

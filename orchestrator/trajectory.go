@@ -1,10 +1,13 @@
 package orchestrator
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/rlmhq/rlm/builtins"
 )
 
 // TrajectoryVersion is the schema version written in every trajectory
@@ -37,21 +40,85 @@ type Event struct {
 	Data      any    `json:"data,omitempty"`
 }
 
+// EventWriter is implemented by a Config.Trajectory writer that takes
+// whole events: the engine calls WriteEvent with each event's JSON line
+// (newline included; valid only during the call) and the event it
+// encodes, instead of Write with the line, so that a reader of a few of
+// its fields ([Event.Fields]) need not parse the line. An error ends the
+// trajectory, as Write's does.
+type EventWriter interface {
+	WriteEvent(line []byte, ev *Event) error
+}
+
+// EventFields are the fields of an event's data that rlm reads besides
+// the trajectory's own readers (a server's metrics, a run directory's
+// step outputs), as the engine made them: zero where the event's type has
+// none.
+type EventFields struct {
+	// Model is the model asked (request, reply, sub_call).
+	Model string
+	// LatencyMS is a call's wall time (reply, sub_call; nil otherwise),
+	// FirstByteMS its upstream's time to first byte (0: not measured).
+	LatencyMS   *int64
+	FirstByteMS float64
+	// Memoized marks a sub_call answered by an earlier identical one.
+	Memoized bool
+	// Error is a reply's or an exec's error.
+	Error string
+	// Output is an exec's full output.
+	Output string
+	// Tokens are a request's section sizes.
+	Tokens SectionTokens
+	// PreTokens and PostTokens are a compression's sizes.
+	PreTokens, PostTokens int
+	// Mode is a child_start's kind of child ("rlm" or "llm").
+	Mode string
+}
+
+// Fields returns the [EventFields] of an event the engine emitted (zero
+// for an event decoded from a line: its Data is not the engine's).
+func (e *Event) Fields() EventFields {
+	switch d := e.Data.(type) {
+	case requestData:
+		return EventFields{Model: d.Model, Tokens: d.Tokens}
+	case replyData:
+		return EventFields{Model: d.Model, LatencyMS: &d.LatencyMS, FirstByteMS: d.FirstByteMS, Error: d.Error}
+	case builtins.Op:
+		return EventFields{Model: d.Model, LatencyMS: &d.LatencyMS, FirstByteMS: d.FirstByteMS, Memoized: d.Memoized, Error: d.Error}
+	case execData:
+		return EventFields{Error: d.Error, Output: d.Output}
+	case CompressionArtifact:
+		return EventFields{PreTokens: d.PreTokens, PostTokens: d.PostTokens}
+	case childStartData:
+		return EventFields{Mode: d.Mode}
+	}
+	return EventFields{}
+}
+
 // trajectory serialises events from every RLM of the tree to one writer.
 type trajectory struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
 	start time.Time
 	err   error
+	// ew, when the writer is an EventWriter, takes the events encoded
+	// into buf.
+	ew  EventWriter
+	buf bytes.Buffer
 }
 
 func newTrajectory(w io.Writer, start time.Time) *trajectory {
 	if w == nil {
 		return nil
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &trajectory{enc: enc, start: start}
+	t := &trajectory{start: start}
+	if ew, ok := w.(EventWriter); ok {
+		t.ew = ew
+		w = &t.buf
+	}
+	t.enc = json.NewEncoder(w)
+	t.enc.SetEscapeHTML(false)
+	return t
 }
 
 func (t *trajectory) emit(typ, run string, step int, data any) {
@@ -64,7 +131,14 @@ func (t *trajectory) emit(typ, run string, step int, data any) {
 		return
 	}
 	ev := Event{V: TrajectoryVersion, Type: typ, Run: run, Step: step, ElapsedMS: time.Since(t.start).Milliseconds(), Data: data}
-	t.err = t.enc.Encode(ev)
+	if t.ew == nil {
+		t.err = t.enc.Encode(ev)
+		return
+	}
+	t.buf.Reset()
+	if t.err = t.enc.Encode(ev); t.err == nil {
+		t.err = t.ew.WriteEvent(t.buf.Bytes(), &ev)
+	}
 }
 
 // Payloads.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,35 @@ func (r *Run) writeMeta(sync bool) error {
 	return nil
 }
 
+// createMeta writes a new run's run.json (not synced). The directory is
+// new, so the file is created in place rather than renamed over: a
+// reader sees the directory without a readable run.json for a moment
+// either way, and a process killed before the write is done leaves an
+// unreadable run.json where the rename left none (both are skipped, with
+// a warning, by List). A directory that already has one (a caller's id
+// used again) has it replaced atomically.
+func (r *Run) createMeta() error {
+	b, err := json.MarshalIndent(r.meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+	}
+	path := filepath.Join(r.dir, MetaFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return r.writeMeta(false)
+	}
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("runs: write %s: %w", path, err)
+	}
+	return nil
+}
+
 // openWriters opens the trajectory for appending (after cutting a torn
 // last line left by a killed process).
 func (r *Run) openWriters(resume bool) error {
@@ -125,6 +155,16 @@ func (r *Run) openWriters(resume bool) error {
 // the events the interrupted run already wrote and stops the run (see
 // [Run.Context]) when a re-executed step differs from the recorded one.
 func (r *Run) Trajectory() io.Writer { return r.sink }
+
+// WriteEvent takes one trajectory event as [Run.Trajectory]'s Write takes
+// its line (newline included), with the event's type, run, step and fields
+// (f's text as the line has it: a caller that redacts the line redacts
+// f's Error and Output alike), so that the line need not be parsed. It
+// reports whether the line was appended: on a resume, an event the
+// interrupted run already wrote is not.
+func (r *Run) WriteEvent(line []byte, ev *orchestrator.Event, f orchestrator.EventFields) bool {
+	return r.sink.writeEvent(line, ev.Type, ev.Run, ev.Step, f)
+}
 
 // Context returns ctx canceled when the resumed run diverges from the
 // recording; [Run.Err] then says how.
@@ -287,7 +327,7 @@ func OutcomeOf(res *orchestrator.Result, result []byte) Outcome {
 }
 
 // Finish closes the run's files, writes result.json and records the
-// outcome in run.json. A resumed run that diverged keeps its earlier
+// outcome in run.json (a line appended to it). A resumed run that diverged keeps its earlier
 // status (so it can be resumed again once its inputs are restored), with
 // the reason in run.json's error. Finish is idempotent.
 func (r *Run) Finish(o Outcome) error {
@@ -329,8 +369,56 @@ func (r *Run) Finish(o Outcome) error {
 	r.meta.Iterations, r.meta.Tokens, r.meta.CostUSD = o.Iterations, o.Tokens, o.CostUSD
 	r.meta.Ended = r.root.now().UTC()
 	r.meta.PID = 0
-	errs = append(errs, r.saveMeta())
+	errs = append(errs, r.appendEnd())
 	return errors.Join(errs...)
+}
+
+// endLine is the line Finish appends to run.json: the fields a run's end
+// sets, each written even when empty so that it overrides the document's
+// value (see readMeta).
+type endLine struct {
+	Ended      time.Time `json:"ended"`
+	Status     Status    `json:"status"`
+	StopReason string    `json:"stop_reason"`
+	Error      string    `json:"error"`
+	Iterations int       `json:"iterations"`
+	Tokens     int       `json:"tokens"`
+	CostUSD    *float64  `json:"cost_usd"`
+	PID        int       `json:"pid"`
+}
+
+// appendEnd records the run's end as a line appended to run.json
+// (synced, or noted to the root's Commit), instead of replacing the
+// file: an append costs the file system far less than a new file renamed
+// over the old one, and a process killed while it appends leaves the
+// document whole and a torn last line, which readMeta ignores (the run
+// then reads as not ended, as when the process died before Finish).
+func (r *Run) appendEnd() error {
+	m := &r.meta
+	b, err := json.Marshal(endLine{Ended: m.Ended, Status: m.Status, StopReason: m.StopReason, Error: m.Error,
+		Iterations: m.Iterations, Tokens: m.Tokens, CostUSD: m.CostUSD, PID: m.PID})
+	if err != nil {
+		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+	}
+	path := filepath.Join(r.dir, MetaFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("runs: write %s: %w", path, err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil && (r.root == nil || r.root.Commit == nil) {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("runs: write %s: %w", path, err)
+	}
+	if r.root != nil && r.root.Commit != nil {
+		r.root.Commit.Note()
+	}
+	return nil
 }
 
 // cutTornTail truncates path after its last newline (a line torn by a
@@ -380,6 +468,10 @@ type sink struct {
 func (s *sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.writeLocked(p)
+}
+
+func (s *sink) writeLocked(p []byte) (int, error) {
 	data := p
 	if len(s.buf) > 0 {
 		s.buf = append(s.buf, p...)
@@ -450,9 +542,9 @@ func withoutNewOrigin(prev, data []byte) []byte {
 	return originField.ReplaceAll(data, nil)
 }
 
-func (s *sink) event(line []byte) {
+func (s *sink) event(line []byte) bool {
 	if s.stopped {
-		return
+		return false
 	}
 	if s.old == nil {
 		if t := eventType(line); t != "" && t != orchestrator.EventReply && t != orchestrator.EventExec {
@@ -460,16 +552,16 @@ func (s *sink) event(line []byte) {
 			// prompt): append it as it is.
 			if _, err := s.w.Write(line); err != nil {
 				s.keep(err)
-				return
+				return false
 			}
 			s.run.mirrorEvent(line)
-			return
+			return true
 		}
 	}
 	var e eventHead
 	if err := json.Unmarshal(line, &e); err != nil {
 		s.keep(fmt.Errorf("runs: trajectory event: %w", err))
-		return
+		return false
 	}
 	progress := false
 	if e.Type == orchestrator.EventReply && e.Run == "0" {
@@ -491,7 +583,7 @@ func (s *sink) event(line []byte) {
 		}
 		if prev, ok := s.old[key]; ok {
 			if bytes.Equal(withoutLatency(prev), withoutLatency(withoutNewOrigin(prev, e.Data))) {
-				return // written before the interruption (a replayed call takes no time)
+				return false // written before the interruption (a replayed call takes no time)
 			}
 			if deterministic[e.Type] && s.budgetCut && bytes.Contains(prev, []byte(budgetRefusal)) {
 				// The step the budget cut short, re-executed under a
@@ -508,13 +600,31 @@ func (s *sink) event(line []byte) {
 					s.run.diverge(fmt.Errorf("%w: %s; the inputs or the rlm version changed, so the state cannot be rebuilt: "+
 						"resume it from the divergence (the steps before it replayed, then live with a resume-context message), "+
 						"or start a new run", ErrDiverged, reason))
-					return
+					return false
 				}
 				s.goOnFrom(e, key, n, reason)
 			}
 		}
 	}
-	if _, err := s.w.Write(line); err != nil {
+	output := ""
+	if e.Type == orchestrator.EventExec {
+		var d struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil {
+			output = d.Output
+		}
+	}
+	return s.appendEvent(line, e.Type, e.Run, e.Step, progress, output)
+}
+
+// appendEvent appends an event's line to the trajectory (and mirrors
+// it), follows the root's iterations in run.json (progress: a root reply
+// without error) and keeps an exec's output in its step's file. It
+// reports whether the line was appended.
+func (s *sink) appendEvent(line []byte, typ, run string, step int, progress bool, output string) bool {
+	_, err := s.w.Write(line)
+	if err != nil {
 		s.keep(err)
 	} else {
 		s.run.mirrorEvent(line)
@@ -524,22 +634,46 @@ func (s *sink) event(line []byte) {
 		// how far it got.
 		s.keep(s.run.setIterations(s.replies))
 	}
-	if e.Type == orchestrator.EventExec {
-		var d struct {
-			Output string `json:"output"`
-		}
-		if json.Unmarshal(e.Data, &d) == nil && d.Output != "" {
-			path := filepath.Join(s.outDir, fmt.Sprintf("%s-%d.txt", e.Run, e.Step))
+	if typ == orchestrator.EventExec {
+		if output != "" {
+			path := filepath.Join(s.outDir, run+"-"+strconv.Itoa(step)+".txt")
 			if s.redo {
 				// The step cut short by the budget, run again: its
 				// output replaces the cut one.
-				s.keep(atomicfile.Write(path, []byte(d.Output), 0o644))
+				s.keep(atomicfile.Write(path, []byte(output), 0o644))
 			} else {
-				s.keep(appendFile(path, d.Output))
+				s.keep(appendFile(path, output))
 			}
 		}
 		s.redo = false
 	}
+	return err == nil
+}
+
+// writeEvent is Write for one whole event line whose type, run, step and
+// fields the caller has (see Run.WriteEvent): outside a resume's
+// comparison with the recorded events, nothing is parsed.
+func (s *sink) writeEvent(line []byte, typ, run string, step int, f orchestrator.EventFields) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.old != nil || len(s.buf) > 0 {
+		// A resume compares the events' data, and a line Write left
+		// incomplete comes first: the line is read as Write reads it.
+		if len(s.buf) > 0 {
+			_, _ = s.writeLocked(line)
+			return true
+		}
+		return s.event(line)
+	}
+	if s.stopped {
+		return false
+	}
+	progress := false
+	if typ == orchestrator.EventReply && run == "0" && f.Error == "" {
+		s.replies++
+		progress = true
+	}
+	return s.appendEvent(line, typ, run, step, progress, f.Output)
 }
 
 // goOnFrom makes the resumed run go on live from e, the event that

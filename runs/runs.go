@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -191,7 +192,7 @@ func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
 	}
 	// Not synced: the recording's first answer is the first thing worth
 	// a sync, and Finish syncs run.json.
-	if err := run.writeMeta(false); err != nil {
+	if err := run.createMeta(); err != nil {
 		run.unlock()
 		return nil, err
 	}
@@ -223,11 +224,27 @@ func readMeta(dir string) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
+	return parseMeta(b, filepath.Join(dir, MetaFile))
+}
+
+// parseMeta reads the content of a run.json: a JSON document, then the
+// objects appended to it (the run's end, see Run.Finish), each overriding
+// the fields it holds. A torn last object (a process killed while it
+// appended) is ignored.
+func parseMeta(b []byte, path string) (Meta, error) {
 	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		return Meta{}, fmt.Errorf("runs: %s: %w", filepath.Join(dir, MetaFile), err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&m); err != nil {
+		return Meta{}, fmt.Errorf("runs: %s: %w", path, err)
 	}
-	return m, nil
+	for {
+		// Each object is decoded on its own first: a torn one changes
+		// nothing.
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil || json.Unmarshal(raw, &m) != nil {
+			return m, nil
+		}
+	}
 }
 
 // effectiveStatus reports a running run whose process is gone (its run

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -410,4 +411,170 @@ func TestEventType(t *testing.T) {
 			assert.Equal(t, tt.want, eventType(tt.line))
 		})
 	}
+}
+
+// TestFinishAppendsTheEnd: Finish records the outcome as a line appended
+// to run.json (the document written at Create is not replaced), which
+// Get reads over the document's fields, empty ones included; a torn end
+// line (a process killed while it appended) is ignored, so the run reads
+// as interrupted; a resume writes run.json again as one document.
+func TestFinishAppendsTheEnd(t *testing.T) {
+	now := time.Date(2026, 1, 31, 12, 0, 0, 0, time.UTC)
+	root := fakeRoot(t, &now)
+	cost := 0.25
+	tests := []struct {
+		name string
+		o    Outcome
+		torn bool
+		want Meta
+	}{
+		{"done", Outcome{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100, CostUSD: &cost},
+			false, Meta{Status: StatusDone, StopReason: "submit", Iterations: 3, Tokens: 100, CostUSD: &cost, Ended: now}},
+		{"failed", Outcome{Status: StatusFailed, StopReason: "model_error", Error: "llm: down"},
+			false, Meta{Status: StatusFailed, StopReason: "model_error", Error: "llm: down", Ended: now}},
+		{"torn end line", Outcome{Status: StatusDone, StopReason: "submit", Iterations: 2},
+			true, Meta{Status: StatusInterrupted, Error: "before"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := root.Create(Meta{Query: tt.name, Error: "before", CostUSD: &cost})
+			require.NoError(t, err)
+			path := filepath.Join(r.Dir(), MetaFile)
+			created, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, r.Finish(tt.o))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.True(t, bytes.HasPrefix(b, created), "the document is kept, the end appended")
+			end := b[len(created):]
+			assert.Equal(t, 1, bytes.Count(end, []byte("\n")), "one line: %s", end)
+			if tt.torn {
+				require.NoError(t, os.WriteFile(path, b[:len(b)-len(end)/2], 0o600))
+			}
+			m, err := root.Get(r.ID())
+			require.NoError(t, err)
+			want := tt.want
+			if want.CostUSD == nil && tt.torn {
+				want.CostUSD = &cost
+			}
+			got := Meta{Status: m.Status, StopReason: m.StopReason, Error: m.Error, Iterations: m.Iterations,
+				Tokens: m.Tokens, CostUSD: m.CostUSD, Ended: m.Ended}
+			assert.Equal(t, want, got)
+			if !tt.torn {
+				assert.Zero(t, m.PID, "no process writes it")
+			}
+			assert.Equal(t, tt.name, m.Query, "the document's fields are kept")
+		})
+	}
+
+	// A resume of the ended run writes run.json as one document again.
+	list, _, err := root.List()
+	require.NoError(t, err)
+	var id string
+	for _, m := range list {
+		if m.Status == StatusFailed {
+			id = m.ID
+		}
+	}
+	require.NotEmpty(t, id)
+	r, err := root.Resume(id)
+	require.NoError(t, err)
+	require.NoError(t, r.Finish(Outcome{Status: StatusDone, StopReason: "submit", Iterations: 1}))
+	b, err := os.ReadFile(filepath.Join(root.Path(id), MetaFile))
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var doc map[string]any
+	require.NoError(t, dec.Decode(&doc))
+	assert.Equal(t, "running", doc["status"], "the resume rewrote the document")
+	var end map[string]any
+	require.NoError(t, dec.Decode(&end), "and Finish appended the end")
+	assert.Equal(t, "done", end["status"])
+	assert.False(t, dec.More(), "one end line, the failed run's folded into the document")
+}
+
+// TestCreateWritesRunJSON: Create writes a new run's run.json in place
+// (nothing else is left in the directory but the trajectory), and
+// replaces the run.json of a directory that already has one (an id used
+// again).
+func TestCreateWritesRunJSON(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	tests := []struct {
+		name  string
+		stale bool
+	}{
+		{"new directory", false},
+		{"stale run.json", true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := fmt.Sprintf("20260131-120000-00000000000%d", i)
+			if tt.stale {
+				require.NoError(t, os.MkdirAll(root.Path(id), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(root.Path(id), MetaFile), []byte(`{"id":"old","query":"a much longer stale query than the new one"}`), 0o600))
+			}
+			r, err := root.Create(Meta{ID: id, Query: "q"})
+			require.NoError(t, err)
+			defer r.Finish(Outcome{Status: StatusDone})
+			m, err := root.Get(id)
+			require.NoError(t, err)
+			assert.Equal(t, "q", m.Query)
+			assert.Equal(t, StatusRunning, m.Status)
+			ents, err := os.ReadDir(root.Path(id))
+			require.NoError(t, err)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			assert.ElementsMatch(t, []string{MetaFile, TrajectoryFile}, names)
+		})
+	}
+}
+
+// TestWriteEvent: a whole event handed with its fields is appended and
+// mirrored like a line written, root replies without error count as
+// iterations and an exec's output (the fields', the line is not read)
+// goes to its step's file; once the run is resumed, an event the
+// interrupted run wrote is not appended again (WriteEvent says so).
+func TestWriteEvent(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	r, err := root.Create(Meta{Query: "q"})
+	require.NoError(t, err)
+	events := []struct {
+		line string
+		ev   orchestrator.Event
+		f    orchestrator.EventFields
+	}{
+		{`{"v":1,"type":"reply","run":"0","step":1,"data":{"content":"a"}}`, orchestrator.Event{Type: "reply", Run: "0", Step: 1}, orchestrator.EventFields{}},
+		{`{"v":1,"type":"reply","run":"0","step":2,"data":{"error":"x"}}`, orchestrator.Event{Type: "reply", Run: "0", Step: 2}, orchestrator.EventFields{Error: "x"}},
+		{`{"v":1,"type":"reply","run":"0.1","step":1,"data":{}}`, orchestrator.Event{Type: "reply", Run: "0.1", Step: 1}, orchestrator.EventFields{}},
+		{`{"v":1,"type":"exec","run":"0","step":1,"data":{"output":"in the line"}}`, orchestrator.Event{Type: "exec", Run: "0", Step: 1}, orchestrator.EventFields{Output: "the output"}},
+	}
+	var want string
+	for _, e := range events {
+		assert.True(t, r.WriteEvent([]byte(e.line+"\n"), &e.ev, e.f))
+		want += e.line + "\n"
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(b))
+	out, err := os.ReadFile(filepath.Join(r.Dir(), OutputsDir, "0-1.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "the output", string(out))
+	require.NoError(t, r.Finish(Outcome{Status: StatusStopped, Iterations: r.Meta().Iterations}))
+	m, err := root.Get(r.ID())
+	require.NoError(t, err)
+	assert.Equal(t, 1, m.Iterations, "one root reply without error")
+
+	res, err := root.Resume(r.ID())
+	require.NoError(t, err)
+	e := events[0]
+	assert.False(t, res.WriteEvent([]byte(e.line+"\n"), &e.ev, e.f), "written before the interruption")
+	next := `{"v":1,"type":"reply","run":"0","step":3,"data":{"content":"b"}}`
+	assert.True(t, res.WriteEvent([]byte(next+"\n"), &orchestrator.Event{Type: "reply", Run: "0", Step: 3}, orchestrator.EventFields{}))
+	require.NoError(t, res.Finish(Outcome{Status: StatusDone}))
+	b, err = os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	assert.Equal(t, next, lines[len(lines)-1])
+	assert.Len(t, lines, len(events)+2, "the resume marker and the new reply")
 }

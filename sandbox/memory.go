@@ -114,7 +114,61 @@ func sessionBase(limits ...int64) int64 {
 	if limit <= 0 || h <= limit/baseSlack {
 		return h
 	}
-	return liveHeap()
+	return sharedLiveHeap()
+}
+
+// baseRound is one collection made for the bases of the sessions created
+// while it ran (sharedLiveHeap).
+type baseRound struct {
+	done chan struct{} // closed when live is set
+	live int64
+}
+
+// baseRounds holds the collection under way for sessions' bases, if any.
+var baseRounds struct {
+	mu  sync.Mutex
+	cur *baseRound
+	// hook, when set (tests), runs before the collection, with the round
+	// and the number of sessions waiting for it so far.
+	hook func(waiting func() int)
+	// waiting counts the sessions waiting for the current round.
+	waiting int
+}
+
+// sharedLiveHeap is liveHeap for a session's base, shared by the sessions
+// created at once: one that arrives while another's collection runs
+// waits for it and takes its result, instead of forcing one more. In rlm
+// serve, where every run starts a session, the sessions that started
+// during one forced collection each forced another, one after the other:
+// a heap past limit/baseSlack cost two or more full collections, each
+// holding up every run's start. The result counts what was allocated
+// during the collection as live (the collector's rule for new objects):
+// garbage made in those milliseconds, far less than limit/baseSlack.
+func sharedLiveHeap() int64 {
+	baseRounds.mu.Lock()
+	if r := baseRounds.cur; r != nil {
+		baseRounds.waiting++
+		baseRounds.mu.Unlock()
+		<-r.done
+		return r.live
+	}
+	r := &baseRound{done: make(chan struct{})}
+	baseRounds.cur, baseRounds.waiting = r, 0
+	hook := baseRounds.hook
+	baseRounds.mu.Unlock()
+	if hook != nil {
+		hook(func() int {
+			baseRounds.mu.Lock()
+			defer baseRounds.mu.Unlock()
+			return baseRounds.waiting
+		})
+	}
+	r.live = liveHeap()
+	baseRounds.mu.Lock()
+	baseRounds.cur = nil
+	baseRounds.mu.Unlock()
+	close(r.done)
+	return r.live
 }
 
 func heapInUse() int64 {

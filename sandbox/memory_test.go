@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -544,5 +545,53 @@ func TestBuiltinsStopNearTheLimit(t *testing.T) {
 			assert.LessOrEqual(t, got, int64(4*limit), "allocated at most the limit and a margin")
 			assert.LessOrEqual(t, peak.Load(), int64(2*limit), "the heap stays near the limit")
 		})
+	}
+}
+
+// TestSessionBasesShareACollection: sessions created while another
+// session's base collection runs wait for it and take its result instead
+// of forcing one each (rlm serve starts many runs at once).
+func TestSessionBasesShareACollection(t *testing.T) {
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	const sessions = 6
+	runtime.GC()
+	// Held past the limit/16 of the sessions' limit while they start.
+	held := make([][]byte, 0, 64)
+	for range 64 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	baseRounds.mu.Lock()
+	baseRounds.hook = func(waiting func() int) {
+		// The first session's collection starts once the others wait.
+		for waiting() < sessions-1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	baseRounds.mu.Unlock()
+	defer func() {
+		baseRounds.mu.Lock()
+		baseRounds.hook = nil
+		baseRounds.mu.Unlock()
+	}()
+	before := forced()
+	bases := make([]int64, sessions)
+	var wg sync.WaitGroup
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bases[i] = New(Config{Limits: Limits{MaxSessionMemory: 100 << 20, MaxMemory: 1 << 40}}).memBase
+		}()
+	}
+	wg.Wait()
+	runtime.KeepAlive(held)
+	assert.Equal(t, before+1, forced(), "one collection for all")
+	for _, b := range bases {
+		assert.Equal(t, bases[0], b, "the same base")
+		assert.Greater(t, b, int64(64<<20), "the held megabytes are live")
 	}
 }

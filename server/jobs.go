@@ -381,10 +381,10 @@ func (s *Server) runConfig(spec *runSpec, cfg orchestrator.Config) runs.Config {
 	}
 }
 
-// Write receives the run's JSONL trajectory (it is the engine's
-// Trajectory writer): each line is redacted and written to the run
-// directory, whose lines (jobEvents) or, without one, the lines
-// themselves are kept for the event streams and fed to the metrics.
+// Write receives trajectory bytes as an io.Writer (the engine, whose
+// Trajectory the job is, hands it whole events: WriteEvent): each
+// complete line is read for its type, run, step and fields and goes the
+// way of WriteEvent's.
 func (j *job) Write(p []byte) (int, error) {
 	j.mu.Lock()
 	j.partial = append(j.partial, p...)
@@ -394,24 +394,76 @@ func (j *job) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		line := []byte(j.s.redact(string(j.partial[:i+1])))
+		lines = append(lines, j.partial[:i+1])
 		j.partial = j.partial[i+1:]
-		lines = append(lines, line)
 	}
-	kept := j.kept
 	j.mu.Unlock()
-	if kept == nil {
-		j.addEvents(lines)
-		return len(p), nil
-	}
 	for _, line := range lines {
-		_, _ = kept.Trajectory().Write(line)
+		ev, f := eventOf(line)
+		j.event(line, ev, f)
 	}
 	return len(p), nil
 }
 
-// addEvents adds trajectory lines to the job's events, wakes the event
-// streams and feeds the metrics.
+// WriteEvent receives one event of the run's trajectory with its line
+// (the engine's orchestrator.EventWriter).
+func (j *job) WriteEvent(line []byte, ev *orchestrator.Event) error {
+	j.event(line, ev, ev.Fields())
+	return nil
+}
+
+// event takes one trajectory line with its event's type, run, step and
+// fields: the line (and the fields' text) is redacted and written to the
+// run directory, whose lines (jobEvents) or, without one, the line itself
+// are kept for the event streams; the fields of an event kept feed the
+// metrics (a resumed run does not write again, nor count, the events its
+// interrupted run wrote).
+func (j *job) event(line []byte, ev *orchestrator.Event, f orchestrator.EventFields) {
+	red := []byte(j.s.redact(string(line)))
+	j.mu.Lock()
+	kept := j.kept
+	j.mu.Unlock()
+	if kept == nil {
+		j.addEvents([][]byte{red})
+	} else {
+		f.Error, f.Output = j.s.redact(f.Error), j.s.redact(f.Output)
+		if !kept.WriteEvent(red, ev, f) {
+			return
+		}
+	}
+	j.s.metrics.event(ev.Type, f)
+}
+
+// eventOf reads a trajectory line's type, run, step and fields (zero
+// where it is not an event).
+func eventOf(line []byte) (*orchestrator.Event, orchestrator.EventFields) {
+	var e struct {
+		Type string `json:"type"`
+		Run  string `json:"run"`
+		Step int    `json:"step"`
+		Data struct {
+			Model      string                     `json:"model"`
+			LatencyMS  *int64                     `json:"latency_ms"`
+			FirstByte  float64                    `json:"first_byte_ms"`
+			Memoized   bool                       `json:"memoized"`
+			Error      string                     `json:"error"`
+			Output     string                     `json:"output"`
+			Tokens     orchestrator.SectionTokens `json:"tokens"`
+			PreTokens  int                        `json:"pre_tokens"`
+			PostTokens int                        `json:"post_tokens"`
+			Mode       string                     `json:"mode"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(line, &e)
+	d := e.Data
+	return &orchestrator.Event{Type: e.Type, Run: e.Run, Step: e.Step}, orchestrator.EventFields{
+		Model: d.Model, LatencyMS: d.LatencyMS, FirstByteMS: d.FirstByte, Memoized: d.Memoized, Error: d.Error,
+		Output: d.Output, Tokens: d.Tokens, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Mode: d.Mode,
+	}
+}
+
+// addEvents adds trajectory lines to the job's events and wakes the event
+// streams.
 func (j *job) addEvents(lines [][]byte) {
 	if len(lines) == 0 {
 		return
@@ -424,9 +476,6 @@ func (j *job) addEvents(lines [][]byte) {
 	close(j.wake)
 	j.wake = make(chan struct{})
 	j.mu.Unlock()
-	for _, line := range lines {
-		j.s.metrics.event(line)
-	}
 }
 
 // finish records the run's result and wakes its watchers.

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
@@ -232,62 +230,37 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// event feeds one trajectory line to the metrics.
-func (m *metrics) event(line []byte) {
-	var e struct {
-		Type string `json:"type"`
-		Data struct {
-			Tokens     orchestrator.SectionTokens `json:"tokens"`
-			PreTokens  int                        `json:"pre_tokens"`
-			PostTokens int                        `json:"post_tokens"`
-			Mode       string                     `json:"mode"`
-			Model      string                     `json:"model"`
-			LatencyMS  *int64                     `json:"latency_ms"`
-			FirstByte  float64                    `json:"first_byte_ms"`
-			Memoized   bool                       `json:"memoized"`
-		} `json:"data"`
-	}
-	switch {
-	case bytesContains(line, `"type":"request"`), bytesContains(line, `"type":"compression"`), bytesContains(line, `"type":"child_start"`),
-		bytesContains(line, `"type":"reply"`), bytesContains(line, `"type":"sub_call"`):
-	default:
-		return // the other events feed nothing: do not parse them
-	}
-	if json.Unmarshal(line, &e) != nil {
-		return
-	}
-	switch e.Type {
+// event feeds one trajectory event, of type typ with fields f, to the
+// metrics.
+func (m *metrics) event(typ string, f orchestrator.EventFields) {
+	switch typ {
 	case orchestrator.EventRequest:
 		m.requests.WithLabelValues("root").Inc()
-		t := e.Data.Tokens
+		t := f.Tokens
 		m.sectionTokens.WithLabelValues("system").Add(float64(t.System))
 		m.sectionTokens.WithLabelValues("meta").Add(float64(t.Meta))
 		m.sectionTokens.WithLabelValues("query").Add(float64(t.Query))
 		m.sectionTokens.WithLabelValues("dynamic").Add(float64(t.Dynamic))
 	case orchestrator.EventCompression:
 		m.compressions.Inc()
-		m.savedTokens.Add(float64(max(e.Data.PreTokens-e.Data.PostTokens, 0)))
+		m.savedTokens.Add(float64(max(f.PreTokens-f.PostTokens, 0)))
 	case orchestrator.EventChildStart:
-		m.childRuns.WithLabelValues(e.Data.Mode).Inc()
+		m.childRuns.WithLabelValues(f.Mode).Inc()
 	case orchestrator.EventReply:
-		if e.Data.LatencyMS != nil {
-			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "root").Observe(float64(*e.Data.LatencyMS) / 1000)
+		if f.LatencyMS != nil {
+			m.upstreamDuration.WithLabelValues(m.modelLabel(f.Model), "root").Observe(float64(*f.LatencyMS) / 1000)
 		}
-		if e.Data.FirstByte > 0 {
-			m.firstByte.WithLabelValues(m.modelLabel(e.Data.Model), "root").Observe(float64(e.Data.FirstByte) / 1000)
+		if f.FirstByteMS > 0 {
+			m.firstByte.WithLabelValues(m.modelLabel(f.Model), "root").Observe(f.FirstByteMS / 1000)
 		}
 	case orchestrator.EventSubCall:
-		if e.Data.LatencyMS != nil && !e.Data.Memoized && e.Data.Model != "" {
-			m.upstreamDuration.WithLabelValues(m.modelLabel(e.Data.Model), "sub").Observe(float64(*e.Data.LatencyMS) / 1000)
+		if f.LatencyMS != nil && !f.Memoized && f.Model != "" {
+			m.upstreamDuration.WithLabelValues(m.modelLabel(f.Model), "sub").Observe(float64(*f.LatencyMS) / 1000)
 		}
-		if e.Data.FirstByte > 0 && e.Data.Model != "" {
-			m.firstByte.WithLabelValues(m.modelLabel(e.Data.Model), "sub").Observe(float64(e.Data.FirstByte) / 1000)
+		if f.FirstByteMS > 0 && f.Model != "" {
+			m.firstByte.WithLabelValues(m.modelLabel(f.Model), "sub").Observe(f.FirstByteMS / 1000)
 		}
 	}
-}
-
-func bytesContains(b []byte, s string) bool {
-	return bytes.Contains(b, []byte(s))
 }
 
 // finished records a run's end.

@@ -59,7 +59,7 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -120,3 +120,19 @@ func TestKilledWriterLeavesWholeFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fmt.Sprintf("%08d %0*d", i, 64<<10, i), string(b))
 }
+
+// TestWriteOverDirectory: replacing a directory fails (rename(2) refuses
+// it without the stat os.Rename adds) and leaves the directory as it was,
+// with no temporary file beside it.
+func TestWriteOverDirectory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	require.NoError(t, os.Mkdir(path, 0o755))
+	require.Error(t, Write(path, []byte("x"), 0o600, NoSync()))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir())
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, ents, 1, "no temporary file left")
+}
