@@ -2,11 +2,7 @@
 // directory under the runs root (by default .rlm/runs next to the variable
 // store) holding
 //
-//	run.json          id, start time, query, config digest, status, totals:
-//	                  a JSON document written when the run starts, then
-//	                  one JSON object per line appended to it when the
-//	                  run ends (status, totals, end time), whose fields
-//	                  override the document's
+//	run.json          id, start time, query, config digest, status, totals
 //	trajectory.jsonl  the JSONL trajectory (orchestrator/TRAJECTORY.md)
 //	recording.jsonl   all model traffic as llm.Recorder writes it, appended
 //	                  and fsynced as each answer arrives

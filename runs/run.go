@@ -327,7 +327,7 @@ func OutcomeOf(res *orchestrator.Result, result []byte) Outcome {
 }
 
 // Finish closes the run's files, writes result.json and records the
-// outcome in run.json (a line appended to it). A resumed run that diverged keeps its earlier
+// outcome in run.json. A resumed run that diverged keeps its earlier
 // status (so it can be resumed again once its inputs are restored), with
 // the reason in run.json's error. Finish is idempotent.
 func (r *Run) Finish(o Outcome) error {
@@ -369,56 +369,8 @@ func (r *Run) Finish(o Outcome) error {
 	r.meta.Iterations, r.meta.Tokens, r.meta.CostUSD = o.Iterations, o.Tokens, o.CostUSD
 	r.meta.Ended = r.root.now().UTC()
 	r.meta.PID = 0
-	errs = append(errs, r.appendEnd())
+	errs = append(errs, r.saveMeta())
 	return errors.Join(errs...)
-}
-
-// endLine is the line Finish appends to run.json: the fields a run's end
-// sets, each written even when empty so that it overrides the document's
-// value (see readMeta).
-type endLine struct {
-	Ended      time.Time `json:"ended"`
-	Status     Status    `json:"status"`
-	StopReason string    `json:"stop_reason"`
-	Error      string    `json:"error"`
-	Iterations int       `json:"iterations"`
-	Tokens     int       `json:"tokens"`
-	CostUSD    *float64  `json:"cost_usd"`
-	PID        int       `json:"pid"`
-}
-
-// appendEnd records the run's end as a line appended to run.json
-// (synced, or noted to the root's Commit), instead of replacing the
-// file: an append costs the file system far less than a new file renamed
-// over the old one, and a process killed while it appends leaves the
-// document whole and a torn last line, which readMeta ignores (the run
-// then reads as not ended, as when the process died before Finish).
-func (r *Run) appendEnd() error {
-	m := &r.meta
-	b, err := json.Marshal(endLine{Ended: m.Ended, Status: m.Status, StopReason: m.StopReason, Error: m.Error,
-		Iterations: m.Iterations, Tokens: m.Tokens, CostUSD: m.CostUSD, PID: m.PID})
-	if err != nil {
-		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
-	}
-	path := filepath.Join(r.dir, MetaFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("runs: write %s: %w", path, err)
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil && (r.root == nil || r.root.Commit == nil) {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("runs: write %s: %w", path, err)
-	}
-	if r.root != nil && r.root.Commit != nil {
-		r.root.Commit.Note()
-	}
-	return nil
 }
 
 // cutTornTail truncates path after its last newline (a line torn by a

@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -224,27 +223,11 @@ func readMeta(dir string) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	return parseMeta(b, filepath.Join(dir, MetaFile))
-}
-
-// parseMeta reads the content of a run.json: a JSON document, then the
-// objects appended to it (the run's end, see Run.Finish), each overriding
-// the fields it holds. A torn last object (a process killed while it
-// appended) is ignored.
-func parseMeta(b []byte, path string) (Meta, error) {
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&m); err != nil {
-		return Meta{}, fmt.Errorf("runs: %s: %w", path, err)
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Meta{}, fmt.Errorf("runs: %s: %w", filepath.Join(dir, MetaFile), err)
 	}
-	for {
-		// Each object is decoded on its own first: a torn one changes
-		// nothing.
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil || json.Unmarshal(raw, &m) != nil {
-			return m, nil
-		}
-	}
+	return m, nil
 }
 
 // effectiveStatus reports a running run whose process is gone (its run

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 
@@ -236,8 +235,7 @@ func swapTrajectory(dir, path string, data []byte) error {
 }
 
 // updateRunMeta rewrites run.json atomically through f, keeping the fields
-// this rlm does not know, as one document (the lines appended to it
-// folded in).
+// this rlm does not know.
 func updateRunMeta(dir string, f func(map[string]any)) error {
 	path := filepath.Join(dir, runs.MetaFile)
 	b, err := os.ReadFile(path)
@@ -249,15 +247,6 @@ func updateRunMeta(dir string, f func(map[string]any)) error {
 	d.UseNumber()
 	if err := d.Decode(&raw); err != nil {
 		return fmt.Errorf("steward: %s: %w", path, err)
-	}
-	// The objects appended to the document (a run's end) are folded into
-	// it; a torn last one is left out, as runs reads it.
-	for {
-		var end map[string]any
-		if d.Decode(&end) != nil {
-			break
-		}
-		maps.Copy(raw, end)
 	}
 	f(raw)
 	out, err := json.MarshalIndent(raw, "", "  ")

@@ -137,27 +137,6 @@ func TestBackfill(t *testing.T) {
 	assert.Equal(t, newer, string(after))
 }
 
-// TestUpdateRunMetaKeepsTheEnd: rewriting a finished run's run.json
-// (Backfill's meta version) keeps the end Finish appended to it, folded
-// into the one document it writes.
-func TestUpdateRunMetaKeepsTheEnd(t *testing.T) {
-	root := runs.NewRoot(t.TempDir())
-	r, err := root.Create(runs.Meta{Query: "q"})
-	require.NoError(t, err)
-	require.NoError(t, r.Finish(runs.Outcome{Status: runs.StatusDone, StopReason: "submit", Iterations: 2}))
-	require.NoError(t, updateRunMeta(r.Dir(), func(raw map[string]any) { raw["meta_version"] = 7 }))
-	m, err := root.Get(r.ID())
-	require.NoError(t, err)
-	assert.Equal(t, runs.StatusDone, m.Status)
-	assert.Equal(t, 2, m.Iterations)
-	assert.Equal(t, 7, m.MetaVersion)
-	b, err := os.ReadFile(filepath.Join(r.Dir(), runs.MetaFile))
-	require.NoError(t, err)
-	var doc map[string]any
-	require.NoError(t, json.Unmarshal(b, &doc), "one document")
-	assert.Equal(t, "done", doc["status"])
-}
-
 // TestCollectorExportsProposalsAndDrift: the Prometheus collector serves
 // the meta version, pending proposals by action and drift per model.
 func TestCollectorExportsProposalsAndDrift(t *testing.T) {
