@@ -1,9 +1,7 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,10 +25,6 @@ type Client struct {
 	cfg     Config
 	secrets []string // redacted from errors and replies (Config.Secrets)
 	api     *openai.Client
-	// doer and chatURL send chat completions (createChat): go-openai's
-	// client with its transport, at go-openai's URL.
-	doer    *headerDoer
-	chatURL string
 	sched   *scheduler
 	cache   *embedCache
 	sleep   func(ctx context.Context, d time.Duration) error
@@ -70,14 +64,11 @@ func New(cfg Config) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
-	doer := &headerDoer{hc: hc, query: query, limit: cfg.maxResponseBytes()}
-	oc.HTTPClient = doer
+	oc.HTTPClient = &headerDoer{hc: hc, query: query, limit: cfg.maxResponseBytes()}
 	c := &Client{
 		cfg:     cfg,
 		secrets: secrets,
 		api:     openai.NewClientWithConfig(oc),
-		doer:    doer,
-		chatURL: strings.TrimRight(base, "/") + "/chat/completions",
 		sched:   newScheduler(cfg.maxConcurrency(), cfg.RequestsPerMinute, cfg.TokensPerMinute),
 		sleep:   sleepCtx,
 	}
@@ -306,7 +297,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			GotFirstResponseByte: func() { firstByte = time.Since(sent) },
 		})
-		resp, err = c.createChat(ctx, oreq)
+		resp, err = c.api.CreateChatCompletion(ctx, oreq)
 		return err
 	})
 	if err != nil {
@@ -324,93 +315,6 @@ func (c *Client) Chat(ctx context.Context, req Request) (*Response, error) {
 		out.ToolCalls[i].Arguments = RedactSecrets(out.ToolCalls[i].Arguments, c.secrets...)
 	}
 	return out, nil
-}
-
-// chatWire is a chat completion request as go-openai sends it, but with
-// the messages as plain structs (wireMessage): go-openai's
-// ChatCompletionMessage has a MarshalJSON, whose output encoding/json
-// scans again to compact it, a second pass over every prompt (about 2%
-// of rlm serve's CPU per short run). The outer Messages field hides the
-// embedded request's.
-type chatWire struct {
-	openai.ChatCompletionRequest
-	Messages []wireMessage `json:"messages"`
-}
-
-// wireMessage is a message as go-openai's ChatCompletionMessage.MarshalJSON
-// writes one without MultiContent (which chatRequest never sets).
-type wireMessage struct {
-	Role             string               `json:"role"`
-	Content          string               `json:"content,omitempty"`
-	Refusal          string               `json:"refusal,omitempty"`
-	Name             string               `json:"name,omitempty"`
-	ReasoningContent string               `json:"reasoning_content,omitempty"`
-	FunctionCall     *openai.FunctionCall `json:"function_call,omitempty"`
-	ToolCalls        []openai.ToolCall    `json:"tool_calls,omitempty"`
-	ToolCallID       string               `json:"tool_call_id,omitempty"`
-}
-
-// createChat is go-openai's CreateChatCompletion for the requests
-// chatRequest makes (no streaming, no MultiContent, the OpenAI API type):
-// the same checks, body, headers, errors (*openai.APIError,
-// *openai.RequestError) and response, sent through the same transport
-// (headerDoer), with the body encoded in one pass (chatWire).
-func (c *Client) createChat(ctx context.Context, oreq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	var resp openai.ChatCompletionResponse
-	if err := openai.NewReasoningValidator().Validate(oreq); err != nil {
-		return resp, err
-	}
-	w := chatWire{ChatCompletionRequest: oreq, Messages: make([]wireMessage, len(oreq.Messages))}
-	for i, m := range oreq.Messages {
-		if m.Content != "" && m.MultiContent != nil {
-			return resp, openai.ErrContentFieldsMisused
-		}
-		w.Messages[i] = wireMessage{Role: m.Role, Content: m.Content, Refusal: m.Refusal, Name: m.Name,
-			ReasoningContent: m.ReasoningContent, FunctionCall: m.FunctionCall, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
-	}
-	body, err := json.Marshal(w)
-	if err != nil {
-		return resp, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.chatURL, bytes.NewReader(body))
-	if err != nil {
-		return resp, err
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	res, err := c.doer.Do(req)
-	if err != nil {
-		return resp, err
-	}
-	defer res.Body.Close()
-	resp.SetHeader(res.Header)
-	if res.StatusCode < http.StatusOK || res.StatusCode >= http.StatusBadRequest {
-		return resp, chatError(res)
-	}
-	return resp, json.NewDecoder(res.Body).Decode(&resp)
-}
-
-// chatError is the error go-openai makes of a failed response.
-func chatError(res *http.Response) error {
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return fmt.Errorf("error, reading response body: %w", err)
-	}
-	var errRes openai.ErrorResponse
-	err = json.Unmarshal(body, &errRes)
-	if err != nil || errRes.Error == nil {
-		reqErr := &openai.RequestError{HTTPStatus: res.Status, HTTPStatusCode: res.StatusCode, Err: err, Body: body}
-		if errRes.Error != nil {
-			reqErr.Err = errRes.Error
-		}
-		return reqErr
-	}
-	errRes.Error.HTTPStatus = res.Status
-	errRes.Error.HTTPStatusCode = res.StatusCode
-	return errRes.Error
 }
 
 func (c *Client) chatRequest(req Request) (openai.ChatCompletionRequest, error) {
