@@ -25,6 +25,9 @@ func makeSmallInt(x int64) Int {
 	return Int{intImpl{small_: x}}
 }
 
+// MakeInt returns a Starlark int for the specified signed integer.
+func MakeInt(x int) Int { return MakeInt64(int64(x)) }
+
 // MakeInt64 returns a Starlark int for the specified int64.
 func MakeInt64(x int64) Int {
 	return Int{intImpl{small_: x}} // rlm: any int64

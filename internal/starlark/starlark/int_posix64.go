@@ -87,6 +87,18 @@ func makeSmallInt(x int64) Int {
 
 func makeSmallBigInt(x int64) Int { return Int{intImpl(big.NewInt(x))} }
 
+// MakeInt returns a Starlark int for the specified signed integer.
+// rlm: its int32 case written out, so that it is inlined as MakeInt64
+// is (as MakeInt64(int64(x)) it cost 84, past the inliner's budget of
+// 80, and was a call wherever the value layer makes an int: len,
+// str.count, str.find, ...).
+func MakeInt(x int) Int {
+	if x == int(int32(x)) && smallints != 0 {
+		return Int{intImpl(uintptr(x-math.MinInt32) + smallints)}
+	}
+	return makeInt64Slow(int64(x))
+}
+
 // MakeInt64 returns a Starlark int for the specified int64.
 func MakeInt64(x int64) Int {
 	if x == int64(int32(x)) && smallints != 0 { // rlm: inlined

@@ -40,12 +40,17 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 		// but the stack limit is on the order of 1GB, so a
 		// maximum of about 700K recursive calls is possible.
 		// Limit it to much less here.
-		if len(thread.stack) > 100_000 {
-			return nil, thread.callFailed(fmt.Errorf("Starlark stack overflow"), pushed)
-		}
-		// rlm: Python's recursion limit (rlm_calls.go).
-		if err := thread.callDepthExceeded(f.Name); err != nil {
-			return nil, thread.callFailed(err, pushed)
+		// rlm: both limits tested only past the thread's recursion
+		// limit (callDepthExceeded answers nil below it), a comparison
+		// instead of a call.
+		if n := len(thread.stack); n > thread.maxCallDepth || n > 100_000 {
+			if n > 100_000 {
+				return nil, thread.callFailed(fmt.Errorf("Starlark stack overflow"), pushed)
+			}
+			// rlm: Python's recursion limit (rlm_calls.go).
+			if err := thread.callDepthExceeded(f.Name); err != nil {
+				return nil, thread.callFailed(err, pushed)
+			}
 		}
 	} else {
 		// detect recursion
