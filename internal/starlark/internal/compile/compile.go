@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -383,6 +384,11 @@ type Funcode struct {
 	// once.
 	RLMOnce        sync.Once
 	RLMMethodCalls any
+
+	// rlm: the templates of the function's small dict literals with
+	// constant keys (MAKEDICTKV; a *starlark.dictKVSites), added as each
+	// first runs.
+	RLMDictKV atomic.Value
 }
 
 type pclinecol struct {
