@@ -41,6 +41,14 @@ func (i Int) small32() (int64, bool) {
 	return v, i.impl.big_ == nil && v == int64(int32(v))
 }
 
+// rlm: small32Pair returns the values of x and y and true if both fit in
+// int32, as the 64-bit version.
+func small32Pair(x, y Int) (int64, int64, bool) {
+	a, aok := x.small32()
+	b, bok := y.small32()
+	return a, b, aok && bok
+}
+
 // Precondition: x cannot be represented as int64.
 func makeBigInt(x *big.Int) Int {
 	return Int{intImpl{big_: x}}

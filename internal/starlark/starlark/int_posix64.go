@@ -62,6 +62,15 @@ func (i Int) small32() (int64, bool) {
 	return math.MinInt32 + int64(d), d < 1<<32 && smallints != 0
 }
 
+// rlm: small32Pair returns the values of x and y and true if both are in
+// the inline int32 form: one range test of the two offsets, whose result
+// the compiler keeps in the flags for the branch, where two small32
+// calls and && stored two bools and reloaded them.
+func small32Pair(x, y Int) (int64, int64, bool) {
+	dx, dy := uintptr(x.impl)-smallints, uintptr(y.impl)-smallints
+	return math.MinInt32 + int64(dx), math.MinInt32 + int64(dy), (dx|dy) < 1<<32 && smallints != 0
+}
+
 func (i Int) getSlow() (int64, *big.Int) {
 	if uintptr(i.impl)&1 != 0 { // rlm: an int64 cell
 		return *(*int64)(unsafe.Pointer(uintptr(i.impl) - 1)), nil

@@ -229,9 +229,7 @@ loop:
 			// possible); a comparison takes a CJMP right after it.
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						if op <= compile.NEQ {
 							r := fusedCompare(op, a, b)
 							if codeAt(codep, pc) == byte(compile.CJMP) {
@@ -318,9 +316,7 @@ loop:
 			// rlm: two ints in the inline int32 form compared in the loop.
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						fast = true
 						switch op {
 						case syntax.EQL:
@@ -384,9 +380,7 @@ loop:
 			// int32 form, in the loop (no int64 overflow possible).
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						r, done := int64(0), true
 						switch op {
 						case compile.PLUS:
