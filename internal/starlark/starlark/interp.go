@@ -282,6 +282,18 @@ loop:
 								stack[sp] = MakeInt64(r)
 							}
 							sp++
+							// rlm: an OPK right after it (the `== 0` of
+							// `i % 3 == 0`) is taken at once, at its own
+							// pc, counting its step.
+							if codeAt(codep, pc) == byte(compile.OPK) {
+								if b := codeAt(codep, pc+1); b < 0x80 {
+									fr.pc = pc
+									pc += 2
+									op, arg = compile.OPK, uint32(b)
+									thread.Steps++
+									goto dispatch
+								}
+							}
 							break
 						}
 					}

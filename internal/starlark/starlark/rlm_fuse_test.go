@@ -340,3 +340,52 @@ r = fail_(x)`,
 		t.Errorf("the top level compiles to %v, without GLOBALGLOBAL", code)
 	}
 }
+
+// TestFusedChainedOPK: an OPK right after a fused instruction that made a
+// small int (`i % 3 == 0`, `x * 2 + 1`), taken by it without going back to
+// the loop's head, gives the results, step counts and errors (with their
+// positions) of the unfused instructions, at the int32 edges too.
+func TestFusedChainedOPK(t *testing.T) {
+	src := `
+def f(x):
+    r = []
+    r.append([x % 3 == 0, x % 3 != 1, x % 7 < 3, x * 2 + 1, x - 1 > 2147483646, x + 1 == 2147483648, x * 2 - 1, x // 2 % 5, x % 4 * 3])
+    if x % 3 == 0:
+        r.append("three")
+    elif x % 5 >= 2:
+        r.append("five")
+    r.append([i for i in range(-7, 25) if i % 3 == 0 or i % 5 == 1])
+    r.append((x + 0) % 3 == 0)
+    return r
+r = [f(x) for x in [0, 1, -1, 5, -7, 15, 2147483647, -2147483648, 2147483646, 1099511627776, True]]
+`
+	run := func(src string, fuse bool) (string, uint64) {
+		compile.Fuse = fuse
+		defer func() { compile.Fuse = true }()
+		thread := &Thread{}
+		g, err := ExecFileOptions(&syntax.FileOptions{TopLevelControl: true}, thread, "f.star", src, Universe)
+		if err != nil {
+			if e, ok := err.(*EvalError); ok {
+				return "error: " + e.Backtrace(), thread.ExecutionSteps()
+			}
+			return "error: " + err.Error(), thread.ExecutionSteps()
+		}
+		return fmt.Sprint(g["r"]), thread.ExecutionSteps()
+	}
+	want, wantSteps := run(src, false)
+	got, gotSteps := run(src, true)
+	if strings.HasPrefix(want, "error") || got != want || gotSteps != wantSteps {
+		t.Errorf("fused: %s (%d steps)\nunfused: %s (%d steps)", got, gotSteps, want, wantSteps)
+	}
+	for _, src := range []string{
+		"def f(x):\n    return x % 3 < \"a\"\nr = f(5)",
+		"def f(x):\n    return x % 3 // 0\nr = f(5)",
+		"def f(x):\n    y = 1\n    return [y, x * 2 + None]\nr = f(5)",
+	} {
+		got, gotSteps := run(src, true)
+		want, wantSteps := run(src, false)
+		if !strings.HasPrefix(want, "error") || got != want || gotSteps != wantSteps {
+			t.Errorf("%s:\nfused: %s (%d steps)\nunfused: %s (%d steps)", src, got, gotSteps, want, wantSteps)
+		}
+	}
+}
