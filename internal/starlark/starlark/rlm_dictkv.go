@@ -115,7 +115,9 @@ func sameConstKey(k, c Value) bool {
 	switch k := k.(type) {
 	case String:
 		c, ok := c.(String)
-		return ok && k == c
+		// The key is the constant itself (the same bytes) but for
+		// another module made from the same program.
+		return ok && len(k) == len(c) && (unsafe.StringData(string(k)) == unsafe.StringData(string(c)) || k == c)
 	case Int:
 		c, ok := c.(Int)
 		return ok && k.impl == c.impl
