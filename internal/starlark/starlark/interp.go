@@ -661,6 +661,17 @@ loop:
 			stack[sp] = z
 			sp++
 
+		case compile.INDEXK:
+			// rlm: CONSTANT k and INDEX fused (compile/fuse.go): x[k],
+			// counting the CONSTANT's step.
+			thread.Steps++
+			z, err2 := indexOp(thread, stack[sp-1], fn.module.constants[arg])
+			if err2 != nil {
+				err = err2
+				break loop
+			}
+			stack[sp-1] = z
+
 		case compile.ATTR:
 			x := stack[sp-1]
 			// rlm: x.name(...) of a method of a built-in value binds no
@@ -1138,6 +1149,14 @@ func makeDictKV(thread *Thread, stack []Value, sp, n int) (int, error) {
 	stack[sp] = d
 	thread.Steps += uint64(2 * n)
 	return sp + 1, nil
+}
+
+// indexOp returns x[y] (INDEXK; rlm: out of the loop of Function.run).
+func indexOp(thread *Thread, x, y Value) (Value, error) {
+	if py := PyOps; py != nil {
+		return py.Index(thread, x, y) // rlm: Python subscripts
+	}
+	return getIndex(x, y)
 }
 
 // fusedCompare compares a and b, ints of the int32 range, by the

@@ -285,7 +285,7 @@ func methodCall(code []byte, pc uint32) (uint32, bool) {
 			}
 		}
 		switch op {
-		case compile.OPK: // x op k: one value for one
+		case compile.OPK, compile.INDEXK: // x op k, x[k]: one value for one
 			if depth < 1 {
 				return 0, false
 			}
