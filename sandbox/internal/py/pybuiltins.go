@@ -1145,7 +1145,15 @@ func pyMinMax(name string, op syntax.Token) BuiltinFn {
 			}
 			bestKey = k
 		}
-		for _, x := range elems[1:] {
+		rest := elems[1:]
+		if key == nil {
+			// Ints of int64 (max(vals)): the best kept as an int64, each
+			// element read once; the first element that is not such an
+			// int goes on in the general loop below.
+			rest = intMinMax(op, &best, rest)
+			bestKey = best
+		}
+		for _, x := range rest {
 			xk := x
 			if key != nil {
 				k, err := starlark.Call(thread, key, starlark.Tuple{x}, nil)
@@ -1167,6 +1175,35 @@ func pyMinMax(name string, op syntax.Token) BuiltinFn {
 		}
 		return best, nil
 	}
+}
+
+// intMinMax scans the ints of int64 at the start of elems for min (op
+// LT) or max (GT) of them and *best, if *best is such an int, updating
+// *best (the first of equal values wins, as in the general loop); it
+// returns the elements from the first it did not scan.
+func intMinMax(op syntax.Token, best *starlark.Value, elems []starlark.Value) []starlark.Value {
+	bi, ok := (*best).(starlark.Int)
+	if !ok {
+		return elems
+	}
+	b, ok := bi.Int64()
+	if !ok {
+		return elems
+	}
+	for i, x := range elems {
+		xi, ok := x.(starlark.Int)
+		if !ok {
+			return elems[i:]
+		}
+		v, ok := xi.Int64()
+		if !ok {
+			return elems[i:]
+		}
+		if op == syntax.LT && v < b || op != syntax.LT && v > b {
+			b, *best = v, x
+		}
+	}
+	return nil
 }
 
 // intBetter reports whether x is less (op LT, for min) or greater (GT,
