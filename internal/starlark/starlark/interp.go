@@ -588,6 +588,24 @@ loop:
 				}
 				break
 			}
+			// rlm: a list loop steps its live iterator inline, as range.
+			if li, ok := iter.(*liveListIterator); ok {
+				if li.i < len(li.l.elems) {
+					z := li.l.elems[li.i]
+					li.i++
+					if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
+						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), z)
+						pc += 2
+						thread.Steps++
+						break
+					}
+					stack[sp] = z
+					sp++
+				} else {
+					pc = arg
+				}
+				break
+			}
 			// rlm: `for a, b in pairs` takes both elements from a
 			// PairIterator without building the tuple (rlm_pyops.go).
 			if pi, ok := iter.(PairIterator); ok {

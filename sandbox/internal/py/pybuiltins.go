@@ -1780,23 +1780,8 @@ func (v liveList) Freeze()               {}
 func (v liveList) Truth() starlark.Bool  { return v.l.Truth() }
 func (v liveList) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'list'") }
 func (v liveList) Iterate() starlark.Iterator {
-	return &liveListIter{l: v.l}
+	return starlark.NewLiveListIterator(v.l) // stepped inline by the interpreter
 }
-
-type liveListIter struct {
-	l *starlark.List
-	i int
-}
-
-func (it *liveListIter) Next(p *starlark.Value) bool {
-	if it.i >= it.l.Len() {
-		return false
-	}
-	*p = it.l.Index(it.i)
-	it.i++
-	return true
-}
-func (it *liveListIter) Done() {}
 
 // pyB2I is _py_b2i: the front-end wraps arithmetic operands that are
 // syntactically bools (comparisons, `not x`, True/False, ...) in it, so that
