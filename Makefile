@@ -3,7 +3,7 @@ PKGS := ./...
 # VERSION is what 'rlm version' prints for binaries built with make build.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test test-cluster test-sdk eval loadtest loadtest-cluster upstream install-check release-check vet staticcheck bench tidy fmt fmtcheck
+.PHONY: build test test-cluster test-sdk eval loadtest loadtest-cluster upstream install-check release-check vet staticcheck bench bench-snippets tidy fmt fmtcheck
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/rlm ./cmd/rlm
@@ -120,6 +120,14 @@ staticcheck:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# bench-snippets compares the model-style snippets with CPython: in the
+# test process (BenchmarkSnippets) and as whole processes, rlm exec
+# against python3 on the same data files (BenchmarkSnippetsProcess;
+# RLM_BIN_BASE=BINARY adds a paired comparison with another rlm build).
+bench-snippets:
+	$(GO) test ./sandbox/ -run '^$$' -bench 'BenchmarkSnippets$$' -benchtime=1x
+	$(GO) test ./sandbox/ -run '^$$' -bench 'BenchmarkSnippetsProcess$$' -benchtime=1x -timeout 60m
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

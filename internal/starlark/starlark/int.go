@@ -24,10 +24,8 @@ type Int struct{ impl intImpl }
 // --- high-level accessors ---
 
 // MakeInt returns a Starlark int for the specified signed integer.
-func MakeInt(x int) Int { return MakeInt64(int64(x)) }
-
 // MakeInt64 returns a Starlark int for the specified int64.
-// rlm: defined in int_posix64.go and int_generic.go.
+// rlm: both defined in int_posix64.go and int_generic.go.
 
 // MakeUint returns a Starlark int for the specified unsigned integer.
 func MakeUint(x uint) Int { return MakeUint64(uint64(x)) }

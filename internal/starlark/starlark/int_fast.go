@@ -29,9 +29,8 @@ func fastBinary(op compile.Opcode, x, y Value) (z Value, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		a, aok := x.small32()
-		b, bok := y.small32()
-		if !aok || !bok {
+		a, b, both := small32Pair(x, y)
+		if !both {
 			if a, b, ok = int64Operands(x, y); !ok {
 				return nil, false
 			}
@@ -114,9 +113,8 @@ func fastCompare(op syntax.Token, x, y Value) (res, ok bool) {
 		if !ok {
 			return false, false
 		}
-		a, aok := x.small32()
-		b, bok := y.small32()
-		if !aok || !bok {
+		a, b, both := small32Pair(x, y)
+		if !both {
 			if a, b, ok = int64Operands(x, y); !ok {
 				return false, false
 			}

@@ -25,6 +25,9 @@ func makeSmallInt(x int64) Int {
 	return Int{intImpl{small_: x}}
 }
 
+// MakeInt returns a Starlark int for the specified signed integer.
+func MakeInt(x int) Int { return MakeInt64(int64(x)) }
+
 // MakeInt64 returns a Starlark int for the specified int64.
 func MakeInt64(x int64) Int {
 	return Int{intImpl{small_: x}} // rlm: any int64
@@ -36,6 +39,14 @@ func MakeInt64(x int64) Int {
 func (i Int) small32() (int64, bool) {
 	v := i.impl.small_
 	return v, i.impl.big_ == nil && v == int64(int32(v))
+}
+
+// rlm: small32Pair returns the values of x and y and true if both fit in
+// int32, as the 64-bit version.
+func small32Pair(x, y Int) (int64, int64, bool) {
+	a, aok := x.small32()
+	b, bok := y.small32()
+	return a, b, aok && bok
 }
 
 // Precondition: x cannot be represented as int64.

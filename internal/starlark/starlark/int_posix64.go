@@ -62,6 +62,15 @@ func (i Int) small32() (int64, bool) {
 	return math.MinInt32 + int64(d), d < 1<<32 && smallints != 0
 }
 
+// rlm: small32Pair returns the values of x and y and true if both are in
+// the inline int32 form: one range test of the two offsets, whose result
+// the compiler keeps in the flags for the branch, where two small32
+// calls and && stored two bools and reloaded them.
+func small32Pair(x, y Int) (int64, int64, bool) {
+	dx, dy := uintptr(x.impl)-smallints, uintptr(y.impl)-smallints
+	return math.MinInt32 + int64(dx), math.MinInt32 + int64(dy), (dx|dy) < 1<<32 && smallints != 0
+}
+
 func (i Int) getSlow() (int64, *big.Int) {
 	if uintptr(i.impl)&1 != 0 { // rlm: an int64 cell
 		return *(*int64)(unsafe.Pointer(uintptr(i.impl) - 1)), nil
@@ -86,6 +95,18 @@ func makeSmallInt(x int64) Int {
 }
 
 func makeSmallBigInt(x int64) Int { return Int{intImpl(big.NewInt(x))} }
+
+// MakeInt returns a Starlark int for the specified signed integer.
+// rlm: its int32 case written out, so that it is inlined as MakeInt64
+// is (as MakeInt64(int64(x)) it cost 84, past the inliner's budget of
+// 80, and was a call wherever the value layer makes an int: len,
+// str.count, str.find, ...).
+func MakeInt(x int) Int {
+	if x == int(int32(x)) && smallints != 0 {
+		return Int{intImpl(uintptr(x-math.MinInt32) + smallints)}
+	}
+	return makeInt64Slow(int64(x))
+}
 
 // MakeInt64 returns a Starlark int for the specified int64.
 func MakeInt64(x int64) Int {

@@ -40,12 +40,17 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 		// but the stack limit is on the order of 1GB, so a
 		// maximum of about 700K recursive calls is possible.
 		// Limit it to much less here.
-		if len(thread.stack) > 100_000 {
-			return nil, thread.callFailed(fmt.Errorf("Starlark stack overflow"), pushed)
-		}
-		// rlm: Python's recursion limit (rlm_calls.go).
-		if err := thread.callDepthExceeded(f.Name); err != nil {
-			return nil, thread.callFailed(err, pushed)
+		// rlm: both limits tested only past the thread's recursion
+		// limit (callDepthExceeded answers nil below it), a comparison
+		// instead of a call.
+		if n := len(thread.stack); n > thread.maxCallDepth || n > 100_000 {
+			if n > 100_000 {
+				return nil, thread.callFailed(fmt.Errorf("Starlark stack overflow"), pushed)
+			}
+			// rlm: Python's recursion limit (rlm_calls.go).
+			if err := thread.callDepthExceeded(f.Name); err != nil {
+				return nil, thread.callFailed(err, pushed)
+			}
 		}
 	} else {
 		// detect recursion
@@ -224,9 +229,7 @@ loop:
 			// possible); a comparison takes a CJMP right after it.
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						if op <= compile.NEQ {
 							r := fusedCompare(op, a, b)
 							if codeAt(codep, pc) == byte(compile.CJMP) {
@@ -279,6 +282,18 @@ loop:
 								stack[sp] = MakeInt64(r)
 							}
 							sp++
+							// rlm: an OPK right after it (the `== 0` of
+							// `i % 3 == 0`) is taken at once, at its own
+							// pc, counting its step.
+							if codeAt(codep, pc) == byte(compile.OPK) {
+								if b := codeAt(codep, pc+1); b < 0x80 {
+									fr.pc = pc
+									pc += 2
+									op, arg = compile.OPK, uint32(b)
+									thread.Steps++
+									goto dispatch
+								}
+							}
 							break
 						}
 					}
@@ -313,9 +328,7 @@ loop:
 			// rlm: two ints in the inline int32 form compared in the loop.
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						fast = true
 						switch op {
 						case syntax.EQL:
@@ -379,9 +392,7 @@ loop:
 			// int32 form, in the loop (no int64 overflow possible).
 			if xi, ok := x.(Int); ok {
 				if yi, ok := y.(Int); ok {
-					a, aok := xi.small32()
-					b, bok := yi.small32()
-					if aok && bok {
+					if a, b, ok := small32Pair(xi, yi); ok {
 						r, done := int64(0), true
 						switch op {
 						case compile.PLUS:
@@ -577,6 +588,24 @@ loop:
 				}
 				break
 			}
+			// rlm: a list loop steps its live iterator inline, as range.
+			if li, ok := iter.(*liveListIterator); ok {
+				if li.i < len(li.l.elems) {
+					z := li.l.elems[li.i]
+					li.i++
+					if c := codeAt(codep, pc); (c == byte(compile.SETLOCAL) || c == byte(compile.SETGLOBAL)) && codeAt(codep, pc+1) < 0x80 {
+						storeLoopVar(fn, locals, c, codeAt(codep, pc+1), z)
+						pc += 2
+						thread.Steps++
+						break
+					}
+					stack[sp] = z
+					sp++
+				} else {
+					pc = arg
+				}
+				break
+			}
 			// rlm: `for a, b in pairs` takes both elements from a
 			// PairIterator without building the tuple (rlm_pyops.go).
 			if pi, ok := iter.(PairIterator); ok {
@@ -649,6 +678,17 @@ loop:
 			}
 			stack[sp] = z
 			sp++
+
+		case compile.INDEXK:
+			// rlm: CONSTANT k and INDEX fused (compile/fuse.go): x[k],
+			// counting the CONSTANT's step.
+			thread.Steps++
+			z, err2 := indexOp(thread, stack[sp-1], fn.module.constants[arg])
+			if err2 != nil {
+				err = err2
+				break loop
+			}
+			stack[sp-1] = z
 
 		case compile.ATTR:
 			x := stack[sp-1]
@@ -1092,17 +1132,49 @@ func storeLoopVar(fn *Function, locals []Value, op, i byte, v Value) {
 // stack (below sp) with a dict of them, sized for them, and returns the
 // new sp (MAKEDICTKV; it counts the steps of a DUP and a SETDICTUNIQ per
 // entry).
+// rlm: a literal of up to 4 entries is copied from the template of its
+// site (rlm_dictkv.go), when there is one: the instruction at the pc of
+// the thread's top frame (the frame of the Function.run calling it, taken
+// from the thread, not passed, since another argument moved the loop's
+// register allocation: 2% more instructions in a list comprehension).
 func makeDictKV(thread *Thread, stack []Value, sp, n int) (int, error) {
 	sp -= 2 * n
+	kv := stack[sp : sp+2*n]
+	var site *dictKVSite
+	var f *compile.Funcode
+	var pc uint32
+	if fr := thread.frameAt(0); n <= len(smallDict{}.ents) {
+		if fn, ok := fr.callable.(*Function); ok {
+			f, pc = fn.funcode, fr.pc
+			if site = dictKVSiteAt(f, pc); site != nil {
+				if d := site.make(kv); d != nil {
+					stack[sp] = d
+					thread.Steps += uint64(2 * n)
+					return sp + 1, nil
+				}
+			}
+		}
+	}
 	d := newDictOf(n)
-	for i := sp; i < sp+2*n; i += 2 {
-		if err := d.SetKey(stack[i], stack[i+1]); err != nil {
+	for i := 0; i < len(kv); i += 2 {
+		if err := d.SetKey(kv[i], kv[i+1]); err != nil {
 			return 0, err
 		}
+	}
+	if f != nil && site == nil {
+		addDictKVSite(f, pc, d, kv)
 	}
 	stack[sp] = d
 	thread.Steps += uint64(2 * n)
 	return sp + 1, nil
+}
+
+// indexOp returns x[y] (INDEXK; rlm: out of the loop of Function.run).
+func indexOp(thread *Thread, x, y Value) (Value, error) {
+	if py := PyOps; py != nil {
+		return py.Index(thread, x, y) // rlm: Python subscripts
+	}
+	return getIndex(x, y)
 }
 
 // fusedCompare compares a and b, ints of the int32 range, by the

@@ -101,7 +101,16 @@ func (thread *Thread) ReleaseValueStack() {
 // freeSpace gives back the values allocSpace returned with mark, cleared
 // so that they keep nothing alive and the next call finds them nil.
 func (thread *Thread) freeSpace(space []Value, mark int) {
-	clear(space)
+	if len(space) <= 16 {
+		// A call's few values (most calls): clear's memclrHasPointers
+		// and its bulk write barrier cost more than storing each nil
+		// (a loop the compiler does not turn into clear).
+		for i := len(space) - 1; i >= 0; i-- {
+			space[i] = nil
+		}
+	} else {
+		clear(space)
+	}
 	thread.vsp = mark
 }
 
@@ -276,7 +285,7 @@ func methodCall(code []byte, pc uint32) (uint32, bool) {
 			}
 		}
 		switch op {
-		case compile.OPK: // x op k: one value for one
+		case compile.OPK, compile.INDEXK: // x op k, x[k]: one value for one
 			if depth < 1 {
 				return 0, false
 			}

@@ -340,3 +340,127 @@ r = fail_(x)`,
 		t.Errorf("the top level compiles to %v, without GLOBALGLOBAL", code)
 	}
 }
+
+// TestFusedChainedOPK: an OPK right after a fused instruction that made a
+// small int (`i % 3 == 0`, `x * 2 + 1`), taken by it without going back to
+// the loop's head, gives the results, step counts and errors (with their
+// positions) of the unfused instructions, at the int32 edges too.
+func TestFusedChainedOPK(t *testing.T) {
+	src := `
+def f(x):
+    r = []
+    r.append([x % 3 == 0, x % 3 != 1, x % 7 < 3, x * 2 + 1, x - 1 > 2147483646, x + 1 == 2147483648, x * 2 - 1, x // 2 % 5, x % 4 * 3])
+    if x % 3 == 0:
+        r.append("three")
+    elif x % 5 >= 2:
+        r.append("five")
+    r.append([i for i in range(-7, 25) if i % 3 == 0 or i % 5 == 1])
+    r.append((x + 0) % 3 == 0)
+    return r
+r = [f(x) for x in [0, 1, -1, 5, -7, 15, 2147483647, -2147483648, 2147483646, 1099511627776, True]]
+`
+	run := func(src string, fuse bool) (string, uint64) {
+		compile.Fuse = fuse
+		defer func() { compile.Fuse = true }()
+		thread := &Thread{}
+		g, err := ExecFileOptions(&syntax.FileOptions{TopLevelControl: true}, thread, "f.star", src, Universe)
+		if err != nil {
+			if e, ok := err.(*EvalError); ok {
+				return "error: " + e.Backtrace(), thread.ExecutionSteps()
+			}
+			return "error: " + err.Error(), thread.ExecutionSteps()
+		}
+		return fmt.Sprint(g["r"]), thread.ExecutionSteps()
+	}
+	want, wantSteps := run(src, false)
+	got, gotSteps := run(src, true)
+	if strings.HasPrefix(want, "error") || got != want || gotSteps != wantSteps {
+		t.Errorf("fused: %s (%d steps)\nunfused: %s (%d steps)", got, gotSteps, want, wantSteps)
+	}
+	for _, src := range []string{
+		"def f(x):\n    return x % 3 < \"a\"\nr = f(5)",
+		"def f(x):\n    return x % 3 // 0\nr = f(5)",
+		"def f(x):\n    y = 1\n    return [y, x * 2 + None]\nr = f(5)",
+	} {
+		got, gotSteps := run(src, true)
+		want, wantSteps := run(src, false)
+		if !strings.HasPrefix(want, "error") || got != want || gotSteps != wantSteps {
+			t.Errorf("%s:\nfused: %s (%d steps)\nunfused: %s (%d steps)", src, got, gotSteps, want, wantSteps)
+		}
+	}
+}
+
+// TestFusedIndexK: CONSTANT k and INDEX fused into INDEXK (x[k] of a
+// dict, list, tuple or str, a negative index, inside a method call's
+// arguments) give the results, step counts and errors (tracebacks with
+// the subscript's position) of the unfused instructions, and a method
+// call with x[k] among its arguments still leaves its method unbound.
+func TestFusedIndexK(t *testing.T) {
+	run := func(src string, fuse bool) (string, uint64) {
+		compile.Fuse = fuse
+		defer func() { compile.Fuse = true }()
+		thread := &Thread{}
+		g, err := ExecFileOptions(&syntax.FileOptions{TopLevelControl: true}, thread, "f.star", src, Universe)
+		if err != nil {
+			if e, ok := err.(*EvalError); ok {
+				return "error: " + e.Backtrace(), thread.ExecutionSteps()
+			}
+			return "error: " + err.Error(), thread.ExecutionSteps()
+		}
+		return fmt.Sprint(g["r"]), thread.ExecutionSteps()
+	}
+	for _, c := range []struct {
+		src     string
+		wantErr bool
+	}{
+		{`rs = [{"id": i, "v": i % 3, "name": "n%d" % i} for i in range(5)]
+by = {}
+for x in rs:
+    by.setdefault(x["v"], []).append(x["id"])
+r = [by, [x["name"][0] for x in rs], [x["name"][-1] for x in rs], (1, 2, 3)[-1], [4, 5][1], "abc"[1]]`, false},
+		{`def f(d):
+    return d.get(d["k"], 0) + d["n"]
+r = [f({"k": "n", "n": i}) for i in range(3)]`, false},
+		{`d = {"a": 1}
+r = d["b"]`, true},
+		{`def f(xs):
+    return xs[5]
+r = f([1, 2])`, true},
+		{`r = None
+r = r["x"]`, true},
+	} {
+		want, wantSteps := run(c.src, false)
+		got, gotSteps := run(c.src, true)
+		if strings.HasPrefix(want, "error") != c.wantErr || got != want || gotSteps != wantSteps {
+			t.Errorf("%s:\nfused: %s (%d steps)\nunfused: %s (%d steps)", c.src, got, gotSteps, want, wantSteps)
+		}
+	}
+
+	_, prog, err := SourceProgramOptions(&syntax.FileOptions{}, "f.star", "def f(d, r):\n    return d.get(r[\"k\"], 0)\n", func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := prog.compiled.Functions[0]
+	var ops []compile.Opcode
+	attrs := 0
+	for pc := uint32(0); int(pc) < len(fn.Code); {
+		op := compile.Opcode(fn.Code[pc])
+		ops = append(ops, op)
+		pc++
+		if op >= compile.OpcodeArgMin {
+			for fn.Code[pc] >= 0x80 {
+				pc++
+			}
+			pc++
+		}
+		if op == compile.ATTR {
+			if methodSiteAt(fn, pc) == nil {
+				t.Errorf("d.get(r[k], 0): the ATTR at %d is not a method call site", pc)
+			}
+			attrs++
+		}
+	}
+	if !strings.Contains(fmt.Sprint(ops), "indexk") || attrs != 1 {
+		t.Errorf("f compiles to %v, without indexk or an attr", ops)
+	}
+}

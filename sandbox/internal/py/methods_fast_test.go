@@ -64,12 +64,27 @@ func TestPyMethodFast(t *testing.T) {
 // TestLenFastWords: len of a short str counted directly agrees with
 // StrLen (code points; an invalid byte counts one, as everywhere else).
 func TestLenFastWords(t *testing.T) {
-	for _, s := range []string{"", "a", "hello", "héllo", "日本語", "\xff\xfe", "a\xffb", "exactly16bytes!!", "seventeen bytes!!"} {
+	for _, s := range []string{"", "a", "hello", "héllo", "日本語", "\xff\xfe", "a\xffb", "exactly16bytes!!", "seventeen bytes!!", "abcdefghijklmné", "éabc"} {
 		v, ok := lenFast(nil, starlark.Tuple{starlark.String(s)})
 		require.True(t, ok, "%q", s)
 		n, _ := starlark.AsInt32(v)
 		assert.Equal(t, StrLen(s), n, "%q", s)
 		assert.Equal(t, len([]rune(s)), n, "%q", s)
+	}
+}
+
+// TestStrCountShort: s.count(sub) of a one-byte sub in a short str,
+// counted by a loop, agrees with CountLiteral (and with code points:
+// a one-byte sub is ASCII or a lone byte), at the 32-byte edge too.
+func TestStrCountShort(t *testing.T) {
+	texts := []string{"", "a", "banana", "héllo wörld, hallo", "\xffa\xff", strings.Repeat("ab", 16), strings.Repeat("ab", 16) + "a", "日本語 a"}
+	for _, text := range texts {
+		for _, sub := range []string{"a", "l", "\xff", " ", "é", "ab"} {
+			v, ok := strCount(text, starlark.Tuple{starlark.String(sub)})
+			require.True(t, ok, "%q.count(%q)", text, sub)
+			n, _ := starlark.AsInt32(v)
+			assert.Equal(t, strings.Count(text, sub), n, "%q.count(%q)", text, sub)
+		}
 	}
 }
 

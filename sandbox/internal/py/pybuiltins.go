@@ -337,9 +337,15 @@ func lenFast(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
 	switch x := args[0].(type) {
 	case starlark.String:
 		if len(x) <= 16 {
-			// A word: counting its code points costs less than the
-			// ASCII test and the facts cache of StrLen.
-			return starlark.MakeInt(utf8.RuneCountInString(string(x))), true
+			// A word: testing it for ASCII, or counting its code points,
+			// costs less than the ASCII test and the facts cache of
+			// StrLen; a loop over its bytes less than RuneCountInString.
+			for i := 0; i < len(x); i++ {
+				if x[i] >= utf8.RuneSelf {
+					return starlark.MakeInt(utf8.RuneCountInString(string(x))), true
+				}
+			}
+			return starlark.MakeInt(len(x)), true
 		}
 		return starlark.MakeInt(StrLen(string(x))), true
 	case *starlark.List:
@@ -1139,7 +1145,15 @@ func pyMinMax(name string, op syntax.Token) BuiltinFn {
 			}
 			bestKey = k
 		}
-		for _, x := range elems[1:] {
+		rest := elems[1:]
+		if key == nil {
+			// Ints of int64 (max(vals)): the best kept as an int64, each
+			// element read once; the first element that is not such an
+			// int goes on in the general loop below.
+			rest = intMinMax(op, &best, rest)
+			bestKey = best
+		}
+		for _, x := range rest {
 			xk := x
 			if key != nil {
 				k, err := starlark.Call(thread, key, starlark.Tuple{x}, nil)
@@ -1161,6 +1175,35 @@ func pyMinMax(name string, op syntax.Token) BuiltinFn {
 		}
 		return best, nil
 	}
+}
+
+// intMinMax scans the ints of int64 at the start of elems for min (op
+// LT) or max (GT) of them and *best, if *best is such an int, updating
+// *best (the first of equal values wins, as in the general loop); it
+// returns the elements from the first it did not scan.
+func intMinMax(op syntax.Token, best *starlark.Value, elems []starlark.Value) []starlark.Value {
+	bi, ok := (*best).(starlark.Int)
+	if !ok {
+		return elems
+	}
+	b, ok := bi.Int64()
+	if !ok {
+		return elems
+	}
+	for i, x := range elems {
+		xi, ok := x.(starlark.Int)
+		if !ok {
+			return elems[i:]
+		}
+		v, ok := xi.Int64()
+		if !ok {
+			return elems[i:]
+		}
+		if op == syntax.LT && v < b || op != syntax.LT && v > b {
+			b, *best = v, x
+		}
+	}
+	return nil
 }
 
 // intBetter reports whether x is less (op LT, for min) or greater (GT,
@@ -1737,23 +1780,8 @@ func (v liveList) Freeze()               {}
 func (v liveList) Truth() starlark.Bool  { return v.l.Truth() }
 func (v liveList) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'list'") }
 func (v liveList) Iterate() starlark.Iterator {
-	return &liveListIter{l: v.l}
+	return starlark.NewLiveListIterator(v.l) // stepped inline by the interpreter
 }
-
-type liveListIter struct {
-	l *starlark.List
-	i int
-}
-
-func (it *liveListIter) Next(p *starlark.Value) bool {
-	if it.i >= it.l.Len() {
-		return false
-	}
-	*p = it.l.Index(it.i)
-	it.i++
-	return true
-}
-func (it *liveListIter) Done() {}
 
 // pyB2I is _py_b2i: the front-end wraps arithmetic operands that are
 // syntactically bools (comparisons, `not x`, True/False, ...) in it, so that

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
@@ -162,8 +163,11 @@ const (
 	GLOBALLOCAL  //   - GLOBALLOCAL<g<<8|l>  x y   x = globals[g], y = locals[l]
 	GLOBALGLOBAL //  - GLOBALGLOBAL<g<<8|g2>  x y   x = globals[g], y = globals[g2]
 
+	// rlm: CONSTANT k and INDEX fused (fuse.go), made by the compiler only.
+	INDEXK //        x INDEXK<k>  z   z = x[constants[k]]
+
 	OpcodeArgMin = JMP
-	OpcodeMax    = GLOBALGLOBAL
+	OpcodeMax    = INDEXK
 )
 
 // TODO(adonovan): add dynamic checks for missing opcodes in the tables below.
@@ -176,6 +180,7 @@ var opcodeNames = [...]string{
 	MAKEDICTKV:   "makedictkv",
 	GLOBALLOCAL:  "globallocal",
 	GLOBALGLOBAL: "globalglobal",
+	INDEXK:       "indexk",
 	AMP:          "amp",
 	APPEND:       "append",
 	ATTR:         "attr",
@@ -259,6 +264,7 @@ var stackEffect = [...]int8{
 	MAKEDICTKV:   variableStackEffect,
 	GLOBALLOCAL:  +2,
 	GLOBALGLOBAL: +2,
+	INDEXK:       0,
 	AMP:          -1,
 	APPEND:       -1, // rlm: keeps the accumulator
 	ATTR:         0,
@@ -383,6 +389,11 @@ type Funcode struct {
 	// once.
 	RLMOnce        sync.Once
 	RLMMethodCalls any
+
+	// rlm: the templates of the function's small dict literals with
+	// constant keys (MAKEDICTKV; a *starlark.dictKVSites), added as each
+	// first runs.
+	RLMDictKV atomic.Value
 }
 
 type pclinecol struct {

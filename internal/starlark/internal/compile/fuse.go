@@ -12,6 +12,9 @@ package compile
 // within a block (jumps only target block starts), before addresses are
 // assigned.
 
+// rlm: CONSTANT k followed by INDEX (a record's field: r["id"], a
+// dict's value, a list's element at a constant index) becomes INDEXK.
+
 // rlm: GLOBAL g followed by LOCAL l (a call of a global function with a
 // local argument: f(x), len(s)) becomes GLOBALLOCAL, which pushes both;
 // the interpreter also takes a CALL of one argument right after it.
@@ -68,6 +71,13 @@ func fuse(insns []insn) []insn {
 				out = out[:n-1]
 			}
 			out = append(out, fused)
+			i++
+			continue
+		}
+		if in.op == CONSTANT && i+1 < len(insns) && insns[i+1].op == INDEX {
+			// x[k]: INDEXK, at the INDEX's position (its errors').
+			next := insns[i+1]
+			out = append(out, insn{op: INDEXK, arg: in.arg, line: next.line, col: next.col})
 			i++
 			continue
 		}
