@@ -202,8 +202,24 @@ del xs[0]
 print([parse(v) for v in ["1", "x", "3"]], rows, xs)`
 	assert.Equal(t, "[1, None, 3] [{'a': 1}, 'JSONDecodeError', {'b': 2}] ['a', 'b', 'c', 3, 4, 5]\n", run(t, code))
 
+	// A for loop's unpacking inside a try (in a function) raises under the
+	// try's handlers, after the body ran for the items before; a return's
+	// value is computed before the finally body runs (CPython 3's output).
+	forUnpack, err := os.ReadFile("testdata/for_unpack_try.py")
+	require.NoError(t, err)
+	assert.Equal(t, `ValueError: too many values to unpack (expected 2); seen [1, 3]
+ValueError: not enough values to unpack (expected 2, got 1); seen [1]
+TypeError: cannot unpack non-iterable int object; seen [1]
+TypeError: 'int' object is not iterable; seen []
+ValueError: not enough values to unpack (expected 2, got 1); seen ['a', 'c']
+ok ['k']
+ok ['stop']
+ok [1, 3]
+[(0, 'a', 3), (0, 'b', 7), (1, 'a', 3), (1, 'b', 7)] ['too many values to unpack (expected 2)', 'too many values to unpack (expected 2)']
+`, run(t, string(forUnpack)))
+
 	// An error no handler matches keeps its kind and line.
-	_, err := New(
+	_, err = New(
 		Config{},
 	).Exec(context.Background(), "def f(d):\n    try:\n        return d['k']\n    except ValueError:\n        return None\nf({})")
 	var se *ScriptError

@@ -95,20 +95,22 @@ func makePyBuiltins() starlark.StringDict {
 		"_py_str": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
 			return builtinStr(t, a, k)
 		},
-		"_py_ascii":       pyASCII,
-		"_py_pow":         pyPowHelper,
-		"_py_mul":         PyMulHelper,
-		"_py_mod":         pyModHelper,
-		"_py_is":          pyIs,
-		"_py_chain":       pyChain,
-		"_py_method":      pyMethod,
-		"_py_iter":        pyIterHelper,
-		"_py_import":      pyImport,
-		"_py_raise":       pyRaise,
-		"_py_assert_fail": pyAssertFail,
-		"_py_del":         pyDel,
-		"_py_delslice":    pyDelSlice,
-		"_py_unpack":      pyUnpack,
+		"_py_ascii":         pyASCII,
+		"_py_pow":           pyPowHelper,
+		"_py_mul":           PyMulHelper,
+		"_py_mod":           pyModHelper,
+		"_py_is":            pyIs,
+		"_py_chain":         pyChain,
+		"_py_method":        pyMethod,
+		"_py_iter":          pyIterHelper,
+		"_py_import":        pyImport,
+		"_py_raise":         pyRaise,
+		"_py_assert_fail":   pyAssertFail,
+		"_py_del":           pyDel,
+		"_py_delslice":      pyDelSlice,
+		"_py_unpack":        pyUnpack,
+		"_py_forunpack":     pyForUnpack,
+		"_py_forunpack_err": pyForUnpackErr,
 		"_py_list": func(t *starlark.Thread, _ *starlark.Builtin, a starlark.Tuple, k []starlark.Tuple) (starlark.Value, error) {
 			return typeList.Call(t, a, k)
 		},
@@ -1719,23 +1721,13 @@ func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackPositionalArgsNoEscape("_py_unpack", args, kwargs, 3, &seq, &before, &after); err != nil {
 		return nil, err
 	}
-	elems, err := Collect(thread, seq)
-	if err != nil {
-		var pe *PyError
-		if errors.As(err, &pe) && pe.Kind == "TypeError" && strings.HasSuffix(pe.Msg, "object is not iterable") {
-			return nil, Errorf("TypeError", "cannot unpack non-iterable %s object", PyType(seq))
-		}
-		return nil, err
-	}
 	if after < 0 {
 		// _py_unpack(v, n, -1): exactly n values (a, b = v inside a try).
-		switch {
-		case len(elems) > before:
-			return nil, Errorf("ValueError", "too many values to unpack (expected %d)", before)
-		case len(elems) < before:
-			return nil, Errorf("ValueError", "not enough values to unpack (expected %d, got %d)", before, len(elems))
-		}
-		return starlark.Tuple(elems), nil
+		return unpackExactly(thread, seq, before)
+	}
+	elems, err := unpackElems(thread, seq)
+	if err != nil {
+		return nil, err
 	}
 	if len(elems) < before+after {
 		return nil, Errorf("ValueError", "not enough values to unpack (expected at least %d, got %d)", before+after, len(elems))
@@ -1745,6 +1737,142 @@ func pyUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 	out = append(out, starlark.NewList(append([]starlark.Value(nil), elems[before:len(elems)-after]...)))
 	out = append(out, elems[len(elems)-after:]...)
 	return out, nil
+}
+
+// unpackElems returns the values seq unpacks into, with CPython's error
+// for a value that is not iterable.
+func unpackElems(thread *starlark.Thread, seq starlark.Value) ([]starlark.Value, error) {
+	elems, err := Collect(thread, seq)
+	if err != nil {
+		var pe *PyError
+		if errors.As(err, &pe) && pe.Kind == "TypeError" && strings.HasSuffix(pe.Msg, "object is not iterable") {
+			return nil, Errorf("TypeError", "cannot unpack non-iterable %s object", PyType(seq))
+		}
+		return nil, err
+	}
+	return elems, nil
+}
+
+// unpackExactly returns seq's values as a tuple of exactly n, or
+// CPython's error for too many or too few.
+func unpackExactly(thread *starlark.Thread, seq starlark.Value, n int) (starlark.Tuple, error) {
+	elems, err := unpackElems(thread, seq)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(elems) > n:
+		return nil, Errorf("ValueError", "too many values to unpack (expected %d)", n)
+	case len(elems) < n:
+		return nil, Errorf("ValueError", "not enough values to unpack (expected %d, got %d)", n, len(elems))
+	}
+	return starlark.Tuple(elems), nil
+}
+
+// forUnpack is _py_forunpack(xs, shape), what `for a, (b, c) in xs:`
+// iterates inside a try that is not at module level (pyfront's lowering):
+// the items of xs, each unpacked to the targets' shape ([0, [0, 0]]: a
+// tuple of two, the second a tuple of two), so that the loop's own
+// unpacking cannot fail outside the try's handlers. The first item that
+// does not unpack ends the iteration and is kept; _py_forunpack_err
+// raises it after the loop, under the handlers, as CPython raises it at
+// that item.
+type forUnpack struct {
+	thread *starlark.Thread
+	inner  starlark.Iterator
+	shape  *starlark.List // 0 per target, a list per nested unpacking
+	err    error
+}
+
+func (f *forUnpack) String() string        { return "<for-unpack>" }
+func (f *forUnpack) Type() string          { return "iterator" }
+func (f *forUnpack) Freeze()               {}
+func (f *forUnpack) Truth() starlark.Bool  { return true }
+func (f *forUnpack) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'iterator'") }
+func (f *forUnpack) Iterate() starlark.Iterator {
+	return &forUnpackIter{f}
+}
+
+type forUnpackIter struct{ f *forUnpack }
+
+func (it *forUnpackIter) Next(p *starlark.Value) bool {
+	f := it.f
+	var x starlark.Value
+	if f.err != nil || !f.inner.Next(&x) {
+		return false
+	}
+	t, _, err := unpackShape(f.thread, x, f.shape)
+	if err != nil {
+		f.err = err
+		return false
+	}
+	*p = t
+	return true
+}
+
+// unpackShape unpacks x to shape (see forUnpack), nested items made
+// tuples of the right sizes, with CPython's error for the first that does
+// not unpack; made reports whether the value is new (x was not already a
+// tuple of that shape, the common case: dict items, enumerate, zip).
+func unpackShape(thread *starlark.Thread, x starlark.Value, shape *starlark.List) (v starlark.Value, made bool, err error) {
+	n := shape.Len()
+	t, ok := x.(starlark.Tuple)
+	if !ok || len(t) != n {
+		if t, err = unpackExactly(thread, x, n); err != nil {
+			return nil, false, err
+		}
+		made = true
+	}
+	for i := range n {
+		inner, ok := shape.Index(i).(*starlark.List)
+		if !ok {
+			continue
+		}
+		v, innerMade, err := unpackShape(thread, t[i], inner)
+		if err != nil {
+			return nil, false, err
+		}
+		if innerMade {
+			if !made {
+				t, made = append(starlark.Tuple(nil), t...), true
+			}
+			t[i] = v
+		}
+	}
+	return t, made, nil
+}
+
+func (it *forUnpackIter) Done() { it.f.inner.Done() }
+
+func pyForUnpack(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var xs starlark.Value
+	var shape *starlark.List
+	if err := starlark.UnpackPositionalArgsNoEscape("_py_forunpack", args, kwargs, 2, &xs, &shape); err != nil {
+		return nil, err
+	}
+	x, err := Unproxy(thread, xs)
+	if err != nil {
+		return nil, err
+	}
+	if ops := starlark.PyOps; ops != nil {
+		if x, err = ops.Iterable(thread, x); err != nil {
+			return nil, err
+		}
+	}
+	it := starlark.Iterate(x)
+	if it == nil {
+		return nil, Errorf("TypeError", "'%s' object is not iterable", PyType(xs))
+	}
+	return &forUnpack{thread: thread, inner: it, shape: shape}, nil
+}
+
+// pyForUnpackErr is _py_forunpack_err(f): the error that ended f's
+// iteration, raised, or None.
+func pyForUnpackErr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if f, ok := args[0].(*forUnpack); ok && len(args) == 1 && f.err != nil {
+		return nil, f.err
+	}
+	return starlark.None, nil
 }
 
 func pyDictMerge(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -73,7 +73,7 @@ func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandle
 		out = append(out, chain)
 	}
 	if len(finallyBody) > 0 && shareable(finallyBody) {
-		out = withFinally(out, finallyBody, false)
+		out = withFinally(out, finallyBody, false, p.newTemp)
 	}
 	out = append(out, finallyBody...)
 	reraise := &ExprStmt{X: call("_py_raise", pos, tw.value())}
@@ -146,9 +146,21 @@ func (tw *tryLowering) stmt(s Stmt, inLoop bool) []Stmt {
 		}
 		return []Stmt{tw.guarded(s.Cond), ok(inner)}
 	case *ForStmt:
-		// The unpacking of `for a, b in xs` stays unguarded: guarding it
-		// would add a _py_try call per iteration (2.4x the CPU time of a
-		// two-statement loop).
+		if shape, unpacks := targetShape(s.Vars); unpacks {
+			// for a, (b, c) in xs: the loop iterates
+			// _py_forunpack(xs, [0, [0, 0]]), items unpacked to the
+			// targets' shape, and the item that does not unpack ends it
+			// and is raised after it under the handlers (a _py_try per
+			// iteration would cost 2.4x the CPU time of a two-statement
+			// loop).
+			g := tw.p.newTemp() // a new Ident at each use: the resolver binds each
+			loop := &ForStmt{For: s.For, Vars: s.Vars, X: ident(g, s.For), Body: tw.stmts(s.Body, true)}
+			raise := &IfStmt{If: s.For, Cond: tw.is(-1), True: []Stmt{tw.guarded(call("_py_forunpack_err", s.For, ident(g, s.For)))}}
+			return []Stmt{
+				tw.guarded(call("_py_forunpack", s.For, s.X, shape)),
+				ok(&AssignStmt{OpPos: s.For, Op: EQ, LHS: ident(g, s.For), RHS: tw.value()}, loop, raise),
+			}
+		}
 		loop := &ForStmt{For: s.For, Vars: s.Vars, X: tw.value(), Body: tw.stmts(s.Body, true)}
 		return []Stmt{tw.guarded(s.X), ok(loop)}
 	case *WhileStmt:
@@ -168,11 +180,20 @@ func (tw *tryLowering) stmt(s Stmt, inLoop bool) []Stmt {
 // withFinally inserts the finally body before each statement that leaves
 // the try statement early: return, raise (in a handler), and
 // break/continue not inside a loop of the try statement itself.
-func withFinally(stmts, finallyBody []Stmt, inLoop bool) []Stmt {
+func withFinally(stmts, finallyBody []Stmt, inLoop bool, temp func() string) []Stmt {
 	var out []Stmt
 	for _, s := range stmts {
 		switch s := s.(type) {
 		case *ReturnStmt:
+			if s.Result != nil {
+				// return x: x is evaluated before the finally body runs,
+				// as in Python (the body may change what x reads).
+				t := temp()
+				out = append(out, &AssignStmt{OpPos: s.Return, Op: EQ, LHS: ident(t, s.Return), RHS: s.Result})
+				out = append(out, finallyBody...)
+				out = append(out, &ReturnStmt{Return: s.Return, Result: ident(t, s.Return)})
+				continue
+			}
 			out = append(out, finallyBody...)
 		case *ExprStmt:
 			// A raise in a handler (the try body's are wrapped in _py_try).
@@ -186,12 +207,12 @@ func withFinally(stmts, finallyBody []Stmt, inLoop bool) []Stmt {
 				out = append(out, finallyBody...)
 			}
 		case *IfStmt:
-			s.True = withFinally(s.True, finallyBody, inLoop)
-			s.False = withFinally(s.False, finallyBody, inLoop)
+			s.True = withFinally(s.True, finallyBody, inLoop, temp)
+			s.False = withFinally(s.False, finallyBody, inLoop, temp)
 		case *ForStmt:
-			s.Body = withFinally(s.Body, finallyBody, true)
+			s.Body = withFinally(s.Body, finallyBody, true, temp)
 		case *WhileStmt:
-			s.Body = withFinally(s.Body, finallyBody, true)
+			s.Body = withFinally(s.Body, finallyBody, true, temp)
 		}
 		out = append(out, s)
 	}
@@ -246,7 +267,49 @@ func unpackTargets(s *AssignStmt) (int, bool) {
 	if s.Op != EQ {
 		return 0, false
 	}
-	lhs := s.LHS
+	return targetCount(s.LHS)
+}
+
+// targetShape returns the shape of a loop's targets when they unpack (a
+// tuple or list of targets, none starred): a list holding 0 for each
+// target and the shape of each nested tuple or list target.
+func targetShape(lhs Expr) (Expr, bool) {
+	if _, ok := targetCount(lhs); !ok {
+		return nil, false
+	}
+	for {
+		p, ok := lhs.(*ParenExpr)
+		if !ok {
+			break
+		}
+		lhs = p.X
+	}
+	var list []Expr
+	switch x := lhs.(type) {
+	case *TupleExpr:
+		list = x.List
+	case *ListExpr:
+		list = x.List
+	}
+	pos, _ := lhs.Span()
+	shape := &ListExpr{Lbrack: pos, Rbrack: pos}
+	for _, e := range list {
+		if _, ok := targetCount(e); ok {
+			inner, ok := targetShape(e)
+			if !ok {
+				return nil, false
+			}
+			shape.List = append(shape.List, inner)
+		} else {
+			shape.List = append(shape.List, intLit(0, pos))
+		}
+	}
+	return shape, true
+}
+
+// targetCount reports whether lhs is a tuple or list of targets without
+// a starred one (a, b), and how many.
+func targetCount(lhs Expr) (int, bool) {
 	for {
 		p, ok := lhs.(*ParenExpr)
 		if !ok {
