@@ -26,21 +26,27 @@ type tryLowering struct {
 	p     *parser
 	pos   Position
 	r     string
-	types []Expr
+	types []string // the temporaries holding each handler's list of names
 }
 
 func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandler, elseBody, finallyBody []Stmt) []Stmt {
 	tw := &tryLowering{p: p, pos: pos, r: p.newTemp()}
+	// Each handler's list of exception names is made once, before the
+	// body, not at every guarded statement (two allocations each, per
+	// iteration of a loop in the body).
+	var out []Stmt
 	for _, h := range handlers {
 		var names []Expr
 		for _, t := range h.types {
 			names = append(names, strLit(t, h.pos))
 		}
-		tw.types = append(tw.types, &ListExpr{Lbrack: h.pos, List: names, Rbrack: h.pos})
+		name := p.newTemp()
+		out = append(out, &AssignStmt{OpPos: h.pos, Op: EQ, LHS: ident(name, h.pos), RHS: &ListExpr{Lbrack: h.pos, List: names, Rbrack: h.pos}})
+		tw.types = append(tw.types, name)
 	}
 	init := &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(tw.r, pos),
 		RHS: &TupleExpr{Lparen: pos, List: []Expr{intLit(-1, pos), ident("None", pos)}, Rparen: pos}}
-	out := []Stmt{init}
+	out = append(out, init)
 	out = append(out, tw.stmts(body, false)...)
 
 	// Dispatch: else body on success, handler i on match.
@@ -94,7 +100,10 @@ func (tw *tryLowering) value() Expr { return tw.index(1) }
 // guarded runs expression x under the handlers: r = _py_try(lambda: x, types...).
 func (tw *tryLowering) guarded(x Expr) Stmt {
 	start, _ := x.Span()
-	args := append([]Expr{&LambdaExpr{Lambda: start, Body: x}}, tw.types...)
+	args := []Expr{&LambdaExpr{Lambda: start, Body: x}}
+	for _, t := range tw.types {
+		args = append(args, ident(t, start)) // a new Ident at each use: the resolver binds each
+	}
 	return &AssignStmt{OpPos: start, Op: EQ, LHS: ident(tw.r, start), RHS: call("_py_try", start, args...)}
 }
 
