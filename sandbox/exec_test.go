@@ -204,7 +204,9 @@ print([parse(v) for v in ["1", "x", "3"]], rows, xs)`
 
 	// A for loop's unpacking inside a try (in a function) raises under the
 	// try's handlers, after the body ran for the items before; a return's
-	// value is computed before the finally body runs (CPython 3's output).
+	// value is computed before the finally body runs; a guarded statement
+	// reads its variables when it runs, not when the try starts (CPython
+	// 3's output).
 	forUnpack, err := os.ReadFile("testdata/for_unpack_try.py")
 	require.NoError(t, err)
 	assert.Equal(t, `ValueError: too many values to unpack (expected 2); seen [1, 3]
@@ -216,6 +218,7 @@ ok ['k']
 ok ['stop']
 ok [1, 3]
 [(0, 'a', 3), (0, 'b', 7), (1, 'a', 3), (1, 'b', 7)] ['too many values to unpack (expected 2)', 'too many values to unpack (expected 2)']
+caught UnboundLocalError 17 zero after 10
 `, run(t, string(forUnpack)))
 
 	// An error no handler matches keeps its kind and line.

@@ -31,3 +31,19 @@ def g(d):
             out.append(str(e))
     return out
 print(g({"a": (1, 2), "b": (3, 4)}), g({"a": (1, 2, 3)}))
+def h():
+    try:
+        y = z + 1
+        z = 1
+    except NameError as e:
+        return "caught " + type(e).__name__
+    return y
+def k(xs):
+    total = 0
+    try:
+        for x in xs:
+            total += 10 // x
+    except ZeroDivisionError:
+        return "zero after " + str(total)
+    return total
+print(h(), k([1, 2, 5]), k([1, 0, 5]))

@@ -27,6 +27,9 @@ type tryLowering struct {
 	pos   Position
 	r     string
 	types []string // the temporaries holding each handler's list of names
+	// funcs are the guarded expressions' lambdas, made once before the
+	// body (see guarded).
+	funcs []Stmt
 }
 
 func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandler, elseBody, finallyBody []Stmt) []Stmt {
@@ -47,7 +50,9 @@ func (p *parser) lowerInnerTry(pos Position, body []Stmt, handlers []innerHandle
 	init := &AssignStmt{OpPos: pos, Op: EQ, LHS: ident(tw.r, pos),
 		RHS: &TupleExpr{Lparen: pos, List: []Expr{intLit(-1, pos), ident("None", pos)}, Rparen: pos}}
 	out = append(out, init)
-	out = append(out, tw.stmts(body, false)...)
+	lowered := tw.stmts(body, false)
+	out = append(out, tw.funcs...)
+	out = append(out, lowered...)
 
 	// Dispatch: else body on success, handler i on match.
 	var chain, tail *IfStmt
@@ -97,10 +102,16 @@ func (tw *tryLowering) index(i int64) Expr {
 
 func (tw *tryLowering) value() Expr { return tw.index(1) }
 
-// guarded runs expression x under the handlers: r = _py_try(lambda: x, types...).
+// guarded runs expression x under the handlers: r = _py_try(f, types...)
+// with f = lambda: x made once before the try's body (tw.funcs), not at
+// each run of the statement (an allocation per loop iteration): a lambda
+// reads the variables it names when it is called, so it may be made
+// before they are assigned.
 func (tw *tryLowering) guarded(x Expr) Stmt {
 	start, _ := x.Span()
-	args := []Expr{&LambdaExpr{Lambda: start, Body: x}}
+	f := tw.p.newTemp()
+	tw.funcs = append(tw.funcs, &AssignStmt{OpPos: start, Op: EQ, LHS: ident(f, start), RHS: &LambdaExpr{Lambda: start, Body: x}})
+	args := []Expr{ident(f, start)}
 	for _, t := range tw.types {
 		args = append(args, ident(t, start)) // a new Ident at each use: the resolver binds each
 	}
