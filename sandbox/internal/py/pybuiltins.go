@@ -1801,20 +1801,25 @@ func (it *forUnpackIter) Next(p *starlark.Value) bool {
 	if f.err != nil || !f.inner.Next(&x) {
 		return false
 	}
-	t, _, err := unpackShape(f.thread, x, f.shape)
-	if err != nil {
+	t, made, err := unpackShape(f.thread, x, f.shape)
+	switch {
+	case err != nil:
 		f.err = err
 		return false
+	case made:
+		*p = t
+	default:
+		*p = x
 	}
-	*p = t
 	return true
 }
 
 // unpackShape unpacks x to shape (see forUnpack), nested items made
 // tuples of the right sizes, with CPython's error for the first that does
-// not unpack; made reports whether the value is new (x was not already a
-// tuple of that shape, the common case: dict items, enumerate, zip).
-func unpackShape(thread *starlark.Thread, x starlark.Value, shape *starlark.List) (v starlark.Value, made bool, err error) {
+// not unpack; made reports whether t is new: x, when it is already a
+// tuple of that shape (the common case: dict items, enumerate, zip), is
+// used as it is, without boxing t again.
+func unpackShape(thread *starlark.Thread, x starlark.Value, shape *starlark.List) (t starlark.Tuple, made bool, err error) {
 	n := shape.Len()
 	t, ok := x.(starlark.Tuple)
 	if !ok || len(t) != n {
