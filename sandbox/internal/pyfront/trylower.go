@@ -294,35 +294,22 @@ func unpackTargets(s *AssignStmt) (int, bool) {
 // tuple or list of targets, none starred): a list holding 0 for each
 // target and the shape of each nested tuple or list target.
 func targetShape(lhs Expr) (Expr, bool) {
-	if _, ok := targetCount(lhs); !ok {
+	list, ok := targets(lhs)
+	if !ok {
 		return nil, false
-	}
-	for {
-		p, ok := lhs.(*ParenExpr)
-		if !ok {
-			break
-		}
-		lhs = p.X
-	}
-	var list []Expr
-	switch x := lhs.(type) {
-	case *TupleExpr:
-		list = x.List
-	case *ListExpr:
-		list = x.List
 	}
 	pos, _ := lhs.Span()
 	shape := &ListExpr{Lbrack: pos, Rbrack: pos}
 	for _, e := range list {
-		if _, ok := targetCount(e); ok {
-			inner, ok := targetShape(e)
-			if !ok {
-				return nil, false
-			}
-			shape.List = append(shape.List, inner)
-		} else {
+		if _, nested := targets(e); !nested {
 			shape.List = append(shape.List, intLit(0, pos))
+			continue
 		}
+		inner, ok := targetShape(e)
+		if !ok {
+			return nil, false
+		}
+		shape.List = append(shape.List, inner)
 	}
 	return shape, true
 }
@@ -330,6 +317,13 @@ func targetShape(lhs Expr) (Expr, bool) {
 // targetCount reports whether lhs is a tuple or list of targets without
 // a starred one (a, b), and how many.
 func targetCount(lhs Expr) (int, bool) {
+	list, ok := targets(lhs)
+	return len(list), ok
+}
+
+// targets returns the targets of lhs when it is a tuple or list of them
+// (parenthesized or not) without a starred one.
+func targets(lhs Expr) ([]Expr, bool) {
 	for {
 		p, ok := lhs.(*ParenExpr)
 		if !ok {
@@ -344,12 +338,12 @@ func targetCount(lhs Expr) (int, bool) {
 	case *ListExpr:
 		list = x.List
 	default:
-		return 0, false
+		return nil, false
 	}
 	for _, e := range list {
 		if u, ok := e.(*UnaryExpr); ok && u.Op == STAR {
-			return 0, false
+			return nil, false
 		}
 	}
-	return len(list), true
+	return list, true
 }
