@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 
 	"github.com/rlmhq/rlm/sandbox/internal/py"
@@ -117,23 +119,13 @@ func sessionBase(limits ...int64) int64 {
 	return sharedLiveHeap()
 }
 
-// baseRound is one collection made for the bases of the sessions created
-// while it ran (sharedLiveHeap).
-type baseRound struct {
-	done chan struct{} // closed when live is set
-	live int64
-}
-
-// baseRounds holds the collection under way for sessions' bases, if any.
-var baseRounds struct {
-	mu  sync.Mutex
-	cur *baseRound
-	// hook, when set (tests), runs before the collection, with the round
-	// and the number of sessions waiting for it so far.
-	hook func(waiting func() int)
-	// waiting counts the sessions waiting for the current round.
-	waiting int
-}
+// baseCollections runs the collections for sessions' bases
+// (sharedLiveHeap); baseHook, when set (tests), runs in each before it
+// collects.
+var (
+	baseCollections singleflight.Group
+	baseHook        func()
+)
 
 // sharedLiveHeap is liveHeap for a session's base, shared by the sessions
 // created at once: one that arrives while another's collection runs
@@ -145,30 +137,13 @@ var baseRounds struct {
 // during the collection as live (the collector's rule for new objects):
 // garbage made in those milliseconds, far less than limit/baseSlack.
 func sharedLiveHeap() int64 {
-	baseRounds.mu.Lock()
-	if r := baseRounds.cur; r != nil {
-		baseRounds.waiting++
-		baseRounds.mu.Unlock()
-		<-r.done
-		return r.live
-	}
-	r := &baseRound{done: make(chan struct{})}
-	baseRounds.cur, baseRounds.waiting = r, 0
-	hook := baseRounds.hook
-	baseRounds.mu.Unlock()
-	if hook != nil {
-		hook(func() int {
-			baseRounds.mu.Lock()
-			defer baseRounds.mu.Unlock()
-			return baseRounds.waiting
-		})
-	}
-	r.live = liveHeap()
-	baseRounds.mu.Lock()
-	baseRounds.cur = nil
-	baseRounds.mu.Unlock()
-	close(r.done)
-	return r.live
+	v, _, _ := baseCollections.Do("base", func() (any, error) {
+		if baseHook != nil {
+			baseHook()
+		}
+		return liveHeap(), nil
+	})
+	return v.(int64)
 }
 
 func heapInUse() int64 {

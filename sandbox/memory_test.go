@@ -564,19 +564,17 @@ func TestSessionBasesShareACollection(t *testing.T) {
 	for range 64 {
 		held = append(held, make([]byte, 1<<20))
 	}
-	baseRounds.mu.Lock()
-	baseRounds.hook = func(waiting func() int) {
-		// The first session's collection starts once the others wait.
-		for waiting() < sessions-1 {
+	// The first session's collection starts once the others wait for it:
+	// each counts itself just before it asks for its base (New), and the
+	// sleep lets the last ones reach the shared collection.
+	var asking atomic.Int32
+	baseHook = func() {
+		for asking.Load() < sessions {
 			time.Sleep(time.Millisecond)
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	baseRounds.mu.Unlock()
-	defer func() {
-		baseRounds.mu.Lock()
-		baseRounds.hook = nil
-		baseRounds.mu.Unlock()
-	}()
+	defer func() { baseHook = nil }()
 	before := forced()
 	bases := make([]int64, sessions)
 	var wg sync.WaitGroup
@@ -584,6 +582,7 @@ func TestSessionBasesShareACollection(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			asking.Add(1)
 			bases[i] = New(Config{Limits: Limits{MaxSessionMemory: 100 << 20, MaxMemory: 1 << 40}}).memBase
 		}()
 	}
