@@ -34,8 +34,6 @@ const dialectNotes = `Python dialect (Python 3 in a sandbox):
 // (TestDialectNotesAreTrue imports each one in the sandbox).
 const dialectModules = "re, json, math, collections, itertools, functools, statistics, string, heapq, bisect, operator, textwrap, copy, datetime, time, dataclasses, random, hashlib, sys, base64, html, urllib.parse, io, csv, unicodedata, uuid, fractions, decimal, typing"
 
-// systemPrompt renders the system section: stable instructions, the
-// helper list and the dialect notes.
 // systemPromptKey is what the system prompt with the default helper
 // docs depends on.
 type systemPromptKey struct {
@@ -75,6 +73,8 @@ func defaultSystemPrompt(p Protocol, o builtins.HelpOptions, observationTokens i
 	return s
 }
 
+// systemPrompt renders the system section: stable instructions, the
+// helper list and the dialect notes.
 func systemPrompt(p Protocol, helpers string, observationTokens int) string {
 	intro := systemIntroText
 	if p == ProtocolTools {
