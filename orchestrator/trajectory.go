@@ -95,6 +95,38 @@ func (e *Event) Fields() EventFields {
 	return EventFields{}
 }
 
+// ParseEvent reads a trajectory line's type, run and step, and the
+// [EventFields] its data holds (for a writer handed the line without its
+// event: [Event.Fields] from the event itself needs no parsing). Data is
+// left unset.
+func ParseEvent(line []byte) (*Event, EventFields, error) {
+	var e struct {
+		Type string `json:"type"`
+		Run  string `json:"run"`
+		Step int    `json:"step"`
+		Data struct {
+			Model      string        `json:"model"`
+			LatencyMS  *int64        `json:"latency_ms"`
+			FirstByte  float64       `json:"first_byte_ms"`
+			Memoized   bool          `json:"memoized"`
+			Error      string        `json:"error"`
+			Output     string        `json:"output"`
+			Tokens     SectionTokens `json:"tokens"`
+			PreTokens  int           `json:"pre_tokens"`
+			PostTokens int           `json:"post_tokens"`
+			Mode       string        `json:"mode"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return &Event{}, EventFields{}, err
+	}
+	d := e.Data
+	return &Event{Type: e.Type, Run: e.Run, Step: e.Step}, EventFields{
+		Model: d.Model, LatencyMS: d.LatencyMS, FirstByteMS: d.FirstByte, Memoized: d.Memoized, Error: d.Error,
+		Output: d.Output, Tokens: d.Tokens, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Mode: d.Mode,
+	}, nil
+}
+
 // trajectory serialises events from every RLM of the tree to one writer.
 type trajectory struct {
 	mu    sync.Mutex

@@ -399,7 +399,7 @@ func (j *job) Write(p []byte) (int, error) {
 	}
 	j.mu.Unlock()
 	for _, line := range lines {
-		ev, f := eventOf(line)
+		ev, f, _ := orchestrator.ParseEvent(line) // zero where it is not an event
 		j.event(line, ev, f)
 	}
 	return len(p), nil
@@ -432,34 +432,6 @@ func (j *job) event(line []byte, ev *orchestrator.Event, f orchestrator.EventFie
 		}
 	}
 	j.s.metrics.event(ev.Type, f)
-}
-
-// eventOf reads a trajectory line's type, run, step and fields (zero
-// where it is not an event).
-func eventOf(line []byte) (*orchestrator.Event, orchestrator.EventFields) {
-	var e struct {
-		Type string `json:"type"`
-		Run  string `json:"run"`
-		Step int    `json:"step"`
-		Data struct {
-			Model      string                     `json:"model"`
-			LatencyMS  *int64                     `json:"latency_ms"`
-			FirstByte  float64                    `json:"first_byte_ms"`
-			Memoized   bool                       `json:"memoized"`
-			Error      string                     `json:"error"`
-			Output     string                     `json:"output"`
-			Tokens     orchestrator.SectionTokens `json:"tokens"`
-			PreTokens  int                        `json:"pre_tokens"`
-			PostTokens int                        `json:"post_tokens"`
-			Mode       string                     `json:"mode"`
-		} `json:"data"`
-	}
-	_ = json.Unmarshal(line, &e)
-	d := e.Data
-	return &orchestrator.Event{Type: e.Type, Run: e.Run, Step: e.Step}, orchestrator.EventFields{
-		Model: d.Model, LatencyMS: d.LatencyMS, FirstByteMS: d.FirstByte, Memoized: d.Memoized, Error: d.Error,
-		Output: d.Output, Tokens: d.Tokens, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Mode: d.Mode,
-	}
 }
 
 // addEvents adds trajectory lines to the job's events and wakes the event
