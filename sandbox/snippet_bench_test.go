@@ -119,6 +119,67 @@ for i, line in enumerate(lines):
     if line.startswith("2024-01-05"):
         firsts.append((i, line[:20]))
 `},
+	{name: "zip-pairs", data: "text", setup: `lines = text.rstrip("\n").split("\n")`, code: `
+days = [line[:10] for line in lines]
+ids = [line[11:17] for line in lines]
+same = 0
+for a, b in zip(days, ids):
+    if a[-1] == b[-1]:
+        same += 1
+index = dict(zip(ids, days))
+changes = 0
+for prev, cur in zip(lines, lines[1:]):
+    if prev[:10] != cur[:10]:
+        changes += 1
+pairs = list(zip(ids, ids[1:]))
+pairs_by_day = {(d, i): n for n, (d, i) in enumerate(zip(days, ids)) if n % 3 == 0}
+`},
+	{name: "slice-loop", data: "text", setup: `lines = text.rstrip("\n").split("\n")`, code: `
+sizes = {}
+tails = []
+for line in lines:
+    day = line[:10]
+    num = line[11:17]
+    body = line[18:]
+    sizes[day] = sizes.get(day, 0) + len(body)
+    parts = line.split(" ")
+    rest = parts[2:]
+    if num[-2:] == "00":
+        tails.append((day[-2:], rest[:3], body[:-1]))
+hits = 0
+for i in range(0, len(text), 500):
+    window = text[i:i + 1000]
+    if "magic" in window:
+        hits += 1
+heads = [line[::-1][:5] for line in lines[::2]]
+`},
+	{name: "str-methods", data: "text", code: `
+out = []
+kinds = {}
+for line in text.split("\n"):
+    if not line.strip():
+        continue
+    date, rest = line.split(" ", 1)
+    num, _, body = rest.partition(" ")
+    body = body.strip()
+    if body.startswith("ERROR"):
+        kind = "error"
+    elif body.endswith(("0", "5")) or "magic" in body.lower():
+        kind = "magic"
+    else:
+        kind = "info"
+    kinds[kind] = kinds.get(kind, 0) + 1
+    key = date.replace("-", "")
+    if kind != "info" or num.endswith("7"):
+        out.append(":".join([key, num.lstrip("0"), kind, body.upper()[:12]]))
+report = "\n".join(out)
+`},
+	{name: "filter-nested", data: "text", setup: `lines = text.rstrip("\n").split("\n")`, code: `
+long_words = [w for line in lines[:60000] for w in line.split() if len(w) > 5]
+flagged = [line for line in lines if any(k in line for k in ("ERROR", "magic", "Magic"))]
+plain = [line for line in lines if all(w != "cache" and w != "miss" for w in line.split()[2:5])]
+grid = [(d, k) for d in range(1, 29) for k in ("ERROR", "magic", "user") if d % 2 == 0]
+`},
 }
 
 var (
