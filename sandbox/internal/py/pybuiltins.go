@@ -1311,6 +1311,20 @@ func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 		}
 		return Errorf("ValueError", "zip() argument %d is %s than %s", j+1, what, before)
 	}
+	if !strict {
+		// Python's lazy zip: a loop over it builds no list.
+		its := make([]starlark.Iterable, len(args))
+		for i, a := range args {
+			it, err := iterable(thread, a)
+			if err != nil {
+				return nil, err
+			}
+			its[i] = it
+		}
+		return &zipObj{its: its}, nil
+	}
+	// strict=True reports a length mismatch as an error, which an
+	// iterator cannot: its zip is made at once, as a list.
 	if len(args) == 0 {
 		return starlark.NewList(nil), nil
 	}
@@ -1352,6 +1366,104 @@ func pyZip(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kw
 	}
 }
 
+// zipObj is Python's lazy zip (without strict=True): iterating it
+// advances its iterables' iterators in lockstep and stops at the first
+// that ends, asking the later ones for nothing more, as CPython does. Like
+// enumerateObj, each iteration starts over (CPython's zip is spent by one).
+type zipObj struct {
+	its []starlark.Iterable
+}
+
+func (z *zipObj) String() string        { return "<zip object>" }
+func (z *zipObj) Type() string          { return "zip" }
+func (z *zipObj) Freeze()               {}
+func (z *zipObj) Truth() starlark.Bool  { return true }
+func (z *zipObj) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'zip'") }
+func (z *zipObj) Iterate() starlark.Iterator {
+	if len(z.its) == 2 {
+		return &zipPairIter{a: iterateLive(z.its[0]), b: iterateLive(z.its[1])}
+	}
+	iters := make([]starlark.Iterator, len(z.its))
+	for i, it := range z.its {
+		iters[i] = iterateLive(it)
+	}
+	return &zipIter{iters: iters}
+}
+
+// zipTuples is how many tuples a zip iterator allocates room for at once
+// (as enumPairs).
+const zipTuples = 16
+
+// zipIter iterates a zip of other than two iterables.
+type zipIter struct {
+	iters []starlark.Iterator
+	done  bool
+	room  []starlark.Value // room for the next tuples
+}
+
+func (it *zipIter) Next(p *starlark.Value) bool {
+	n := len(it.iters)
+	if it.done || n == 0 {
+		return false
+	}
+	if len(it.room) < n {
+		it.room = make([]starlark.Value, n*zipTuples)
+	}
+	t := starlark.Tuple(it.room[:n:n])
+	for j, in := range it.iters {
+		if !in.Next(&t[j]) {
+			it.done = true
+			clear(t[:j])
+			return false
+		}
+	}
+	it.room = it.room[n:]
+	*p = t
+	return true
+}
+
+func (it *zipIter) Done() {
+	for _, in := range it.iters {
+		in.Done()
+	}
+}
+
+// zipPairIter iterates a zip of two iterables; `for a, b in zip(xs, ys)`
+// takes its pairs without a tuple (starlark.PairIterator).
+type zipPairIter struct {
+	a, b starlark.Iterator
+	done bool
+	room []starlark.Value // room for the next pairs
+}
+
+func (it *zipPairIter) Next(p *starlark.Value) bool {
+	if len(it.room) < 2 {
+		it.room = make([]starlark.Value, 2*zipTuples)
+	}
+	t := starlark.Tuple(it.room[:2:2])
+	if !it.NextPair(&t[0], &t[1]) {
+		clear(t)
+		return false
+	}
+	it.room = it.room[2:]
+	*p = t
+	return true
+}
+
+// NextPair is Next without the tuple.
+func (it *zipPairIter) NextPair(a, b *starlark.Value) bool {
+	if it.done || !it.a.Next(a) || !it.b.Next(b) {
+		it.done = true
+		return false
+	}
+	return true
+}
+
+func (it *zipPairIter) Done() {
+	it.a.Done()
+	it.b.Done()
+}
+
 // enumerateObj is Python's lazy enumerate.
 type enumerateObj struct {
 	it    starlark.Iterable
@@ -1364,7 +1476,7 @@ func (e *enumerateObj) Freeze()               {}
 func (e *enumerateObj) Truth() starlark.Bool  { return true }
 func (e *enumerateObj) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: 'enumerate'") }
 func (e *enumerateObj) Iterate() starlark.Iterator {
-	return &enumerateIter{inner: e.it.Iterate(), i: e.start}
+	return &enumerateIter{inner: iterateLive(e.it), i: e.start}
 }
 
 type enumerateIter struct {
@@ -1902,6 +2014,15 @@ func pyDictMerge(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tup
 		}
 	}
 	return d, nil
+}
+
+// iterateLive is it.Iterate(), but a list is iterated by index, as
+// Python does: a loop over zip or enumerate of a list may append to it.
+func iterateLive(it starlark.Iterable) starlark.Iterator {
+	if l, ok := it.(*starlark.List); ok {
+		return starlark.NewLiveListIterator(l)
+	}
+	return it.Iterate()
 }
 
 // liveList iterates a list by index, seeing elements appended during the
