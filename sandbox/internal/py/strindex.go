@@ -231,6 +231,11 @@ func pyIndex(thread *starlark.Thread, x, y starlark.Value) (starlark.Value, erro
 	case *LazyDict:
 		return x.index(y)
 	case starlark.String:
+		if i, ok := smallInt(y); ok {
+			if c, ok := strIndexFast(string(x), i); ok {
+				return starlark.ByteString(c), nil
+			}
+		}
 		if f := FactsOf(string(x)); f != nil {
 			i, err := starlark.AsInt32(y)
 			if s, ok := y.(*sliceObj); ok {
@@ -327,6 +332,11 @@ func pyGetSlice(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tupl
 // pySlice is Python's x[lo:hi:step] in a read (the interpreter's slice
 // hook).
 func pySlice(thread *starlark.Thread, x, lo, hi, stepv starlark.Value) (starlark.Value, error) {
+	if s, ok := x.(starlark.String); ok && stepv == starlark.None {
+		if v, ok := strSliceFast(string(s), lo, hi); ok {
+			return starlark.String(v), nil
+		}
+	}
 	if _, ok := x.(Proxy); ok {
 		var err error
 		if x, err = Unproxy(thread, x); err != nil {
@@ -368,6 +378,82 @@ func pySlice(thread *starlark.Thread, x, lo, hi, stepv starlark.Value) (starlark
 		b.WriteRune(runes[i])
 	}
 	return starlark.String(b.String()), nil
+}
+
+// strEndScan is how many bytes at an end of a large string (one whose
+// facts FactsOf caches) strIndexFast and strSliceFast test for ASCII;
+// past it, the cached facts cost less than the test.
+const strEndScan = 256
+
+// strEndASCII reports whether the k bytes of s from offset off (at one
+// end of s) are ASCII and few enough to test: then the code point
+// offsets up to that end are the byte offsets (no byte of a multi-byte
+// UTF-8 sequence is ASCII).
+func strEndASCII(s string, off, k int) bool {
+	return (k <= strEndScan || len(s) < strCacheMin) && IsASCII(s[off:off+k])
+}
+
+// strIndexFast returns s[i] (Python's, by code point) when s's bytes up
+// to it (i >= 0) or from it (i < 0) are ASCII, without FactsOf's scan of
+// the whole of s: ok is false for the rest, errors included.
+func strIndexFast(s string, i int) (c byte, ok bool) {
+	n := len(s)
+	switch {
+	case i >= 0 && i < n && strEndASCII(s, 0, i+1):
+		return s[i], true
+	case i < 0 && -i <= n && strEndASCII(s, n+i, -i):
+		return s[n+i], true
+	}
+	return 0, false
+}
+
+// strSliceFast returns s[lo:hi] (Python's, by code point, step 1) when
+// the bytes of s that decide the code point offsets are ASCII, without
+// FactsOf's scan of the whole of s: s[i:j], s[i:] and s[:j] with i, j >=
+// 0 when s is ASCII up to the end bound (j, or i without one), s[-k:] and
+// s[:-k] when its last k bytes are. ok is false for the rest.
+func strSliceFast(s string, lo, hi starlark.Value) (v string, ok bool) {
+	n := len(s)
+	i, j := 0, n
+	loNone, hiNone := lo == starlark.None, hi == starlark.None
+	if !loNone {
+		if i, ok = smallInt(lo); !ok {
+			return "", false
+		}
+	}
+	if !hiNone {
+		if j, ok = smallInt(hi); !ok {
+			return "", false
+		}
+	}
+	switch {
+	case i >= 0 && j >= 0:
+		end := min(j, n)
+		if hiNone {
+			end = min(i, n)
+		}
+		if !strEndASCII(s, 0, end) {
+			return "", false
+		}
+		i, j = min(i, n), min(j, n)
+		if j <= i {
+			return "", true
+		}
+		return s[i:j], true
+	case i < 0 && hiNone:
+		k := min(-i, n)
+		if !strEndASCII(s, n-k, k) {
+			return "", false
+		}
+		return s[n-k:], true
+	case loNone && j < 0:
+		k := min(-j, n)
+		if !strEndASCII(s, n-k, k) {
+			return "", false
+		}
+		return s[:n-k], true
+	}
+	return "", false
 }
 
 // sliceBounds normalizes slice bounds for a sequence of length n as
