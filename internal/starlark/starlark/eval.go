@@ -1329,7 +1329,7 @@ func Call(thread *Thread, fn Value, args Tuple, kwargs []Tuple) (Value, error) {
 	}
 
 	// Always return an EvalError with an accurate frame.
-	if err != nil && !is[*EvalError](err) {
+	if err != nil && needsEvalError(err) {
 		err = thread.evalError(err)
 	}
 

@@ -967,7 +967,7 @@ loop:
 		}
 	}
 	// rlm: Call's error wrapping, with the frame still pushed (callFast).
-	if err != nil && pushed && !is[*EvalError](err) {
+	if err != nil && pushed && needsEvalError(err) {
 		err = thread.evalError(err)
 	}
 	// (deferred cleanup runs here)

@@ -370,7 +370,7 @@ func (thread *Thread) callBuiltin(b *Builtin, args Tuple, kwargs []Tuple) (Value
 	if z == nil && err == nil {
 		err = fmt.Errorf("internal error: nil (not None) returned from %s", b)
 	}
-	if err != nil && !is[*EvalError](err) {
+	if err != nil && needsEvalError(err) {
 		err = thread.evalError(err)
 	}
 	thread.popFrame(fr)
@@ -462,7 +462,7 @@ func (thread *Thread) callFailed(err error, pushed bool) error {
 	if !pushed {
 		return err
 	}
-	if !is[*EvalError](err) {
+	if needsEvalError(err) {
 		err = thread.evalError(err)
 	}
 	thread.popFrame(thread.frameAt(0))

@@ -182,6 +182,12 @@ type foldStop struct{ result starlark.Bool }
 
 func (*foldStop) Error() string { return "internal error: fold stop outside _py_fold" }
 
+// Unwinding marks foldStop as starlark.Unwinding: _py_fold takes it back
+// from the call it made, so the interpreter captures no call stack for it.
+func (*foldStop) Unwinding() {}
+
+var _ starlark.Unwinding = (*foldStop)(nil)
+
 var _ starlark.Appender = (*foldSink)(nil)
 
 func (s *foldSink) String() string        { return "<fold " + s.fn.Name() + ">" }
@@ -255,44 +261,53 @@ func pySink(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, _ []st
 		return &joinSink{recv: args[1], sep: string(sep), isStr: ok}, nil
 	}
 	if len(args) == 1 {
-		switch args[0] {
-		case builtinSum:
-			return &foldSink{fn: builtinSum, sum: newSumFold(starlark.MakeInt(0))}, nil
-		case builtinMin:
-			return &foldSink{fn: builtinMin, op: syntax.LT}, nil
-		case builtinMax:
-			return &foldSink{fn: builtinMax, op: syntax.GT}, nil
-		case builtinAny:
-			return &foldSink{fn: builtinAny}, nil
-		case builtinAll:
-			return &foldSink{fn: builtinAll}, nil
-		case typeSet:
-			return &foldSink{build: &setBuilder{s: new(starlark.Set)}}, nil
-		case TypeDict:
-			return &foldSink{build: &dictBuilder{d: starlark.NewDict(0)}}, nil
-		}
-		if t, ok := args[0].(*TypeObj); ok && t.NewBuilder != nil {
-			return &foldSink{build: t.NewBuilder()}, nil
-		}
+		return newSink(args[0]), nil
 	}
 	return starlark.NewList(nil), nil
+}
+
+// newSink is _py_sink(f) of one argument.
+func newSink(f starlark.Value) starlark.Value {
+	switch f {
+	case builtinSum:
+		return &foldSink{fn: builtinSum, sum: newSumFold(starlark.MakeInt(0))}
+	case builtinMin:
+		return &foldSink{fn: builtinMin, op: syntax.LT}
+	case builtinMax:
+		return &foldSink{fn: builtinMax, op: syntax.GT}
+	case builtinAny:
+		return &foldSink{fn: builtinAny}
+	case builtinAll:
+		return &foldSink{fn: builtinAll}
+	case typeSet:
+		return &foldSink{build: &setBuilder{s: new(starlark.Set)}}
+	case TypeDict:
+		return &foldSink{build: &dictBuilder{d: starlark.NewDict(0)}}
+	}
+	if t, ok := f.(*TypeObj); ok && t.NewBuilder != nil {
+		return &foldSink{build: t.NewBuilder()}
+	}
+	return starlark.NewList(nil)
 }
 
 // pyFold is _py_fold(f, acc, **kwargs): the result of a foldSink, or
 // f(acc, **kwargs) for the list that _py_sink made when f was not a
 // builtin it folds (list and sorted take that list as their own: it is
 // new and nobody else holds it). An acc that is a function (the front
-// end's lambda around a generator expression given to any or all) is
-// called first for the accumulator; a foldStop that ends it early is the
-// result.
+// end's lambda _py_acc: [...] around a generator expression given to any
+// or all) is called first with _py_sink(f) for the accumulator; a
+// foldStop that ends it early is the result.
 func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) != 2 {
 		return nil, Errorf("TypeError", "_py_fold() takes 2 arguments (%d given)", len(args))
 	}
 	acc := args[1]
 	if lazy, ok := acc.(*starlark.Function); ok {
-		v, err := starlark.Call(thread, lazy, nil, nil)
+		v, err := starlark.Call(thread, lazy, starlark.Tuple{newSink(args[0])}, nil)
 		if err != nil {
+			if stop, ok := err.(*foldStop); ok { // as the lambda returned it (Unwinding)
+				return stop.result, nil
+			}
 			if stop := (*foldStop)(nil); errors.As(err, &stop) {
 				return stop.result, nil
 			}

@@ -479,12 +479,14 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 	}
 	if c, lazy := p.foldable(fn, lparen, args); c != nil {
 		id := fn.(*Ident)
-		c.Acc = call("_py_sink", id.NamePos, ident(id.Name, id.NamePos))
 		if lazy {
 			// any/all of a generator: the comprehension runs inside
-			// _py_fold, which stops it at the first deciding element.
-			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Body: c})
+			// _py_fold, which stops it at the first deciding element;
+			// _py_fold passes it its accumulator, _py_sink(fn).
+			c.Acc = ident("_py_acc", c.Lbrack)
+			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Params: []Expr{ident("_py_acc", c.Lbrack)}, Body: c})
 		}
+		c.Acc = call("_py_sink", id.NamePos, ident(id.Name, id.NamePos))
 		return call("_py_fold", lparen, append([]Expr{fn}, args...)...)
 	}
 	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
