@@ -79,6 +79,10 @@ type Thread struct {
 	// active Starlark calls, from vstack[0] to vstack[vsp] (allocSpace).
 	vstack []Value
 	vsp    int
+	// rlm: istack holds the iterator stacks of the active calls, from
+	// istack[0] to istack[isp] (allocIters).
+	istack []Iterator
+	isp    int
 	// rlm: methods holds the *Builtins of native method calls, reused
 	// (methods[:nmethods] are in use; callNativeMethod).
 	methods  []*Builtin

@@ -108,7 +108,9 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 	// - there is exactly one return statement
 	// - there is no redefinition of 'err'.
 
-	var iterstack []Iterator // stack of active iterators
+	// stack of active iterators; rlm: from the thread's (allocIters)
+	iterstack, iterMark := thread.allocIters(f.MaxIterStack)
+	iterSpace := iterstack
 
 	// Use defer so that application panics can pass through
 	// interpreter without leaving thread in a bad state.
@@ -120,6 +122,7 @@ func (fn *Function) run(thread *Thread, args Tuple, kwargs []Tuple, pushed bool)
 
 		fr.locals = nil
 		thread.freeSpace(space, spaceMark) // rlm
+		thread.freeIters(iterSpace, iterMark)
 		if pushed {
 			// rlm: callFast pushed it; builtins that panicked
 			// (callBuiltin) may have left frames above it.

@@ -114,6 +114,31 @@ func (thread *Thread) freeSpace(space []Value, mark int) {
 	thread.vsp = mark
 }
 
+// rlm: a call's iterator stack (its active loops) comes from the thread's
+// iterator stack too, sized by the compiler's bound MaxIterStack, instead
+// of growing a new slice from nil on the first loop of each call.
+
+// allocIters returns an empty iterator stack of capacity n for a call and
+// the mark that freeIters restores.
+func (thread *Thread) allocIters(n int) ([]Iterator, int) {
+	mark := thread.isp
+	if n == 0 {
+		return nil, mark
+	}
+	if mark+n > len(thread.istack) {
+		thread.istack = make([]Iterator, max(2*len(thread.istack), mark+n, 64))
+	}
+	thread.isp = mark + n
+	return thread.istack[mark:mark:mark+n], mark
+}
+
+// freeIters gives back the iterator stack of a call, iters the slice
+// allocIters returned, cleared.
+func (thread *Thread) freeIters(iters []Iterator, mark int) {
+	clear(iters[:cap(iters)])
+	thread.isp = mark
+}
+
 // rlm: the interpreter copies the positional arguments of a call of
 // anything but a Starlark function, since the callee might keep the
 // tuple, which is a slice of the caller's operand stack. Callables that

@@ -375,6 +375,7 @@ type Funcode struct {
 	Cells                 []int           // indices of Locals that require cells
 	FreeVars              []Binding       // for tracing
 	MaxStack              int
+	MaxIterStack          int // rlm: an upper bound of the active loops (its ITERPUSHes; not serialized)
 	NumParams             int
 	NumKwonlyParams       int
 	HasVarargs, HasKwargs bool
@@ -611,6 +612,7 @@ func (pcomp *pcomp) function(name string, pos syntax.Position, stmts []syntax.St
 	var pc uint32
 	var blocks []*block
 	var maxstack int
+	var niterpush int // rlm: ITERPUSH instructions, MaxIterStack
 	var visit func(b *block)
 	visit = func(b *block) {
 		if b.index >= 0 {
@@ -647,6 +649,10 @@ func (pcomp *pcomp) function(name string, pos syntax.Position, stmts []syntax.St
 				default:
 					pc += uint32(argLen(insn.arg))
 				}
+			}
+
+			if insn.op == ITERPUSH {
+				niterpush++ // rlm: MaxIterStack
 			}
 
 			// Compute effect on stack.
@@ -715,6 +721,7 @@ func (pcomp *pcomp) function(name string, pos syntax.Position, stmts []syntax.St
 
 	fn := fcomp.fn
 	fn.MaxStack = maxstack
+	fn.MaxIterStack = niterpush
 
 	// Emit bytecode (and position table).
 	if Disassemble {
