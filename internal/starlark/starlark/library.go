@@ -1972,17 +1972,14 @@ func string_partition(_ *Thread, b *Builtin, args Tuple, kwargs []Tuple) (Value,
 	} else {
 		i = strings.LastIndex(recv, sep) // rpartition
 	}
-	tuple := make(Tuple, 0, 3)
+	// rlm: the three strings and the tuple in one allocation (partitionValue).
 	if i < 0 {
 		if b.Name()[0] == 'p' {
-			tuple = append(tuple, String(recv), String(""), String(""))
-		} else {
-			tuple = append(tuple, String(""), String(""), String(recv))
+			return partitionValue(recv, "", ""), nil
 		}
-	} else {
-		tuple = append(tuple, String(recv[:i]), String(sep), String(recv[i+len(sep):]))
+		return partitionValue("", "", recv), nil
 	}
-	return tuple, nil
+	return partitionValue(recv[:i], sep, recv[i+len(sep):]), nil
 }
 
 // https://github.com/google/starlark-go/blob/master/doc/spec.md#string·removeprefix

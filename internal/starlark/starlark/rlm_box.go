@@ -185,3 +185,22 @@ var byteStrings = func() (t [256]Value) {
 // allocation (rlm): indexing a str, iterating its elems(), and the
 // characters of Python-style str iteration.
 func ByteString(b byte) Value { return byteStrings[b] }
+
+// partitionCell holds the result of a partition: the tuple's header, its
+// three elements and their strings' headers.
+type partitionCell struct {
+	strs  [3]string
+	elems [3]Value
+	hdr   Tuple
+}
+
+// partitionValue returns the tuple (a, b, c) of three strings in one
+// allocation instead of five (str.partition, str.rpartition: rlm).
+func partitionValue(a, b, c string) Value {
+	cell := &partitionCell{strs: [3]string{a, b, c}}
+	for i := range cell.strs {
+		cell.elems[i] = boxed(stringTab, unsafe.Pointer(&cell.strs[i]))
+	}
+	cell.hdr = cell.elems[:]
+	return boxed(tupleTab, unsafe.Pointer(&cell.hdr))
+}

@@ -612,6 +612,14 @@ func splitArgs(name string, args starlark.Tuple, kwargs []starlark.Tuple) (sep s
 		}
 		return starlark.None, -1, nil
 	}
+	if len(args) == 2 && len(kwargs) == 0 {
+		// s.split(sep, n): a maxsplit UnpackArgs takes (an int32).
+		if n, ok := args[1].(starlark.Int); ok {
+			if m, ok := n.Int64(); ok && m == int64(int32(m)) {
+				return args[0], int(m), nil
+			}
+		}
+	}
 	return splitArgsSlow(name, args, kwargs)
 }
 
