@@ -129,7 +129,7 @@ func (thread *Thread) allocIters(n int) ([]Iterator, int) {
 		thread.istack = make([]Iterator, max(2*len(thread.istack), mark+n, 64))
 	}
 	thread.isp = mark + n
-	return thread.istack[mark:mark:mark+n], mark
+	return thread.istack[mark : mark : mark+n], mark
 }
 
 // freeIters gives back the iterator stack of a call, iters the slice
