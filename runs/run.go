@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -31,8 +32,8 @@ type Run struct {
 
 	mu       sync.Mutex
 	meta     Meta
-	prev     Status // status before a resume (restored if the resume is refused)
-	traj     *os.File
+	prev     Status       // status before a resume (restored if the resume is refused)
+	traj     *batchWriter // trajectory.jsonl
 	sink     *sink
 	resumer  *llm.Resumer // nil for a new run
 	closers  []func() error
@@ -144,8 +145,8 @@ func (r *Run) openWriters(resume bool) error {
 	if err != nil {
 		return fmt.Errorf("runs: open trajectory: %w", err)
 	}
-	r.traj = f
-	r.sink = &sink{run: r, w: f, outDir: filepath.Join(r.dir, OutputsDir), seen: map[string]int{}}
+	r.traj = newBatchWriter(f, DefaultTrajectoryDelay)
+	r.sink = &sink{run: r, w: r.traj, outDir: filepath.Join(r.dir, OutputsDir), seen: map[string]int{}}
 	return nil
 }
 
@@ -361,7 +362,17 @@ func (r *Run) Finish(o Outcome) error {
 		return errors.Join(errs...)
 	}
 	if o.Result != nil {
-		if err := atomicfile.Write(filepath.Join(r.dir, ResultFile), o.Result, 0o600, r.root.syncOpts()...); err != nil {
+		// result.json is written before run.json says the run ended, so
+		// a new one is created in place: a process killed while writing
+		// it leaves an interrupted run (run.json still says it runs),
+		// and readers fall back to run.json when result.json does not
+		// parse. A resumed run's replaces the old one atomically.
+		path := filepath.Join(r.dir, ResultFile)
+		err := atomicfile.Create(path, o.Result, 0o600, r.root.syncOpts()...)
+		if errors.Is(err, fs.ErrExist) {
+			err = atomicfile.Write(path, o.Result, 0o600, r.root.syncOpts()...)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))
 		}
 	}
@@ -507,6 +518,7 @@ func (s *sink) event(line []byte) bool {
 				return false
 			}
 			s.run.mirrorEvent(line)
+			s.flushAt(t)
 			return true
 		}
 	}
@@ -580,6 +592,7 @@ func (s *sink) appendEvent(line []byte, typ, run string, step int, progress bool
 		s.keep(err)
 	} else {
 		s.run.mirrorEvent(line)
+		s.flushAt(typ)
 	}
 	if progress {
 		// run.json follows the root's iterations, so a killed run shows
@@ -600,6 +613,18 @@ func (s *sink) appendEvent(line []byte, typ, run string, step int, progress bool
 		s.redo = false
 	}
 	return err == nil
+}
+
+// flushAt writes the gathered trajectory lines out after an event of
+// type typ that the engine waits after (a model request), so that the
+// file has the run's events while it waits.
+func (s *sink) flushAt(typ string) {
+	if typ != orchestrator.EventRequest {
+		return
+	}
+	if f, ok := s.w.(interface{ Flush() error }); ok {
+		s.keep(f.Flush())
+	}
 }
 
 // writeEvent is Write for one whole event line whose type, run, step and
