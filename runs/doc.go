@@ -3,7 +3,9 @@
 // store) holding
 //
 //	run.json          id, start time, query, config digest, status, totals
-//	trajectory.jsonl  the JSONL trajectory (orchestrator/TRAJECTORY.md)
+//	trajectory.jsonl  the JSONL trajectory (orchestrator/TRAJECTORY.md),
+//	                  written whenever the run waits on a model, at its
+//	                  end, and otherwise within 100 ms of each event
 //	recording.jsonl   all model traffic as llm.Recorder writes it, appended
 //	                  and fsynced as each answer arrives
 //	outputs/          the full output of every step, RUN-STEP.txt

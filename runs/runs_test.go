@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -475,13 +476,13 @@ func TestWriteEvent(t *testing.T) {
 		assert.True(t, r.WriteEvent([]byte(e.line+"\n"), &e.ev, e.f))
 		want += e.line + "\n"
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
-	require.NoError(t, err)
-	assert.Equal(t, want, string(b))
 	out, err := os.ReadFile(filepath.Join(r.Dir(), OutputsDir, "0-1.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "the output", string(out))
 	require.NoError(t, r.Finish(Outcome{Status: StatusStopped, Iterations: r.Meta().Iterations}))
+	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(b))
 	m, err := root.Get(r.ID())
 	require.NoError(t, err)
 	assert.Equal(t, 1, m.Iterations, "one root reply without error")
@@ -498,4 +499,107 @@ func TestWriteEvent(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	assert.Equal(t, next, lines[len(lines)-1])
 	assert.Len(t, lines, len(events)+2, "the resume marker and the new reply")
+}
+
+// TestTrajectoryBatched checks when a run's trajectory lines reach the
+// file: gathered until a model request (the engine waits after it),
+// within DefaultTrajectoryDelay otherwise, and at Finish; the mirror sees
+// each line at once.
+func TestTrajectoryBatched(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	var mirrored collectMirror
+	r, err := root.Create(Meta{Query: "q"}, WithMirror(&mirrored))
+	require.NoError(t, err)
+	path := filepath.Join(r.Dir(), TrajectoryFile)
+	read := func() string {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return string(b)
+	}
+	start := `{"v":1,"type":"run_start","run":"0","step":0,"data":{}}` + "\n"
+	request := `{"v":1,"type":"request","run":"0","step":1,"data":{}}` + "\n"
+	reply := `{"v":1,"type":"reply","run":"0","step":1,"data":{"content":"a"}}` + "\n"
+	end := `{"v":1,"type":"run_end","run":"0","step":1,"data":{}}` + "\n"
+
+	begin := time.Now()
+	assert.True(t, r.WriteEvent([]byte(start), &orchestrator.Event{Type: "run_start", Run: "0"}, orchestrator.EventFields{}))
+	if time.Since(begin) < DefaultTrajectoryDelay/2 {
+		assert.Empty(t, read(), "a line is gathered, not written at once")
+	}
+	assert.Equal(t, []string{start}, mirrored.get(), "the mirror sees the line at once")
+	_, err = r.Trajectory().Write([]byte(request)) // the io.Writer path
+	require.NoError(t, err)
+	assert.Equal(t, start+request, read(), "written before the engine waits on the model")
+
+	assert.True(t, r.WriteEvent([]byte(reply), &orchestrator.Event{Type: "reply", Run: "0", Step: 1}, orchestrator.EventFields{}))
+	assert.Eventually(t, func() bool { return read() == start+request+reply }, 5*time.Second, 10*time.Millisecond,
+		"a lingering line is written within the delay")
+
+	assert.True(t, r.WriteEvent([]byte(end), &orchestrator.Event{Type: "run_end", Run: "0", Step: 1}, orchestrator.EventFields{}))
+	require.NoError(t, r.Finish(Outcome{Status: StatusDone}))
+	assert.Equal(t, start+request+reply+end, read(), "Finish writes the rest")
+	assert.Len(t, mirrored.get(), 4)
+}
+
+// collectMirror is a Mirror keeping the lines it is given.
+type collectMirror struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (m *collectMirror) Event(line []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lines = append(m.lines, string(line))
+	return nil
+}
+
+func (m *collectMirror) Answer([]byte) error { return nil }
+
+func (m *collectMirror) get() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.lines...)
+}
+
+// TestCreateInBackground: a run made InBackground takes its trajectory
+// at once and has its directory, run.json and every line by Finish; one
+// whose directory cannot be made is stopped with the reason (its context
+// canceled, Err and Finish say why).
+func TestCreateInBackground(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	r, err := root.Create(Meta{Query: "q"}, InBackground())
+	require.NoError(t, err)
+	ctx, cancel := r.Context(context.Background())
+	defer cancel()
+	line := `{"v":1,"type":"request","run":"0","step":1,"data":{}}` + "\n"
+	_, err = r.Trajectory().Write([]byte(line))
+	require.NoError(t, err)
+	require.NoError(t, r.Finish(Outcome{Status: StatusDone, Result: []byte(`{"ok":true}`)}))
+	require.NoError(t, ctx.Err())
+	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, line, string(b))
+	m, err := root.Get(r.ID())
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, m.Status)
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	bad := NewRoot(filepath.Join(blocked, "runs")) // under a file: no directory can be made
+	r, err = bad.Create(Meta{Query: "q"}, InBackground())
+	require.NoError(t, err, "Create returns before the directory is made")
+	ctx, cancel = r.Context(context.Background())
+	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run is not stopped when its directory cannot be made")
+	}
+	assert.ErrorContains(t, context.Cause(ctx), "create run directory")
+	assert.ErrorContains(t, r.Err(), "create run directory")
+	assert.ErrorContains(t, r.Finish(Outcome{Status: StatusDone}), "create run directory")
+
+	_, err = bad.Create(Meta{Query: "q"})
+	assert.ErrorContains(t, err, "create run directory", "without InBackground, Create says it at once")
 }

@@ -644,7 +644,7 @@ func runsShow(env *cliEnv, root *runs.Root, id string, jsonOut bool) error {
 	result, rerr := os.ReadFile(filepath.Join(dir, runs.ResultFile))
 	if jsonOut {
 		v := map[string]any{"run": m, "dir": dir}
-		if rerr == nil {
+		if rerr == nil && json.Valid(result) { // torn by a process killed while writing it
 			v["result"] = json.RawMessage(result)
 		}
 		b, err := json.MarshalIndent(v, "", "  ")

@@ -77,3 +77,45 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 	}
 	return nil
 }
+
+// Create writes data to path, a new file, in place: with the options'
+// syncs, but without a temporary file and a rename, and failing with an
+// error satisfying errors.Is(err, fs.ErrExist) if path exists. It is
+// not atomic: until it returns, a reader may see the file partly
+// written, and a killed process may leave it so. It is for a new file
+// whose readers can tell (another file, replaced atomically after it,
+// says whether it is complete, as a run's run.json does for its
+// result.json) and cope with a torn one; an existing file is replaced
+// with Write.
+func Create(path string, data []byte, perm os.FileMode, opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && !o.noSync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return err
+	}
+	if o.commit != nil {
+		o.commit.Note()
+	}
+	if o.noSync {
+		return nil
+	}
+	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
+		_ = d.Sync() // best effort, as in Write
+		d.Close()
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,4 +136,42 @@ func TestWriteOverDirectory(t *testing.T) {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, ents, 1, "no temporary file left")
+}
+
+// TestCreate: Create writes a new file in place, with the permissions
+// asked and each way of syncing (a deferred one noted to its committer),
+// and refuses an existing file with fs.ErrExist, leaving it as it was.
+func TestCreate(t *testing.T) {
+	c := NewCommitter(t.TempDir(), time.Hour)
+	tests := []struct {
+		name string
+		opts []Option
+	}{
+		{"synced", nil},
+		{"no sync", []Option{NoSync()}},
+		{"deferred", []Option{Deferred(c)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "result.json")
+			require.NoError(t, Create(path, []byte("new"), 0o600, tt.opts...))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new", string(b))
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+			err = Create(path, []byte("again"), 0o640, tt.opts...)
+			assert.ErrorIs(t, err, fs.ErrExist)
+			b, err = os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new", string(b), "an existing file is left as it was")
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Len(t, entries, 1, "no temporary file")
+		})
+	}
+	require.NoError(t, c.Flush())
 }

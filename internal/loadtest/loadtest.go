@@ -91,6 +91,13 @@ type Config struct {
 	// Replicas is how many rlm serve processes are started (default 1;
 	// more than one needs ClusterDB); the clients take them in turn.
 	Replicas int
+	// UpstreamCommand, if set, runs the fake upstream as a child process
+	// (as [ServeUpstream] does; rlm-loadtest runs itself with
+	// -serve-upstream), so that the direct client, like rlm serve, calls a
+	// model in another process, as real models are. Empty: the upstream
+	// runs inside this process, where the direct client's calls never
+	// wake an idle process and the served figures carry that difference.
+	UpstreamCommand []string
 }
 
 func (c Config) withDefaults() Config {
@@ -175,8 +182,11 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.Replicas > 1 && cfg.ClusterDB == "" {
 		return nil, fmt.Errorf("%w: %d replicas need a cluster database", ErrConfig, cfg.Replicas)
 	}
-	up := newUpstream(cfg.Latency)
-	defer up.Close()
+	upURL, stopUp, err := startUpstream(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer stopUp()
 	maxClients := 0
 	for _, p := range cfg.Phases {
 		maxClients = max(maxClients, p.Clients)
@@ -187,14 +197,14 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	var srvs replicas
 	defer func() { srvs.stop() }() // the replicas started, also after a failed start
 	for range cfg.Replicas {
-		srv, err := startServe(ctx, cfg, up.URL())
+		srv, err := startServe(ctx, cfg, upURL)
 		if err != nil {
 			return nil, err
 		}
 		srvs = append(srvs, srv)
 	}
 	var turn atomic.Int64
-	direct := func(ctx context.Context) error { return directPair(ctx, client, up.URL()) }
+	direct := func(ctx context.Context) error { return directPair(ctx, client, upURL) }
 	served := func(ctx context.Context) error {
 		return servedRun(ctx, client, srvs[int(turn.Add(1))%len(srvs)].url)
 	}
@@ -284,6 +294,60 @@ func newUpstream(latency time.Duration) *llmtest.Server {
 		return r
 	})
 	return up
+}
+
+// upstreamLine is the line [ServeUpstream] prints first: the base URL.
+const upstreamLine = "upstream: "
+
+// ServeUpstream serves the scripted fake upstream (each answer after
+// latency) on a free loopback port, prints "upstream: URL" on w, and
+// serves until ctx ends. It is the child process of
+// Config.UpstreamCommand.
+func ServeUpstream(ctx context.Context, w io.Writer, latency time.Duration) error {
+	up := newUpstream(latency)
+	defer up.Close()
+	if _, err := fmt.Fprintf(w, "%s%s\n", upstreamLine, up.URL()); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// startUpstream starts the fake upstream, in this process or as
+// cfg.UpstreamCommand, and returns its base URL and how to stop it.
+func startUpstream(cfg Config) (string, func(), error) {
+	if len(cfg.UpstreamCommand) == 0 {
+		up := newUpstream(cfg.Latency)
+		return up.URL(), up.Close, nil
+	}
+	cmd := exec.Command(cfg.UpstreamCommand[0], cfg.UpstreamCommand[1:]...)
+	cmd.Stderr = cfg.ServerLog
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("%w: upstream: %w", ErrConfig, err)
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), upstreamLine)
+	if err != nil || !ok {
+		stop()
+		return "", nil, fmt.Errorf("%w: upstream %q printed %q, want %q URL", ErrConfig, cfg.UpstreamCommand[0], line, upstreamLine)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return url, stop, nil
 }
 
 // directPair makes the run's two upstream calls itself: the root's (a

@@ -4,7 +4,12 @@
 //
 //	rlm-loadtest [-rlm bin/rlm] [-clients 64] [-requests 640] [-single 200]
 //	             [-latency 20ms] [-serve-args '--max-runs 64'] [-server-log FILE]
-//	             [-cluster-db URL [-replicas 1,3]]
+//	             [-cluster-db URL [-replicas 1,3]] [-upstream-in-process]
+//
+// The fake upstream runs as a child process (rlm-loadtest -serve-upstream),
+// so that the direct client, like rlm serve, calls a model living in
+// another process; -upstream-in-process keeps it beside the direct client,
+// as before.
 //
 // It prints one table row per phase: the loaded one (-clients clients,
 // -requests requests) and the one-client one (-single requests; 0 skips
@@ -23,6 +28,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/rlmhq/rlm/internal/loadtest"
 )
@@ -49,8 +55,16 @@ func run(args []string, stdout io.Writer) error {
 		"1",
 		"comma-separated replica `COUNTS` to measure one after the other (more than 1 needs -cluster-db)",
 	)
+	inProcess := fs.Bool("upstream-in-process", false,
+		"run the fake upstream inside this process, beside the direct client (by default it is a child process, as a real model is another machine)")
+	serveUpstream := fs.Bool("serve-upstream", false, "only serve the fake upstream, printing its URL (the child process of a load test)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *serveUpstream {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return loadtest.ServeUpstream(ctx, stdout, *latency)
 	}
 	var counts []int
 	for _, f := range strings.Split(*replicaList, ",") {
@@ -65,6 +79,13 @@ func run(args []string, stdout io.Writer) error {
 		ServeArgs: strings.Fields(*serveArgs),
 		Latency:   *latency,
 		Phases:    []loadtest.Phase{{Clients: *clients, Requests: *requests}},
+	}
+	if !*inProcess {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("the fake upstream's process: %w", err)
+		}
+		cfg.UpstreamCommand = []string{self, "-serve-upstream", "-latency", latency.String()}
 	}
 	if *single > 0 {
 		cfg.Phases = append(cfg.Phases, loadtest.Phase{Clients: 1, Requests: *single})
