@@ -40,14 +40,14 @@ type Run struct {
 	cancel   context.CancelCauseFunc
 	diverged error
 	finished bool
-	stopErr  error    // why the run was stopped other than by divergence (a failed mirror)
-	mirror   Mirror   // nil: none (WithMirror)
-	lock     *os.File // the run lock, held until Finish
+	stopErr  error     // why the run was stopped other than by divergence (a failed mirror)
+	mirror   Mirror    // nil: none (WithMirror)
+	lock     *os.File  // the run lock, held until Finish
 	// created, for a run made InBackground, is closed once its directory
 	// and files are made, or could not be (createErr).
 	created   chan struct{}
 	createErr error
-	clock     time.Time // recorded in a new recording's meta line (SetClock)
+	clock    time.Time // recorded in a new recording's meta line (SetClock)
 	// progressAt is when run.json's progress was last written (with the
 	// root's Commit).
 	progressAt time.Time
