@@ -35,7 +35,6 @@ type options struct {
 	mirror         Mirror
 	request        []byte
 	fromDivergence bool
-	background     bool
 }
 
 // WithMirror makes the run hand its durable writes to m as well.
@@ -44,16 +43,6 @@ func WithMirror(m Mirror) Option { return func(o *options) { o.mirror = m } }
 // WithRequest keeps body, the request that started the run, in the run
 // directory's request.json (only on Create).
 func WithRequest(body []byte) Option { return func(o *options) { o.request = body } }
-
-// InBackground makes [Root.Create] return before the run's directory
-// and files exist: another goroutine makes them meanwhile (a server's run
-// calls its model while its directory is made). The trajectory's lines
-// wait in memory until then; [Run.WrapModel], the step outputs and
-// [Run.Finish] wait for the directory. If it cannot be made, the run is
-// stopped ([Run.Context] is canceled with the error, as [Run.Err] and
-// Finish report). Ignored with [WithRequest]: a run kept to be resumed
-// has its request on disk before Create returns.
-func InBackground() Option { return func(o *options) { o.background = true } }
 
 func collect(opts []Option) options {
 	var o options
