@@ -1,9 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	rlmctx "github.com/rlmhq/rlm/context"
 
 	"github.com/rlmhq/rlm/sandbox"
 )
@@ -26,7 +31,7 @@ func TestServeGCSettings(t *testing.T) {
 			gc, limit := -1, int64(-1)
 			env := &cliEnv{
 				getenv:         func(k string) string { return tc.env[k] },
-				setGCPercent:   func(p int) { gc = p },
+				setGCPercent:   func(p int) int { prev := gc; gc = p; return prev },
 				setMemoryLimit: func(n int64) { limit = n },
 			}
 			l := sandbox.Limits{MaxMemory: 1 << 30, MaxSessionMemory: 4 << 30}
@@ -40,4 +45,57 @@ func TestServeGCSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadPausesGC: loading the variables of rlm exec and rlm run turns
+// the collector off (everything the load allocates but a little is the
+// variables' values, live to the end: collections during it scan them
+// and free almost nothing) and restores it after, on errors too, unless
+// the environment sets GOGC.
+func TestLoadPausesGC(t *testing.T) {
+	tests := []struct {
+		name      string
+		gogc      string
+		vars      []string
+		wantErr   bool
+		wantPause bool
+	}{
+		{"load", "", []string{"x=" + tempFile(t, "x.txt", "hello")}, false, true},
+		{"failed load", "", []string{"x=/nonexistent/file.txt"}, true, true},
+		{"GOGC set", "100", []string{"x=" + tempFile(t, "y.txt", "hello")}, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gc := 100
+			var during []int
+			env := &cliEnv{
+				getenv: func(k string) string {
+					if k == "GOGC" {
+						return tc.gogc
+					}
+					return ""
+				},
+				setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
+			}
+			_, _, err := loadContextSized(env, "q", tc.vars, "", "", rlmctx.DefaultSizeConfig(), nil)
+			if tc.wantErr {
+				assert.Error(t, err)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, 100, gc, "restored")
+			if tc.wantPause {
+				assert.Equal(t, []int{-1, 100}, during)
+			} else {
+				assert.Empty(t, during)
+			}
+		})
+	}
+}
+
+func tempFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
 }

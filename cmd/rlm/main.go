@@ -67,8 +67,9 @@ type cliEnv struct {
 	// (debug.SetMemoryLimit); tests leave it nil.
 	setMemoryLimit func(int64)
 	// setGCPercent, if set, sets the garbage collector's target
-	// percentage (debug.SetGCPercent); tests leave it nil.
-	setGCPercent func(int)
+	// percentage and returns the previous one (debug.SetGCPercent); tests
+	// leave it nil.
+	setGCPercent func(int) int
 }
 
 // errUsage marks bad invocations (exit status 2).
@@ -172,7 +173,7 @@ func main() {
 	}()
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 		setMemoryLimit: func(n int64) { debug.SetMemoryLimit(n) },
-		setGCPercent:   func(p int) { debug.SetGCPercent(p) }}
+		setGCPercent:   debug.SetGCPercent}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 
