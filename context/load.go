@@ -196,6 +196,21 @@ func loadStore(source string, opts LoadOptions) (*Loaded, error) {
 	if opts.Store == nil {
 		return nil, fmt.Errorf("%s: %w (LoadOptions.Store is nil)", source, ErrNoStore)
 	}
+	if path, ref, err := opts.Store.documentFile(key); err == nil && path != "" {
+		// A JSON value is read as a JSON file is: its text is the
+		// variable's document (outlined, and hashed by its text for
+		// resume), and its interpreter values are made in the same pass
+		// (opts.Values); the store does not keep a Go value of it. A file
+		// replaced or removed meanwhile is read through GetRef.
+		l, err := loadFile(path, ref.SizeBytes, FormatJSON, &opts)
+		if err == nil {
+			l.Source, l.Type = source, ref.Type
+			return l, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+	}
 	v, ref, err := opts.Store.GetRef(key)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -282,14 +297,19 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 	if format == "" {
 		format = formatOf(path, opts.Type)
 	}
-	if l, err := loadMappedJSON(path, fi.Size(), format, &opts); l != nil || err != nil {
+	return loadFile(path, fi.Size(), format, &opts)
+}
+
+// loadFile reads the regular file at path, of size bytes, in format.
+func loadFile(path string, size int64, format string, opts *LoadOptions) (*Loaded, error) {
+	if l, err := loadMappedJSON(path, size, format, opts); l != nil || err != nil {
 		return l, err
 	}
 	data, err := readFileExact(path)
 	if err != nil {
 		return nil, pathError(path, err)
 	}
-	v, doc, o, warns, err := decodeFormat(data, format, path, &opts)
+	v, doc, o, warns, err := decodeFormat(data, format, path, opts)
 	if err != nil {
 		return nil, err
 	}

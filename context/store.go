@@ -314,6 +314,28 @@ func (s *Store) GetRef(key string) (any, Ref, error) {
 	}
 }
 
+// documentFile returns the file holding key's value when the value is a
+// JSON document ("" for another type, or one held only in memory), and
+// its metadata. The file may be replaced or removed once the lock is
+// released: a reader that finds it gone asks GetRef.
+func (s *Store) documentFile(key string) (string, Ref, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.lookup(key)
+	if err != nil || e.ref.Type != JSON {
+		return "", Ref{}, err
+	}
+	s.tick++
+	e.lastUse = s.tick
+	switch {
+	case e.spillPath != "":
+		return e.spillPath, e.ref, nil
+	case e.valueFile != "":
+		return filepath.Join(s.cfg.Dir, e.valueFile), e.ref, nil
+	}
+	return "", e.ref, nil
+}
+
 // Ref returns key's metadata without its value (O(1)).
 func (s *Store) Ref(key string) (Ref, error) {
 	s.mu.Lock()

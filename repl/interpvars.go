@@ -67,11 +67,10 @@ func InterpVars(vars []*rlmctx.Variable) ([]starlark.Value, error) {
 
 // JSONValues is what [rlmctx.LoadOptions].Values takes to make a JSON
 // variable's interpreter values in the pass that outlines its document,
-// for a caller that makes a REPL of the variables next (rlm exec):
-// InterpVars then takes them instead of decoding the document again. A
-// caller that shows the variables' summaries first (rlm run) leaves it
-// unset: a summary decodes the document into Go values, which would be
-// alive beside the interpreter's.
+// for a caller that makes a REPL of the variables next (rlm exec, rlm
+// run, rlm serve's "store:KEY" variables): InterpVars then takes them
+// instead of decoding the document again, and a summary decodes only the
+// document's head.
 func JSONValues() pyjson.Builder[any] {
 	return starjson.Values(starjson.Options{DecodeOptions: pyjson.DecodeOptions{Shared: true}})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rlmhq/rlm/internal/pyjson"
 	"github.com/rlmhq/rlm/llm"
 	"github.com/rlmhq/rlm/orchestrator"
+	"github.com/rlmhq/rlm/repl"
 )
 
 // ModelName is the model clients ask for: "rlm" runs the server's root
@@ -544,7 +545,9 @@ func (s *Server) addVariables(ctx context.Context, spec *runSpec, raw rawRef, pi
 		var variable *rlmctx.Variable
 		if str, ok := val.(string); ok && strings.HasPrefix(str, rlmctx.StorePrefix) {
 			spec2 := rlmctx.VarSpec{Name: name, Source: str}
-			opts := rlmctx.LoadOptions{Store: s.store}
+			// A JSON document is parsed once, for its outline and the
+			// run's interpreter values (as rlm run does).
+			opts := rlmctx.LoadOptions{Store: s.store, Values: repl.JSONValues}
 			switch {
 			case pinned != nil:
 				f, ok := pinned[name]
