@@ -96,7 +96,7 @@ func TestLoadContext(t *testing.T) {
 	assert.Equal(t, "from stdin", v.Value)
 	assert.Equal(t, "stdin", v.Source)
 	v, _ = c.Get("prev")
-	assert.Equal(t, []any{"x"}, v.Value)
+	assert.Equal(t, []any{"x"}, v.GoValue(), "a stored JSON value, read as its document")
 	w := strings.Join(warns, "\n")
 	assert.Contains(t, w, "blob.bin: skipped binary file")
 	assert.Contains(t, w, "variable log needs chunking: 1.3 MB is over 1.0 MB")
