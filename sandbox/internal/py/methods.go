@@ -716,6 +716,48 @@ func SplitPiecesUpTo(s string, sep starlark.Value) int {
 }
 
 // pySplit implements str.split / str.rsplit.
+// fieldClass sorts bytes for fieldsASCII: 0 in a field, fieldSpace for
+// what strings.Fields takes for white space in ASCII text, fieldNonASCII
+// past ASCII.
+var fieldClass = func() (t [256]uint8) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = fieldNonASCII
+	}
+	for _, c := range "\t\n\v\f\r " {
+		t[c] = fieldSpace
+	}
+	return t
+}()
+
+const (
+	fieldSpace = 1 + iota
+	fieldNonASCII
+)
+
+// fieldsASCII is strings.Fields(s) for an ASCII s, in one pass (Fields
+// counts the fields first); ok is false when s has a byte past ASCII.
+func fieldsASCII(s string) (parts []string, ok bool) {
+	var buf [32]string
+	found := buf[:0]
+	for i := 0; i < len(s); {
+		switch fieldClass[s[i]] {
+		case fieldSpace:
+			i++
+			continue
+		case fieldNonASCII:
+			return nil, false
+		}
+		start := i
+		for i < len(s) && fieldClass[s[i]] == 0 {
+			i++
+		}
+		found = append(found, s[start:i])
+	}
+	parts = make([]string, len(found))
+	copy(parts, found)
+	return parts, true
+}
+
 func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int, right bool) (starlark.Value, error) {
 	if len(s) >= 1<<20 { // a small string's pieces are small
 		n := int64(SplitPiecesUpTo(s, sep))
@@ -728,6 +770,9 @@ func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int
 	}
 	if sep == starlark.None {
 		if maxsplit < 0 {
+			if parts, ok := fieldsASCII(s); ok {
+				return StringList(parts), nil
+			}
 			return StringList(strings.Fields(s)), nil
 		}
 		var parts []string
