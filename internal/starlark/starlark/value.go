@@ -1428,7 +1428,10 @@ func (t Tuple) hashDepth(depth int) (uint32, error) {
 	return x, nil
 }
 
-type tupleIterator struct{ elems Tuple }
+type tupleIterator struct {
+	elems Tuple
+	loop  bool // rlm: made by iterPush for a loop, reused after its ITERPOP
+}
 
 func (it *tupleIterator) Next(p *Value) bool {
 	if len(it.elems) > 0 {
