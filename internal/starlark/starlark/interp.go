@@ -1272,6 +1272,14 @@ func inplacePipe(x, y Value) (Value, error) {
 // iterates it (a, b = "ab", as Python).
 func unpackSlow(thread *Thread, dst []Value, iterable Value) error {
 	n := len(dst)
+	if l, ok := iterable.(*List); ok && len(l.elems) == n {
+		// rlm: a list of the right length (a, b = s.split(",", 1)) is
+		// unpacked without an iterator, as a tuple is (no code runs).
+		for i, v := range l.elems {
+			dst[n-1-i] = v
+		}
+		return nil
+	}
 	iter := Iterate(iterable)
 	if iter == nil && PyOps != nil {
 		if x, err := PyOps.Iterable(thread, iterable); err == nil {

@@ -41,3 +41,27 @@ func TestTupleLoopIterReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestUnpackList: a list of the assignment's length is unpacked without
+// an iterator, with the values in order; other lengths fail as before.
+func TestUnpackList(t *testing.T) {
+	for _, c := range []struct{ name, src, want, err string }{
+		{"two", "a, b = 'x,y'.split(',')\nr = (a, b)", `("x", "y")`, ""},
+		{"three", "def f(xs):\n    a, b, c = xs\n    return [c, b, a]\nr = f([1, 2, 3])", "[3, 2, 1]", ""},
+		{"one", "[a] = [[7]]\nr = a", "[7]", ""},
+		{"nested", "(a, [b, c]) = [1, [2, 3]]\nr = (a, b, c)", "(1, 2, 3)", ""},
+		{"too-many", "a, b = [1, 2, 3]", "", "too many values to unpack (got 3, want 2)"},
+		{"too-few", "a, b, c = [1, 2]", "", "too few values to unpack (got 2, want 3)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			globals, err := ExecFile(new(Thread), "x.star", c.src, nil)
+			if c.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, globals["r"].String())
+		})
+	}
+}
