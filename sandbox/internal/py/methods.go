@@ -68,8 +68,12 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 			default:
 				return nil, false
 			}
-		case "find", "rfind", "split", "rsplit", "replace", "splitlines":
+		case "find", "rfind", "splitlines":
 			if !allStrings(rest) {
+				return nil, false
+			}
+		case "split", "rsplit", "replace":
+			if !strsThenInt(rest) { // maxsplit, count
 				return nil, false
 			}
 		case "format":
@@ -132,6 +136,18 @@ func allBasic(args starlark.Tuple) bool {
 }
 
 // allStrings reports whether every value of args is a str.
+// strsThenInt reports whether args are strs, the last possibly an int
+// (s.split(" ", 1), s.replace("a", "b", 2)): values that run none of the
+// program's code.
+func strsThenInt(args starlark.Tuple) bool {
+	if n := len(args); n > 0 {
+		if _, ok := args[n-1].(starlark.Int); ok {
+			args = args[:n-1]
+		}
+	}
+	return allStrings(args)
+}
+
 func allStrings(args starlark.Tuple) bool {
 	for _, a := range args {
 		if _, ok := a.(starlark.String); !ok {
