@@ -24,6 +24,8 @@ func init() {
 		"rstrip":     fastStrip,
 		"startswith": fastStartsWith,
 		"endswith":   fastStartsWith,
+		"partition":  fastPartition,
+		"rpartition": fastPartition,
 	} {
 		stringMethods[name].fastMethod = fast
 	}
@@ -154,20 +156,57 @@ func fastStrip(m *Builtin, recv Value, args Tuple) (Value, bool) {
 	return s[i:j], true
 }
 
-// fastStartsWith is str.startswith and str.endswith of one str.
+// fastStartsWith is str.startswith and str.endswith of one str or of a
+// tuple of strs (true if any is a prefix, or suffix).
 func fastStartsWith(m *Builtin, recv Value, args Tuple) (Value, bool) {
 	s, ok := recv.(String)
 	if !ok || len(args) != 1 {
 		return nil, false
 	}
-	x, ok := args[0].(String)
-	if !ok {
+	has := strings.HasPrefix
+	if m.name[0] == 'e' { // endswith
+		has = strings.HasSuffix
+	}
+	switch x := args[0].(type) {
+	case String:
+		return Bool(has(string(s), string(x))), true
+	case Tuple:
+		for _, e := range x { // all strs first: a TypeError otherwise
+			if _, ok := e.(String); !ok {
+				return nil, false
+			}
+		}
+		for _, e := range x {
+			if has(string(s), string(e.(String))) {
+				return True, true
+			}
+		}
+		return False, true
+	}
+	return nil, false
+}
+
+// fastPartition is str.partition and str.rpartition of a non-empty str,
+// as string_partition.
+func fastPartition(m *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) != 1 {
 		return nil, false
 	}
-	if m.name[0] == 'e' { // endswith
-		return Bool(strings.HasSuffix(string(s), string(x))), true
+	sep, ok := args[0].(String)
+	if !ok || sep == "" {
+		return nil, false
 	}
-	return Bool(strings.HasPrefix(string(s), string(x))), true
+	if m.name[0] == 'p' {
+		if i := strings.Index(string(s), string(sep)); i >= 0 {
+			return partitionValue(string(s[:i]), string(sep), string(s[i+len(sep):])), true
+		}
+		return partitionValue(string(s), "", ""), true
+	}
+	if i := strings.LastIndex(string(s), string(sep)); i >= 0 {
+		return partitionValue(string(s[:i]), string(sep), string(s[i+len(sep):])), true
+	}
+	return partitionValue("", "", string(s)), true
 }
 
 // fastAppend is list.append of a list that is mutable and not due for a
