@@ -13,7 +13,10 @@ package starlark
 // Starlark code, look at the thread's call stack or keep args (the
 // interpreter's operand stack); its result must equal the method's.
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 func init() {
 	for name, fast := range map[string]func(*Builtin, Value, Tuple) (Value, bool){
@@ -69,33 +72,48 @@ func fastDictGet(m *Builtin, recv Value, args Tuple) (Value, bool) {
 // full case mapping on the usual path); a str with no upper case letter
 // is its own result.
 func fastLower(_ *Builtin, recv Value, args Tuple) (Value, bool) {
-	return fastCase(recv, args, 'A', 'Z', strings.ToLower)
+	return fastCase(recv, args, 'A', 'Z')
 }
 
 // fastUpper is str.upper of an ASCII str, as fastLower.
 func fastUpper(_ *Builtin, recv Value, args Tuple) (Value, bool) {
-	return fastCase(recv, args, 'a', 'z', strings.ToUpper)
+	return fastCase(recv, args, 'a', 'z')
 }
 
-// fastCase returns conv(recv) for an ASCII str, or recv itself when it
-// has no letter from lo to hi (which conv changes).
-func fastCase(recv Value, args Tuple, lo, hi byte, conv func(string) string) (Value, bool) {
+// fastCase returns an ASCII str with its letters from lo to hi (A-Z or
+// a-z) switched to the other case, in one pass; recv itself when it has
+// none.
+func fastCase(recv Value, args Tuple, lo, hi byte) (Value, bool) {
 	s, ok := recv.(String)
 	if !ok || len(args) != 0 {
 		return nil, false
 	}
-	change := false
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
 			return nil, false
 		}
-		change = change || lo <= c && c <= hi
+		if lo <= c && c <= hi {
+			break
+		}
 	}
-	if !change {
+	if i == len(s) {
 		return recv, true
 	}
-	return String(conv(string(s))), true
+	b := make([]byte, len(s))
+	copy(b, s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		if lo <= c && c <= hi {
+			c ^= 0x20 // the other case
+		}
+		b[i] = c
+	}
+	return String(unsafe.String(unsafe.SliceData(b), len(b))), true // b is not changed again
 }
 
 // asciiSpace is the ASCII white space that string_strip's unicode.IsSpace
