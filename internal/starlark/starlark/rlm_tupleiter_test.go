@@ -65,3 +65,19 @@ func TestUnpackList(t *testing.T) {
 		})
 	}
 }
+
+// TestListSliceCopy: a list slice of step 1 is a new list of exactly
+// those elements, independent of the list it came from.
+func TestListSliceCopy(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"xs = [1, 2, 3, 4, 5]\nr = xs[1:4]", "[2, 3, 4]"},
+		{"xs = [1, 2, 3]\nr = xs[2:1]", "[]"},
+		{"xs = [1, 2, 3]\nr = xs[:]", "[1, 2, 3]"},
+		{"xs = [1, 2, 3]\nys = xs[0:2]\nys.append(9)\nr = (xs, ys)", "([1, 2, 3], [1, 2, 9])"},
+		{"xs = [1, 2, 3]\nys = xs[1:]\nxs[1] = 7\nr = (xs, ys)", "([1, 7, 3], [2, 3])"},
+	} {
+		globals, err := ExecFile(new(Thread), "x.star", c.src, nil)
+		require.NoError(t, err, c.src)
+		assert.Equal(t, c.want, globals["r"].String(), c.src)
+	}
+}

@@ -1061,7 +1061,10 @@ func (l *List) Index(i int) Value     { return l.elems[i] }
 
 func (l *List) Slice(start, end, step int) Value {
 	if step == 1 {
-		elems := append([]Value{}, l.elems[start:end]...)
+		// rlm: an exact copy (append to an empty slice rounds its
+		// capacity up through growslice).
+		elems := make([]Value, end-start)
+		copy(elems, l.elems[start:end])
 		return NewList(elems)
 	}
 
