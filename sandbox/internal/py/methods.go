@@ -750,6 +750,12 @@ const (
 	fieldNonASCII
 )
 
+// fieldsASCIIMax is the longest str that str.split() splits with
+// fieldsASCII: a line or a record. A longer one (a whole text) takes
+// strings.Fields, which counts the fields first and so makes the result
+// at its size once, instead of growing it.
+const fieldsASCIIMax = 256
+
 // fieldsASCII is strings.Fields(s) for an ASCII s, in one pass (Fields
 // counts the fields first); ok is false when s has a byte past ASCII.
 func fieldsASCII(s string) (parts []string, ok bool) {
@@ -786,8 +792,10 @@ func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int
 	}
 	if sep == starlark.None {
 		if maxsplit < 0 {
-			if parts, ok := fieldsASCII(s); ok {
-				return StringList(parts), nil
+			if len(s) <= fieldsASCIIMax {
+				if parts, ok := fieldsASCII(s); ok {
+					return StringList(parts), nil
+				}
 			}
 			return StringList(strings.Fields(s)), nil
 		}
