@@ -376,3 +376,83 @@ func TestRecordDictBytes(t *testing.T) {
 	perDict := float64(after.TotalAlloc-before.TotalAlloc) / 100000
 	assert.Less(t, perDict, 700.0, "bytes allocated per 6-entry record dict (list slot included)")
 }
+
+// TestFoldAnyAllInline: any and all of a generator expression run the
+// generator inline in the enclosing function when they are the builtins
+// (and inside _py_fold otherwise); results, short-circuiting and
+// tracebacks (with CPython's <genexpr> frame) are as before.
+func TestFoldAnyAllInline(t *testing.T) {
+	logf := "log = []\ndef f(x):\n    log.append(x)\n    return x\n"
+	tests := []struct{ name, code, out, tb string }{
+		{
+			name: "results",
+			code: "print(any(x > 2 for x in range(5)), all(x < 2 for x in range(5)), any(x for x in []), all(x for x in []), [any(y for y in x) for x in [[0, 0], [0, 1]]])\n" +
+				"print(all(w != 'a' and w != 'b' for w in 'x y'.split()), any(k in 'xay' for k in ('a', 'b')), any(not x for x in [1, 2]), all(x or y for x in [0, 1] for y in [1]))",
+			out: "True False False True [False, True]\nTrue True False True\n",
+		},
+		{
+			name: "short-circuit",
+			code: logf + "print(any(f(x) for x in [0, 2, 3]), all(f(x) for x in [1, 0, 5]), any(f(x) for x in [1] if x > 5), log)",
+			out:  "True False False [0, 2, 1, 0]\n",
+		},
+		{
+			name: "shadowed",
+			code: "def any(xs):\n    return list(xs)\nprint(any(x * 2 for x in [1, 0]))\nall = lambda xs: 'mine'\nprint(all(x for x in [0]))",
+			out:  "[2, 0]\nmine\n",
+		},
+		{name: "rebound-builtin", code: "any = all\nprint(any(x for x in [0, 1]))", out: "False\n"},
+		{
+			name: "error",
+			code: "xs = [1, 0]\nok = all(\n    1 / x > 0\n    for x in xs)",
+			tb:   "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all(\n  line 3, in <genexpr>\n    1 / x > 0\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "nested",
+			code: "xs = [[1], [0]]\nok = any(any(1 / y < 0 for y in x) for x in xs)",
+			tb:   "Traceback (most recent call last):\n  line 2, in <module>\n    ok = any(any(1 / y < 0 for y in x) for x in xs)\n  line 2, in <genexpr>\n    ok = any(any(1 / y < 0 for y in x) for x in xs)\n  line 2, in <genexpr>\n    ok = any(any(1 / y < 0 for y in x) for x in xs)\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "in-def",
+			code: "def f(xs):\n    return any(1 / x for x in xs if x != 5)\nf([5, 0])",
+			tb:   "Traceback (most recent call last):\n  line 3, in <module>\n    f([5, 0])\n  line 2, in f\n    return any(1 / x for x in xs if x != 5)\n  line 2, in <genexpr>\n    return any(1 / x for x in xs if x != 5)\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "shadowed-error",
+			code: "def any(xs):\n    return list(xs)\nprint(any(1 / x for x in [1, 0]))",
+			tb:   "Traceback (most recent call last):\n  line 3, in <module>\n    print(any(1 / x for x in [1, 0]))\n  line 3, in <genexpr>\n    print(any(1 / x for x in [1, 0]))\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "called-def",
+			code: "def g(x):\n    return 1 / x\nprint(all(g(x) for x in [1, 0]))",
+			tb:   "Traceback (most recent call last):\n  line 3, in <module>\n    print(all(g(x) for x in [1, 0]))\n  line 3, in <genexpr>\n    print(all(g(x) for x in [1, 0]))\n  line 2, in g\n    return 1 / x\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "not-iterable",
+			code: "print(all(x for x in [1, 2] for y in x))",
+			tb:   "Traceback (most recent call last):\n  line 1, in <module>\n    print(all(x for x in [1, 2] for y in x))\n  line 1, in <genexpr>\n    print(all(x for x in [1, 2] for y in x))\nTypeError: 'int' object is not iterable",
+		},
+		{
+			name: "lambda-inside",
+			code: "xs = [1, 0]\nok = all((lambda v:\n    1 / v)(x) for x in xs)",
+			tb:   "Traceback (most recent call last):\n  line 2, in <module>\n    ok = all((lambda v:\n  line 3, in <genexpr>\n    1 / v)(x) for x in xs)\nZeroDivisionError: division by zero",
+		},
+		{
+			name: "recursive",
+			code: "def h(n):\n    return any(h(n - 1) for x in [1]) if n else 1 / 0\nh(1)",
+			tb:   "Traceback (most recent call last):\n  line 3, in <module>\n    h(1)\n  line 2, in h\n    return any(h(n - 1) for x in [1]) if n else 1 / 0\n  line 2, in <genexpr>\n    return any(h(n - 1) for x in [1]) if n else 1 / 0\n  line 2, in h\n    return any(h(n - 1) for x in [1]) if n else 1 / 0\nZeroDivisionError: division by zero",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := New(Config{}).Exec(context.Background(), tt.code)
+			if tt.tb == "" {
+				require.NoError(t, err)
+				assert.Equal(t, tt.out, res.Output)
+				return
+			}
+			var se *ScriptError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.tb, se.Traceback)
+		})
+	}
+}

@@ -47,11 +47,12 @@ type Session struct {
 	unsystem map[string]bool
 	order    []string // user globals in definition order
 	known    map[string]bool
-	defs     map[string]defRecord // top-level defs of earlier chunks (see rebind.go)
-	steps    int                  // number of Exec calls so far
-	sources  map[string]string    // code of each step that defined functions, by file name
-	memBase  int64                // heap in use when the session was created
-	state    *py.State            // what the value layer and the modules keep of the session
+	defs     map[string]defRecord         // top-level defs of earlier chunks (see rebind.go)
+	steps    int                          // number of Exec calls so far
+	sources  map[string]string            // code of each step that defined functions, by file name
+	genexprs map[string][]pyfront.GenExpr // each step's inline any/all generators, by file name
+	memBase  int64                        // heap in use when the session was created
+	state    *py.State                    // what the value layer and the modules keep of the session
 }
 
 // New returns a session with the given configuration.
@@ -63,11 +64,12 @@ func New(cfg Config) *Session {
 		cfg: cfg,
 		// Sized for the predeclared names and some of the code's own:
 		// growing it was a third of the cost of a new session.
-		globals: make(starlark.StringDict, n+64),
-		known:   map[string]bool{},
-		defs:    map[string]defRecord{},
-		sources: map[string]string{},
-		memBase: sessionBase(cfg.Limits.MaxSessionMemory, cfg.Limits.MaxMemory),
+		globals:  make(starlark.StringDict, n+64),
+		known:    map[string]bool{},
+		defs:     map[string]defRecord{},
+		sources:  map[string]string{},
+		genexprs: map[string][]pyfront.GenExpr{},
+		memBase:  sessionBase(cfg.Limits.MaxSessionMemory, cfg.Limits.MaxMemory),
 		state: &py.State{
 			Clock:       py.NewSessionClock(cfg.Clock),
 			Seed:        cfg.Seed,
@@ -199,6 +201,9 @@ func (s *Session) Exec(ctx context.Context, code string) (*Result, error) {
 	}
 	st.file = file
 	s.sources[file] = code
+	if len(prog.GenExprs) > 0 {
+		s.genexprs[file] = prog.GenExprs
+	}
 
 	thread := st.newThread()
 	s.state.Current = thread

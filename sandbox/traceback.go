@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rlmhq/rlm/internal/starlark/resolve"
 	"github.com/rlmhq/rlm/internal/starlark/starlark"
 	"github.com/rlmhq/rlm/internal/starlark/syntax"
+	"github.com/rlmhq/rlm/sandbox/internal/pyfront"
 )
 
 // stepFilePrefix starts the file name of each step's code in positions
@@ -149,6 +151,7 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 	var frames []tbFrame
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
+		var callerIn []pyfront.GenExpr // the spans the caller's frame is in
 		for i, fr := range ee.CallStack {
 			fname := fr.Pos.Filename()
 			if !strings.HasPrefix(fname, stepFilePrefix) {
@@ -158,12 +161,29 @@ func (st *step) scriptError(err error, code string) *ScriptError {
 			if name == "<toplevel>" {
 				name = "<module>"
 			}
-			if name == "lambda" && i > 0 && ee.CallStack[i-1].Name == "_py_fold" {
+			folded := name == "lambda" && i > 0 && ee.CallStack[i-1].Name == "_py_fold"
+			if folded {
 				name = "<genexpr>" // the front end's lambda around any(x for ...)
 			}
 			if name == "lambda" && len(frames) > 0 && frames[len(frames)-1].line == int(fr.Pos.Line) {
 				continue // the front-end's wrapper of a statement inside try
 			}
+			// A position inside any(x for ...) run inline: the frame
+			// at the call, then <genexpr>'s (innermost last); not for
+			// the lambda of _py_fold (any of the user's) nor for a
+			// lambda defined inside the generator and called from it.
+			var in []pyfront.GenExpr
+			if !folded {
+				gs := st.sess.genexprs[fname]
+				for j := len(gs) - 1; j >= 0; j-- { // an outer one after the ones inside it
+					if g := gs[j]; g.Contains(fr.Pos) && !(name == "lambda" && slices.Contains(callerIn, g)) {
+						frames = append(frames, tbFrame{line: int(g.Call.Line), name: name, src: st.sourceLine(fname, int(g.Call.Line))})
+						name = "<genexpr>"
+						in = append(in, g)
+					}
+				}
+			}
+			callerIn = in
 			frames = append(frames, tbFrame{line: int(fr.Pos.Line), name: name, src: st.sourceLine(fname, int(fr.Pos.Line))})
 		}
 	}

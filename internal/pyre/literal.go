@@ -54,6 +54,9 @@ func CountLiteral(text, needle string) int {
 // ReplaceLiteral is strings.Replace(text, old, repl, n) for a non-empty
 // old, finding old with IndexLiteral's scan on large texts.
 func ReplaceLiteral(text, old, repl string, n int) string {
+	if len(old) == 1 && len(text) < literalMin {
+		return replaceByte(text, old[0], repl, n)
+	}
 	if len(text) < literalMin || len(old) < 2 {
 		return strings.Replace(text, old, repl, n)
 	}
@@ -77,6 +80,36 @@ func ReplaceLiteral(text, old, repl string, n int) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// replaceByte is strings.Replace(text, string(c), repl, n) for a short
+// text: one count and one buffer of the result's size, filled byte by
+// byte (Replace finds each match twice and writes through a Builder).
+func replaceByte(text string, c byte, repl string, n int) string {
+	first := strings.IndexByte(text, c)
+	if first < 0 || n == 0 {
+		return text
+	}
+	m := 0
+	for i := first; i < len(text) && (n < 0 || m < n); i++ {
+		if text[i] == c {
+			m++
+		}
+	}
+	b := make([]byte, len(text)+m*(len(repl)-1))
+	j := copy(b, text[:first])
+	i := first
+	for ; i < len(text) && m > 0; i++ {
+		if c1 := text[i]; c1 != c {
+			b[j] = c1
+			j++
+			continue
+		}
+		j += copy(b[j:], repl)
+		m--
+	}
+	copy(b[j:], text[i:])
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is not changed again
 }
 
 // finder scans for needle's byte at index rare; when that byte turns up

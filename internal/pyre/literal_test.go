@@ -125,3 +125,17 @@ func TestPairBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceByte: ReplaceLiteral of a one-byte old string in a short
+// text (replaceByte) is strings.Replace, for every count.
+func TestReplaceByte(t *testing.T) {
+	for _, text := range []string{"", "-", "2024-01-01", "--a--", "abc", "h\u00e9-llo-", "\xff-\xff"} {
+		for _, old := range []string{"-", "a", "\xff"} {
+			for _, repl := range []string{"", "+", "<R>"} {
+				for _, k := range []int{-1, 0, 1, 2, 5} {
+					assert.Equal(t, strings.Replace(text, old, repl, k), ReplaceLiteral(text, old, repl, k), "%q %q %q %d", text, old, repl, k)
+				}
+			}
+		}
+	}
+}

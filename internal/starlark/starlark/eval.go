@@ -33,6 +33,10 @@ type Thread struct {
 	// stack is the stack of (internal) call frames.
 	stack []*frame
 
+	// rlm: tupleIter is a tuple iterator that an ITERPOP let go, for the
+	// next ITERPUSH of a tuple (see iterPush), or nil.
+	tupleIter *tupleIterator
+
 	// Print is the client-supplied implementation of the Starlark
 	// 'print' function. If nil, fmt.Fprintln(os.Stderr, msg) is
 	// used instead.

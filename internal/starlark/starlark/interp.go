@@ -639,6 +639,12 @@ loop:
 		case compile.ITERPOP:
 			n := len(iterstack) - 1
 			iterstack[n].Done()
+			if ti, ok := iterstack[n].(*tupleIterator); ok && ti.loop {
+				// rlm: reused by the next loop over a tuple
+				// (iterPush); only the iterator stack held it.
+				ti.elems = nil
+				thread.tupleIter = ti
+			}
 			iterstack = iterstack[:n]
 
 		case compile.NOT:
@@ -1266,6 +1272,14 @@ func inplacePipe(x, y Value) (Value, error) {
 // iterates it (a, b = "ab", as Python).
 func unpackSlow(thread *Thread, dst []Value, iterable Value) error {
 	n := len(dst)
+	if l, ok := iterable.(*List); ok && len(l.elems) == n {
+		// rlm: a list of the right length (a, b = s.split(",", 1)) is
+		// unpacked without an iterator, as a tuple is (no code runs).
+		for i, v := range l.elems {
+			dst[n-1-i] = v
+		}
+		return nil
+	}
 	iter := Iterate(iterable)
 	if iter == nil && PyOps != nil {
 		if x, err := PyOps.Iterable(thread, iterable); err == nil {
@@ -1358,6 +1372,19 @@ func iterPush(thread *Thread, x Value) (Iterator, error) {
 		if x, err = py.Iterable(thread, x); err != nil {
 			return nil, err
 		}
+	}
+	if t, ok := x.(Tuple); ok {
+		// rlm: the iterator of a loop over a tuple that ended (ITERPOP),
+		// not a new one: `for k in ("a", "b")` inside a loop allocates
+		// nothing. Only iterators made here (loop) are reused: one that
+		// a value hands out from its Iterate may be held elsewhere.
+		it := thread.tupleIter
+		if it == nil {
+			return &tupleIterator{elems: t, loop: true}, nil
+		}
+		thread.tupleIter = nil
+		it.elems = t
+		return it, nil
 	}
 	iter := Iterate(x)
 	if iter == nil {

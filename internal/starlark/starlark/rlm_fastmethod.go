@@ -13,7 +13,10 @@ package starlark
 // Starlark code, look at the thread's call stack or keep args (the
 // interpreter's operand stack); its result must equal the method's.
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 func init() {
 	for name, fast := range map[string]func(*Builtin, Value, Tuple) (Value, bool){
@@ -24,6 +27,8 @@ func init() {
 		"rstrip":     fastStrip,
 		"startswith": fastStartsWith,
 		"endswith":   fastStartsWith,
+		"partition":  fastPartition,
+		"rpartition": fastPartition,
 	} {
 		stringMethods[name].fastMethod = fast
 	}
@@ -67,33 +72,48 @@ func fastDictGet(m *Builtin, recv Value, args Tuple) (Value, bool) {
 // full case mapping on the usual path); a str with no upper case letter
 // is its own result.
 func fastLower(_ *Builtin, recv Value, args Tuple) (Value, bool) {
-	return fastCase(recv, args, 'A', 'Z', strings.ToLower)
+	return fastCase(recv, args, 'A', 'Z')
 }
 
 // fastUpper is str.upper of an ASCII str, as fastLower.
 func fastUpper(_ *Builtin, recv Value, args Tuple) (Value, bool) {
-	return fastCase(recv, args, 'a', 'z', strings.ToUpper)
+	return fastCase(recv, args, 'a', 'z')
 }
 
-// fastCase returns conv(recv) for an ASCII str, or recv itself when it
-// has no letter from lo to hi (which conv changes).
-func fastCase(recv Value, args Tuple, lo, hi byte, conv func(string) string) (Value, bool) {
+// fastCase returns an ASCII str with its letters from lo to hi (A-Z or
+// a-z) switched to the other case, in one pass; recv itself when it has
+// none.
+func fastCase(recv Value, args Tuple, lo, hi byte) (Value, bool) {
 	s, ok := recv.(String)
 	if !ok || len(args) != 0 {
 		return nil, false
 	}
-	change := false
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
 			return nil, false
 		}
-		change = change || lo <= c && c <= hi
+		if lo <= c && c <= hi {
+			break
+		}
 	}
-	if !change {
+	if i == len(s) {
 		return recv, true
 	}
-	return String(conv(string(s))), true
+	b := make([]byte, len(s))
+	copy(b, s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return nil, false
+		}
+		if lo <= c && c <= hi {
+			c ^= 0x20 // the other case
+		}
+		b[i] = c
+	}
+	return String(unsafe.String(unsafe.SliceData(b), len(b))), true // b is not changed again
 }
 
 // asciiSpace is the ASCII white space that string_strip's unicode.IsSpace
@@ -154,20 +174,57 @@ func fastStrip(m *Builtin, recv Value, args Tuple) (Value, bool) {
 	return s[i:j], true
 }
 
-// fastStartsWith is str.startswith and str.endswith of one str.
+// fastStartsWith is str.startswith and str.endswith of one str or of a
+// tuple of strs (true if any is a prefix, or suffix).
 func fastStartsWith(m *Builtin, recv Value, args Tuple) (Value, bool) {
 	s, ok := recv.(String)
 	if !ok || len(args) != 1 {
 		return nil, false
 	}
-	x, ok := args[0].(String)
-	if !ok {
+	has := strings.HasPrefix
+	if m.name[0] == 'e' { // endswith
+		has = strings.HasSuffix
+	}
+	switch x := args[0].(type) {
+	case String:
+		return Bool(has(string(s), string(x))), true
+	case Tuple:
+		for _, e := range x { // all strs first: a TypeError otherwise
+			if _, ok := e.(String); !ok {
+				return nil, false
+			}
+		}
+		for _, e := range x {
+			if has(string(s), string(e.(String))) {
+				return True, true
+			}
+		}
+		return False, true
+	}
+	return nil, false
+}
+
+// fastPartition is str.partition and str.rpartition of a non-empty str,
+// as string_partition.
+func fastPartition(m *Builtin, recv Value, args Tuple) (Value, bool) {
+	s, ok := recv.(String)
+	if !ok || len(args) != 1 {
 		return nil, false
 	}
-	if m.name[0] == 'e' { // endswith
-		return Bool(strings.HasSuffix(string(s), string(x))), true
+	sep, ok := args[0].(String)
+	if !ok || sep == "" {
+		return nil, false
 	}
-	return Bool(strings.HasPrefix(string(s), string(x))), true
+	if m.name[0] == 'p' {
+		if i := strings.Index(string(s), string(sep)); i >= 0 {
+			return partitionValue(string(s[:i]), string(sep), string(s[i+len(sep):])), true
+		}
+		return partitionValue(string(s), "", ""), true
+	}
+	if i := strings.LastIndex(string(s), string(sep)); i >= 0 {
+		return partitionValue(string(s[:i]), string(sep), string(s[i+len(sep):])), true
+	}
+	return partitionValue("", "", string(s)), true
 }
 
 // fastAppend is list.append of a list that is mutable and not due for a

@@ -1061,7 +1061,10 @@ func (l *List) Index(i int) Value     { return l.elems[i] }
 
 func (l *List) Slice(start, end, step int) Value {
 	if step == 1 {
-		elems := append([]Value{}, l.elems[start:end]...)
+		// rlm: an exact copy (append to an empty slice rounds its
+		// capacity up through growslice).
+		elems := make([]Value, end-start)
+		copy(elems, l.elems[start:end])
 		return NewList(elems)
 	}
 
@@ -1428,7 +1431,10 @@ func (t Tuple) hashDepth(depth int) (uint32, error) {
 	return x, nil
 }
 
-type tupleIterator struct{ elems Tuple }
+type tupleIterator struct {
+	elems Tuple
+	loop  bool // rlm: made by iterPush for a loop, reused after its ITERPOP
+}
 
 func (it *tupleIterator) Next(p *Value) bool {
 	if len(it.elems) > 0 {

@@ -326,7 +326,23 @@ type Comprehension struct {
 	// or a value with an Append method (starlark.Appender) that consumes
 	// the elements as they come (sum(x for x in xs) without a list).
 	Acc Expr
+	// rlm: Short, if ANY or ALL (set by the front end for a generator
+	// expression given to the builtin any or all), makes the
+	// comprehension a bool, not a list: True (ANY) or False (ALL) as soon
+	// as an element's truth is that, else the other. The loops run in the
+	// enclosing function, with no function value or call. Acc must be nil.
+	Short Short
 }
+
+// rlm: Short is Comprehension.Short.
+type Short uint8
+
+// rlm: Comprehension.Short values.
+const (
+	ShortNone Short = iota
+	ShortAny        // any(x for ...)
+	ShortAll        // all(x for ...)
+)
 
 func (x *Comprehension) Span() (start, end Position) {
 	return x.Lbrack, x.Rbrack.add("]")

@@ -341,3 +341,22 @@ func pyFold(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	}
 	return starlark.Call(thread, args[0], starlark.Tuple{acc}, kwargs)
 }
+
+// isBuiltin returns _py_isany or _py_isall: _py_isany(f) is whether f is
+// the builtin any (pyfront lowers any(<generator>) to the generator run
+// inline when it is, see pyfront's lowerAnyAll).
+func isBuiltin(name string, b *starlark.Builtin) (BuiltinFn, func(*starlark.Thread, starlark.Tuple) (starlark.Value, bool)) {
+	fast := func(_ *starlark.Thread, args starlark.Tuple) (starlark.Value, bool) {
+		if len(args) != 1 {
+			return nil, false
+		}
+		return starlark.Bool(args[0] == starlark.Value(b)), true
+	}
+	slow := func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if v, ok := fast(thread, args); ok && len(kwargs) == 0 {
+			return v, nil
+		}
+		return nil, Errorf("TypeError", "%s() takes 1 argument (%d given)", name, len(args)+len(kwargs))
+	}
+	return slow, fast
+}

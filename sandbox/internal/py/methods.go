@@ -68,8 +68,12 @@ func pyMethodFast(thread *starlark.Thread, args starlark.Tuple) (starlark.Value,
 			default:
 				return nil, false
 			}
-		case "find", "rfind", "split", "rsplit", "replace", "splitlines":
+		case "find", "rfind", "splitlines":
 			if !allStrings(rest) {
+				return nil, false
+			}
+		case "split", "rsplit", "replace":
+			if !strsThenInt(rest) { // maxsplit, count
 				return nil, false
 			}
 		case "format":
@@ -132,6 +136,18 @@ func allBasic(args starlark.Tuple) bool {
 }
 
 // allStrings reports whether every value of args is a str.
+// strsThenInt reports whether args are strs, the last possibly an int
+// (s.split(" ", 1), s.replace("a", "b", 2)): values that run none of the
+// program's code.
+func strsThenInt(args starlark.Tuple) bool {
+	if n := len(args); n > 0 {
+		if _, ok := args[n-1].(starlark.Int); ok {
+			args = args[:n-1]
+		}
+	}
+	return allStrings(args)
+}
+
 func allStrings(args starlark.Tuple) bool {
 	for _, a := range args {
 		if _, ok := a.(starlark.String); !ok {
@@ -716,6 +732,54 @@ func SplitPiecesUpTo(s string, sep starlark.Value) int {
 }
 
 // pySplit implements str.split / str.rsplit.
+// fieldClass sorts bytes for fieldsASCII: 0 in a field, fieldSpace for
+// what strings.Fields takes for white space in ASCII text, fieldNonASCII
+// past ASCII.
+var fieldClass = func() (t [256]uint8) {
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = fieldNonASCII
+	}
+	for _, c := range "\t\n\v\f\r " {
+		t[c] = fieldSpace
+	}
+	return t
+}()
+
+const (
+	fieldSpace = 1 + iota
+	fieldNonASCII
+)
+
+// fieldsASCIIMax is the longest str that str.split() splits with
+// fieldsASCII: a line or a record. A longer one (a whole text) takes
+// strings.Fields, which counts the fields first and so makes the result
+// at its size once, instead of growing it.
+const fieldsASCIIMax = 256
+
+// fieldsASCII is strings.Fields(s) for an ASCII s, in one pass (Fields
+// counts the fields first); ok is false when s has a byte past ASCII.
+func fieldsASCII(s string) (parts []string, ok bool) {
+	var buf [32]string
+	found := buf[:0]
+	for i := 0; i < len(s); {
+		switch fieldClass[s[i]] {
+		case fieldSpace:
+			i++
+			continue
+		case fieldNonASCII:
+			return nil, false
+		}
+		start := i
+		for i < len(s) && fieldClass[s[i]] == 0 {
+			i++
+		}
+		found = append(found, s[start:i])
+	}
+	parts = make([]string, len(found))
+	copy(parts, found)
+	return parts, true
+}
+
 func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int, right bool) (starlark.Value, error) {
 	if len(s) >= 1<<20 { // a small string's pieces are small
 		n := int64(SplitPiecesUpTo(s, sep))
@@ -728,6 +792,11 @@ func pySplit(thread *starlark.Thread, s string, sep starlark.Value, maxsplit int
 	}
 	if sep == starlark.None {
 		if maxsplit < 0 {
+			if len(s) <= fieldsASCIIMax {
+				if parts, ok := fieldsASCII(s); ok {
+					return StringList(parts), nil
+				}
+			}
 			return StringList(strings.Fields(s)), nil
 		}
 		var parts []string

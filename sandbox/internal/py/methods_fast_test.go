@@ -30,6 +30,11 @@ func TestPyMethodFast(t *testing.T) {
 		{starlark.Tuple{starlark.String("aXbX"), starlark.String("replace"), starlark.String("X"), starlark.String("-")}, true},
 		{starlark.Tuple{starlark.String(", "), starlark.String("join"), starlark.NewList([]starlark.Value{starlark.String("a"), starlark.String("b")})}, true},
 		{starlark.Tuple{starlark.String(""), starlark.String("join"), starlark.Tuple{starlark.String("a"), starlark.String("b")}}, true},
+		{starlark.Tuple{starlark.String("2024-01-01 12 x"), starlark.String("split"), starlark.String(" "), starlark.MakeInt(1)}, true},
+		{starlark.Tuple{starlark.String("a b c"), starlark.String("rsplit"), starlark.String(" "), starlark.MakeInt(1)}, true},
+		{starlark.Tuple{starlark.String("a b c"), starlark.String("split"), starlark.String(" "), starlark.MakeInt(-1)}, true},
+		{starlark.Tuple{starlark.String("a b c"), starlark.String("split"), starlark.String(" "), starlark.MakeInt(0)}, true},
+		{starlark.Tuple{starlark.String("a-b-c"), starlark.String("replace"), starlark.String("-"), starlark.String(""), starlark.MakeInt(1)}, true},
 		{starlark.Tuple{d, starlark.String("items")}, true},
 		{starlark.Tuple{d, starlark.String("keys")}, true},
 		{starlark.Tuple{d, starlark.String("values")}, true},
@@ -39,6 +44,9 @@ func TestPyMethodFast(t *testing.T) {
 		{starlark.Tuple{starlark.String(","), starlark.String("join"), d}, false},                                                       // any iterable
 		{starlark.Tuple{starlark.String("abc"), starlark.String("find"), starlark.String("b"), starlark.MakeInt(1)}, false},             // positions
 		{starlark.Tuple{starlark.String("abc"), starlark.String("count"), starlark.MakeInt(1)}, false},
+		{starlark.Tuple{starlark.String("a b"), starlark.String("split"), starlark.MakeInt(1)}, false},                        // not a separator
+		{starlark.Tuple{starlark.String("a b"), starlark.String("split"), starlark.String(""), starlark.MakeInt(1)}, false},   // empty separator
+		{starlark.Tuple{starlark.String("a b"), starlark.String("split"), starlark.String(" "), starlark.String("1")}, false}, // not an int
 		{starlark.Tuple{starlark.String("abc"), starlark.String("format")}, true},
 		{starlark.Tuple{starlark.String("{}={:.1f}"), starlark.String("format"), starlark.String("x"), starlark.Float(0.25)}, true},
 		{starlark.Tuple{starlark.String("{}"), starlark.String("format"), starlark.NewList(nil)}, false},  // not a basic value

@@ -144,6 +144,10 @@ func makePyBuiltins() starlark.StringDict {
 	d["sum"], d["min"], d["max"] = builtinSum, builtinMin, builtinMax
 	d["any"], d["all"], d["sorted"] = builtinAny, builtinAll, builtinSorted
 	d["_py_join"] = builtinJoin
+	for name, b := range map[string]*starlark.Builtin{"_py_isany": builtinAny, "_py_isall": builtinAll} {
+		slow, fast := isBuiltin(name, b)
+		d[name] = NewBuiltin(name, slow).SetArgsNotKept().SetFastCall(fast)
+	}
 	d["chr"] = NewBuiltin("chr", pyChr)
 	d["hash"] = NewBuiltin("hash", pyHash)
 	d["ord"] = guardUniverse("ord")

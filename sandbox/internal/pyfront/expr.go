@@ -10,6 +10,8 @@ package pyfront
 
 import (
 	"strings"
+
+	"github.com/rlmhq/rlm/internal/starlark/syntax"
 )
 
 // parseExpr parses a comma-separated list of tests (a tuple if there
@@ -480,16 +482,38 @@ func (p *parser) parseCallSuffix(fn Expr) Expr {
 	if c, lazy := p.foldable(fn, lparen, args); c != nil {
 		id := fn.(*Ident)
 		if lazy {
-			// any/all of a generator: the comprehension runs inside
-			// _py_fold, which stops it at the first deciding element;
-			// _py_fold passes it its accumulator, _py_sink(fn).
-			c.Acc = ident("_py_acc", c.Lbrack)
-			return call("_py_fold", lparen, fn, &LambdaExpr{Lambda: c.Lbrack, Params: []Expr{ident("_py_acc", c.Lbrack)}, Body: c})
+			return p.lowerAnyAll(id, lparen, c)
 		}
 		c.Acc = call("_py_sink", id.NamePos, ident(id.Name, id.NamePos))
 		return call("_py_fold", lparen, append([]Expr{fn}, args...)...)
 	}
 	return &CallExpr{Fn: fn, Lparen: lparen, Args: args, Rparen: rparen}
+}
+
+// lowerAnyAll lowers any or all (id) called at lparen with the generator
+// expression c:
+//
+//	c' if _py_isany(any) else _py_fold(any, lambda _py_acc: c)
+//
+// c' is c run inline (syntax.Comprehension.Short: loops in the enclosing
+// function that stop at the first deciding element, no lambda or call),
+// for the builtin any; for a function of the user's named any, c runs
+// inside _py_fold as before: a lambda whose comprehension appends to
+// its parameter, _py_sink(any), and _py_fold calls any with the list.
+// The span of c is recorded in Program.GenExprs for tracebacks.
+func (p *parser) lowerAnyAll(id *Ident, lparen Position, c *Comprehension) Expr {
+	slow := cloneExpr(c).(*Comprehension)
+	slow.Acc = ident("_py_acc", c.Lbrack)
+	fold := call("_py_fold", lparen, id, &LambdaExpr{Lambda: c.Lbrack, Params: []Expr{ident("_py_acc", c.Lbrack)}, Body: slow})
+	c.Short = syntax.ShortAny
+	if id.Name == "all" {
+		c.Short = syntax.ShortAll
+	}
+	if p.prog != nil {
+		p.prog.GenExprs = append(p.prog.GenExprs, GenExpr{Call: lparen, Start: c.Lbrack, End: c.Rbrack})
+	}
+	test := call("_py_is"+id.Name, lparen, ident(id.Name, id.NamePos))
+	return &CondExpr{If: lparen, Cond: test, True: c, ElsePos: lparen, False: fold}
 }
 
 // foldable returns the comprehension that _py_fold can consume as it is
@@ -539,7 +563,7 @@ func (p *parser) foldable(fn Expr, lparen Position, args []Expr) (c *Comprehensi
 		x, open = px.X, px.Lparen
 	}
 	c, ok = x.(*Comprehension)
-	if !ok || c.Curly || c.Acc != nil || genOnly && c.Lbrack != open {
+	if !ok || c.Curly || c.Acc != nil || c.Short != syntax.ShortNone || genOnly && c.Lbrack != open {
 		return nil, false
 	}
 	return c, lazy

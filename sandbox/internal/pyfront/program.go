@@ -87,6 +87,28 @@ type Program struct {
 	// handlers never run: an error raised inside such a body must fail
 	// the step with a message saying so.
 	InnerTry []TryRange
+	// GenExprs lists the generator expressions given to any or all that
+	// run inline in the enclosing function (see Options.FoldCalls): a
+	// traceback frame at a position inside one stands for two in
+	// CPython's, the call's and <genexpr>'s.
+	GenExprs []GenExpr
+}
+
+// A GenExpr is the span of a generator expression given to any or all.
+type GenExpr struct {
+	Call       syntax.Position // the call's parenthesis
+	Start, End syntax.Position // the generator expression's first and last positions
+}
+
+// Contains reports whether pos is in g's span, after its start (the
+// call's parenthesis for any(x for ...): the position of the call), in
+// the same file.
+func (g GenExpr) Contains(pos syntax.Position) bool {
+	if pos.Filename() != g.Start.Filename() {
+		return false
+	}
+	after := func(a, b syntax.Position) bool { return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col }
+	return after(pos, g.Start) && !after(pos, g.End)
 }
 
 // A Chunk is either plain code (File) or a module-level try statement

@@ -425,6 +425,9 @@ type fcomp struct {
 	pos   syntax.Position // current position of generated code
 	loops []loop
 	block *block
+	// rlm: shortDone is the end of the Short comprehension being
+	// compiled (see shortComprehension).
+	shortDone *block
 }
 
 type loop struct {
@@ -1422,6 +1425,12 @@ func (fcomp *fcomp) expr(e syntax.Expr) {
 		fcomp.emit(SLICE)
 
 	case *syntax.Comprehension:
+		if e.Short != syntax.ShortNone {
+			// rlm: any/all of a generator expression, inline (see
+			// fcomp.shortComprehension).
+			fcomp.shortComprehension(e)
+			break
+		}
 		if e.Curly {
 			fcomp.emit(MAKEDICT)
 		} else if e.Acc != nil {
@@ -1848,7 +1857,51 @@ func constantKeys(e *syntax.DictExpr) bool {
 	return true
 }
 
+// rlm: shortComprehension compiles a comprehension with Short set: the
+// clauses' loops with, innermost, the element's truth test; the deciding
+// truth pops every open loop's iterator and jumps to the end with the
+// answer (True for any, False for all); exhausting the loops gives the
+// other. Nothing is on the operand stack inside the loops.
+func (fcomp *fcomp) shortComprehension(comp *syntax.Comprehension) {
+	saved := fcomp.shortDone
+	done := fcomp.newBlock()
+	fcomp.shortDone = done
+	fcomp.comprehension(comp, 0)
+	fcomp.shortDone = saved
+	if comp.Short == syntax.ShortAny {
+		fcomp.emit(FALSE)
+	} else {
+		fcomp.emit(TRUE)
+	}
+	fcomp.jump(done)
+	fcomp.block = done
+}
+
 func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
+	if clauseIndex == len(comp.Clauses) && comp.Short != syntax.ShortNone {
+		done := fcomp.shortDone
+		exit := fcomp.newBlock()
+		next := fcomp.newBlock()
+		if comp.Short == syntax.ShortAny {
+			fcomp.ifelse(comp.Body, exit, next)
+		} else {
+			fcomp.ifelse(comp.Body, next, exit)
+		}
+		fcomp.block = exit
+		for _, c := range comp.Clauses {
+			if _, ok := c.(*syntax.ForClause); ok {
+				fcomp.emit(ITERPOP)
+			}
+		}
+		if comp.Short == syntax.ShortAny {
+			fcomp.emit(TRUE)
+		} else {
+			fcomp.emit(FALSE)
+		}
+		fcomp.jump(done)
+		fcomp.block = next
+		return
+	}
 	if clauseIndex == len(comp.Clauses) {
 		// rlm: APPEND and SETDICT leave the accumulator on the stack
 		// for the next element (upstream: DUP before the element, one
@@ -1893,7 +1946,7 @@ func (fcomp *fcomp) comprehension(comp *syntax.Comprehension, clauseIndex int) {
 
 		fcomp.expr(clause.X)
 		fcomp.setPos(clause.For)
-		if clauseIndex == 0 && len(comp.Clauses) == 1 && !comp.Curly && comp.Acc == nil {
+		if clauseIndex == 0 && len(comp.Clauses) == 1 && !comp.Curly && comp.Acc == nil && comp.Short == syntax.ShortNone {
 			// rlm: [body for vars in x] has exactly len(x) elements
 			// when x has a length: the list is made that size at
 			// once instead of growing (and copying) as it fills (not
