@@ -65,17 +65,24 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 		os.Remove(tmp)
 		return err
 	}
+	o.syncDir(dir)
+	return nil
+}
+
+// syncDir makes a written file's directory entry durable as o asks:
+// noted to the committer, synced (best effort: not every file system
+// syncs directories), or neither with NoSync.
+func (o options) syncDir(dir string) {
 	if o.commit != nil {
 		o.commit.Note()
 	}
 	if o.noSync {
-		return nil
+		return
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: not every file system syncs directories
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // Create writes data to path, a new file, in place: with the options'
@@ -107,15 +114,6 @@ func Create(path string, data []byte, perm os.FileMode, opts ...Option) error {
 		os.Remove(path)
 		return err
 	}
-	if o.commit != nil {
-		o.commit.Note()
-	}
-	if o.noSync {
-		return nil
-	}
-	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
-		_ = d.Sync() // best effort, as in Write
-		d.Close()
-	}
+	o.syncDir(filepath.Dir(path))
 	return nil
 }
