@@ -173,5 +173,7 @@ func TestCreate(t *testing.T) {
 			assert.Len(t, entries, 1, "no temporary file")
 		})
 	}
+	before := c.Commits()
 	require.NoError(t, c.Flush())
+	assert.Equal(t, before+1, c.Commits(), "the deferred Create was noted and is committed")
 }
