@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +180,26 @@ func TestOutputExcerptCollapsesRepeats(t *testing.T) {
 	res, err := s.Exec(context.Background(), "for i in range(10000):\n    print('waiting...')\n")
 	require.NoError(t, err)
 	assert.Equal(t, strings.Repeat("waiting...\n", 10000), res.Output, "the full output keeps every line")
+}
+
+// The limits of a step are timers and a context callback, not watchdog
+// goroutines: a short step starts no goroutine (each one cost a start, a
+// wake-up on another thread and a join on a server's every step), and a
+// disarmed limit never fires (the timeout below would stop the next step
+// had it survived the first).
+func TestStepLimitsStartNoGoroutine(t *testing.T) {
+	var during int
+	s := New(Config{
+		Limits: Limits{Timeout: 150 * time.Millisecond, MaxMemory: 1 << 30, MaxSessionMemory: 1 << 30},
+		Predeclared: starlark.StringDict{
+			"goroutines": starlark.NewBuiltin("goroutines", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+				during = runtime.NumGoroutine()
+				return starlark.None, nil
+			}),
+		},
+	})
+	before := runtime.NumGoroutine()
+	_, err := s.Exec(context.Background(), "goroutines()")
+	require.NoError(t, err)
+	assert.Equal(t, before, during, "goroutines while the step runs")
 }

@@ -274,46 +274,38 @@ func (st *step) overLimit() (msg string, limit error) {
 	return "", nil
 }
 
-// watchMemory stops the step (thread) when the heap grows by more than
-// MaxMemory since the step started, or by more than MaxSessionMemory since
-// the session was created, while the step runs alone. When other steps
-// run too, it asks the step to size what it holds instead (memshare.go)
-// and stops it only past the backstop. Heap use by other goroutines
-// counts too, so the limits are approximate guards against runaway
-// allocation; the checks builtins make before allocating are the exact
-// ones.
-func (st *step) watchMemory(thread *starlark.Thread, done <-chan struct{}) {
-	t := time.NewTimer(st.pollInterval())
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			st.sample(false)
-			t.Reset(st.pollInterval())
-			if _, limit := st.overLimit(); limit == nil {
-				continue
-			}
-			// The heap count includes garbage not yet collected: collect
-			// before deciding.
-			st.sample(true)
-			msg, limit := st.overLimit()
-			switch {
-			case limit == nil:
-			case !st.mem.shared.Load():
-				st.stop(thread, limit, msg)
-				return
-			case st.pastBackstop():
-				st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
-				return
-			default:
-				// Other steps share the heap: the step sizes what it
-				// holds at its next check (memshare.go).
-				st.askSize()
-			}
-		}
+// checkMemory is the memory watchdog's tick (see step.watch): it stops
+// the step (thread) when the heap grew by more than MaxMemory since the
+// step started, or by more than MaxSessionMemory since the session was
+// created, while the step runs alone. When other steps run too, it asks
+// the step to size what it holds instead (memshare.go) and stops it only
+// past the backstop. Heap use by other goroutines counts too, so the
+// limits are approximate guards against runaway allocation; the checks
+// builtins make before allocating are the exact ones. It reports whether
+// the watchdog goes on sampling.
+func (st *step) checkMemory(thread *starlark.Thread) bool {
+	st.sample(false)
+	if _, limit := st.overLimit(); limit == nil {
+		return true
 	}
+	// The heap count includes garbage not yet collected: collect before
+	// deciding.
+	st.sample(true)
+	msg, limit := st.overLimit()
+	switch {
+	case limit == nil:
+	case !st.mem.shared.Load():
+		st.stop(thread, limit, msg)
+		return false
+	case st.pastBackstop():
+		st.stop(thread, ErrMemoryLimit, memoryMsg(st.memLimit()))
+		return false
+	default:
+		// Other steps share the heap: the step sizes what it holds at
+		// its next check (memshare.go).
+		st.askSize()
+	}
+	return true
 }
 
 func memoryMsg(limit int64) string {

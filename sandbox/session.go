@@ -584,43 +584,72 @@ func (st *step) limitErr() error {
 	return nil
 }
 
-// watch starts the goroutines enforcing the timeout, cancellation and
-// memory limits; the returned func stops them.
+// watch arms the timeout, cancellation and memory limits of the step
+// running on thread; the returned func disarms them. It starts no
+// goroutine: the limits are timers and a context callback, which run only
+// when they fire (most steps end long before), so a short step costs no
+// goroutine start, wake-up or join. Once the returned func has returned,
+// no limit stops the thread, and one that fired before has finished
+// stopping it (as the joined watchdog goroutines did).
 func (st *step) watch(thread *starlark.Thread) func() {
 	cfg := st.sess.cfg
-	done := make(chan struct{})
+	w := &watchdog{}
 	if cfg.Limits.Timeout > 0 {
 		st.Deadline = time.Now().Add(cfg.Limits.Timeout)
+		w.timeout = time.AfterFunc(time.Until(st.Deadline), func() {
+			w.fire(func() {
+				st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
+			})
+		})
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var timeout <-chan time.Time
-		if cfg.Limits.Timeout > 0 {
-			t := time.NewTimer(time.Until(st.Deadline))
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-done:
-		case <-timeout:
-			st.stop(thread, ErrTimeout, fmt.Sprintf("time limit exceeded (%s per step); make the step do less work", cfg.Limits.Timeout))
-		case <-st.ctx.Done():
-			st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error())
-		}
-	}()
+	w.stopCtx = context.AfterFunc(st.ctx, func() {
+		w.fire(func() { st.stop(thread, ErrCanceled, "canceled: "+context.Cause(st.ctx).Error()) })
+	})
 	if st.memLimit() > 0 || st.sessMemLimit() > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st.watchMemory(thread, done)
-		}()
+		tick := func() {
+			w.fire(func() {
+				if st.checkMemory(thread) {
+					w.memory.Reset(st.pollInterval())
+				}
+			})
+		}
+		w.mu.Lock() // tick may fire before w.memory is set
+		w.memory = time.AfterFunc(st.pollInterval(), tick)
+		w.mu.Unlock()
 	}
-	return func() {
-		close(done)
-		wg.Wait()
+	return w.disarm
+}
+
+// watchdog holds a step's armed limits (see step.watch).
+type watchdog struct {
+	timeout, memory *time.Timer // nil: not armed
+	stopCtx         func() bool
+
+	mu       sync.Mutex // held while a limit acts, and by disarm
+	disarmed bool
+}
+
+// fire runs a limit's action unless the step ended.
+func (w *watchdog) fire(act func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.disarmed {
+		act()
 	}
+}
+
+// disarm stops the limits and waits for one acting to finish.
+func (w *watchdog) disarm() {
+	w.mu.Lock()
+	w.disarmed = true
+	w.mu.Unlock()
+	if w.timeout != nil {
+		w.timeout.Stop()
+	}
+	if w.memory != nil {
+		w.memory.Stop()
+	}
+	w.stopCtx()
 }
 
 // Clock returns the session's clock: the time the next clock read in code
