@@ -99,6 +99,10 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, route string, 
 		s.clusterFollow(w, r, spec, route, key, shape)
 		return
 	}
+	// A run answered when it ends, which its client's departure cancels,
+	// runs on the request's goroutine: no goroutine to start, and no
+	// hand-off back to the request when it ends.
+	spec.inline = key == "" && !spec.stream
 	j, err := s.startIdempotent(w, r, route, key, spec, false)
 	if err != nil {
 		s.writeError(w, err)
@@ -107,6 +111,9 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, route string, 
 	if spec.stream {
 		s.streamRun(w, r, j, shape)
 		return
+	}
+	if spec.inline {
+		j.run()
 	}
 	<-j.done
 	shape.answer(w, r, j.id, j.created, j.spec, j.snapshot())

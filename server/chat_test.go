@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -403,4 +405,41 @@ func TestStreamKeepAlive(t *testing.T) {
 	require.Equal(t, 200, code)
 	assert.Contains(t, string(raw), "\n: keep-alive\n\n")
 	assert.Contains(t, string(raw), "data: [DONE]")
+}
+
+// A chat completion answered when its run ends (no stream, no
+// Idempotency-Key) runs on its request's goroutine: while the model is
+// called, the goroutine running the job is the one serving the request.
+// One with a key runs detached, on a goroutine of its own.
+func TestChatCompletionRunsOnRequestGoroutine(t *testing.T) {
+	var mu sync.Mutex
+	var stacks []string
+	up := llmtest.NewServer(t).RequireKey(canaryKey)
+	up.SetDefault(func(c llmtest.Call) llmtest.Reply {
+		buf := make([]byte, 1<<20)
+		mu.Lock()
+		stacks = append(stacks, string(buf[:runtime.Stack(buf, true)]))
+		mu.Unlock()
+		return rootReply(c)
+	})
+	ts := newTestServerOn(t, up, nil)
+	jobGoroutine := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		require.NotEmpty(t, stacks)
+		for _, g := range strings.Split(stacks[len(stacks)-1], "\n\n") {
+			if strings.Contains(g, "server.(*job).run(") {
+				return g
+			}
+		}
+		t.Fatal("no goroutine runs a job while the model is called")
+		return ""
+	}
+	code, _, body := ts.do(t, "POST", "/v1/chat/completions", chatBody("echo hi", nil))
+	require.Equal(t, 200, code, string(body))
+	assert.Contains(t, jobGoroutine(), "server.(*Server).serveRun(", "the request's goroutine runs its run")
+
+	code, _, body = ts.do(t, "POST", "/v1/chat/completions", chatBody("echo again", nil), "Idempotency-Key", "k-1")
+	require.Equal(t, 200, code, string(body))
+	assert.NotContains(t, jobGoroutine(), "server.(*Server).serveRun(", "a detached run has its own goroutine")
 }

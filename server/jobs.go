@@ -180,7 +180,8 @@ func (s *Server) admitBody(w http.ResponseWriter, r *http.Request, keep bool, pa
 }
 
 // start starts an admitted run (or queues it for a slot) on its own
-// goroutine under parent's values; canceling parent cancels the run (a
+// goroutine (or, for a spec.inline run, leaves it to the caller to run
+// with job.run) under parent's values; canceling parent cancels the run (a
 // chat completion whose client went away), the run API passes a context
 // that outlives its request. A server that began draining since the
 // admission refuses it (ErrDraining) and gives the place back.
@@ -205,7 +206,9 @@ func (s *Server) start(parent context.Context, spec *runSpec) (*job, error) {
 	s.wg.Add(1)
 	s.mu.Unlock()
 	s.metrics.queueDepth.Inc()
-	go j.run()
+	if !spec.inline {
+		go j.run()
+	}
 	return j, nil
 }
 

@@ -194,6 +194,9 @@ type runSpec struct {
 
 	stream       bool
 	includeUsage bool
+	// inline: the run executes on the goroutine of its request, which
+	// calls job.run (see Server.start).
+	inline bool
 	// bodyHash is the request body's sha256, for its Idempotency-Key.
 	bodyHash [32]byte
 	// pinned are the "store:KEY" variables of a run submitted to a
