@@ -69,7 +69,7 @@ func (b *batchWriter) Flush() error {
 }
 
 func (b *batchWriter) flushLocked() error {
-	if b.err != nil || len(b.buf) == 0 {
+	if b.err != nil || len(b.buf) == 0 || b.w == nil {
 		return b.err
 	}
 	_, b.err = b.w.Write(b.buf)
@@ -89,8 +89,20 @@ func (b *batchWriter) Close() error {
 		b.timer.Stop()
 	}
 	err := b.flushLocked()
+	if b.w == nil {
+		return err // the file was never made (Root.Create's error says why)
+	}
 	if cerr := b.w.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// setFile gives a writer made without its file (the run's directory was
+// being made) the file, and writes what was gathered meanwhile.
+func (b *batchWriter) setFile(w io.WriteCloser) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.w = w
+	return b.flushLocked()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rlmhq/rlm/internal/atomicfile"
 )
@@ -35,6 +36,7 @@ type options struct {
 	mirror         Mirror
 	request        []byte
 	fromDivergence bool
+	background     bool
 }
 
 // WithMirror makes the run hand its durable writes to m as well.
@@ -43,6 +45,24 @@ func WithMirror(m Mirror) Option { return func(o *options) { o.mirror = m } }
 // WithRequest keeps body, the request that started the run, in the run
 // directory's request.json (only on Create).
 func WithRequest(body []byte) Option { return func(o *options) { o.request = body } }
+
+// InBackground makes [Root.Create] return before the run's directory
+// and files exist: they are made [BackgroundDelay] later, on another
+// goroutine, while the run calls its model (a server's run answers
+// sooner). The trajectory's lines
+// wait in memory until then; [Run.WrapModel], the step outputs and
+// [Run.Finish] wait for the directory. If it cannot be made, the run is
+// stopped ([Run.Context] is canceled with the error, as [Run.Err] and
+// Finish report). Ignored with [WithRequest]: a run kept to be resumed
+// has its request on disk before Create returns.
+func InBackground() Option { return func(o *options) { o.background = true } }
+
+// BackgroundDelay is how long a run made [InBackground] waits before it
+// makes its directory: time for its first model request to be sent, so
+// that the directory's file system work does not compete with it for the
+// processor (made at once, it delayed the request as much as it saved on
+// a 2-core machine). A model answers in tens of milliseconds at best.
+const BackgroundDelay = time.Millisecond
 
 func collect(opts []Option) options {
 	var o options

@@ -40,10 +40,14 @@ type Run struct {
 	cancel   context.CancelCauseFunc
 	diverged error
 	finished bool
-	stopErr  error     // why the run was stopped other than by divergence (a failed mirror)
-	mirror   Mirror    // nil: none (WithMirror)
-	lock     *os.File  // the run lock, held until Finish
-	clock    time.Time // recorded in a new recording's meta line (SetClock)
+	stopErr  error    // why the run was stopped other than by divergence (a failed mirror)
+	mirror   Mirror   // nil: none (WithMirror)
+	lock     *os.File // the run lock, held until Finish
+	// created, for a run made InBackground, is closed once its directory
+	// and files are made, or could not be (createErr).
+	created   chan struct{}
+	createErr error
+	clock     time.Time // recorded in a new recording's meta line (SetClock)
 	// progressAt is when run.json's progress was last written (with the
 	// root's Commit).
 	progressAt time.Time
@@ -89,47 +93,59 @@ func (root *Root) syncOpts() []atomicfile.Option {
 // writeMeta writes run.json (synced if sync is set: progress updates are
 // not).
 func (r *Run) writeMeta(sync bool) error {
-	b, err := json.MarshalIndent(r.meta, "", "  ")
+	if err := r.ready(); err != nil {
+		return err
+	}
+	b, err := r.encodeMeta()
 	if err != nil {
-		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+		return err
 	}
 	opts := r.root.syncOpts()
 	if !sync {
 		opts = []atomicfile.Option{atomicfile.NoSync()}
 	}
-	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), append(b, '\n'), 0o600, opts...); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), b, 0o600, opts...); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
 	}
 	return nil
 }
 
-// createMeta writes a new run's run.json (not synced). The directory is
-// new, so the file is created in place rather than renamed over: a
+// encodeMeta returns run.json's content.
+func (r *Run) encodeMeta() ([]byte, error) {
+	b, err := json.MarshalIndent(r.meta, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("runs: encode %s: %w", MetaFile, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// createMeta writes a new run's run.json, b (not synced). The directory
+// is new, so the file is created in place rather than renamed over: a
 // reader sees the directory without a readable run.json for a moment
 // either way, and a process killed before the write is done leaves an
 // unreadable run.json where the rename left none (both are skipped, with
 // a warning, by List). A directory that already has one (a caller's id
 // used again) has it replaced atomically.
-func (r *Run) createMeta() error {
-	b, err := json.MarshalIndent(r.meta, "", "  ")
-	if err != nil {
-		return fmt.Errorf("runs: encode %s: %w", MetaFile, err)
-	}
+func (r *Run) createMeta(b []byte) error {
 	path := filepath.Join(r.dir, MetaFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return r.writeMeta(false)
-	}
-	if err == nil {
-		_, err = f.Write(append(b, '\n'))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	err := atomicfile.Create(path, b, 0o600, atomicfile.NoSync())
+	if errors.Is(err, fs.ErrExist) {
+		err = atomicfile.Write(path, b, 0o600, atomicfile.NoSync())
 	}
 	if err != nil {
 		return fmt.Errorf("runs: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ready waits until the run's directory and files are made (a run made
+// InBackground) and reports why they could not be.
+func (r *Run) ready() error {
+	if r.created == nil {
+		return nil
+	}
+	<-r.created
+	return r.createErr
 }
 
 // openWriters opens the trajectory for appending (after cutting a torn
@@ -145,9 +161,18 @@ func (r *Run) openWriters(resume bool) error {
 	if err != nil {
 		return fmt.Errorf("runs: open trajectory: %w", err)
 	}
+	if r.traj != nil { // Create's, gathering lines meanwhile
+		return r.traj.setFile(f)
+	}
+	r.initSink(f)
+	return nil
+}
+
+// initSink makes the run's trajectory sink, writing to f (nil: set once
+// the file is made).
+func (r *Run) initSink(f io.WriteCloser) {
 	r.traj = newBatchWriter(f, DefaultTrajectoryDelay)
 	r.sink = &sink{run: r, w: r.traj, outDir: filepath.Join(r.dir, OutputsDir), seen: map[string]int{}}
-	return nil
 }
 
 // Trajectory is the writer to hand to the orchestrator as (part of) its
@@ -250,6 +275,9 @@ func (r *Run) diverge(err error) {
 // (see llm.Resumer) and only requests without one reach chat. The
 // returned func closes the recording; [Run.Finish] calls it too.
 func (r *Run) WrapModel(chat llm.ChatModel, emb llm.Embedder) (llm.ChatModel, llm.Embedder, error) {
+	if err := r.ready(); err != nil {
+		return nil, nil, err
+	}
 	var opts []llm.RecordOption
 	if !r.clock.IsZero() {
 		opts = append(opts, llm.RecordClock(r.clock))
@@ -338,6 +366,9 @@ func (r *Run) Finish(o Outcome) error {
 		return nil
 	}
 	r.finished = true
+	if err := r.ready(); err != nil {
+		return err
+	}
 	defer r.unlock()
 	var errs []error
 	for _, c := range r.closers {
@@ -600,7 +631,7 @@ func (s *sink) appendEvent(line []byte, typ, run string, step int, progress bool
 		s.keep(s.run.setIterations(s.replies))
 	}
 	if typ == orchestrator.EventExec {
-		if output != "" {
+		if output != "" && s.run.ready() == nil {
 			path := filepath.Join(s.outDir, run+"-"+strconv.Itoa(step)+".txt")
 			if s.redo {
 				// The step cut short by the budget, run again: its

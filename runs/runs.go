@@ -166,40 +166,66 @@ func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
 	if err := CheckID(m.ID); err != nil {
 		return nil, err
 	}
-	dir := r.Path(m.ID)
-	// outputs/ is made with the first step output (appendFile).
-	err := os.Mkdir(dir, 0o755)
-	if errors.Is(err, os.ErrNotExist) {
-		err = os.MkdirAll(dir, 0o755) // the root's first run
-	}
-	if err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("runs: create run directory: %w", err)
-	}
 	m.Status = StatusRunning
 	m.PID = os.Getpid()
 	m.Host = hostname()
-	lock, err := lockDir(dir)
+	run := &Run{root: r, dir: r.Path(m.ID), meta: m, mirror: o.mirror}
+	run.initSink(nil)
+	meta, err := run.encodeMeta()
 	if err != nil {
-		return nil, fmt.Errorf("runs: lock %s: %w", m.ID, err)
+		return nil, err
 	}
-	run := &Run{root: r, dir: dir, meta: m, lock: lock, mirror: o.mirror}
-	if o.request != nil {
-		if err := run.writeRequest(o.request); err != nil {
-			run.unlock()
+	if !o.background || o.request != nil {
+		if err := run.create(meta, o.request); err != nil {
 			return nil, err
 		}
+		return run, nil
 	}
-	// Not synced: the recording's first answer is the first thing worth
-	// a sync, and Finish syncs run.json.
-	if err := run.createMeta(); err != nil {
+	run.created = make(chan struct{})
+	time.AfterFunc(BackgroundDelay, func() {
+		err := run.create(meta, nil)
+		run.createErr = err
+		close(run.created)
+		if err != nil {
+			run.stop(err)
+		}
+	})
+	return run, nil
+}
+
+// create makes a new run's directory, takes its run lock and writes its
+// request (if any), its run.json (meta, not synced: the recording's first
+// answer is the first thing worth a sync, and Finish syncs run.json) and
+// an empty trajectory. outputs/ is made with the first step output
+// (appendFile).
+func (run *Run) create(meta, request []byte) error {
+	err := os.Mkdir(run.dir, 0o755)
+	if errors.Is(err, os.ErrNotExist) {
+		err = os.MkdirAll(run.dir, 0o755) // the root's first run
+	}
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("runs: create run directory: %w", err)
+	}
+	lock, err := lockDir(run.dir)
+	if err != nil {
+		return fmt.Errorf("runs: lock %s: %w", run.meta.ID, err)
+	}
+	run.lock = lock
+	if request != nil {
+		if err := run.writeRequest(request); err != nil {
+			run.unlock()
+			return err
+		}
+	}
+	if err := run.createMeta(meta); err != nil {
 		run.unlock()
-		return nil, err
+		return err
 	}
 	if err := run.openWriters(false); err != nil {
 		run.unlock()
-		return nil, err
+		return err
 	}
-	return run, nil
+	return nil
 }
 
 // Get reads the run.json of run id.

@@ -561,3 +561,45 @@ func (m *collectMirror) get() []string {
 	defer m.mu.Unlock()
 	return append([]string(nil), m.lines...)
 }
+
+// TestCreateInBackground: a run made InBackground takes its trajectory
+// at once and has its directory, run.json and every line by Finish; one
+// whose directory cannot be made is stopped with the reason (its context
+// canceled, Err and Finish say why).
+func TestCreateInBackground(t *testing.T) {
+	root := NewRoot(t.TempDir())
+	r, err := root.Create(Meta{Query: "q"}, InBackground())
+	require.NoError(t, err)
+	ctx, cancel := r.Context(context.Background())
+	defer cancel()
+	line := `{"v":1,"type":"request","run":"0","step":1,"data":{}}` + "\n"
+	_, err = r.Trajectory().Write([]byte(line))
+	require.NoError(t, err)
+	require.NoError(t, r.Finish(Outcome{Status: StatusDone, Result: []byte(`{"ok":true}`)}))
+	require.NoError(t, ctx.Err())
+	b, err := os.ReadFile(filepath.Join(r.Dir(), TrajectoryFile))
+	require.NoError(t, err)
+	assert.Equal(t, line, string(b))
+	m, err := root.Get(r.ID())
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, m.Status)
+
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	bad := NewRoot(filepath.Join(blocked, "runs")) // under a file: no directory can be made
+	r, err = bad.Create(Meta{Query: "q"}, InBackground())
+	require.NoError(t, err, "Create returns before the directory is made")
+	ctx, cancel = r.Context(context.Background())
+	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run is not stopped when its directory cannot be made")
+	}
+	assert.ErrorContains(t, context.Cause(ctx), "create run directory")
+	assert.ErrorContains(t, r.Err(), "create run directory")
+	assert.ErrorContains(t, r.Finish(Outcome{Status: StatusDone}), "create run directory")
+
+	_, err = bad.Create(Meta{Query: "q"})
+	assert.ErrorContains(t, err, "create run directory", "without InBackground, Create says it at once")
+}

@@ -332,10 +332,16 @@ func (j *job) keep(cfg orchestrator.Config, rc runs.Config) (*runs.Run, error) {
 		}
 	} else {
 		notes := s.notesBudget()
+		opts := []runs.Option{runs.WithMirror(mirror), runs.WithRequest(spec.body)}
+		if j.lease == nil {
+			// The directory is made while the run calls its model (not for
+			// a run kept to be resumed: WithRequest writes its request
+			// first).
+			opts = append(opts, runs.InBackground())
+		}
 		kept, err = s.runsRoot.Create(runs.Meta{ID: j.id, Started: j.created.UTC(), Query: spec.query, Config: &rc, ConfigDigest: runs.Digest(rc),
 			VarHashes: runs.HashVars(spec.ctx), Version: s.cfg.Version, MetaVersion: cfg.Meta.Version, MetaDigest: cfg.Meta.Digest,
-			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons},
-			runs.WithMirror(mirror), runs.WithRequest(spec.body))
+			MetaPath: s.cfg.Meta.Path, MetaNotesTokens: &notes, MetaLessons: cfg.Meta.Lessons}, opts...)
 	}
 	resumable := j.resumed || spec.body != nil || j.lease != nil
 	spec.body = nil
