@@ -26,7 +26,11 @@ func NoSync() Option { return func(o *options) { o.noSync = true } }
 // Deferred skips the fsyncs and notes the write to c instead, whose next
 // commit (within its interval) makes it durable against a power loss
 // together with the other writes noted meanwhile. A killed process still
-// leaves the old or the new content.
+// leaves the old or the new content. Where the file system can (Linux's
+// renameat2 RENAME_EXCHANGE), Write swaps the new file with the old one
+// rather than renaming over it, and c removes the old one, under its
+// temporary name, at its next commit; a killed process may leave it
+// there.
 func Deferred(c *Committer) Option {
 	return func(o *options) { o.noSync, o.commit = true, c }
 }
@@ -58,6 +62,13 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && o.commit != nil && exchangeOld(tmp, path) {
+		// The old content is at tmp: the committer removes it with its
+		// next commit, off the writer's path (freeing the old file
+		// was most of a rename's cost).
+		o.commit.remove(tmp) // noted, as syncDir notes
+		return nil
+	}
 	if err == nil {
 		err = rename(tmp, path)
 	}
@@ -67,6 +78,21 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 	}
 	o.syncDir(dir)
 	return nil
+}
+
+// exchangeOld swaps the written tmp with the existing file path and
+// reports whether it did. It does not where the file system cannot, when
+// path does not exist, and when path is not a regular file (swapped back:
+// a rename then refuses a directory as it always did).
+func exchangeOld(tmp, path string) bool {
+	if exchange(tmp, path) != nil {
+		return false
+	}
+	if fi, err := os.Lstat(tmp); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	_ = exchange(tmp, path)
+	return false
 }
 
 // syncDir makes a written file's directory entry durable as o asks:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -17,7 +18,8 @@ import (
 
 // TestWrite: each way of writing replaces the content, with the
 // permissions asked, and leaves no temporary file behind; a deferred
-// write is committed by its committer.
+// write is committed by its committer, which removes the old file a
+// deferred write swapped out (on Linux).
 func TestWrite(t *testing.T) {
 	c := NewCommitter(t.TempDir(), time.Hour)
 	tests := []struct {
@@ -43,9 +45,19 @@ func TestWrite(t *testing.T) {
 			assert.Equal(t, tt.perm, fi.Mode().Perm())
 			ents, err := os.ReadDir(dir)
 			require.NoError(t, err)
+			if tt.name == "deferred" && runtime.GOOS == "linux" {
+				require.Len(t, ents, 2, "the old file, swapped out, until the commit")
+				old, err := os.ReadFile(filepath.Join(dir, ents[0].Name()))
+				require.NoError(t, err)
+				assert.Equal(t, "old", string(old))
+				require.NoError(t, c.Flush())
+				ents, err = os.ReadDir(dir)
+				require.NoError(t, err)
+			}
 			assert.Len(t, ents, 1, "no temporary file left")
 		})
 	}
+	require.NoError(t, Write(filepath.Join(t.TempDir(), "g"), []byte("x"), 0o600, Deferred(c)))
 	before := c.Commits()
 	require.NoError(t, c.Flush())
 	assert.Equal(t, before+1, c.Commits(), "the deferred writes are committed by one sync")
@@ -129,13 +141,17 @@ func TestWriteOverDirectory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
 	require.NoError(t, os.Mkdir(path, 0o755))
-	require.Error(t, Write(path, []byte("x"), 0o600, NoSync()))
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	assert.True(t, fi.IsDir())
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, ents, 1, "no temporary file left")
+	c := NewCommitter(dir, time.Hour)
+	for _, opts := range [][]Option{{NoSync()}, {Deferred(c)}} {
+		require.Error(t, Write(path, []byte("x"), 0o600, opts...))
+		require.NoError(t, c.Flush())
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.True(t, fi.IsDir())
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Len(t, ents, 1, "no temporary file left")
+	}
 }
 
 // TestCreate: Create writes a new file in place, with the permissions

@@ -30,6 +30,7 @@ type Committer struct {
 	pending bool // a write was noted and no commit started since
 	timer   *time.Timer
 	closed  bool
+	removes []string // old files swapped out by Write, removed at the next commit
 
 	commitMu sync.Mutex // serializes commits
 	err      error      // the first failed commit (under mu)
@@ -51,6 +52,19 @@ func NewCommitter(dir string, interval time.Duration) *Committer {
 // Note commits at once.
 func (c *Committer) Note() {
 	c.mu.Lock()
+	c.noteLocked()
+}
+
+// remove has the next commit remove path (a file Write swapped out).
+func (c *Committer) remove(path string) {
+	c.mu.Lock()
+	c.removes = append(c.removes, path)
+	c.noteLocked()
+}
+
+// noteLocked schedules a commit (or, after Close, commits) and unlocks
+// c.mu.
+func (c *Committer) noteLocked() {
 	if c.closed {
 		c.pending = true
 		c.mu.Unlock()
@@ -73,9 +87,12 @@ func (c *Committer) Flush() error {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	c.mu.Lock()
-	pending := c.pending
-	c.pending = false
+	pending, removes := c.pending, c.removes
+	c.pending, c.removes = false, nil
 	c.mu.Unlock()
+	for _, path := range removes {
+		_ = os.Remove(path)
+	}
 	if pending {
 		// Writes noted from here on wait for the next commit: this one
 		// may have started before they were made.
