@@ -47,7 +47,11 @@ type Run struct {
 	// and files are made, or could not be (createErr).
 	created   chan struct{}
 	createErr error
-	clock     time.Time // recorded in a new recording's meta line (SetClock)
+	// spareResult and spareMeta are the temporary files of result.json
+	// and of run.json's final version, made with the directory in a root
+	// with Commit (nil: Finish makes its own).
+	spareResult, spareMeta *atomicfile.Spare
+	clock                  time.Time // recorded in a new recording's meta line (SetClock)
 	// progressAt is when run.json's progress was last written (with the
 	// root's Commit).
 	progressAt time.Time
@@ -104,7 +108,13 @@ func (r *Run) writeMeta(sync bool) error {
 	if !sync {
 		opts = []atomicfile.Option{atomicfile.NoSync()}
 	}
-	if err := atomicfile.Write(filepath.Join(r.dir, MetaFile), b, 0o600, opts...); err != nil {
+	write := func() error { return atomicfile.Write(filepath.Join(r.dir, MetaFile), b, 0o600, opts...) }
+	if sync && r.spareMeta != nil {
+		spare := r.spareMeta
+		r.spareMeta = nil
+		write = func() error { return spare.Write(b, 0o600, opts...) }
+	}
+	if err := write(); err != nil {
 		return fmt.Errorf("runs: write %s: %w", filepath.Join(r.dir, MetaFile), err)
 	}
 	return nil
@@ -370,6 +380,10 @@ func (r *Run) Finish(o Outcome) error {
 		return err
 	}
 	defer r.unlock()
+	defer func() { // unused, or left by a failed write
+		_ = r.spareResult.Close()
+		_ = r.spareMeta.Close()
+	}()
 	var errs []error
 	for _, c := range r.closers {
 		errs = append(errs, c())
@@ -393,15 +407,24 @@ func (r *Run) Finish(o Outcome) error {
 		return errors.Join(errs...)
 	}
 	if o.Result != nil {
-		// result.json is written before run.json says the run ended, so
-		// a new one is created in place: a process killed while writing
-		// it leaves an interrupted run (run.json still says it runs),
-		// and readers fall back to run.json when result.json does not
-		// parse. A resumed run's replaces the old one atomically.
+		// result.json is written before run.json says the run ended. A
+		// server's run renames it into place from the spare made with
+		// its directory; otherwise a new one is created in place (one
+		// file less to make on the run's path): a process killed while
+		// writing it leaves an interrupted run (run.json still says it
+		// runs), and readers fall back to run.json when result.json
+		// does not parse. A resumed run's replaces the old one
+		// atomically.
 		path := filepath.Join(r.dir, ResultFile)
-		err := atomicfile.Create(path, o.Result, 0o600, r.root.syncOpts()...)
-		if errors.Is(err, fs.ErrExist) {
-			err = atomicfile.Write(path, o.Result, 0o600, r.root.syncOpts()...)
+		var err error
+		if r.spareResult != nil {
+			// Made with the directory: written and renamed into place.
+			err = r.spareResult.Write(o.Result, 0o600, r.root.syncOpts()...)
+		} else {
+			err = atomicfile.Create(path, o.Result, 0o600, r.root.syncOpts()...)
+			if errors.Is(err, fs.ErrExist) {
+				err = atomicfile.Write(path, o.Result, 0o600, r.root.syncOpts()...)
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("runs: write %s: %w", ResultFile, err))

@@ -225,6 +225,13 @@ func (run *Run) create(meta, request []byte) error {
 		run.unlock()
 		return err
 	}
+	if run.root.Commit != nil {
+		// A server's run makes the temporary files of its last writes
+		// now, while its model is called (see Spare): Finish then only
+		// writes and renames them. Without them it makes its own.
+		run.spareResult, _ = atomicfile.NewSpare(filepath.Join(run.dir, ResultFile))
+		run.spareMeta, _ = atomicfile.NewSpare(filepath.Join(run.dir, MetaFile))
+	}
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	rlmctx "github.com/rlmhq/rlm/context"
+	"github.com/rlmhq/rlm/internal/atomicfile"
 	"github.com/rlmhq/rlm/orchestrator"
 )
 
@@ -602,4 +603,44 @@ func TestCreateInBackground(t *testing.T) {
 
 	_, err = bad.Create(Meta{Query: "q"})
 	assert.ErrorContains(t, err, "create run directory", "without InBackground, Create says it at once")
+}
+
+// TestFinishWritesSpares: a run of a root with Commit (a server's) makes
+// the temporary files of result.json and of its final run.json with its
+// directory, and Finish renames them into place, leaving no temporary
+// file once committed; a Finish without a result removes the unused
+// spare.
+func TestFinishWritesSpares(t *testing.T) {
+	hidden := func(dir string) []string {
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") {
+				names = append(names, strings.SplitN(e.Name(), ".tmp", 2)[0])
+			}
+		}
+		return names
+	}
+	for _, result := range [][]byte{[]byte(`{"answer":"ok"}` + "\n"), nil} {
+		dir := t.TempDir()
+		root := NewRoot(dir)
+		root.Commit = atomicfile.NewCommitter(dir, time.Hour)
+		r, err := root.Create(Meta{Query: "q"})
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"." + ResultFile, "." + MetaFile}, hidden(r.Dir()), "the spares, made with the directory")
+		require.NoError(t, r.Finish(Outcome{Status: StatusDone, Result: result}))
+		require.NoError(t, root.Commit.Flush())
+		assert.Empty(t, hidden(r.Dir()), "no temporary file left")
+		m, err := root.Get(r.ID())
+		require.NoError(t, err)
+		assert.Equal(t, StatusDone, m.Status)
+		b, err := os.ReadFile(filepath.Join(r.Dir(), ResultFile))
+		if result == nil {
+			assert.ErrorIs(t, err, os.ErrNotExist)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, string(result), string(b))
+	}
 }

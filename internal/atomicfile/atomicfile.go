@@ -38,20 +38,52 @@ func Deferred(c *Committer) Option {
 // Write replaces path with data atomically (temporary file, fsync,
 // rename, then an fsync of the directory where the platform allows it).
 func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	s, err := NewSpare(path)
+	if err != nil {
+		return err
 	}
+	return s.Write(data, perm, opts...)
+}
+
+// Spare is the temporary file of one [Write] to path, made ahead of it:
+// a writer that knows it will replace path makes the spare where the
+// time is free (a server's run, while it waits on its model) and spends
+// on its path only the write and the rename, not the new file. An unused
+// spare is removed with Close.
+type Spare struct {
+	f    *os.File
+	path string
+}
+
+// NewSpare makes the temporary file of a write to path, in path's
+// directory.
+func NewSpare(path string) (*Spare, error) {
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return &Spare{f: f, path: path}, nil
+}
+
+// Write replaces the spare's path with data atomically, as [Write] does,
+// through the spare's file. A spare writes once: later calls fail with
+// os.ErrClosed.
+func (s *Spare) Write(data []byte, perm os.FileMode, opts ...Option) error {
+	if s.f == nil {
+		return os.ErrClosed
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	f, path := s.f, s.path
+	s.f = nil
 	tmp := f.Name()
-	_, err = f.Write(data)
+	_, err := f.Write(data)
 	if err == nil && perm != 0o600 {
 		// CreateTemp made it 0600.
 		err = f.Chmod(perm)
@@ -76,8 +108,20 @@ func Write(path string, data []byte, perm os.FileMode, opts ...Option) error {
 		os.Remove(tmp)
 		return err
 	}
-	o.syncDir(dir)
+	o.syncDir(filepath.Dir(tmp))
 	return nil
+}
+
+// Close removes the spare's file if it was not written; it is a no-op
+// after Write.
+func (s *Spare) Close() error {
+	if s == nil || s.f == nil {
+		return nil
+	}
+	f := s.f
+	s.f = nil
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // exchangeOld swaps the written tmp with the existing file path and

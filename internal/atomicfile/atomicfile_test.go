@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -192,4 +193,38 @@ func TestCreate(t *testing.T) {
 	before := c.Commits()
 	require.NoError(t, c.Flush())
 	assert.Equal(t, before+1, c.Commits(), "the deferred Create was noted and is committed")
+}
+
+// TestSpare: a spare made ahead of a write is the temporary file the
+// write then fills and renames over its path (with the permissions
+// asked); it writes once; an unused spare's Close removes its file.
+func TestSpare(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	s, err := NewSpare(path)
+	require.NoError(t, err)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 1)
+	assert.True(t, strings.HasPrefix(ents[0].Name(), ".result.json.tmp"), "the spare, hidden beside path")
+	require.NoError(t, s.Write([]byte("done"), 0o644, NoSync()))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "done", string(b))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	ents, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, ents, 1, "the spare became path")
+	assert.ErrorIs(t, s.Write([]byte("again"), 0o644, NoSync()), os.ErrClosed)
+	require.NoError(t, s.Close(), "a no-op after Write")
+
+	unused, err := NewSpare(filepath.Join(dir, "run.json"))
+	require.NoError(t, err)
+	require.NoError(t, unused.Close())
+	ents, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, ents, 1, "an unused spare is removed")
+	require.NoError(t, (*Spare)(nil).Close())
 }
