@@ -99,3 +99,44 @@ func tempFile(t *testing.T, name, content string) string {
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
 	return p
 }
+
+// TestLoadedGCPercent: after a large load the collector's target is
+// scaled by the heap's scannable share (a document of texts collects its
+// later garbage early; a heap of pointers keeps its target), within
+// [minLoadedGCPercent, prev]; small loads and an off collector keep prev.
+func TestLoadedGCPercent(t *testing.T) {
+	tests := []struct {
+		name             string
+		prev             int
+		scannable, inUse uint64
+		want             int
+	}{
+		{"texts", 100, 10 << 20, 100 << 20, 10},
+		{"mostly texts", 100, 1 << 20, 100 << 20, minLoadedGCPercent},
+		{"records", 100, 60 << 20, 100 << 20, 60},
+		{"all pointers", 100, 100 << 20, 100 << 20, 100},
+		{"small heap", 100, 1 << 20, loadedHeapMin - 1, 100},
+		{"lower target kept as the most", 50, 80 << 20, 100 << 20, 40},
+		{"collector off", -1, 1 << 20, 100 << 20, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, loadedGCPercent(tc.prev, tc.scannable, tc.inUse))
+		})
+	}
+}
+
+// TestLoadRestoresScaledGC: the load restores the collector with the
+// target loadedGCPercent gives for the heap it left.
+func TestLoadRestoresScaledGC(t *testing.T) {
+	gc := 100
+	var during []int
+	env := &cliEnv{
+		getenv:       func(string) string { return "" },
+		setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
+		heapShares:   func() (uint64, uint64) { return 8 << 20, 96 << 20 },
+	}
+	_, _, err := loadContextSized(env, "q", []string{"x=" + tempFile(t, "x.txt", "hello")}, "", "", rlmctx.DefaultSizeConfig(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, []int{-1, minLoadedGCPercent}, during)
+}
