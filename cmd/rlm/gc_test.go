@@ -61,7 +61,9 @@ func TestLoadPausesGC(t *testing.T) {
 		wantPause bool
 	}{
 		{"load", "", []string{"x=" + tempFile(t, "x.txt", "hello")}, false, true},
-		{"failed load", "", []string{"x=/nonexistent/file.txt"}, true, true},
+		// Paused when the load starts making values: not for a missing file.
+		{"failed load", "", []string{"x=/nonexistent/file.txt"}, true, false},
+		{"failed decode", "", []string{"x=" + tempFile(t, "bad.json", "{")}, true, true},
 		{"GOGC set", "100", []string{"x=" + tempFile(t, "y.txt", "hello")}, false, false},
 	}
 	for _, tc := range tests {

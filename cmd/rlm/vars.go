@@ -70,7 +70,8 @@ func loadContextSized(
 ) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
 	releaseBeforeLoad(vars)
-	defer pauseGC(env)()
+	gc := &gcPause{env: env}
+	defer gc.restore()
 	c := rlmctx.NewContext(query)
 	var warns []string
 	if sessionFile != "" {
@@ -101,7 +102,7 @@ func loadContextSized(
 			}
 			stdinUsed = spec.Name
 		}
-		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values}
+		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values, Pause: gc.pause}
 		if strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
 			if store == nil {
 				if storeDir == "" {
@@ -231,28 +232,44 @@ func checkVarNames(vars []string, engine bool) error {
 	return nil
 }
 
-// pauseGC turns the garbage collector off until the returned func is
-// called (unless the environment sets GOGC; only the real process, not
+// gcPause turns the garbage collector off from its pause until its
+// restore (unless the environment sets GOGC; only the real process, not
 // tests): while rlm exec and rlm run load their variables, almost all
 // they allocate is the variables' values, live to the end, so each
 // collection would scan a growing heap and free little (a 19 MB list of
 // records: about a quarter of the load's CPU). The soft memory limit
 // (softMemoryLimit) still starts a collection if the heap nears it.
-// The collector comes back with the target loadedGCPercent sets for
-// the heap the load left.
-func pauseGC(env *cliEnv) (restore func()) {
-	if env.setGCPercent == nil || env.getenv("GOGC") != "" {
-		return func() {}
+// The load pauses it once it starts making values
+// (rlmctx.LoadOptions.Pause), after the token count of a large
+// document's summary head, whose garbage is then collected beside a
+// small heap. The collector comes back with the target loadedGCPercent
+// sets for the heap the load left.
+type gcPause struct {
+	env    *cliEnv
+	paused bool
+	prev   int
+}
+
+// pause turns the collector off (once).
+func (g *gcPause) pause() {
+	if g.paused || g.env.setGCPercent == nil || g.env.getenv("GOGC") != "" {
+		return
 	}
-	prev := env.setGCPercent(-1)
-	return func() {
-		p := prev
-		if env.heapShares != nil {
-			scannable, inUse := env.heapShares()
-			p = loadedGCPercent(prev, scannable, inUse)
-		}
-		env.setGCPercent(p)
+	g.prev, g.paused = g.env.setGCPercent(-1), true
+}
+
+// restore turns the collector back on if pause turned it off.
+func (g *gcPause) restore() {
+	if !g.paused {
+		return
 	}
+	g.paused = false
+	p := g.prev
+	if g.env.heapShares != nil {
+		scannable, inUse := g.env.heapShares()
+		p = loadedGCPercent(g.prev, scannable, inUse)
+	}
+	g.env.setGCPercent(p)
 }
 
 // Past a load of loadedHeapMin bytes or more, the collector's target is
