@@ -138,6 +138,7 @@ func checkHeadCount(t *testing.T, path string, ahead bool) {
 		MappedMin: testMappedMin,
 		Values:    func() pyjson.Builder[any] { return echoBuilder{} },
 		Pause:     func() { paused++ },
+		CountHead: true,
 	}
 	v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: path}, opts)
 	require.NoError(t, err)
@@ -156,4 +157,14 @@ func checkHeadCount(t *testing.T, path string, ahead bool) {
 	assert.Equal(t, wn, n)
 	assert.Equal(t, west, est)
 	assert.True(t, est || !ahead)
+}
+
+// TestHeadCountOnlyWhenAsked: without CountHead (rlm exec, which shows
+// no summary) the load counts no tokens (nor loads the tokenizer).
+func TestHeadCountOnlyWhenAsked(t *testing.T) {
+	p := headDoc(t, "d.json", true, false, func(i int) any { return goSource(i, 3000) })
+	opts := LoadOptions{MappedMin: testMappedMin, Values: func() pyjson.Builder[any] { return echoBuilder{} }}
+	v, _, err := LoadVar(context.Background(), VarSpec{Name: "x", Source: p}, opts)
+	require.NoError(t, err)
+	assert.Zero(t, v.head)
 }

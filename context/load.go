@@ -84,11 +84,15 @@ type LoadOptions struct {
 	// read through a memory map (0: MappedJSONMin; see loadMappedJSON).
 	MappedMin int64
 
+	// CountHead counts the tokens of a large JSON document's summary
+	// head as it is loaded, before its values are made (countHead; only
+	// for a document read through a memory map), for a caller that
+	// shows its summary: the count's garbage is then collected beside a
+	// small heap, not held on top of the document's values.
+	CountHead bool
 	// Pause, when set, is called once the load is about to make the
-	// source's values, after a large JSON document's summary head has
-	// been counted (countHead): rlm pauses its collector there, and the
-	// count's garbage is collected beside a small heap, not held on top
-	// of the document's values. It may be called more than once.
+	// source's values (after CountHead's count): rlm pauses its
+	// collector there. It may be called more than once.
 	Pause func()
 
 	// outline: a JSON document is only outlined (LoadVar): no Go value.
@@ -378,7 +382,10 @@ func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (
 		dropPages(m)
 		return nil, err
 	}
-	head := countHead(data, format == FormatJSONL, path)
+	var head headCount
+	if opts.CountHead {
+		head = countHead(data, format == FormatJSONL, path)
+	}
 	opts.pause()
 	err = readingMap(path, func() error {
 		var err error

@@ -79,7 +79,7 @@ func TestLoadPausesGC(t *testing.T) {
 				},
 				setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
 			}
-			_, _, err := loadContextSized(env, "q", tc.vars, "", "", rlmctx.DefaultSizeConfig(), nil)
+			_, _, err := loadContextSized(env, "q", tc.vars, "", "", rlmctx.DefaultSizeConfig(), nil, true)
 			if tc.wantErr {
 				assert.Error(t, err)
 			} else {
@@ -138,7 +138,7 @@ func TestLoadRestoresScaledGC(t *testing.T) {
 		setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
 		heapShares:   func() (uint64, uint64) { return 8 << 20, 96 << 20 },
 	}
-	_, _, err := loadContextSized(env, "q", []string{"x=" + tempFile(t, "x.txt", "hello")}, "", "", rlmctx.DefaultSizeConfig(), nil)
+	_, _, err := loadContextSized(env, "q", []string{"x=" + tempFile(t, "x.txt", "hello")}, "", "", rlmctx.DefaultSizeConfig(), nil, true)
 	require.NoError(t, err)
 	assert.Equal(t, []int{-1, minLoadedGCPercent}, during)
 }

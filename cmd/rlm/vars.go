@@ -53,13 +53,17 @@ func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
 // with the loaders' warnings, and text variables over the chunk threshold
 // get a NAME_chunks companion. The store is opened only for store:KEY.
 func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir string) (*rlmctx.ExternalizedContext, []string, error) {
-	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig(), nil)
+	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig(), nil, true)
 }
 
 // loadContextSized is loadContext with explicit size limits (see
 // registerSizeFlags) and, for a caller that makes a REPL of the variables
 // next, the builder of a JSON document's interpreter values made in the
-// pass that outlines it (repl.JSONValues; nil: none).
+// pass that outlines it (repl.JSONValues; nil: none). summaries says
+// that the variables' summaries are shown next (rlm run's root prompt):
+// a large JSON document's summary head is then token-counted as it is
+// loaded, before its values are made (rlmctx.LoadOptions.CountHead),
+// while rlm exec, which shows none, does not load the tokenizer.
 func loadContextSized(
 	env *cliEnv,
 	query string,
@@ -67,6 +71,7 @@ func loadContextSized(
 	sessionFile, storeDir string,
 	cfg rlmctx.SizeConfig,
 	values func() pyjson.Builder[any],
+	summaries bool,
 ) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
 	releaseBeforeLoad(vars)
@@ -102,7 +107,7 @@ func loadContextSized(
 			}
 			stdinUsed = spec.Name
 		}
-		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values, Pause: gc.pause}
+		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values, Pause: gc.pause, CountHead: summaries}
 		if strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
 			if store == nil {
 				if storeDir == "" {
