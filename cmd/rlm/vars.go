@@ -74,8 +74,7 @@ func loadContextSized(
 	summaries bool,
 ) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
-	releaseBeforeLoad(vars)
-	gc := &gcPause{env: env}
+	gc := &gcPause{env: env, release: func() { releaseBeforeLoad(vars) }}
 	defer gc.restore()
 	c := rlmctx.NewContext(query)
 	var warns []string
@@ -250,14 +249,26 @@ func checkVarNames(vars []string, engine bool) error {
 // small heap. The collector comes back with the target loadedGCPercent
 // sets for the heap the load left.
 type gcPause struct {
-	env    *cliEnv
-	paused bool
-	prev   int
+	env *cliEnv
+	// release, if set, is called at the first pause, GOGC or not
+	// (releaseBeforeLoad): it gives back the heap and executable pages
+	// left before the values are made, the head count's (its garbage,
+	// the tokenizer's initialisation) included.
+	release         func()
+	started, paused bool
+	prev            int
 }
 
 // pause turns the collector off (once).
 func (g *gcPause) pause() {
-	if g.paused || g.env.setGCPercent == nil || g.env.getenv("GOGC") != "" {
+	if g.started {
+		return
+	}
+	g.started = true
+	if g.release != nil {
+		g.release()
+	}
+	if g.env.setGCPercent == nil || g.env.getenv("GOGC") != "" {
 		return
 	}
 	g.prev, g.paused = g.env.setGCPercent(-1), true
