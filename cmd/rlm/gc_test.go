@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -141,4 +142,35 @@ func TestLoadRestoresScaledGC(t *testing.T) {
 	_, _, err := loadContextSized(env, "q", []string{"x=" + tempFile(t, "x.txt", "hello")}, "", "", rlmctx.DefaultSizeConfig(), nil, true)
 	require.NoError(t, err)
 	assert.Equal(t, []int{-1, minLoadedGCPercent}, during)
+}
+
+// TestGCPauseReleasesAtFirstPause: the memory left before the load is
+// given back at the first pause (after a summary head's count, whose
+// garbage and tokenizer pages it then includes), once, GOGC or not, and
+// not at all when the load never starts making values.
+func TestGCPauseReleasesAtFirstPause(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		gogc   string
+		pauses int
+		want   []string
+	}{
+		{"paused", "", 2, []string{"release", "-1", "100"}},
+		{"GOGC set", "50", 1, []string{"release"}},
+		{"never paused", "", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []string
+			env := &cliEnv{
+				getenv:       func(k string) string { return map[string]string{"GOGC": tc.gogc}[k] },
+				setGCPercent: func(p int) int { log = append(log, strconv.Itoa(p)); return 100 },
+			}
+			g := &gcPause{env: env, release: func() { log = append(log, "release") }}
+			for range tc.pauses {
+				g.pause()
+			}
+			g.restore()
+			assert.Equal(t, tc.want, log)
+		})
+	}
 }
