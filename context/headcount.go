@@ -18,8 +18,8 @@ type headCount struct {
 // indented, or one huge first item) is counted later, from its value.
 const headPrefixFactor = 4
 
-// headFirstItems is how many items countHead decodes first; it doubles
-// them until their encoding holds the excerpt.
+// headFirstItems is how many items countHead decodes first; nextHead
+// says how many next, until their encoding holds the excerpt.
 const headFirstItems = 16
 
 // countHead counts the tokens of the summary excerpt of a JSON (lines
@@ -39,7 +39,8 @@ func countHead(doc []byte, lines bool, source string) headCount {
 		return headCount{}
 	}
 	prefix := doc[:min(len(doc), headPrefixFactor*sample)]
-	for h := headFirstItems; h <= len(prefix); h *= 2 {
+	var e string
+	for h := headFirstItems; h <= len(prefix); h = nextHead(h, len(e), sample) {
 		v, err := decodeDocument(prefix, lines, true, source, h)
 		if err != nil {
 			return headCount{}
@@ -53,7 +54,7 @@ func countHead(doc []byte, lines bool, source string) headCount {
 		default:
 			return headCount{}
 		}
-		e := pyjson.Excerpt(v, sample+1)
+		e = pyjson.Excerpt(v, sample+1)
 		switch {
 		case len(e) > sample:
 			e = e[:sample]
@@ -67,6 +68,15 @@ func countHead(doc []byte, lines bool, source string) headCount {
 		return headCount{tokens: llm.DefaultTokenizer().Count(e), bytes: len(e)}
 	}
 	return headCount{}
+}
+
+// nextHead is how many items countHead decodes after h items whose
+// encoding took n bytes, short of the excerpt's sample: as many as the
+// items so far make it likely to hold, with a quarter to spare, and at
+// least twice h (a list of 1,000 records of 250 bytes takes two decodes,
+// not seven).
+func nextHead(h, n, sample int) int {
+	return max(2*h, int(int64(h)*int64(sample)/int64(max(n, 1))*5/4)+1)
 }
 
 // estimate is the token estimate of a value of size bytes from its
