@@ -84,8 +84,26 @@ type LoadOptions struct {
 	// read through a memory map (0: MappedJSONMin; see loadMappedJSON).
 	MappedMin int64
 
+	// CountHead counts the tokens of a large JSON document's summary
+	// head as it is loaded, before its values are made (countHead; only
+	// for a document read through a memory map), for a caller that
+	// shows its summary: the count's garbage is then collected beside a
+	// small heap, not held on top of the document's values.
+	CountHead bool
+	// Pause, when set, is called once the load is about to make the
+	// source's values (after CountHead's count): rlm pauses its
+	// collector there. It may be called more than once.
+	Pause func()
+
 	// outline: a JSON document is only outlined (LoadVar): no Go value.
 	outline bool
+}
+
+// pause calls Pause if set.
+func (o *LoadOptions) pause() {
+	if o.Pause != nil {
+		o.Pause()
+	}
 }
 
 // Loaded is a value read by [LoadSource].
@@ -102,6 +120,9 @@ type Loaded struct {
 	// docMap, when set, is a memory map of the file that doc is part of
 	// (after any byte order mark; see loadMappedJSON).
 	docMap []byte
+	// head is the token count of the document's summary excerpt, made
+	// before its values (see countHead).
+	head headCount
 }
 
 // Source formats.
@@ -127,12 +148,14 @@ func LoadSource(ctx context.Context, source string, opts LoadOptions) (*Loaded, 
 	var err error
 	switch {
 	case strings.HasPrefix(source, StorePrefix):
+		opts.pause()
 		if opts.StoredFiles != nil {
 			l, err = loadStoredFile(ctx, source, strings.TrimPrefix(source, StorePrefix), opts)
 		} else {
 			l, err = loadStore(source, opts)
 		}
 	case source == "-":
+		opts.pause()
 		l, err = loadStdin(opts)
 	default:
 		l, err = loadPath(ctx, source, opts)
@@ -180,7 +203,7 @@ func LoadVar(ctx context.Context, spec VarSpec, opts LoadOptions) (*Variable, []
 	if l.outline != nil {
 		v, err := newDocVariable(spec.Name, l.Type, l.Source, l.doc, l.outline)
 		if v != nil {
-			v.docMap = l.docMap
+			v.docMap, v.head = l.docMap, l.head
 		}
 		return v, l.Warnings, err
 	}
@@ -277,6 +300,7 @@ func loadPath(ctx context.Context, path string, opts LoadOptions) (*Loaded, erro
 		return nil, pathError(path, err)
 	}
 	if fi.IsDir() {
+		opts.pause()
 		d, warns, err := loadDir(ctx, path)
 		if err != nil {
 			return nil, err
@@ -305,6 +329,7 @@ func loadFile(path string, size int64, format string, opts *LoadOptions) (*Loade
 	if l, err := loadMappedJSON(path, size, format, opts); l != nil || err != nil {
 		return l, err
 	}
+	opts.pause()
 	data, err := readFileExact(path)
 	if err != nil {
 		return nil, pathError(path, err)
@@ -353,10 +378,16 @@ func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (
 	drop := func(off int64) { dropPages(m[:int64(skip)+off]) }
 	var o docOutline
 	var ok bool
+	if err := readingMap(path, func() error { return validUTF8Dropping(data, path, drop) }); err != nil {
+		dropPages(m)
+		return nil, err
+	}
+	var head headCount
+	if opts.CountHead {
+		head = countHead(data, format == FormatJSONL, path)
+	}
+	opts.pause()
 	err = readingMap(path, func() error {
-		if err := validUTF8Dropping(data, path, drop); err != nil {
-			return err
-		}
 		var err error
 		if format == FormatJSON {
 			o, ok, err = outlineJSON(data, path, opts.Values, drop)
@@ -369,7 +400,7 @@ func loadMappedJSON(path string, size int64, format string, opts *LoadOptions) (
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &Loaded{Source: path, doc: data, outline: &o, docMap: m}, nil
+	return &Loaded{Source: path, doc: data, outline: &o, docMap: m, head: head}, nil
 }
 
 // validUTF8Dropping checks that data is UTF-8 in pieces, releasing the

@@ -60,6 +60,9 @@ type Variable struct {
 	// a summary needs (see summaryItems): its preview, its structure and
 	// its token estimate read no further.
 	headItems int
+	// head is the token count of the summary excerpt made at load (see
+	// countHead), for Tokens.
+	head headCount
 	// valMu guards Value and released against a concurrent Release (runs
 	// sharing a context).
 	valMu sync.Mutex
@@ -322,7 +325,11 @@ func (v *Variable) tokensOf(value func() any) (n int, estimated bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.tokensDone {
-		v.tokens, v.tokensEstimated = countTokens(value(), v.SizeBytes)
+		if n, ok := v.head.estimate(v.SizeBytes); ok {
+			v.tokens, v.tokensEstimated = n, true
+		} else {
+			v.tokens, v.tokensEstimated = countTokens(value(), v.SizeBytes)
+		}
 		v.tokensDone = true
 	}
 	return v.tokens, v.tokensEstimated

@@ -127,7 +127,7 @@ func newExecSession(ctx context.Context, env *cliEnv, name string, f *sessionFla
 	// The variables before the model: a bad --var must not replace an
 	// earlier --record recording with an empty one. A JSON document is
 	// parsed once, for its outline and the REPL's values.
-	c, warns, lerr := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes, repl.JSONValues)
+	c, warns, lerr := loadContextSized(env, "", f.vars, f.session, *f.storeDir, *f.sizes, repl.JSONValues, false)
 	if lerr != nil {
 		return nil, lerr
 	}

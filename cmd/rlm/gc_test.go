@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,7 +62,9 @@ func TestLoadPausesGC(t *testing.T) {
 		wantPause bool
 	}{
 		{"load", "", []string{"x=" + tempFile(t, "x.txt", "hello")}, false, true},
-		{"failed load", "", []string{"x=/nonexistent/file.txt"}, true, true},
+		// Paused when the load starts making values: not for a missing file.
+		{"failed load", "", []string{"x=/nonexistent/file.txt"}, true, false},
+		{"failed decode", "", []string{"x=" + tempFile(t, "bad.json", "{")}, true, true},
 		{"GOGC set", "100", []string{"x=" + tempFile(t, "y.txt", "hello")}, false, false},
 	}
 	for _, tc := range tests {
@@ -77,7 +80,7 @@ func TestLoadPausesGC(t *testing.T) {
 				},
 				setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
 			}
-			_, _, err := loadContextSized(env, "q", tc.vars, "", "", rlmctx.DefaultSizeConfig(), nil)
+			_, _, err := loadContextSized(env, "q", tc.vars, "", "", rlmctx.DefaultSizeConfig(), nil, true)
 			if tc.wantErr {
 				assert.Error(t, err)
 			} else {
@@ -98,4 +101,76 @@ func tempFile(t *testing.T, name, content string) string {
 	p := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
 	return p
+}
+
+// TestLoadedGCPercent: after a large load the collector's target is
+// scaled by the heap's scannable share (a document of texts collects its
+// later garbage early; a heap of pointers keeps its target), within
+// [minLoadedGCPercent, prev]; small loads and an off collector keep prev.
+func TestLoadedGCPercent(t *testing.T) {
+	tests := []struct {
+		name             string
+		prev             int
+		scannable, inUse uint64
+		want             int
+	}{
+		{"texts", 100, 10 << 20, 100 << 20, 10},
+		{"mostly texts", 100, 1 << 20, 100 << 20, minLoadedGCPercent},
+		{"records", 100, 60 << 20, 100 << 20, 60},
+		{"all pointers", 100, 100 << 20, 100 << 20, 100},
+		{"small heap", 100, 1 << 20, loadedHeapMin - 1, 100},
+		{"lower target kept as the most", 50, 80 << 20, 100 << 20, 40},
+		{"collector off", -1, 1 << 20, 100 << 20, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, loadedGCPercent(tc.prev, tc.scannable, tc.inUse))
+		})
+	}
+}
+
+// TestLoadRestoresScaledGC: the load restores the collector with the
+// target loadedGCPercent gives for the heap it left.
+func TestLoadRestoresScaledGC(t *testing.T) {
+	gc := 100
+	var during []int
+	env := &cliEnv{
+		getenv:       func(string) string { return "" },
+		setGCPercent: func(p int) int { prev := gc; gc = p; during = append(during, p); return prev },
+		heapShares:   func() (uint64, uint64) { return 8 << 20, 96 << 20 },
+	}
+	_, _, err := loadContextSized(env, "q", []string{"x=" + tempFile(t, "x.txt", "hello")}, "", "", rlmctx.DefaultSizeConfig(), nil, true)
+	require.NoError(t, err)
+	assert.Equal(t, []int{-1, minLoadedGCPercent}, during)
+}
+
+// TestGCPauseReleasesAtFirstPause: the memory left before the load is
+// given back at the first pause (after a summary head's count, whose
+// garbage and tokenizer pages it then includes), once, GOGC or not, and
+// not at all when the load never starts making values.
+func TestGCPauseReleasesAtFirstPause(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		gogc   string
+		pauses int
+		want   []string
+	}{
+		{"paused", "", 2, []string{"release", "-1", "100"}},
+		{"GOGC set", "50", 1, []string{"release"}},
+		{"never paused", "", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []string
+			env := &cliEnv{
+				getenv:       func(k string) string { return map[string]string{"GOGC": tc.gogc}[k] },
+				setGCPercent: func(p int) int { log = append(log, strconv.Itoa(p)); return 100 },
+			}
+			g := &gcPause{env: env, release: func() { log = append(log, "release") }}
+			for range tc.pauses {
+				g.pause()
+			}
+			g.restore()
+			assert.Equal(t, tc.want, log)
+		})
+	}
 }

@@ -70,6 +70,9 @@ type cliEnv struct {
 	// percentage and returns the previous one (debug.SetGCPercent); tests
 	// leave it nil.
 	setGCPercent func(int) int
+	// heapShares, if set, reads the heap's scannable bytes and its bytes
+	// in use (see loadedGCPercent); tests leave it nil.
+	heapShares func() (scannable, inUse uint64)
 }
 
 // errUsage marks bad invocations (exit status 2).
@@ -173,7 +176,7 @@ func main() {
 	}()
 	env := &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 		setMemoryLimit: func(n int64) { debug.SetMemoryLimit(n) },
-		setGCPercent:   debug.SetGCPercent}
+		setGCPercent:   debug.SetGCPercent, heapShares: heapShares}
 	os.Exit(runMain(ctx, env, os.Args[1:]))
 }
 

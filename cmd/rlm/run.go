@@ -348,7 +348,7 @@ func (o *runOptions) run(ctx context.Context, env *cliEnv) error {
 	ledger := llm.NewLedger(llm.LedgerConfig{Prices: prices, Limits: o.ledgerLimits()})
 	// A JSON document is parsed once, for its outline and the REPL's
 	// values (its summary then decodes only its head).
-	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, repl.JSONValues)
+	c, warns, err := loadContextSized(env, o.query, o.vars, o.session, *o.storeDir, *o.sizes, repl.JSONValues, true)
 	if err != nil {
 		return err
 	}

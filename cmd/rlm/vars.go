@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 
@@ -52,13 +53,17 @@ func storeDirFlag(fs *flag.FlagSet, env *cliEnv) *string {
 // with the loaders' warnings, and text variables over the chunk threshold
 // get a NAME_chunks companion. The store is opened only for store:KEY.
 func loadContext(env *cliEnv, query string, vars []string, sessionFile, storeDir string) (*rlmctx.ExternalizedContext, []string, error) {
-	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig(), nil)
+	return loadContextSized(env, query, vars, sessionFile, storeDir, rlmctx.DefaultSizeConfig(), nil, true)
 }
 
 // loadContextSized is loadContext with explicit size limits (see
 // registerSizeFlags) and, for a caller that makes a REPL of the variables
 // next, the builder of a JSON document's interpreter values made in the
-// pass that outlines it (repl.JSONValues; nil: none).
+// pass that outlines it (repl.JSONValues; nil: none). summaries says
+// that the variables' summaries are shown next (rlm run's root prompt):
+// a large JSON document's summary head is then token-counted as it is
+// loaded, before its values are made (rlmctx.LoadOptions.CountHead),
+// while rlm exec, which shows none, does not load the tokenizer.
 func loadContextSized(
 	env *cliEnv,
 	query string,
@@ -66,10 +71,11 @@ func loadContextSized(
 	sessionFile, storeDir string,
 	cfg rlmctx.SizeConfig,
 	values func() pyjson.Builder[any],
+	summaries bool,
 ) (*rlmctx.ExternalizedContext, []string, error) {
 	ctx := context.Background()
-	releaseBeforeLoad(vars)
-	defer pauseGC(env)()
+	gc := &gcPause{env: env, release: func() { releaseBeforeLoad(vars) }}
+	defer gc.restore()
 	c := rlmctx.NewContext(query)
 	var warns []string
 	if sessionFile != "" {
@@ -100,7 +106,7 @@ func loadContextSized(
 			}
 			stdinUsed = spec.Name
 		}
-		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values}
+		opts := rlmctx.LoadOptions{Stdin: env.stdin, Values: values, Pause: gc.pause, CountHead: summaries}
 		if strings.HasPrefix(spec.Source, rlmctx.StorePrefix) {
 			if store == nil {
 				if storeDir == "" {
@@ -230,17 +236,96 @@ func checkVarNames(vars []string, engine bool) error {
 	return nil
 }
 
-// pauseGC turns the garbage collector off until the returned func is
-// called (unless the environment sets GOGC; only the real process, not
+// gcPause turns the garbage collector off from its pause until its
+// restore (unless the environment sets GOGC; only the real process, not
 // tests): while rlm exec and rlm run load their variables, almost all
 // they allocate is the variables' values, live to the end, so each
 // collection would scan a growing heap and free little (a 19 MB list of
 // records: about a quarter of the load's CPU). The soft memory limit
 // (softMemoryLimit) still starts a collection if the heap nears it.
-func pauseGC(env *cliEnv) (restore func()) {
-	if env.setGCPercent == nil || env.getenv("GOGC") != "" {
-		return func() {}
+// The load pauses it once it starts making values
+// (rlmctx.LoadOptions.Pause), after the token count of a large
+// document's summary head, whose garbage is then collected beside a
+// small heap. The collector comes back with the target loadedGCPercent
+// sets for the heap the load left.
+type gcPause struct {
+	env *cliEnv
+	// release, if set, is called at the first pause, GOGC or not
+	// (releaseBeforeLoad): it gives back the heap and executable pages
+	// left before the values are made, the head count's (its garbage,
+	// the tokenizer's initialisation) included.
+	release         func()
+	started, paused bool
+	prev            int
+}
+
+// pause turns the collector off (once).
+func (g *gcPause) pause() {
+	if g.started {
+		return
 	}
-	prev := env.setGCPercent(-1)
-	return func() { env.setGCPercent(prev) }
+	g.started = true
+	if g.release != nil {
+		g.release()
+	}
+	if g.env.setGCPercent == nil || g.env.getenv("GOGC") != "" {
+		return
+	}
+	g.prev, g.paused = g.env.setGCPercent(-1), true
+}
+
+// restore turns the collector back on if pause turned it off.
+func (g *gcPause) restore() {
+	if !g.paused {
+		return
+	}
+	g.paused = false
+	p := g.prev
+	if g.env.heapShares != nil {
+		scannable, inUse := g.env.heapShares()
+		p = loadedGCPercent(g.prev, scannable, inUse)
+	}
+	g.env.setGCPercent(p)
+}
+
+// Past a load of loadedHeapMin bytes or more, the collector's target is
+// lowered in proportion to the share of the heap that holds pointers,
+// down to minLoadedGCPercent.
+const (
+	loadedHeapMin      = 32 << 20
+	minLoadedGCPercent = 10
+)
+
+// loadedGCPercent is the collector's target after a load that left
+// inUse bytes of heap, scannable of them with pointers, when it was
+// prev before. A collection's work is mostly marking the heap's
+// pointers, so with the target scaled by the scannable share, the
+// collector spends on each byte allocated what it spends at prev on a
+// heap of pointers, while the garbage allowed on top of the live heap
+// shrinks with that share: a document of long texts (85 MB, a tenth of
+// it scannable) then collects the garbage of what follows the load (a
+// run's variable summaries, its prompt, its REPL) at a tenth of its
+// size instead of letting it grow the process by as much as the texts
+// (rlm run on the 85 MB document: peak RSS from 1.7x the file toward
+// exec's 1.25x), and a list of records, mostly pointers, keeps about
+// the target it had.
+func loadedGCPercent(prev int, scannable, inUse uint64) int {
+	if prev <= 0 || inUse < loadedHeapMin {
+		return prev
+	}
+	p := int(uint64(prev) * scannable / inUse)
+	return min(max(p, minLoadedGCPercent), prev)
+}
+
+// heapShares reads the Go heap's scannable bytes (holding pointers) and
+// its bytes in use by objects, for cliEnv.heapShares.
+func heapShares() (scannable, inUse uint64) {
+	s := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	for _, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			return 0, 0
+		}
+	}
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }

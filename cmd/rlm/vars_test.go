@@ -165,6 +165,7 @@ func TestSizeFlags(t *testing.T) {
 		"",
 		rlmctx.SizeConfig{WarnThreshold: 100, ChunkThreshold: 500, ChunkSize: 200},
 		nil,
+		true,
 	)
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(warns, "\n"), "needs chunking")
