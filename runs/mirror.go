@@ -49,12 +49,12 @@ func WithRequest(body []byte) Option { return func(o *options) { o.request = bod
 // InBackground makes [Root.Create] return before the run's directory
 // and files exist: they are made [BackgroundDelay] later, on another
 // goroutine, while the run calls its model (a server's run answers
-// sooner). The trajectory's lines
-// wait in memory until then; [Run.WrapModel], the step outputs and
-// [Run.Finish] wait for the directory. If it cannot be made, the run is
-// stopped ([Run.Context] is canceled with the error, as [Run.Err] and
-// Finish report). Ignored with [WithRequest]: a run kept to be resumed
-// has its request on disk before Create returns.
+// sooner). The trajectory's lines wait in memory until then;
+// [Run.WrapModel], the step outputs and [Run.Finish] wait for the
+// directory. If it cannot be made, the run is stopped ([Run.Context] is
+// canceled with the error, as [Run.Err] and Finish report). Ignored with
+// [WithRequest]: a run kept to be resumed has its request on disk before
+// Create returns.
 func InBackground() Option { return func(o *options) { o.background = true } }
 
 // BackgroundDelay is how long a run made [InBackground] waits before it

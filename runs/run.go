@@ -100,7 +100,7 @@ func (r *Run) writeMeta(sync bool) error {
 	if err := r.ready(); err != nil {
 		return err
 	}
-	b, err := r.encodeMeta()
+	b, err := encodeMeta(r.meta)
 	if err != nil {
 		return err
 	}
@@ -120,9 +120,9 @@ func (r *Run) writeMeta(sync bool) error {
 	return nil
 }
 
-// encodeMeta returns run.json's content.
-func (r *Run) encodeMeta() ([]byte, error) {
-	b, err := json.MarshalIndent(r.meta, "", "  ")
+// encodeMeta returns run.json's content for m.
+func encodeMeta(m Meta) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("runs: encode %s: %w", MetaFile, err)
 	}

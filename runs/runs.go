@@ -171,19 +171,17 @@ func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
 	m.Host = hostname()
 	run := &Run{root: r, dir: r.Path(m.ID), meta: m, mirror: o.mirror}
 	run.initSink(nil)
-	meta, err := run.encodeMeta()
-	if err != nil {
-		return nil, err
-	}
 	if !o.background || o.request != nil {
-		if err := run.create(meta, o.request); err != nil {
+		if err := run.create(m, o.request); err != nil {
 			return nil, err
 		}
 		return run, nil
 	}
 	run.created = make(chan struct{})
 	time.AfterFunc(BackgroundDelay, func() {
-		err := run.create(meta, nil)
+		// m, not run.meta, which the run may update meanwhile: its
+		// first run.json is encoded here too, off the run's path.
+		err := run.create(m, nil)
 		run.createErr = err
 		close(run.created)
 		if err != nil {
@@ -194,12 +192,16 @@ func (r *Root) Create(m Meta, opts ...Option) (*Run, error) {
 }
 
 // create makes a new run's directory, takes its run lock and writes its
-// request (if any), its run.json (meta, not synced: the recording's first
+// request (if any), its run.json (m, not synced: the recording's first
 // answer is the first thing worth a sync, and Finish syncs run.json) and
 // an empty trajectory. outputs/ is made with the first step output
 // (appendFile).
-func (run *Run) create(meta, request []byte) error {
-	err := os.Mkdir(run.dir, 0o755)
+func (run *Run) create(m Meta, request []byte) error {
+	meta, err := encodeMeta(m)
+	if err != nil {
+		return err
+	}
+	err = os.Mkdir(run.dir, 0o755)
 	if errors.Is(err, os.ErrNotExist) {
 		err = os.MkdirAll(run.dir, 0o755) // the root's first run
 	}
